@@ -1,0 +1,25 @@
+# importprof — two commands on a fresh machine: `make demo`, `make test`.
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: setup demo test test-fast bench clean
+
+setup:            ## idempotent: apt tools, hyperfine >= 1.20, .venv, native parts
+	bash scripts/setup.sh
+
+demo: setup       ## the main job: start-up time of this machine's python3 in each variant
+	$(VENV)/bin/importprof startup
+
+test: setup       ## the whole suite (real interpreters, hyperfine, strace, builds)
+	$(PY) -m pytest -q
+
+test-fast:        ## unit tests only (no set-up)
+	$(PY) -m pytest -q -m "not slow"
+
+bench: setup      ## benchmarks print ratios measured side by side (not tests)
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info oxidized_builds/build

@@ -1,0 +1,92 @@
+"""The hyperfine engine: drive the real hyperfine (`-N`, `--export-json` to a temp file) and read
+its file back into the same model as the builtin engine."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import tempfile
+from typing import Sequence
+
+from profiler.capture.process import run
+from profiler.capture.timing import RunPlan
+from profiler.errors import TargetFailed, ToolFailed, ToolMissing
+from profiler.model.measurement import CommandSpec, TimingResult
+from profiler.parse.hyperfine_json import parse_hyperfine_json
+
+MIN_VERSION = (1, 20)
+INSTALL_HINT = "install it with `cargo install --locked hyperfine --version 1.20.0` (or `make setup`)"
+
+
+def find_hyperfine() -> tuple[str, tuple[int, ...]]:
+    exe = shutil.which("hyperfine")
+    if exe is None:
+        raise ToolMissing(f"hyperfine not found on PATH; {INSTALL_HINT}")
+    proc = run([exe, "--version"], timeout=30, what="hyperfine")
+    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", proc.stdout)
+    if proc.returncode != 0 or not m:
+        raise ToolMissing(f"{exe} --version failed; {INSTALL_HINT}")
+    version = tuple(int(g) for g in m.groups() if g is not None)
+    if version[:2] < MIN_VERSION:
+        raise ToolMissing(
+            f"hyperfine {'.'.join(map(str, version))} at {exe} is older than 1.20 "
+            f"(no memory_usage_byte); {INSTALL_HINT}"
+        )
+    return exe, version
+
+
+def hyperfine_argv(
+    exe: str, specs: Sequence[CommandSpec], plan: RunPlan, export: str, pycache_dirs: dict
+) -> list[str]:
+    argv = [exe, "-N", "--style", "basic", "--export-json", export, "--warmup", str(plan.warmup)]
+    if plan.runs is not None:
+        argv += ["--runs", str(plan.runs)]
+    else:
+        argv += ["--min-runs", str(plan.min_runs)]
+        if plan.max_runs is not None:
+            argv += ["--max-runs", str(plan.max_runs)]
+    if plan.ignore_failure:
+        argv.append("-i")
+    if any(s.fresh_pycache for s in specs):
+        # cold-pyc: hyperfine cannot make a fresh folder per run, but it can empty one
+        # before every run (--prepare, once per command, not timed).
+        for s in specs:
+            d = pycache_dirs.get(s.key)
+            argv += ["--prepare", shlex.join(["rm", "-rf", d]) if d else "true"]
+    for s in specs:
+        cmd = list(s.argv)
+        if s.fresh_pycache:
+            cmd = [cmd[0], "-X", f"pycache_prefix={pycache_dirs[s.key]}", *cmd[1:]]
+        if s.env:
+            cmd = ["env", *(f"{k}={v}" for k, v in s.env), *cmd]
+        argv += ["-n", s.key, shlex.join(cmd)]
+    return argv
+
+
+def run_hyperfine(specs: Sequence[CommandSpec], plan: RunPlan) -> list[TimingResult]:
+    exe, _ = find_hyperfine()
+    tmp = tempfile.mkdtemp(prefix="importprof-hyperfine-")
+    try:
+        export = os.path.join(tmp, "results.json")
+        pycache = {s.key: os.path.join(tmp, f"pycache-{i}") for i, s in enumerate(specs) if s.fresh_pycache}
+        argv = hyperfine_argv(exe, specs, plan, export, pycache)
+        try:
+            proc = run(argv, what="hyperfine")
+        except KeyboardInterrupt:
+            from profiler.errors import Interrupted
+
+            raise Interrupted("interrupted (hyperfine keeps no partial results)") from None
+        if proc.returncode != 0:
+            err = proc.stderr.strip().splitlines()
+            last = next((ln for ln in reversed(err) if ln.strip()), "hyperfine failed")
+            last = re.sub(r"^(Error|error):\s*", "", last.strip())
+            if "non-zero exit code" in last:
+                raise TargetFailed(f"hyperfine: {last}")
+            raise ToolFailed(f"hyperfine failed: {last}")
+        with open(export, encoding="utf-8") as fh:
+            text = fh.read()
+        return parse_hyperfine_json(text, {s.key: s for s in specs}, source="hyperfine export")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,199 @@
+"""The runner: the only place that starts processes (DESIGN.md).
+
+`spawn_measured` times one run the way hyperfine does with `-N`: no shell, stdout to /dev/null,
+wall time from a monotonic clock around spawn+wait, and user/system CPU and peak RSS from the
+kernel's accounting of that child (wait4's rusage). `run` is the plain helper for everything that
+is not being timed (asking an interpreter for facts, driving hyperfine, strace, cargo...).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from profiler.errors import BadInput, ToolMissing
+from profiler.model.measurement import RunSample
+
+
+@dataclass(frozen=True)
+class Completed:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    timeout: float | None = None,
+    input: str | None = None,
+    text: bool = True,
+    missing: type = ToolMissing,
+    what: str | None = None,
+) -> Completed:
+    """Run argv to completion (no shell), capturing stdout and stderr."""
+    try:
+        proc = subprocess.run(
+            list(argv),
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            timeout=timeout,
+            input=input,
+            capture_output=True,
+            text=text,
+            errors="replace" if text else None,
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise missing(f"{what or argv[0]} not found: {argv[0]}") from None
+    except PermissionError:
+        raise missing(f"{what or argv[0]} is not executable: {argv[0]}") from None
+    except subprocess.TimeoutExpired:
+        raise missing(f"{what or argv[0]} did not finish within {timeout:.0f} s") from None
+    return Completed(tuple(argv), proc.returncode, proc.stdout, proc.stderr)
+
+
+class StderrTail:
+    """A reusable temp file that receives a child's stderr; its tail explains a failure."""
+
+    def __init__(self) -> None:
+        import tempfile
+
+        self._fh = tempfile.TemporaryFile(prefix="importprof-stderr-")
+        self.fd = self._fh.fileno()
+
+    def reset(self) -> None:
+        os.ftruncate(self.fd, 0)
+        os.lseek(self.fd, 0, os.SEEK_SET)
+
+    def tail(self, lines: int = 10) -> str:
+        os.lseek(self.fd, 0, os.SEEK_SET)
+        size = os.fstat(self.fd).st_size
+        start = max(0, size - 8192)
+        os.lseek(self.fd, start, os.SEEK_SET)
+        data = os.read(self.fd, size - start).decode("utf-8", "replace")
+        return "\n".join(data.rstrip("\n").splitlines()[-lines:])
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+_DEVNULL_FD: int | None = None
+
+
+def _devnull() -> int:
+    global _DEVNULL_FD
+    if _DEVNULL_FD is None:
+        _DEVNULL_FD = os.open(os.devnull, os.O_RDWR)
+    return _DEVNULL_FD
+
+
+def resolve_executable(name: str) -> str | None:
+    """PATH lookup done once, outside the timed section (posix_spawnp would redo it per run)."""
+    if os.sep in name:
+        return name if os.access(name, os.X_OK) and os.path.isfile(name) else None
+    return shutil.which(name)
+
+
+def spawn_measured(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    stderr: StderrTail | None = None,
+    stdout_fd: int | None = None,
+    spawner: str | None = None,
+) -> RunSample:
+    """Start argv[0] (an absolute path) without a shell, wait for it, return its RunSample.
+
+    With `spawner` (see spawner.c) the command is forked from that tiny program, which times
+    it and reports its rusage: the peak RSS is then the command's own. Without it, the command
+    is spawned from this process and the peak RSS, floored at this process's own size by the
+    kernel's accounting, is reported as None.
+    """
+    null = _devnull()
+    actions = [
+        (os.POSIX_SPAWN_DUP2, null, 0),
+        (os.POSIX_SPAWN_DUP2, stdout_fd if stdout_fd is not None else null, 1),
+        (os.POSIX_SPAWN_DUP2, stderr.fd if stderr is not None else null, 2),
+    ]
+    environ = os.environ if env is None else env
+    if stderr is not None:
+        stderr.reset()
+    if spawner is not None:
+        return _spawn_via(spawner, argv, environ, actions)
+    t0 = time.perf_counter_ns()
+    try:
+        pid = os.posix_spawn(argv[0], list(argv), environ, file_actions=actions)
+    except FileNotFoundError:
+        raise BadInput(f"cannot run {argv[0]}: no such file") from None
+    except PermissionError:
+        raise BadInput(f"cannot run {argv[0]}: permission denied") from None
+    status, ru = _wait(pid)
+    t1 = time.perf_counter_ns()
+    return RunSample(
+        wall_s=(t1 - t0) / 1e9,
+        user_s=ru.ru_utime,
+        system_s=ru.ru_stime,
+        max_rss_bytes=None,
+        exit_code=os.waitstatus_to_exitcode(status),
+    )
+
+
+def _wait(pid: int):
+    try:
+        _, status, ru = os.wait4(pid, 0)
+    except BaseException:
+        # Ctrl-C (or anything else) while the child runs: do not leave it behind.
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        raise
+    return status, ru
+
+
+def _spawn_via(spawner: str, argv: Sequence[str], environ, actions) -> RunSample:
+    import errno as _errno
+
+    r, w = os.pipe()
+    try:
+        pid = os.posix_spawn(
+            spawner, [spawner, "3", *argv], environ, file_actions=[*actions, (os.POSIX_SPAWN_DUP2, w, 3)]
+        )
+    except BaseException:
+        os.close(r)
+        os.close(w)
+        raise
+    os.close(w)
+    try:
+        status, _ = _wait(pid)
+        data = b""
+        while True:
+            chunk = os.read(r, 4096)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(r)
+    fields = data.split()
+    if os.waitstatus_to_exitcode(status) != 0 or len(fields) != 6:
+        raise BadInput(f"the measuring spawner failed to run {argv[0]}")
+    wall_ns, ut, st, rss_kib, code, exec_err = (int(f) for f in fields)
+    if exec_err:
+        raise BadInput(f"cannot run {argv[0]}: {os.strerror(exec_err)} ({_errno.errorcode.get(exec_err, exec_err)})")
+    return RunSample(
+        wall_s=wall_ns / 1e9,
+        user_s=ut / 1e6,
+        system_s=st / 1e6,
+        max_rss_bytes=rss_kib * 1024,
+        exit_code=code,
+    )

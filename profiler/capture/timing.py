@@ -1,0 +1,119 @@
+"""The builtin engine: interleaved runs (A B C A B C ...) so that drift hits every command alike.
+
+Run counts follow hyperfine: `--runs N` exactly, else adaptive (at least `min_runs`, and about
+`min_time_s` of measuring per command, re-estimated after every round).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from profiler.capture.process import StderrTail, resolve_executable, spawn_measured
+from profiler.errors import BadInput, Interrupted, TargetFailed
+from profiler.model.measurement import CommandSpec, RunSample
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    runs: int | None = None  # exact count; None = adaptive
+    warmup: int = 3
+    min_runs: int = 10
+    min_time_s: float = 3.0
+    max_runs: int | None = None
+    ignore_failure: bool = False
+    use_spawner: bool = True  # honest peak RSS (see spawner.c); False: spawn directly
+
+    def target_runs(self, mean_s: float) -> int:
+        if self.runs is not None:
+            return self.runs
+        n = max(self.min_runs, math.ceil(self.min_time_s / max(mean_s, 1e-6)))
+        if self.max_runs is not None:
+            n = min(n, self.max_runs)
+        return n
+
+
+Progress = Callable[[int, int, str], None]  # (runs done, runs planned, current key)
+
+
+class _Prepared:
+    def __init__(self, spec: CommandSpec):
+        exe = resolve_executable(spec.argv[0])
+        if exe is None:
+            raise BadInput(f"cannot run {spec.argv[0]}: not found or not executable")
+        self.spec = spec
+        self.argv = [exe, *spec.argv[1:]]
+        self.env = None
+        if spec.env:
+            env = dict(os.environ)
+            env.update(dict(spec.env))
+            self.env = env
+
+    def argv_for_run(self, tmp_root: str) -> tuple[list[str], str | None]:
+        if not self.spec.fresh_pycache:
+            return self.argv, None
+        d = tempfile.mkdtemp(prefix="pycache-", dir=tmp_root)
+        return [self.argv[0], "-X", f"pycache_prefix={d}", *self.argv[1:]], d
+
+
+def _run_one(p: _Prepared, tail: StderrTail, tmp_root: str, plan: RunPlan, phase: str, spawner: str | None) -> RunSample:
+    argv, fresh = p.argv_for_run(tmp_root)
+    try:
+        sample = spawn_measured(argv, env=p.env, stderr=tail, spawner=spawner)
+    finally:
+        if fresh:
+            shutil.rmtree(fresh, ignore_errors=True)
+    if sample.exit_code != 0 and not plan.ignore_failure:
+        how = (
+            f"was killed by signal {-sample.exit_code}"
+            if sample.exit_code < 0
+            else f"exited with code {sample.exit_code}"
+        )
+        raise TargetFailed(
+            f"{p.spec.key or p.spec.variant}: the command {how} during {phase} "
+            f"({p.spec.command}); use --ignore-failure to record it and go on",
+            detail=tail.tail(),
+        )
+    return sample
+
+
+def run_interleaved(
+    specs: Sequence[CommandSpec], plan: RunPlan, progress: Progress | None = None
+) -> dict[str, list[RunSample]]:
+    """Measure every spec; returns samples by spec key, in measuring order."""
+    from profiler.capture.spawner import spawner_path
+
+    prepared = [_Prepared(s) for s in specs]
+    spawner = spawner_path() if plan.use_spawner else None
+    samples: dict[str, list[RunSample]] = {p.spec.key: [] for p in prepared}
+    tail = StderrTail()
+    tmp_root = tempfile.mkdtemp(prefix="importprof-run-")
+    try:
+        for _ in range(plan.warmup):
+            for p in prepared:
+                _run_one(p, tail, tmp_root, plan, "warm-up", spawner)
+        targets = {p.spec.key: plan.runs or plan.min_runs for p in prepared}
+        done = 0
+        while True:
+            pending = [p for p in prepared if len(samples[p.spec.key]) < targets[p.spec.key]]
+            if not pending:
+                break
+            for p in pending:
+                key = p.spec.key
+                samples[key].append(_run_one(p, tail, tmp_root, plan, "measuring", spawner))
+                done += 1
+                got = samples[key]
+                if plan.runs is None:
+                    targets[key] = plan.target_runs(sum(s.wall_s for s in got) / len(got))
+                if progress is not None:
+                    progress(done, sum(targets.values()), key)
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted", partial=samples) from None
+    finally:
+        tail.close()
+        shutil.rmtree(tmp_root, ignore_errors=True)
+    return samples

@@ -1,0 +1,93 @@
+"""One module per command (`profiler/commands/<name>.py`, each with `register(app)`),
+discovered at start so that adding a command touches no shared file."""
+
+from __future__ import annotations
+
+import sys
+
+from profiler.commands import _common
+
+
+def build_app():
+    import importlib
+    import pkgutil
+
+    import typer
+
+    from profiler import __version__
+
+    app = typer.Typer(
+        name="importprof",
+        help="Start-up and import-time profiler for Python.",
+        add_completion=False,
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+    def version_callback(value: bool):
+        if value:
+            sys.stdout.write(f"importprof {__version__}\n")
+            raise typer.Exit(0)
+
+    @app.callback()
+    def _root(
+        version: bool = typer.Option(
+            False, "--version", "-V", help="Print the version and exit.", is_eager=True, callback=version_callback
+        ),
+    ):
+        """Start-up and import-time profiler for Python."""
+
+    import profiler.commands as pkg
+
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"profiler.commands.{info.name}")
+        module.register(app)
+    return app
+
+
+def main(args: list[str]) -> int:
+    from profiler.errors import EXIT_USAGE, ImportprofError, Interrupted
+
+    _common.RAW_ARGS[:] = args
+    try:
+        app = build_app()
+        result = app(args=args, prog_name="importprof", standalone_mode=False)
+        return int(result or 0) if isinstance(result, int) else 0
+    except Interrupted as exc:
+        if exc.partial is not None and _common.ON_INTERRUPT:
+            try:
+                _common.ON_INTERRUPT[-1](exc.partial)
+            except Exception:  # partial output is best effort; the exit line still comes
+                pass
+        _common.error_line(exc.message)
+        return exc.exit_code
+    except ImportprofError as exc:
+        _common.error_line(exc.message, exc.detail)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _common.error_line("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # click/typer usage errors and exits (vendored or not)
+        code = getattr(exc, "exit_code", None)
+        fmt = getattr(exc, "format_message", None)
+        if type(exc).__name__ == "Exit":
+            return int(code or 0)
+        if type(exc).__name__ == "Abort":
+            _common.error_line("aborted")
+            return 130
+        if code is not None and fmt is not None:
+            msg = fmt()
+            if type(exc).__name__ in ("UsageError", "BadParameter", "NoSuchOption", "MissingParameter", "BadOptionUsage", "BadArgumentUsage"):
+                ctx = getattr(exc, "ctx", None)
+                where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+                _common.error_line(f"{msg}{where}")
+                return EXIT_USAGE
+            _common.error_line(msg)
+            return int(code)
+        raise

@@ -1,0 +1,127 @@
+"""What every command shares: target parsing from the raw argv, output delivery, messages."""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable, Iterable, Sequence
+
+RAW_ARGS: list[str] = []  # argv as given to importprof (to see where `--` was)
+ON_INTERRUPT: list[Callable] = []  # renders a partial report on Ctrl-C
+
+
+def error_line(message: str, detail: str | None = None) -> None:
+    sys.stderr.write(f"importprof: error: {message}\n")
+    if detail:
+        for line in detail.splitlines():
+            sys.stderr.write(f"  | {line}\n")
+    sys.stderr.flush()
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"importprof: warning: {message}\n")
+    sys.stderr.flush()
+
+
+def info(message: str) -> None:
+    sys.stderr.write(f"importprof: {message}\n")
+    sys.stderr.flush()
+
+
+def command_mode(positional: Sequence[str]) -> bool:
+    """True when the positional arguments came after a bare `--` (a COMMAND target), rather
+    than a SCRIPT [ARGS...]. click drops the `--`, so we look at the raw argv."""
+    if not positional or "--" not in RAW_ARGS:
+        return False
+    after = RAW_ARGS[RAW_ARGS.index("--") + 1 :]
+    return list(after) == list(positional)
+
+
+def make_target(code, module, positional):
+    from profiler.model.target import make_target as _make
+
+    positional = list(positional or [])
+    return _make(code, module, positional, command_mode=command_mode(positional))
+
+
+def stdout_is_tty() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def deliver(
+    report,
+    *,
+    fmt: str | None,
+    output: str | None,
+    table: Callable[[object, bool], str],
+    formats: Iterable[str] = ("json",),
+    exports: Sequence[tuple[str | None, str]] = (),
+) -> None:
+    """DESIGN.md's output rules: a table on stdout by default; `--format` picks a machine
+    format; `-o FILE` writes it atomically (json without --format); `--format` without `-o`
+    goes to stdout with no table. `exports` are extra (path, format) files (--export-json...)."""
+    from profiler import sinks
+    from profiler.errors import UsageError
+    from profiler.render import get_renderer
+
+    formats = tuple(formats)
+    if fmt is not None and fmt not in formats:
+        raise UsageError(f"unknown --format {fmt!r} for this command (choose from: {', '.join(formats)})")
+    for path, efmt in exports:
+        if path:
+            sinks.emit(get_renderer(efmt)(report), path)
+    if output is not None and output != "-":
+        sinks.emit(get_renderer(fmt or "json")(report), output)
+        sinks.write_stdout(table(report, stdout_is_tty()))
+    elif fmt is not None or output == "-":
+        sinks.emit(get_renderer(fmt or "json")(report), None)
+    else:
+        sinks.write_stdout(table(report, stdout_is_tty()))
+
+
+def check_outputs(*paths: str | None) -> None:
+    from profiler import sinks
+
+    for p in paths:
+        sinks.check_writable(p)
+
+
+class Progress:
+    """A progress bar on stderr when it is a terminal; nothing otherwise."""
+
+    def __init__(self, description: str):
+        self.description = description
+        self._bar = None
+        self._task = None
+
+    def __enter__(self):
+        try:
+            tty = sys.stderr.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        if tty:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn
+
+            self._bar = RichProgress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._bar.__enter__()
+            self._task = self._bar.add_task(self.description, total=None)
+        return self
+
+    def update(self, done: int, total: int, current: str = "") -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done, total=total, description=f"{self.description} {current}")
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._bar.__exit__(*exc)
+        return False

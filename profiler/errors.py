@@ -1,0 +1,75 @@
+"""The error family: every failure the user can cause or meet ends as one stderr line + exit code.
+
+Exit codes (DESIGN.md, "The command-line contract"):
+  0 ok; 1 a gate failed; 2 usage error or bad input; 3 the target or a required tool failed.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_GATE = 1
+EXIT_USAGE = 2
+EXIT_FAILED = 3
+EXIT_INTERRUPTED = 130
+
+
+class ImportprofError(Exception):
+    """Base class. `str(err)` is the one line printed on stderr."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, *, detail: str | None = None):
+        super().__init__(message)
+        self.message = message
+        # optional extra lines (e.g. the tail of a failing target's stderr), printed indented
+        # *after* the one-line message so the first line stays greppable.
+        self.detail = detail
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.message
+
+
+class UsageError(ImportprofError):
+    """Bad options (unknown variant, conflicting targets...)."""
+
+    exit_code = EXIT_USAGE
+
+
+class BadInput(ImportprofError):
+    """Missing interpreter, not a Python, unreadable or garbage log/report."""
+
+    exit_code = EXIT_USAGE
+
+
+class GateFailed(ImportprofError):
+    """A CI gate (--budget, --fail-over...) tripped."""
+
+    exit_code = EXIT_GATE
+
+
+class TargetFailed(ImportprofError):
+    """The measured target exited non-zero (or was killed)."""
+
+    exit_code = EXIT_FAILED
+
+
+class ToolMissing(ImportprofError):
+    """A required external tool (hyperfine, valgrind, strace, cargo...) is missing or unusable."""
+
+    exit_code = EXIT_FAILED
+
+
+class ToolFailed(ImportprofError):
+    """A required external tool ran but failed (strace denied, a build failed...)."""
+
+    exit_code = EXIT_FAILED
+
+
+class Interrupted(ImportprofError):
+    """Ctrl-C. Carries whatever partial result the workflow could still report."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def __init__(self, message: str = "interrupted", *, partial=None):
+        super().__init__(message)
+        self.partial = partial

@@ -1,0 +1,79 @@
+"""What a command runs: DESIGN.md's target grammar, as data.
+
+  -c CODE | -m MODULE | SCRIPT [ARGS...] | -- COMMAND...     (default: -c pass)
+
+A Python target becomes `python [variant flags] <target argv>`; a COMMAND target runs as is
+(its Python processes are reached through environment variables).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+from profiler.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: str  # "code" | "module" | "script" | "command"
+    value: str = "pass"  # the code, module name, script path, or command[0]
+    args: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def is_python(self) -> bool:
+        return self.kind != "command"
+
+    def python_argv(self) -> list[str]:
+        """The arguments after `python [flags]` (only for Python targets)."""
+        if self.kind == "code":
+            return ["-c", self.value, *self.args]
+        if self.kind == "module":
+            return ["-m", self.value, *self.args]
+        if self.kind == "script":
+            return [self.value, *self.args]
+        raise ValueError("a command target has no python argv")
+
+    def command_argv(self) -> list[str]:
+        if self.kind != "command":
+            raise ValueError("not a command target")
+        return [self.value, *self.args]
+
+    def label(self) -> str:
+        if self.kind == "command":
+            return shlex.join(self.command_argv())
+        return shlex.join(self.python_argv())
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "value": self.value, "args": list(self.args)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Target":
+        return cls(kind=d["kind"], value=d["value"], args=tuple(d.get("args", ())))
+
+
+DEFAULT_TARGET = Target("code", "pass")
+
+
+def make_target(
+    code: str | None = None,
+    module: str | None = None,
+    positional: list[str] | tuple[str, ...] | None = None,
+    command_mode: bool = False,
+) -> Target:
+    """Build a Target from parsed CLI pieces; more than one kind is a usage error."""
+    positional = list(positional or [])
+    given = [name for name, v in (("-c", code), ("-m", module)) if v is not None]
+    if positional:
+        given.append("-- COMMAND" if command_mode else "SCRIPT")
+    if len(given) > 1:
+        raise UsageError(f"give one target, not {' and '.join(given)}")
+    if code is not None:
+        return Target("code", code)
+    if module is not None:
+        return Target("module", module)
+    if positional:
+        if command_mode:
+            return Target("command", positional[0], tuple(positional[1:]))
+        return Target("script", positional[0], tuple(positional[1:]))
+    return DEFAULT_TARGET

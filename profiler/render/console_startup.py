@@ -1,0 +1,68 @@
+"""The `startup` table (and `--import` costs) for humans."""
+
+from __future__ import annotations
+
+from profiler.model.measurement import StartupReport
+from profiler.render.console import new_table, render_tables
+from profiler.render.units import fmt_bytes, fmt_count, fmt_pm, fmt_ratio, fmt_seconds
+
+
+def render_startup_table(report: StartupReport, tty: bool = False) -> str:
+    many_py = len({r.python for r in report.results}) > 1
+    has_instr = any(r.instructions is not None for r in report.results)
+    rel = {x.key: x for x in report.relative}
+    title = "Start-up time" + (" (interrupted: partial results)" if report.interrupted else "")
+    t = new_table(tty, title=title)
+    t.add_column("Variant")
+    if many_py:
+        t.add_column("Python")
+    t.add_column("Target")
+    t.add_column("Mean ± σ", justify="right")
+    t.add_column("Median", justify="right")
+    t.add_column("Min … Max", justify="right")
+    t.add_column("User", justify="right")
+    t.add_column("System", justify="right")
+    t.add_column("Peak RSS", justify="right")
+    t.add_column(f"× {report.reference}" if report.reference else "Relative", justify="right")
+    if has_instr:
+        t.add_column("Instructions", justify="right")
+    t.add_column("Runs", justify="right")
+    for r in report.results:
+        row = [r.key if not many_py else r.key.split(" @ ")[0]]
+        if many_py:
+            row.append(f"{r.python} ({r.python_version})")
+        row += [
+            r.target,
+            fmt_pm(r.mean, r.stddev),
+            fmt_seconds(r.median),
+            f"{fmt_seconds(r.min)} … {fmt_seconds(r.max, r.min)}",
+            fmt_seconds(r.user),
+            fmt_seconds(r.system),
+            fmt_bytes(r.peak_rss_bytes),
+            fmt_ratio(rel[r.key].ratio, rel[r.key].ratio_stddev) if r.key in rel else "",
+        ]
+        if has_instr:
+            row.append(fmt_count(r.instructions))
+        row.append(str(r.runs))
+        t.add_row(*row)
+    parts: list = [t]
+    if not many_py and report.results and report.results[0].python:
+        r0 = report.results[0]
+        parts.append(f"python: {r0.python} ({r0.python_version}); engine: {report.engine}")
+    if report.import_costs:
+        c = new_table(tty, title="Import cost (`-c \"import X\"` minus `-c pass`)")
+        c.add_column("Module")
+        c.add_column("Variant")
+        if many_py:
+            c.add_column("Python")
+        c.add_column("Cost ± σ", justify="right")
+        for ic in report.import_costs:
+            row = [ic.module, ic.variant]
+            if many_py:
+                row.append(ic.python or "")
+            row.append(fmt_pm(ic.mean, ic.stddev))
+            c.add_row(*row)
+        parts.append(c)
+    for note in report.notes:
+        parts.append(f"note: {note}")
+    return render_tables(parts, tty)

@@ -1,0 +1,10 @@
+"""Any report → its versioned JSON document (`schema`, `machine`, ...)."""
+
+from __future__ import annotations
+
+import json
+
+
+def render_json(report) -> str:
+    doc = report.to_dict() if hasattr(report, "to_dict") else report
+    return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"

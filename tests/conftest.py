@@ -1,0 +1,86 @@
+"""Shared fixtures: real interpreters and the real CLI (no mocks)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def _real(python: str) -> str:
+    out = subprocess.run([python, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def real_python() -> str:
+    """The base interpreter behind `python3` on PATH (pyenv shim resolved)."""
+    which = shutil.which("python3")
+    assert which, "python3 not on PATH"
+    return _real(which)
+
+
+@pytest.fixture(scope="session")
+def debian_python() -> str:
+    path = "/usr/bin/python3.11"
+    if not os.path.exists(path):
+        pytest.skip("Debian's python3.11 is not installed (make setup installs it)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def fixtures() -> Path:
+    return FIXTURES
+
+
+class CLIResult:
+    def __init__(self, proc: subprocess.CompletedProcess):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+
+    def json(self):
+        return json.loads(self.stdout)
+
+    def __repr__(self) -> str:  # shown by pytest on failure
+        return f"<CLIResult rc={self.returncode}\n--stdout--\n{self.stdout[-3000:]}\n--stderr--\n{self.stderr[-3000:]}>"
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """Run the real `importprof` (this venv's console script entry) as a subprocess."""
+
+    def run(*args, cwd=None, env=None, input=None, timeout=600) -> CLIResult:
+        e = dict(os.environ)
+        e.update(env or {})
+        proc = subprocess.run(
+            [sys.executable, "-m", "profiler", *map(str, args)],
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            env=e,
+            input=input,
+            timeout=timeout,
+        )
+        return CLIResult(proc)
+
+    return run
+
+
+def assert_one_line_error(res: CLIResult, code: int, *needles: str) -> str:
+    """A failure: the exit code, no traceback, and one `importprof: error:` line naming it."""
+    assert res.returncode == code, res
+    assert "Traceback" not in res.stderr, res
+    errors = [ln for ln in res.stderr.splitlines() if ln.startswith("importprof: error:")]
+    assert len(errors) == 1, res
+    for n in needles:
+        assert n.lower() in errors[0].lower(), res
+    return errors[0]
