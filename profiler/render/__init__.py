@@ -12,6 +12,7 @@ FORMATS: dict[str, str] = {
     "json": "profiler.render.report_json:render_json",
     "markdown": "profiler.render.markdown:render_markdown",
     "hyperfine-json": "profiler.render.report_json:render_json",
+    "chrome": "profiler.render.chrome_trace:render_chrome",
 }
 
 
