@@ -1,0 +1,31 @@
+"""Build the argv that runs a target under importprof's bootstrap launcher."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Sequence
+
+from profiler.model.target import Target
+
+LAUNCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bootstrap", "launch.py")
+
+
+def bootstrap_argv(
+    python: str,
+    flags: Sequence[str],
+    target: Target,
+    hooks: Sequence[str],
+    options: dict | None = None,
+) -> list[str]:
+    """`python -S <flags> launch.py OPTIONS target...`. A `-S` in `flags` (the no-site variant)
+    becomes `"site": false`; otherwise the launcher runs `site.main()` after installing hooks."""
+    if not target.is_python:
+        raise ValueError("the bootstrap runs Python targets only")
+    flags = list(flags)
+    run_site = "-S" not in flags
+    flags = [f for f in flags if f != "-S"]
+    opts = dict(options or {})
+    opts["hooks"] = list(hooks)
+    opts["site"] = run_site
+    return [python, "-S", *flags, LAUNCH, json.dumps(opts, separators=(",", ":")), *target.python_argv()]
