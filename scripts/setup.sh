@@ -41,7 +41,7 @@ stamp=.venv/.importprof-installed
 want=$(cat pyproject.toml | sha256sum | cut -c1-16)
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
     say "pip install -e .[test]"
-    .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+    .venv/bin/python -m pip install -q --disable-pip-version-check --config-settings editable_mode=compat -e '.[test]'
     echo "$want" > "$stamp"
 fi
 
