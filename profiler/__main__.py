@@ -1,4 +1,6 @@
+import sys
+
 from profiler.cli import app
 
 if __name__ == "__main__":
-    app()
+    sys.exit(app())

@@ -20,15 +20,20 @@ MIN_VERSION = (1, 20)
 INSTALL_HINT = "install it with `cargo install --locked hyperfine --version 1.20.0` (or `make setup`)"
 
 
+def parse_version(text: str) -> tuple[int, ...] | None:
+    """`hyperfine 1.20.0` → (1, 20, 0)."""
+    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text)
+    return tuple(int(g) for g in m.groups() if g is not None) if m else None
+
+
 def find_hyperfine() -> tuple[str, tuple[int, ...]]:
     exe = shutil.which("hyperfine")
     if exe is None:
         raise ToolMissing(f"hyperfine not found on PATH; {INSTALL_HINT}")
     proc = run([exe, "--version"], timeout=30, what="hyperfine")
-    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", proc.stdout)
-    if proc.returncode != 0 or not m:
+    version = parse_version(proc.stdout)
+    if proc.returncode != 0 or version is None:
         raise ToolMissing(f"{exe} --version failed; {INSTALL_HINT}")
-    version = tuple(int(g) for g in m.groups() if g is not None)
     if version[:2] < MIN_VERSION:
         raise ToolMissing(
             f"hyperfine {'.'.join(map(str, version))} at {exe} is older than 1.20 "

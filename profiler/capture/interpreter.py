@@ -17,13 +17,20 @@ from profiler.errors import BadInput
 from profiler.model.interpreter import Interpreter
 
 _PROBE = r"""
-import json, sys, sysconfig
-paths = sysconfig.get_paths()
+import json, os, sys, sysconfig
+# With -S, site has not applied a venv's pyvenv.cfg: find it as site.venv() would.
+prefix = sys.prefix
+exe_dir = os.path.dirname(os.path.abspath(sys.executable))
+for d in (exe_dir, os.path.dirname(exe_dir)):
+    if os.path.isfile(os.path.join(d, "pyvenv.cfg")):
+        prefix = d
+        break
+paths = sysconfig.get_paths(vars={"base": prefix, "platbase": prefix})
 print("IMPORTPROF-PROBE " + json.dumps({
     "path": sys.executable,
     "version": "%d.%d.%d" % sys.version_info[:3],
     "implementation": sys.implementation.name,
-    "prefix": sys.prefix,
+    "prefix": prefix,
     "base_prefix": getattr(sys, "base_prefix", sys.prefix),
     "stdlib": paths.get("stdlib"),
     "purelib": paths.get("purelib"),

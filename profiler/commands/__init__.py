@@ -78,6 +78,10 @@ def main(args: list[str]) -> int:
         fmt = getattr(exc, "format_message", None)
         if type(exc).__name__ == "Exit":
             return int(code or 0)
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            sys.stdout.write(fmt() + "\n" if fmt else "")
+            _common.error_line("no command given (see the list above)")
+            return EXIT_USAGE
         if type(exc).__name__ == "Abort":
             _common.error_line("aborted")
             return 130

@@ -1,0 +1,65 @@
+"""The CLI contract and the architecture contract."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import assert_one_line_error
+
+PKG = Path(__file__).resolve().parent.parent / "profiler"
+
+
+def test_version_answers_without_typer():
+    code = "import sys; from profiler.cli import app; rc = app(['--version']); print(rc, 'typer' in sys.modules, 'rich' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "importprof" and out[2:] == ["0", "False", "False"]
+
+
+def test_help_lists_commands_and_imports_nothing_heavy():
+    code = (
+        "import sys; from profiler.cli import app; app(['--help']); "
+        "heavy = [m for m in ('rich.table', 'psutil', 'jsonschema', 'hypothesis') if m in sys.modules]; "
+        "sys.stderr.write('HEAVY=' + ','.join(heavy))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "startup" in proc.stdout
+    assert proc.stderr.strip().endswith("HEAVY="), proc.stderr
+
+
+def test_usage_error_is_one_line(cli):
+    assert_one_line_error(cli("startup", "--no-such-option"), 2, "no such option")
+    assert_one_line_error(cli("no-such-command"), 2)
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+    return out
+
+
+def test_data_flows_one_way():
+    for layer in ("parse", "analysis", "render", "model"):
+        for f in (PKG / layer).glob("*.py"):
+            bad = {m for m in _imports(f) if m == "subprocess" or m.startswith("profiler.capture") or m.startswith("profiler.workflows") or m.startswith("profiler.commands")}
+            assert not bad, f"{f.relative_to(PKG.parent)} imports {bad}"
+
+
+def test_bootstrap_is_stdlib_only():
+    for f in (PKG / "bootstrap").glob("*.py"):
+        bad = {m for m in _imports(f) if m.startswith("profiler")}
+        assert not bad, f"{f.name} imports {bad}: it runs inside the measured interpreter"
+
+
+def test_only_capture_spawns_processes():
+    for f in PKG.rglob("*.py"):
+        rel = f.relative_to(PKG)
+        if rel.parts[0] in ("capture", "bootstrap"):
+            continue
+        assert "subprocess" not in _imports(f), f"{rel} imports subprocess"

@@ -1,0 +1,53 @@
+"""JSON round-trips of the startup model (documents written by a real run)."""
+
+import json
+
+from profiler.model.measurement import StartupReport, TimingResult
+from profiler.model.target import Target, make_target
+from profiler.model.variant import BUILTIN_VARIANTS, parse_variants
+from profiler.errors import UsageError
+
+import pytest
+
+HYPERFINE_KEYS = {"command", "mean", "stddev", "median", "user", "system", "min", "max", "times", "exit_codes", "memory_usage_byte"}
+
+
+def test_startup_report_round_trip_from_a_real_run(cli, real_python, tmp_path):
+    out = tmp_path / "s.json"
+    res = cli("startup", "--python", real_python, "--runs", "2", "--warmup", "0", "--variant", "default,no-site", "-o", out)
+    assert res.returncode == 0, res
+    doc = json.loads(out.read_text())
+    report = StartupReport.from_dict(doc)
+    assert report.to_dict() == doc
+    assert doc["schema"] == "importprof.startup/1"
+    for r in doc["results"]:
+        assert HYPERFINE_KEYS <= set(r)
+        assert {"variant", "python", "python_version", "flags"} <= set(r)
+        assert TimingResult.from_dict(r).to_dict() == r
+
+
+def test_from_dict_rejects_other_schemas():
+    with pytest.raises(ValueError):
+        StartupReport.from_dict({"schema": "importprof.imports/1", "results": []})
+
+
+def test_variants_parse_comma_and_repeat_and_custom_flags():
+    vs = parse_variants(["default,no-site", "isolated", "no-site"], ["-X dev"])
+    assert [v.name for v in vs] == ["default", "no-site", "isolated", "-X dev"]
+    assert vs[-1].flags == ("-X", "dev")
+    assert BUILTIN_VARIANTS["no-frozen"].flags == ("-X", "frozen_modules=off")
+    assert BUILTIN_VARIANTS["cold-pyc"].fresh_pycache
+    with pytest.raises(UsageError):
+        parse_variants(["nope"])
+
+
+def test_target_grammar():
+    assert make_target(None, None, []).python_argv() == ["-c", "pass"]
+    assert make_target("import os", None, []).python_argv() == ["-c", "import os"]
+    assert make_target(None, "json.tool", []).python_argv() == ["-m", "json.tool"]
+    assert make_target(None, None, ["s.py", "a"]).python_argv() == ["s.py", "a"]
+    cmd = make_target(None, None, ["ls", "-l"], command_mode=True)
+    assert cmd.command_argv() == ["ls", "-l"] and not cmd.is_python
+    with pytest.raises(UsageError):
+        make_target("pass", "json", [])
+    assert Target.from_dict(cmd.to_dict()) == cmd

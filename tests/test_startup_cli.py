@@ -1,0 +1,203 @@
+"""`importprof startup` end to end on real interpreters (small run counts; no timing thresholds)."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import assert_one_line_error
+
+FAST = ("--runs", "3", "--warmup", "0")
+
+
+def test_builtin_engine_default_variants_table(cli, real_python):
+    res = cli("startup", "--python", real_python, *FAST)
+    assert res.returncode == 0, res
+    lines = res.stdout.splitlines()
+    for name in ("default", "no-site", "isolated", "no-frozen"):
+        assert any(ln.startswith(f"| {name} ") for ln in lines), res
+    # plain text when stdout is not a terminal: no escape codes, nothing wrapped
+    assert "\x1b[" not in res.stdout
+    widths = {len(ln) for ln in lines if ln.startswith(("|", "+"))}
+    assert len(widths) == 1, res
+    assert f"python: {real_python}" in res.stdout
+
+
+def test_json_document_fields_and_interleaving(cli, real_python):
+    res = cli("startup", "--python", real_python, "--variant", "default,no-site", "--flags=-X dev", *FAST, "--format", "json")
+    assert res.returncode == 0, res
+    doc = res.json()  # --format without -o: the document only, no table
+    assert doc["schema"] == "importprof.startup/1"
+    assert {"logical_cores", "physical_cores", "load_average", "memory_available_bytes"} <= set(doc["machine"])
+    names = [r["variant"] for r in doc["results"]]
+    assert names == ["default", "no-site", "-X dev"]
+    for r in doc["results"]:
+        assert len(r["times"]) == 3 and r["exit_codes"] == [0, 0, 0]
+        assert r["python"] == real_python and r["python_version"] == "3.11.7"
+        assert all(m > 1_000_000 for m in r["memory_usage_byte"])  # bytes, not KiB
+        assert r["user"] is not None and r["system"] is not None
+    by = {r["variant"]: r for r in doc["results"]}
+    assert by["no-site"]["flags"] == ["-S"] and by["-X dev"]["flags"] == ["-X", "dev"]
+    assert by["no-site"]["command"] == f"{real_python} -S -c pass"
+    rel = {x["key"]: x for x in doc["relative"]}
+    assert rel["default"]["ratio"] == 1.0
+
+
+def test_peak_rss_is_the_commands_own_not_importprofs(cli, real_python):
+    # Spawned from importprof (~30 MiB) the kernel would floor every child's peak RSS at that.
+    res = cli("startup", "--runs", "2", "--warmup", "0", "--format", "json", "--", "/bin/true")
+    assert res.returncode == 0, res
+    (r,) = res.json()["results"]
+    assert r["variant"] == "command" and r["command"] == "/bin/true"
+    assert max(r["memory_usage_byte"]) < 8 * 2**20
+
+
+def test_exports_and_outputs_are_files(cli, real_python, tmp_path):
+    j, m, o = tmp_path / "h.json", tmp_path / "h.md", tmp_path / "o.json"
+    res = cli("startup", "--python", real_python, "--variant", "no-site", *FAST,
+              "--export-json", j, "--export-markdown", m, "-o", o)
+    assert res.returncode == 0, res
+    assert "| no-site " in res.stdout  # -o still prints the table
+    assert json.loads(j.read_text())["schema"] == "importprof.startup/1"
+    assert json.loads(o.read_text())["results"][0]["variant"] == "no-site"
+    md = m.read_text()
+    assert md.startswith("| Command | Mean [ms] |") and "`no-site`" in md
+    assert not list(tmp_path.glob(".importprof-*"))  # no temp files left behind
+
+
+def test_import_costs(cli, real_python):
+    res = cli("startup", "--python", real_python, "--variant", "no-site", *FAST, "--import", "json", "--import", "csv", "--format", "json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    costs = doc["import_costs"]
+    assert [(c["module"], c["variant"]) for c in costs] == [("json", "no-site"), ("csv", "no-site")]
+    by = {r["key"]: r for r in doc["results"]}
+    for c in costs:
+        assert set(c) == {"module", "variant", "python", "mean", "stddev"}
+        imp = by[f"no-site · import {c['module']}"]
+        assert c["mean"] == pytest.approx(imp["mean"] - by["no-site"]["mean"])
+        assert c["python"] == real_python
+
+
+def test_reference_and_cold_pyc(cli, real_python):
+    res = cli("startup", "--python", real_python, "--variant", "default,cold-pyc", "--reference", "cold-pyc", *FAST, "--format", "json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert doc["reference"] == "cold-pyc"
+    rel = {x["key"]: x for x in doc["relative"]}
+    assert rel["cold-pyc"]["ratio"] == 1.0
+    assert "pycache_prefix=<fresh>" in " ".join(next(r for r in doc["results"] if r["variant"] == "cold-pyc")["flags"])
+
+
+def test_two_interpreters(cli, real_python, debian_python):
+    res = cli("startup", "--python", real_python, "--python", debian_python, "--variant", "no-site", *FAST, "--format", "json")
+    assert res.returncode == 0, res
+    rs = res.json()["results"]
+    assert [(r["python"], r["python_version"]) for r in rs] == [(real_python, "3.11.7"), (debian_python, "3.11.2")]
+    assert len({r["key"] for r in rs}) == 2
+
+
+def test_hyperfine_engine_reads_back_into_the_same_model(cli, real_python):
+    if shutil.which("hyperfine") is None:
+        pytest.fail("hyperfine missing: make setup installs it")
+    res = cli("startup", "--engine", "hyperfine", "--python", real_python, "--variant", "default,no-site", *FAST, "--format", "json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert doc["engine"] == "hyperfine"
+    for r in doc["results"]:
+        assert r["engine"] == "hyperfine" and len(r["times"]) == 3
+        assert r["user_times"] is None  # hyperfine gives only the mean user/system
+        assert r["user"] is not None and len(r["memory_usage_byte"]) == 3
+        assert r["command"].startswith(real_python)
+    assert [r["variant"] for r in doc["results"]] == ["default", "no-site"]
+
+
+def test_adaptive_runs_at_least_ten(cli, real_python):
+    res = cli("startup", "--python", real_python, "--variant", "no-site", "--warmup", "0", "--format", "json")
+    assert res.returncode == 0, res
+    (r,) = res.json()["results"]
+    assert len(r["times"]) >= 10
+
+
+def test_instructions_metric_with_valgrind(cli, real_python):
+    res = cli("startup", "--python", real_python, "--variant", "no-site", "--runs", "1", "--warmup", "0", "--metric", "instructions", "--format", "json")
+    assert res.returncode == 0, res
+    (r,) = res.json()["results"]
+    assert isinstance(r["instructions"], int) and r["instructions"] > 1_000_000
+
+
+# ---- failures: one line, the right exit code, no traceback, no output file ----
+
+def test_missing_interpreter(cli, tmp_path):
+    out = tmp_path / "o.json"
+    res = cli("startup", "--python", "/no/such/python", "-o", out)
+    assert_one_line_error(res, 2, "interpreter not found")
+    assert not out.exists()
+
+
+def test_not_a_python(cli):
+    assert_one_line_error(cli("startup", "--python", "/bin/ls"), 2, "not a working python")
+
+
+def test_unknown_variant_is_a_usage_error(cli):
+    assert_one_line_error(cli("startup", "--variant", "default,turbo"), 2, "unknown variant")
+
+
+def test_failing_target_shows_stderr_tail(cli, real_python, tmp_path):
+    out = tmp_path / "o.json"
+    res = cli("startup", "--python", real_python, "--variant", "default", *FAST, "-o", out,
+              "-c", "import sys; sys.stderr.write('kaboom\\n'); sys.exit(4)")
+    assert_one_line_error(res, 3, "exited with code 4")
+    assert "kaboom" in res.stderr
+    assert not out.exists()
+
+
+def test_ignore_failure_records_exit_codes(cli, real_python):
+    res = cli("startup", "--python", real_python, "--variant", "default", *FAST, "-i", "--format", "json", "-c", "raise SystemExit(5)")
+    assert res.returncode == 0, res
+    assert res.json()["results"][0]["exit_codes"] == [5, 5, 5]
+    assert "exited non-zero" in res.stderr
+
+
+def _path_without(tool: str, tmp_path) -> str:
+    """A PATH with every directory except those holding `tool` (python stays reachable)."""
+    keep = [d for d in os.environ["PATH"].split(os.pathsep) if not os.path.exists(os.path.join(d, tool))]
+    return os.pathsep.join(keep)
+
+
+def test_hyperfine_missing(cli, real_python, tmp_path):
+    res = cli("startup", "--engine", "hyperfine", "--python", real_python, env={"PATH": _path_without("hyperfine", tmp_path)})
+    assert_one_line_error(res, 3, "hyperfine not found")
+
+
+def test_valgrind_missing(cli, real_python, tmp_path):
+    from profiler.capture.instructions import perf_counts_instructions
+
+    if perf_counts_instructions():
+        pytest.skip("perf counts instructions on this kernel: valgrind is not needed")
+    env = {"PATH": _path_without("valgrind", tmp_path)}
+    res = cli("startup", "--python", real_python, "--metric", "instructions", env=env)
+    assert_one_line_error(res, 3, "valgrind")
+
+
+def test_ctrl_c_prints_what_was_measured(real_python):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "profiler", "startup", "--python", real_python, "--variant", "no-site", "--runs", "100000", "--warmup", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    time.sleep(2.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted" in out and "| no-site " in out
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("importprof: error: interrupted: showing the")
+
+
+def test_command_target_rejects_variants(cli):
+    assert_one_line_error(cli("startup", "--variant", "no-site", "--", "/bin/true"), 2, "variants apply to Python targets")
