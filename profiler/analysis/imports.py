@@ -1,0 +1,403 @@
+"""Import timings: rows → trees → the report aggregated over runs, and the views on it
+(pure functions; no I/O)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Mapping, Sequence
+
+from profiler.model.import_tree import (
+    CachedRecord,
+    GroupRecord,
+    ImportNode,
+    ImportsReport,
+    ModuleRecord,
+    ParsedLog,
+    ProcessLog,
+    ProcessTree,
+    RunTree,
+    WhyChain,
+    WhyHop,
+)
+
+ROUNDING_US = 1  # values are truncated to whole µs: Σ parts may differ by ~1 µs per child
+
+
+# ---------------------------------------------------------------------------- rows → trees
+def build_process_tree(proc: ProcessLog) -> tuple[ProcessTree, list[str]]:
+    """Post-order rows → a forest. Returns the tree and anomalies (rows whose nesting does not
+    fit: concurrent processes interleaving, or lost lines)."""
+    pending: list[ImportNode] = []
+    cached = []
+    anomalies: list[str] = []
+    for row in proc.rows:
+        if row.cached:
+            cached.append(row)
+            continue
+        d = row.depth or 0
+        i = len(pending)
+        while i > 0 and pending[i - 1].depth > d:
+            i -= 1
+        kids = pending[i:]
+        del pending[i:]
+        if any(k.depth != d + 1 for k in kids):
+            anomalies.append(f"line {row.line}: {row.name} has children more than one level deeper")
+        node = ImportNode(row.name, row.self_us or 0, row.cumulative_us or 0, d, kids)
+        if kids and node.cumulative_us + ROUNDING_US * (len(kids) + 1) < node.self_us + sum(k.cumulative_us for k in kids):
+            anomalies.append(f"line {row.line}: {row.name}'s cumulative is less than its self + children")
+        pending.append(node)
+    if any(n.depth > 0 for n in pending):
+        anomalies.append(f"{sum(1 for n in pending if n.depth > 0)} import(s) never finished (cut log or interleaved processes)")
+    return ProcessTree(tuple(pending), tuple(cached)), anomalies
+
+
+def build_run_tree(log: ParsedLog) -> tuple[RunTree, list[str]]:
+    procs = []
+    notes: list[str] = []
+    for i, p in enumerate(log.processes):
+        tree, anomalies = build_process_tree(p)
+        procs.append(tree)
+        if anomalies:
+            last = i == len(log.processes) - 1
+            what = "the log is cut" if last and len(anomalies) == 1 and "never finished" in anomalies[0] else "processes overlap"
+            notes.append(f"process {i}: {what}: {anomalies[0]}" + (f" (+{len(anomalies) - 1} more)" if len(anomalies) > 1 else ""))
+    return RunTree(tuple(procs)), notes
+
+
+# ---------------------------------------------------------------------------- aggregation
+def _median(xs: Sequence[int]) -> int:
+    s = sorted(xs)
+    n = len(s)
+    mid = n // 2
+    return s[mid] if n % 2 else (s[mid - 1] + s[mid] + 1) // 2
+
+
+def _spread(xs: Sequence[int]) -> int:
+    """Median absolute deviation, µs (0 with fewer than 2 values)."""
+    if len(xs) < 2:
+        return 0
+    m = _median(xs)
+    return _median([abs(x - m) for x in xs])
+
+
+@dataclass
+class _Acc:
+    order: tuple[int, int]
+    self_runs: list
+    cum_runs: list
+    parents: Counter
+
+
+def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...]]:
+    """Runs → (modules in pre-order, cached, median total µs, per-run totals).
+
+    A module is identified by (process, name, occurrence) — a module imported again after being
+    dropped from sys.modules is a second occurrence. Its parent and depth are the most common
+    across runs; values are medians over the runs that saw it; `runs_seen` < runs flags it."""
+    n = len(runs)
+    acc: dict[tuple, _Acc] = {}
+    cached_hits: dict[tuple[int, str], list] = {}
+    cached_depth: dict[tuple[int, str], int | None] = {}
+    totals = []
+    for r, run in enumerate(runs):
+        totals.append(sum(p.total_us for p in run.processes))
+        pos = 0
+        for p, proc in enumerate(run.processes):
+            occ: Counter = Counter()
+            stack: list[tuple[ImportNode, tuple | None]] = [(root, None) for root in reversed(proc.roots)]
+            while stack:
+                node, parent_key = stack.pop()
+                key = (p, node.name, occ[node.name])
+                occ[node.name] += 1
+                a = acc.get(key)
+                if a is None:
+                    a = acc[key] = _Acc((r, pos), [None] * n, [None] * n, Counter())
+                a.self_runs[r] = node.self_us
+                a.cum_runs[r] = node.cumulative_us
+                a.parents[parent_key] += 1
+                pos += 1
+                stack.extend((c, key) for c in reversed(node.children))
+            for row in proc.cached:
+                k = (p, row.name)
+                hits = cached_hits.setdefault(k, [0] * n)
+                hits[r] += 1
+                cached_depth.setdefault(k, row.depth)
+    children: dict[tuple | None, list[tuple]] = {}
+    for key, a in acc.items():
+        parent = a.parents.most_common(1)[0][0]
+        if parent is not None and parent not in acc:
+            parent = None
+        children.setdefault(parent, []).append(key)
+    for ks in children.values():
+        ks.sort(key=lambda k: acc[k].order)
+    out: list[ModuleRecord] = []
+    seen: set = set()
+
+    def emit(start: tuple, depth0: int, parent_name: str | None) -> None:
+        stack = [(start, depth0, parent_name)]
+        while stack:
+            key, depth, pname = stack.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            a = acc[key]
+            s = [v for v in a.self_runs if v is not None]
+            c = [v for v in a.cum_runs if v is not None]
+            out.append(
+                ModuleRecord(
+                    name=key[1],
+                    self_us=_median(s),
+                    cumulative_us=_median(c),
+                    parent=pname,
+                    depth=depth,
+                    process=key[0],
+                    runs_seen=len(s),
+                    self_us_runs=tuple(a.self_runs),
+                    cumulative_us_runs=tuple(a.cum_runs),
+                    self_us_spread=_spread(s),
+                    cumulative_us_spread=_spread(c),
+                )
+            )
+            for ch in reversed(children.get(key, ())):
+                stack.append((ch, depth + 1, key[1]))
+
+    roots = sorted(children.get(None, ()), key=lambda k: (k[0], acc[k].order))
+    for k in roots:
+        emit(k, 0, None)
+    for k in sorted(acc, key=lambda k: (k[0], acc[k].order)):  # cycles (parents disagreeing across runs)
+        if k not in seen:
+            emit(k, 0, None)
+    out.sort(key=lambda m: m.process)  # stable: pre-order kept inside each process
+    cached = tuple(
+        CachedRecord(name, p, _median([h for h in hits if h]) if any(hits) else 0, cached_depth.get((p, name)))
+        for (p, name), hits in cached_hits.items()
+    )
+    return tuple(out), cached, (_median(totals) if totals else 0), tuple(totals)
+
+
+def aggregate_logs(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
+    """Parsed logs (one per run) → aggregate_runs(...) + process count + warnings."""
+    trees = []
+    warnings: list[str] = []
+    for i, log in enumerate(logs):
+        tree, notes = build_run_tree(log)
+        trees.append(tree)
+        prefix = f"run {i + 1}: " if len(logs) > 1 else ""
+        warnings.extend(prefix + w for w in (*log.warnings, *notes))
+    counts = Counter(len(t.processes) for t in trees)
+    if len(counts) > 1:
+        warnings.append(f"runs started different numbers of Python processes: {dict(sorted(counts.items()))}")
+    modules, cached, total, totals = aggregate_runs(trees)
+    return modules, cached, total, totals, max(counts) if counts else 0, warnings
+
+
+# ---------------------------------------------------------------------------- views
+def module_index(modules: Iterable[ModuleRecord]) -> dict[tuple[int, str], ModuleRecord]:
+    idx: dict[tuple[int, str], ModuleRecord] = {}
+    for m in modules:
+        idx.setdefault((m.process, m.name), m)
+    return idx
+
+
+def matches(name: str, prefix: str) -> bool:
+    return name.startswith(prefix)
+
+
+def filter_modules(modules: Sequence[ModuleRecord], prefix: str | None, keep_ancestors: bool = True) -> tuple[ModuleRecord, ...]:
+    """Modules whose name starts with PREFIX (and, for the tree, their ancestors)."""
+    if not prefix:
+        return tuple(modules)
+    idx = module_index(modules)
+    keep: set[tuple[int, str]] = set()
+    for m in modules:
+        if matches(m.name, prefix):
+            keep.add((m.process, m.name))
+            if keep_ancestors:
+                p, guard = m.parent, 0
+                while p is not None and guard < 10_000 and (m.process, p) not in keep:
+                    keep.add((m.process, p))
+                    parent = idx.get((m.process, p))
+                    p = parent.parent if parent else None
+                    guard += 1
+    return tuple(m for m in modules if (m.process, m.name) in keep)
+
+
+def top_modules(modules: Sequence[ModuleRecord], n: int, by: str = "self_us") -> tuple[ModuleRecord, ...]:
+    return tuple(sorted(modules, key=lambda m: (-getattr(m, by), m.name))[: max(n, 0)])
+
+
+@dataclass(frozen=True)
+class TreeLine:
+    """A line of the tree view: a module, or a summary of children collapsed under min."""
+
+    depth: int
+    module: ModuleRecord | None = None
+    hidden_modules: int = 0
+    hidden_us: int = 0  # Σ cumulative of the collapsed children
+
+
+def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> list[TreeLine]:
+    """Pre-order modules → tree lines; a module below `min_us` cumulative (and its subtree) is
+    folded into one summary line under its parent ("… N more, X ms")."""
+    visible: set[tuple[int, str]] = set()
+    owner_of: dict[tuple[int, str], tuple] = {}  # hidden module → the key its summary hangs on
+    summaries: dict[tuple, list[int]] = {}
+    shown: list[ModuleRecord] = []
+    for m in modules:
+        key = (m.process, m.name)
+        pkey = (m.process, m.parent) if m.parent is not None else None
+        if pkey is not None and pkey in owner_of:
+            owner = owner_of[key] = owner_of[pkey]
+            summaries[owner][0] += 1
+            continue
+        if m.cumulative_us >= min_us and (pkey is None or pkey in visible):
+            visible.add(key)
+            shown.append(m)
+            continue
+        owner = pkey if pkey in visible else (m.process,)
+        owner_of[key] = owner
+        s = summaries.setdefault(owner, [0, 0])
+        s[0] += 1
+        s[1] += m.cumulative_us
+    result: list[TreeLine] = []
+    stack: list[tuple[int, tuple]] = []
+
+    def close(until_depth: int) -> None:
+        while stack and stack[-1][0] >= until_depth:
+            d, k = stack.pop()
+            s = summaries.get(k)
+            if s:
+                result.append(TreeLine(d + 1, None, s[0], s[1]))
+
+    process = None
+    for m in shown:
+        if m.process != process:
+            close(0)
+            if process is not None and summaries.get((process,)):
+                s = summaries[(process,)]
+                result.append(TreeLine(0, None, s[0], s[1]))
+            process = m.process
+        close(m.depth)
+        result.append(TreeLine(m.depth, m))
+        stack.append((m.depth, (m.process, m.name)))
+    close(0)
+    for p in sorted({k[0] for k in summaries if len(k) == 1}):
+        if p == process or not any(x.process == p for x in shown):
+            s = summaries[(p,)]
+            result.append(TreeLine(0, None, s[0], s[1]))
+    return result
+
+
+def group_modules(modules: Sequence[ModuleRecord], key_of: Callable[[ModuleRecord], str]) -> tuple[GroupRecord, ...]:
+    """Σ self per group; cumulative counts members whose parent is outside the group (so a
+    package's import is counted once). Sorted by cumulative, largest first."""
+    groups: dict[str, list[int]] = {}
+    gkey = {(m.process, m.name): key_of(m) for m in modules}
+    for m in modules:
+        g = gkey[(m.process, m.name)]
+        acc = groups.setdefault(g, [0, 0, 0])
+        acc[0] += m.self_us
+        acc[2] += 1
+        if m.parent is None or gkey.get((m.process, m.parent)) != g:
+            acc[1] += m.cumulative_us
+    out = [GroupRecord(g, v[0], v[1], v[2]) for g, v in groups.items()]
+    return tuple(sorted(out, key=lambda g: (-g.cumulative_us, g.name)))
+
+
+def package_of(m: ModuleRecord) -> str:
+    return m.name.partition(".")[0]
+
+
+def extra_of(field_name: str, fallback: str = "unknown") -> Callable[[ModuleRecord], str]:
+    def key(m: ModuleRecord) -> str:
+        return str(m.extra.get(field_name) or fallback)
+
+    return key
+
+
+def annotate_modules(modules: Sequence[ModuleRecord], facts: Mapping[str, Mapping]) -> tuple[ModuleRecord, ...]:
+    """Merge per-name facts (e.g. {"kind": ..., "distribution": ...}) into each record's extra."""
+    out = []
+    for m in modules:
+        f = facts.get(m.name)
+        out.append(replace(m, extra={**m.extra, **f}) if f else m)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------- timeline
+@dataclass(frozen=True)
+class Span:
+    process: int
+    name: str
+    start_us: int
+    dur_us: int
+    depth: int
+    self_us: int
+
+
+def lay_out_timeline(modules: Sequence[ModuleRecord]) -> list[Span]:
+    """Medians → a nested timeline per process (for speedscope/chrome): roots one after the
+    other from 0, children one after the other from their parent's start, the parent's own
+    time after them. A parent lasts max(its cumulative, its children's spans): medians of
+    parts need not add up to the median of the whole."""
+    kids: dict[tuple[int, str | None], list[ModuleRecord]] = {}
+    for m in modules:
+        kids.setdefault((m.process, m.parent), []).append(m)
+    spans: list[Span] = []
+    for proc in sorted({m.process for m in modules}):
+        t = 0
+        for root in kids.get((proc, None), ()):
+            t += _place(root, t, kids, spans, set())
+    return spans
+
+
+def _place(m: ModuleRecord, start: int, kids, spans: list[Span], seen: set) -> int:
+    idx = len(spans)
+    spans.append(Span(m.process, m.name, start, 0, m.depth, m.self_us))
+    seen.add(m.name)
+    t = start
+    for c in kids.get((m.process, m.name), ()):
+        if c.name in seen:
+            continue
+        t += _place(c, t, kids, spans, seen)
+    dur = max(m.cumulative_us, t - start)
+    spans[idx] = replace(spans[idx], dur_us=dur)
+    return dur
+
+
+def stacks(modules: Sequence[ModuleRecord]) -> list[tuple[tuple[str, ...], int, int]]:
+    """(stack from root, self µs, process) per module, pre-order."""
+    out = []
+    path: dict[tuple[int, str], tuple[str, ...]] = {}
+    for m in modules:
+        prefix = path.get((m.process, m.parent), ()) if m.parent is not None else ()
+        st = prefix + (m.name,)
+        path[(m.process, m.name)] = st
+        out.append((st, m.self_us, m.process))
+    return out
+
+
+# ---------------------------------------------------------------------------- why
+def import_chains(report: ImportsReport, module: str) -> tuple[WhyChain, ...]:
+    """The chain(s) from a root import to MODULE, one per process that imported it (or, when
+    MODULE itself was never a row, to the first of its submodules in each process)."""
+    idx = module_index(report.modules)
+    targets = [m for m in report.modules if m.name == module]
+    if not targets:
+        first: dict[int, ModuleRecord] = {}
+        for m in report.modules:
+            if m.name.startswith(module + ".") and (m.process not in first or m.depth < first[m.process].depth):
+                first[m.process] = m
+        targets = list(first.values())
+    chains = []
+    for t in targets:
+        hops = []
+        cur: ModuleRecord | None = t
+        guard = set()
+        while cur is not None and cur.name not in guard:
+            guard.add(cur.name)
+            hops.append(WhyHop(cur.name, cur.self_us, cur.cumulative_us, cur.depth, dict(cur.extra)))
+            cur = idx.get((cur.process, cur.parent)) if cur.parent is not None else None
+        chains.append(WhyChain(t.process, tuple(reversed(hops))))
+    return tuple(chains)

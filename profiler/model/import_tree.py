@@ -1,0 +1,318 @@
+"""Import timings as data: one parsed log (rows → per-run trees) and the report aggregated
+over runs (`importprof.imports/1`), plus the `why` answer (`importprof.why/1`).
+
+Extending a module record or a why hop: both carry an `extra` mapping whose keys are merged
+into the JSON item (after the contract keys, never replacing one), and read back from it by
+`from_dict` (every key it does not know lands in `extra`). E.g. per-module phases:
+`dataclasses.replace(m, extra={**m.extra, "exec_us": 120, "compiled": False})`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+IMPORTS_SCHEMA = "importprof.imports/1"
+WHY_SCHEMA = "importprof.why/1"
+
+
+# ---------------------------------------------------------------------------- one log
+@dataclass(frozen=True)
+class ImportRow:
+    """One `import time:` row as printed (post-order). `cached` rows (3.14 `-X importtime=2`)
+    have no times; their `depth` is None when the name filled its right-aligned field."""
+
+    name: str
+    self_us: int | None
+    cumulative_us: int | None
+    depth: int | None
+    line: int  # 1-based line number in the log
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class ProcessLog:
+    """The rows one Python process printed (a log is split at each header line)."""
+
+    rows: tuple[ImportRow, ...]
+    header_line: int | None  # None: rows came before any header
+
+
+@dataclass(frozen=True)
+class ParsedLog:
+    processes: tuple[ProcessLog, ...]
+    other_lines: tuple[str, ...] = ()  # the program's own output, in order
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def row_count(self) -> int:
+        return sum(1 for p in self.processes for r in p.rows if not r.cached)
+
+
+@dataclass
+class ImportNode:
+    """One module imported in one run (a tree node; children in import order)."""
+
+    name: str
+    self_us: int
+    cumulative_us: int
+    depth: int
+    children: list["ImportNode"] = field(default_factory=list)
+
+    def walk(self):
+        """Pre-order: self, then each child's subtree."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+
+@dataclass(frozen=True)
+class ProcessTree:
+    roots: tuple[ImportNode, ...]
+    cached: tuple[ImportRow, ...] = ()
+
+    @property
+    def total_us(self) -> int:
+        return sum(r.cumulative_us for r in self.roots)
+
+
+@dataclass(frozen=True)
+class RunTree:
+    """Every process of one run."""
+
+    processes: tuple[ProcessTree, ...]
+
+
+# ---------------------------------------------------------------------------- aggregated
+@dataclass(frozen=True)
+class ModuleRecord:
+    """A module aggregated over runs: medians, per-run values (None where not seen), spread
+    (median absolute deviation, µs). `extra` holds keys added by later features."""
+
+    name: str
+    self_us: int
+    cumulative_us: int
+    parent: str | None
+    depth: int
+    process: int
+    runs_seen: int
+    self_us_runs: tuple[int | None, ...]
+    cumulative_us_runs: tuple[int | None, ...]
+    self_us_spread: int = 0
+    cumulative_us_spread: int = 0
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    _KEYS = (
+        "name",
+        "self_us",
+        "cumulative_us",
+        "parent",
+        "depth",
+        "process",
+        "runs_seen",
+        "self_us_runs",
+        "cumulative_us_runs",
+        "self_us_spread",
+        "cumulative_us_spread",
+    )
+
+    @property
+    def in_all_runs(self) -> bool:
+        return self.runs_seen == len(self.self_us_runs)
+
+    def to_dict(self) -> dict:
+        d = {
+            "name": self.name,
+            "self_us": self.self_us,
+            "cumulative_us": self.cumulative_us,
+            "parent": self.parent,
+            "depth": self.depth,
+            "process": self.process,
+            "runs_seen": self.runs_seen,
+            "self_us_runs": list(self.self_us_runs),
+            "cumulative_us_runs": list(self.cumulative_us_runs),
+            "self_us_spread": self.self_us_spread,
+            "cumulative_us_spread": self.cumulative_us_spread,
+            "in_all_runs": self.in_all_runs,
+        }
+        for k, v in self.extra.items():
+            d.setdefault(k, v)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "ModuleRecord":
+        self_runs = tuple(d.get("self_us_runs") or (d["self_us"],))
+        return cls(
+            name=str(d["name"]),
+            self_us=int(d["self_us"]),
+            cumulative_us=int(d["cumulative_us"]),
+            parent=d.get("parent"),
+            depth=int(d.get("depth", 0)),
+            process=int(d.get("process", 0)),
+            runs_seen=int(d.get("runs_seen", len(self_runs))),
+            self_us_runs=self_runs,
+            cumulative_us_runs=tuple(d.get("cumulative_us_runs") or (d["cumulative_us"],)),
+            self_us_spread=int(d.get("self_us_spread", 0)),
+            cumulative_us_spread=int(d.get("cumulative_us_spread", 0)),
+            extra={k: v for k, v in d.items() if k not in cls._KEYS and k != "in_all_runs"},
+        )
+
+
+@dataclass(frozen=True)
+class CachedRecord:
+    """A 3.14 `cached | cached` row: a module found in sys.modules (hits = median per run)."""
+
+    name: str
+    process: int
+    hits: int = 1
+    depth: int | None = None
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "process": self.process, "hits": self.hits, "depth": self.depth}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "CachedRecord":
+        return cls(str(d["name"]), int(d.get("process", 0)), int(d.get("hits", 1)), d.get("depth"))
+
+
+@dataclass(frozen=True)
+class GroupRecord:
+    """Modules grouped by package, distribution or kind. `cumulative_us` counts each group
+    member once: Σ cumulative of members whose parent is outside the group."""
+
+    name: str
+    self_us: int
+    cumulative_us: int
+    modules: int
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "self_us": self.self_us, "cumulative_us": self.cumulative_us, "modules": self.modules}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "GroupRecord":
+        return cls(str(d["name"]), int(d["self_us"]), int(d["cumulative_us"]), int(d["modules"]))
+
+
+@dataclass(frozen=True)
+class ImportsReport:
+    """`importprof.imports/1`. `modules` are in pre-order (a parent before its children,
+    children in import order), per process."""
+
+    SCHEMA = IMPORTS_SCHEMA
+
+    machine: dict
+    python: str | None
+    python_version: str | None
+    runs: int
+    modules: tuple[ModuleRecord, ...]
+    cached: tuple[CachedRecord, ...] = ()
+    total_us: int = 0  # median over runs of Σ roots' cumulative
+    total_us_runs: tuple[int, ...] = ()
+    processes: int = 1
+    target: str | None = None
+    source: str = "capture"  # "capture" | "log"
+    warnings: tuple[str, ...] = ()
+    group_by: str | None = None
+    groups: tuple[GroupRecord, ...] = ()
+
+    def to_dict(self) -> dict:
+        d = {
+            "schema": self.SCHEMA,
+            "machine": self.machine,
+            "python": self.python,
+            "python_version": self.python_version,
+            "runs": self.runs,
+            "target": self.target,
+            "source": self.source,
+            "processes": self.processes,
+            "total_us": self.total_us,
+            "total_us_runs": list(self.total_us_runs),
+            "modules": [m.to_dict() for m in self.modules],
+            "cached": [c.to_dict() for c in self.cached],
+            "warnings": list(self.warnings),
+        }
+        if self.group_by:
+            d["group_by"] = self.group_by
+            d["groups"] = [g.to_dict() for g in self.groups]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "ImportsReport":
+        if not isinstance(d, Mapping) or d.get("schema") != cls.SCHEMA:
+            got = d.get("schema") if isinstance(d, Mapping) else type(d).__name__
+            raise ValueError(f"not an {cls.SCHEMA} document (schema={got!r})")
+        modules = tuple(ModuleRecord.from_dict(m) for m in d["modules"])
+        return cls(
+            machine=d.get("machine") or {},
+            python=d.get("python"),
+            python_version=d.get("python_version"),
+            runs=int(d.get("runs", 1)),
+            modules=modules,
+            cached=tuple(CachedRecord.from_dict(c) for c in d.get("cached", ())),
+            total_us=int(d.get("total_us", sum(m.cumulative_us for m in modules if m.parent is None))),
+            total_us_runs=tuple(d.get("total_us_runs", ())),
+            processes=int(d.get("processes", 1 + max((m.process for m in modules), default=0))),
+            target=d.get("target"),
+            source=d.get("source", "capture"),
+            warnings=tuple(d.get("warnings", ())),
+            group_by=d.get("group_by"),
+            groups=tuple(GroupRecord.from_dict(g) for g in d.get("groups", ())),
+        )
+
+
+# ---------------------------------------------------------------------------- why
+@dataclass(frozen=True)
+class WhyHop:
+    """One hop of an import chain: the module and its cost. `extra` (merged into the JSON
+    item) starts as the module record's `extra`; a later feature adds e.g. `"site": "f.py:12"`."""
+
+    name: str
+    self_us: int
+    cumulative_us: int
+    depth: int
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = {"name": self.name, "self_us": self.self_us, "cumulative_us": self.cumulative_us, "depth": self.depth}
+        for k, v in self.extra.items():
+            d.setdefault(k, v)
+        return d
+
+
+@dataclass(frozen=True)
+class WhyChain:
+    """From a root import (the entry point's import) down to the asked module."""
+
+    process: int
+    hops: tuple[WhyHop, ...]
+
+    def to_dict(self) -> dict:
+        return {"process": self.process, "hops": [h.to_dict() for h in self.hops]}
+
+
+@dataclass(frozen=True)
+class WhyReport:
+    SCHEMA = WHY_SCHEMA
+
+    module: str
+    chains: tuple[WhyChain, ...]
+    machine: dict
+    python: str | None
+    python_version: str | None
+    runs: int
+    target: str | None = None
+    cached_in: tuple[int, ...] = ()  # processes where 3.14 saw it only as cached
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": self.SCHEMA,
+            "machine": self.machine,
+            "module": self.module,
+            "python": self.python,
+            "python_version": self.python_version,
+            "runs": self.runs,
+            "target": self.target,
+            "chains": [c.to_dict() for c in self.chains],
+        }

@@ -1,0 +1,162 @@
+"""Human tables for `importprof imports` / `show` / `why` / `diff`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ImportsView:
+    view: str = "tree"  # tree | top
+    min_ms: float = 1.0
+    top: int = 20
+    filter: str | None = None
+
+
+def _ms(us: int | float) -> str:
+    return f"{us / 1000:.1f}"
+
+
+def _spread(us: int) -> str:
+    return f"±{us / 1000:.1f}" if us else ""
+
+
+def _header(report) -> str:
+    who = report.python or "python (from a log)" if report.source == "log" else report.python or "command"
+    ver = f" {report.python_version}" if report.python_version else ""
+    runs = f"{report.runs} run{'s' if report.runs != 1 else ''}"
+    procs = f", {report.processes} processes" if report.processes > 1 else ""
+    target = f" · {report.target}" if report.target else ""
+    return f"imports: {who}{ver}{target} · {runs}{procs} · total {_ms(report.total_us)} ms (Σ roots' cumulative, median)"
+
+
+def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -> str:
+    from profiler.analysis.imports import collapse_tree, filter_modules, top_modules
+    from profiler.render.console import new_table, render_tables
+
+    parts: list = [_header(report)]
+    many = report.processes > 1
+    partial = any(not m.in_all_runs for m in report.modules)
+    if view.view == "top":
+        mods = filter_modules(report.modules, view.filter, keep_ancestors=False)
+        for by, title in (("self_us", "self"), ("cumulative_us", "cumulative")):
+            t = new_table(tty, title=f"top {view.top} by {title} (ms, median)")
+            t.add_column("module", no_wrap=True)
+            if many:
+                t.add_column("proc", justify="right")
+            t.add_column("self", justify="right")
+            t.add_column("cumulative", justify="right")
+            t.add_column("spread", justify="right")
+            t.add_column("runs", justify="right")
+            for m in top_modules(mods, view.top, by):
+                row = [m.name] + ([str(m.process)] if many else [])
+                spread = m.self_us_spread if by == "self_us" else m.cumulative_us_spread
+                row += [_ms(m.self_us), _ms(m.cumulative_us), _spread(spread), _runs(m, report.runs)]
+                t.add_row(*row)
+            parts.append(t)
+    else:
+        mods = filter_modules(report.modules, view.filter)
+        t = new_table(tty, title=f"import tree (ms, median; children under {view.min_ms:g} ms folded)")
+        t.add_column("module", no_wrap=True)
+        if many:
+            t.add_column("proc", justify="right")
+        t.add_column("self", justify="right")
+        t.add_column("cumulative", justify="right")
+        t.add_column("spread", justify="right")
+        t.add_column("runs", justify="right")
+        for line in collapse_tree(mods, int(view.min_ms * 1000)):
+            indent = "  " * line.depth
+            if line.module is None:
+                row = [f"{indent}… {line.hidden_modules} more"] + ([""] if many else [])
+                row += ["", _ms(line.hidden_us), "", ""]
+            else:
+                m = line.module
+                row = [indent + m.name] + ([str(m.process)] if many else [])
+                row += [_ms(m.self_us), _ms(m.cumulative_us), _spread(m.cumulative_us_spread), _runs(m, report.runs)]
+            t.add_row(*row)
+        parts.append(t)
+    if report.group_by:
+        t = new_table(tty, title=f"by {report.group_by} (ms)")
+        t.add_column(report.group_by, no_wrap=True)
+        t.add_column("modules", justify="right")
+        t.add_column("self", justify="right")
+        t.add_column("cumulative", justify="right")
+        for g in report.groups:
+            if view.filter and not g.name.startswith(view.filter):
+                continue
+            t.add_row(g.name, str(g.modules), _ms(g.self_us), _ms(g.cumulative_us))
+        parts.append(t)
+    if report.cached:
+        parts.append(f"{len(report.cached)} modules were also found already imported (3.14 `cached` rows); see --format json")
+    if partial:
+        parts.append("runs: a module seen in only some runs shows seen/total (e.g. 3/5)")
+    return render_tables(parts, tty)
+
+
+def _runs(m, runs: int) -> str:
+    return "" if m.in_all_runs else f"{m.runs_seen}/{runs}"
+
+
+def render_why_table(report, tty: bool) -> str:
+    from profiler.render.console import new_table, render_tables
+
+    parts: list = []
+    if not report.chains:
+        return render_tables([f"{report.module} is not imported"], tty)
+    for i, chain in enumerate(report.chains, 1):
+        proc = f" (process {chain.process})" if any(c.process for c in report.chains) else ""
+        t = new_table(tty, title=f"chain {i}{proc}: who imports {report.module}")
+        t.add_column("hop", no_wrap=True)
+        t.add_column("self ms", justify="right")
+        t.add_column("cumulative ms", justify="right")
+        extra_keys = sorted({k for h in chain.hops for k in h.extra if k not in ("kind", "distribution")})
+        for k in extra_keys:
+            t.add_column(k)
+        for j, h in enumerate(chain.hops):
+            arrow = "  " * j + ("└─ " if j else "")
+            t.add_row(arrow + h.name, _ms(h.self_us), _ms(h.cumulative_us), *[str(h.extra.get(k, "")) for k in extra_keys])
+        parts.append(t)
+    return render_tables(parts, tty)
+
+
+def render_diff_table(report, tty: bool, top: int = 25) -> str:
+    from profiler.render.console import new_table, render_tables
+
+    tot = report.totals
+    sign = "+" if tot["delta_us"] >= 0 else ""
+    pct = f" ({sign}{tot['delta_pct']:.1f}%)" if tot.get("delta_pct") is not None else ""
+    parts: list = [
+        f"total import time: {_ms(tot['old_us'])} ms → {_ms(tot['new_us'])} ms, {sign}{_ms(tot['delta_us'])} ms{pct}"
+    ]
+    if not (report.added or report.removed or report.changed):
+        parts.append("no differences")
+        return render_tables(parts, tty)
+    for title, rows in (("added", report.added), ("removed", report.removed)):
+        if rows:
+            t = new_table(tty, title=f"{title}: {len(rows)} modules (top {min(top, len(rows))} by cumulative, ms)")
+            t.add_column("module", no_wrap=True)
+            t.add_column("self", justify="right")
+            t.add_column("cumulative", justify="right")
+            for m in rows[:top]:
+                t.add_row(m.name, _ms(m.self_us), _ms(m.cumulative_us))
+            parts.append(t)
+    if report.changed:
+        t = new_table(tty, title=f"changed: {len(report.changed)} modules (top {min(top, len(report.changed))} by impact, ms)")
+        t.add_column("module", no_wrap=True)
+        t.add_column("cumulative", justify="right")
+        t.add_column("Δ cumulative", justify="right")
+        t.add_column("Δ self", justify="right")
+        t.add_column("significant", justify="right")
+        for c in report.changed[:top]:
+            sig = "n/a" if c.significant is None else ("yes" if c.significant else "no")
+            t.add_row(
+                c.name,
+                f"{_ms(c.old_cumulative_us)} → {_ms(c.new_cumulative_us)}",
+                f"{c.delta_cumulative_us / 1000:+.1f}",
+                f"{c.delta_self_us / 1000:+.1f}",
+                sig,
+            )
+        parts.append(t)
+    if report.notes:
+        parts.extend(report.notes)
+    return render_tables(parts, tty)

@@ -1,0 +1,210 @@
+"""`importprof imports`: run a target with -X importtime N times (or read a saved log), parse,
+aggregate over runs, optionally group: the only place chaining capture → parse → analysis.
+
+Entry points (also for other features):
+  imports(opts, progress=, warn=) -> ImportsReport
+  capture_logs(opts, interp, progress=) -> list[ParsedLog]       (warm-up + runs, parsed)
+  report_from_logs(logs, machine=, python=, ...) -> ImportsReport (pure aggregation)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+from profiler.errors import BadInput, GateFailed, TargetFailed, UsageError
+from profiler.model.import_tree import ImportsReport, ParsedLog
+from profiler.model.interpreter import Interpreter
+from profiler.model.target import Target
+
+GROUPS = ("package", "distribution", "kind")
+
+
+@dataclass
+class ImportsOptions:
+    target: Target
+    python: str | None = None
+    runs: int = 5
+    warmup: int = 1
+    from_log: str | None = None  # a path, or "-" for stdin
+    log_text: str | None = None  # the log itself (the command reads stdin)
+    group: str | None = None
+    flags: Sequence[str] = ()
+    level: int = 1  # -X importtime=LEVEL (2: 3.14's cached rows)
+    read_machine: bool = True
+
+
+def validate(opts: ImportsOptions) -> None:
+    if opts.runs < 1:
+        raise UsageError("--runs must be at least 1")
+    if opts.warmup < 0:
+        raise UsageError("--warmup cannot be negative")
+    if opts.group is not None and opts.group not in GROUPS:
+        raise UsageError(f"unknown --group {opts.group!r} (choose from: {', '.join(GROUPS)})")
+    if opts.from_log is not None and opts.group in ("kind", "distribution") and not opts.python:
+        raise UsageError(f"--group {opts.group} with --from-log needs --python (to know where modules come from)")
+
+
+def read_log(path: str, stdin_text: str | None = None) -> str:
+    if path == "-":
+        if stdin_text is None:
+            raise BadInput("--from-log -: nothing on stdin")
+        return stdin_text
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise BadInput(f"cannot read log {path}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"cannot read log {path}: is a directory") from None
+    except OSError as exc:
+        raise BadInput(f"cannot read log {path}: {exc.strerror}") from None
+    return data.decode("utf-8", "replace")
+
+
+def capture_logs(
+    opts: ImportsOptions,
+    interp: Interpreter | None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> list[ParsedLog]:
+    """Warm-up + measured runs of the target, each parsed; a failing target raises
+    TargetFailed with the program's own stderr (import rows removed) as detail."""
+    from profiler.capture.importtime import capture_importtime
+    from profiler.parse.importtime import parse_importtime
+
+    total = opts.warmup + opts.runs
+    logs: list[ParsedLog] = []
+    for i in range(total):
+        if progress:
+            progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
+        cap = capture_importtime(opts.target, interp, flags=opts.flags, level=opts.level)
+        if cap.returncode != 0:
+            tail = _program_stderr(cap.stderr)
+            raise TargetFailed(
+                f"the target exited with code {cap.returncode}: {opts.target.label()}",
+                detail=tail or None,
+            )
+        if i < opts.warmup:
+            continue
+        logs.append(parse_importtime(cap.stderr, source=f"run {len(logs) + 1}"))
+    if progress:
+        progress(total, total, "")
+    return logs
+
+
+def _program_stderr(stderr: str, lines: int = 10) -> str:
+    from profiler.parse.importtime import MARK
+
+    own = [ln for ln in stderr.splitlines() if MARK not in ln]
+    return "\n".join(own[-lines:])
+
+
+def report_from_logs(
+    logs: Sequence[ParsedLog],
+    *,
+    machine: dict,
+    python: str | None,
+    python_version: str | None,
+    target: str | None,
+    source: str,
+    warnings: Sequence[str] = (),
+) -> ImportsReport:
+    from profiler.analysis.imports import aggregate_logs
+
+    modules, cached, total, totals, processes, notes = aggregate_logs(logs)
+    return ImportsReport(
+        machine=machine,
+        python=python,
+        python_version=python_version,
+        runs=len(logs),
+        modules=modules,
+        cached=cached,
+        total_us=total,
+        total_us_runs=totals,
+        processes=processes,
+        target=target,
+        source=source,
+        warnings=tuple(warnings) + tuple(notes),
+    )
+
+
+def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cwd: str | None = None, extra_path: str | None = None) -> ImportsReport:
+    from profiler.analysis.imports import annotate_modules, extra_of, group_modules, package_of
+
+    if group == "package":
+        return replace(report, group_by=group, groups=group_modules(report.modules, package_of))
+    if interp is None:
+        raise UsageError(f"--group {group} needs --python (to know where modules come from)")
+    from profiler.capture.importtime import probe_module_origins
+
+    facts = probe_module_origins(interp, [m.name for m in report.modules], extra_path=extra_path, cwd=cwd)
+    modules = annotate_modules(report.modules, facts)
+    return replace(report, modules=modules, group_by=group, groups=group_modules(modules, extra_of(group)))
+
+
+def imports(
+    opts: ImportsOptions,
+    progress: Callable[[int, int, str], None] | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> ImportsReport:
+    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.machine import read_machine
+    from profiler.parse.importtime import parse_importtime
+
+    validate(opts)
+    interp: Interpreter | None = None
+    if opts.from_log is not None:
+        if opts.python:
+            interp = resolve_python(opts.python)
+        text = opts.log_text if opts.from_log == "-" and opts.log_text is not None else read_log(opts.from_log, opts.log_text)
+        name = "stdin" if opts.from_log == "-" else opts.from_log
+        logs = [parse_importtime(text, source=name)]
+        source, target = "log", None
+    else:
+        if opts.target.is_python or opts.python:
+            interp = resolve_python(opts.python)
+        logs = capture_logs(opts, interp, progress)
+        source, target = "capture", opts.target.label()
+    machine = read_machine() if opts.read_machine else {}
+    report = report_from_logs(
+        logs,
+        machine=machine,
+        python=interp.path if interp else None,
+        python_version=interp.version if interp else None,
+        target=target,
+        source=source,
+    )
+    if opts.group:
+        extra_path = None
+        if opts.target.kind == "script":
+            extra_path = os.path.dirname(os.path.abspath(opts.target.value))
+        report = add_groups(report, opts.group, interp, extra_path=extra_path)
+    return report
+
+
+def check_budget(report: ImportsReport, budget_ms: float | None) -> None:
+    """--budget MS: exit 1 when the total import time (Σ roots' cumulative, median) is over."""
+    if budget_ms is None:
+        return
+    if report.total_us > budget_ms * 1000:
+        raise GateFailed(f"total import time {report.total_us / 1000:.1f} ms is over the budget of {budget_ms:g} ms")
+
+
+def load_report(path: str) -> ImportsReport:
+    """A saved `importprof.imports/1` JSON (for show, diff, why --report)."""
+    import json
+
+    text = read_log(path) if path != "-" else None
+    if text is None:
+        raise BadInput("reading a report from stdin is not supported; give a file")
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise BadInput(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    try:
+        return ImportsReport.from_dict(doc)
+    except ValueError as exc:
+        raise BadInput(f"{path}: {exc}") from None
+    except (KeyError, TypeError) as exc:
+        raise BadInput(f"{path}: not a valid importprof.imports/1 report (bad or missing {exc})") from None
