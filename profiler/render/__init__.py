@@ -13,6 +13,9 @@ FORMATS: dict[str, str] = {
     "markdown": "profiler.render.markdown:render_markdown",
     "hyperfine-json": "profiler.render.report_json:render_json",
     "chrome": "profiler.render.chrome_trace:render_chrome",
+    "speedscope": "profiler.render.speedscope:render_speedscope",
+    "folded": "profiler.render.folded:render_folded",
+    "html": "profiler.render.html:render_html",
 }
 
 

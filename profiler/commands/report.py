@@ -1,0 +1,146 @@
+"""`importprof report`: one self-contained HTML page holding a whole investigation."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "report",
+        context_settings={"allow_interspersed_args": False},
+        help=(
+            "Write ONE self-contained HTML page (no network; opens from file://): start-up "
+            "variants, the import tree (icicle), syscalls, site/.pth findings, machine facts. "
+            "Runs the target (-c CODE | -m MODULE | SCRIPT [ARGS...] | -- COMMAND...; default "
+            "-c pass), or builds the page from saved JSON documents with --from FILE..."
+        ),
+    )(report)
+
+
+def report(
+    positional: Optional[List[str]] = typer.Argument(None, metavar="[SCRIPT [ARGS...] | -- COMMAND... | FILE... with --from]", show_default=False),
+    code: Optional[str] = typer.Option(None, "-c", "--code", help="Python code to run (default: pass)."),
+    module: Optional[str] = typer.Option(None, "-m", "--module", help="Module to run as __main__."),
+    python: Optional[str] = typer.Option(None, "--python", help="Interpreter. Default: python3 on PATH, shims resolved."),
+    variant: Optional[List[str]] = typer.Option(None, "--variant", help="Start-up variants (default: default,no-site,isolated,no-frozen)."),
+    flags: Optional[List[str]] = typer.Option(None, "--flags", help='A custom start-up variant named by its flags, e.g. --flags="-X dev".'),
+    runs: Optional[int] = typer.Option(None, "--runs", "-r", help="Start-up runs per variant. Default: adaptive (at least 10, about 1 s per variant)."),
+    import_runs: int = typer.Option(5, "--import-runs", help="Runs of the import capture (medians)."),
+    warmup: int = typer.Option(1, "--warmup", "-w", help="Warm-up runs, not measured."),
+    skip: Optional[List[str]] = typer.Option(None, "--skip", help="Parts not to run, comma-separated: startup, imports, trace, site."),
+    include: Optional[List[str]] = typer.Option(None, "--include", help="Add a saved JSON document to a live report (e.g. compare --export-json FILE)."),
+    from_: Optional[List[str]] = typer.Option(None, "--from", help="Build the page from saved JSON documents (any importprof kind; more files may follow)."),
+    title: Optional[str] = typer.Option(None, "--title", help="The page's title."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="html (default) or json (the page's data, importprof.report/1, which --from reads back)."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the page to FILE atomically (default: stdout)."),
+) -> None:
+    from profiler.commands._common import Progress, check_outputs, deliver, info, make_target, warn
+    from profiler.errors import UsageError
+
+    fmt = fmt or "html"
+    if from_:
+        files, output, title = _files_and_options(list(from_) + list(positional or []), output, title)
+        if code is not None or module is not None or python or variant or flags or skip or include:
+            raise UsageError("--from builds the page from saved documents: give no target, --python, --variant, --skip or --include with it")
+        check_outputs(output)
+        from profiler.workflows.report import report_from_files
+
+        page = report_from_files(files, title=title)
+    else:
+        target = make_target(code, module, positional)
+        check_outputs(output)
+        from dataclasses import replace
+
+        from profiler.workflows.report import ReportOptions, report_live
+
+        opts = ReportOptions(
+            target=target,
+            python=python,
+            variants=variant or [],
+            flags=flags or [],
+            runs=runs,
+            import_runs=import_runs,
+            warmup=warmup,
+            skip=[p.strip() for item in (skip or []) for p in item.split(",") if p.strip()],
+            include=include or [],
+        )
+        if import_runs < 1:
+            raise UsageError("--import-runs must be at least 1")
+        with Progress("report") as bar:
+            page = report_live(opts, progress=bar.update, warn=warn)
+        if title:
+            page = replace(page, title=title)
+
+    deliver(page, fmt=fmt, output=output, table=_summary, formats=("html", "json"))
+    if output and output != "-":
+        import os
+
+        info(f"wrote {output} ({os.path.getsize(output) / 1024:.0f} KiB)")
+
+
+def _files_and_options(items: list, output, title):
+    """`--from a.json b.json -o page.html`: the files after --from are positional, and the
+    options written after them reach us as positional too (the target grammar stops option
+    parsing at the first positional); pick -o/--output and --title out of them."""
+    from profiler.errors import UsageError
+
+    files: list = []
+    i = 0
+    while i < len(items):
+        item = items[i]
+        name, eq, value = item.partition("=")
+        if name in ("-o", "--output", "--title") and not eq:
+            if i + 1 >= len(items):
+                raise UsageError(f"{item} needs a value")
+            value = items[i + 1]
+            i += 1
+        elif not (eq and name in ("--output", "--title")):
+            if item.startswith("-") and item != "-":
+                raise UsageError(f"unexpected option {item} after --from files (put options before --from)")
+            files.append(item)
+            i += 1
+            continue
+        if name == "--title":
+            title = value
+        else:
+            output = value
+        i += 1
+    return files, output, title
+
+
+def _summary(page, tty: bool) -> str:
+    from profiler.render.console import new_table, render_tables
+
+    table = new_table(tty, title="importprof report")
+    table.add_column("part")
+    table.add_column("from")
+    table.add_column("what")
+    for source, doc in page.documents:
+        table.add_row(_kind(doc), source, _what(doc))
+    for s in page.skipped:
+        table.add_row(s["part"], "-", f"not included: {s['reason']}")
+    return render_tables([table], tty)
+
+
+def _kind(doc: dict) -> str:
+    from profiler.workflows.report import kind_of
+
+    return kind_of(doc)
+
+
+def _what(doc: dict) -> str:
+    kind = _kind(doc)
+    if kind in ("startup", "compare"):
+        return f"{len(doc.get('results') or [])} variants"
+    if kind == "imports":
+        return f"{len(doc.get('modules') or [])} modules"
+    if kind == "trace":
+        if doc.get("variants"):
+            return f"{len(doc['variants'])} variants"
+        return f"{len(doc.get('syscalls') or [])} syscall kinds, {len(doc.get('modules') or [])} modules"
+    if kind == "site":
+        return f"{len(doc.get('pth') or [])} .pth files"
+    return str(doc.get("schema") or "")

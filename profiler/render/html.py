@@ -1,0 +1,77 @@
+"""A page bundle (`importprof.report/1`) → ONE self-contained HTML file.
+
+Everything is inline (the script and the style sheet come from `html_assets/` as package
+data), so the page works from `file://` with no network. The data travels as JSON inside
+`<script type="application/json">` with `<`, `>`, `&` and the two JavaScript line separators
+written as `\\u` escapes, so no name taken from a log or a target can close the element;
+the page's script builds the DOM with `textContent` and SVG attributes only, never HTML
+parsing of data. The renderer computes nothing: charts are drawn by the page's script.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from importlib import resources
+
+_ASSETS = "profiler.render.html_assets"
+
+_JSON_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+
+
+def _finite(value):
+    """NaN and infinities are not JSON: they become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def embed_json(data) -> str:
+    """JSON that is safe inside a <script> element: no `<`, `>` or `&` survive literally."""
+    text = json.dumps(_finite(data), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    for raw, escaped in _JSON_ESCAPES.items():
+        text = text.replace(raw, escaped)
+    return text
+
+
+def _asset(name: str) -> str:
+    text = resources.files(_ASSETS).joinpath(name).read_text(encoding="utf-8")
+    closing = "</script" if name.endswith(".js") else "</style"
+    if closing in text.lower():  # would end the inline element early
+        raise ValueError(f"asset {name} contains {closing}")
+    return text
+
+
+def render_html(report) -> str:
+    """`report` is a page bundle (`.to_dict()` → importprof.report/1) or that dict."""
+    doc = report.to_dict() if hasattr(report, "to_dict") else report
+    title = doc.get("title") or "importprof report"
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        # no network at all: the page may only use what it carries
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+        f"<title>{html.escape(title)}</title>\n"
+        f"<style>\n{_asset('report.css')}</style>\n"
+        "</head>\n<body>\n"
+        '<noscript><p class="noscript">This report draws its charts with JavaScript; '
+        "enable it to see them.</p></noscript>\n"
+        '<main id="report" aria-live="polite"></main>\n'
+        '<div id="tooltip" class="tooltip" role="tooltip" hidden></div>\n'
+        f'<script type="application/json" id="importprof-data">{embed_json(doc)}</script>\n'
+        f"<script>\n{_asset('report.js')}</script>\n"
+        "</body>\n</html>\n"
+    )

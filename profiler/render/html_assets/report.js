@@ -1,0 +1,981 @@
+/* importprof report: builds the page from the JSON bundle in #importprof-data.
+ * Hand-written, no library, no network. Data never goes through an HTML parser: every
+ * node is made with createElement/createElementNS and every string with textContent or
+ * a text node, so a module named "<script>" shows as text.
+ * When everything is built without an exception, <html data-rendered="ok"> is set. */
+(function () {
+  "use strict";
+  var ROOT = document.documentElement;
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var errors = [];
+
+  function fail(where, err) {
+    var msg = where + ": " + (err && err.message ? err.message : String(err));
+    errors.push(msg);
+    ROOT.setAttribute("data-render-error", errors.join(" | "));
+    return h("p", { class: "render-error" }, ["Could not draw this part: " + msg]);
+  }
+  window.addEventListener("error", function (ev) {
+    fail("script", ev.error || ev.message);
+    ROOT.setAttribute("data-rendered", "errors");
+  });
+
+  /* ---------- DOM helpers (text only) ---------- */
+  function add(node, kids) {
+    (kids || []).forEach(function (k) {
+      if (k === null || k === undefined || k === false) return;
+      node.appendChild(typeof k === "object" ? k : document.createTextNode(String(k)));
+    });
+    return node;
+  }
+  function h(tag, props, kids) {
+    var node = document.createElement(tag);
+    Object.keys(props || {}).forEach(function (k) {
+      var v = props[k];
+      if (v === null || v === undefined || v === false) return;
+      if (k === "text") node.textContent = String(v);
+      else if (k.slice(0, 2) === "on") node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, String(v));
+    });
+    return add(node, kids);
+  }
+  function s(tag, attrs, kids) {
+    var node = document.createElementNS(SVGNS, tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (attrs[k] !== null && attrs[k] !== undefined) node.setAttribute(k, String(attrs[k]));
+    });
+    return add(node, kids);
+  }
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+  }
+
+  /* ---------- formatting ---------- */
+  function num(v) {
+    return typeof v === "number" && isFinite(v);
+  }
+  function fmtS(v) {
+    if (!num(v)) return "n/a";
+    var a = Math.abs(v);
+    if (a >= 1) return v.toFixed(3) + " s";
+    if (a >= 1e-3) return (v * 1e3).toFixed(a >= 0.1 ? 0 : a >= 0.01 ? 1 : 2) + " ms";
+    if (a === 0) return "0";
+    return (v * 1e6).toFixed(0) + " \u00b5s";
+  }
+  function fmtUs(v) {
+    return num(v) ? fmtS(v / 1e6) : "n/a";
+  }
+  function fmtBytes(v) {
+    if (!num(v)) return "n/a";
+    var units = [["GiB", 1073741824], ["MiB", 1048576], ["KiB", 1024]];
+    for (var i = 0; i < units.length; i++) {
+      if (Math.abs(v) >= units[i][1]) return (v / units[i][1]).toFixed(1) + " " + units[i][0];
+    }
+    return v + " B";
+  }
+  function fmtCount(v) {
+    return num(v) ? v.toLocaleString("en-US") : "n/a";
+  }
+  function fmtPct(v) {
+    return num(v) ? (v * 100).toFixed(v < 0.1 ? 1 : 0) + "%" : "n/a";
+  }
+  function fmtByKey(key, v) {
+    if (v === null || v === undefined) return "\u2014";
+    if (typeof v === "boolean") return v ? "yes" : "no";
+    if (typeof v === "number") {
+      if (/_us$/.test(key)) return fmtUs(v);
+      if (/bytes|_byte$/.test(key)) return fmtBytes(v);
+      if (/(^|_)(seconds|mean|median|stddev|min|max|user|system|s)$/.test(key)) return fmtS(v);
+      if (/(percent|pct)/.test(key)) return v.toFixed(1) + "%";
+      return Number.isInteger(v) ? fmtCount(v) : String(Math.round(v * 1000) / 1000);
+    }
+    if (typeof v === "object") return JSON.stringify(v);
+    return String(v);
+  }
+  function short(str, n) {
+    str = String(str);
+    return str.length > n ? str.slice(0, Math.max(1, n - 1)) + "\u2026" : str;
+  }
+  function basename(p) {
+    var parts = String(p).split("/");
+    return parts[parts.length - 1] || String(p);
+  }
+  function hue(name) {
+    var x = 0;
+    for (var i = 0; i < name.length; i++) x = (x * 31 + name.charCodeAt(i)) >>> 0;
+    return x % 360;
+  }
+
+  /* ---------- tooltip ---------- */
+  var tip = document.getElementById("tooltip");
+  function showTip(ev, lines) {
+    clear(tip);
+    lines.forEach(function (ln, i) {
+      add(tip, [h(i === 0 ? "strong" : "div", {}, [ln])]);
+    });
+    tip.hidden = false;
+    var x = ev.clientX + 14, y = ev.clientY + 14;
+    var r = tip.getBoundingClientRect();
+    if (x + r.width > window.innerWidth - 8) x = Math.max(8, ev.clientX - r.width - 14);
+    if (y + r.height > window.innerHeight - 8) y = Math.max(8, ev.clientY - r.height - 14);
+    tip.style.left = x + "px";
+    tip.style.top = y + "px";
+  }
+  function hideTip() {
+    tip.hidden = true;
+  }
+
+  /* ---------- charts ---------- */
+  function niceMax(v) {
+    if (!(v > 0)) return 1;
+    var p = Math.pow(10, Math.floor(Math.log10(v)));
+    var steps = [1, 2, 2.5, 5, 10];
+    for (var i = 0; i < steps.length; i++) if (steps[i] * p >= v) return steps[i] * p;
+    return 10 * p;
+  }
+  function axis(g, x0, x1, y, max, fmt, height) {
+    for (var i = 0; i <= 5; i++) {
+      var v = (max * i) / 5, x = x0 + ((x1 - x0) * i) / 5;
+      add(g, [
+        s("line", { x1: x, x2: x, y1: 0, y2: y, class: "grid" }),
+        s("text", { x: x, y: y + 14, "text-anchor": "middle", class: "tick" }, [fmt(v)]),
+      ]);
+    }
+    return height;
+  }
+  /* rows: [{label, value, err, note}] → horizontal bars with error bars (value ± err) */
+  function barChart(rows, fmt, opts) {
+    opts = opts || {};
+    var W = 900, labelW = opts.labelW || 200, valueW = 190, rowH = 24, top = 6;
+    var x0 = labelW, x1 = W - valueW;
+    var max = 0;
+    rows.forEach(function (r) {
+      max = Math.max(max, (num(r.value) ? r.value : 0) + (num(r.err) ? r.err : 0));
+    });
+    max = niceMax(max);
+    var H = top + rows.length * rowH + 22;
+    var svg = s("svg", { viewBox: "0 0 " + W + " " + H, class: "chart bars", role: "img", "aria-label": opts.title || "bar chart" });
+    var g = s("g", {});
+    axis(g, x0, x1, top + rows.length * rowH, max, fmt, H);
+    rows.forEach(function (r, i) {
+      var y = top + i * rowH, mid = y + rowH / 2;
+      var w = num(r.value) ? ((x1 - x0) * r.value) / max : 0;
+      var label = s("text", { x: labelW - 8, y: mid + 4, "text-anchor": "end", class: "label" }, [short(r.label, 30)]);
+      add(label, [s("title", {}, [String(r.label)])]);
+      add(g, [label, s("rect", { x: x0, y: y + 4, width: Math.max(0, w), height: rowH - 8, class: "bar", fill: r.color || null })]);
+      if (num(r.err) && r.err > 0 && num(r.value)) {
+        var ea = x0 + ((x1 - x0) * Math.max(0, r.value - r.err)) / max;
+        var eb = x0 + ((x1 - x0) * (r.value + r.err)) / max;
+        add(g, [
+          s("line", { x1: ea, x2: eb, y1: mid, y2: mid, class: "err" }),
+          s("line", { x1: ea, x2: ea, y1: mid - 6, y2: mid + 6, class: "err" }),
+          s("line", { x1: eb, x2: eb, y1: mid - 6, y2: mid + 6, class: "err" }),
+        ]);
+      }
+      var txt = num(r.value) ? fmt(r.value) : "n/a";
+      if (num(r.err)) txt += " \u00b1 " + fmt(r.err);
+      if (r.note) txt += "  " + r.note;
+      add(g, [s("text", { x: x1 + 8, y: mid + 4, class: "value" }, [txt])]);
+    });
+    return add(svg, [g]);
+  }
+  /* rows: [{label, values, median}] → every run as a dot, min–max whisker, median tick */
+  function stripPlot(rows, fmt) {
+    var W = 900, labelW = 200, rowH = 30, top = 6, x0 = labelW, x1 = W - 40;
+    var max = 0;
+    rows.forEach(function (r) {
+      r.values.forEach(function (v) {
+        if (num(v)) max = Math.max(max, v);
+      });
+    });
+    max = niceMax(max);
+    var H = top + rows.length * rowH + 22;
+    var svg = s("svg", { viewBox: "0 0 " + W + " " + H, class: "chart strip", role: "img", "aria-label": "distribution of runs" });
+    var g = s("g", {});
+    axis(g, x0, x1, top + rows.length * rowH, max, fmt, H);
+    function X(v) {
+      return x0 + ((x1 - x0) * v) / max;
+    }
+    rows.forEach(function (r, i) {
+      var mid = top + i * rowH + rowH / 2;
+      var vals = r.values.filter(num);
+      var label = s("text", { x: labelW - 8, y: mid + 4, "text-anchor": "end", class: "label" }, [short(r.label, 30)]);
+      add(g, [label]);
+      if (!vals.length) return;
+      var lo = Math.min.apply(null, vals), hi = Math.max.apply(null, vals);
+      add(g, [s("line", { x1: X(lo), x2: X(hi), y1: mid, y2: mid, class: "whisker" })]);
+      vals.forEach(function (v, j) {
+        var c = s("circle", { cx: X(v), cy: mid + (((j * 7) % 11) - 5) * 1.1, r: 3.2, class: "run" });
+        add(c, [s("title", {}, ["run " + (j + 1) + ": " + fmt(v)])]);
+        add(g, [c]);
+      });
+      if (num(r.median)) add(g, [s("line", { x1: X(r.median), x2: X(r.median), y1: mid - 10, y2: mid + 10, class: "median" })]);
+    });
+    return add(svg, [g]);
+  }
+
+  /* ---------- sortable table ---------- */
+  /* columns: [{key, label, fmt(v,row)→string|Node, num, get(row)}]; opts: {sort, desc, limit, filter, id} */
+  function dataTable(columns, rows, opts) {
+    opts = opts || {};
+    var state = { sort: opts.sort || null, desc: opts.desc !== false, limit: opts.limit || 0, filter: "" };
+    var wrap = h("div", { class: "table-wrap" });
+    var controls = h("div", { class: "controls" });
+    var table = h("table", { class: "data", id: opts.id || null });
+    var thead = h("thead"), tbody = h("tbody"), trh = h("tr");
+    var count = h("span", { class: "count" });
+    function get(c, row) {
+      return c.get ? c.get(row) : row[c.key];
+    }
+    columns.forEach(function (c) {
+      var btn = h("button", { type: "button", class: "sort", "data-key": c.key, text: c.label });
+      var th = h("th", { class: c.num ? "num" : null, scope: "col", "aria-sort": "none", title: c.title || null }, [btn]);
+      btn.addEventListener("click", function () {
+        if (state.sort === c.key) state.desc = !state.desc;
+        else {
+          state.sort = c.key;
+          state.desc = !!c.num;
+        }
+        draw();
+      });
+      add(trh, [th]);
+    });
+    add(thead, [trh]);
+    add(table, [thead, tbody]);
+    if (opts.filter) {
+      add(controls, [
+        h("input", {
+          type: "search",
+          placeholder: "filter by name",
+          "aria-label": "filter by name",
+          oninput: function (ev) {
+            state.filter = ev.target.value;
+            draw();
+          },
+        }),
+      ]);
+    }
+    if (opts.limit && rows.length > opts.limit) {
+      var sel = h("select", { "aria-label": "rows shown", onchange: function (ev) {
+        state.limit = Number(ev.target.value);
+        draw();
+      } });
+      [opts.limit, opts.limit * 4, 0].forEach(function (n) {
+        if (n && n >= rows.length) return;
+        add(sel, [h("option", { value: n, text: n ? "top " + n : "all " + rows.length })]);
+      });
+      add(controls, [h("label", {}, ["show ", sel])]);
+    }
+    add(controls, [count]);
+    function draw() {
+      var col = columns.filter(function (c) {
+        return c.key === state.sort;
+      })[0];
+      var list = rows.slice();
+      if (state.filter) {
+        var f = state.filter.toLowerCase();
+        list = list.filter(function (r) {
+          return String(r.name || r.path || r.variant || "").toLowerCase().indexOf(f) >= 0;
+        });
+      }
+      if (col) {
+        list.sort(function (a, b) {
+          var va = get(col, a), vb = get(col, b);
+          var na = va === null || va === undefined, nb = vb === null || vb === undefined;
+          if (na || nb) return na === nb ? 0 : na ? 1 : -1;
+          var c = col.num ? va - vb : String(va).localeCompare(String(vb));
+          return state.desc ? -c : c;
+        });
+      }
+      var shown = state.limit ? list.slice(0, state.limit) : list;
+      clear(tbody);
+      shown.forEach(function (row) {
+        var tr = h("tr");
+        columns.forEach(function (c) {
+          var v = get(c, row);
+          var out = c.fmt ? c.fmt(v, row) : fmtByKey(c.key, v);
+          add(tr, [h("td", { class: c.num ? "num" : null }, [out])]);
+        });
+        add(tbody, [tr]);
+      });
+      Array.prototype.forEach.call(trh.children, function (th, i) {
+        th.setAttribute("aria-sort", columns[i].key === state.sort ? (state.desc ? "descending" : "ascending") : "none");
+      });
+      count.textContent = shown.length < list.length ? shown.length + " of " + list.length + " rows" : list.length + " rows";
+    }
+    draw();
+    return add(wrap, [controls, h("div", { class: "scroll" }, [table])]);
+  }
+
+  /* ---------- generic values (forward compatible: keys we do not know yet) ---------- */
+  function isRecord(v) {
+    return v && typeof v === "object" && !Array.isArray(v);
+  }
+  function histogram(key, v) {
+    var rows = [];
+    if (Array.isArray(v) && v.length && isRecord(v[0])) {
+      v.forEach(function (r) {
+        var countKey = ["count", "calls", "n", "reads"].filter(function (k) {
+          return num(r[k]);
+        })[0];
+        var labelKey = Object.keys(r).filter(function (k) {
+          return k !== countKey;
+        });
+        var label = labelKey.map(function (k) {
+          return fmtByKey(k, r[k]);
+        }).join("\u2013");
+        if (countKey) rows.push({ label: label || "?", value: r[countKey] });
+      });
+    } else if (isRecord(v)) {
+      Object.keys(v).forEach(function (k) {
+        if (num(v[k])) rows.push({ label: k, value: v[k] });
+      });
+    }
+    return rows.length ? barChart(rows, fmtCount, { title: key, labelW: 220 }) : null;
+  }
+  function generic(value, key, depth) {
+    depth = depth || 0;
+    if (value === null || value === undefined || typeof value !== "object") return h("span", { text: fmtByKey(key || "", value) });
+    if (Array.isArray(value)) {
+      if (!value.length) return h("span", { class: "muted", text: "none" });
+      if (value.every(isRecord)) {
+        var keys = [];
+        value.forEach(function (r) {
+          Object.keys(r).forEach(function (k) {
+            if (keys.indexOf(k) < 0) keys.push(k);
+          });
+        });
+        var cols = keys.map(function (k) {
+          var numeric = value.every(function (r) {
+            return r[k] === null || r[k] === undefined || typeof r[k] === "number";
+          });
+          return { key: k, label: k, num: numeric, fmt: function (v) {
+            return fmtByKey(k, v);
+          } };
+        });
+        return dataTable(cols, value, { limit: 25 });
+      }
+      return h("span", { text: value.slice(0, 60).map(function (v) {
+        return fmtByKey(key || "", v);
+      }).join(", ") + (value.length > 60 ? ", \u2026 (" + value.length + ")" : "") });
+    }
+    if (depth > 3) return h("code", { text: short(JSON.stringify(value), 400) });
+    var dl = h("dl", { class: "facts" });
+    Object.keys(value).forEach(function (k) {
+      var chart = /hist/i.test(k) ? histogram(k, value[k]) : null;
+      add(dl, [h("dt", { text: k }), h("dd", {}, [chart || generic(value[k], k, depth + 1)])]);
+    });
+    return dl;
+  }
+  function rest(doc, known) {
+    var extra = {};
+    Object.keys(doc).forEach(function (k) {
+      if (known.indexOf(k) < 0 && ["schema", "machine"].indexOf(k) < 0) extra[k] = doc[k];
+    });
+    if (!Object.keys(extra).length) return null;
+    return h("details", { class: "rest" }, [h("summary", { text: "Other fields" }), generic(extra, "", 0)]);
+  }
+  function notes(doc) {
+    var items = [];
+    (doc.warnings || []).forEach(function (w) {
+      items.push(h("li", { class: "warn", text: String(w) }));
+    });
+    (doc.notes || []).forEach(function (w) {
+      items.push(h("li", { class: "note", text: String(w) }));
+    });
+    return items.length ? h("ul", { class: "notes" }, items) : null;
+  }
+
+  /* ---------- page skeleton ---------- */
+  var main = document.getElementById("report");
+  var nav = h("nav", { class: "toc", "aria-label": "sections" });
+  var built = [];
+  function section(id, title, source) {
+    var sec = h("section", { id: id, class: "part" }, [h("h2", { text: title })]);
+    if (source) add(sec, [h("p", { class: "source", text: "from " + source })]);
+    add(nav, [h("a", { href: "#" + id, text: title })]);
+    built.push(id);
+    return sec;
+  }
+  function guarded(where, fn) {
+    try {
+      return fn();
+    } catch (err) {
+      return fail(where, err);
+    }
+  }
+  function kindOf(doc) {
+    var m = /^importprof\.([a-z_-]+)\/\d+$/.exec((doc && doc.schema) || "");
+    return m ? m[1] : "other";
+  }
+
+  /* ---------- start-up ---------- */
+  function startupPart(doc, source, n) {
+    var sec = section("startup" + (n || ""), "Start-up time by variant", source);
+    var results = doc.results || [];
+    var rel = {};
+    (doc.relative || []).forEach(function (r) {
+      rel[r.key] = r;
+    });
+    var targets = [];
+    results.forEach(function (r) {
+      if (r.target && targets.indexOf(r.target) < 0) targets.push(r.target);
+    });
+    add(sec, [
+      h("p", { class: "lead" }, [
+        "Wall time of each variant, mean \u00b1 standard deviation over " +
+          (results.length ? results[0].times.length : 0) + " runs (engine: " + (doc.engine || "?") +
+          "; reference: " + (doc.reference || "first") + "). Target: ",
+        h("code", { class: "target", text: targets.join(", ") || "?" }),
+      ]),
+    ]);
+    add(sec, [
+      barChart(results.map(function (r) {
+        var x = rel[r.key];
+        return { label: r.key || r.variant || r.command, value: r.mean, err: r.stddev, note: x ? "\u00d7" + x.ratio.toFixed(2) : "" };
+      }), fmtS, { title: "mean start-up time per variant" }),
+      h("h3", { text: "Distribution of runs" }),
+      h("p", { class: "muted", text: "Each dot is one run; the line spans min to max; the tall tick is the median." }),
+      stripPlot(results.map(function (r) {
+        return { label: r.key || r.variant, values: r.times || [], median: r.median };
+      }), fmtS),
+      dataTable([
+        { key: "key", label: "variant", get: function (r) {
+          return r.key || r.variant;
+        } },
+        { key: "command", label: "command", fmt: function (v) {
+          return h("code", { text: v });
+        } },
+        { key: "mean", label: "mean", num: true },
+        { key: "stddev", label: "\u03c3", num: true },
+        { key: "median", label: "median", num: true },
+        { key: "min", label: "min", num: true },
+        { key: "max", label: "max", num: true },
+        { key: "user", label: "user", num: true },
+        { key: "system", label: "system", num: true },
+        { key: "peak_rss_bytes", label: "peak RSS", num: true, get: function (r) {
+          return r.memory_usage_byte && r.memory_usage_byte.length ? Math.max.apply(null, r.memory_usage_byte) : null;
+        } },
+        { key: "runs", label: "runs", num: true, get: function (r) {
+          return (r.times || []).length;
+        } },
+        { key: "ratio", label: "ratio", num: true, get: function (r) {
+          return rel[r.key] ? rel[r.key].ratio : null;
+        }, fmt: function (v, r) {
+          var x = rel[r.key];
+          return x ? "\u00d7" + x.ratio.toFixed(2) + (num(x.ratio_stddev) ? " \u00b1 " + x.ratio_stddev.toFixed(2) : "") : "\u2014";
+        } },
+      ], results, { id: "startup-table" }),
+    ]);
+    if ((doc.import_costs || []).length) {
+      add(sec, [
+        h("h3", { text: "Cost of each import (-c \"import X\" minus -c pass)" }),
+        barChart(doc.import_costs.map(function (c) {
+          return { label: c.module + " (" + c.variant + ")", value: c.mean, err: c.stddev };
+        }), fmtS),
+      ]);
+    }
+    add(sec, [notes(doc), rest(doc, ["engine", "reference", "results", "relative", "import_costs", "warnings", "notes", "interrupted", "metric"])]);
+    return sec;
+  }
+
+  /* ---------- import tree ---------- */
+  var PHASES = ["find_us", "read_us", "unmarshal_us", "exec_us"];
+  function buildTree(mods) {
+    var nodes = mods.map(function (m, i) {
+      return { m: m, i: i, name: String(m.name), cum: num(m.cumulative_us) ? m.cumulative_us : 0, kids: [], parent: null, proc: m.process || 0 };
+    });
+    var byKey = {};
+    nodes.forEach(function (n) {
+      var k = n.proc + "\u0000" + n.name;
+      if (!(k in byKey)) byKey[k] = n;
+    });
+    var procs = [];
+    nodes.forEach(function (n) {
+      if (procs.indexOf(n.proc) < 0) procs.push(n.proc);
+      var p = n.m.parent === null || n.m.parent === undefined ? null : byKey[n.proc + "\u0000" + n.m.parent];
+      var depthOk = p && (!num(n.m.depth) || !num(p.m.depth) || p.m.depth < n.m.depth);
+      if (p && p !== n && depthOk) n.parent = p;
+    });
+    // break any cycle a malformed document could hold
+    nodes.forEach(function (n) {
+      var seen = 0;
+      for (var a = n.parent; a; a = a.parent) {
+        if (a === n || ++seen > nodes.length) {
+          n.parent = null;
+          break;
+        }
+      }
+    });
+    var top = { name: "all imports", cum: 0, kids: [], parent: null, synthetic: true };
+    var procNodes = {};
+    procs.sort(function (a, b) {
+      return a - b;
+    });
+    procs.forEach(function (p) {
+      procNodes[p] = procs.length > 1 ? { name: "process " + p, cum: 0, kids: [], parent: top, synthetic: true } : top;
+      if (procs.length > 1) top.kids.push(procNodes[p]);
+    });
+    nodes.forEach(function (n) {
+      if (n.parent) n.parent.kids.push(n);
+      else {
+        n.parent = procNodes[n.proc];
+        n.parent.kids.push(n);
+        n.parent.cum += n.cum;
+      }
+    });
+    if (procs.length > 1) procs.forEach(function (p) {
+      top.cum += procNodes[p].cum;
+    });
+    return top;
+  }
+  function icicle(top, doc) {
+    var W = 1000, ROW = 20, MINW = 0.4;
+    var hasPhases = (doc.modules || []).some(function (m) {
+      return PHASES.some(function (k) {
+        return num(m[k]);
+      });
+    });
+    var total = top.cum || 1;
+    var box = h("div", { class: "icicle" });
+    var crumbs = h("div", { class: "crumbs", "aria-label": "zoom path" });
+    var svg = s("svg", { class: "chart icicle-svg", role: "img", "aria-label": "import tree icicle" });
+    var drawn = [];
+    var focus = top;
+    function lines(n) {
+      var out = [n.name];
+      out.push("cumulative " + fmtUs(n.cum) + " (" + fmtPct(n.cum / total) + " of all imports)");
+      if (n.m) {
+        out.push("self " + fmtUs(n.m.self_us));
+        if (hasPhases) {
+          out.push(PHASES.map(function (k) {
+            return k.replace("_us", "") + " " + fmtUs(n.m[k]);
+          }).join(" \u00b7 "));
+          if (n.m.compiled) out.push("compiled from source (no valid .pyc)");
+        }
+        if (num(n.m.runs_seen) && num(doc.runs) && n.m.runs_seen < doc.runs) out.push("seen in " + n.m.runs_seen + " of " + doc.runs + " runs");
+        if (n.parent && n.parent.m) out.push("imported by " + n.parent.name);
+      }
+      if (n.kids.length) out.push(n.kids.length + " direct import" + (n.kids.length > 1 ? "s" : "") + "; click to zoom");
+      return out;
+    }
+    function zoom(n) {
+      focus = n;
+      hideTip();
+      render();
+    }
+    function render() {
+      clear(svg);
+      clear(crumbs);
+      drawn = [];
+      var path = [];
+      for (var a = focus; a; a = a.parent) path.unshift(a);
+      path.forEach(function (n, i) {
+        if (i) add(crumbs, [h("span", { class: "sep", text: " \u203a " })]);
+        add(crumbs, [h("button", { type: "button", class: n === focus ? "crumb current" : "crumb", text: short(n.name, 40), onclick: function () {
+          zoom(n);
+        } })]);
+      });
+      var maxRow = 0;
+      var g = s("g", {});
+      function draw(n, x, w, row) {
+        if (w < MINW) return;
+        maxRow = Math.max(maxRow, row);
+        var idx = drawn.push(n) - 1;
+        var color = n.synthetic ? "#c8ccd2" : "hsl(" + hue(n.name.split(".")[0]) + ",58%," + (n.m && n.m.compiled ? "62%" : "74%") + ")";
+        add(g, [s("rect", { x: x, y: row * ROW, width: Math.max(w - 0.5, 0.3), height: ROW - 1, fill: color, "data-i": idx, class: n === focus ? "node focus" : "node" })]);
+        if (w > 34) {
+          add(g, [s("text", { x: x + 4, y: row * ROW + 14, class: "node-label" }, [short(n.name, Math.floor((w - 8) / 6.4))])]);
+        }
+        var sum = 0;
+        n.kids.forEach(function (k) {
+          sum += k.cum;
+        });
+        var scale = w / Math.max(n.cum, sum, 1e-9);
+        var cx = x;
+        n.kids.forEach(function (k) {
+          var kw = k.cum * scale;
+          draw(k, cx, kw, row + 1);
+          cx += kw;
+        });
+      }
+      draw(focus, 0, W, 0);
+      var H = (maxRow + 1) * ROW;
+      svg.setAttribute("viewBox", "0 0 " + W + " " + H);
+      svg.setAttribute("data-focus", focus.name);
+      add(svg, [g]);
+    }
+    function nodeOf(ev) {
+      var i = ev.target && ev.target.getAttribute ? ev.target.getAttribute("data-i") : null;
+      return i === null ? null : drawn[Number(i)];
+    }
+    svg.addEventListener("mousemove", function (ev) {
+      var n = nodeOf(ev);
+      if (n) showTip(ev, lines(n));
+      else hideTip();
+    });
+    svg.addEventListener("mouseleave", hideTip);
+    svg.addEventListener("click", function (ev) {
+      var n = nodeOf(ev);
+      if (!n) return;
+      zoom(n === focus && n.parent ? n.parent : n);
+    });
+    render();
+    var legend = h("p", { class: "muted" }, [
+      "Width is cumulative import time; colour is the top-level package" +
+        (hasPhases ? " (darker: compiled from source)" : "") +
+        ". Hover for self, cumulative" + (hasPhases ? " and phases (find, read, unmarshal, exec)" : "") +
+        "; click a module to zoom in, click the top bar or the path above to zoom out.",
+    ]);
+    return add(box, [legend, crumbs, svg]);
+  }
+  function importsPart(doc, source, n) {
+    var sec = section("imports" + (n || ""), "Import tree", source);
+    var mods = doc.modules || [];
+    var top = buildTree(mods);
+    var hasPhases = mods.some(function (m) {
+      return PHASES.some(function (k) {
+        return num(m[k]);
+      });
+    });
+    add(sec, [
+      h("p", { class: "lead" }, [
+        fmtCount(mods.length) + " modules, " + fmtUs(top.cum) + " of imports in total (median of " + (doc.runs || "?") +
+          " run" + (doc.runs === 1 ? "" : "s") + ")" + (doc.python ? " \u2014 " : ""),
+        doc.python ? h("code", { text: doc.python }) : null,
+        doc.python_version ? " (Python " + doc.python_version + ")" : "",
+        hasPhases ? "; phases measured by importprof's bootstrap." : "",
+      ]),
+      mods.length ? icicle(top, doc) : h("p", { class: "muted", text: "No import rows." }),
+      h("h3", { text: "Top modules" }),
+    ]);
+    var cols = [
+      { key: "name", label: "module", fmt: function (v) {
+        return h("code", { text: v });
+      } },
+      { key: "self_us", label: "self", num: true },
+      { key: "cumulative_us", label: "cumulative", num: true },
+      { key: "share", label: "% of total", num: true, get: function (m) {
+        return num(m.cumulative_us) && top.cum ? m.cumulative_us / top.cum : null;
+      }, fmt: fmtPct },
+    ];
+    if (hasPhases) {
+      PHASES.forEach(function (k) {
+        cols.push({ key: k, label: k.replace("_us", ""), num: true });
+      });
+      cols.push({ key: "compiled", label: "compiled" });
+    }
+    cols.push({ key: "parent", label: "imported by", fmt: function (v) {
+      return v === null || v === undefined ? "\u2014" : h("code", { text: v });
+    } });
+    if (mods.some(function (m) {
+      return num(m.runs_seen) && num(doc.runs) && m.runs_seen < doc.runs;
+    })) cols.push({ key: "runs_seen", label: "runs seen", num: true });
+    if (mods.some(function (m) {
+      return m.process;
+    })) cols.push({ key: "process", label: "process", num: true });
+    add(sec, [dataTable(cols, mods, { id: "imports-table", sort: "cumulative_us", limit: 25, filter: true })]);
+    if ((doc.cached || []).length) {
+      add(sec, [h("p", { class: "muted", text: doc.cached.length + " modules were already imported (Python 3.14 \u201ccached\u201d rows): " + doc.cached.slice(0, 30).map(function (c) {
+        return c.name;
+      }).join(", ") })]);
+    }
+    add(sec, [notes(doc), rest(doc, ["python", "python_version", "runs", "modules", "cached", "warnings", "notes"])]);
+    return sec;
+  }
+
+  /* ---------- syscalls ---------- */
+  function syscallBlock(v) {
+    var out = [];
+    var sc = v.syscalls || [];
+    if (sc.length) {
+      var topSc = sc.slice().sort(function (a, b) {
+        return (b.count || 0) - (a.count || 0);
+      }).slice(0, 15);
+      out.push(h("h3", { text: "System calls" }));
+      out.push(barChart(topSc.map(function (r) {
+        return { label: r.name, value: r.count, note: r.errors ? "(" + fmtCount(r.errors) + " failed)" : "" };
+      }), fmtCount, { title: "syscalls by count" }));
+      out.push(dataTable([
+        { key: "name", label: "syscall" },
+        { key: "count", label: "count", num: true },
+        { key: "errors", label: "errors", num: true },
+        { key: "seconds", label: "time", num: true },
+      ], sc, { sort: "count", limit: 15 }));
+    }
+    var mods = v.modules || [];
+    if (mods.length) {
+      out.push(h("h3", { text: "Syscalls attributed to the module being imported" }));
+      var topM = mods.slice().sort(function (a, b) {
+        return (b.syscalls || 0) - (a.syscalls || 0);
+      }).slice(0, 15);
+      out.push(barChart(topM.map(function (r) {
+        return { label: r.name, value: r.syscalls, note: r.failed ? "(" + fmtCount(r.failed) + " failed lookups)" : "" };
+      }), fmtCount, { title: "syscalls per module" }));
+      out.push(dataTable([
+        { key: "name", label: "module", fmt: function (x) {
+          return h("code", { text: x });
+        } },
+        { key: "syscalls", label: "syscalls", num: true },
+        { key: "failed", label: "failed lookups", num: true },
+        { key: "opened", label: "files opened", num: true },
+        { key: "bytes_read", label: "bytes read", num: true },
+        { key: "seconds", label: "time in syscalls", num: true },
+      ], mods, { id: "trace-modules-table", sort: "syscalls", limit: 25, filter: true }));
+    }
+    if (v.filesystem) {
+      out.push(h("h3", { text: "File-system view" }));
+      out.push(generic(v.filesystem, "filesystem", 0));
+    }
+    if (v.processes && (!Array.isArray(v.processes) || v.processes.length > 1)) {
+      out.push(h("h3", { text: "Processes" }));
+      out.push(generic(v.processes, "processes", 0));
+    }
+    return out;
+  }
+  function tracePart(doc, source, n) {
+    var sec = section("trace" + (n || ""), "Syscalls", source);
+    add(sec, [h("p", { class: "lead", text: "What start-up asks the kernel for, traced with strace -f; each import's syscalls are charged to the innermost module being imported." })]);
+    if (Array.isArray(doc.variants) && doc.variants.length) {
+      var names = [];
+      doc.variants.forEach(function (v) {
+        (v.syscalls || []).forEach(function (r) {
+          if (names.indexOf(r.name) < 0) names.push(r.name);
+        });
+      });
+      var rows = names.map(function (nm) {
+        var row = { name: nm };
+        doc.variants.forEach(function (v, i) {
+          var r = (v.syscalls || []).filter(function (x) {
+            return x.name === nm;
+          })[0];
+          row["v" + i] = r ? r.count : null;
+        });
+        return row;
+      });
+      var cols = [{ key: "name", label: "syscall" }].concat(doc.variants.map(function (v, i) {
+        return { key: "v" + i, label: String(v.variant), num: true, fmt: function (x) {
+          return fmtCount(x);
+        } };
+      }));
+      add(sec, [h("h3", { text: "Variants side by side (counts)" }), dataTable(cols, rows, { sort: "v0", limit: 20 })]);
+      doc.variants.forEach(function (v) {
+        add(sec, [h("details", { class: "variant" }, [h("summary", { text: "Variant " + v.variant })].concat(syscallBlock(v)))]);
+      });
+    } else {
+      add(sec, syscallBlock(doc));
+    }
+    add(sec, [notes(doc), rest(doc, ["syscalls", "modules", "filesystem", "processes", "variants", "warnings", "notes"])]);
+    return sec;
+  }
+
+  /* ---------- site / .pth ---------- */
+  function sitePart(doc, source, n) {
+    var sec = section("site" + (n || ""), "site and .pth files", source);
+    var pth = doc.pth || [];
+    add(sec, [h("p", { class: "lead", text: "What the site module costs at every start-up: each .pth file it processed, sitecustomize and usercustomize." })]);
+    if (pth.length) {
+      add(sec, [barChart(pth.map(function (p) {
+        return { label: basename(p.path), value: p.seconds };
+      }), fmtS, { title: ".pth files by time" })]);
+      add(sec, [dataTable([
+        { key: "path", label: ".pth file", fmt: function (v) {
+          return h("code", { text: v });
+        } },
+        { key: "seconds", label: "time", num: true },
+        { key: "lines", label: "lines that execute code", get: function (p) {
+          return (p.lines || []).length;
+        }, fmt: function (v, p) {
+          var ls = p.lines || [];
+          if (!ls.length) return "none";
+          return h("details", {}, [h("summary", { text: ls.length + " line" + (ls.length > 1 ? "s" : "") })].concat(ls.map(function (l) {
+            return h("pre", { text: typeof l === "object" ? JSON.stringify(l) : String(l) });
+          })));
+        } },
+        { key: "modules", label: "modules imported", fmt: function (v) {
+          return (v || []).length ? (v || []).join(", ") : "none";
+        } },
+      ], pth, { id: "site-pth-table", sort: "seconds" })]);
+    } else {
+      add(sec, [h("p", { class: "muted", text: "No .pth file executed code." })]);
+    }
+    var facts = h("dl", { class: "facts" });
+    ["sitecustomize", "usercustomize"].forEach(function (k) {
+      var v = doc[k];
+      var dd = h("dd");
+      if (v) add(dd, [h("code", { text: v.path }), " \u2014 " + fmtS(v.seconds)]);
+      else add(dd, [h("span", { class: "muted", text: "none" })]);
+      add(facts, [h("dt", { text: k }), dd]);
+    });
+    add(facts, [h("dt", { text: "user site" }), h("dd", {}, [generic(doc.user_site, "user_site", 1)])]);
+    add(facts, [h("dt", { text: "sys.path entries added" }), h("dd", {}, [generic(doc.sys_path_added, "sys_path_added", 1)])]);
+    add(sec, [facts, notes(doc), rest(doc, ["pth", "sitecustomize", "usercustomize", "user_site", "sys_path_added", "warnings", "notes"])]);
+    return sec;
+  }
+
+  /* ---------- oxidized variants ---------- */
+  function comparePart(doc, source, n) {
+    var sec = section("compare" + (n || ""), "Variant comparison (traditional / no-site / oxidized / filesystem / in-memory)", source);
+    var results = doc.results || [];
+    function cpu(r) {
+      return num(r.user) && num(r.system) ? r.user + r.system : null;
+    }
+    var byName = {};
+    results.forEach(function (r) {
+      byName[r.variant] = r;
+    });
+    var trad = byName.traditional ? cpu(byName.traditional) : null;
+    var nosite = byName["no-site"] ? byName["no-site"].mean : null;
+    var sys = {};
+    var raw = doc.syscalls;
+    if (Array.isArray(raw)) raw.forEach(function (x) {
+      var k = x.variant || x.name;
+      sys[k] = num(x.count) ? x.count : num(x.syscalls) ? x.syscalls : num(x.total) ? x.total : null;
+    });
+    else if (isRecord(raw)) Object.keys(raw).forEach(function (k) {
+      sys[k] = num(raw[k]) ? raw[k] : isRecord(raw[k]) ? raw[k].total || raw[k].count || raw[k].syscalls || null : null;
+    });
+    add(sec, [
+      h("p", { class: "lead", text: "CPU time (user + system) per launch, as PyOxidizer's performance page reports it, then wall time with its spread." }),
+      barChart(results.map(function (r) {
+        return { label: r.variant || r.command, value: cpu(r), note: trad && cpu(r) !== null ? fmtPct(cpu(r) / trad) + " of traditional" : "" };
+      }), fmtS, { title: "CPU time per variant" }),
+      h("h3", { text: "Wall time" }),
+      barChart(results.map(function (r) {
+        return { label: r.variant || r.command, value: r.mean, err: r.stddev, note: nosite ? "\u00d7" + (r.mean / nosite).toFixed(2) + " vs no-site" : "" };
+      }), fmtS, { title: "wall time per variant" }),
+      stripPlot(results.map(function (r) {
+        return { label: r.variant || r.command, values: r.times || [], median: r.median };
+      }), fmtS),
+      dataTable([
+        { key: "variant", label: "variant" },
+        { key: "cpu", label: "CPU (user+sys)", num: true, get: cpu, fmt: fmtS },
+        { key: "delta", label: "\u0394 vs traditional", num: true, get: function (r) {
+          return trad !== null && cpu(r) !== null ? cpu(r) - trad : null;
+        }, fmt: function (v) {
+          return num(v) ? (v > 0 ? "+" : "") + fmtS(v) : "\u2014";
+        } },
+        { key: "pct", label: "% of traditional", num: true, get: function (r) {
+          return trad && cpu(r) !== null ? cpu(r) / trad : null;
+        }, fmt: fmtPct },
+        { key: "nosite", label: "wall vs no-site", num: true, get: function (r) {
+          return nosite ? r.mean / nosite : null;
+        }, fmt: function (v) {
+          return num(v) ? "\u00d7" + v.toFixed(2) : "\u2014";
+        } },
+        { key: "mean", label: "wall mean", num: true },
+        { key: "stddev", label: "\u03c3", num: true },
+        { key: "rss", label: "peak RSS", num: true, get: function (r) {
+          return r.memory_usage_byte && r.memory_usage_byte.length ? Math.max.apply(null, r.memory_usage_byte) : null;
+        }, fmt: fmtBytes },
+        { key: "syscalls", label: "syscalls", num: true, get: function (r) {
+          return sys[r.variant] === undefined ? null : sys[r.variant];
+        }, fmt: fmtCount },
+      ], results, { id: "compare-table" }),
+    ]);
+    add(sec, [notes(doc), rest(doc, ["results", "syscalls", "warnings", "notes"])]);
+    return sec;
+  }
+
+  function otherPart(doc, source, n) {
+    var sec = section("doc" + n, "Document " + (doc.schema || "(no schema)"), source);
+    add(sec, [generic(doc, "", 0)]);
+    return sec;
+  }
+
+  /* ---------- facts ---------- */
+  function factsPart(bundle, entries) {
+    var sec = section("facts", "Machine and interpreter", null);
+    var machines = [];
+    if (bundle.machine && Object.keys(bundle.machine).length) machines.push({ source: "this run", m: bundle.machine });
+    entries.forEach(function (e) {
+      var m = e.doc && e.doc.machine;
+      if (!m || !Object.keys(m).length) return;
+      var same = machines.some(function (x) {
+        return x.m.hostname === m.hostname && x.m.cpu_model === m.cpu_model && x.m.release === m.release;
+      });
+      if (!same) machines.push({ source: e.source, m: m });
+    });
+    machines.forEach(function (x) {
+      add(sec, [h("h3", { text: "Machine" + (machines.length > 1 ? " (" + x.source + ")" : "") }), generic(x.m, "machine", 1)]);
+    });
+    var interps = [];
+    function seen(path, version, where) {
+      if (!path && !version) return;
+      var k = path + "|" + version;
+      if (interps.some(function (i) {
+        return i.k === k;
+      })) return;
+      interps.push({ k: k, path: path, version: version, where: where });
+    }
+    if (bundle.interpreter) seen(bundle.interpreter.path, bundle.interpreter.version, "measured");
+    entries.forEach(function (e) {
+      var d = e.doc || {};
+      (d.results || []).forEach(function (r) {
+        seen(r.python, r.python_version, kindOf(d));
+      });
+      if (d.python || d.python_version) seen(d.python, d.python_version, kindOf(d));
+    });
+    add(sec, [h("h3", { text: "Interpreters" })]);
+    if (bundle.interpreter) add(sec, [generic(bundle.interpreter, "interpreter", 1)]);
+    add(sec, [dataTable([
+      { key: "path", label: "path", fmt: function (v) {
+        return v ? h("code", { text: v }) : "\u2014";
+      } },
+      { key: "version", label: "version" },
+      { key: "where", label: "seen in" },
+    ], interps, {})]);
+    return sec;
+  }
+
+  /* ---------- the page ---------- */
+  function build() {
+    var bundle = JSON.parse(document.getElementById("importprof-data").textContent);
+    var entries = (bundle.documents || []).filter(function (e) {
+      return e && isRecord(e.doc);
+    });
+    var header = h("header", {}, [h("h1", { text: bundle.title || "importprof report" })]);
+    var meta = h("p", { class: "meta" });
+    if (bundle.target) add(meta, ["Target: ", h("code", { class: "target", text: bundle.target }), " \u00b7 "]);
+    add(meta, ["Generated " + (bundle.generated_at || "?") + " by importprof " + ((bundle.machine || {}).importprof_version || bundle.importprof_version || "")]);
+    add(header, [meta]);
+    if (bundle.sources && bundle.sources.length) {
+      add(header, [h("p", { class: "meta" }, ["From: "].concat(bundle.sources.map(function (p, i) {
+        return h("code", { text: (i ? ", " : "") + p });
+      })))]);
+    }
+    add(main, [header, nav]);
+    var missing = bundle.skipped || [];
+    if (missing.length) {
+      add(main, [h("aside", { class: "skipped", id: "skipped" }, [h("strong", { text: "Not in this report" }), h("ul", {}, missing.map(function (m) {
+        return h("li", {}, [h("b", { text: m.part }), ": " + m.reason]);
+      }))])]);
+    }
+    var order = ["startup", "imports", "trace", "site", "compare", "other"];
+    var parts = { startup: startupPart, imports: importsPart, trace: tracePart, site: sitePart, compare: comparePart, other: otherPart };
+    var counters = {};
+    order.forEach(function (kind) {
+      entries.forEach(function (e, i) {
+        var k = parts[kindOf(e.doc)] ? kindOf(e.doc) : "other";
+        if (k !== kind) return;
+        counters[k] = (counters[k] || 0) + 1;
+        var suffix = k === "other" ? i : counters[k] > 1 ? "-" + counters[k] : "";
+        add(main, [guarded(k, function () {
+          return parts[k](e.doc, e.source, suffix);
+        })]);
+      });
+    });
+    if (!entries.length) add(main, [h("p", { class: "muted", text: "No documents in this report." })]);
+    add(main, [guarded("facts", function () {
+      return factsPart(bundle, entries);
+    })]);
+  }
+
+  try {
+    build();
+  } catch (err) {
+    add(main, [fail("page", err)]);
+  }
+  ROOT.setAttribute("data-sections", built.join(" "));
+  ROOT.setAttribute("data-rendered", errors.length ? "errors" : "ok");
+})();

@@ -1,0 +1,264 @@
+"""`importprof report`: gather the documents one page shows (the only place chaining the
+other workflows for it) into a page bundle, `importprof.report/1`.
+
+Two ways in:
+  report_live(opts, progress=, warn=) -> PageReport   runs startup, imports (with phases when
+      available), trace (when strace is usable) and site through THEIR workflow functions;
+  report_from_files(paths) -> PageReport             saved JSON documents of any kind, told
+      apart by their `schema` key (an `importprof.report/1` bundle is unpacked).
+What could not be gathered is listed in `skipped` ({part, reason}) and shown on the page.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable, Sequence
+
+from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
+from profiler.model.target import Target
+
+REPORT_SCHEMA = "importprof.report/1"
+KNOWN_KINDS = ("startup", "imports", "trace", "site", "compare", "diff", "why", "report")
+PARTS = ("startup", "imports", "trace", "site")
+
+
+@dataclass(frozen=True)
+class PageReport:
+    """What the HTML page shows: documents in order, each with where it came from."""
+
+    SCHEMA = REPORT_SCHEMA
+
+    documents: tuple[tuple[str, dict], ...]  # (source label, JSON document)
+    machine: dict = field(default_factory=dict)
+    title: str = "importprof report"
+    target: str | None = None
+    interpreter: dict | None = None
+    sources: tuple[str, ...] = ()
+    skipped: tuple[dict, ...] = ()  # {"part": ..., "reason": ...}
+    generated_at: str = ""
+
+    def kinds(self) -> list[str]:
+        return [kind_of(doc) for _, doc in self.documents]
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": self.SCHEMA,
+            "machine": self.machine,
+            "title": self.title,
+            "generated_at": self.generated_at,
+            "target": self.target,
+            "interpreter": self.interpreter,
+            "sources": list(self.sources),
+            "skipped": [dict(s) for s in self.skipped],
+            "documents": [{"source": src, "doc": doc} for src, doc in self.documents],
+        }
+
+
+@dataclass
+class ReportOptions:
+    target: Target
+    python: str | None = None
+    variants: Sequence[str] = ()
+    flags: Sequence[str] = ()
+    runs: int | None = None  # start-up runs per variant (None: startup's adaptive default)
+    import_runs: int = 5
+    warmup: int = 1
+    skip: Sequence[str] = ()  # parts not to run: startup, imports, trace, site
+    include: Sequence[str] = ()  # saved documents added to the page (e.g. compare --export-json)
+    min_time_s: float = 1.0
+
+
+def kind_of(doc: dict) -> str:
+    schema = doc.get("schema") if isinstance(doc, dict) else None
+    if isinstance(schema, str) and schema.startswith("importprof.") and "/" in schema:
+        return schema[len("importprof.") :].split("/", 1)[0]
+    return "other"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+# ------------------------------------------------------------------ saved documents
+def load_documents(paths: Sequence[str]) -> list[tuple[str, dict]]:
+    """Each path → (label, document); a bundle contributes its documents. Bad input (missing,
+    not JSON, no importprof schema) is one BadInput naming the file."""
+    out: list[tuple[str, dict]] = []
+    for path in paths:
+        label = os.path.basename(path) or path
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+        except FileNotFoundError:
+            raise BadInput(f"cannot read {path}: no such file") from None
+        except IsADirectoryError:
+            raise BadInput(f"cannot read {path}: is a directory") from None
+        except OSError as exc:
+            raise BadInput(f"cannot read {path}: {exc.strerror}") from None
+        try:
+            doc = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise BadInput(f"{path}: not a JSON document (not UTF-8 text)") from None
+        except ValueError as exc:
+            raise BadInput(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+        if not isinstance(doc, dict):
+            raise BadInput(f"{path}: not an importprof document (a JSON object with a `schema` key)")
+        schema = doc.get("schema")
+        if not isinstance(schema, str) or not schema.startswith("importprof."):
+            if isinstance(doc.get("results"), list):  # a plain hyperfine --export-json file
+                out.append((label, {"schema": "importprof.startup/1", "machine": {}, "engine": "hyperfine", **doc}))
+                continue
+            raise BadInput(f"{path}: not an importprof document (schema={schema!r})")
+        kind = kind_of(doc)
+        if kind == "report":
+            for item in doc.get("documents") or []:
+                if isinstance(item, dict) and isinstance(item.get("doc"), dict):
+                    out.append((f"{label}: {item.get('source') or '?'}", item["doc"]))
+            continue
+        out.append((label, doc))
+    return out
+
+
+def report_from_files(paths: Sequence[str], title: str | None = None) -> PageReport:
+    if not paths:
+        raise UsageError("--from needs at least one JSON file")
+    docs = load_documents(paths)
+    targets = [d.get("target") for _, d in docs if isinstance(d.get("target"), str)]
+    if not targets:
+        for _, d in docs:
+            for r in d.get("results") or []:
+                if isinstance(r, dict) and isinstance(r.get("target"), str) and r["target"]:
+                    targets.append(r["target"])
+    return PageReport(
+        documents=tuple(docs),
+        machine={},
+        title=title or "importprof report",
+        target=targets[0] if targets else None,
+        sources=tuple(paths),
+        generated_at=_now(),
+    )
+
+
+# ------------------------------------------------------------------ live capture
+def _available(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _startup_doc(opts: ReportOptions, progress, warn) -> dict:
+    from profiler.workflows.startup import StartupOptions, startup
+
+    sopts = StartupOptions(
+        target=opts.target,
+        pythons=[opts.python],
+        variants=list(opts.variants),
+        flags=list(opts.flags),
+        runs=opts.runs,
+        warmup=opts.warmup,
+        min_time_s=opts.min_time_s,
+        read_machine=False,
+    )
+    return startup(sopts, progress=progress, warn=None).to_dict()
+
+
+def _imports_doc(opts: ReportOptions, progress, warn) -> dict:
+    import dataclasses
+
+    from profiler.workflows import imports as wf
+
+    fields = {f.name for f in dataclasses.fields(wf.ImportsOptions)}
+    kwargs = dict(target=opts.target, python=opts.python, runs=opts.import_runs, warmup=opts.warmup, read_machine=False)
+    if "phases" in fields:  # issue 6: find/read/unmarshal/exec per module
+        kwargs["phases"] = True
+    return wf.imports(wf.ImportsOptions(**kwargs), progress=progress, warn=warn).to_dict()
+
+
+def _trace_doc(opts: ReportOptions, progress, warn) -> dict:
+    import dataclasses
+
+    from profiler.workflows import trace as wf
+
+    fields = {f.name for f in dataclasses.fields(wf.TraceOptions)}
+    kwargs = dict(target=opts.target, python=opts.python)
+    if "read_machine" in fields:
+        kwargs["read_machine"] = False
+    return wf.trace(wf.TraceOptions(**kwargs), progress=progress, warn=warn).to_dict()
+
+
+def _site_doc(opts: ReportOptions, progress, warn) -> dict:
+    import dataclasses
+
+    from profiler.workflows import site as wf
+
+    fields = {f.name for f in dataclasses.fields(wf.SiteOptions)}
+    kwargs = dict(python=opts.python)
+    if "read_machine" in fields:
+        kwargs["read_machine"] = False
+    return wf.site(wf.SiteOptions(**kwargs), progress=progress, warn=warn).to_dict()
+
+
+_CAPTURE = {
+    "startup": ("profiler.workflows.startup", _startup_doc),
+    "imports": ("profiler.workflows.imports", _imports_doc),
+    "trace": ("profiler.workflows.trace", _trace_doc),
+    "site": ("profiler.workflows.site", _site_doc),
+}
+
+
+def report_live(
+    opts: ReportOptions,
+    progress: Callable[[int, int, str], None] | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> PageReport:
+    """Run every part through its own workflow. A part whose workflow is not installed, or
+    whose tool is missing or denied (strace), is skipped with the reason; a failing target
+    stops everything (exit 3), as each command would."""
+    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.machine import read_machine
+
+    unknown = [p for p in opts.skip if p not in PARTS]
+    if unknown:
+        raise UsageError(f"unknown part {unknown[0]!r} for --skip (choose from: {', '.join(PARTS)})")
+    included = load_documents(opts.include) if opts.include else []
+    interp = resolve_python(opts.python) if opts.target.is_python or opts.python else None
+    machine = read_machine()
+    docs: list[tuple[str, dict]] = []
+    skipped: list[dict] = []
+    for part in PARTS:
+        if part in opts.skip:
+            skipped.append({"part": part, "reason": f"skipped (--skip {part})"})
+            continue
+        module, capture = _CAPTURE[part]
+        if not _available(module):
+            skipped.append({"part": part, "reason": f"`importprof {part}` is not available in this installation"})
+            continue
+        try:
+            doc = capture(opts, progress, warn)
+        except (ToolMissing, ToolFailed) as exc:
+            if part == "startup":
+                raise
+            skipped.append({"part": part, "reason": exc.message})
+            if warn:
+                warn(f"report: {part} skipped: {exc.message}")
+            continue
+        doc = dict(doc)
+        if not doc.get("machine"):
+            doc["machine"] = machine
+        docs.append(("this run", doc))
+    docs.extend(included)
+    return PageReport(
+        documents=tuple(docs),
+        machine=machine,
+        title="importprof report",
+        target=opts.target.label(),
+        interpreter=interp.to_dict() if interp else None,
+        sources=tuple(opts.include),
+        skipped=tuple(skipped),
+        generated_at=_now(),
+    )
