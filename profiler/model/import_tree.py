@@ -316,3 +316,76 @@ class WhyReport:
             "target": self.target,
             "chains": [c.to_dict() for c in self.chains],
         }
+
+
+# ---------------------------------------------------------------------------- diff
+DIFF_SCHEMA = "importprof.diff/1"
+
+
+@dataclass(frozen=True)
+class ModuleChange:
+    """A module in both reports whose median self or cumulative changed. `significant` is
+    None when either report has fewer than 3 runs (no spread to judge by)."""
+
+    name: str
+    process: int
+    old_self_us: int
+    new_self_us: int
+    old_cumulative_us: int
+    new_cumulative_us: int
+    significant: bool | None = None
+
+    @property
+    def delta_self_us(self) -> int:
+        return self.new_self_us - self.old_self_us
+
+    @property
+    def delta_cumulative_us(self) -> int:
+        return self.new_cumulative_us - self.old_cumulative_us
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "process": self.process,
+            "old_self_us": self.old_self_us,
+            "new_self_us": self.new_self_us,
+            "delta_self_us": self.delta_self_us,
+            "old_cumulative_us": self.old_cumulative_us,
+            "new_cumulative_us": self.new_cumulative_us,
+            "delta_cumulative_us": self.delta_cumulative_us,
+            "significant": self.significant,
+        }
+
+
+@dataclass(frozen=True)
+class DiffReport:
+    SCHEMA = DIFF_SCHEMA
+
+    machine: dict
+    old: dict  # {path, python, python_version, runs, target, total_us}
+    new: dict
+    added: tuple[ModuleRecord, ...]
+    removed: tuple[ModuleRecord, ...]
+    changed: tuple[ModuleChange, ...]
+    totals: dict  # {old_us, new_us, delta_us, delta_pct}
+    notes: tuple[str, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.added or self.removed or self.changed) and self.totals.get("delta_us", 0) == 0
+
+    def to_dict(self) -> dict:
+        def brief(m: ModuleRecord) -> dict:
+            return {"name": m.name, "process": m.process, "parent": m.parent, "self_us": m.self_us, "cumulative_us": m.cumulative_us}
+
+        return {
+            "schema": self.SCHEMA,
+            "machine": self.machine,
+            "old": self.old,
+            "new": self.new,
+            "totals": self.totals,
+            "added": [brief(m) for m in self.added],
+            "removed": [brief(m) for m in self.removed],
+            "changed": [c.to_dict() for c in self.changed],
+            "notes": list(self.notes),
+        }

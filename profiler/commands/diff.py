@@ -1,0 +1,37 @@
+"""`importprof diff OLD.json NEW.json`: what changed between two imports reports; a CI gate."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "diff",
+        help=(
+            "Compare two `importprof imports` JSON reports: modules added and removed, changes "
+            "sorted by impact, totals. --fail-over MS / --fail-over-pct PCT exit 1 when the total grew by more."
+        ),
+    )(diff)
+
+
+def diff(
+    old: str = typer.Argument(..., metavar="OLD.json"),
+    new: str = typer.Argument(..., metavar="NEW.json"),
+    fail_over: Optional[float] = typer.Option(None, "--fail-over", help="Exit 1 when the total import time grew by more than MS."),
+    fail_over_pct: Optional[float] = typer.Option(None, "--fail-over-pct", help="Exit 1 when the total import time grew by more than PCT percent."),
+    top: int = typer.Option(25, "--top", help="Rows per table."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json (importprof.diff/1)."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the json to FILE atomically."),
+) -> None:
+    from profiler.commands._common import check_outputs, deliver
+    from profiler.render.console_imports import render_diff_table
+    from profiler.workflows.diff import DiffOptions, check_gate, diff as run_diff
+
+    check_outputs(output)
+    opts = DiffOptions(old=old, new=new, fail_over_ms=fail_over, fail_over_pct=fail_over_pct)
+    report = run_diff(opts)
+    deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_diff_table(r, tty, top), formats=("json",))
+    check_gate(report, opts)

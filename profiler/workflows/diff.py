@@ -1,0 +1,34 @@
+"""`importprof diff OLD.json NEW.json`: load two imports reports, compare, apply the gate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from profiler.errors import GateFailed, UsageError
+from profiler.model.import_tree import DiffReport
+
+
+@dataclass
+class DiffOptions:
+    old: str
+    new: str
+    fail_over_ms: float | None = None
+    fail_over_pct: float | None = None
+
+
+def diff(opts: DiffOptions) -> DiffReport:
+    from profiler.analysis.diff import diff_reports
+    from profiler.workflows.imports import load_report
+
+    for name, v in (("--fail-over", opts.fail_over_ms), ("--fail-over-pct", opts.fail_over_pct)):
+        if v is not None and v < 0:
+            raise UsageError(f"{name} cannot be negative")
+    return diff_reports(load_report(opts.old), load_report(opts.new), opts.old, opts.new)
+
+
+def check_gate(report: DiffReport, opts: DiffOptions) -> None:
+    from profiler.analysis.diff import gate_failures
+
+    failures = gate_failures(report, opts.fail_over_ms, opts.fail_over_pct)
+    if failures:
+        raise GateFailed("; ".join(failures))
