@@ -1,0 +1,82 @@
+"""Import phases: accounting checks, the program's own records, one record per module. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from profiler.model.phases import ModulePhases, PhaseRun
+
+
+@dataclass(frozen=True)
+class AccountingError:
+    name: str
+    expected_us: int  # cumulative_us as measured
+    got_us: int  # phases + children's cumulative
+
+
+def children_index(mods: Sequence[ModulePhases]) -> dict[int, list[ModulePhases]]:
+    kids: dict[int, list[ModulePhases]] = {}
+    for m in mods:
+        kids.setdefault(m.parent, []).append(m)
+    return kids
+
+
+def check_accounting(mods: Sequence[ModulePhases]) -> list[AccountingError]:
+    """Every record: find + read + unmarshal + exec + Σ children's cumulative == cumulative."""
+    kids = children_index(mods)
+    bad = []
+    for m in mods:
+        got = m.self_us + sum(c.cumulative_us for c in kids.get(m.index, ()))
+        if got != m.cumulative_us:
+            bad.append(AccountingError(m.name, m.cumulative_us, got))
+    return bad
+
+
+def subtree(mods: Sequence[ModulePhases], root: ModulePhases) -> list[ModulePhases]:
+    kids = children_index(mods)
+    out, todo = [], [root]
+    while todo:
+        m = todo.pop()
+        out.append(m)
+        todo.extend(kids.get(m.index, ()))
+    return out
+
+
+def drop_launcher(mods: Sequence[ModulePhases]) -> list[ModulePhases]:
+    """Without what importprof's launcher imported for itself (runpy for a `-c` target)."""
+    gone: set[int] = set()
+    for m in mods:
+        if m.launcher or m.parent in gone:
+            gone.add(m.index)
+    return [m for m in mods if m.index not in gone]
+
+
+def phases_by_name(mods: Iterable[ModulePhases]) -> dict[str, ModulePhases]:
+    """One record per module name: the import that succeeded (else the first attempt)."""
+    out: dict[str, ModulePhases] = {}
+    for m in mods:
+        prev = out.get(m.name)
+        if prev is None or (prev.failed and not m.failed):
+            out[m.name] = m
+    return out
+
+
+def median_run(runs: Sequence[PhaseRun]) -> PhaseRun:
+    """The run whose total import time is the median: phases are kept from ONE run so that the
+    accounting stays exact (medians per phase across runs would not add up)."""
+    if not runs:
+        raise ValueError("no runs")
+    ordered = sorted(runs, key=lambda r: r.total_us)
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def phase_totals(mods: Sequence[ModulePhases]) -> dict[str, int]:
+    """Σ of each phase over all records (µs), and how many modules compiled their source."""
+    return {
+        "find_us": sum(m.find_us for m in mods),
+        "read_us": sum(m.read_us for m in mods),
+        "unmarshal_us": sum(m.unmarshal_us for m in mods),
+        "exec_us": sum(m.exec_us for m in mods),
+        "compiled": sum(1 for m in mods if m.compiled),
+    }

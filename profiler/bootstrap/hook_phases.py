@@ -1,0 +1,272 @@
+"""importprof hook `phases`: split each import into find / read / unmarshal / exec, timed inside
+the real interpreter. Standard library only (builtin modules: sys, _thread, time, _imp), Python
+3.8+; it never imports the rest of the `profiler` package.
+
+How: importlib's own entry point for a module that is not in sys.modules yet,
+`importlib._bootstrap._find_and_load` (the C `import` statement, `__import__` and
+`importlib.import_module` all call it by attribute), is wrapped, and so are the steps inside it:
+
+  find       from entering `_find_and_load` until `_find_spec` returns (module lock, sys.path
+             finders: stats, listdirs, the FileFinder directory cache)
+  read       `FileLoader.get_data` and `SourceFileLoader.path_stats` called from `get_code`
+             (reading the .pyc or the source, stat of the source to validate the .pyc)
+  unmarshal  the rest of `get_code` (pyc header checks, marshal.loads, or compiling the source
+             and writing the new .pyc when no valid .pyc exists; `_imp.get_frozen_object` for
+             frozen modules)
+  exec       everything else until `_find_and_load` returns: module object creation and the
+             module body, its children (nested imports) excluded
+
+Accounting is exact by construction: one clock (perf_counter_ns // 1000, integer µs), and every
+interval between two events is charged to the phase of the module on top of the import stack.
+So for every record: find + read + unmarshal + exec + Σ children's cumulative == cumulative.
+
+Records (one JSON object per line, in import order) go to options["phases_path"] at exit.
+Other hooks use this module through `sys.modules["_importprof_hook_phases"]`: CONTEXT (a stack
+of labels such as ["pth", path, lineno] stored on each record), ON_DONE callbacks, and
+enable_sites() (file:line of the import statement on each record).
+"""
+
+import sys
+import _thread
+from time import perf_counter_ns as _perf_ns
+
+_MAIN = _thread.get_ident()
+_RECORDS = []
+_STACK = []
+_LAST = [0]
+CONTEXT = [None]
+ON_DONE = []
+_SITES = [False]
+_INSTALLED = [False]
+_OPTIONS = {}
+
+_SKIP_FILES = set()
+_LAUNCH = [__file__.rsplit("/", 1)[0] + "/launch.py"]
+
+
+def _now():
+    return _perf_ns() // 1000
+
+
+def _charge(now):
+    top = _STACK[-1]
+    top[top["phase"]] += now - _LAST[0]
+    _LAST[0] = now
+
+
+def _top_for(name, phase):
+    """The record being loaded for `name` when it is in `phase` (main thread only)."""
+    if not _STACK or _thread.get_ident() != _MAIN:
+        return None
+    top = _STACK[-1]
+    if top["name"] != name or top["phase"] != phase:
+        return None
+    return top
+
+
+def _switch(top, phase):
+    _charge(_now())
+    prev = top["phase"]
+    top["phase"] = phase
+    return prev
+
+
+def _import_site(frame):
+    """file, line and importing module of the statement that triggered an import: the first
+    frame outside importlib's machinery (and outside importprof's hooks)."""
+    f = frame
+    while f is not None:
+        fn = f.f_code.co_filename
+        if fn.startswith("<frozen importlib") or fn in _SKIP_FILES:
+            f = f.f_back
+            continue
+        break
+    if f is None:
+        return None
+    fn = f.f_code.co_filename
+    ctx = CONTEXT[-1]
+    if fn == "<string>" and ctx is not None and ctx[0] == "pth":
+        return [ctx[1], ctx[2], None]
+    return [fn, f.f_lineno, f.f_globals.get("__name__")]
+
+
+def _wrap_find_and_load(orig):
+    def _find_and_load(name, import_):
+        if name in sys.modules or _thread.get_ident() != _MAIN:
+            return orig(name, import_)
+        caller = sys._getframe(1)
+        site = _import_site(caller) if _SITES[0] else None
+        now = _now()
+        if _STACK:
+            _charge(now)
+            parent = _STACK[-1]["i"]
+        else:
+            parent = -1
+        rec = {
+            "i": len(_RECORDS),
+            "name": name,
+            "parent": parent,
+            "depth": len(_STACK),
+            "start_us": now,
+            "cumulative_us": 0,
+            "phase": "find",
+            "find": 0,
+            "read": 0,
+            "unmarshal": 0,
+            "exec": 0,
+            "compiled": False,
+            "failed": False,
+            "site": site,
+            "context": CONTEXT[-1],
+            # imported by the launcher itself (runpy to run the target), not by the program
+            "launcher": caller.f_code.co_filename == _LAUNCH[0],
+        }
+        _RECORDS.append(rec)
+        _STACK.append(rec)
+        _LAST[0] = now
+        try:
+            return orig(name, import_)
+        except BaseException:
+            rec["failed"] = True
+            raise
+        finally:
+            now = _now()
+            _charge(now)
+            _STACK.pop()
+            rec["cumulative_us"] = now - rec["start_us"]
+            for cb in ON_DONE:
+                cb(rec)
+
+    _find_and_load.__wrapped__ = orig
+    return _find_and_load
+
+
+def _wrap_find_spec(orig):
+    def _find_spec(name, path, target=None):
+        top = _top_for(name, "find")
+        if top is None:
+            return orig(name, path, target)
+        try:
+            return orig(name, path, target)
+        finally:
+            _switch(top, "exec")
+
+    _find_spec.__wrapped__ = orig
+    return _find_spec
+
+
+def _wrap_get_code(orig):
+    def get_code(self, fullname):
+        top = _top_for(fullname, "exec")
+        if top is None:
+            return orig(self, fullname)
+        prev = _switch(top, "unmarshal")
+        try:
+            return orig(self, fullname)
+        finally:
+            _switch(top, prev)
+
+    get_code.__wrapped__ = orig
+    return get_code
+
+
+def _wrap_reader(orig):
+    """get_data / path_stats: `read` when called from get_code of the module being loaded."""
+
+    def reader(self, path):
+        top = _STACK[-1] if _STACK and _thread.get_ident() == _MAIN else None
+        if top is None or top["phase"] != "unmarshal":
+            return orig(self, path)
+        prev = _switch(top, "read")
+        try:
+            return orig(self, path)
+        finally:
+            _switch(top, prev)
+
+    reader.__wrapped__ = orig
+    return reader
+
+
+def _wrap_source_to_code(orig):
+    def source_to_code(self, data, path, *args, **kwargs):
+        top = _STACK[-1] if _STACK and _thread.get_ident() == _MAIN else None
+        if top is not None and top["phase"] == "unmarshal":
+            top["compiled"] = True
+        return orig(self, data, path, *args, **kwargs)
+
+    source_to_code.__wrapped__ = orig
+    return source_to_code
+
+
+def _wrap_frozen(orig):
+    def get_frozen_object(name, *args):
+        top = _top_for(name, "exec")
+        if top is None:
+            return orig(name, *args)
+        prev = _switch(top, "unmarshal")
+        try:
+            return orig(name, *args)
+        finally:
+            _switch(top, prev)
+
+    get_frozen_object.__wrapped__ = orig
+    return get_frozen_object
+
+
+def enable_sites():
+    _SITES[0] = True
+
+
+def skip_file(path):
+    """Frames from this file are importprof's, never an import site."""
+    _SKIP_FILES.add(path)
+
+
+def records():
+    return _RECORDS
+
+
+def _dump():
+    path = _OPTIONS.get("phases_path")
+    if not path:
+        return
+    import json
+
+    with open(path, "w", encoding="utf-8") as fh:
+        for rec in _RECORDS:
+            out = dict(rec)
+            out.pop("phase", None)
+            out["find_us"] = out.pop("find")
+            out["read_us"] = out.pop("read")
+            out["unmarshal_us"] = out.pop("unmarshal")
+            out["exec_us"] = out.pop("exec")
+            mod = sys.modules.get(rec["name"])
+            spec = getattr(mod, "__spec__", None)
+            out["origin"] = getattr(spec, "origin", None)
+            fh.write(json.dumps(out) + "\n")
+
+
+def install(options):
+    if _INSTALLED[0]:
+        return
+    _INSTALLED[0] = True
+    _OPTIONS.update(options)
+    import atexit
+    import _imp
+
+    bootstrap = sys.modules["_frozen_importlib"]
+    external = sys.modules["_frozen_importlib_external"]
+    skip_file(__file__)
+    skip_file(_LAUNCH[0])
+    skip_file(getattr(sys.modules.get("importlib"), "__file__", None) or "")
+    bootstrap._find_spec = _wrap_find_spec(bootstrap._find_spec)
+    external.SourceLoader.get_code = _wrap_get_code(external.SourceLoader.get_code)
+    external.SourcelessFileLoader.get_code = _wrap_get_code(external.SourcelessFileLoader.get_code)
+    external.FileLoader.get_data = _wrap_reader(external.FileLoader.get_data)
+    external.SourceFileLoader.path_stats = _wrap_reader(external.SourceFileLoader.path_stats)
+    external.SourceLoader.source_to_code = _wrap_source_to_code(external.SourceLoader.source_to_code)
+    if hasattr(_imp, "get_frozen_object"):
+        _imp.get_frozen_object = _wrap_frozen(_imp.get_frozen_object)
+    atexit.register(_dump)
+    # last: from here on every import is recorded
+    bootstrap._find_and_load = _wrap_find_and_load(bootstrap._find_and_load)

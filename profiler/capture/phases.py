@@ -1,0 +1,62 @@
+"""Run a target once under the bootstrap launcher with importprof's instrumentation hooks
+(`phases`, `sites`, `site`, `calls`) and collect their raw records (text)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from profiler.capture.bootstrap import bootstrap_argv
+from profiler.capture.process import run
+from profiler.errors import TargetFailed
+from profiler.model.target import Target
+
+HOOK_ORDER = ("phases", "sites", "site", "calls")
+
+
+@dataclass(frozen=True)
+class InstrumentedRun:
+    phases: str  # JSON lines of the phases hook ("" when not asked)
+    site: str  # the site hook's JSON object ("" when not asked or site did not run)
+    calls: str  # JSON lines of the calls hook
+    returncode: int
+    stderr: str
+
+
+def run_instrumented(
+    python: str,
+    flags: Sequence[str],
+    target: Target,
+    hooks: Sequence[str],
+    *,
+    fresh_pycache: bool = False,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 600,
+    ignore_failure: bool = False,
+) -> InstrumentedRun:
+    """One run; `hooks` among HOOK_ORDER (installed in that order, phases first)."""
+    hooks = [h for h in HOOK_ORDER if h in hooks]
+    with tempfile.TemporaryDirectory(prefix="importprof-hooks-") as tmp:
+        paths = {name: os.path.join(tmp, f"{name}.out") for name in ("phases", "site", "calls")}
+        options = {"phases_path": paths["phases"], "site_path": paths["site"], "calls_path": paths["calls"]}
+        flags = list(flags)
+        if fresh_pycache:
+            cache = os.path.join(tmp, "pycache")
+            os.mkdir(cache)
+            flags += ["-X", f"pycache_prefix={cache}"]
+        argv = bootstrap_argv(python, flags, target, hooks, options)
+        proc = run(argv, cwd=cwd, env=env, timeout=timeout, what="interpreter")
+        if proc.returncode != 0 and not ignore_failure:
+            tail = "\n".join(proc.stderr.rstrip("\n").splitlines()[-10:])
+            raise TargetFailed(f"the target exited with code {proc.returncode}: {target.label()}", detail=tail or None)
+        texts = {}
+        for name, path in paths.items():
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    texts[name] = fh.read()
+            except FileNotFoundError:
+                texts[name] = ""
+    return InstrumentedRun(texts["phases"], texts["site"], texts["calls"], proc.returncode, proc.stderr)

@@ -1,0 +1,66 @@
+"""`importprof site`: what `site` costs and why (the only place chaining capture → analysis for
+this command), and the note `importprof startup` adds when site is expensive."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from profiler.errors import UsageError
+from profiler.model.site import SiteReport
+
+
+@dataclass
+class SiteOptions:
+    python: str | None = None
+    runs: int = 3
+    flags: Sequence[str] = ()  # extra interpreter flags (e.g. -I); -S makes no sense here
+    read_machine: bool = True
+
+
+def site(opts: SiteOptions) -> SiteReport:
+    from profiler.analysis.site import build_site_report
+    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.machine import read_machine
+    from profiler.capture.site import run_site
+    from profiler.parse.phases import parse_phase_records
+    from profiler.parse.site import parse_site_record
+
+    if opts.runs < 1:
+        raise UsageError("--runs must be at least 1")
+    if "-S" in opts.flags:
+        raise UsageError("-S skips site: nothing to measure")
+    interp = resolve_python(opts.python)
+    raw = run_site(interp.path, opts.flags, opts.runs)
+    runs = [(parse_site_record(r.site), parse_phase_records(r.phases)) for r in raw]
+    machine = read_machine() if opts.read_machine else {}
+    return build_site_report(runs, machine, interp.path, interp.version)
+
+
+def startup_site_notes(results: Sequence) -> list[str]:
+    """For each interpreter where both `default` and `no-site` were measured (same Python
+    target), a note when site costs more than 2x a bare start, naming the costliest .pth
+    (one instrumented run of site on that interpreter). Never fails the startup command."""
+    from profiler.analysis.site import site_startup_note
+    from profiler.errors import ImportprofError
+
+    by_python: dict[str, dict[str, object]] = {}
+    for r in results:
+        # the target itself, not the `· pass` / `· import X` runs of --import
+        if r.python and r.variant in ("default", "no-site") and "·" not in r.key:
+            by_python.setdefault(r.python, {})[r.variant] = r
+    notes = []
+    for python, pair in by_python.items():
+        if "default" not in pair or "no-site" not in pair:
+            continue
+        d, n = pair["default"], pair["no-site"]
+        if site_startup_note(d.mean, n.mean, None) is None:
+            continue
+        try:
+            report = site(SiteOptions(python=python, runs=1, read_machine=False))
+        except ImportprofError:
+            report = None
+        note = site_startup_note(d.mean, n.mean, report)
+        if note:
+            notes.append(note if len(by_python) == 1 else f"{python}: {note}")
+    return notes
