@@ -1,0 +1,225 @@
+"""Summaries of a parsed strace log (pure): per syscall, the file-system view, per process."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter, defaultdict
+from typing import Iterable, Sequence
+
+from profiler.model.syscall_trace import ProcessStat, StraceLog, Syscall, SyscallStat
+from profiler.parse.strace import decode_string, fd_path
+
+# file-system families (the view of issue 4, item 3)
+FAMILIES: dict[str, frozenset[str]] = {
+    "stat": frozenset(
+        {"stat", "lstat", "fstat", "newfstatat", "fstatat64", "statx", "stat64", "lstat64", "fstat64", "oldstat", "oldlstat", "oldfstat"}
+    ),
+    "open": frozenset({"open", "openat", "openat2", "creat"}),
+    "getdents": frozenset({"getdents", "getdents64"}),
+    "readlink": frozenset({"readlink", "readlinkat"}),
+    "access": frozenset({"access", "faccessat", "faccessat2"}),
+}
+FAMILY_OF = {name: fam for fam, names in FAMILIES.items() for name in names}
+OPENS = FAMILIES["open"]
+READS = frozenset({"read", "pread64", "readv", "preadv", "preadv2"})
+# where the path argument is: (dirfd index or None, path index)
+_PATH_ARG: dict[str, tuple[int | None, int]] = {
+    **{n: (None, 0) for n in ("stat", "lstat", "stat64", "lstat64", "oldstat", "oldlstat", "open", "creat", "access", "readlink", "execve", "chdir", "mkdir", "unlink", "rmdir")},
+    **{n: (0, 1) for n in ("newfstatat", "fstatat64", "statx", "openat", "openat2", "faccessat", "faccessat2", "readlinkat", "execveat", "mkdirat", "unlinkat")},
+}
+LOOKUP_MISSES = frozenset({"ENOENT", "ENOTDIR"})
+_FORKS = frozenset({"clone", "clone3", "fork", "vfork"})
+
+
+def call_path(call: Syscall) -> str | None:
+    """The absolute (when -y or the path tells) path a path-taking call looked up, else None.
+    An empty path (fstatat(fd, "", AT_EMPTY_PATH)) is not a lookup."""
+    where = _PATH_ARG.get(call.name)
+    if where is None:
+        return None
+    dirfd_i, path_i = where
+    if len(call.args) <= path_i:
+        return None
+    dec = decode_string(call.args[path_i])
+    if dec is None or not dec[0]:
+        return None
+    path = dec[0]
+    if not path.startswith("/") and dirfd_i is not None and len(call.args) > dirfd_i:
+        base = fd_path(call.args[dirfd_i])
+        if base:
+            path = posixpath.join(base, path)
+    return path
+
+
+def is_failed_lookup(call: Syscall) -> bool:
+    return call.errno in LOOKUP_MISSES and call.name in _PATH_ARG
+
+
+def opened_path(call: Syscall) -> str | None:
+    """The file a successful open returned (its -y path, else the path argument)."""
+    if call.name not in OPENS or call.ret is None or call.ret < 0 or call.errno:
+        return None
+    return call.ret_path or call_path(call)
+
+
+def bytes_read(call: Syscall) -> int:
+    if call.name in READS and call.ret is not None and call.ret > 0 and not call.errno:
+        return call.ret
+    return 0
+
+
+def count_syscalls(calls: Iterable[Syscall]) -> tuple[SyscallStat, ...]:
+    """Per syscall name: count, errors and time inside it; most frequent first."""
+    count: Counter = Counter()
+    errors: Counter = Counter()
+    seconds: dict[str, float] = defaultdict(float)
+    for c in calls:
+        count[c.name] += 1
+        if c.errno:
+            errors[c.name] += 1
+        if c.duration_s:
+            seconds[c.name] += c.duration_s
+    return tuple(
+        SyscallStat(name, n, errors[name], round(seconds[name], 6))
+        for name, n in sorted(count.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+
+
+def read_size_bucket(n: int) -> tuple[int, int]:
+    """0 → (0, 0); otherwise the power-of-two range [2^k, 2^(k+1) - 1] holding n."""
+    if n <= 0:
+        return 0, 0
+    lo = 1 << (n.bit_length() - 1)
+    return lo, lo * 2 - 1
+
+
+def _size_label(n: int) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n} B"
+
+
+def filesystem_view(calls: Sequence[Syscall], top: int = 20) -> dict:
+    """The file-system side of a trace: the stat/open/getdents/readlink/access families, failed
+    lookups and the directories they happened in, distinct files opened, bytes read and a
+    histogram of read sizes (power-of-two buckets of the bytes each read returned)."""
+    fam_count: Counter = Counter()
+    fam_errors: Counter = Counter()
+    fam_seconds: dict[str, float] = defaultdict(float)
+    failed = 0
+    failed_dirs: Counter = Counter()
+    opens: Counter = Counter()
+    read_by_file: Counter = Counter()
+    read_total = 0
+    reads = 0
+    hist_count: Counter = Counter()
+    hist_bytes: Counter = Counter()
+    for c in calls:
+        fam = FAMILY_OF.get(c.name)
+        if fam is not None:
+            fam_count[fam] += 1
+            if c.errno:
+                fam_errors[fam] += 1
+            if c.duration_s:
+                fam_seconds[fam] += c.duration_s
+        if c.errno in LOOKUP_MISSES and c.name in _PATH_ARG:
+            path = call_path(c)
+            if path is not None:
+                failed += 1
+                failed_dirs[posixpath.dirname(posixpath.normpath(path)) or "/"] += 1
+            continue
+        if fam == "open":
+            p = opened_path(c)
+            if p is not None:
+                opens[p] += 1
+            continue
+        if c.name in READS and c.ret is not None and not c.errno:
+            n = c.ret
+            reads += 1
+            read_total += n
+            bucket = read_size_bucket(n)
+            hist_count[bucket] += 1
+            hist_bytes[bucket] += n
+            if c.args:
+                read_by_file[fd_path(c.args[0]) or c.args[0]] += n
+    families = [
+        {"name": fam, "count": fam_count[fam], "errors": fam_errors[fam], "seconds": round(fam_seconds[fam], 6)}
+        for fam in FAMILIES
+    ]
+    histogram = []
+    for (lo, hi) in sorted(hist_count):
+        label = "0 B (end of file)" if hi == 0 else f"{_size_label(lo)}–{_size_label(hi + 1)}"
+        histogram.append({"name": label, "min_bytes": lo, "max_bytes": hi, "count": hist_count[(lo, hi)], "bytes": hist_bytes[(lo, hi)]})
+    files = sorted(set(opens) | {p for p in read_by_file if p.startswith("/")}, key=lambda p: (-read_by_file[p], -opens[p], p))
+    return {
+        "families": families,
+        "lookups_failed": failed,
+        "failed_lookup_dirs": [{"name": d, "count": n} for d, n in failed_dirs.most_common(top)],
+        "files_opened": len(opens),
+        "opens": sum(opens.values()),
+        "files": [{"name": p, "opens": opens[p], "bytes_read": read_by_file[p]} for p in files[:top]],
+        "reads": reads,
+        "bytes_read": read_total,
+        "read_sizes": histogram,
+    }
+
+
+def process_stats(log: StraceLog, calls: Sequence[Syscall] | None = None) -> tuple[ProcessStat, ...]:
+    """One record per pid (threads included, marked ` thread`): parent, program, counts, exit."""
+    calls = log.syscalls if calls is None else calls
+    parent: dict[int, int] = {}
+    threads: set[int] = set()
+    command: dict[int, str] = {}
+    count: Counter = Counter()
+    errors: Counter = Counter()
+    seconds: dict[int, float] = defaultdict(float)
+    for c in calls:
+        count[c.pid] += 1
+        if c.errno:
+            errors[c.pid] += 1
+        if c.duration_s:
+            seconds[c.pid] += c.duration_s
+        if c.name in _FORKS and c.ret is not None and c.ret > 0:
+            parent[c.ret] = c.pid
+            if any("CLONE_THREAD" in a for a in c.args):
+                threads.add(c.ret)
+        elif c.name in ("execve", "execveat") and c.ret == 0:
+            p = call_path(c)
+            if p:
+                command[c.pid] = p
+    exit_code: dict[int, int] = {}
+    killed: dict[int, str] = {}
+    for e in log.events:
+        if e.kind == "exit":
+            exit_code[e.pid] = int(e.value)
+        elif e.kind == "killed":
+            killed[e.pid] = e.value
+
+    def program(pid: int) -> str | None:
+        seen = set()
+        while pid not in command and pid in parent and pid not in seen:
+            seen.add(pid)
+            pid = parent[pid]
+        return command.get(pid)
+
+    out = []
+    for pid in log.pids:
+        prog = command.get(pid) or program(pid)
+        name = f"{posixpath.basename(prog) if prog else 'pid'}[{pid}]"
+        if pid in threads:
+            name += " thread"
+        out.append(
+            ProcessStat(
+                name=name,
+                pid=pid,
+                parent=parent.get(pid),
+                command=command.get(pid),
+                syscalls=count[pid],
+                errors=errors[pid],
+                seconds=round(seconds[pid], 6),
+                exit_code=exit_code.get(pid),
+                signal=killed.get(pid),
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,68 @@
+"""Import markers in the syscall stream (used by `importprof trace`). Standard library only,
+Python 3.8+, runs INSIDE the traced interpreter and never imports the rest of `profiler`.
+
+`install(options)` wraps importlib's `_find_and_load` (the function that every import of a
+module not yet in `sys.modules` goes through: the `import` statement, `__import__` and
+`importlib.import_module`) so that the begin and the end of each module's import make one
+syscall each, recognisable in an strace log:
+
+    stat("/.importprof-mark/b/json.decoder")   -> ENOENT   (begin)
+    stat("/.importprof-mark/e/json.decoder")   -> ENOENT   (end, also when the import failed)
+
+`options["marker_prefix"]` overrides the prefix.
+
+`options["startup_modules"]` (the names in `sys.modules` of a bare `python -S [flags] -c pass`,
+measured by the caller) makes `install` first forget every module the launcher imported for its
+own use (json to read its options, importlib.util to load hooks...), so that the target's own
+`import json` really imports json again and is seen, as it would be without importprof.
+Aliases of start-up modules (`importlib._bootstrap`) and loaded hooks are kept. The parser (profiler/parse/strace.py) knows the
+prefix, removes these calls from every count, and gives the syscalls between a begin and its
+end to that module (nested imports to the inner one).
+"""
+
+import sys
+
+PREFIX = "/.importprof-mark/"
+
+
+def install(options):
+    import posix
+
+    startup = options.get("startup_modules")
+    if startup is not None:
+        forget_launcher_imports(startup)
+    prefix = options.get("marker_prefix") or PREFIX
+    bootstrap = sys.modules.get("_frozen_importlib") or sys.modules["importlib._bootstrap"]
+    original = bootstrap._find_and_load
+    if getattr(original, "_importprof_markers", False):
+        return
+    stat = posix.stat
+    begin = prefix + "b/"
+    end = prefix + "e/"
+
+    def _find_and_load(name, import_):
+        try:
+            stat(begin + name)
+        except OSError:
+            pass
+        try:
+            return original(name, import_)
+        finally:
+            try:
+                stat(end + name)
+            except OSError:
+                pass
+
+    _find_and_load._importprof_markers = True
+    bootstrap._find_and_load = _find_and_load
+
+
+def forget_launcher_imports(startup_names):
+    keep = set(startup_names)
+    keep_objects = {id(sys.modules[n]) for n in keep if n in sys.modules}
+    for name in list(sys.modules):
+        if name in keep or name.startswith("_importprof_hook_"):
+            continue
+        if id(sys.modules[name]) in keep_objects:
+            continue
+        del sys.modules[name]

@@ -1,0 +1,109 @@
+"""Run a command under the real strace (`strace -f -tt -T -y -s N -o LOG -- argv`) and explain
+its failures: strace missing (how to install it), ptrace not permitted (why: a seccomp filter,
+Yama's ptrace_scope, a missing CAP_SYS_PTRACE), the target failing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from profiler.capture.process import Completed, run
+from profiler.errors import TargetFailed, ToolFailed, ToolMissing
+
+STRACE_FLAGS = ("-f", "-tt", "-T", "-y")
+# long enough for import-marker paths of long module names; -s only limits printed strings
+STRING_LIMIT = 256
+INSTALL_HINT = "install it: apt-get install strace (Debian/Ubuntu), dnf install strace (Fedora), apk add strace (Alpine)"
+CAP_SYS_PTRACE = 19
+
+
+def find_strace() -> str:
+    path = shutil.which("strace")
+    if path is None:
+        raise ToolMissing(f"strace not found on PATH; {INSTALL_HINT}")
+    return path
+
+
+def strace_argv(strace: str, log_path: str, argv, string_limit: int = STRING_LIMIT) -> list[str]:
+    return [strace, *STRACE_FLAGS, "-s", str(string_limit), "-o", log_path, "--", *argv]
+
+
+def run_strace(argv, log_path: str, *, env=None, cwd=None, string_limit: int = STRING_LIMIT) -> Completed:
+    """Trace argv into log_path. Raises ToolMissing/ToolFailed (strace cannot trace) or
+    TargetFailed (the traced command exited non-zero or was killed)."""
+    strace = find_strace()
+    done = run(strace_argv(strace, log_path, argv, string_limit), env=env, cwd=cwd, what="strace")
+    strace_lines = [ln for ln in done.stderr.splitlines() if ln.startswith("strace: ")]
+    if any(_is_ptrace_denial(ln) for ln in strace_lines):
+        raise ToolFailed(f"strace cannot trace: ptrace not permitted ({ptrace_denial_reason()})", detail="\n".join(strace_lines[:3]))
+    if done.returncode != 0:
+        exec_failed = [ln for ln in strace_lines if "exec" in ln.lower() or "Can't stat" in ln]
+        if exec_failed:
+            raise TargetFailed(f"cannot run the target: {exec_failed[0][len('strace: '):]}")
+        if not os.path.exists(log_path) or os.path.getsize(log_path) == 0:
+            raise ToolFailed(
+                "strace failed" + (f": {strace_lines[0][len('strace: '):]}" if strace_lines else f" (exit code {done.returncode})")
+            )
+        other = [ln for ln in done.stderr.splitlines() if not ln.startswith("strace: ")]
+        code = done.returncode
+        what = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+        raise TargetFailed(f"the target failed under strace ({what})", detail="\n".join(other[-10:]) or None)
+    return done
+
+
+def _is_ptrace_denial(line: str) -> bool:
+    low = line.lower()
+    return ("ptrace" in low or "attach" in low) and ("operation not permitted" in low or "permission denied" in low)
+
+
+def ptrace_denial_reason(status_path: str = "/proc/self/status", yama_path: str = "/proc/sys/kernel/yama/ptrace_scope") -> str:
+    """Why ptrace is refused here, from what the kernel shows this process (strace inherits
+    this process's seccomp filters and capabilities)."""
+    reasons = []
+    fields = {}
+    try:
+        with open(status_path) as fh:
+            for ln in fh:
+                key, _, value = ln.partition(":")
+                fields[key.strip()] = value.strip()
+    except OSError:
+        pass
+    if fields.get("Seccomp", "0") not in ("0", ""):
+        n = fields.get("Seccomp_filters", "?")
+        reasons.append(
+            f"a seccomp filter is active (Seccomp: {fields['Seccomp']}, {n} filter(s) in /proc/self/status), "
+            "as in a container's default profile: run it with --security-opt seccomp=unconfined or allow ptrace"
+        )
+    try:
+        with open(yama_path) as fh:
+            scope = fh.read().strip()
+    except OSError:
+        scope = None
+    if scope in ("2", "3"):
+        reasons.append(
+            f"Yama kernel.yama.ptrace_scope={scope} "
+            + ("(ptrace disabled until reboot)" if scope == "3" else "(only CAP_SYS_PTRACE may trace): sysctl kernel.yama.ptrace_scope=1")
+        )
+    cap = fields.get("CapEff")
+    if cap:
+        try:
+            if not (int(cap, 16) >> CAP_SYS_PTRACE) & 1:
+                reasons.append("the CAP_SYS_PTRACE capability is missing (docker: --cap-add=SYS_PTRACE)")
+        except ValueError:
+            pass
+    if not reasons:
+        reasons.append("the kernel refused ptrace: look for a seccomp profile, an LSM (AppArmor/SELinux) or Yama policy")
+    return "; ".join(reasons)
+
+
+_MODULES_PROBE = "import sys; sys.stdout.write('\\n'.join(sorted(sys.modules)))"
+
+
+def startup_modules(python: str, flags) -> list[str]:
+    """The names in sys.modules of a bare `python -S [flags] -c ...`: what the interpreter holds
+    before any code runs (the markers hook forgets whatever the launcher imported beyond it)."""
+    flags = [f for f in flags if f != "-S"]
+    done = run([python, "-S", *flags, "-c", _MODULES_PROBE], what="the interpreter")
+    if done.returncode != 0:
+        raise TargetFailed(f"{python} {' '.join(flags)} failed to start (exit code {done.returncode})", detail=done.stderr[-2000:] or None)
+    return [ln for ln in done.stdout.splitlines() if ln]

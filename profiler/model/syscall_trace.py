@@ -1,0 +1,185 @@
+"""What `importprof trace` knows: a parsed strace log and the summaries made from it.
+
+Units in names: `seconds` is time spent inside syscalls (strace -T, float seconds), `*_bytes`
+and `bytes_read` are integer bytes, `time_s` is a wall-clock timestamp (strace -tt, seconds since
+the log's midnight, float).
+
+JSON (`importprof.trace/1`): for one variant the keys `syscalls`, `modules`, `filesystem`,
+`processes` (plus `schema` and `machine`); for several, `variants`: a list of objects with
+`variant` and those four keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+
+class Syscall(NamedTuple):
+    """One completed (or never-resumed) syscall line of an strace log."""
+
+    pid: int
+    time_s: float | None  # -tt start time (seconds since midnight), None without -tt
+    name: str
+    args: tuple[str, ...]  # raw argument texts, as strace printed them
+    ret: int | None  # the return value (None for `?`)
+    errno: str | None  # e.g. "ENOENT" when the call failed
+    ret_path: str | None  # -y: the path of a returned file descriptor (openat → 3</path>)
+    duration_s: float | None  # -T
+    line: int  # 1-based line number where the call started
+    unfinished: bool = False  # `<unfinished ...>` never resumed (process exited or log ended)
+
+
+class ProcessEvent(NamedTuple):
+    """`--- SIGNAL {...} ---`, `+++ exited with N +++` or `+++ killed by SIG +++`."""
+
+    pid: int
+    time_s: float | None
+    kind: str  # "signal" | "exit" | "killed"
+    value: str  # signal name, or the exit code as text
+    line: int
+
+
+@dataclass(frozen=True)
+class StraceLog:
+    """The parser's output. `noise` counts lines that are not strace records (program output
+    written to the same file...); `truncated_last_line` is set when the log ends mid-record."""
+
+    syscalls: tuple[Syscall, ...]
+    events: tuple[ProcessEvent, ...]
+    lines: int
+    noise: int = 0
+    truncated_last_line: bool = False
+    unfinished: int = 0  # calls left `<unfinished ...>` (counted once, as unfinished)
+
+    @property
+    def pids(self) -> list[int]:
+        seen: dict[int, None] = {}
+        for s in self.syscalls:
+            seen.setdefault(s.pid, None)
+        for e in self.events:
+            seen.setdefault(e.pid, None)
+        return list(seen)
+
+
+@dataclass(frozen=True)
+class SyscallStat:
+    name: str
+    count: int
+    errors: int
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "count": self.count, "errors": self.errors, "seconds": self.seconds}
+
+
+@dataclass(frozen=True)
+class ModuleStat:
+    """Syscalls made while a module was being imported (its own, not its nested imports').
+    `failed` are failed path lookups (ENOENT/ENOTDIR), `opened` successful opens."""
+
+    name: str
+    syscalls: int
+    failed: int
+    opened: int
+    bytes_read: int
+    seconds: float
+    imports: int = 1  # how many times the import began (several processes...)
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "syscalls": self.syscalls,
+            "failed": self.failed,
+            "opened": self.opened,
+            "bytes_read": self.bytes_read,
+            "seconds": self.seconds,
+        }
+
+
+@dataclass(frozen=True)
+class ImportSpan:
+    """One import, begin to end, from the markers (for the timeline)."""
+
+    name: str
+    pid: int
+    begin_s: float | None
+    end_s: float | None
+    depth: int
+
+
+@dataclass(frozen=True)
+class ProcessStat:
+    name: str  # "python3.11[12540]"
+    pid: int
+    parent: int | None
+    command: str | None  # the last successful execve's program
+    syscalls: int
+    errors: int
+    seconds: float
+    exit_code: int | None
+    signal: str | None  # killed by
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "pid": self.pid,
+            "parent": self.parent,
+            "command": self.command,
+            "syscalls": self.syscalls,
+            "errors": self.errors,
+            "seconds": self.seconds,
+            "exit_code": self.exit_code,
+            "signal": self.signal,
+        }
+
+
+@dataclass(frozen=True)
+class TraceResult:
+    """The summary of one traced run (one variant)."""
+
+    variant: str
+    syscalls: tuple[SyscallStat, ...]
+    modules: tuple[ModuleStat, ...]
+    filesystem: dict
+    processes: tuple[ProcessStat, ...]
+    spans: tuple[ImportSpan, ...] = ()
+    log: StraceLog | None = field(default=None, compare=False, repr=False)  # kept for chrome
+    attributed: bool = False  # markers were found
+
+    @property
+    def total_syscalls(self) -> int:
+        return sum(s.count for s in self.syscalls)
+
+    @property
+    def total_errors(self) -> int:
+        return sum(s.errors for s in self.syscalls)
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(s.seconds for s in self.syscalls)
+
+    def body(self) -> dict:
+        return {
+            "syscalls": [s.to_dict() for s in self.syscalls],
+            "modules": [m.to_dict() for m in self.modules],
+            "filesystem": self.filesystem,
+            "processes": [p.to_dict() for p in self.processes],
+        }
+
+
+@dataclass(frozen=True)
+class TraceReport:
+    SCHEMA = "importprof.trace/1"
+
+    results: tuple[TraceResult, ...]
+    machine: dict
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        doc: dict = {"schema": self.SCHEMA, "machine": self.machine}
+        if len(self.results) == 1:
+            doc.update(self.results[0].body())
+        else:
+            doc["variants"] = [{"variant": r.variant, **r.body()} for r in self.results]
+        return doc

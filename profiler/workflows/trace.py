@@ -1,0 +1,162 @@
+"""`importprof trace`: the syscalls behind start-up and imports, attributed to the module whose
+import made them (the only place chaining capture → parse → analysis for this command).
+
+For other commands (compare...):
+    trace_argv(argv, variant="command", keep_log=None, env=None) -> TraceResult
+        traces ANY argv under strace (a launcher binary, a shell script...); modules are
+        attributed when the traced Python ran importprof's markers hook, else empty.
+    trace_python(python, variant, target, keep_log=None) -> TraceResult
+        one Python variant run through the bootstrap launcher with the markers hook.
+    trace(TraceOptions) -> TraceReport   (what the command runs)
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+from profiler.errors import BadInput, UsageError
+from profiler.model.syscall_trace import TraceReport, TraceResult
+from profiler.model.target import DEFAULT_TARGET, Target
+from profiler.model.variant import Variant, parse_variants
+
+
+@dataclass
+class TraceOptions:
+    target: Target = DEFAULT_TARGET
+    python: str | None = None
+    variants: Sequence[str] = ()
+    flags: Sequence[str] = ()
+    keep_log: str | None = None
+    from_log: str | None = None
+    read_machine: bool = True
+    notes: list[str] = field(default_factory=list)
+
+
+def read_log(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise BadInput(f"cannot read strace log {path}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"cannot read strace log {path}: it is a directory") from None
+    except OSError as exc:
+        raise BadInput(f"cannot read strace log {path}: {exc.strerror}") from None
+
+
+def summarize_log_text(text: str, variant: str, source: str = "log") -> TraceResult:
+    from profiler.analysis.attribution import summarize_trace
+    from profiler.parse.strace import parse_strace
+
+    log = parse_strace(text)
+    if not log.syscalls:
+        raise BadInput(f"{source} holds no strace records ({log.lines} lines)")
+    return summarize_trace(log, variant)
+
+
+def _log_path_for(keep_log: str | None, variant: str, several: bool, tmpdir: str) -> str:
+    if keep_log is None:
+        return os.path.join(tmpdir, f"{variant.replace('/', '_').replace(' ', '_')}.strace")
+    if not several:
+        return keep_log
+    root, ext = os.path.splitext(keep_log)
+    safe = "".join(ch if ch.isalnum() or ch in "-_=." else "_" for ch in variant)
+    return f"{root}.{safe}{ext or '.strace'}"
+
+
+def trace_argv(
+    argv: Sequence[str],
+    variant: str = "command",
+    keep_log: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+) -> TraceResult:
+    """Trace any argv with `strace -f -tt -T -y`, parse and summarize the log."""
+    from profiler.capture.strace import run_strace
+
+    with tempfile.TemporaryDirectory(prefix="importprof-trace-") as tmp:
+        log_path = keep_log or os.path.join(tmp, "trace.strace")
+        run_strace(list(argv), log_path, env=env, cwd=cwd)
+        text = read_log(log_path)
+    return summarize_log_text(text, variant, source=f"the strace log of {argv[0]}")
+
+
+def trace_python(python: str, variant: Variant, target: Target, keep_log: str | None = None) -> TraceResult:
+    """One variant of a Python target, through the bootstrap launcher with the markers hook
+    (installed before `site`, so start-up imports are attributed too)."""
+    from profiler.capture.bootstrap import bootstrap_argv
+    from profiler.capture.strace import find_strace, startup_modules
+
+    find_strace()
+    flags = list(variant.flags)
+    with tempfile.TemporaryDirectory(prefix="importprof-pyc-") as pyc:
+        if variant.fresh_pycache:
+            flags += ["-X", f"pycache_prefix={pyc}"]
+        options = {"startup_modules": startup_modules(python, flags)}
+        argv = bootstrap_argv(python, flags, target, ["markers"], options)
+        return trace_argv(argv, variant=variant.name, keep_log=keep_log)
+
+
+def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progress=None) -> TraceReport:
+    from profiler.capture.machine import read_machine
+
+    warnings: list[str] = []
+    if opts.from_log is not None:
+        if opts.variants or opts.flags:
+            raise UsageError("--from-log reads a saved log: --variant/--flags do not apply")
+        if opts.keep_log:
+            raise UsageError("--keep-log and --from-log cannot be combined")
+        if opts.target != DEFAULT_TARGET:
+            raise UsageError("--from-log reads a saved log: give no target")
+        result = summarize_log_text(read_log(opts.from_log), os.path.basename(opts.from_log), source=opts.from_log)
+        if not result.attributed:
+            warnings.append("the log has no import markers: no per-module attribution (trace with `importprof trace` to get it)")
+        if result.log is not None and result.log.truncated_last_line:
+            warnings.append("the log ends with a truncated line (ignored)")
+        results = [result]
+    else:
+        from profiler.capture.strace import find_strace
+
+        find_strace()
+        if opts.keep_log:
+            from profiler import sinks
+
+            sinks.check_writable(opts.keep_log)
+        if not opts.target.is_python:
+            if opts.variants or opts.flags:
+                raise UsageError("variants apply to Python targets; a `-- COMMAND` target runs as is")
+            results = [trace_argv(opts.target.command_argv(), variant="command", keep_log=opts.keep_log)]
+            if not results[0].attributed:
+                warnings.append("a `-- COMMAND` target is traced without import markers: no per-module attribution")
+        else:
+            from profiler.capture.interpreter import resolve_python
+
+            variants = parse_variants(opts.variants, opts.flags, default=("default",))
+            interp = resolve_python(opts.python)
+            several = len(variants) > 1
+            results = []
+            with tempfile.TemporaryDirectory(prefix="importprof-trace-") as tmp:
+                for i, v in enumerate(variants):
+                    if progress:
+                        progress(i, len(variants), v.name)
+                    keep = _log_path_for(opts.keep_log, v.name, several, tmp) if opts.keep_log else None
+                    results.append(trace_python(interp.path, v, opts.target, keep_log=keep))
+                if progress:
+                    progress(len(variants), len(variants), "")
+    for w in warnings:
+        if warn:
+            warn(w)
+    machine = read_machine() if opts.read_machine else {}
+    return TraceReport(results=tuple(results), machine=machine, warnings=tuple(warnings))
+
+
+def keep_log_paths(keep_log: str, variant_names: Sequence[str]) -> list[str]:
+    """Where --keep-log FILE puts each variant's log (FILE itself for a single variant)."""
+    several = len(variant_names) > 1
+    return [_log_path_for(keep_log, n, several, "") for n in variant_names]
+
+
+__all__ = ["TraceOptions", "trace", "trace_argv", "trace_python", "summarize_log_text", "keep_log_paths"]
