@@ -219,4 +219,9 @@ def startup(
 
         counts = measure_instructions(specs)
         results = [replace(r, instructions=counts.get(r.key)) for r in results]
+    # issue 6 (profiler/workflows/site.py): a note when site costs more than 2x a bare start,
+    # naming the costliest .pth (only when default and no-site ran on the same interpreter)
+    from profiler.workflows.site import startup_site_notes
+
+    opts = replace(opts, extra_notes=[*opts.extra_notes, *startup_site_notes(results)])
     return finish_report(results, machine, opts, keys, warnings)
