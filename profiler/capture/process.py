@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -103,21 +104,88 @@ def resolve_executable(name: str) -> str | None:
     return shutil.which(name)
 
 
+class SpawnServer:
+    """The tiny C spawner (spawner.c) running for a whole benchmark: each command is forked
+    from it, so its peak RSS is its own, and it is timed there (monotonic clock + wait4)."""
+
+    def __init__(self, exe: str, stderr: StderrTail):
+        req_r, self._req_w = os.pipe()
+        self._resp_r, resp_w = os.pipe()
+        try:
+            self.pid = os.posix_spawn(
+                exe,
+                [exe],
+                os.environ,
+                file_actions=[
+                    (os.POSIX_SPAWN_DUP2, req_r, 0),
+                    (os.POSIX_SPAWN_DUP2, resp_w, 1),
+                    (os.POSIX_SPAWN_DUP2, stderr.fd, 2),
+                ],
+            )
+        finally:
+            os.close(req_r)
+            os.close(resp_w)
+        self._buf = b""
+
+    @staticmethod
+    def encode(argv: Sequence[str], env: Mapping[str, str]) -> bytes:
+        parts = [os.fsencode(a) + b"\0" for a in argv]
+        parts.append(b"\0")
+        parts += [os.fsencode(k) + b"=" + os.fsencode(v) + b"\0" for k, v in env.items()]
+        payload = b"".join(parts)
+        return len(payload).to_bytes(4, sys.byteorder) + payload
+
+    def measure(self, request: bytes, what: str) -> RunSample:
+        import errno as _errno
+
+        view = memoryview(request)
+        while view:
+            view = view[os.write(self._req_w, view) :]
+        while b"\n" not in self._buf:
+            chunk = os.read(self._resp_r, 4096)
+            if not chunk:
+                raise BadInput(f"the measuring spawner stopped while running {what}")
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        wall_ns, ut, st, rss_kib, code, exec_err = (int(f) for f in line.split())
+        if exec_err:
+            name = _errno.errorcode.get(exec_err, str(exec_err))
+            raise BadInput(f"cannot run {what}: {os.strerror(exec_err)} ({name})")
+        return RunSample(
+            wall_s=wall_ns / 1e9,
+            user_s=ut / 1e6,
+            system_s=st / 1e6,
+            max_rss_bytes=rss_kib * 1024,
+            exit_code=code,
+        )
+
+    def close(self, kill: bool = False) -> None:
+        for fd in (self._req_w, self._resp_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if kill:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
 def spawn_measured(
     argv: Sequence[str],
     *,
     env: Mapping[str, str] | None = None,
     stderr: StderrTail | None = None,
     stdout_fd: int | None = None,
-    spawner: str | None = None,
 ) -> RunSample:
-    """Start argv[0] (an absolute path) without a shell, wait for it, return its RunSample.
-
-    With `spawner` (see spawner.c) the command is forked from that tiny program, which times
-    it and reports its rusage: the peak RSS is then the command's own. Without it, the command
-    is spawned from this process and the peak RSS, floored at this process's own size by the
-    kernel's accounting, is reported as None.
-    """
+    """Start argv[0] (an absolute path) from this process without a shell, wait for it,
+    return its RunSample. The kernel floors the child's peak RSS at this process's own size,
+    so it is reported as None: use SpawnServer for an honest one."""
     null = _devnull()
     actions = [
         (os.POSIX_SPAWN_DUP2, null, 0),
@@ -125,10 +193,6 @@ def spawn_measured(
         (os.POSIX_SPAWN_DUP2, stderr.fd if stderr is not None else null, 2),
     ]
     environ = os.environ if env is None else env
-    if stderr is not None:
-        stderr.reset()
-    if spawner is not None:
-        return _spawn_via(spawner, argv, environ, actions)
     t0 = time.perf_counter_ns()
     try:
         pid = os.posix_spawn(argv[0], list(argv), environ, file_actions=actions)
@@ -159,41 +223,3 @@ def _wait(pid: int):
             pass
         raise
     return status, ru
-
-
-def _spawn_via(spawner: str, argv: Sequence[str], environ, actions) -> RunSample:
-    import errno as _errno
-
-    r, w = os.pipe()
-    try:
-        pid = os.posix_spawn(
-            spawner, [spawner, "3", *argv], environ, file_actions=[*actions, (os.POSIX_SPAWN_DUP2, w, 3)]
-        )
-    except BaseException:
-        os.close(r)
-        os.close(w)
-        raise
-    os.close(w)
-    try:
-        status, _ = _wait(pid)
-        data = b""
-        while True:
-            chunk = os.read(r, 4096)
-            if not chunk:
-                break
-            data += chunk
-    finally:
-        os.close(r)
-    fields = data.split()
-    if os.waitstatus_to_exitcode(status) != 0 or len(fields) != 6:
-        raise BadInput(f"the measuring spawner failed to run {argv[0]}")
-    wall_ns, ut, st, rss_kib, code, exec_err = (int(f) for f in fields)
-    if exec_err:
-        raise BadInput(f"cannot run {argv[0]}: {os.strerror(exec_err)} ({_errno.errorcode.get(exec_err, exec_err)})")
-    return RunSample(
-        wall_s=wall_ns / 1e9,
-        user_s=ut / 1e6,
-        system_s=st / 1e6,
-        max_rss_bytes=rss_kib * 1024,
-        exit_code=code,
-    )

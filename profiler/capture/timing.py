@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from profiler.capture.process import StderrTail, resolve_executable, spawn_measured
+from profiler.capture.process import SpawnServer, StderrTail, resolve_executable, spawn_measured
 from profiler.errors import BadInput, Interrupted, TargetFailed
 from profiler.model.measurement import CommandSpec, RunSample
 
@@ -52,6 +52,14 @@ class _Prepared:
             env = dict(os.environ)
             env.update(dict(spec.env))
             self.env = env
+        self._request = None
+
+    def request(self, argv: list[str]) -> bytes:
+        if argv is self.argv:
+            if self._request is None:
+                self._request = SpawnServer.encode(self.argv, self.env or os.environ)
+            return self._request
+        return SpawnServer.encode(argv, self.env or os.environ)
 
     def argv_for_run(self, tmp_root: str) -> tuple[list[str], str | None]:
         if not self.spec.fresh_pycache:
@@ -60,10 +68,14 @@ class _Prepared:
         return [self.argv[0], "-X", f"pycache_prefix={d}", *self.argv[1:]], d
 
 
-def _run_one(p: _Prepared, tail: StderrTail, tmp_root: str, plan: RunPlan, phase: str, spawner: str | None) -> RunSample:
+def _run_one(p: _Prepared, tail: StderrTail, tmp_root: str, plan: RunPlan, phase: str, server: SpawnServer | None) -> RunSample:
     argv, fresh = p.argv_for_run(tmp_root)
+    tail.reset()
     try:
-        sample = spawn_measured(argv, env=p.env, stderr=tail, spawner=spawner)
+        if server is not None:
+            sample = server.measure(p.request(argv), argv[0])
+        else:
+            sample = spawn_measured(argv, env=p.env, stderr=tail)
     finally:
         if fresh:
             shutil.rmtree(fresh, ignore_errors=True)
@@ -92,10 +104,12 @@ def run_interleaved(
     samples: dict[str, list[RunSample]] = {p.spec.key: [] for p in prepared}
     tail = StderrTail()
     tmp_root = tempfile.mkdtemp(prefix="importprof-run-")
+    server = SpawnServer(spawner, tail) if spawner else None
+    interrupted = False
     try:
         for _ in range(plan.warmup):
             for p in prepared:
-                _run_one(p, tail, tmp_root, plan, "warm-up", spawner)
+                _run_one(p, tail, tmp_root, plan, "warm-up", server)
         targets = {p.spec.key: plan.runs or plan.min_runs for p in prepared}
         done = 0
         while True:
@@ -104,7 +118,7 @@ def run_interleaved(
                 break
             for p in pending:
                 key = p.spec.key
-                samples[key].append(_run_one(p, tail, tmp_root, plan, "measuring", spawner))
+                samples[key].append(_run_one(p, tail, tmp_root, plan, "measuring", server))
                 done += 1
                 got = samples[key]
                 if plan.runs is None:
@@ -112,8 +126,11 @@ def run_interleaved(
                 if progress is not None:
                     progress(done, sum(targets.values()), key)
     except KeyboardInterrupt:
+        interrupted = True
         raise Interrupted("interrupted", partial=samples) from None
     finally:
+        if server is not None:
+            server.close(kill=interrupted)
         tail.close()
         shutil.rmtree(tmp_root, ignore_errors=True)
     return samples
