@@ -1,0 +1,132 @@
+"""Build importprof's launcher (oxidized_builds/, a Cargo workspace of crates.io crates) once per
+interpreter, into a cache: ~/.cache/importprof/oxidized/<key>/importprof-launcher.
+
+The key hashes the base interpreter's facts (version, LIBDIR, LDLIBRARY, base prefix) and the
+Cargo sources, so an edit or another interpreter means a new build; the Cargo target dir is
+shared (~/.cache/importprof/oxidized/target) so crates compile once. `IMPORTPROF_CACHE` moves
+the cache, `IMPORTPROF_OXIDIZED_SRC` points at another copy of the Cargo project.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+
+from profiler.errors import ToolFailed, ToolMissing
+from profiler.model.interpreter import Interpreter
+
+LAUNCHER_NAME = "importprof-launcher"
+_SOURCES = ("Cargo.toml", "Cargo.lock", "launcher/Cargo.toml", "launcher/build.rs", "launcher/src/main.rs")
+
+
+def cache_root() -> str:
+    base = os.environ.get("IMPORTPROF_CACHE")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.path.join(xdg, "importprof")
+    return os.path.join(base, "oxidized")
+
+
+def project_dir() -> str:
+    """The Cargo workspace: $IMPORTPROF_OXIDIZED_SRC, else oxidized_builds/ beside the package
+    (a source checkout or an editable install), else shipped inside the package."""
+    candidates = []
+    if os.environ.get("IMPORTPROF_OXIDIZED_SRC"):
+        candidates.append(os.environ["IMPORTPROF_OXIDIZED_SRC"])
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    candidates += [os.path.join(os.path.dirname(pkg), "oxidized_builds"), os.path.join(pkg, "oxidized_builds")]
+    for c in candidates:
+        if os.path.isfile(os.path.join(c, "launcher", "src", "main.rs")):
+            return c
+    raise ToolMissing(f"importprof's Cargo project (oxidized_builds/) not found; looked in {', '.join(candidates)}")
+
+
+def find_cargo() -> str:
+    cargo = shutil.which("cargo") or next(
+        (p for p in [os.path.join(os.path.expanduser("~"), ".cargo", "bin", "cargo")] if os.access(p, os.X_OK)), None
+    )
+    if cargo is None:
+        raise ToolMissing("cargo not found: install Rust (https://rustup.rs) to build the oxidized variants")
+    return cargo
+
+
+def build_key(interp: Interpreter, src: str) -> str:
+    h = hashlib.sha256()
+    # the base interpreter's facts, not its path: a venv shares its base interpreter's launcher
+    for part in (interp.version, interp.libdir or "", interp.ldlibrary or "", interp.base_prefix):
+        h.update(part.encode() + b"\0")
+    for rel in _SOURCES:
+        p = os.path.join(src, rel)
+        if os.path.exists(p):
+            with open(p, "rb") as fh:
+                h.update(rel.encode() + b"\0" + fh.read())
+    return h.hexdigest()[:16]
+
+
+def _check_shared(interp: Interpreter) -> None:
+    lib = os.path.join(interp.libdir or "", interp.ldlibrary or "")
+    if not interp.libdir or not (interp.ldlibrary or "").endswith(".so") or not os.path.exists(lib):
+        raise ToolFailed(
+            f"{interp.path} has no shared libpython ({lib or 'LDLIBRARY unset'}); the launcher links one: "
+            "use an interpreter built with --enable-shared"
+        )
+
+
+def launcher_path(interp: Interpreter, info=None) -> str:
+    """The cached launcher for this interpreter, building it first when missing."""
+    src = project_dir()
+    key = build_key(interp, src)
+    dest_dir = os.path.join(cache_root(), key)
+    dest = os.path.join(dest_dir, LAUNCHER_NAME)
+    if os.access(dest, os.X_OK):
+        return dest
+    _check_shared(interp)
+    cargo = find_cargo()
+    os.makedirs(dest_dir, exist_ok=True)
+    import fcntl
+
+    with open(os.path.join(cache_root(), "build.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.access(dest, os.X_OK):  # built by another process meanwhile
+            return dest
+        if info:
+            info(f"building the oxidized launcher for {interp.path} (cargo, once per interpreter)...")
+        _cargo_build(cargo, src, interp)
+        built = os.path.join(cache_root(), "target", "release", LAUNCHER_NAME)
+        tmp = dest + ".tmp"
+        shutil.copy2(built, tmp)
+        os.replace(tmp, dest)
+    return dest
+
+
+def _cargo_build(cargo: str, src: str, interp: Interpreter) -> None:
+    from profiler.capture.process import run
+
+    env = dict(os.environ)
+    env.update(
+        {
+            "PYO3_PYTHON": interp.path,
+            "IMPORTPROF_PYTHON_LIBDIR": interp.libdir or "",
+            "IMPORTPROF_PYTHON_HOME": interp.base_prefix,
+            "CARGO_TARGET_DIR": os.path.join(cache_root(), "target"),
+        }
+    )
+    env["PATH"] = os.path.dirname(cargo) + os.pathsep + env.get("PATH", "")
+    argv = [cargo, "build", "--release", "--locked", "--manifest-path", os.path.join(src, "Cargo.toml")]
+    proc = run(argv, env=env, timeout=1800, what="cargo")
+    if proc.returncode != 0:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
+        raise ToolFailed(f"cargo build of the oxidized launcher failed (exit {proc.returncode})", detail=tail)
+
+
+if __name__ == "__main__":  # used by scripts/setup.d/30-oxidized.sh
+    from profiler.capture.interpreter import resolve_python
+    from profiler.errors import ImportprofError
+
+    try:
+        print(launcher_path(resolve_python(sys.argv[1] if len(sys.argv) > 1 else None), info=lambda m: print(m, file=sys.stderr)))
+    except ImportprofError as exc:
+        print(f"importprof: error: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)

@@ -1,0 +1,151 @@
+"""Packing and building oxidized variants: records of what was packed and built (no I/O)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ModuleRecord:
+    """A module as the target's interpreter had it in sys.modules at exit."""
+
+    name: str
+    file: str | None
+    origin: str | None
+    loader: str | None
+    is_package: bool
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ModuleRecord":
+        return cls(d["name"], d.get("file"), d.get("origin"), d.get("loader"), bool(d.get("is_package")))
+
+
+@dataclass(frozen=True)
+class PlannedModule:
+    name: str
+    kind: str  # "source" | "extension"
+    path: str
+    is_package: bool
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "path": self.path, "is_package": self.is_package}
+
+
+@dataclass(frozen=True)
+class Unpacked:
+    name: str
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class PackPlan:
+    modules: tuple[PlannedModule, ...]
+    unpacked: tuple[Unpacked, ...]
+    served: tuple[str, ...]  # builtin / frozen: the interpreter serves them
+
+
+@dataclass(frozen=True)
+class ResourceSet:
+    """One packed-resources file and the files beside it (`in-memory` or `filesystem`)."""
+
+    name: str
+    path: str
+    modules: int
+    extension_modules: int
+    bytecode_bytes: int
+    source_bytes: int
+    resources_bytes: int
+    files: int
+    file_bytes: int
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "path": self.path,
+            "modules": self.modules,
+            "extension_modules": self.extension_modules,
+            "bytecode_bytes": self.bytecode_bytes,
+            "source_bytes": self.source_bytes,
+            "resources_bytes": self.resources_bytes,
+            "files": self.files,
+            "file_bytes": self.file_bytes,
+        }
+
+
+@dataclass(frozen=True)
+class PackReport:
+    SCHEMA = "importprof.pack/1"
+
+    target: str
+    python: str
+    python_version: str
+    out_dir: str
+    sets: tuple[ResourceSet, ...]
+    modules: tuple[PlannedModule, ...]
+    unpacked: tuple[Unpacked, ...]
+    served: tuple[str, ...]
+    machine: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": self.SCHEMA,
+            "machine": self.machine,
+            "target": self.target,
+            "python": self.python,
+            "python_version": self.python_version,
+            "out_dir": self.out_dir,
+            "sets": [s.to_dict() for s in self.sets],
+            "modules": [m.to_dict() for m in self.modules],
+            "unpacked": [u.to_dict() for u in self.unpacked],
+            "served": list(self.served),
+        }
+
+
+@dataclass(frozen=True)
+class BuiltVariant:
+    """One folder of `importprof build`: `argv` is the exact command that runs it."""
+
+    name: str
+    path: str
+    argv: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+    output_sha256: str = ""
+
+    def to_dict(self) -> dict:
+        return {"variant": self.name, "path": self.path, "argv": list(self.argv), "env": dict(self.env), "output_sha256": self.output_sha256}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "BuiltVariant":
+        return cls(d["variant"], d["path"], tuple(d["argv"]), tuple(sorted((d.get("env") or {}).items())), d.get("output_sha256", ""))
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    SCHEMA = "importprof.build/1"
+
+    name: str
+    target: str
+    python: str
+    python_version: str
+    out_dir: str
+    launcher: str
+    variants: tuple[BuiltVariant, ...]
+    pack: PackReport
+    machine: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": self.SCHEMA,
+            "machine": self.machine,
+            "name": self.name,
+            "target": self.target,
+            "python": self.python,
+            "python_version": self.python_version,
+            "out_dir": self.out_dir,
+            "launcher": self.launcher,
+            "variants": [v.to_dict() for v in self.variants],
+            "pack": {k: v for k, v in self.pack.to_dict().items() if k not in ("schema", "machine")},
+        }

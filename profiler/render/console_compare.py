@@ -1,0 +1,54 @@
+"""`importprof compare` table: PyOxidizer's "Performance of Built Binaries" columns."""
+
+from __future__ import annotations
+
+from profiler.render.console import new_table, render_tables
+from profiler.render.units import fmt_bytes, fmt_count, fmt_seconds
+
+
+def _pm(mean, sd):
+    if mean is None:
+        return "n/a"
+    return fmt_seconds(mean) if sd is None else f"{fmt_seconds(mean)} ± {fmt_seconds(sd, mean)}"
+
+
+def render_compare_table(report, tty: bool) -> str:
+    what = f"workload {report.workload}" if report.workload else report.target
+    if report.launches:
+        what += f" ({report.launches} launches per run)"
+    runs = report.results[0].runs if report.results else 0
+    t = new_table(tty, title=f"{what} · Python {report.python_version} · {runs} runs per variant, interleaved")
+    cols = ["variant", "CPU (user+sys)", "delta", "% of traditional", "vs no-site (wall)", "wall", "peak RSS"]
+    have_sys = any(r.syscalls is not None for r in report.rows)
+    if have_sys:
+        cols.append("syscalls")
+    for c in cols:
+        t.add_column(c, justify="left" if c == "variant" else "right")
+    for r in report.rows:
+        cells = [
+            r.variant,
+            _pm(r.cpu_s, r.cpu_stddev_s),
+            "n/a" if r.delta_cpu_s is None else ("+" if r.delta_cpu_s > 0 else "") + fmt_seconds(r.delta_cpu_s, r.cpu_s),
+            "n/a" if r.pct_of_traditional is None else f"{r.pct_of_traditional:.1f}%",
+            "n/a" if r.speedup_vs_no_site is None else f"{r.speedup_vs_no_site:.2f}x",
+            _pm(r.wall_s, r.wall_stddev_s),
+            fmt_bytes(r.peak_rss_bytes),
+        ]
+        if have_sys:
+            cells.append(fmt_count(r.syscalls))
+        t.add_row(*cells)
+    parts = [t]
+    if report.syscalls:
+        fams = sorted({n for s in report.syscalls for n, _ in s.families})
+        if fams:
+            st = new_table(tty, title="system calls (one strace -f run per variant)")
+            st.add_column("variant")
+            for c in ["total", "failed", *fams, "files opened"]:
+                st.add_column(c, justify="right")
+            for s in report.syscalls:
+                fd = dict(s.families)
+                st.add_row(s.variant, fmt_count(s.total), fmt_count(s.errors), *[fmt_count(fd.get(n)) for n in fams], fmt_count(s.files_opened))
+            parts.append(st)
+    notes = [f"build: {report.build_dir}", *report.notes]
+    parts.append("\n".join(notes))
+    return render_tables(parts, tty)

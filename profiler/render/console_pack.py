@@ -1,0 +1,41 @@
+"""Tables for `importprof pack` and `importprof build` (model → text; no I/O)."""
+
+from __future__ import annotations
+
+from profiler.render.console import new_table, render_tables
+from profiler.render.units import fmt_bytes, fmt_count
+
+
+def _sets_table(pack, tty: bool):
+    t = new_table(tty, title=f"packed resources: {pack.target} ({pack.python_version}, {pack.python})")
+    for col in ("set", "modules", "extensions", "bytecode", "source", "packed-resources", "files", "file bytes", "folder"):
+        t.add_column(col, justify="left" if col in ("set", "folder") else "right")
+    for s in pack.sets:
+        t.add_row(s.name, fmt_count(s.modules), fmt_count(s.extension_modules), fmt_bytes(s.bytecode_bytes), fmt_bytes(s.source_bytes),
+                  fmt_bytes(s.resources_bytes), fmt_count(s.files), fmt_bytes(s.file_bytes), s.path)
+    return t
+
+
+def _unpacked_lines(pack) -> list[str]:
+    lines = [f"{len(pack.modules)} modules packed; {len(pack.served)} served by the interpreter itself (builtin/frozen); "
+             f"{len(pack.unpacked)} not packed (they import from the filesystem):"]
+    for u in pack.unpacked:
+        lines.append(f"  {u.name}: {u.reason}")
+    return lines
+
+
+def render_pack_table(report, tty: bool) -> str:
+    return render_tables([_sets_table(report, tty), "\n".join(_unpacked_lines(report))], tty)
+
+
+def render_build_table(report, tty: bool) -> str:
+    if not getattr(report, "pack", None):  # a PyOxidizer build report
+        return render_tables(["\n".join(report.lines())], tty)
+    t = new_table(tty, title=f"build {report.name}: {report.out_dir}")
+    t.add_column("variant")
+    t.add_column("argv (variant.json)")
+    t.add_column("env")
+    t.add_column("output sha256", justify="right")
+    for v in report.variants:
+        t.add_row(v.name, " ".join(v.argv), " ".join(f"{k}=…({len(val.split(':'))} paths)" for k, val in v.env) or "-", v.output_sha256[:12] or "-")
+    return render_tables([t, _sets_table(report.pack, tty), "\n".join(_unpacked_lines(report.pack))], tty)

@@ -1,0 +1,159 @@
+"""`importprof compare`: build the five variants of a target (or a workload), time them
+interleaved and tabulate them as PyOxidizer's "Performance of Built Binaries" page does.
+
+Syscall counts come from `importprof trace`'s machinery (one strace -f run per variant) when
+strace works; otherwise the table goes without them (a warning says why).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
+from profiler.model.compare import CompareReport
+from profiler.model.measurement import CommandSpec
+from profiler.model.target import Target
+
+NOTES = (
+    "oxidized/filesystem/in-memory: importprof's launcher (CPython + PyOxidizer's oxidized_importer), "
+    "no site; in-memory: OxidizedFinder over a memory-mapped packed-resources file",
+    "CPU = user + system of the process and the children it waited for (wait4 rusage)",
+)
+
+
+@dataclass
+class CompareOptions:
+    target: Target | None = None
+    workload: str | None = None
+    python: str | None = None
+    runs: int | None = None
+    warmup: int = 1
+    min_time_s: float = 2.0
+    launches: int = 10
+    build_dir: str | None = None
+    syscalls: str = "auto"  # auto | on | off
+    read_machine: bool = True
+
+
+def harness_cli(python: str | None) -> tuple[str, Target]:
+    """`importprof --help` from the venv importprof runs in (or the --python venv)."""
+    py = python or sys.executable
+    script = os.path.join(os.path.dirname(py), "importprof")
+    if not os.path.isfile(script):
+        raise BadInput(f"harness: no importprof script beside {py}: pass --python PATH/TO/VENV/bin/python with importprof installed")
+    return py, Target("script", script, ("--help",))
+
+
+def _default_build_dir(name: str, target: Target, interp_path: str) -> str:
+    from profiler.capture.cargo import cache_root
+
+    key = hashlib.sha256(json.dumps([target.to_dict(), interp_path]).encode()).hexdigest()[:12]
+    return os.path.join(cache_root(), "builds", f"{name}-{key}")
+
+
+def count_syscalls(argv, env, variant):
+    from profiler.analysis.compare import syscall_count
+    from profiler.workflows.trace import trace_argv
+
+    full = dict(os.environ)
+    full.update(env or {})
+    tr = trace_argv(list(argv), variant=variant, env=full)
+    return syscall_count(variant, tr.total_syscalls, tr.total_errors, tr.filesystem)
+
+
+def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callable[[str], None] | None = None,
+            info: Callable[[str], None] | None = None) -> CompareReport:
+    from profiler.analysis.compare import compare_rows
+    from profiler.analysis.machine import busy_warnings
+    from profiler.analysis.statistics import result_warnings, summarize
+    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.machine import read_machine
+    from profiler.capture.timing import RunPlan, run_interleaved
+    from profiler.workflows.build import build_variants, default_name
+    from profiler.workloads import HARNESS_DRIVER, WORKLOADS, workload_target
+
+    if (opts.target is None) == (opts.workload is None):
+        raise UsageError("compare needs a target (SCRIPT, -m MODULE, -c CODE) or --workload NAME, not both")
+    if opts.workload is not None and opts.workload not in WORKLOADS:
+        raise UsageError(f"unknown workload {opts.workload!r} (known: {', '.join(WORKLOADS)})")
+    if opts.target is not None and not opts.target.is_python:
+        raise UsageError("compare needs a Python target, not `-- COMMAND`")
+    if opts.runs is not None and opts.runs < 1:
+        raise UsageError("--runs must be at least 1")
+    if opts.warmup < 0:
+        raise UsageError("--warmup cannot be negative")
+    if opts.launches < 1:
+        raise UsageError("--launches must be at least 1")
+    if opts.syscalls not in ("auto", "on", "off"):
+        raise UsageError("--syscalls: auto, on or off")
+
+    python = opts.python
+    launches = None
+    if opts.workload == "harness":
+        python, target = harness_cli(opts.python)
+        launches = opts.launches
+        name = "harness"
+    elif opts.workload:
+        target, name = workload_target(opts.workload), opts.workload
+    else:
+        target, name = opts.target, default_name(opts.target)
+    interp = resolve_python(python)
+    build_dir = opts.build_dir or _default_build_dir(name, target, interp.path)
+    if info:
+        info(f"building the variants of {target.label()} in {build_dir}")
+    variants, _packed = build_variants(interp, target, build_dir, info=info)
+
+    specs = []
+    for bv in variants:
+        if launches:
+            argv = (interp.path, "-S", "-E", HARNESS_DRIVER, str(launches), json.dumps(list(bv.argv)), json.dumps(dict(bv.env)))
+            env = None
+        else:
+            argv, env = bv.argv, (bv.env or None)
+        specs.append(CommandSpec(argv=tuple(argv), variant=bv.name, python=interp.path, python_version=interp.version,
+                                 target=target.label(), env=env, key=bv.name))
+
+    machine = read_machine() if opts.read_machine else {}
+    warnings = list(busy_warnings(machine)) if machine else []
+    for w in warnings:
+        if warn:
+            warn(w)
+    plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_runs=5, min_time_s=opts.min_time_s)
+    samples = run_interleaved(specs, plan, progress)
+    results = [summarize(s, samples[s.key]) for s in specs]
+    for r in results:
+        warnings.extend(result_warnings(r))
+
+    counts = []
+    if opts.syscalls != "off":
+        try:
+            for s in specs:
+                counts.append(count_syscalls(s.argv, dict(s.env or ()), s.variant))
+        except (ToolMissing, ToolFailed) as exc:
+            if opts.syscalls == "on":
+                raise
+            counts = []
+            msg = f"syscall counts skipped: {exc}"
+            warnings.append(msg)
+            if warn:
+                warn(msg)
+    rows = compare_rows(results, counts)
+    return CompareReport(
+        workload=opts.workload,
+        target=target.label(),
+        python=interp.path,
+        python_version=interp.version,
+        build_dir=build_dir,
+        results=tuple(results),
+        rows=tuple(rows),
+        syscalls=tuple(counts),
+        launches=launches,
+        warnings=tuple(warnings),
+        notes=NOTES,
+        machine=machine,
+    )

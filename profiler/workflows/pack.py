@@ -1,0 +1,87 @@
+"""`importprof pack`: collect what a target imports into packed resources (PyOxidizer's format,
+written by the python-oxidized-importer crate inside importprof's launcher)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from profiler.errors import UsageError
+from profiler.model.packing import PackReport, ResourceSet
+from profiler.model.target import Target
+
+SETS = ("in-memory", "filesystem")
+
+
+@dataclass
+class PackOptions:
+    out_dir: str
+    target: Target | None = None
+    all_stdlib: bool = False
+    python: str | None = None
+    sets: Sequence[str] = SETS
+    read_machine: bool = True
+
+
+@dataclass(frozen=True)
+class Packed:
+    report: PackReport
+    sys_path: tuple[str, ...]  # the target's sys.path at exit (with site)
+    launcher: str
+
+
+def pack_target(
+    interp, target: Target, out_dir: str, sets: Sequence[str] = SETS, info: Callable[[str], None] | None = None, cwd: str | None = None
+) -> Packed:
+    from profiler.analysis.packing import plan_pack
+    from profiler.capture.cargo import launcher_path
+    from profiler.capture.oxidized import discover_modules, read_source, run_packer
+
+    if not target.is_python:
+        raise UsageError("pack needs a Python target (SCRIPT, -m MODULE or -c CODE), not `-- COMMAND`")
+    launcher = launcher_path(interp, info=info)
+    records, sys_path = discover_modules(interp.path, target, cwd=cwd)
+    plan = plan_pack(records, read_source)
+    stats = run_packer(launcher, interp.path, plan.modules, out_dir, sets)
+    resource_sets = tuple(
+        ResourceSet(name=s, path=os.path.join(os.path.abspath(out_dir), s), **stats[s]) for s in sets
+    )
+    report = PackReport(
+        target=target.label(),
+        python=interp.path,
+        python_version=interp.version,
+        out_dir=os.path.abspath(out_dir),
+        sets=resource_sets,
+        modules=plan.modules,
+        unpacked=plan.unpacked,
+        served=plan.served,
+    )
+    return Packed(report, tuple(sys_path), launcher)
+
+
+def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackReport:
+    from dataclasses import replace
+
+    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.machine import read_machine
+    from profiler.capture.oxidized import write_json
+
+    if opts.all_stdlib and opts.target is not None:
+        raise UsageError("give a target or --all-stdlib, not both")
+    if not opts.all_stdlib and opts.target is None:
+        raise UsageError("pack needs a target (SCRIPT, -m MODULE, -c CODE) or --all-stdlib")
+    if not opts.out_dir:
+        raise UsageError("pack needs -o DIR")
+    if os.path.exists(opts.out_dir) and not os.path.isdir(opts.out_dir):
+        raise UsageError(f"-o {opts.out_dir}: exists and is not a directory")
+    target = opts.target
+    if opts.all_stdlib:
+        from profiler.workloads import workload_target
+
+        target = workload_target("import-stdlib")
+    interp = resolve_python(opts.python)
+    packed = pack_target(interp, target, opts.out_dir, opts.sets, info=info)
+    report = replace(packed.report, machine=read_machine() if opts.read_machine else {})
+    write_json(os.path.join(opts.out_dir, "pack.json"), report.to_dict())
+    return report

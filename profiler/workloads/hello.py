@@ -1,0 +1,2 @@
+"""The `hello` workload: start, print a line, exit."""
+print("hello, world")
