@@ -13,10 +13,9 @@ from collections import defaultdict
 from typing import Sequence
 
 from profiler.analysis.syscalls import bytes_read, count_syscalls, filesystem_view, is_failed_lookup, opened_path, process_stats
-from profiler.model.syscall_trace import ImportSpan, ModuleStat, StraceLog, Syscall, TraceResult
+from profiler.model.syscall_trace import MARKER_PREFIX, ImportSpan, ModuleStat, StraceLog, Syscall, TraceResult
 from profiler.parse.strace import decode_string
 
-MARKER_PREFIX = "/.importprof-mark/"  # the same as hook_markers.PREFIX (bootstrap never imports us)
 OUTSIDE = "(outside imports)"
 
 
@@ -36,20 +35,6 @@ def marker_of(call: Syscall, prefix: str = MARKER_PREFIX) -> tuple[str, str] | N
                 return None
             return kind, name + ("..." if truncated else "")
     return None
-
-
-def split_markers(log: StraceLog, prefix: str = MARKER_PREFIX) -> tuple[list[Syscall], list[tuple[Syscall, str, str]]]:
-    """(the calls that are not markers, [(marker call, kind, module)])."""
-    plain: list[Syscall] = []
-    markers: list[tuple[Syscall, str, str]] = []
-    for c in log.syscalls:
-        if c.args and c.name in _MARKER_CALLS:
-            m = marker_of(c, prefix)
-            if m is not None:
-                markers.append((c, m[0], m[1]))
-                continue
-        plain.append(c)
-    return plain, markers
 
 
 _MARKER_CALLS = frozenset({"stat", "newfstatat", "fstatat64", "statx", "stat64", "lstat", "lstat64"})
@@ -141,7 +126,3 @@ def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARK
         log=log,
         attributed=bool(modules),
     )
-
-
-def module_names(modules: Sequence[ModuleStat]) -> list[str]:
-    return [m.name for m in modules]

@@ -33,18 +33,20 @@ def run_strace(argv, log_path: str, *, env=None, cwd=None, string_limit: int = S
     TargetFailed (the traced command exited non-zero or was killed)."""
     strace = find_strace()
     done = run(strace_argv(strace, log_path, argv, string_limit), env=env, cwd=cwd, what="strace")
-    strace_lines = [ln for ln in done.stderr.splitlines() if ln.startswith("strace: ")]
+    # strace prefixes its messages with its argv[0] ("/usr/bin/strace: ...")
+    prefix = strace + ": "
+    strace_lines = [ln[len(prefix):] for ln in done.stderr.splitlines() if ln.startswith(prefix)]
     if any(_is_ptrace_denial(ln) for ln in strace_lines):
         raise ToolFailed(f"strace cannot trace: ptrace not permitted ({ptrace_denial_reason()})", detail="\n".join(strace_lines[:3]))
     if done.returncode != 0:
         exec_failed = [ln for ln in strace_lines if "exec" in ln.lower() or "Can't stat" in ln]
         if exec_failed:
-            raise TargetFailed(f"cannot run the target: {exec_failed[0][len('strace: '):]}")
+            raise TargetFailed(f"cannot run the target: {exec_failed[0]}")
         if not os.path.exists(log_path) or os.path.getsize(log_path) == 0:
             raise ToolFailed(
-                "strace failed" + (f": {strace_lines[0][len('strace: '):]}" if strace_lines else f" (exit code {done.returncode})")
+                "strace failed" + (f": {strace_lines[0]}" if strace_lines else f" (exit code {done.returncode})")
             )
-        other = [ln for ln in done.stderr.splitlines() if not ln.startswith("strace: ")]
+        other = [ln for ln in done.stderr.splitlines() if not ln.startswith(prefix)]
         code = done.returncode
         what = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
         raise TargetFailed(f"the target failed under strace ({what})", detail="\n".join(other[-10:]) or None)

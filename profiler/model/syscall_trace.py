@@ -14,6 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+# the path prefix of the import markers (profiler/bootstrap/hook_markers.py has the same value:
+# the bootstrap never imports the package)
+MARKER_PREFIX = "/.importprof-mark/"
+
 
 class Syscall(NamedTuple):
     """One completed (or never-resumed) syscall line of an strace log."""

@@ -109,6 +109,8 @@ def parse_strace(source: str | Iterable[str]) -> StraceLog:
                 m = _RESUMED.match(body)
                 started = pending.pop(pid, None)
                 if m is None:
+                    if started is not None:
+                        _keep_unfinished(started, pid, syscalls)
                     if is_last and not ends_with_newline:
                         truncated = True
                     else:
@@ -156,7 +158,6 @@ def parse_strace(source: str | Iterable[str]) -> StraceLog:
                 truncated = True
                 continue
             raise BadInput(f"strace log line {lineno}: {exc}: {line[:200]}") from None
-    unfinished = 0
     for pid, started in pending.items():
         _keep_unfinished(started, pid, syscalls)
     unfinished = sum(1 for s in syscalls if s.unfinished)

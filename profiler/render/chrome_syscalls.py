@@ -1,0 +1,79 @@
+"""`importprof trace --format chrome`: Trace Event Format (chrome://tracing, Perfetto).
+
+Each traced process/thread is a track; imports are spans (cat "import") and each syscall is a
+complete event (cat "syscall") at its strace -tt time with its -T duration, so syscalls sit
+inside the import that made them. Several variants: one process group per variant.
+Timestamps are µs from the first record of each variant.
+"""
+
+from __future__ import annotations
+
+import json
+
+from profiler.model.syscall_trace import MARKER_PREFIX, TraceReport
+
+
+def render_chrome_syscalls(report: TraceReport) -> str:
+    events: list[dict] = []
+    for vi, r in enumerate(report.results):
+        calls = r.log.syscalls if r.log is not None else ()
+        times = [c.time_s for c in calls if c.time_s is not None]
+        t0 = min(times) if times else 0.0
+        # a distinct chrome pid per variant; strace pids become chrome tids
+        gpid = vi + 1
+        events.append({"ph": "M", "name": "process_name", "pid": gpid, "tid": 0, "args": {"name": f"variant {r.variant}"}})
+        for p in r.processes:
+            events.append({"ph": "M", "name": "thread_name", "pid": gpid, "tid": p.pid, "args": {"name": p.name}})
+        for s in r.spans:
+            if s.begin_s is None:
+                continue
+            end = s.end_s if s.end_s is not None else (max(times) if times else s.begin_s)
+            events.append(
+                {
+                    "ph": "X",
+                    "cat": "import",
+                    "name": s.name,
+                    "pid": gpid,
+                    "tid": s.pid,
+                    "ts": round((s.begin_s - t0) * 1e6, 3),
+                    "dur": round(max(end - s.begin_s, 0.0) * 1e6, 3),
+                    "args": {"depth": s.depth},
+                }
+            )
+        for c in calls:
+            if c.time_s is None or any(MARKER_PREFIX in a for a in c.args[:2]):
+                continue  # markers are drawn as the import spans
+            args = {"args": ", ".join(c.args)[:200], "ret": c.ret}
+            if c.errno:
+                args["errno"] = c.errno
+            if c.ret_path:
+                args["path"] = c.ret_path
+            events.append(
+                {
+                    "ph": "X",
+                    "cat": "syscall",
+                    "name": c.name,
+                    "pid": gpid,
+                    "tid": c.pid,
+                    "ts": round((c.time_s - t0) * 1e6, 3),
+                    "dur": round((c.duration_s or 0.0) * 1e6, 3),
+                    "args": args,
+                }
+            )
+        if r.log is not None:
+            for e in r.log.events:
+                if e.time_s is None:
+                    continue
+                events.append(
+                    {
+                        "ph": "i",
+                        "s": "t",
+                        "cat": "process",
+                        "name": f"{e.kind} {e.value}",
+                        "pid": gpid,
+                        "tid": e.pid,
+                        "ts": round((e.time_s - t0) * 1e6, 3),
+                    }
+                )
+    return json.dumps({"traceEvents": events, "displayTimeUnit": "ms", "otherData": {"schema": report.SCHEMA}}) + "\n"
+

@@ -1,0 +1,197 @@
+"""The pure strace parser and summaries, on real logs captured here (tests/fixtures/strace/README.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from profiler.analysis.attribution import OUTSIDE, summarize_trace
+from profiler.analysis.syscalls import call_path, read_size_bucket
+from profiler.errors import BadInput
+from profiler.model.syscall_trace import TraceReport
+from profiler.parse.strace import decode_string, fd_path, parse_strace, split_args
+
+LOGS = ("multiproc", "truncated", "markers-json-csv")
+
+
+@pytest.fixture(scope="module")
+def logs(fixtures):
+    return {name: (fixtures / "strace" / f"{name}.log").read_text() for name in LOGS}
+
+
+@pytest.mark.parametrize("name", LOGS)
+def test_golden_summary(fixtures, logs, name):
+    body = summarize_trace(parse_strace(logs[name]), variant=name).body()
+    golden = fixtures / "strace" / f"{name}.golden.json"
+    if os.environ.get("IMPORTPROF_UPDATE_GOLDEN"):
+        golden.write_text(json.dumps(body, indent=1) + "\n")
+    assert json.loads(json.dumps(body)) == json.loads(golden.read_text())
+
+
+def test_multiprocess_log(logs):
+    log = parse_strace(logs["multiproc"])
+    text_lines = logs["multiproc"].splitlines()
+    assert log.lines == len(text_lines) and log.noise == 0 and not log.truncated_last_line
+    assert set(log.pids) == {12540, 12541, 12542, 12543}
+    # every line is one record: a completed call, a call resumed later, or a process event
+    starts = sum(1 for ln in text_lines if "resumed>" not in ln and "+++" not in ln and " --- " not in ln)
+    assert len(log.syscalls) == starts
+    assert log.unfinished == 0  # every <unfinished ...> got its <... resumed>
+    events = [(e.pid, e.kind, e.value) for e in log.events]
+    assert (12542, "exit", "3") in events
+    assert (12543, "killed", "SIGKILL") in events
+    assert [e.value for e in log.events if e.kind == "signal"] == ["SIGCHLD", "SIGCHLD"]
+
+    # an <unfinished ...> / <... resumed> pair becomes one call, started at the first line
+    miss = [c for c in log.syscalls if c.args[1:2] == ('"/nonexistent/thread"',)]
+    assert len(miss) == 1
+    c = miss[0]
+    assert (c.pid, c.name, c.line, c.ret, c.errno) == (12541, "newfstatat", 715, -1, "ENOENT")
+    assert c.duration_s == pytest.approx(0.000094)  # from line 718, the resumed half and c.time_s == pytest.approx(4 * 3600 + 38 * 60 + 56.947596)
+    assert call_path(c) == "/nonexistent/thread"
+
+    # -y: the fd path of an argument and of a returned fd
+    opens = [c for c in log.syscalls if c.name == "openat" and c.ret_path == "/etc/hostname"]
+    assert len(opens) == 1 and opens[0].ret >= 3
+    reads = [c for c in log.syscalls if c.name == "read" and fd_path(c.args[0]) == "/etc/hostname" and c.ret]
+    assert reads and reads[0].ret == len(decode_string(reads[0].args[1])[0].encode())
+
+    # quoted strings: escapes decoded, `...` truncation reported
+    elf = next(c for c in log.syscalls if c.name == "read" and c.args[1].startswith('"\\177ELF'))
+    data, truncated = decode_string(elf.args[1])
+    assert truncated and data.startswith("\x7fELF") and len(data.encode("latin-1", "replace")) == 32
+    tab = next(c for c in log.syscalls if c.name == "write" and "tab" in c.args[1])
+    assert decode_string(tab.args[1]) == ("tab\there\n", False)
+
+    # exit_group(...) = ? has no return value
+    exits = [c for c in log.syscalls if c.name == "exit_group"]
+    assert exits and all(c.ret is None and c.errno is None for c in exits)
+
+
+def test_process_view(logs):
+    r = summarize_trace(parse_strace(logs["multiproc"]))
+    by_pid = {p.pid: p for p in r.processes}
+    assert by_pid[12541].parent == 12540 and by_pid[12541].name.endswith("thread")
+    assert by_pid[12542].command == "/bin/sh" and by_pid[12542].exit_code == 3
+    assert by_pid[12543].signal == "SIGKILL" and by_pid[12543].exit_code is None
+    assert sum(p.syscalls for p in r.processes) == r.total_syscalls
+    assert not r.modules and not r.attributed  # no markers in this log
+
+
+def test_filesystem_view(logs):
+    log = parse_strace(logs["multiproc"])
+    r = summarize_trace(log)
+    fs = r.filesystem
+    reads = [c for c in log.syscalls if c.name in ("read", "pread64") and c.ret is not None and c.ret >= 0]
+    assert fs["reads"] == len(reads) and fs["bytes_read"] == sum(c.ret for c in reads)
+    assert sum(b["count"] for b in fs["read_sizes"]) == fs["reads"]
+    assert sum(b["bytes"] for b in fs["read_sizes"]) == fs["bytes_read"]
+    for b in fs["read_sizes"]:
+        assert read_size_bucket(b["min_bytes"]) == (b["min_bytes"], b["max_bytes"])
+    fams = {f["name"]: f for f in fs["families"]}
+    assert fams["stat"]["count"] == sum(1 for c in log.syscalls if c.name in ("newfstatat", "fstat", "statx"))
+    assert fams["getdents"]["count"] == sum(1 for c in log.syscalls if c.name == "getdents64")
+    enoent = [c for c in log.syscalls if c.errno in ("ENOENT", "ENOTDIR") and call_path(c)]
+    assert fs["lookups_failed"] == len(enoent)
+    full = __import__("profiler.analysis.syscalls", fromlist=["x"]).filesystem_view(log.syscalls, top=1000)
+    assert {"name": "/nonexistent", "count": 1} in full["failed_lookup_dirs"]
+    assert "/etc/hostname" in {f["name"] for f in full["files"]}
+
+
+def test_truncated_last_line(logs):
+    log = parse_strace(logs["truncated"])
+    assert log.truncated_last_line
+    assert not logs["truncated"].endswith("\n")
+    # the thread's lookup started on line 715 and never resumed before the cut
+    unfinished = [c for c in log.syscalls if c.unfinished]
+    assert [c.line for c in unfinished if c.pid == 12541] == [715]
+    assert [c.args[1] for c in unfinished if c.pid == 12541] == ['"/nonexistent/thread"']
+    # the main thread's futex (line 714) lost its resumed half to the cut: kept as unfinished
+    assert [c.line for c in unfinished if c.pid == 12540] == [714]
+    # everything completed before the cut parses exactly as in the whole log
+    full = {c.line: c for c in parse_strace(logs["multiproc"]).syscalls}
+    done = [c for c in log.syscalls if not c.unfinished]
+    assert done and all(full[c.line] == c for c in done)
+
+
+def test_markers_attribution(logs):
+    log = parse_strace(logs["markers-json-csv"])
+    r = summarize_trace(log)
+    assert r.attributed
+    markers = [c for c in log.syscalls if "/.importprof-mark/" in "".join(c.args[:2])]
+    assert markers and len(markers) % 2 == 0
+    # marker calls are excluded from every count
+    assert r.total_syscalls == len(log.syscalls) - len(markers)
+    assert sum(m.syscalls for m in r.modules) == r.total_syscalls
+    mods = {m.name: m for m in r.modules}
+    for name, pyc in (("json", "json/__pycache__/__init__."), ("json.decoder", "json/__pycache__/decoder."), ("csv", "__pycache__/csv.")):
+        assert mods[name].opened >= 1
+        # the .pyc open happened between this module's own markers, not a nested one's
+        owner = _owner_of_open(log, pyc)
+        assert owner == name, (name, owner)
+    assert OUTSIDE in mods
+    spans = {s.name: s for s in r.spans}
+    assert spans["json.decoder"].depth > spans["json"].depth
+    assert spans["json"].begin_s <= spans["json.decoder"].begin_s <= spans["json.decoder"].end_s <= spans["json"].end_s
+
+
+def _owner_of_open(log, needle):
+    stack = []
+    for c in log.syscalls:
+        a = "".join(c.args[:2])
+        if "/.importprof-mark/b/" in a:
+            stack.append(decode_string(c.args[1])[0].rsplit("/", 1)[1])
+        elif "/.importprof-mark/e/" in a:
+            stack.pop()
+        elif c.name == "openat" and c.ret_path and needle in c.ret_path and c.ret_path.endswith(".pyc") and stack:
+            return stack[-1]
+    return None
+
+
+def test_split_args_on_real_lines(logs):
+    line = next(ln for ln in logs["multiproc"].splitlines() if "clone3(" in ln)
+    body = line[line.index("clone3("):]
+    args, end = split_args(body, body.index("(") + 1)
+    assert len(args) == 2 and args[0].startswith("{flags=CLONE_VM") and args[1] == "88"
+    assert body[end:].strip().startswith("= 12541")
+
+
+def test_noise_and_bad_numbers(logs):
+    text = logs["multiproc"].splitlines()
+    noisy = "\r\n".join(["program output, not strace", *text[:50], "more output"]) + "\r\n"
+    log = parse_strace(noisy)
+    assert log.noise == 2 and len(log.syscalls) == len(parse_strace("\n".join(text[:50]) + "\n").syscalls)
+    bad = text[10].rsplit("<", 1)[0] + "<0.0x1>"
+    with pytest.raises(BadInput, match="line 2"):
+        parse_strace(text[9] + "\n" + bad + "\n" + text[11] + "\n")
+
+
+def test_json_shape_one_and_several(logs):
+    r1 = summarize_trace(parse_strace(logs["markers-json-csv"]), "no-site")
+    r2 = summarize_trace(parse_strace(logs["multiproc"]), "default")
+    one = TraceReport((r1,), machine={"cpus": 2}).to_dict()
+    assert list(one) == ["schema", "machine", "syscalls", "modules", "filesystem", "processes"]
+    assert one["schema"] == "importprof.trace/1"
+    assert set(one["syscalls"][0]) == {"name", "count", "errors", "seconds"}
+    assert set(one["modules"][0]) == {"name", "syscalls", "failed", "opened", "bytes_read", "seconds"}
+    several = TraceReport((r1, r2), machine={}).to_dict()
+    assert list(several) == ["schema", "machine", "variants"]
+    assert [v["variant"] for v in several["variants"]] == ["no-site", "default"]
+    assert all(list(v) == ["variant", "syscalls", "modules", "filesystem", "processes"] for v in several["variants"])
+
+
+def test_chrome_render(logs):
+    from profiler.render.chrome_syscalls import render_chrome_syscalls
+
+    r = summarize_trace(parse_strace(logs["markers-json-csv"]), "no-site")
+    doc = json.loads(render_chrome_syscalls(TraceReport((r,), machine={})))
+    ev = doc["traceEvents"]
+    imports = [e for e in ev if e.get("cat") == "import"]
+    calls = [e for e in ev if e.get("cat") == "syscall"]
+    assert len(imports) == len(r.spans) and len(calls) == r.total_syscalls
+    assert all(e["ts"] >= 0 and e["dur"] >= 0 for e in imports + calls)
+    json_span = next(e for e in imports if e["name"] == "json")
+    inside = [e for e in calls if json_span["ts"] <= e["ts"] <= json_span["ts"] + json_span["dur"]]
+    assert any(e["name"] == "openat" for e in inside)

@@ -1,0 +1,223 @@
+"""`importprof trace` end to end: the real strace, real interpreters, real failures."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+
+import pytest
+
+from conftest import assert_one_line_error
+
+STRACE = "/usr/bin/strace"
+pytestmark = pytest.mark.skipif(not os.path.exists(STRACE), reason="strace is not installed (make setup installs it)")
+
+
+def _owners_of(log_text: str, needle: str) -> list:
+    """For each successful open whose -y path ends with needle: the module whose import markers
+    surround it (None outside imports: the launcher reading its own json, see hook_markers)."""
+    from profiler.parse.strace import decode_string, parse_strace
+
+    stack: list[str] = []
+    owners = []
+    for c in parse_strace(log_text).syscalls:
+        a = "".join(c.args[:2])
+        if "/.importprof-mark/b/" in a:
+            stack.append(decode_string(c.args[1])[0].rsplit("/", 1)[1])
+        elif "/.importprof-mark/e/" in a:
+            stack.pop()
+        elif c.name == "openat" and c.ret_path and c.ret_path.endswith(needle):
+            owners.append(stack[-1] if stack else None)
+    return owners
+
+
+def test_attribution_on_a_real_run(cli, real_python, tmp_path):
+    log = tmp_path / "t.strace"
+    res = cli("trace", "--python", real_python, "--variant", "no-site", "--keep-log", log, "--format", "json", "-c", "import json, csv")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert list(doc) == ["schema", "machine", "syscalls", "modules", "filesystem", "processes"]
+    assert doc["schema"] == "importprof.trace/1" and doc["machine"]
+    mods = {m["name"]: m for m in doc["modules"]}
+    for name in ("json", "json.decoder", "csv"):
+        assert mods[name]["opened"] >= 1, name
+        assert mods[name]["bytes_read"] > 0, name
+    # each owns its own .pyc open (nested imports' syscalls go to the inner module)
+    text = log.read_text()
+    assert [o for o in _owners_of(text, "json/__pycache__/__init__.cpython-311.pyc") if o] == ["json"]
+    assert [o for o in _owners_of(text, "json/__pycache__/decoder.cpython-311.pyc") if o] == ["json.decoder"]
+    assert _owners_of(text, "__pycache__/csv.cpython-311.pyc") == ["csv"]
+    # the markers are not counted: the module rows add up to the syscall total
+    total = sum(s["count"] for s in doc["syscalls"])
+    assert sum(m["syscalls"] for m in doc["modules"]) == total
+    markers = text.count("/.importprof-mark/")
+    assert markers > 0 and total == len([ln for ln in text.splitlines() if "(" in ln and "resumed>" not in ln]) - markers
+    assert doc["processes"][0]["exit_code"] == 0
+    # the saved log gives the same summary again
+    again = cli("trace", "--from-log", log, "--format", "json")
+    assert again.returncode == 0, again
+    assert again.json()["modules"] == doc["modules"] and again.json()["syscalls"] == doc["syscalls"]
+
+
+def test_table_and_site_imports_attributed(cli, real_python):
+    res = cli("trace", "--python", real_python, "-c", "pass")
+    assert res.returncode == 0, res
+    assert "Syscalls per imported module" in res.stdout and "time in syscalls" in res.stdout
+    assert "\x1b[" not in res.stdout  # plain text when not a terminal
+    # hooks are installed before site: site and what it imports (.pth files...) are attributed
+    doc = cli("trace", "--python", real_python, "--format", "json", "-c", "pass").json()
+    assert "site" in {m["name"] for m in doc["modules"]}
+
+
+def test_variants_side_by_side(cli, real_python, tmp_path):
+    out = tmp_path / "v.json"
+    keep = tmp_path / "log.strace"
+    res = cli("trace", "--python", real_python, "--variant", "default,no-site", "--keep-log", keep, "-o", out, "-c", "import json")
+    assert res.returncode == 0, res
+    assert "Syscalls per variant" in res.stdout and "no-site" in res.stdout
+    doc = json.loads(out.read_text())
+    assert list(doc) == ["schema", "machine", "variants"]
+    assert [v["variant"] for v in doc["variants"]] == ["default", "no-site"]
+    for v in doc["variants"]:
+        assert list(v) == ["variant", "syscalls", "modules", "filesystem", "processes"]
+    default, nosite = doc["variants"]
+    names_default = {m["name"] for m in default["modules"]}
+    names_nosite = {m["name"] for m in nosite["modules"]}
+    assert "site" in names_default and "site" not in names_nosite
+    assert "json" in names_default and "json" in names_nosite
+    assert (tmp_path / "log.default.strace").exists() and (tmp_path / "log.no-site.strace").exists()
+
+
+def test_chrome_format(cli, real_python):
+    res = cli("trace", "--python", real_python, "--variant", "no-site", "--format", "chrome", "-c", "import json")
+    assert res.returncode == 0, res
+    ev = json.loads(res.stdout)["traceEvents"]
+    assert any(e.get("cat") == "import" and e["name"] == "json" for e in ev)
+    assert any(e.get("cat") == "syscall" and e["name"] == "openat" for e in ev)
+
+
+def test_command_target_and_from_log_without_markers(cli, tmp_path, fixtures):
+    res = cli("trace", "--format", "json", "--", "/bin/sh", "-c", "cat /etc/hostname >/dev/null")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert doc["modules"] == []
+    assert {p["command"] for p in doc["processes"]} >= {"/bin/sh", "/usr/bin/cat"}
+    assert "no per-module attribution" in res.stderr
+    res = cli("trace", "--from-log", fixtures / "strace" / "truncated.log")
+    assert res.returncode == 0, res
+    assert "truncated line" in res.stderr and "Processes and threads" in res.stdout
+
+
+def test_io_footgun_lines_vs_blocks(cli, real_python, tmp_path):
+    """README: iterating a big binary file by lines reads it in buffer-sized (4 KiB here) reads;
+    1 MiB blocks need a few hundredth as many syscalls. The histogram shows it."""
+    size = 8 * 2**20
+    data = tmp_path / "big.bin"
+    data.write_bytes(os.urandom(size))
+    by_lines = f"n = 0\nfor line in open({str(data)!r}, 'rb'):\n    n += 1"
+    by_blocks = f"f = open({str(data)!r}, 'rb')\nwhile f.read(1 << 20):\n    pass"
+    docs = {}
+    for name, code in (("lines", by_lines), ("blocks", by_blocks)):
+        res = cli("trace", "--python", real_python, "--variant", "no-site", "--format", "json", "-c", code)
+        assert res.returncode == 0, res
+        docs[name] = res.json()["filesystem"]
+
+    def file_entry(fs):
+        return next(f for f in fs["files"] if f["name"] == str(data))
+
+    def biggest_bucket(fs):
+        return max(fs["read_sizes"], key=lambda b: b["bytes"])
+
+    assert file_entry(docs["lines"])["bytes_read"] == size == file_entry(docs["blocks"])["bytes_read"]
+    lines_bucket, blocks_bucket = biggest_bucket(docs["lines"]), biggest_bucket(docs["blocks"])
+    assert lines_bucket["max_bytes"] < 2**16  # buffer-sized reads (st_blksize / 8 KiB)
+    assert blocks_bucket["min_bytes"] == 2**20  # 1 MiB reads
+    assert lines_bucket["count"] >= size // lines_bucket["max_bytes"]
+    assert blocks_bucket["count"] == size // 2**20
+    # the rest of the process (start-up, imports) reads the same in both
+    extra = docs["lines"]["reads"] - docs["blocks"]["reads"]
+    assert extra >= size // (lines_bucket["max_bytes"] + 1) - size // 2**20
+
+
+# --- failures: one line, exit 3 ---------------------------------------------------------
+
+
+def test_strace_missing(cli, real_python, tmp_path):
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    res = cli("trace", "--python", real_python, env={"PATH": str(empty)})
+    assert_one_line_error(res, 3, "strace not found", "apt-get install strace")
+
+
+SECCOMP_WRAPPER = textwrap.dedent(
+    r'''
+    """Run argv under a seccomp filter that makes ptrace(2) fail with EPERM (as a container's
+    default seccomp profile does), then exec it: everything it starts inherits the filter."""
+    import ctypes, os, platform, struct, sys
+
+    NR_PTRACE = {"x86_64": 101, "aarch64": 117}[platform.machine()]
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def insn(code, k, jt=0, jf=0):
+        return struct.pack("HBBI", code, jt, jf, k)
+
+    prog = (
+        insn(0x20, 0)                      # ld [nr]
+        + insn(0x15, NR_PTRACE, 0, 1)      # jeq ptrace ? next : skip
+        + insn(0x06, 0x00050000 | 1)       # ret ERRNO(EPERM)
+        + insn(0x06, 0x7FFF0000)           # ret ALLOW
+    )
+    buf = ctypes.create_string_buffer(prog)
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(prog) // 8, ctypes.addressof(buf))
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        sys.exit("prctl(PR_SET_NO_NEW_PRIVS) failed")
+    if libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+        sys.exit("prctl(PR_SET_SECCOMP) failed: errno %d" % ctypes.get_errno())
+    os.execv(sys.argv[1], sys.argv[1:])
+    '''
+)
+
+
+def test_ptrace_denied_by_a_real_seccomp_filter(real_python, tmp_path):
+    import subprocess
+
+    wrapper = tmp_path / "no_ptrace.py"
+    wrapper.write_text(SECCOMP_WRAPPER)
+    proc = subprocess.run(
+        [real_python, str(wrapper), sys.executable, "-m", "profiler", "trace", "--python", real_python, "-c", "pass"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if "prctl" in proc.stderr and proc.returncode == 1 and "importprof" not in proc.stderr:
+        pytest.skip(f"cannot install a seccomp filter here: {proc.stderr.strip()}")
+
+    class Res:
+        returncode, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+
+        def __repr__(self):
+            return f"rc={proc.returncode}\n{proc.stderr}"
+
+    line = assert_one_line_error(Res, 3, "ptrace not permitted", "seccomp")
+    assert "Seccomp: 2" in line
+
+
+def test_target_fails(cli, real_python):
+    res = cli("trace", "--python", real_python, "--variant", "no-site", "-c", "import sys; sys.stderr.write('boom\\n'); sys.exit(4)")
+    assert_one_line_error(res, 3, "target failed", "exit code 4")
+    assert "boom" in res.stderr
+
+
+def test_bad_inputs(cli, tmp_path, fixtures):
+    assert_one_line_error(cli("trace", "--from-log", tmp_path / "nope.log"), 2, "cannot read strace log")
+    junk = tmp_path / "junk.log"
+    junk.write_text("hello\nworld\n")
+    assert_one_line_error(cli("trace", "--from-log", junk), 2, "no strace records")
+    assert_one_line_error(cli("trace", "--from-log", fixtures / "strace" / "multiproc.log", "--variant", "no-site"), 2, "--from-log")
+    assert_one_line_error(cli("trace", "--variant", "bogus"), 2, "unknown variant")
