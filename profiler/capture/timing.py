@@ -1,7 +1,8 @@
 """The builtin engine: interleaved runs (A B C A B C ...) so that drift hits every command alike.
 
 Run counts follow hyperfine: `--runs N` exactly, else adaptive (at least `min_runs`, and about
-`min_time_s` of measuring per command, re-estimated after every round).
+`min_time_s` of measuring per command on average, re-estimated after every round). Every
+command gets the same count, so the interleaving holds to the last run.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class RunPlan:
     use_spawner: bool = True  # honest peak RSS (see spawner.c); False: spawn directly
 
     def target_runs(self, mean_s: float) -> int:
+        """Runs for commands whose mean duration is mean_s (hyperfine's rule)."""
         if self.runs is not None:
             return self.runs
         n = max(self.min_runs, math.ceil(self.min_time_s / max(mean_s, 1e-6)))
@@ -110,21 +112,23 @@ def run_interleaved(
         for _ in range(plan.warmup):
             for p in prepared:
                 _run_one(p, tail, tmp_root, plan, "warm-up", server)
-        targets = {p.spec.key: plan.runs or plan.min_runs for p in prepared}
+        # Every command gets the same number of runs so that the interleaving (A B C A B C)
+        # holds to the end. Adaptive: about `min_time_s` per command on average, i.e. the
+        # whole round budget spread evenly, re-estimated after every round, at least min_runs.
+        target = plan.runs or plan.min_runs
         done = 0
-        while True:
-            pending = [p for p in prepared if len(samples[p.spec.key]) < targets[p.spec.key]]
-            if not pending:
-                break
-            for p in pending:
+        rounds = 0
+        while rounds < target:
+            for p in prepared:
                 key = p.spec.key
                 samples[key].append(_run_one(p, tail, tmp_root, plan, "measuring", server))
                 done += 1
-                got = samples[key]
-                if plan.runs is None:
-                    targets[key] = plan.target_runs(sum(s.wall_s for s in got) / len(got))
                 if progress is not None:
-                    progress(done, sum(targets.values()), key)
+                    progress(done, target * len(prepared), key)
+            rounds += 1
+            if plan.runs is None:
+                means = [sum(x.wall_s for x in got) / len(got) for got in samples.values()]
+                target = plan.target_runs(sum(means) / len(means))
     except KeyboardInterrupt:
         interrupted = True
         raise Interrupted("interrupted", partial=samples) from None
