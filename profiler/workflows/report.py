@@ -151,6 +151,23 @@ def _available(module: str) -> bool:
         return False
 
 
+def _call(workflow, opts, progress, warn):
+    """workflow(opts, progress=, warn=) with only the keywords that workflow takes."""
+    import inspect
+
+    params = inspect.signature(workflow).parameters
+    kwargs = {k: v for k, v in (("progress", progress), ("warn", warn)) if k in params}
+    return workflow(opts, **kwargs)
+
+
+def _options(cls, **wanted):
+    """An options dataclass from the fields it has (later features add fields)."""
+    import dataclasses
+
+    fields = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in wanted.items() if k in fields})
+
+
 def _startup_doc(opts: ReportOptions, progress, warn) -> dict:
     from profiler.workflows.startup import StartupOptions, startup
 
@@ -168,39 +185,34 @@ def _startup_doc(opts: ReportOptions, progress, warn) -> dict:
 
 
 def _imports_doc(opts: ReportOptions, progress, warn) -> dict:
-    import dataclasses
-
     from profiler.workflows import imports as wf
 
-    fields = {f.name for f in dataclasses.fields(wf.ImportsOptions)}
-    kwargs = dict(target=opts.target, python=opts.python, runs=opts.import_runs, warmup=opts.warmup, read_machine=False)
-    if "phases" in fields:  # issue 6: find/read/unmarshal/exec per module
-        kwargs["phases"] = True
-    return wf.imports(wf.ImportsOptions(**kwargs), progress=progress, warn=warn).to_dict()
+    # `phases` (issue 6: find/read/unmarshal/exec per module) is asked for whenever the
+    # imports workflow knows it
+    iopts = _options(
+        wf.ImportsOptions,
+        target=opts.target,
+        python=opts.python,
+        runs=opts.import_runs,
+        warmup=opts.warmup,
+        read_machine=False,
+        phases=True,
+    )
+    return _call(wf.imports, iopts, progress, warn).to_dict()
 
 
 def _trace_doc(opts: ReportOptions, progress, warn) -> dict:
-    import dataclasses
-
     from profiler.workflows import trace as wf
 
-    fields = {f.name for f in dataclasses.fields(wf.TraceOptions)}
-    kwargs = dict(target=opts.target, python=opts.python)
-    if "read_machine" in fields:
-        kwargs["read_machine"] = False
-    return wf.trace(wf.TraceOptions(**kwargs), progress=progress, warn=warn).to_dict()
+    topts = _options(wf.TraceOptions, target=opts.target, python=opts.python, read_machine=False)
+    return _call(wf.trace, topts, progress, warn).to_dict()
 
 
 def _site_doc(opts: ReportOptions, progress, warn) -> dict:
-    import dataclasses
-
     from profiler.workflows import site as wf
 
-    fields = {f.name for f in dataclasses.fields(wf.SiteOptions)}
-    kwargs = dict(python=opts.python)
-    if "read_machine" in fields:
-        kwargs["read_machine"] = False
-    return wf.site(wf.SiteOptions(**kwargs), progress=progress, warn=warn).to_dict()
+    sopts = _options(wf.SiteOptions, python=opts.python, runs=max(1, min(opts.import_runs, 3)), read_machine=False)
+    return _call(wf.site, sopts, progress, warn).to_dict()
 
 
 _CAPTURE = {

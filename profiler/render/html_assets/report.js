@@ -1,7 +1,7 @@
 /* importprof report: builds the page from the JSON bundle in #importprof-data.
  * Hand-written, no library, no network. Data never goes through an HTML parser: every
  * node is made with createElement/createElementNS and every string with textContent or
- * a text node, so a module named "<script>" shows as text.
+ * a text node, so a module named like an HTML tag shows as text.
  * When everything is built without an exception, <html data-rendered="ok"> is set. */
 (function () {
   "use strict";
@@ -96,6 +96,10 @@
     str = String(str);
     return str.length > n ? str.slice(0, Math.max(1, n - 1)) + "\u2026" : str;
   }
+  function shortTail(str, n) {
+    str = String(str);
+    return str.length > n ? "\u2026" + str.slice(str.length - n + 1) : str;
+  }
   function basename(p) {
     var parts = String(p).split("/");
     return parts[parts.length - 1] || String(p);
@@ -160,7 +164,8 @@
     rows.forEach(function (r, i) {
       var y = top + i * rowH, mid = y + rowH / 2;
       var w = num(r.value) ? ((x1 - x0) * r.value) / max : 0;
-      var label = s("text", { x: labelW - 8, y: mid + 4, "text-anchor": "end", class: "label" }, [short(r.label, 30)]);
+      var room = Math.floor((labelW - 12) / 6.6);
+      var label = s("text", { x: labelW - 8, y: mid + 4, "text-anchor": "end", class: "label" }, [opts.tail ? shortTail(r.label, room) : short(r.label, room)]);
       add(label, [s("title", {}, [String(r.label)])]);
       add(g, [label, s("rect", { x: x0, y: y + 4, width: Math.max(0, w), height: rowH - 8, class: "bar", fill: r.color || null })]);
       if (num(r.err) && r.err > 0 && num(r.value)) {
@@ -633,6 +638,7 @@
     var sec = section("imports" + (n || ""), "Import tree", source);
     var mods = doc.modules || [];
     var top = buildTree(mods);
+    if (num(doc.total_us) && doc.total_us > 0 && (doc.processes || 1) === 1) top.cum = doc.total_us;
     var hasPhases = mods.some(function (m) {
       return PHASES.some(function (k) {
         return num(m[k]);
@@ -646,6 +652,7 @@
         doc.python_version ? " (Python " + doc.python_version + ")" : "",
         hasPhases ? "; phases measured by importprof's bootstrap." : "",
       ]),
+      doc.target ? h("p", { class: "meta" }, ["Target: ", h("code", { class: "target", text: doc.target })]) : null,
       mods.length ? icicle(top, doc) : h("p", { class: "muted", text: "No import rows." }),
       h("h3", { text: "Top modules" }),
     ]);
@@ -680,7 +687,16 @@
         return c.name;
       }).join(", ") })]);
     }
-    add(sec, [notes(doc), rest(doc, ["python", "python_version", "runs", "modules", "cached", "warnings", "notes"])]);
+    if ((doc.groups || []).length) {
+      add(sec, [h("h3", { text: "By " + (doc.group_by || "group") }), dataTable([
+        { key: "name", label: doc.group_by || "group" },
+        { key: "self_us", label: "self", num: true },
+        { key: "cumulative_us", label: "cumulative", num: true },
+        { key: "modules", label: "modules", num: true },
+      ], doc.groups, { sort: "cumulative_us", limit: 25 })]);
+    }
+    add(sec, [notes(doc), rest(doc, ["python", "python_version", "runs", "modules", "cached", "warnings", "notes", "target", "source",
+      "processes", "total_us", "total_us_runs", "group_by", "groups"])]);
     return sec;
   }
 
@@ -725,12 +741,56 @@
     }
     if (v.filesystem) {
       out.push(h("h3", { text: "File-system view" }));
-      out.push(generic(v.filesystem, "filesystem", 0));
+      out = out.concat(filesystemBlock(v.filesystem));
     }
     if (v.processes && (!Array.isArray(v.processes) || v.processes.length > 1)) {
       out.push(h("h3", { text: "Processes" }));
       out.push(generic(v.processes, "processes", 0));
     }
+    return out;
+  }
+  function filesystemBlock(fs) {
+    if (!isRecord(fs)) return [generic(fs, "filesystem", 0)];
+    var out = [];
+    var figures = h("dl", { class: "facts" });
+    [["lookups_failed", "failed lookups (ENOENT/ENOTDIR)"], ["files_opened", "distinct files opened"], ["opens", "successful opens"],
+      ["reads", "reads"], ["bytes_read", "bytes read"]].forEach(function (kv) {
+      if (kv[0] in fs) add(figures, [h("dt", { text: kv[1] }), h("dd", { text: fmtByKey(kv[0], fs[kv[0]]) })]);
+    });
+    out.push(figures);
+    if (Array.isArray(fs.families) && fs.families.length) {
+      out.push(h("h4", { text: "Call families" }));
+      out.push(barChart(fs.families.map(function (f) {
+        return { label: f.name, value: f.count, note: f.errors ? "(" + fmtCount(f.errors) + " failed)" : "" };
+      }), fmtCount, { title: "file-system call families" }));
+    }
+    if (Array.isArray(fs.failed_lookup_dirs) && fs.failed_lookup_dirs.length) {
+      out.push(h("h4", { text: "Directories where lookups failed (sys.path misses)" }));
+      out.push(barChart(fs.failed_lookup_dirs.slice(0, 12).map(function (d) {
+        return { label: d.name, value: d.count };
+      }), fmtCount, { title: "failed lookups per directory", labelW: 330, tail: true }));
+    }
+    if (Array.isArray(fs.read_sizes) && fs.read_sizes.length) {
+      out.push(h("h4", { text: "Read sizes (bytes returned per read)" }));
+      out.push(barChart(fs.read_sizes.map(function (b) {
+        return { label: b.name, value: b.count, note: num(b.bytes) ? fmtBytes(b.bytes) + " in total" : "" };
+      }), fmtCount, { title: "read-size histogram" }));
+    }
+    if (Array.isArray(fs.files) && fs.files.length) {
+      out.push(h("h4", { text: "Files opened and read" }));
+      out.push(dataTable([
+        { key: "name", label: "file", fmt: function (x) {
+          return h("code", { text: x });
+        } },
+        { key: "opens", label: "opens", num: true },
+        { key: "bytes_read", label: "bytes read", num: true },
+      ], fs.files, { sort: "bytes_read", limit: 10 }));
+    }
+    var extra = {};
+    Object.keys(fs).forEach(function (k) {
+      if (["lookups_failed", "files_opened", "opens", "reads", "bytes_read", "families", "failed_lookup_dirs", "read_sizes", "files"].indexOf(k) < 0) extra[k] = fs[k];
+    });
+    if (Object.keys(extra).length) out.push(generic(extra, "filesystem", 1));
     return out;
   }
   function tracePart(doc, source, n) {
@@ -773,7 +833,11 @@
   function sitePart(doc, source, n) {
     var sec = section("site" + (n || ""), "site and .pth files", source);
     var pth = doc.pth || [];
-    add(sec, [h("p", { class: "lead", text: "What the site module costs at every start-up: each .pth file it processed, sitecustomize and usercustomize." })]);
+    add(sec, [h("p", { class: "lead" }, [
+      "What the site module costs at every start-up: each .pth file it processed, sitecustomize and usercustomize." +
+        (num(doc.seconds) ? " site.main() took " + fmtS(doc.seconds) + " in total" + (doc.runs ? " (median of " + doc.runs + " runs)" : "") + "." : ""),
+      doc.python ? h("span", { class: "muted" }, [" Interpreter: ", h("code", { text: doc.python }), doc.python_version ? " (" + doc.python_version + ")" : ""]) : null,
+    ])]);
     if (pth.length) {
       add(sec, [barChart(pth.map(function (p) {
         return { label: basename(p.path), value: p.seconds };
@@ -789,7 +853,11 @@
           var ls = p.lines || [];
           if (!ls.length) return "none";
           return h("details", {}, [h("summary", { text: ls.length + " line" + (ls.length > 1 ? "s" : "") })].concat(ls.map(function (l) {
-            return h("pre", { text: typeof l === "object" ? JSON.stringify(l) : String(l) });
+            if (!isRecord(l)) return h("pre", { text: String(l) });
+            return h("div", { class: "pth-line" }, [
+              h("pre", { text: (num(l.lineno) ? l.lineno + ": " : "") + (l.text === undefined ? JSON.stringify(l) : String(l.text)) }),
+              num(l.seconds) ? h("span", { class: "muted", text: fmtS(l.seconds) + ((l.modules || []).length ? ", imports " + l.modules.length + " modules" : "") }) : null,
+            ]);
           })));
         } },
         { key: "modules", label: "modules imported", fmt: function (v) {
@@ -809,7 +877,21 @@
     });
     add(facts, [h("dt", { text: "user site" }), h("dd", {}, [generic(doc.user_site, "user_site", 1)])]);
     add(facts, [h("dt", { text: "sys.path entries added" }), h("dd", {}, [generic(doc.sys_path_added, "sys_path_added", 1)])]);
-    add(sec, [facts, notes(doc), rest(doc, ["pth", "sitecustomize", "usercustomize", "user_site", "sys_path_added", "warnings", "notes"])]);
+    add(sec, [facts]);
+    if ((doc.modules || []).length) {
+      add(sec, [h("h3", { text: "Imports made while site.main() ran" }), dataTable([
+        { key: "name", label: "module", fmt: function (v) {
+          return h("code", { text: v });
+        } },
+        { key: "cumulative_us", label: "cumulative", num: true },
+        { key: "context", label: "made by", fmt: function (v) {
+          if (!Array.isArray(v)) return fmtByKey("context", v);
+          return v[0] === "pth" ? basename(v[1]) + (v[2] !== undefined ? ":" + v[2] : "") : v.join(" ");
+        } },
+      ], doc.modules, { id: "site-modules-table", sort: "cumulative_us", limit: 15 })]);
+    }
+    add(sec, [notes(doc), rest(doc, ["pth", "sitecustomize", "usercustomize", "user_site", "sys_path_added", "warnings", "notes", "python", "python_version",
+      "runs", "seconds", "modules"])]);
     return sec;
   }
 

@@ -1,0 +1,363 @@
+"""`importprof report`: one self-contained HTML page, checked in a REAL headless browser
+(Debian's chromium, installed by `make setup`).
+
+Chromium is started a few times only (about 1-2 s each): one page built with --from from the
+real documents in tests/fixtures/report/ is loaded once for the DOM checks (with a small
+harness script appended to a copy, which clicks and hovers like a user) and once for the
+screenshot; one live report of a real program whose module is named `<script>` checks the
+escaping and the live path.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+import zlib
+from pathlib import Path
+
+import pytest
+
+from profiler.render.html import embed_json, render_html
+
+from conftest import FIXTURES, assert_one_line_error
+
+REPORT_FIXTURES = FIXTURES / "report"
+KINDS = ("startup", "imports", "trace", "site", "compare")
+
+
+def fixture_files() -> list[Path]:
+    return [REPORT_FIXTURES / f"{k}.json" for k in KINDS if (REPORT_FIXTURES / f"{k}.json").exists()]
+
+
+# ------------------------------------------------------------------ a real browser
+def chromium(*args: str, timeout: int = 90) -> subprocess.CompletedProcess:
+    exe = shutil.which("chromium")
+    if exe is None:
+        pytest.fail("chromium is not installed: run `make setup` (scripts/apt-packages.txt lists it)")
+    with tempfile.TemporaryDirectory(prefix="importprof-chromium-") as profile:
+        argv = [
+            exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args,
+        ]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+
+
+def browser_problems(stderr: str) -> list[str]:
+    """Console lines that mean the page broke: an uncaught exception, or a load the page's
+    Content-Security-Policy refused (anything it tried to fetch from outside itself)."""
+    return [ln for ln in stderr.splitlines() if "CONSOLE" in ln and ("Uncaught" in ln or "Refused to" in ln)]
+
+
+def dump_dom(page: Path) -> str:
+    proc = chromium("--dump-dom", page.resolve().as_uri())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert not browser_problems(proc.stderr), browser_problems(proc.stderr)
+    return proc.stdout
+
+
+def read_png(path: Path) -> tuple[int, int, int, bytes]:
+    """A small stdlib-only PNG decoder (8-bit RGB/RGBA, not interlaced, as chromium writes):
+    → (width, height, bytes per pixel, raw pixel rows without filter bytes)."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            width, height, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and interlace == 0, (depth, ctype, interlace)
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        elif kind == b"IEND":
+            break
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    out = bytearray()
+    prev = bytearray(stride)
+    for y in range(height):
+        ftype = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if ftype == 1:
+                line[i] = (line[i] + a) & 0xFF
+            elif ftype == 2:
+                line[i] = (line[i] + b) & 0xFF
+            elif ftype == 3:
+                line[i] = (line[i] + (a + b) // 2) & 0xFF
+            elif ftype == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
+        out += line
+        prev = line
+    return width, height, bpp, bytes(out)
+
+
+def colour_stats(path: Path) -> tuple[int, float]:
+    """(distinct colours, share of pixels that are not near-white)."""
+    width, height, bpp, px = read_png(path)
+    colours = set()
+    inked = 0
+    total = width * height
+    for i in range(0, len(px), bpp):
+        rgb = px[i : i + 3]
+        colours.add(rgb)
+        if min(rgb) < 235:
+            inked += 1
+    return len(colours), inked / total
+
+
+def embedded_data(page_html: str) -> dict:
+    m = re.search(r'<script type="application/json" id="importprof-data">(.*?)</script>', page_html, re.S)
+    assert m, "no embedded data"
+    return json.loads(m.group(1))
+
+
+# The harness a copy of the page gets: it acts like a user (sort, hover, click) once the
+# page's own script has run, and writes what it saw into <pre id="test-results">.
+HARNESS = r"""
+<script>
+(function () {
+  var out = {};
+  try {
+    var table = document.getElementById("imports-table");
+    table.querySelector('button.sort[data-key="self_us"]').click();
+    out.sorted = table.querySelector('th[aria-sort="descending"] button').getAttribute("data-key");
+    out.firstRow = table.querySelector("tbody tr td").textContent;
+    var svg = document.querySelector("svg.icicle-svg");
+    var rects = Array.prototype.slice.call(svg.querySelectorAll("rect.node"));
+    out.rects = rects.length;
+    var second = rects.filter(function (r) { return Number(r.getAttribute("y")) > 0; });
+    second.sort(function (a, b) { return b.getAttribute("width") - a.getAttribute("width"); });
+    var target = second[0];
+    var box = target.getBoundingClientRect();
+    target.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: box.left + 2, clientY: box.top + 2 }));
+    var tip = document.getElementById("tooltip");
+    out.tipHidden = tip.hidden;
+    out.tip = Array.prototype.map.call(tip.children, function (c) { return c.textContent; });
+    target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    out.focus = document.querySelector("svg.icicle-svg").getAttribute("data-focus");
+    out.crumbs = Array.prototype.map.call(document.querySelectorAll(".crumbs button"), function (b) { return b.textContent; });
+    out.rectsZoomed = document.querySelectorAll("svg.icicle-svg rect.node").length;
+    document.querySelector(".crumbs button").click();
+    out.focusBack = document.querySelector("svg.icicle-svg").getAttribute("data-focus");
+    out.startupBars = document.querySelectorAll("#startup svg.bars rect.bar").length;
+    out.startupDots = document.querySelectorAll("#startup svg.strip circle.run").length;
+    out.errorBars = document.querySelectorAll("#startup svg.bars line.err").length;
+    out.traceRows = document.querySelectorAll("#trace table.data tbody tr").length;
+    out.siteRows = document.querySelectorAll("#site-pth-table tbody tr").length;
+    out.compareRows = document.querySelectorAll("#compare-table tbody tr").length;
+  } catch (e) {
+    out.error = String(e && e.stack || e);
+  }
+  var pre = document.createElement("pre");
+  pre.id = "test-results";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>
+"""
+
+
+def harness_results(dom: str) -> dict:
+    m = re.search(r'<pre id="test-results">(.*?)</pre>', dom, re.S)
+    assert m, "the harness did not run"
+    return json.loads(html.unescape(m.group(1)))
+
+
+# ------------------------------------------------------------------ unit: the renderer
+def test_embed_json_leaves_no_markup():
+    nasty = {"name": "</script><script>alert(1)</script>", "amp": "a & b", "ls": "x\u2028y\u2029z", "nan": float("nan")}
+    text = embed_json(nasty)
+    for ch in "<>&\u2028\u2029":
+        assert ch not in text
+    back = json.loads(text)
+    assert back["name"] == nasty["name"] and back["amp"] == "a & b" and back["ls"] == nasty["ls"]
+    assert back["nan"] is None
+
+
+def test_page_is_self_contained():
+    bundle = {"schema": "importprof.report/1", "machine": {}, "title": "<b>t</b>", "documents": []}
+    page = render_html(bundle)
+    assert page.count("<script") == 2  # the data and the code, both inline
+    assert "<script src" not in page and "<link" not in page and "url(" not in page
+    assert "<title>&lt;b&gt;t&lt;/b&gt;</title>" in page
+    assert "default-src 'none'" in page  # the browser refuses any load from outside the page
+    assert embedded_data(page)["title"] == "<b>t</b>"
+
+
+# ------------------------------------------------------------------ --from: one page, real browser
+@pytest.fixture(scope="module")
+def from_page(cli, tmp_path_factory):
+    files = fixture_files()
+    out = tmp_path_factory.mktemp("report") / "page.html"
+    # files after --from, options after them: how a user types it
+    res = cli("report", "--from", *files, "-o", out, "--title", "fixture page")
+    assert res.returncode == 0, res
+    assert out.exists()
+    return out, res
+
+
+@pytest.fixture(scope="module")
+def from_dom(from_page):
+    page, _ = from_page
+    copy = page.with_name("page-with-harness.html")
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", HARNESS + "</body>"), encoding="utf-8")
+    return dump_dom(copy)
+
+
+def test_from_writes_every_kind(from_page):
+    page, res = from_page
+    text = page.read_text(encoding="utf-8")
+    data = embedded_data(text)
+    assert data["schema"] == "importprof.report/1"
+    kinds = [d["doc"]["schema"].split(".")[1].split("/")[0] for d in data["documents"]]
+    assert kinds == [p.stem for p in fixture_files()]
+    assert data["title"] == "fixture page"
+    for p in fixture_files():  # the summary on stdout names each part
+        assert p.name in res.stdout
+    assert "KiB" in res.stderr  # the size of the page is said
+
+
+def test_page_script_builds_everything(from_dom):
+    root = re.search(r"<html[^>]*>", from_dom).group(0)
+    assert 'data-rendered="ok"' in root, root
+    assert "data-render-error" not in root, root
+    sections = re.search(r'data-sections="([^"]*)"', root).group(1).split()
+    for p in fixture_files():
+        assert p.stem in sections
+    assert "facts" in sections
+
+
+def test_page_interactions(from_dom):
+    got = harness_results(from_dom)
+    assert "error" not in got, got["error"]
+    imports = json.loads((REPORT_FIXTURES / "imports.json").read_text())
+    modules = imports["modules"]
+    # sortable table: sorted by self, descending, the first row is the costliest module
+    assert got["sorted"] == "self_us"
+    top_self = max(m["self_us"] for m in modules)
+    assert {m["self_us"] for m in modules if m["name"] == got["firstRow"]} == {top_self}
+    # icicle: many modules drawn; hover shows self and cumulative; click zooms; the path zooms out
+    assert got["rects"] > 20
+    assert got["tipHidden"] is False
+    assert any(t.startswith("cumulative ") for t in got["tip"]) and any(t.startswith("self ") for t in got["tip"])
+    assert got["focus"] == got["tip"][0]
+    assert got["crumbs"][0] == "all imports" and got["crumbs"][-1] == got["focus"][:40]
+    assert got["rectsZoomed"] < got["rects"]
+    assert got["focusBack"] == "all imports"
+    # start-up: one bar and one error bar (3 lines) per variant, one dot per run
+    startup = json.loads((REPORT_FIXTURES / "startup.json").read_text())
+    assert got["startupBars"] == len(startup["results"])
+    assert got["errorBars"] == 3 * len(startup["results"])
+    assert got["startupDots"] == sum(len(r["times"]) for r in startup["results"])
+    if (REPORT_FIXTURES / "trace.json").exists():
+        assert got["traceRows"] > 0
+    if (REPORT_FIXTURES / "site.json").exists():
+        site = json.loads((REPORT_FIXTURES / "site.json").read_text())
+        assert got["siteRows"] == len(site["pth"])
+    if (REPORT_FIXTURES / "compare.json").exists():
+        compare = json.loads((REPORT_FIXTURES / "compare.json").read_text())
+        assert got["compareRows"] == len(compare["results"])
+
+
+def test_screenshot_is_not_blank(from_page, tmp_path):
+    page, _ = from_page
+    shot = tmp_path / "shot.png"
+    proc = chromium(f"--screenshot={shot}", "--window-size=1200,1600", "--hide-scrollbars", page.resolve().as_uri())
+    assert proc.returncode == 0 and shot.exists(), proc.stderr[-2000:]
+    assert not browser_problems(proc.stderr)
+    colours, inked = colour_stats(shot)
+    assert colours > 50, colours  # text, bars, the icicle's package colours...
+    assert inked > 0.05, inked
+
+
+def test_json_bundle_round_trips(cli, tmp_path):
+    files = fixture_files()[:2]
+    bundle = tmp_path / "bundle.json"
+    res = cli("report", "--format", "json", "-o", bundle, "--from", *files)
+    assert res.returncode == 0, res
+    doc = json.loads(bundle.read_text())
+    assert doc["schema"] == "importprof.report/1" and len(doc["documents"]) == 2
+    page = tmp_path / "again.html"
+    res = cli("report", "--from", bundle, "-o", page)
+    assert res.returncode == 0, res
+    again = embedded_data(page.read_text(encoding="utf-8"))
+    assert [d["doc"] for d in again["documents"]] == [d["doc"] for d in doc["documents"]]
+
+
+def test_from_bad_input(cli, tmp_path):
+    out = tmp_path / "page.html"
+    assert_one_line_error(cli("report", "--from", tmp_path / "missing.json", "-o", out), 2, "missing.json", "no such file")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert_one_line_error(cli("report", "--from", bad, "-o", out), 2, "bad.json", "not json")
+    other = tmp_path / "other.json"
+    other.write_text('{"schema": "something/1"}')
+    assert_one_line_error(cli("report", "--from", other, "-o", out), 2, "other.json", "not an importprof document")
+    assert_one_line_error(cli("report", "-c", "pass", "--from", REPORT_FIXTURES / "startup.json", "-o", out), 2, "--from")
+    assert not out.exists()
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".importprof-")]
+
+
+# ------------------------------------------------------------------ live: a module named <script>
+EVIL_IMG = "<img>"  # no spaces: the importtime parser (issue 3) takes a name to end at a space
+EVIL_AMP = "<b>&amp;"
+
+
+@pytest.fixture(scope="module")
+def live_page(cli, tmp_path_factory):
+    work = tmp_path_factory.mktemp("evil")
+    # __import__, not importlib.import_module: -X importtime times only the C import path
+    (work / "<script>.py").write_text(f"__import__({EVIL_IMG!r})\n__import__({EVIL_AMP!r})\n")
+    (work / f"{EVIL_IMG}.py").write_text("VALUE = 1\n")
+    (work / f"{EVIL_AMP}.py").write_text("VALUE = 2\n")
+    out = work / "live.html"
+    res = cli(
+        "report", "--runs", "2", "--warmup", "0", "--import-runs", "1", "--variant", "default,no-site",
+        "-o", out, "-c", "__import__('<script>')",
+        cwd=work,
+    )
+    assert res.returncode == 0, res
+    return out, res
+
+
+def test_live_report_runs_the_parts(live_page):
+    page, res = live_page
+    data = embedded_data(page.read_text(encoding="utf-8"))
+    kinds = [d["doc"]["schema"] for d in data["documents"]]
+    assert kinds[0] == "importprof.startup/1" and "importprof.imports/1" in kinds
+    done = {k.split(".")[1].split("/")[0] for k in kinds} | {s["part"] for s in data["skipped"]}
+    assert done == {"startup", "imports", "trace", "site"}  # each part is there or says why not
+    assert data["interpreter"]["version"] and data["target"].startswith("-c ")
+    imports = next(d["doc"] for d in data["documents"] if d["doc"]["schema"] == "importprof.imports/1")
+    assert {"<script>", EVIL_IMG, EVIL_AMP} <= {m["name"] for m in imports["modules"]}
+
+
+def test_names_from_the_target_render_as_text(live_page):
+    page, _ = live_page
+    raw = page.read_text(encoding="utf-8")
+    assert raw.count("<script") == 2 and "<img" not in raw  # the data holds them escaped
+    dom = dump_dom(page)
+    root = re.search(r"<html[^>]*>", dom).group(0)
+    assert 'data-rendered="ok"' in root and "data-render-error" not in root, root
+    assert "<img" not in dom and "<b>" not in dom  # no element was made from a name
+    assert dom.count("<script") == 2
+    # ... and the names are on the page as text, in the top table and the start-up table
+    assert "<code>&lt;script&gt;</code>" in dom
+    assert "<code>&lt;img&gt;</code>" in dom
+    assert "<code>&lt;b&gt;&amp;amp;</code>" in dom  # an entity in a name stays literal text
+    assert re.search(r"<code[^>]*>[^<]*__import__\([^<]*&lt;script&gt;[^<]*</code>", dom)  # the target's label
