@@ -1,0 +1,122 @@
+"""`importprof trace` costs, measured side by side in one run (not a test: prints ratios).
+
+1. Attribution overhead: importing ~300 stdlib modules under plain `strace -f` versus under
+   importprof's capture (`strace -f -tt -T -y -s 256` + the bootstrap launcher with the markers
+   hook), runs interleaved, medians compared; also the whole `trace_python` (capture + parse +
+   summary) and the untraced run for scale.
+2. Parse speed: `parse_strace` and the full summary on a 100k-line log made of real lines
+   (tests/fixtures/strace/*.log repeated).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from profiler.capture.bootstrap import bootstrap_argv  # noqa: E402
+from profiler.capture.interpreter import resolve_python  # noqa: E402
+from profiler.capture.process import run  # noqa: E402
+from profiler.capture.strace import find_strace, startup_modules, strace_argv  # noqa: E402
+from profiler.model.target import Target  # noqa: E402
+
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+SKIP = {"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo", "__hello__", "__phello__", "_tkinter", "pydoc_data", "lib2to3", "ensurepip", "venv", "xxlimited", "xxlimited_35", "xxsubtype", "_xxsubinterpreters", "_xxtestfuzz", "msilib", "winreg", "winsound", "_winapi", "_msi", "nt", "msvcrt", "_overlapped", "_scproxy", "_osx_support", "test", "_testcapi", "_testinternalcapi", "_testbuffer", "_testimportmultiple", "_testmultiphase", "_ctypes_test", "_testclinic", "_testsinglephase", "sqlite3", "_sqlite3", "dbm", "_dbm", "_gdbm", "crypt", "_crypt", "nis", "spwd", "ossaudiodev", "readline", "curses", "_curses", "_curses_panel"}
+
+PROBE = """
+import sys, importlib, io, contextlib
+names = sorted(n for n in sys.stdlib_module_names if n not in %r)
+ok = []
+for n in names:
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            importlib.import_module(n)
+        ok.append(n)
+    except Exception:
+        pass
+    if len(ok) >= 300:
+        break
+print(" ".join(ok))
+"""
+
+
+def stdlib_modules(python: str) -> list[str]:
+    done = run([python, "-S", "-c", PROBE % (SKIP,)])
+    return done.stdout.split()
+
+
+def timed(argv) -> float:
+    t0 = time.perf_counter()
+    done = run(argv)
+    dt = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark command failed ({done.returncode}): {argv[:6]}...\n{done.stderr[-1000:]}")
+    return dt
+
+
+def bench_attribution() -> None:
+    from profiler.model.variant import Variant
+    from profiler.workflows.trace import trace_python
+
+    interp = resolve_python(None)
+    strace = find_strace()
+    mods = stdlib_modules(interp.path)
+    code = "import " + ", ".join(mods)
+    target = Target("code", code)
+    with tempfile.TemporaryDirectory(prefix="bench-trace-") as tmp:
+        log = os.path.join(tmp, "t.strace")
+        untraced = [interp.path, "-S", "-c", code]
+        plain = [strace, "-f", "-o", log, "--", interp.path, "-S", "-c", code]
+        opts = {"startup_modules": startup_modules(interp.path, [])}
+        marked = strace_argv(strace, log, bootstrap_argv(interp.path, ["-S"], target, ["markers"], opts))
+        kinds = {"untraced": [], "plain strace -f": [], "importprof capture": [], "importprof trace_python (all)": []}
+        for argv in (untraced, plain, marked):  # warm the page cache and the .pyc files
+            timed(argv)
+        for _ in range(RUNS):
+            kinds["untraced"].append(timed(untraced))
+            kinds["plain strace -f"].append(timed(plain))
+            kinds["importprof capture"].append(timed(marked))
+            t0 = time.perf_counter()
+            result = trace_python(interp.path, Variant("no-site", ("-S",)), target)
+            kinds["importprof trace_python (all)"].append(time.perf_counter() - t0)
+    base = statistics.median(kinds["plain strace -f"])
+    print(f"attribution overhead: python {interp.version}, import of {len(mods)} stdlib modules, {RUNS} interleaved runs each (medians)")
+    for name, times in kinds.items():
+        med = statistics.median(times)
+        print(f"  {name:32s} {med * 1e3:8.1f} ms   x{med / base:5.2f} vs plain strace -f")
+    imported = sum(m.imports for m in result.modules)
+    print(f"  traced: {result.total_syscalls} syscalls (markers excluded), {imported} module imports marked = {2 * imported} marker stats")
+
+
+def bench_parse(lines_wanted: int = 100_000) -> None:
+    from profiler.analysis.attribution import summarize_trace
+    from profiler.parse.strace import parse_strace
+
+    src = []
+    for name in ("multiproc.log", "markers-json-csv.log"):
+        src.extend((REPO / "tests" / "fixtures" / "strace" / name).read_text().splitlines())
+    lines = (src * (lines_wanted // len(src) + 1))[:lines_wanted]
+    text = "\n".join(lines) + "\n"
+    best_parse = best_all = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        log = parse_strace(text)
+        t1 = time.perf_counter()
+        summarize_trace(log)
+        t2 = time.perf_counter()
+        best_parse = min(best_parse, t1 - t0)
+        best_all = min(best_all, t2 - t0)
+    print(f"parse speed: {len(lines):,} real strace lines ({len(text) / 2**20:.1f} MiB), best of 3")
+    print(f"  parse_strace          {best_parse:6.3f} s   {len(lines) / best_parse:10,.0f} lines/s")
+    print(f"  parse + summary       {best_all:6.3f} s   {len(lines) / best_all:10,.0f} lines/s")
+
+
+if __name__ == "__main__":
+    bench_attribution()
+    bench_parse()
