@@ -51,6 +51,8 @@ def imports(
     fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json, speedscope, chrome, folded."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the --format output (json by default) to FILE atomically."),
     budget: Optional[float] = typer.Option(None, "--budget", help="Exit 1 when the total import time (Σ roots' cumulative, median) exceeds MS."),
+    phases: bool = typer.Option(False, "--phases", help="Split each import into find / read / unmarshal / exec (+ compiled) from instrumented runs (columns; JSON keys find_us, read_us, unmarshal_us, exec_us, compiled)."),
+    lazy_candidates: bool = typer.Option(False, "--lazy-candidates", help="List modules never called into after their import (candidates for a lazy import; a heuristic, see README)."),
     level: int = typer.Option(1, "--importtime-level", help="-X importtime=LEVEL (2 also prints cached imports on Python 3.14+).", hidden=True),
 ) -> None:
     import sys
@@ -73,6 +75,7 @@ def imports(
     opts = ImportsOptions(
         target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group, level=level
     )
+    opts.phases, opts.lazy_candidates = phases, lazy_candidates  # issue 6
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown --format {fmt!r} for this command (choose from: {', '.join(FORMATS)})")
     with Progress("importing") as bar:

@@ -34,8 +34,11 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
     from profiler.analysis.imports import collapse_tree, filter_modules, top_modules
     from profiler.render.console import new_table, render_tables
 
+    from profiler.render.console_phases import lazy_table, phase_cells, phase_headers  # issue 6
+
     parts: list = [_header(report)]
     many = report.processes > 1
+    ph = phase_headers(report.modules)  # issue 6: --phases columns (ms)
     partial = any(not m.in_all_runs for m in report.modules)
     if view.view == "top":
         mods = filter_modules(report.modules, view.filter, keep_ancestors=False)
@@ -48,11 +51,13 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
             t.add_column("cumulative", justify="right")
             t.add_column("spread", justify="right")
             t.add_column("runs", justify="right")
+            for h in ph:
+                t.add_column(h, justify="right")
             for m in top_modules(mods, view.top, by):
                 row = [m.name] + ([str(m.process)] if many else [])
                 spread = m.self_us_spread if by == "self_us" else m.cumulative_us_spread
                 row += [_ms(m.self_us), _ms(m.cumulative_us), _spread(spread), _runs(m, report.runs)]
-                t.add_row(*row)
+                t.add_row(*row, *phase_cells(m, ph))
             parts.append(t)
     else:
         mods = filter_modules(report.modules, view.filter)
@@ -64,6 +69,8 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
         t.add_column("cumulative", justify="right")
         t.add_column("spread", justify="right")
         t.add_column("runs", justify="right")
+        for h in ph:
+            t.add_column(h, justify="right")
         for line in collapse_tree(mods, int(view.min_ms * 1000)):
             indent = "  " * line.depth
             if line.module is None:
@@ -73,8 +80,13 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
                 m = line.module
                 row = [indent + m.name] + ([str(m.process)] if many else [])
                 row += [_ms(m.self_us), _ms(m.cumulative_us), _spread(m.cumulative_us_spread), _runs(m, report.runs)]
-            t.add_row(*row)
+            t.add_row(*row, *phase_cells(line.module, ph))
         parts.append(t)
+    if ph:
+        parts.append("phases (ms): one instrumented run; find+read+unmarshal+exec = that run's self time; compiled = no valid .pyc")
+    lazy = lazy_table(report, tty, view.top)  # issue 6: --lazy-candidates
+    if lazy is not None:
+        parts.append(lazy)
     if report.group_by:
         t = new_table(tty, title=f"by {report.group_by} (ms)")
         t.add_column(report.group_by, no_wrap=True)

@@ -33,6 +33,10 @@ class ImportsOptions:
     flags: Sequence[str] = ()
     level: int = 1  # -X importtime=LEVEL (2: 3.14's cached rows)
     read_machine: bool = True
+    # issue 6 (profiler/workflows/phases.py): instrumented runs merged into the records
+    phases: bool = False  # find_us/read_us/unmarshal_us/exec_us/compiled
+    lazy_candidates: bool = False  # lazy_candidate
+    sites: bool = False  # site: file:line of the import statement
 
 
 def validate(opts: ImportsOptions) -> None:
@@ -180,6 +184,15 @@ def imports(
         if opts.target.kind == "script":
             extra_path = os.path.dirname(os.path.abspath(opts.target.value))
         report = add_groups(report, opts.group, interp, extra_path=extra_path)
+    if opts.phases or opts.lazy_candidates or opts.sites:  # issue 6
+        if opts.from_log is not None:
+            raise UsageError("--phases / --lazy-candidates run the target: not with --from-log")
+        from profiler.workflows.phases import annotate_report
+
+        report = annotate_report(
+            report, opts.target, opts.python, opts.flags, phases=opts.phases, lazy=opts.lazy_candidates,
+            sites=opts.sites, runs=min(opts.runs, 3), warn=warn,
+        )
     return report
 
 

@@ -1,0 +1,38 @@
+"""Phase columns and the lazy-candidates table for `importprof imports` (issue 6). Renders only."""
+
+from __future__ import annotations
+
+PHASE_COLUMNS = (("find", "find_us"), ("read", "read_us"), ("unmarshal", "unmarshal_us"), ("exec", "exec_us"))
+
+
+def phase_headers(modules) -> list[str]:
+    """Extra column headers when the records carry phases (`imports --phases`), else []."""
+    if not any("find_us" in m.extra for m in modules):
+        return []
+    return [h for h, _ in PHASE_COLUMNS] + ["compiled"]
+
+
+def phase_cells(m, headers: list[str]) -> list[str]:
+    if not headers:
+        return []
+    if m is None or m.extra.get("find_us") is None:
+        return [""] * len(headers)
+    cells = [f"{m.extra[k] / 1000:.2f}" for _, k in PHASE_COLUMNS]
+    return cells + ["yes" if m.extra.get("compiled") else ""]
+
+
+def lazy_table(report, tty: bool, top: int):
+    """The lazy-import candidates (records with extra lazy_candidate true), costliest first;
+    None when `--lazy-candidates` was not asked."""
+    from profiler.render.console import new_table
+
+    if not any("lazy_candidate" in m.extra for m in report.modules):
+        return None
+    cands = sorted((m for m in report.modules if m.extra.get("lazy_candidate")), key=lambda m: -m.cumulative_us)
+    t = new_table(tty, title=f"lazy-import candidates: never called into after their import ({len(cands)}; top {min(top, len(cands))} by cumulative ms)")
+    t.add_column("module", no_wrap=True)
+    t.add_column("cumulative", justify="right")
+    t.add_column("imported at")
+    for m in cands[:top]:
+        t.add_row(m.name, f"{m.cumulative_us / 1000:.1f}", str(m.extra.get("site") or ""))
+    return t

@@ -1,0 +1,94 @@
+"""Issue 6 inside `importprof imports` / `why`: instrumented runs of the target (bootstrap
+hooks `phases`, `sites`, `calls`) merged into an ImportsReport's module records.
+
+  annotate_report(report, target, python, flags=(), *, phases=False, lazy=False, sites=False,
+                  runs=3, warn=None) -> ImportsReport
+
+Each module record gets, in `extra` (merged into its JSON item):
+  phases: find_us, read_us, unmarshal_us, exec_us, compiled (null when the hooks did not see
+          the module), phase_cumulative_us (the same run's cumulative: phases + children's
+          phase_cumulative_us == phase_cumulative_us, exactly)
+  sites:  site ("file:line" of the import statement that triggered it)
+  lazy:   lazy_candidate (true: never called into after it finished importing)
+Phases come from ONE instrumented run (the median of `runs` by total), so they add up; the
+record's self_us / cumulative_us stay the uninstrumented -X importtime medians.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable, Sequence
+
+from profiler.errors import UsageError
+from profiler.model.target import Target
+
+PHASE_KEYS = ("find_us", "read_us", "unmarshal_us", "exec_us", "compiled")
+
+
+def annotate_report(
+    report,
+    target: Target,
+    python: str | None,
+    flags: Sequence[str] = (),
+    *,
+    phases: bool = False,
+    lazy: bool = False,
+    sites: bool = False,
+    runs: int = 3,
+    warn: Callable[[str], None] | None = None,
+):
+    from profiler.analysis.imports import annotate_modules
+    from profiler.analysis.lazy import lazy_candidates
+    from profiler.analysis.phases import median_run, phases_by_name
+    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.phases import run_instrumented
+    from profiler.model.phases import PhaseRun
+    from profiler.parse.phases import parse_calls, parse_phase_records
+
+    if not (phases or lazy or sites):
+        return report
+    if not target.is_python:
+        raise UsageError("--phases / --lazy-candidates / import sites need a Python target, not `-- COMMAND`")
+    interp = resolve_python(python)
+    facts: dict[str, dict] = {}
+    seen: dict[str, object] = {}
+    if phases or sites:
+        hooks = ("phases", "sites", "site") if sites else ("phases",)  # sites cost a frame walk each
+        raw = [run_instrumented(interp.path, flags, target, hooks) for _ in range(max(1, runs if phases else 1))]
+        run = median_run([PhaseRun(tuple(parse_phase_records(r.phases))) for r in raw])
+        seen = phases_by_name(run.modules)
+        for name, m in seen.items():
+            f = facts.setdefault(name, {})
+            if phases:
+                f.update(m.phase_dict())
+                f["phase_cumulative_us"] = m.cumulative_us
+            if m.site is not None:
+                f["site"] = m.site.label
+    if lazy:
+        r = run_instrumented(interp.path, flags, target, ("phases", "sites", "site", "calls"))
+        mods = parse_phase_records(r.phases)
+        cands = {c.name for c in lazy_candidates(mods, parse_calls(r.calls))}
+        for name, m in phases_by_name(mods).items():
+            f = facts.setdefault(name, {})
+            f["lazy_candidate"] = name in cands
+            if m.site is not None:
+                f.setdefault("site", m.site.label)
+    unknown = [m.name for m in report.modules if m.name not in facts]
+    blank: dict = {}
+    if phases:
+        blank.update({k: None for k in PHASE_KEYS}, phase_cumulative_us=None)
+    if lazy:
+        blank["lazy_candidate"] = None
+    for name in unknown:
+        facts[name] = dict(blank)
+    for f in facts.values():
+        for k, v in blank.items():
+            f.setdefault(k, v)
+    from profiler.capture.phases import startup_modules
+
+    before_python_code = set(startup_modules(interp.path, flags))  # imported before any hook can run
+    unknown = [n for n in unknown if n not in before_python_code]
+    if unknown and warn and (phases or lazy):
+        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        warn(f"{len(unknown)} modules were not seen by the instrumented run (phases null): {shown}")
+    return replace(report, modules=annotate_modules(report.modules, facts))
