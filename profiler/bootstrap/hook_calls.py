@@ -64,6 +64,9 @@ def _profile(frame, event, arg):
 
 
 def _dump():
+    phases = sys.modules.get("_importprof_hook_phases")
+    if phases is not None:
+        phases.stop()
     sys.setprofile(None)
     path = _OPTIONS.get("calls_path")
     if not path:
@@ -75,12 +78,22 @@ def _dump():
             fh.write(json.dumps(name) + "\n")
 
 
+def _register_at_exit(fn):
+    """atexit.register without leaving `atexit` in sys.modules (the program's own import of
+    atexit must still be seen as an import)."""
+    had = "atexit" in sys.modules
+    import atexit
+
+    atexit.register(fn)
+    if not had:
+        del sys.modules["atexit"]
+
+
 def install(options):
     _OPTIONS.update(options)
-    import atexit
 
     phases = _phases(options)
     phases.skip_file(__file__)
     phases.ON_DONE.append(_done)
-    atexit.register(_dump)
+    _register_at_exit(_dump)
     sys.setprofile(_profile)

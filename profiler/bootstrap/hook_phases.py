@@ -38,6 +38,7 @@ CONTEXT = [None]
 ON_DONE = []
 _SITES = [False]
 _INSTALLED = [False]
+_STOPPED = [False]
 _OPTIONS = {}
 
 _SKIP_FILES = set()
@@ -92,7 +93,7 @@ def _import_site(frame):
 
 def _wrap_find_and_load(orig):
     def _find_and_load(name, import_):
-        if name in sys.modules or _thread.get_ident() != _MAIN:
+        if name in sys.modules or _STOPPED[0] or _thread.get_ident() != _MAIN:
             return orig(name, import_)
         caller = sys._getframe(1)
         site = _import_site(caller) if _SITES[0] else None
@@ -226,7 +227,14 @@ def records():
     return _RECORDS
 
 
+def stop():
+    """Stop recording (at exit: the hooks' own imports to write their records are not the
+    program's)."""
+    _STOPPED[0] = True
+
+
 def _dump():
+    stop()
     path = _OPTIONS.get("phases_path")
     if not path:
         return
@@ -246,12 +254,37 @@ def _dump():
             fh.write(json.dumps(out) + "\n")
 
 
+def forget_launcher_imports(startup_names):
+    """Forget the modules the launcher imported for its own use (json, importlib.util, ...):
+    everything not in `startup_names` (sys.modules of a bare `python -S [flags] -c pass`),
+    keeping aliases of start-up modules and importprof's hooks. The program's own `import json`
+    then really imports json again, as it would without importprof."""
+    keep = set(startup_names)
+    keep_objects = {id(sys.modules[n]) for n in keep if n in sys.modules}
+    for name in list(sys.modules):
+        if name in keep or name.startswith("_importprof_hook_") or id(sys.modules[name]) in keep_objects:
+            continue
+        del sys.modules[name]
+
+
+def _register_at_exit(fn):
+    """atexit.register without leaving `atexit` in sys.modules (the program's own import of
+    atexit must still be seen as an import)."""
+    had = "atexit" in sys.modules
+    import atexit
+
+    atexit.register(fn)
+    if not had:
+        del sys.modules["atexit"]
+
+
 def install(options):
     if _INSTALLED[0]:
         return
     _INSTALLED[0] = True
     _OPTIONS.update(options)
-    import atexit
+    if options.get("startup_modules") is not None:
+        forget_launcher_imports(options["startup_modules"])
     import _imp
 
     bootstrap = sys.modules["_frozen_importlib"]
@@ -267,6 +300,6 @@ def install(options):
     external.SourceLoader.source_to_code = _wrap_source_to_code(external.SourceLoader.source_to_code)
     if hasattr(_imp, "get_frozen_object"):
         _imp.get_frozen_object = _wrap_frozen(_imp.get_frozen_object)
-    atexit.register(_dump)
+    _register_at_exit(_dump)
     # last: from here on every import is recorded
     bootstrap._find_and_load = _wrap_find_and_load(bootstrap._find_and_load)

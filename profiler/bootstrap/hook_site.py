@@ -169,6 +169,9 @@ def _wrap_user_site(orig):
 
 
 def _dump():
+    phases = sys.modules.get("_importprof_hook_phases")
+    if phases is not None:
+        phases.stop()
     path = _OPTIONS.get("site_path")
     if not path:
         return
@@ -178,9 +181,19 @@ def _dump():
         fh.write(json.dumps(_STATE) + "\n")
 
 
+def _register_at_exit(fn):
+    """atexit.register without leaving `atexit` in sys.modules (the program's own import of
+    atexit must still be seen as an import)."""
+    had = "atexit" in sys.modules
+    import atexit
+
+    atexit.register(fn)
+    if not had:
+        del sys.modules["atexit"]
+
+
 def install(options):
     _OPTIONS.update(options)
-    import atexit
 
     phases = sys.modules.get("_importprof_hook_phases")
     if phases is not None:
@@ -193,4 +206,4 @@ def install(options):
     site.execsitecustomize = _wrap_customize(site.execsitecustomize, "sitecustomize")
     site.execusercustomize = _wrap_customize(site.execusercustomize, "usercustomize")
     site.addusersitepackages = _wrap_user_site(site.addusersitepackages)
-    atexit.register(_dump)
+    _register_at_exit(_dump)

@@ -14,6 +14,18 @@ from profiler.errors import TargetFailed
 from profiler.model.target import Target
 
 HOOK_ORDER = ("phases", "sites", "site", "calls")
+_STARTUP: dict[tuple, list[str]] = {}
+
+
+def startup_modules(python: str, flags: Sequence[str]) -> list[str]:
+    """sys.modules of a bare `python -S [flags] -c pass`: what the launcher may keep loaded."""
+    key = (python, tuple(flags))
+    if key not in _STARTUP:
+        proc = run([python, "-S", *[f for f in flags if f != "-S"], "-c", "import sys; print(' '.join(sys.modules))"], timeout=60, what="interpreter")
+        if proc.returncode != 0:
+            raise TargetFailed(f"{python} -S -c pass failed (exit {proc.returncode})", detail=proc.stderr[-2000:] or None)
+        _STARTUP[key] = proc.stdout.split()
+    return _STARTUP[key]
 
 
 @dataclass(frozen=True)
@@ -41,7 +53,12 @@ def run_instrumented(
     hooks = [h for h in HOOK_ORDER if h in hooks]
     with tempfile.TemporaryDirectory(prefix="importprof-hooks-") as tmp:
         paths = {name: os.path.join(tmp, f"{name}.out") for name in ("phases", "site", "calls")}
-        options = {"phases_path": paths["phases"], "site_path": paths["site"], "calls_path": paths["calls"]}
+        options = {
+            "phases_path": paths["phases"],
+            "site_path": paths["site"],
+            "calls_path": paths["calls"],
+            "startup_modules": startup_modules(python, flags),
+        }
         flags = list(flags)
         if fresh_pycache:
             cache = os.path.join(tmp, "pycache")
