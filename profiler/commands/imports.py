@@ -76,6 +76,8 @@ def imports(
         target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group, level=level
     )
     opts.phases, opts.lazy_candidates = phases, lazy_candidates  # issue 6
+    if (phases or lazy_candidates) and (from_log is not None or not target.is_python):
+        raise UsageError("--phases / --lazy-candidates run a Python target (not --from-log, not `-- COMMAND`)")
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown --format {fmt!r} for this command (choose from: {', '.join(FORMATS)})")
     with Progress("importing") as bar:
