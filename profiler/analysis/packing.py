@@ -98,4 +98,21 @@ def plan_pack(records: Iterable[ModuleRecord], read_source: Callable[[str], str 
             modules.append(PlannedModule(name, "extension", origin, False))
         else:
             unpacked.append(Unpacked(name, f"no source to compile ({origin})"))
-    return PackPlan(tuple(modules), tuple(unpacked), tuple(served))
+    return _unpack_parents(modules, unpacked, served)
+
+
+def _unpack_parents(modules: list[PlannedModule], unpacked: list[Unpacked], served: list[str]) -> PackPlan:
+    """A package served by OxidizedFinder has no filesystem `__path__`, so an unpacked submodule
+    could not be found under it: the packages above an unpacked module stay unpacked too."""
+    planned = {m.name: m for m in modules}
+    out_unpacked = list(unpacked)
+    for u in unpacked:
+        parts = u.name.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            parent = ".".join(parts[:i])
+            if parent in planned:
+                del planned[parent]
+                out_unpacked.append(Unpacked(parent, f"package of unpacked {u.name}"))
+    keep = [m for m in modules if m.name in planned]
+    out_unpacked.sort(key=lambda u: u.name)
+    return PackPlan(tuple(keep), tuple(out_unpacked), tuple(served))

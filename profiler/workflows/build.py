@@ -56,14 +56,18 @@ def _absolute(target: Target) -> Target:
     return target
 
 
-def extra_paths(site_sys_path: Sequence[str], no_site_path: Sequence[str], target: Target) -> list[str]:
-    """Entries `site` added to sys.path (what -S and the launcher lack)."""
+def extra_paths(site_sys_path: Sequence[str], no_site_path: Sequence[str], target: Target, origins: Sequence[str] = ()) -> list[str]:
+    """Entries `site` added to sys.path (what -S and the launcher lack) from which the target
+    imported something: a stdlib-only target gets none, so no-site stays a plain `python -S`."""
     skip = set(no_site_path) | {"", os.getcwd()}
     if target.kind == "script":
         skip.add(os.path.dirname(target.value))
     out = []
     for p in site_sys_path:
-        if p not in skip and p not in out:
+        if p in skip or p in out:
+            continue
+        prefix = p.rstrip(os.sep) + os.sep
+        if any(o.startswith(prefix) for o in origins):
             out.append(p)
     return out
 
@@ -80,7 +84,7 @@ def build_variants(
     for v in VARIANTS:
         clear_dir(os.path.join(out_dir, v))
     packed = pack_target(interp, target, out_dir, ("in-memory", "filesystem"), info=info)
-    extra = extra_paths(packed.sys_path, no_site_sys_path(interp.path), target)
+    extra = extra_paths(packed.sys_path, no_site_sys_path(interp.path), target, packed.origins)
     env = (("PYTHONPATH", os.pathsep.join(extra)),) if extra else ()
     home = {"home": interp.base_prefix}
     variants: list[BuiltVariant] = []

@@ -29,6 +29,7 @@ class Packed:
     report: PackReport
     sys_path: tuple[str, ...]  # the target's sys.path at exit (with site)
     launcher: str
+    origins: tuple[str, ...] = ()  # files of every module the target imported
 
 
 def pack_target(
@@ -57,7 +58,8 @@ def pack_target(
         unpacked=plan.unpacked,
         served=plan.served,
     )
-    return Packed(report, tuple(sys_path), launcher)
+    origins = tuple(r.origin for r in records if r.origin and os.path.isabs(r.origin))
+    return Packed(report, tuple(sys_path), launcher, origins)
 
 
 def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackReport:

@@ -1,0 +1,96 @@
+"""`importprof build --pyoxidizer --distribution ARCHIVE`: the same five variants built by the
+real PyOxidizer over pyoxidizer.bzl (`--var variant NAME`), each into OUT/<variant>/ with a
+variant.json. Without a local python-build-standalone archive: one line saying what to download."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass, field
+from typing import Callable
+
+from profiler.errors import ToolMissing, UsageError
+from profiler.model.packing import BuiltVariant
+from profiler.model.target import Target
+from profiler.workflows.build import VARIANTS, default_name
+
+
+@dataclass
+class PyOxidizerOptions:
+    target: Target
+    name: str | None = None
+    out_dir: str | None = None
+    distribution: str | None = None
+    variants: tuple[str, ...] = VARIANTS
+
+
+@dataclass(frozen=True)
+class PyOxidizerReport:
+    SCHEMA = "importprof.build/1"
+
+    name: str
+    out_dir: str
+    distribution: str
+    variants: tuple[BuiltVariant, ...]
+    machine: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"schema": self.SCHEMA, "machine": self.machine, "name": self.name, "builder": "pyoxidizer",
+                "out_dir": self.out_dir, "distribution": self.distribution, "variants": [v.to_dict() for v in self.variants]}
+
+    def lines(self) -> list[str]:
+        return [f"pyoxidizer build {self.name}: {self.out_dir} ({self.distribution})"] + [
+            f"  {v.name}: {' '.join(v.argv)}" for v in self.variants
+        ]
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] | None = None) -> PyOxidizerReport:
+    from profiler.capture.oxidized import write_json
+    from profiler.capture.pyoxidizer import DOWNLOAD_HINT, config_path, find_pyoxidizer, pyoxidizer_build
+
+    if opts.target.kind not in ("script", "module"):
+        raise UsageError("build --pyoxidizer needs SCRIPT or -m MODULE")
+    if not opts.distribution:
+        raise ToolMissing(DOWNLOAD_HINT)
+    if not os.path.isfile(opts.distribution):
+        raise ToolMissing(f"--distribution {opts.distribution}: no such file. {DOWNLOAD_HINT}")
+    exe = find_pyoxidizer()
+    name = opts.name or default_name(opts.target)
+    out_dir = os.path.abspath(opts.out_dir or os.path.join("oxidized_builds", name))
+    project = os.path.join(out_dir, "pyoxidizer")
+    os.makedirs(project, exist_ok=True)
+    shutil.copy2(config_path(), os.path.join(project, "pyoxidizer.bzl"))
+    dist = os.path.abspath(opts.distribution)
+    common = {"name": name, "distribution": dist, "distribution_sha256": _sha256(dist)}
+    if opts.target.kind == "script":
+        script = os.path.abspath(opts.target.value)
+        common["script"] = script
+        common["app_root"] = os.path.dirname(script)
+    else:
+        common["module"] = opts.target.value
+    built = []
+    for v in opts.variants:
+        if info:
+            info(f"pyoxidizer build --var variant {v} (this compiles a Rust project)...")
+        pyoxidizer_build(exe, project, {"variant": v, **common})
+        found = sorted(glob.glob(os.path.join(project, "build", "*", "release", "install", name)))
+        if not found:
+            raise ToolMissing(f"pyoxidizer build left no executable named {name} under {project}/build")
+        folder = os.path.join(out_dir, v)
+        if os.path.isdir(folder):
+            shutil.rmtree(folder)
+        shutil.copytree(os.path.dirname(found[0]), folder)
+        bv = BuiltVariant(v, folder, (os.path.join(folder, name), *opts.target.args))
+        write_json(os.path.join(folder, "variant.json"), {"schema": "importprof.variant/1", **bv.to_dict()})
+        built.append(bv)
+    return PyOxidizerReport(name, out_dir, dist, tuple(built))

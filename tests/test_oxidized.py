@@ -1,0 +1,237 @@
+"""Oxidized variants, for real: the launcher built by cargo from crates.io's
+python-oxidized-importer (cached once per interpreter: `make setup` builds it), packing with the
+crate, five variants of a small package written here, strace, the real PyOxidizer's error paths."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import assert_one_line_error
+
+pytestmark = pytest.mark.slow
+
+VARIANTS = ["traditional", "no-site", "oxidized", "filesystem", "in-memory"]
+
+APP = {
+    "tinyapp/__init__.py": "from . import core\n",
+    "fastpkg/__init__.py": "",
+    "fastpkg/fast.py": "import textwrap\nWIDTH = len(textwrap.fill('x ' * 10, 8).splitlines())\n",
+    "tinyapp/core.py": textwrap.dedent(
+        """
+        import json, decimal, fractions
+
+        def run():
+            return json.dumps({"x": str(decimal.Decimal("1.5") * 2), "f": str(fractions.Fraction(3, 4))})
+        """
+    ),
+    # reads __file__ while importing: cannot live in memory, must be listed, still works
+    "tinyapp/data.py": "import os\nHERE = os.path.dirname(__file__)\nNAME = os.path.basename(HERE)\n",
+    # a namespace package (no __init__.py)
+    "nsp/sub.py": "VALUE = 42\n",
+    "main.py": textwrap.dedent(
+        """
+        import sys
+        import tinyapp, tinyapp.data, nsp.sub, fastpkg.fast
+        print(tinyapp.core.run(), tinyapp.data.NAME, nsp.sub.VALUE, fastpkg.fast.WIDTH, sys.argv[1:])
+        """
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("app")
+    for rel, text in APP.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return root
+
+
+@pytest.fixture(scope="module")
+def built(app, cli, real_python, tmp_path_factory):
+    out = tmp_path_factory.mktemp("build") / "tinyapp-build"
+    res = cli("build", "--python", real_python, "-o", str(out), "--format", "json", str(app / "main.py"), "arg1")
+    assert res.returncode == 0, res.stderr
+    return out, res.json()
+
+
+def _variant(out: Path, name: str) -> dict:
+    return json.loads((out / name / "variant.json").read_text())
+
+
+def _run(v: dict, *extra, argv=None, cwd=None):
+    env = dict(os.environ)
+    env.update(v.get("env") or {})
+    return subprocess.run(argv or v["argv"], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+
+
+def test_build_writes_five_variants_with_exact_argv(built, real_python):
+    out, report = built
+    assert report["schema"] == "importprof.build/1"
+    assert [v["variant"] for v in report["variants"]] == VARIANTS
+    for name in VARIANTS:
+        v = _variant(out, name)
+        assert isinstance(v["argv"], list) and v["argv"][-1] == "arg1"
+        assert os.access(v["argv"][0], os.X_OK)
+    assert _variant(out, "traditional")["argv"][:1] == [real_python] or Path(_variant(out, "traditional")["argv"][0]).resolve() == Path(real_python).resolve()
+    assert "-S" in _variant(out, "no-site")["argv"]
+    assert _variant(out, "in-memory")["argv"][0] == str(out / "in-memory" / "importprof-launcher")
+    assert (out / "in-memory" / "packed-resources").stat().st_size > 100_000  # bytecode inside
+    assert (out / "filesystem" / "lib" / "fastpkg" / "fast.pyc").exists()
+    assert not (out / "oxidized" / "packed-resources").exists()
+
+
+def test_every_variant_prints_the_same(built):
+    out, report = built
+    outputs = {}
+    for name in VARIANTS:
+        proc = _run(_variant(out, name), cwd="/")
+        assert proc.returncode == 0, (name, proc.stderr)
+        outputs[name] = proc.stdout
+    assert len(set(outputs.values())) == 1, outputs
+    assert '"x": "3.0"' in outputs["in-memory"] and "tinyapp 42 3 ['arg1']" in outputs["in-memory"]
+    assert len({v["output_sha256"] for v in report["variants"]}) == 1
+
+
+def test_in_memory_imports_from_memory(built):
+    out, _ = built
+    v = _variant(out, "in-memory")
+    code = "import fastpkg.fast as c, sys; print(type(c.__loader__).__name__, getattr(c, '__file__', None), 'site' in sys.modules)"
+    proc = _run(v, argv=[v["argv"][0], "-c", code])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["OxidizedFinder", "None", "False"]
+    # the filesystem variant: the same finder, over files
+    f = _variant(out, "filesystem")
+    proc = _run(f, argv=[f["argv"][0], "-c", code])
+    assert proc.stdout.split()[0] == "OxidizedFinder"
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed")
+def test_in_memory_opens_no_file_of_the_packed_module(built, tmp_path):
+    out, _ = built
+
+    def opened(name):
+        v = _variant(out, name)
+        log = tmp_path / f"{name}.strace"
+        env = dict(os.environ)
+        env.update(v.get("env") or {})
+        proc = subprocess.run(["strace", "-f", "-e", "trace=%file", "-o", str(log), *v["argv"]], capture_output=True, text=True, env=env, timeout=120)
+        if proc.returncode != 0 and "ptrace" in proc.stderr:
+            pytest.skip("ptrace not permitted here")
+        assert proc.returncode == 0, proc.stderr
+        return [ln for ln in log.read_text().splitlines() if "fastpkg" in ln and ("fast.py" in ln or "fast.cpython" in ln or "fast.pyc" in ln)]
+
+    assert opened("traditional"), "control: the traditional variant must open fast.py/.pyc"
+    assert opened("in-memory") == []
+
+
+def test_pack_lists_what_it_cannot_pack(built):
+    _, report = built
+    unpacked = {u["name"]: u["reason"] for u in report["pack"]["unpacked"]}
+    assert "__file__" in unpacked["tinyapp.data"]
+    assert "package of unpacked tinyapp.data" in unpacked["tinyapp"]
+    assert "namespace" in unpacked["nsp"]
+    packed = {m["name"]: m["kind"] for m in report["pack"]["modules"]}
+    assert packed["tinyapp.core"] == "source" and packed["nsp.sub"] == "source"
+    assert packed["fastpkg"] == "source" and packed["fastpkg.fast"] == "source"
+    assert packed["json.decoder"] == "source"
+    assert "extension" in packed.values()  # _decimal & co stay files, still packed
+    sets = {s["name"]: s for s in report["pack"]["sets"]}
+    assert sets["in-memory"]["resources_bytes"] > sets["filesystem"]["resources_bytes"]
+    assert sets["filesystem"]["files"] > sets["in-memory"]["files"]
+
+
+def test_pack_command_writes_both_sets(cli, real_python, tmp_path):
+    out = tmp_path / "packed"
+    res = cli("pack", "--python", real_python, "-o", str(out), "-c", "import json, csv")
+    assert res.returncode == 0, res.stderr
+    assert "in-memory" in res.stdout and "filesystem" in res.stdout
+    doc = json.loads((out / "pack.json").read_text())
+    assert doc["schema"] == "importprof.pack/1" and "machine" in doc
+    names = {m["name"] for m in doc["modules"]}
+    assert {"json", "json.decoder", "csv", "_csv"} <= names
+    for s in ("in-memory", "filesystem"):
+        assert (out / s / "packed-resources").stat().st_size > 0
+
+
+def test_pack_without_output_is_a_usage_error(cli):
+    res = cli("pack", "-c", "pass")
+    assert_one_line_error(res, 2, "-o")
+
+
+def test_build_reports_a_variant_that_differs(cli, real_python, tmp_path):
+    # prints its loader: differs between traditional and in-memory, which build must catch
+    script = tmp_path / "loader.py"
+    (tmp_path / "mod1.py").write_text("X = 1\n")
+    script.write_text("import mod1\nprint(type(mod1.__loader__).__name__)\n")
+    res = cli("build", "--python", real_python, "-o", str(tmp_path / "b"), str(script))
+    assert_one_line_error(res, 3, "printed something else")
+
+
+def test_cargo_missing_is_one_line_exit_3(cli, real_python, tmp_path, app):
+    env = {"IMPORTPROF_CACHE": str(tmp_path / "cache"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    res = cli("build", "--python", real_python, "-o", str(tmp_path / "b"), str(app / "main.py"), env=env)
+    assert_one_line_error(res, 3, "cargo not found")
+
+
+def test_pyoxidizer_without_distribution_says_what_to_download(cli, app, tmp_path):
+    res = cli("build", "--pyoxidizer", "-o", str(tmp_path / "p"), str(app / "main.py"))
+    line = assert_one_line_error(res, 3, "python-build-standalone", "--distribution")
+    assert "download" in line
+
+
+def test_pyoxidizer_with_a_bad_archive_fails_with_exit_3(cli, app, tmp_path):
+    bogus = tmp_path / "cpython-3.10-bogus.tar.zst"
+    bogus.write_bytes(b"not a zstd archive")
+    res = cli("build", "--pyoxidizer", "--distribution", str(bogus), "-o", str(tmp_path / "p"), str(app / "main.py"))
+    assert res.returncode == 3
+    errors = [ln for ln in res.stderr.splitlines() if ln.startswith("importprof: error:")]
+    assert len(errors) == 1 and "pyoxidizer build failed" in errors[0]
+    assert "distribution" in res.stderr  # PyOxidizer got as far as reading the local archive
+
+
+def test_pyoxidizer_config_resolves(tmp_path):
+    from profiler.capture.pyoxidizer import config_path, find_pyoxidizer, list_targets
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    shutil.copy(config_path(), project / "pyoxidizer.bzl")
+    assert list_targets(find_pyoxidizer(), str(project)) == ["dist", "exe", "install"]
+    text = (project / "pyoxidizer.bzl").read_text()
+    for v in VARIANTS:
+        assert f'"{v}"' in text
+
+
+def test_compare_hello_exports_hyperfine_shaped_json(cli, real_python, tmp_path):
+    export = tmp_path / "cmp.json"
+    res = cli("compare", "--python", real_python, "--workload", "hello", "--runs", "2", "--warmup", "0",
+              "--build-dir", str(tmp_path / "b"), "--export-json", str(export))
+    assert res.returncode == 0, res.stderr
+    for col in ("CPU (user+sys)", "% of traditional", "vs no-site", "peak RSS"):
+        assert col in res.stdout
+    doc = json.loads(export.read_text())
+    assert doc["schema"] == "importprof.compare/1" and doc["machine"]
+    assert [r["variant"] for r in doc["results"]] == VARIANTS
+    for r in doc["results"]:
+        for k in ("command", "mean", "stddev", "median", "user", "system", "min", "max", "times", "exit_codes", "memory_usage_byte"):
+            assert k in r
+        assert len(r["times"]) == 2 and r["exit_codes"] == [0, 0]
+    rows = {r["variant"]: r for r in doc["rows"]}
+    assert rows["traditional"]["pct_of_traditional"] == pytest.approx(100.0)
+    assert rows["no-site"]["speedup_vs_no_site"] == pytest.approx(1.0)
+    if "syscalls" in doc:
+        assert {s["variant"] for s in doc["syscalls"]} == set(VARIANTS)
+        assert all(s["total"] > 0 for s in doc["syscalls"])
+
+
+def test_compare_unknown_workload_is_a_usage_error(cli):
+    res = cli("compare", "--workload", "nope")
+    assert_one_line_error(res, 2, "unknown workload")
