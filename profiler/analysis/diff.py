@@ -24,11 +24,10 @@ def is_significant(delta_us: int, old_spread_us: int, new_spread_us: int) -> boo
 
 
 def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = None, new_path: str | None = None) -> DiffReport:
+    from profiler.analysis.imports import occurrence_keys
+
     def index(r: ImportsReport):
-        idx = {}
-        for m in r.modules:
-            idx.setdefault((m.process, m.name), m)
-        return idx
+        return dict(zip(occurrence_keys(r.modules), r.modules))
 
     a, b = index(old), index(new)
     added = tuple(sorted((m for k, m in b.items() if k not in a), key=lambda m: (-m.cumulative_us, m.name)))

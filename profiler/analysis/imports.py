@@ -200,6 +200,33 @@ def module_index(modules: Iterable[ModuleRecord]) -> dict[tuple[int, str], Modul
     return idx
 
 
+def parent_indices(modules: Sequence[ModuleRecord]) -> list[int | None]:
+    """Index of each module's parent in the pre-order list (exact even when a name occurs
+    twice in a process, e.g. a module imported again after leaving sys.modules)."""
+    out: list[int | None] = []
+    stack: list[int] = []
+    process = None
+    for i, m in enumerate(modules):
+        if m.process != process:
+            stack, process = [], m.process
+        while stack and modules[stack[-1]].depth >= m.depth:
+            stack.pop()
+        out.append(stack[-1] if stack and m.depth > 0 else None)
+        stack.append(i)
+    return out
+
+
+def occurrence_keys(modules: Sequence[ModuleRecord]) -> list[tuple[int, str, int]]:
+    """(process, name, occurrence) per module, in order: the identity used across reports."""
+    seen: Counter = Counter()
+    out = []
+    for m in modules:
+        k = (m.process, m.name)
+        out.append((m.process, m.name, seen[k]))
+        seen[k] += 1
+    return out
+
+
 def matches(name: str, prefix: str) -> bool:
     return name.startswith(prefix)
 
@@ -208,19 +235,15 @@ def filter_modules(modules: Sequence[ModuleRecord], prefix: str | None, keep_anc
     """Modules whose name starts with PREFIX (and, for the tree, their ancestors)."""
     if not prefix:
         return tuple(modules)
-    idx = module_index(modules)
-    keep: set[tuple[int, str]] = set()
-    for m in modules:
+    parents = parent_indices(modules)
+    keep: set[int] = set()
+    for i, m in enumerate(modules):
         if matches(m.name, prefix):
-            keep.add((m.process, m.name))
-            if keep_ancestors:
-                p, guard = m.parent, 0
-                while p is not None and guard < 10_000 and (m.process, p) not in keep:
-                    keep.add((m.process, p))
-                    parent = idx.get((m.process, p))
-                    p = parent.parent if parent else None
-                    guard += 1
-    return tuple(m for m in modules if (m.process, m.name) in keep)
+            j: int | None = i
+            while j is not None and j not in keep:
+                keep.add(j)
+                j = parents[j] if keep_ancestors else None
+    return tuple(m for i, m in enumerate(modules) if i in keep)
 
 
 def top_modules(modules: Sequence[ModuleRecord], n: int, by: str = "self_us") -> tuple[ModuleRecord, ...]:
@@ -240,23 +263,23 @@ class TreeLine:
 def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> list[TreeLine]:
     """Pre-order modules → tree lines; a module below `min_us` cumulative (and its subtree) is
     folded into one summary line under its parent ("… N more, X ms")."""
-    visible: set[tuple[int, str]] = set()
-    owner_of: dict[tuple[int, str], tuple] = {}  # hidden module → the key its summary hangs on
+    parents = parent_indices(modules)
+    visible: set[int] = set()
+    owner_of: dict[int, tuple] = {}  # hidden module → the key its summary hangs on
     summaries: dict[tuple, list[int]] = {}
-    shown: list[ModuleRecord] = []
-    for m in modules:
-        key = (m.process, m.name)
-        pkey = (m.process, m.parent) if m.parent is not None else None
-        if pkey is not None and pkey in owner_of:
-            owner = owner_of[key] = owner_of[pkey]
+    shown: list[int] = []
+    for i, m in enumerate(modules):
+        p = parents[i]
+        if p is not None and p in owner_of:
+            owner = owner_of[i] = owner_of[p]
             summaries[owner][0] += 1
             continue
-        if m.cumulative_us >= min_us and (pkey is None or pkey in visible):
-            visible.add(key)
-            shown.append(m)
+        if m.cumulative_us >= min_us and (p is None or p in visible):
+            visible.add(i)
+            shown.append(i)
             continue
-        owner = pkey if pkey in visible else (m.process,)
-        owner_of[key] = owner
+        owner = ("m", p) if p in visible else ("root", m.process)
+        owner_of[i] = owner
         s = summaries.setdefault(owner, [0, 0])
         s[0] += 1
         s[1] += m.cumulative_us
@@ -270,22 +293,30 @@ def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> list[TreeLine
             if s:
                 result.append(TreeLine(d + 1, None, s[0], s[1]))
 
+    def close_process(proc) -> None:
+        s = summaries.get(("root", proc))
+        if s:
+            result.append(TreeLine(0, None, s[0], s[1]))
+
     process = None
-    for m in shown:
+    done: set = set()
+    for i in shown:
+        m = modules[i]
         if m.process != process:
             close(0)
-            if process is not None and summaries.get((process,)):
-                s = summaries[(process,)]
-                result.append(TreeLine(0, None, s[0], s[1]))
+            if process is not None:
+                close_process(process)
+                done.add(process)
             process = m.process
         close(m.depth)
         result.append(TreeLine(m.depth, m))
-        stack.append((m.depth, (m.process, m.name)))
+        stack.append((m.depth, ("m", i)))
     close(0)
-    for p in sorted({k[0] for k in summaries if len(k) == 1}):
-        if p == process or not any(x.process == p for x in shown):
-            s = summaries[(p,)]
-            result.append(TreeLine(0, None, s[0], s[1]))
+    if process is not None:
+        close_process(process)
+        done.add(process)
+    for proc in sorted({k[1] for k in summaries if k[0] == "root"} - done):
+        close_process(proc)
     return result
 
 
@@ -293,13 +324,15 @@ def group_modules(modules: Sequence[ModuleRecord], key_of: Callable[[ModuleRecor
     """Σ self per group; cumulative counts members whose parent is outside the group (so a
     package's import is counted once). Sorted by cumulative, largest first."""
     groups: dict[str, list[int]] = {}
-    gkey = {(m.process, m.name): key_of(m) for m in modules}
-    for m in modules:
-        g = gkey[(m.process, m.name)]
+    gkey = [key_of(m) for m in modules]
+    parents = parent_indices(modules)
+    for i, m in enumerate(modules):
+        g = gkey[i]
         acc = groups.setdefault(g, [0, 0, 0])
         acc[0] += m.self_us
         acc[2] += 1
-        if m.parent is None or gkey.get((m.process, m.parent)) != g:
+        p = parents[i]
+        if p is None or gkey[p] != g:
             acc[1] += m.cumulative_us
     out = [GroupRecord(g, v[0], v[1], v[2]) for g, v in groups.items()]
     return tuple(sorted(out, key=lambda g: (-g.cumulative_us, g.name)))
@@ -337,30 +370,33 @@ class Span:
 
 
 def lay_out_timeline(modules: Sequence[ModuleRecord]) -> list[Span]:
-    """Medians → a nested timeline per process (for speedscope/chrome): roots one after the
-    other from 0, children one after the other from their parent's start, the parent's own
-    time after them. A parent lasts max(its cumulative, its children's spans): medians of
-    parts need not add up to the median of the whole."""
-    kids: dict[tuple[int, str | None], list[ModuleRecord]] = {}
-    for m in modules:
-        kids.setdefault((m.process, m.parent), []).append(m)
+    """Medians → a nested timeline per process (for speedscope/chrome), in pre-order: roots
+    one after the other from 0, children one after the other from their parent's start, the
+    parent's own time after them. A parent lasts max(its cumulative, its children's spans):
+    medians of parts need not add up to the median of the whole."""
+    parents = parent_indices(modules)
+    kids: dict[int | None, list[int]] = {}
+    roots: dict[int, list[int]] = {}
+    for i, m in enumerate(modules):
+        if parents[i] is None:
+            roots.setdefault(m.process, []).append(i)
+        else:
+            kids.setdefault(parents[i], []).append(i)
     spans: list[Span] = []
-    for proc in sorted({m.process for m in modules}):
+    for proc in sorted(roots):
         t = 0
-        for root in kids.get((proc, None), ()):
-            t += _place(root, t, kids, spans, set())
+        for r in roots[proc]:
+            t += _place(modules, r, t, kids, spans)
     return spans
 
 
-def _place(m: ModuleRecord, start: int, kids, spans: list[Span], seen: set) -> int:
+def _place(modules, i: int, start: int, kids, spans: list[Span]) -> int:
+    m = modules[i]
     idx = len(spans)
     spans.append(Span(m.process, m.name, start, 0, m.depth, m.self_us))
-    seen.add(m.name)
     t = start
-    for c in kids.get((m.process, m.name), ()):
-        if c.name in seen:
-            continue
-        t += _place(c, t, kids, spans, seen)
+    for c in kids.get(i, ()):
+        t += _place(modules, c, t, kids, spans)
     dur = max(m.cumulative_us, t - start)
     spans[idx] = replace(spans[idx], dur_us=dur)
     return dur
@@ -368,36 +404,38 @@ def _place(m: ModuleRecord, start: int, kids, spans: list[Span], seen: set) -> i
 
 def stacks(modules: Sequence[ModuleRecord]) -> list[tuple[tuple[str, ...], int, int]]:
     """(stack from root, self µs, process) per module, pre-order."""
+    parents = parent_indices(modules)
+    paths: list[tuple[str, ...]] = []
     out = []
-    path: dict[tuple[int, str], tuple[str, ...]] = {}
-    for m in modules:
-        prefix = path.get((m.process, m.parent), ()) if m.parent is not None else ()
-        st = prefix + (m.name,)
-        path[(m.process, m.name)] = st
+    for i, m in enumerate(modules):
+        p = parents[i]
+        st = (paths[p] if p is not None else ()) + (m.name,)
+        paths.append(st)
         out.append((st, m.self_us, m.process))
     return out
 
 
 # ---------------------------------------------------------------------------- why
 def import_chains(report: ImportsReport, module: str) -> tuple[WhyChain, ...]:
-    """The chain(s) from a root import to MODULE, one per process that imported it (or, when
-    MODULE itself was never a row, to the first of its submodules in each process)."""
-    idx = module_index(report.modules)
-    targets = [m for m in report.modules if m.name == module]
+    """The chain(s) from a root import to MODULE, one per time it was imported (normally once
+    per process), or, when MODULE itself was never a row, to the first of its submodules in
+    each process. Each hop carries the module record's `extra`."""
+    modules = report.modules
+    parents = parent_indices(modules)
+    targets = [i for i, m in enumerate(modules) if m.name == module]
     if not targets:
-        first: dict[int, ModuleRecord] = {}
-        for m in report.modules:
-            if m.name.startswith(module + ".") and (m.process not in first or m.depth < first[m.process].depth):
-                first[m.process] = m
-        targets = list(first.values())
+        first: dict[int, int] = {}
+        for i, m in enumerate(modules):
+            if m.name.startswith(module + ".") and (m.process not in first or m.depth < modules[first[m.process]].depth):
+                first[m.process] = i
+        targets = sorted(first.values())
     chains = []
     for t in targets:
         hops = []
-        cur: ModuleRecord | None = t
-        guard = set()
-        while cur is not None and cur.name not in guard:
-            guard.add(cur.name)
-            hops.append(WhyHop(cur.name, cur.self_us, cur.cumulative_us, cur.depth, dict(cur.extra)))
-            cur = idx.get((cur.process, cur.parent)) if cur.parent is not None else None
-        chains.append(WhyChain(t.process, tuple(reversed(hops))))
+        j: int | None = t
+        while j is not None:
+            m = modules[j]
+            hops.append(WhyHop(m.name, m.self_us, m.cumulative_us, m.depth, dict(m.extra)))
+            j = parents[j]
+        chains.append(WhyChain(modules[t].process, tuple(reversed(hops))))
     return tuple(chains)

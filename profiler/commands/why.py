@@ -38,6 +38,21 @@ def why(
     from profiler.render.console_imports import render_why_table
     from profiler.workflows.why import WhyOptions, why as run_why
 
+    # `why MODULE --python P -c CODE`: options after MODULE reach us as positional arguments
+    # (interspersed options are off so a SCRIPT's own options stay its own): take them back.
+    opts_after, positional = _leading_options(list(positional or []))
+    code = opts_after.get("code", code)
+    module = opts_after.get("module", module)
+    python = opts_after.get("python", python)
+    report = opts_after.get("report", report)
+    from_log = opts_after.get("from_log", from_log)
+    fmt = opts_after.get("fmt", fmt)
+    output = opts_after.get("output", output)
+    if "runs" in opts_after:
+        try:
+            runs = int(opts_after["runs"])
+        except ValueError:
+            raise UsageError(f"--runs: {opts_after['runs']!r} is not a number") from None
     target = make_target(code, module, positional)
     has_target = code is not None or module is not None or bool(positional)
     if sum([has_target, report is not None, from_log is not None]) > 1:
@@ -50,3 +65,38 @@ def why(
     with Progress("importing") as bar:
         answer = run_why(opts, progress=bar.update, warn=warn)
     deliver(answer, fmt=fmt, output=output, table=render_why_table, formats=("json",))
+
+
+_OPTIONS = {
+    "-c": "code", "--code": "code", "-m": "module", "--module": "module", "--python": "python",
+    "--report": "report", "--from-log": "from_log", "-r": "runs", "--runs": "runs",
+    "--format": "fmt", "-o": "output", "--output": "output",
+}
+
+
+def _leading_options(args: list) -> tuple[dict, list]:
+    from profiler.commands._common import RAW_ARGS
+    from profiler.errors import UsageError
+
+    # what came after a bare `--` is a COMMAND: never read options from it
+    after_dashdash = RAW_ARGS[RAW_ARGS.index("--") + 1 :] if "--" in RAW_ARGS else None
+    found: dict = {}
+    i = 0
+    while i < len(args):
+        if after_dashdash is not None and args[i:] == after_dashdash:
+            break
+        if args[i] == "--" and after_dashdash is not None and args[i + 1 :] == after_dashdash:
+            i += 1  # click keeps a `--` that follows MODULE: the COMMAND starts after it
+            break
+        name, eq, value = args[i].partition("=")
+        key = _OPTIONS.get(name)
+        if key is None:
+            break
+        if not eq:
+            if i + 1 >= len(args):
+                raise UsageError(f"option {name} requires an argument")
+            value = args[i + 1]
+            i += 1
+        found[key] = value
+        i += 1
+    return found, args[i:]

@@ -1,0 +1,193 @@
+"""Aggregation over runs, views, and the exports checked by real readers."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from profiler.analysis.imports import (
+    collapse_tree,
+    filter_modules,
+    group_modules,
+    import_chains,
+    lay_out_timeline,
+    package_of,
+    parent_indices,
+    top_modules,
+)
+from profiler.model.import_tree import ImportsReport
+from profiler.parse.importtime import parse_importtime
+from profiler.render import get_renderer
+from profiler.workflows.imports import report_from_logs
+
+HEADER = "import time: self [us] | cumulative | imported package\n"
+SCHEMA = Path(__file__).resolve().parent / "js" / "node_modules" / "speedscope" / "dist" / "release" / "file-format-schema.json"
+
+
+def row(self_us, cum, depth, name):
+    return "import time: %9ld | %10ld | %*s%s\n" % (self_us, cum, depth * 2, "", name)
+
+
+def report_of(*texts):
+    return report_from_logs([parse_importtime(t) for t in texts], machine={}, python=None, python_version=None, target="t", source="log")
+
+
+def real(fixtures, name):
+    p = fixtures / "importtime" / name
+    return gzip.decompress(p.read_bytes()).decode() if name.endswith(".gz") else p.read_text()
+
+
+RUN_A = HEADER + row(10, 10, 1, "b") + row(5, 15, 0, "a") + row(7, 7, 0, "c")
+RUN_B = HEADER + row(20, 20, 1, "b") + row(6, 26, 0, "a")
+RUN_C = HEADER + row(30, 30, 1, "b") + row(4, 34, 0, "a") + row(9, 9, 0, "c")
+
+
+def test_medians_spread_and_partial_modules():
+    r = report_of(RUN_A, RUN_B, RUN_C)
+    by = {m.name: m for m in r.modules}
+    assert r.runs == 3
+    assert by["b"].self_us == 20 and by["b"].self_us_runs == (10, 20, 30)
+    assert by["b"].self_us_spread == 10
+    assert by["a"].cumulative_us == 26 and by["a"].cumulative_us_runs == (15, 26, 34)
+    assert by["c"].runs_seen == 2 and by["c"].self_us_runs == (7, None, 9)
+    assert not by["c"].in_all_runs and by["a"].in_all_runs
+    assert by["c"].self_us == 8  # median of the runs that saw it
+    assert r.total_us_runs == (22, 26, 43) and r.total_us == 26
+    assert [m.name for m in r.modules] == ["a", "b", "c"]  # pre-order
+    assert by["b"].parent == "a" and by["b"].depth == 1
+
+
+def test_json_items_have_the_contract_keys():
+    doc = json.loads(get_renderer("json")(report_of(RUN_A, RUN_B)))
+    assert doc["schema"] == "importprof.imports/1"
+    for k in ("machine", "python", "python_version", "runs", "modules", "cached"):
+        assert k in doc
+    need = {"name", "self_us", "cumulative_us", "parent", "depth", "process", "runs_seen", "self_us_runs", "cumulative_us_runs"}
+    for item in doc["modules"]:
+        assert need <= set(item)
+    # and it round-trips (show, diff, why --report read it back)
+    again = ImportsReport.from_dict(doc)
+    assert json.loads(get_renderer("json")(again)) == doc
+
+
+def test_extra_keys_round_trip_and_reach_why_hops():
+    from dataclasses import replace
+
+    r = report_of(RUN_A)
+    mods = tuple(replace(m, extra={"exec_us": 3, "site": "x.py:1"}) if m.name == "b" else m for m in r.modules)
+    r = replace(r, modules=mods)
+    doc = r.to_dict()
+    b = next(m for m in doc["modules"] if m["name"] == "b")
+    assert b["exec_us"] == 3 and b["site"] == "x.py:1"
+    back = ImportsReport.from_dict(json.loads(json.dumps(doc)))
+    assert next(m for m in back.modules if m.name == "b").extra == {"exec_us": 3, "site": "x.py:1"}
+    (chain,) = import_chains(back, "b")
+    assert [h.name for h in chain.hops] == ["a", "b"]
+    assert chain.hops[-1].to_dict()["site"] == "x.py:1"
+
+
+def test_views_on_a_real_log(fixtures):
+    r = report_of(real(fixtures, "boto3.log"))
+    top = top_modules(r.modules, 5, "self_us")
+    assert [m.self_us for m in top] == sorted((m.self_us for m in r.modules), reverse=True)[:5]
+    only = filter_modules(r.modules, "botocore", keep_ancestors=False)
+    assert only and all(m.name.startswith("botocore") for m in only)
+    with_anc = filter_modules(r.modules, "botocore")
+    assert {m.name for m in with_anc} >= {"boto3"} | {m.name for m in only}
+    lines = collapse_tree(r.modules, 1000)
+    shown = [ln.module for ln in lines if ln.module is not None]
+    assert all(m.cumulative_us >= 1000 for m in shown)
+    # folded lines account for every module exactly once
+    assert sum(ln.hidden_modules for ln in lines) + len(shown) == len(r.modules)
+    groups = group_modules(r.modules, package_of)
+    assert sum(g.self_us for g in groups) == sum(m.self_us for m in r.modules)
+    g = {x.name: x for x in groups}
+    assert g["boto3"].cumulative_us == next(m for m in r.modules if m.name == "boto3").cumulative_us
+    assert g["botocore"].modules == sum(1 for m in r.modules if package_of(m) == "botocore")
+
+
+def test_why_chain_on_a_real_log(fixtures):
+    r = report_of(real(fixtures, "boto3.log"))
+    (chain,) = import_chains(r, "urllib3.util.url")
+    names = [h.name for h in chain.hops]
+    assert names[0] == "boto3" and names[-1] == "urllib3.util.url"
+    assert [h.depth for h in chain.hops] == list(range(len(names)))
+    cums = [h.cumulative_us for h in chain.hops]
+    assert cums == sorted(cums, reverse=True)
+    assert import_chains(r, "no.such.module") == ()
+    # a package never a row itself: chains to its first submodules
+    assert import_chains(r, "botocore.vendored")
+
+
+def test_timeline_nests(fixtures):
+    r = report_of(real(fixtures, "cryptography_fernet.log"), real(fixtures, "cryptography_fernet.log"))
+    spans = lay_out_timeline(r.modules)
+    parents = parent_indices(r.modules)
+    assert len(spans) == len(r.modules)
+    for i, s in enumerate(spans):
+        p = parents[i]
+        assert s.dur_us >= r.modules[i].cumulative_us
+        if p is not None:
+            ps = spans[p]
+            assert ps.start_us <= s.start_us and s.start_us + s.dur_us <= ps.start_us + ps.dur_us
+
+
+@pytest.mark.parametrize("log", ["boto3.log", "command_subprocesses.log", "py314_cached.log"])
+def test_speedscope_validates_against_the_published_schema(fixtures, log):
+    jsonschema = pytest.importorskip("jsonschema")
+    if not SCHEMA.exists():
+        pytest.skip("speedscope's schema is not installed (make setup runs scripts/setup.d/20-speedscope-schema.sh)")
+    r = report_of(real(fixtures, log))
+    doc = json.loads(get_renderer("speedscope")(r))
+    jsonschema.validate(doc, json.loads(SCHEMA.read_text()))
+    assert len(doc["profiles"]) == r.processes
+    for prof in doc["profiles"]:
+        ats = [e["at"] for e in prof["events"]]
+        assert ats == sorted(ats)
+        depth = 0
+        for e in prof["events"]:
+            depth += 1 if e["type"] == "O" else -1
+            assert depth >= 0
+        assert depth == 0
+    roots = sum(m.cumulative_us for m in r.modules if m.parent is None)
+    assert sum(p["endValue"] for p in doc["profiles"]) >= roots
+
+
+def test_chrome_trace_events(fixtures):
+    r = report_of(real(fixtures, "command_subprocesses.log"))
+    doc = json.loads(get_renderer("chrome")(r))
+    xs = [e for e in doc["traceEvents"] if e["ph"] == "X"]
+    assert len(xs) == len(r.modules)
+    assert {e["pid"] for e in xs} == {1, 2, 3}
+    for e in xs:
+        assert isinstance(e["ts"], int) and isinstance(e["dur"], int) and e["dur"] >= 0
+    names = {e["args"]["name"] for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"}
+    assert len(names) == 3
+
+
+def test_folded_is_read_by_flamegraph_tools(fixtures, tmp_path):
+    r = report_of(real(fixtures, "boto3.log"))
+    text = get_renderer("folded")(r)
+    total = 0
+    for line in text.splitlines():
+        stack, _, weight = line.rpartition(" ")
+        assert stack and " " not in stack and int(weight) > 0
+        total += int(weight)
+    assert total == sum(m.self_us for m in r.modules)
+    flamegraph = shutil.which("flamegraph.pl") or shutil.which("inferno-flamegraph")
+    if flamegraph:  # a real reader when one is installed
+        (tmp_path / "in.folded").write_text(text)
+        svg = subprocess.run([flamegraph, str(tmp_path / "in.folded")], capture_output=True, text=True, check=True).stdout
+        assert "<svg" in svg
+
+
+def test_py314_cached_in_json(fixtures):
+    r = report_of(real(fixtures, "py314_cached.log"))
+    doc = r.to_dict()
+    assert doc["cached"] and all({"name", "process"} <= set(c) for c in doc["cached"])
+    assert all(c["name"] for c in doc["cached"])

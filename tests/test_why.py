@@ -1,0 +1,46 @@
+"""`importprof why MODULE`: chains from the entry point, from a real run, a log or a report."""
+
+from __future__ import annotations
+
+from conftest import assert_one_line_error
+
+
+def test_why_from_a_real_run(cli, real_python):
+    res = cli("why", "json.decoder", "--python", real_python, "--format", "json", "-c", "import json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert doc["schema"] == "importprof.why/1" and doc["module"] == "json.decoder"
+    (chain,) = doc["chains"]
+    assert [h["name"] for h in chain["hops"]] == ["json", "json.decoder"]
+    assert all(h["cumulative_us"] >= h["self_us"] >= 0 for h in chain["hops"])
+
+
+def test_why_from_log_and_report(cli, fixtures, tmp_path):
+    log = fixtures / "importtime" / "boto3.log"
+    res = cli("why", "urllib3.util.url", "--from-log", log)
+    assert res.returncode == 0, res
+    assert "who imports urllib3.util.url" in res.stdout
+    lines = [ln for ln in res.stdout.splitlines() if "boto3" in ln or "urllib3" in ln]
+    assert "| boto3 " in lines[1] and lines[-1].split("|")[1].strip().endswith("urllib3.util.url")
+    rep = tmp_path / "r.json"
+    assert cli("imports", "--from-log", log, "-o", rep).returncode == 0
+    res2 = cli("why", "urllib3.util.url", "--report", rep, "--format", "json")
+    hops = res2.json()["chains"][0]["hops"]
+    assert hops[0]["name"] == "boto3" and hops[-1]["name"] == "urllib3.util.url"
+    # each process that imported it has its own chain
+    res3 = cli("why", "json", "--from-log", fixtures / "importtime" / "command_subprocesses.log", "--format", "json")
+    assert {c["process"] for c in res3.json()["chains"]} >= {1}
+
+
+def test_why_command_target(cli, real_python):
+    res = cli("why", "csv", "--format", "json", "--", real_python, "-c", "import csv")
+    assert res.returncode == 0, res
+    assert res.json()["chains"][0]["hops"][-1]["name"] == "csv"
+
+
+def test_why_failures(cli, fixtures, real_python):
+    log = fixtures / "importtime" / "boto3.log"
+    assert_one_line_error(cli("why", "pandas", "--from-log", log), 1, "pandas is not imported")
+    assert_one_line_error(cli("why", "json", "--from-log", log, "--report", log), 2, "give one of")
+    assert_one_line_error(cli("why", "json", "--report", log), 2, "not JSON")
+    assert_one_line_error(cli("why", "json", "--python", real_python, "-c", "raise SystemExit(2)"), 3, "code 2")
