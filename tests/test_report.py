@@ -152,6 +152,13 @@ HARNESS = r"""
     out.focus = document.querySelector("svg.icicle-svg").getAttribute("data-focus");
     out.crumbs = Array.prototype.map.call(document.querySelectorAll(".crumbs button"), function (b) { return b.textContent; });
     out.rectsZoomed = document.querySelectorAll("svg.icicle-svg rect.node").length;
+    var modeSel = document.querySelector("select.color-mode");
+    if (modeSel) {
+      modeSel.value = "phase";
+      modeSel.dispatchEvent(new Event("change"));
+      out.phaseFills = Array.prototype.map.call(document.querySelectorAll("svg.icicle-svg rect.node"), function (r) { return r.getAttribute("fill"); })
+        .filter(function (f, i, all) { return all.indexOf(f) === i; });
+    }
     document.querySelector(".crumbs button").click();
     out.focusBack = document.querySelector("svg.icicle-svg").getAttribute("data-focus");
     out.startupBars = document.querySelectorAll("#startup svg.bars rect.bar").length;
@@ -259,6 +266,10 @@ def test_page_interactions(from_dom):
     assert got["crumbs"][0] == "all imports" and got["crumbs"][-1] == got["focus"][:40]
     assert got["rectsZoomed"] < got["rects"]
     assert got["focusBack"] == "all imports"
+    # phases (issue 6): in the tooltip, and a colour per dominant phase on demand
+    if any(m.get("exec_us") is not None for m in modules):
+        assert any(t.startswith("find ") and " exec " in t for t in got["tip"]), got["tip"]
+        assert {"#b07cc6", "#5b8fd0"} & set(got["phaseFills"]), got["phaseFills"]
     # start-up: one bar and one error bar (3 lines) per variant, one dot per run
     startup = json.loads((REPORT_FIXTURES / "startup.json").read_text())
     assert got["startupBars"] == len(startup["results"])
@@ -311,6 +322,18 @@ def test_from_bad_input(cli, tmp_path):
     assert_one_line_error(cli("report", "-c", "pass", "--from", REPORT_FIXTURES / "startup.json", "-o", out), 2, "--from")
     assert not out.exists()
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".importprof-")]
+
+
+def test_live_compare_part(cli, tmp_path):
+    """--compare runs `importprof compare` (issue 5) through its workflow: five variants."""
+    out = tmp_path / "compare.html"
+    res = cli("report", "--compare", "--skip", "startup,imports,trace,site", "--runs", "2", "-o", out, "-c", "import json")
+    assert res.returncode == 0, res
+    data = embedded_data(out.read_text(encoding="utf-8"))
+    (doc,) = [d["doc"] for d in data["documents"]]
+    assert doc["schema"] == "importprof.compare/1"
+    assert [r["variant"] for r in doc["rows"]] == ["traditional", "no-site", "oxidized", "filesystem", "in-memory"]
+    assert {s["part"] for s in data["skipped"]} == {"startup", "imports", "trace", "site"}
 
 
 # ------------------------------------------------------------------ live: a module named <script>

@@ -31,6 +31,7 @@ def report(
     import_runs: int = typer.Option(5, "--import-runs", help="Runs of the import capture (medians)."),
     warmup: int = typer.Option(1, "--warmup", "-w", help="Warm-up runs, not measured."),
     skip: Optional[List[str]] = typer.Option(None, "--skip", help="Parts not to run, comma-separated: startup, imports, trace, site."),
+    compare: bool = typer.Option(False, "--compare", help="Also build and time the oxidized variants (importprof compare: traditional, no-site, oxidized, filesystem, in-memory). Slow the first time: it builds."),
     include: Optional[List[str]] = typer.Option(None, "--include", help="Add a saved JSON document to a live report (e.g. compare --export-json FILE)."),
     from_: Optional[List[str]] = typer.Option(None, "--from", help="Build the page from saved JSON documents (any importprof kind; more files may follow)."),
     title: Optional[str] = typer.Option(None, "--title", help="The page's title."),
@@ -43,8 +44,8 @@ def report(
     fmt = fmt or "html"
     if from_:
         files, output, title = _files_and_options(list(from_) + list(positional or []), output, title)
-        if code is not None or module is not None or python or variant or flags or skip or include:
-            raise UsageError("--from builds the page from saved documents: give no target, --python, --variant, --skip or --include with it")
+        if code is not None or module is not None or python or variant or flags or skip or include or compare:
+            raise UsageError("--from builds the page from saved documents: give no target, --python, --variant, --skip, --include or --compare with it")
         check_outputs(output)
         from profiler.workflows.report import report_from_files
 
@@ -66,6 +67,7 @@ def report(
             warmup=warmup,
             skip=[p.strip() for item in (skip or []) for p in item.split(",") if p.strip()],
             include=include or [],
+            compare=compare,
         )
         if import_runs < 1:
             raise UsageError("--import-runs must be at least 1")

@@ -24,6 +24,7 @@ from profiler.model.target import Target
 REPORT_SCHEMA = "importprof.report/1"
 KNOWN_KINDS = ("startup", "imports", "trace", "site", "compare", "diff", "why", "report")
 PARTS = ("startup", "imports", "trace", "site")
+OPTIONAL_PARTS = ("compare",)  # slow (builds the oxidized variants): only when asked
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class ReportOptions:
     warmup: int = 1
     skip: Sequence[str] = ()  # parts not to run: startup, imports, trace, site
     include: Sequence[str] = ()  # saved documents added to the page (e.g. compare --export-json)
+    compare: bool = False  # also build and time the five oxidized variants (importprof compare)
     min_time_s: float = 1.0
 
 
@@ -187,8 +189,8 @@ def _startup_doc(opts: ReportOptions, progress, warn) -> dict:
 def _imports_doc(opts: ReportOptions, progress, warn) -> dict:
     from profiler.workflows import imports as wf
 
-    # `phases` (issue 6: find/read/unmarshal/exec per module) is asked for whenever the
-    # imports workflow knows it
+    # `phases` and `sites` (issue 6: find/read/unmarshal/exec per module, the line of each
+    # import) are asked for whenever the imports workflow knows them
     iopts = _options(
         wf.ImportsOptions,
         target=opts.target,
@@ -196,7 +198,8 @@ def _imports_doc(opts: ReportOptions, progress, warn) -> dict:
         runs=opts.import_runs,
         warmup=opts.warmup,
         read_machine=False,
-        phases=True,
+        phases=opts.target.is_python,
+        sites=opts.target.is_python,  # file:line of each import statement
     )
     return _call(wf.imports, iopts, progress, warn).to_dict()
 
@@ -215,11 +218,19 @@ def _site_doc(opts: ReportOptions, progress, warn) -> dict:
     return _call(wf.site, sopts, progress, warn).to_dict()
 
 
+def _compare_doc(opts: ReportOptions, progress, warn) -> dict:
+    from profiler.workflows import compare as wf
+
+    copts = _options(wf.CompareOptions, target=opts.target, python=opts.python, warmup=opts.warmup, read_machine=False)
+    return _call(wf.compare, copts, progress, warn).to_dict()
+
+
 _CAPTURE = {
     "startup": ("profiler.workflows.startup", _startup_doc),
     "imports": ("profiler.workflows.imports", _imports_doc),
     "trace": ("profiler.workflows.trace", _trace_doc),
     "site": ("profiler.workflows.site", _site_doc),
+    "compare": ("profiler.workflows.compare", _compare_doc),
 }
 
 
@@ -242,7 +253,9 @@ def report_live(
     machine = read_machine()
     docs: list[tuple[str, dict]] = []
     skipped: list[dict] = []
-    for part in PARTS:
+    if opts.compare and not opts.target.is_python:
+        raise UsageError("--compare needs a Python target (SCRIPT, -m MODULE, -c CODE), not `-- COMMAND`")
+    for part in PARTS + (("compare",) if opts.compare else ()):
         if part in opts.skip:
             skipped.append({"part": part, "reason": f"skipped (--skip {part})"})
             continue

@@ -547,6 +547,23 @@
     var svg = s("svg", { class: "chart icicle-svg", role: "img", "aria-label": "import tree icicle" });
     var drawn = [];
     var focus = top;
+    var mode = "package";
+    var PHASE_COLORS = { find_us: "#e8a33d", read_us: "#6fb36f", unmarshal_us: "#5b8fd0", exec_us: "#b07cc6" };
+    function dominant(m) {
+      var best = null;
+      PHASES.forEach(function (k) {
+        if (num(m[k]) && (best === null || m[k] > m[best])) best = k;
+      });
+      return best;
+    }
+    function colorOf(n) {
+      if (n.synthetic) return "#c8ccd2";
+      if (mode === "phase") {
+        var d = n.m ? dominant(n.m) : null;
+        return d ? PHASE_COLORS[d] : "#dfe3e8";
+      }
+      return "hsl(" + hue(n.name.split(".")[0]) + ",58%," + (n.m && n.m.compiled ? "62%" : "74%") + ")";
+    }
     function lines(n) {
       var out = [n.name];
       out.push("cumulative " + fmtUs(n.cum) + " (" + fmtPct(n.cum / total) + " of all imports)");
@@ -559,7 +576,9 @@
           if (n.m.compiled) out.push("compiled from source (no valid .pyc)");
         }
         if (num(n.m.runs_seen) && num(doc.runs) && n.m.runs_seen < doc.runs) out.push("seen in " + n.m.runs_seen + " of " + doc.runs + " runs");
-        if (n.parent && n.parent.m) out.push("imported by " + n.parent.name);
+        if (n.parent && n.parent.m) out.push("imported by " + n.parent.name + (n.m.site ? " at " + n.m.site : ""));
+        else if (n.m.site) out.push("imported at " + n.m.site);
+        if (n.m.lazy_candidate) out.push("lazy-import candidate: never called into after its import");
       }
       if (n.kids.length) out.push(n.kids.length + " direct import" + (n.kids.length > 1 ? "s" : "") + "; click to zoom");
       return out;
@@ -587,7 +606,7 @@
         if (w < MINW) return;
         maxRow = Math.max(maxRow, row);
         var idx = drawn.push(n) - 1;
-        var color = n.synthetic ? "#c8ccd2" : "hsl(" + hue(n.name.split(".")[0]) + ",58%," + (n.m && n.m.compiled ? "62%" : "74%") + ")";
+        var color = colorOf(n);
         add(g, [s("rect", { x: x, y: row * ROW, width: Math.max(w - 0.5, 0.3), height: ROW - 1, fill: color, "data-i": idx, class: n === focus ? "node focus" : "node" })]);
         if (w > 34) {
           add(g, [s("text", { x: x + 4, y: row * ROW + 14, class: "node-label" }, [short(n.name, Math.floor((w - 8) / 6.4))])]);
@@ -632,7 +651,21 @@
         ". Hover for self, cumulative" + (hasPhases ? " and phases (find, read, unmarshal, exec)" : "") +
         "; click a module to zoom in, click the top bar or the path above to zoom out.",
     ]);
-    return add(box, [legend, crumbs, svg]);
+    var modeBar = null;
+    if (hasPhases) {
+      var key = h("span", { class: "phase-key" });
+      PHASES.forEach(function (k) {
+        add(key, [h("span", { class: "swatch", style: "background:" + PHASE_COLORS[k] }), k.replace("_us", "") + " "]);
+      });
+      key.hidden = true;
+      var sel = h("select", { "aria-label": "colour by", class: "color-mode", onchange: function (ev) {
+        mode = ev.target.value;
+        key.hidden = mode !== "phase";
+        render();
+      } }, [h("option", { value: "package", text: "top-level package" }), h("option", { value: "phase", text: "dominant phase" })]);
+      modeBar = h("div", { class: "controls" }, [h("label", {}, ["colour by ", sel]), key]);
+    }
+    return add(box, [legend, modeBar, crumbs, svg]);
   }
   function importsPart(doc, source, n) {
     var sec = section("imports" + (n || ""), "Import tree", source);
@@ -675,6 +708,14 @@
     cols.push({ key: "parent", label: "imported by", fmt: function (v) {
       return v === null || v === undefined ? "\u2014" : h("code", { text: v });
     } });
+    if (mods.some(function (m) {
+      return typeof m.site === "string";
+    })) cols.push({ key: "site", label: "import statement", fmt: function (v) {
+      return v ? h("code", { text: v }) : "\u2014";
+    } });
+    if (mods.some(function (m) {
+      return typeof m.lazy_candidate === "boolean";
+    })) cols.push({ key: "lazy_candidate", label: "lazy candidate" });
     if (mods.some(function (m) {
       return num(m.runs_seen) && num(doc.runs) && m.runs_seen < doc.runs;
     })) cols.push({ key: "runs_seen", label: "runs seen", num: true });
@@ -896,66 +937,93 @@
   }
 
   /* ---------- oxidized variants ---------- */
-  function comparePart(doc, source, n) {
-    var sec = section("compare" + (n || ""), "Variant comparison (traditional / no-site / oxidized / filesystem / in-memory)", source);
+  /* The document's `rows` hold PyOxidizer's columns (computed by importprof's analysis); when a
+   * document has none (an older or hand-made file), the same columns are derived from results. */
+  function compareRows(doc) {
+    if (Array.isArray(doc.rows) && doc.rows.length) return doc.rows;
     var results = doc.results || [];
     function cpu(r) {
       return num(r.user) && num(r.system) ? r.user + r.system : null;
     }
-    var byName = {};
+    var by = {};
     results.forEach(function (r) {
-      byName[r.variant] = r;
+      by[r.variant] = r;
     });
-    var trad = byName.traditional ? cpu(byName.traditional) : null;
-    var nosite = byName["no-site"] ? byName["no-site"].mean : null;
-    var sys = {};
-    var raw = doc.syscalls;
-    if (Array.isArray(raw)) raw.forEach(function (x) {
-      var k = x.variant || x.name;
-      sys[k] = num(x.count) ? x.count : num(x.syscalls) ? x.syscalls : num(x.total) ? x.total : null;
+    var trad = by.traditional ? cpu(by.traditional) : null, ns = by["no-site"];
+    return results.map(function (r) {
+      var c = cpu(r);
+      return {
+        variant: r.variant || r.command, cpu_s: c, cpu_stddev_s: null,
+        delta_cpu_s: c !== null && trad !== null ? c - trad : null,
+        pct_of_traditional: c !== null && trad ? (100 * c) / trad : null,
+        speedup_vs_no_site: ns && r.mean > 0 ? ns.mean / r.mean : null,
+        wall_s: r.mean, wall_stddev_s: r.stddev,
+        peak_rss_bytes: r.memory_usage_byte && r.memory_usage_byte.length ? Math.max.apply(null, r.memory_usage_byte) : null,
+        syscalls: null,
+      };
     });
-    else if (isRecord(raw)) Object.keys(raw).forEach(function (k) {
-      sys[k] = num(raw[k]) ? raw[k] : isRecord(raw[k]) ? raw[k].total || raw[k].count || raw[k].syscalls || null : null;
-    });
+  }
+  function comparePart(doc, source, n) {
+    var sec = section("compare" + (n || ""), "Variant comparison (traditional / no-site / oxidized / filesystem / in-memory)", source);
+    var results = doc.results || [];
+    var rows = compareRows(doc);
+    var what = doc.workload ? "workload " + doc.workload : doc.target || "?";
     add(sec, [
-      h("p", { class: "lead", text: "CPU time (user + system) per launch, as PyOxidizer's performance page reports it, then wall time with its spread." }),
-      barChart(results.map(function (r) {
-        return { label: r.variant || r.command, value: cpu(r), note: trad && cpu(r) !== null ? fmtPct(cpu(r) / trad) + " of traditional" : "" };
+      h("p", { class: "lead" }, [
+        "CPU time (user + system) per " + (doc.launches ? doc.launches + " launches" : "launch") +
+          ", as PyOxidizer's performance page reports it, then wall time with its spread. Measured: ",
+        h("code", { class: "target", text: what }),
+        doc.python ? " on " : "", doc.python ? h("code", { text: doc.python }) : null,
+      ]),
+      barChart(rows.map(function (r) {
+        return { label: r.variant, value: r.cpu_s, err: r.cpu_stddev_s, note: num(r.pct_of_traditional) ? r.pct_of_traditional.toFixed(1) + "% of traditional" : "" };
       }), fmtS, { title: "CPU time per variant" }),
       h("h3", { text: "Wall time" }),
-      barChart(results.map(function (r) {
-        return { label: r.variant || r.command, value: r.mean, err: r.stddev, note: nosite ? "\u00d7" + (r.mean / nosite).toFixed(2) + " vs no-site" : "" };
+      barChart(rows.map(function (r) {
+        return { label: r.variant, value: r.wall_s, err: r.wall_stddev_s, note: num(r.speedup_vs_no_site) ? r.speedup_vs_no_site.toFixed(2) + "\u00d7 the speed of no-site" : "" };
       }), fmtS, { title: "wall time per variant" }),
       stripPlot(results.map(function (r) {
         return { label: r.variant || r.command, values: r.times || [], median: r.median };
       }), fmtS),
       dataTable([
         { key: "variant", label: "variant" },
-        { key: "cpu", label: "CPU (user+sys)", num: true, get: cpu, fmt: fmtS },
-        { key: "delta", label: "\u0394 vs traditional", num: true, get: function (r) {
-          return trad !== null && cpu(r) !== null ? cpu(r) - trad : null;
-        }, fmt: function (v) {
+        { key: "cpu_s", label: "CPU (user+sys)", num: true, fmt: fmtS },
+        { key: "delta_cpu_s", label: "\u0394 vs traditional", num: true, fmt: function (v) {
           return num(v) ? (v > 0 ? "+" : "") + fmtS(v) : "\u2014";
         } },
-        { key: "pct", label: "% of traditional", num: true, get: function (r) {
-          return trad && cpu(r) !== null ? cpu(r) / trad : null;
-        }, fmt: fmtPct },
-        { key: "nosite", label: "wall vs no-site", num: true, get: function (r) {
-          return nosite ? r.mean / nosite : null;
-        }, fmt: function (v) {
-          return num(v) ? "\u00d7" + v.toFixed(2) : "\u2014";
+        { key: "pct_of_traditional", label: "% of traditional", num: true, fmt: function (v) {
+          return num(v) ? v.toFixed(1) + "%" : "\u2014";
         } },
-        { key: "mean", label: "wall mean", num: true },
-        { key: "stddev", label: "\u03c3", num: true },
-        { key: "rss", label: "peak RSS", num: true, get: function (r) {
-          return r.memory_usage_byte && r.memory_usage_byte.length ? Math.max.apply(null, r.memory_usage_byte) : null;
-        }, fmt: fmtBytes },
-        { key: "syscalls", label: "syscalls", num: true, get: function (r) {
-          return sys[r.variant] === undefined ? null : sys[r.variant];
-        }, fmt: fmtCount },
-      ], results, { id: "compare-table" }),
+        { key: "speedup_vs_no_site", label: "speed vs no-site (wall)", num: true, fmt: function (v) {
+          return num(v) ? v.toFixed(2) + "\u00d7" : "\u2014";
+        } },
+        { key: "wall_s", label: "wall mean", num: true, fmt: fmtS },
+        { key: "wall_stddev_s", label: "\u03c3", num: true, fmt: fmtS },
+        { key: "peak_rss_bytes", label: "peak RSS", num: true },
+        { key: "syscalls", label: "syscalls", num: true, fmt: fmtCount },
+      ], rows, { id: "compare-table" }),
     ]);
-    add(sec, [notes(doc), rest(doc, ["results", "syscalls", "warnings", "notes"])]);
+    var counts = doc.syscalls;
+    if (Array.isArray(counts) && counts.length && isRecord(counts[0])) {
+      var fams = [];
+      counts.forEach(function (c) {
+        (c.families || []).forEach(function (f) {
+          if (fams.indexOf(f.name) < 0) fams.push(f.name);
+        });
+      });
+      var cols = [{ key: "variant", label: "variant" }, { key: "total", label: "syscalls", num: true }, { key: "errors", label: "failed", num: true }]
+        .concat(fams.map(function (name) {
+          return { key: "f:" + name, label: name, num: true, get: function (c) {
+            var f = (c.families || []).filter(function (x) {
+              return x.name === name;
+            })[0];
+            return f ? f.count : null;
+          }, fmt: fmtCount };
+        }))
+        .concat([{ key: "files_opened", label: "files opened", num: true }]);
+      add(sec, [h("h3", { text: "Syscalls per launch (strace)" }), dataTable(cols, counts, { id: "compare-syscalls-table" })]);
+    }
+    add(sec, [notes(doc), rest(doc, ["results", "rows", "syscalls", "warnings", "notes", "workload", "target", "python", "python_version", "launches"])]);
     return sec;
   }
 
