@@ -285,6 +285,8 @@ def install(options):
     _OPTIONS.update(options)
     if options.get("startup_modules") is not None:
         forget_launcher_imports(options["startup_modules"])
+    if options.get("phases_record") is False:
+        return  # a baseline: the same start state (launcher imports forgotten), no instrumentation
     import _imp
 
     bootstrap = sys.modules["_frozen_importlib"]

@@ -1,0 +1,130 @@
+"""The `phases` instrumentation's overhead, measured side by side in one run (not a test).
+
+For the same target on the same interpreter, interleaved runs of:
+  A. the uninstrumented `python -X importtime TARGET`: Σ self µs of its import rows;
+  A'. the uninstrumented `-X importtime` of the launcher in the same start state as B (its own
+     imports forgotten, `phases_record: false`: no wrapper installed), last row per module;
+  B. the instrumented launcher run (hooks `phases`, as `imports --phases` runs it): Σ phases
+     (find + read + unmarshal + exec) of its records.
+  C. B with -X importtime on too: both clocks in ONE process (importtime's self includes the
+     wrappers' cost, Σ phases excludes most of it) — the overhead in isolation.
+Sums run over the modules every run imported (the interpreter's own start-up modules,
+imported before any hook can run, are only in A; the launcher's own imports only in B), and
+medians over runs are compared: ratio = Σ phases / Σ importtime self. Aim: within 10 %.
+A is a colder process than B (the launcher already ran json/re/importlib.util code once, so
+CPU caches, allocator arenas and extension-module caches are warm): B/A' is the fair ratio.
+Also printed: every hook (phases + sites + site), and with `calls` (lazy candidates;
+sys.setprofile is expected to cost much more).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from profiler.capture.bootstrap import bootstrap_argv  # noqa: E402
+from profiler.capture.interpreter import resolve_python  # noqa: E402
+from profiler.capture.phases import run_instrumented, startup_modules  # noqa: E402
+from profiler.capture.process import run  # noqa: E402
+from profiler.model.target import Target  # noqa: E402
+from profiler.parse.importtime import parse_importtime  # noqa: E402
+from profiler.parse.phases import parse_phase_records  # noqa: E402
+
+RUNS = int(os.environ.get("BENCH_RUNS", "7"))
+PYTHON = os.environ.get("BENCH_PYTHON")  # default: python3 on PATH (the base interpreter here)
+TARGETS = [
+    Target("code", "pass"),
+    Target("code", "import email.mime.text, decimal, json, tomllib, argparse, logging, http.client"),
+]
+HOOK_SETS = {"phases": ("phases",), "all hooks": ("phases", "sites", "site"), "with calls": ("phases", "sites", "site", "calls")}
+
+
+def importtime_self(python: str, target: Target) -> dict[str, int]:
+    proc = run([python, "-X", "importtime", *target.python_argv()], timeout=120)
+    if proc.returncode:
+        raise SystemExit(f"target failed: {proc.stderr[-500:]}")
+    out: dict[str, int] = {}
+    for p in parse_importtime(proc.stderr).processes:
+        for row in p.rows:
+            if row.self_us is not None:
+                out.setdefault(row.name, row.self_us)
+    return out
+
+
+def launcher_importtime_self(python: str, target: Target, hooks=(), record=False) -> tuple[dict[str, int], dict[str, int]]:
+    """-X importtime of the launcher (last row per module), and with record=True the phases."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out_path = os.path.join(tmp, "phases.out")
+        opts = {"startup_modules": startup_modules(python, ()), "phases_path": out_path, "phases_record": record}
+        argv = bootstrap_argv(python, ["-X", "importtime"], target, ["phases", *hooks], opts)
+        proc = run(argv, timeout=120)
+        if proc.returncode:
+            raise SystemExit(f"target failed: {proc.stderr[-500:]}")
+        rows: dict[str, int] = {}
+        for p in parse_importtime(proc.stderr).processes:
+            for row in p.rows:
+                if row.self_us is not None:
+                    rows[row.name] = row.self_us  # the last import of that name
+        phases: dict[str, int] = {}
+        if record:
+            with open(out_path) as fh:
+                for m in parse_phase_records(fh.read()):
+                    if not m.failed:
+                        phases.setdefault(m.name, m.self_us)
+    return rows, phases
+
+
+def phases_self(python: str, target: Target, hooks) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for m in parse_phase_records(run_instrumented(python, (), target, hooks).phases):
+        if not m.failed:
+            out.setdefault(m.name, m.self_us)
+    return out
+
+
+def main() -> None:
+    python = resolve_python(PYTHON).path
+    print(f"python: {python}; {RUNS} interleaved runs per variant; medians")
+    worst = 0.0
+    for target in TARGETS:
+        plain: list[dict] = []
+        base: list[dict] = []
+        both: list[tuple[dict, dict]] = []
+        inst: dict[str, list[dict]] = {k: [] for k in HOOK_SETS}
+        for _ in range(RUNS):
+            plain.append(importtime_self(python, target))
+            base.append(launcher_importtime_self(python, target)[0])
+            both.append(launcher_importtime_self(python, target, record=True))
+            for k, hooks in HOOK_SETS.items():
+                inst[k].append(phases_self(python, target, hooks))
+        print(f"\ntarget: {target.label()}")
+        for label, ref in (("A  plain python -X importtime", plain), ("A' launcher, same start state", base)):
+            print(f"  vs {label}:")
+            for k in HOOK_SETS:
+                common = set.intersection(*(set(d) for d in ref), *(set(d) for d in inst[k]))
+                a = statistics.median(sum(d[n] for n in common) for d in ref)
+                b = statistics.median(sum(d[n] for n in common) for d in inst[k])
+                ratio = b / a if a else float("nan")
+                if k == "phases" and ref is base:
+                    worst = max(worst, abs(ratio - 1))
+                print(
+                    f"    {k:<11} {len(common):>3} modules   -X importtime Σself {a / 1000:7.2f} ms   "
+                    f"Σ phases {b / 1000:7.2f} ms   ratio {ratio:5.3f}"
+                )
+        common = set.intersection(*(set(r) & set(p) for r, p in both))
+        a = statistics.median(sum(r[n] for n in common) for r, _ in both)
+        b = statistics.median(sum(p[n] for n in common) for _, p in both)
+        print(f"  C  same process, {len(common)} modules: -X importtime Σself {a / 1000:7.2f} ms   Σ phases {b / 1000:7.2f} ms   ratio {b / a:5.3f}")
+    verdict = "within" if worst <= 0.10 else "OVER"
+    print(f"\nphases hook vs A' (same start state): worst |ratio - 1| = {worst:.1%} ({verdict} the 10% aim)")
+
+
+if __name__ == "__main__":
+    main()
