@@ -11,11 +11,8 @@ syscall each, recognisable in an strace log:
 
 `options["marker_prefix"]` overrides the prefix.
 
-`options["startup_modules"]` (the names in `sys.modules` of a bare `python -S [flags] -c pass`,
-measured by the caller) makes `install` first forget every module the launcher imported for its
-own use (json to read its options, importlib.util to load hooks...), so that the target's own
-`import json` really imports json again and is seen, as it would be without importprof.
-Aliases of start-up modules (`importlib._bootstrap`) and loaded hooks are kept. The parser (profiler/parse/strace.py) knows the
+The launcher imports nothing beyond what a bare `python -S` holds, so every module the target
+or `site` imports goes through the wrapper. The parser (profiler/parse/strace.py) knows the
 prefix, removes these calls from every count, and gives the syscalls between a begin and its
 end to that module (nested imports to the inner one).
 """
@@ -28,9 +25,6 @@ PREFIX = "/.importprof-mark/"
 def install(options):
     import posix
 
-    startup = options.get("startup_modules")
-    if startup is not None:
-        forget_launcher_imports(startup)
     prefix = options.get("marker_prefix") or PREFIX
     bootstrap = sys.modules.get("_frozen_importlib") or sys.modules["importlib._bootstrap"]
     original = bootstrap._find_and_load
@@ -55,14 +49,3 @@ def install(options):
 
     _find_and_load._importprof_markers = True
     bootstrap._find_and_load = _find_and_load
-
-
-def forget_launcher_imports(startup_names):
-    keep = set(startup_names)
-    keep_objects = {id(sys.modules[n]) for n in keep if n in sys.modules}
-    for name in list(sys.modules):
-        if name in keep or name.startswith("_importprof_hook_"):
-            continue
-        if id(sys.modules[name]) in keep_objects:
-            continue
-        del sys.modules[name]

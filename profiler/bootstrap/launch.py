@@ -1,47 +1,57 @@
 """importprof's launcher: runs INSIDE the measured interpreter. Standard library only, Python
 3.8+, and it never imports the rest of the `profiler` package.
 
-    python -S [flags] .../bootstrap/launch.py OPTIONS_JSON (-c CODE | -m MODULE | SCRIPT) [ARGS...]
+    python -S [flags] .../bootstrap/launch.py OPTIONS_HEX (-c CODE | -m MODULE | SCRIPT) [ARGS...]
 
-OPTIONS_JSON is a JSON object:
+OPTIONS_HEX is a dict serialized by `marshal` (format 4) and hex-encoded:
   {"hooks": ["markers", ...],  # modules hook_<name>.py beside this file, installed in order
-   "site": true,               # run site.main() after the hooks (false for the no-site variant)
+   "site": True,               # run site.main() after the hooks (False for the no-site variant)
    ... any per-hook options ...}
 Each hook module defines `install(options)`; it is called before `site` runs, so imports made
 by `site` and `.pth` files are seen too. Then the target runs as python itself would run it:
-`-c` code in `__main__` with sys.argv[0] == '-c'; `-m` through runpy with sys.argv[0] the
-module's file; a script with sys.path[0] its folder.
+`-c` code in `__main__` with sys.argv[0] == '-c'; `-m` through runpy (as python does) with
+sys.argv[0] the module's file; a script compiled and run in `__main__` with sys.path[0] its
+folder.
+
+The launcher imports NOTHING that a bare `python -S` has not already imported (sys, marshal,
+posix and the builtins only: no json, no os, no importlib.util), so that every module the
+target or `site` imports is still imported for real, under the hooks. Hooks are loaded by
+compiling their source into a fresh module object for the same reason.
 
 Difference from a plain run, documented: `sys.flags.no_site` is 1 even when `site` ran (the
 interpreter was started with -S so that the hooks come first).
 """
 
-import json
-import os
+import marshal
+import posix
 import sys
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
+_HERE = __file__.rpartition("/")[0] or "."
+
+
+def _abspath(path):
+    return path if path.startswith("/") else posix.getcwd() + "/" + path
 
 
 def _load_hook(name):
-    import importlib.util
-
-    path = os.path.join(_HERE, "hook_%s.py" % name)
-    spec = importlib.util.spec_from_file_location("_importprof_hook_%s" % name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    path = _HERE + "/hook_%s.py" % name
+    with open(path, "rb") as fh:
+        source = fh.read()
+    module = type(sys)("_importprof_hook_%s" % name)
+    module.__file__ = path
+    sys.modules[module.__name__] = module
+    exec(compile(source, path, "exec"), module.__dict__)
     return module
 
 
 def main(argv):
     if len(argv) < 2:
-        sys.stderr.write("importprof launch: usage: launch.py OPTIONS_JSON TARGET...\n")
+        sys.stderr.write("importprof launch: usage: launch.py OPTIONS_HEX TARGET...\n")
         return 2
-    options = json.loads(argv[0])
+    options = marshal.loads(bytes.fromhex(argv[0]))
     target = argv[1:]
-    # sys.path[0] is this folder (python put the launcher's dir there): drop it.
-    if sys.path and os.path.abspath(sys.path[0] or ".") == _HERE:
+    # python put this folder in sys.path[0] (the launcher is a script): drop it.
+    if sys.path and _abspath(sys.path[0] or ".").rstrip("/") == _abspath(_HERE).rstrip("/"):
         del sys.path[0]
     for name in options.get("hooks", ()):
         _load_hook(name).install(options)
@@ -53,29 +63,38 @@ def main(argv):
 
 
 def _run_target(target):
-    import runpy
-
+    main_mod = sys.modules["__main__"]
     kind = target[0]
+    if kind == "-m":
+        import runpy  # python itself runs -m through runpy
+
+        module, rest = target[1], target[2:]
+        sys.argv = [module] + rest  # runpy replaces argv[0] with the module's path
+        sys.path.insert(0, posix.getcwd())
+        runpy._run_module_as_main(module, alter_argv=True)
+        return 0
     if kind == "-c":
         code, rest = target[1], target[2:]
         sys.argv = ["-c"] + rest
         sys.path.insert(0, "")
-        main_mod = sys.modules["__main__"]
-        namespace = {"__name__": "__main__", "__builtins__": __builtins__, "__doc__": None}
-        main_mod.__dict__.clear()
-        main_mod.__dict__.update(namespace)
-        exec(compile(code, "<string>", "exec"), main_mod.__dict__)
-        return 0
-    if kind == "-m":
-        module, rest = target[1], target[2:]
-        sys.argv = [module] + rest  # runpy replaces argv[0] with the module's path
-        sys.path.insert(0, os.getcwd())
-        runpy._run_module_as_main(module, alter_argv=True)
-        return 0
-    script, rest = target[0], target[1:]
-    sys.argv = [script] + rest
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    runpy.run_path(script, run_name="__main__")
+        filename = "<string>"
+        source = code
+        extra = {}
+    else:
+        script, rest = target[0], target[1:]
+        sys.argv = [script] + rest
+        sys.path.insert(0, _abspath(script).rpartition("/")[0] or "/")
+        with open(script, "rb") as fh:
+            source = fh.read()
+        filename = script
+        extra = {"__file__": script, "__cached__": None}
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__, "__doc__": None,
+                 "__loader__": main_mod.__dict__.get("__loader__"), "__spec__": None,
+                 "__package__": None}
+    namespace.update(extra)
+    main_mod.__dict__.clear()
+    main_mod.__dict__.update(namespace)
+    exec(compile(source, filename, "exec"), main_mod.__dict__)
     return 0
 
 

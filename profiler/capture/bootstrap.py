@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 from typing import Sequence
 
@@ -18,7 +18,8 @@ def bootstrap_argv(
     hooks: Sequence[str],
     options: dict | None = None,
 ) -> list[str]:
-    """`python -S <flags> launch.py OPTIONS target...`. A `-S` in `flags` (the no-site variant)
+    """`python -S <flags> launch.py OPTIONS_HEX target...` (options: plain dicts, lists, str,
+    int, float, bool, None — what marshal serializes). A `-S` in `flags` (the no-site variant)
     becomes `"site": false`; otherwise the launcher runs `site.main()` after installing hooks."""
     if not target.is_python:
         raise ValueError("the bootstrap runs Python targets only")
@@ -28,4 +29,6 @@ def bootstrap_argv(
     opts = dict(options or {})
     opts["hooks"] = list(hooks)
     opts["site"] = run_site
-    return [python, "-S", *flags, LAUNCH, json.dumps(opts, separators=(",", ":")), *target.python_argv()]
+    # marshal, not json: the launcher must not import anything before the hooks are in place
+    encoded = marshal.dumps(opts, 4).hex()
+    return [python, "-S", *flags, LAUNCH, encoded, *target.python_argv()]

@@ -96,16 +96,3 @@ def ptrace_denial_reason(status_path: str = "/proc/self/status", yama_path: str 
     if not reasons:
         reasons.append("the kernel refused ptrace: look for a seccomp profile, an LSM (AppArmor/SELinux) or Yama policy")
     return "; ".join(reasons)
-
-
-_MODULES_PROBE = "import sys; sys.stdout.write('\\n'.join(sorted(sys.modules)))"
-
-
-def startup_modules(python: str, flags) -> list[str]:
-    """The names in sys.modules of a bare `python -S [flags] -c ...`: what the interpreter holds
-    before any code runs (the markers hook forgets whatever the launcher imported beyond it)."""
-    flags = [f for f in flags if f != "-S"]
-    done = run([python, "-S", *flags, "-c", _MODULES_PROBE], what="the interpreter")
-    if done.returncode != 0:
-        raise TargetFailed(f"{python} {' '.join(flags)} failed to start (exit code {done.returncode})", detail=done.stderr[-2000:] or None)
-    return [ln for ln in done.stdout.splitlines() if ln]

@@ -88,15 +88,14 @@ def trace_python(python: str, variant: Variant, target: Target, keep_log: str | 
     """One variant of a Python target, through the bootstrap launcher with the markers hook
     (installed before `site`, so start-up imports are attributed too)."""
     from profiler.capture.bootstrap import bootstrap_argv
-    from profiler.capture.strace import find_strace, startup_modules
+    from profiler.capture.strace import find_strace
 
     find_strace()
     flags = list(variant.flags)
     with tempfile.TemporaryDirectory(prefix="importprof-pyc-") as pyc:
         if variant.fresh_pycache:
             flags += ["-X", f"pycache_prefix={pyc}"]
-        options = {"startup_modules": startup_modules(python, flags)}
-        argv = bootstrap_argv(python, flags, target, ["markers"], options)
+        argv = bootstrap_argv(python, flags, target, ["markers"])
         return trace_argv(argv, variant=variant.name, keep_log=keep_log)
 
 
