@@ -112,18 +112,21 @@ def main() -> None:
                 a = statistics.median(sum(d[n] for n in common) for d in ref)
                 b = statistics.median(sum(d[n] for n in common) for d in inst[k])
                 ratio = b / a if a else float("nan")
+                # min over runs: the least disturbed run of each (robust on a shared machine)
+                a_min = min(sum(d[n] for n in common) for d in ref)
+                b_min = min(sum(d[n] for n in common) for d in inst[k])
                 if k == "phases" and ref is base:
-                    worst = max(worst, abs(ratio - 1))
+                    worst = max(worst, abs(b_min / a_min - 1))
                 print(
                     f"    {k:<11} {len(common):>3} modules   -X importtime Σself {a / 1000:7.2f} ms   "
-                    f"Σ phases {b / 1000:7.2f} ms   ratio {ratio:5.3f}"
+                    f"Σ phases {b / 1000:7.2f} ms   ratio {ratio:5.3f} (min/min {b_min / a_min:5.3f})"
                 )
         common = set.intersection(*(set(r) & set(p) for r, p in both))
         a = statistics.median(sum(r[n] for n in common) for r, _ in both)
         b = statistics.median(sum(p[n] for n in common) for _, p in both)
         print(f"  C  same process, {len(common)} modules: -X importtime Σself {a / 1000:7.2f} ms   Σ phases {b / 1000:7.2f} ms   ratio {b / a:5.3f}")
     verdict = "within" if worst <= 0.10 else "OVER"
-    print(f"\nphases hook vs A' (same start state): worst |ratio - 1| = {worst:.1%} ({verdict} the 10% aim)")
+    print(f"\nphases hook vs A' (same start state, min/min): worst |ratio - 1| = {worst:.1%} ({verdict} the 10% aim)")
 
 
 if __name__ == "__main__":
