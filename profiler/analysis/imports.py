@@ -36,17 +36,25 @@ def build_process_tree(proc: ProcessLog) -> tuple[ProcessTree, list[str]]:
             cached.append(row)
             continue
         d = row.depth or 0
-        i = len(pending)
-        while i > 0 and pending[i - 1].depth > d:
-            i -= 1
-        kids = pending[i:]
-        del pending[i:]
-        if any(k.depth != d + 1 for k in kids):
-            anomalies.append(f"line {row.line}: {row.name} has children more than one level deeper")
-        node = ImportNode(row.name, row.self_us or 0, row.cumulative_us or 0, d, kids)
-        if kids and node.cumulative_us + ROUNDING_US * (len(kids) + 1) < node.self_us + sum(k.cumulative_us for k in kids):
-            anomalies.append(f"line {row.line}: {row.name}'s cumulative is less than its self + children")
-        pending.append(node)
+        if pending and pending[-1].depth > d:
+            i = len(pending) - 1
+            while i > 0 and pending[i - 1].depth > d:
+                i -= 1
+            kids = pending[i:]
+            del pending[i:]
+            total = row.self_us or 0
+            want = d + 1
+            for k in kids:
+                total += k.cumulative_us
+                if k.depth != want:
+                    want = -1
+            if want == -1:
+                anomalies.append(f"line {row.line}: {row.name} has children more than one level deeper")
+            if (row.cumulative_us or 0) + ROUNDING_US * (len(kids) + 1) < total:
+                anomalies.append(f"line {row.line}: {row.name}'s cumulative is less than its self + children")
+            pending.append(ImportNode(row.name, row.self_us or 0, row.cumulative_us or 0, d, kids))
+        else:
+            pending.append(ImportNode(row.name, row.self_us or 0, row.cumulative_us or 0, d, []))
     if any(n.depth > 0 for n in pending):
         anomalies.append(f"{sum(1 for n in pending if n.depth > 0)} import(s) never finished (cut log or interleaved processes)")
     return ProcessTree(tuple(pending), tuple(cached)), anomalies
@@ -81,14 +89,6 @@ def _spread(xs: Sequence[int]) -> int:
     return _median([abs(x - m) for x in xs])
 
 
-@dataclass
-class _Acc:
-    order: tuple[int, int]
-    self_runs: list
-    cum_runs: list
-    parents: Counter
-
-
 def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...]]:
     """Runs → (modules in pre-order, cached, median total µs, per-run totals).
 
@@ -96,7 +96,8 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
     dropped from sys.modules is a second occurrence. Its parent and depth are the most common
     across runs; values are medians over the runs that saw it; `runs_seen` < runs flags it."""
     n = len(runs)
-    acc: dict[tuple, _Acc] = {}
+    # key → [first (run, position), self per run, cumulative per run, {parent key: count}]
+    acc: dict[tuple, list] = {}
     cached_hits: dict[tuple[int, str], list] = {}
     cached_depth: dict[tuple[int, str], int | None] = {}
     totals = []
@@ -104,20 +105,25 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
         totals.append(sum(p.total_us for p in run.processes))
         pos = 0
         for p, proc in enumerate(run.processes):
-            occ: Counter = Counter()
-            stack: list[tuple[ImportNode, tuple | None]] = [(root, None) for root in reversed(proc.roots)]
+            occ: dict[str, int] = {}
+            stack: list = [(root, None) for root in reversed(proc.roots)]
+            pop, extend = stack.pop, stack.extend
             while stack:
-                node, parent_key = stack.pop()
-                key = (p, node.name, occ[node.name])
-                occ[node.name] += 1
+                node, parent_key = pop()
+                name = node.name
+                o = occ.get(name, 0)
+                occ[name] = o + 1
+                key = (p, name, o)
                 a = acc.get(key)
                 if a is None:
-                    a = acc[key] = _Acc((r, pos), [None] * n, [None] * n, Counter())
-                a.self_runs[r] = node.self_us
-                a.cum_runs[r] = node.cumulative_us
-                a.parents[parent_key] += 1
+                    a = acc[key] = [(r, pos), [None] * n, [None] * n, {}]
+                a[1][r] = node.self_us
+                a[2][r] = node.cumulative_us
+                parents = a[3]
+                parents[parent_key] = parents.get(parent_key, 0) + 1
                 pos += 1
-                stack.extend((c, key) for c in reversed(node.children))
+                if node.children:
+                    extend([(c, key) for c in reversed(node.children)])
             for row in proc.cached:
                 k = (p, row.name)
                 hits = cached_hits.setdefault(k, [0] * n)
@@ -125,12 +131,14 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
                 cached_depth.setdefault(k, row.depth)
     children: dict[tuple | None, list[tuple]] = {}
     for key, a in acc.items():
-        parent = a.parents.most_common(1)[0][0]
+        parents = a[3]
+        parent = next(iter(parents)) if len(parents) == 1 else max(parents, key=parents.__getitem__)
         if parent is not None and parent not in acc:
             parent = None
         children.setdefault(parent, []).append(key)
     for ks in children.values():
-        ks.sort(key=lambda k: acc[k].order)
+        if len(ks) > 1:
+            ks.sort(key=lambda k: acc[k][0])
     out: list[ModuleRecord] = []
     seen: set = set()
 
@@ -142,8 +150,8 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
                 continue
             seen.add(key)
             a = acc[key]
-            s = [v for v in a.self_runs if v is not None]
-            c = [v for v in a.cum_runs if v is not None]
+            s = [v for v in a[1] if v is not None]
+            c = [v for v in a[2] if v is not None]
             out.append(
                 ModuleRecord(
                     name=key[1],
@@ -153,8 +161,8 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
                     depth=depth,
                     process=key[0],
                     runs_seen=len(s),
-                    self_us_runs=tuple(a.self_runs),
-                    cumulative_us_runs=tuple(a.cum_runs),
+                    self_us_runs=tuple(a[1]),
+                    cumulative_us_runs=tuple(a[2]),
                     self_us_spread=_spread(s),
                     cumulative_us_spread=_spread(c),
                 )
@@ -162,10 +170,10 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
             for ch in reversed(children.get(key, ())):
                 stack.append((ch, depth + 1, key[1]))
 
-    roots = sorted(children.get(None, ()), key=lambda k: (k[0], acc[k].order))
+    roots = sorted(children.get(None, ()), key=lambda k: (k[0], acc[k][0]))
     for k in roots:
         emit(k, 0, None)
-    for k in sorted(acc, key=lambda k: (k[0], acc[k].order)):  # cycles (parents disagreeing across runs)
+    for k in sorted(acc, key=lambda k: (k[0], acc[k][0])):  # cycles (parents disagreeing across runs)
         if k not in seen:
             emit(k, 0, None)
     out.sort(key=lambda m: m.process)  # stable: pre-order kept inside each process

@@ -22,6 +22,8 @@ from profiler.model.import_tree import ImportRow, ParsedLog, ProcessLog
 MARK = "import time:"
 _HEADER_REST = "self [us] | cumulative | imported package"
 _ROW = re.compile(r"^ *([^|\s]*) *\| *([^|\s]*) *\| ?(.*)$")
+# the common case, a whole clean row (fast path; everything else goes the careful way)
+_CLEAN = re.compile(r"import time: +(\d+) \| +(\d+) \| ( *)(\S+)\r?")
 
 
 def parse_importtime(text: str, source: str = "log") -> ParsedLog:
@@ -35,7 +37,14 @@ def parse_importtime(text: str, source: str = "log") -> ParsedLog:
     other: list[str] = []
     warnings: list[str] = []
     last = len(lines)
+    clean = _CLEAN.fullmatch
+    append = rows.append
     for no, raw in enumerate(lines, 1):
+        m = clean(raw)
+        if m is not None and (no != last or ends_with_newline):
+            a, b, indent, name = m.groups()
+            append(ImportRow(name, int(a), int(b), len(indent) // 2, no))
+            continue
         line = raw[:-1] if raw.endswith("\r") else raw
         at = line.find(MARK)
         if at < 0:
@@ -48,6 +57,7 @@ def parse_importtime(text: str, source: str = "log") -> ParsedLog:
             if rows or header_line is not None:
                 processes.append(ProcessLog(tuple(rows), header_line))
             rows = []
+            append = rows.append
             header_line = no
             continue
         m = _ROW.match(rest)
