@@ -133,7 +133,7 @@
   function niceMax(v) {
     if (!(v > 0)) return 1;
     var p = Math.pow(10, Math.floor(Math.log10(v)));
-    var steps = [1, 2, 2.5, 5, 10];
+    var steps = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
     for (var i = 0; i < steps.length; i++) if (steps[i] * p >= v) return steps[i] * p;
     return 10 * p;
   }
@@ -150,7 +150,16 @@
   /* rows: [{label, value, err, note}] → horizontal bars with error bars (value ± err) */
   function barChart(rows, fmt, opts) {
     opts = opts || {};
-    var W = 900, labelW = opts.labelW || 200, valueW = 190, rowH = 24, top = 6;
+    var texts = rows.map(function (r) {
+      var txt = num(r.value) ? fmt(r.value) : "n/a";
+      if (num(r.err)) txt += " \u00b1 " + fmt(r.err);
+      if (r.note) txt += " \u00b7 " + r.note;
+      return txt;
+    });
+    var longest = Math.max.apply(null, texts.map(function (x) {
+      return x.length;
+    }).concat([10]));
+    var W = 900, labelW = opts.labelW || 200, valueW = Math.min(360, Math.max(150, longest * 6.8 + 16)), rowH = 24, top = 6;
     var x0 = labelW, x1 = W - valueW;
     var max = 0;
     rows.forEach(function (r) {
@@ -177,10 +186,7 @@
           s("line", { x1: eb, x2: eb, y1: mid - 6, y2: mid + 6, class: "err" }),
         ]);
       }
-      var txt = num(r.value) ? fmt(r.value) : "n/a";
-      if (num(r.err)) txt += " \u00b1 " + fmt(r.err);
-      if (r.note) txt += "  " + r.note;
-      add(g, [s("text", { x: x1 + 8, y: mid + 4, class: "value" }, [txt])]);
+      add(g, [s("text", { x: x1 + 8, y: mid + 4, class: "value" }, [texts[i]])]);
     });
     return add(svg, [g]);
   }
@@ -1053,10 +1059,11 @@
     function seen(path, version, where) {
       if (!path && !version) return;
       var k = path + "|" + version;
-      if (interps.some(function (i) {
+      var known = interps.filter(function (i) {
         return i.k === k;
-      })) return;
-      interps.push({ k: k, path: path, version: version, where: where });
+      })[0];
+      if (!known) interps.push({ k: k, path: path, version: version, where: where });
+      else if (known.where.split(", ").indexOf(where) < 0) known.where += ", " + where;
     }
     if (bundle.interpreter) seen(bundle.interpreter.path, bundle.interpreter.version, "measured");
     entries.forEach(function (e) {
