@@ -254,19 +254,6 @@ def _dump():
             fh.write(json.dumps(out) + "\n")
 
 
-def forget_launcher_imports(startup_names):
-    """Forget the modules the launcher imported for its own use (json, importlib.util, ...):
-    everything not in `startup_names` (sys.modules of a bare `python -S [flags] -c pass`),
-    keeping aliases of start-up modules and importprof's hooks. The program's own `import json`
-    then really imports json again, as it would without importprof."""
-    keep = set(startup_names)
-    keep_objects = {id(sys.modules[n]) for n in keep if n in sys.modules}
-    for name in list(sys.modules):
-        if name in keep or name.startswith("_importprof_hook_") or id(sys.modules[name]) in keep_objects:
-            continue
-        del sys.modules[name]
-
-
 def _register_at_exit(fn):
     """atexit.register without leaving `atexit` in sys.modules (the program's own import of
     atexit must still be seen as an import)."""
@@ -283,10 +270,8 @@ def install(options):
         return
     _INSTALLED[0] = True
     _OPTIONS.update(options)
-    if options.get("startup_modules") is not None:
-        forget_launcher_imports(options["startup_modules"])
     if options.get("phases_record") is False:
-        return  # a baseline: the same start state (launcher imports forgotten), no instrumentation
+        return  # a baseline: the same launcher, no instrumentation
     import _imp
 
     bootstrap = sys.modules["_frozen_importlib"]

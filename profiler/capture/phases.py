@@ -18,7 +18,8 @@ _STARTUP: dict[tuple, list[str]] = {}
 
 
 def startup_modules(python: str, flags: Sequence[str]) -> list[str]:
-    """sys.modules of a bare `python -S [flags] -c pass`: what the launcher may keep loaded."""
+    """sys.modules of a bare `python -S [flags] -c pass`: the modules imported before any Python
+    code (and so any hook) runs, which no instrumented run can see being imported."""
     key = (python, tuple(flags))
     if key not in _STARTUP:
         proc = run([python, "-S", *[f for f in flags if f != "-S"], "-c", "import sys; print(' '.join(sys.modules))"], timeout=60, what="interpreter")
@@ -57,7 +58,6 @@ def run_instrumented(
             "phases_path": paths["phases"],
             "site_path": paths["site"],
             "calls_path": paths["calls"],
-            "startup_modules": startup_modules(python, flags),
         }
         flags = list(flags)
         if fresh_pycache:
