@@ -288,7 +288,7 @@ def test_page_interactions(from_dom):
 def test_screenshot_is_not_blank(from_page, tmp_path):
     page, _ = from_page
     shot = tmp_path / "shot.png"
-    proc = chromium(f"--screenshot={shot}", "--window-size=1200,1600", "--hide-scrollbars", page.resolve().as_uri())
+    proc = chromium(f"--screenshot={shot}", "--window-size=1000,1200", "--hide-scrollbars", page.resolve().as_uri())
     assert proc.returncode == 0 and shot.exists(), proc.stderr[-2000:]
     assert not browser_problems(proc.stderr)
     colours, inked = colour_stats(shot)
@@ -310,7 +310,7 @@ def test_json_bundle_round_trips(cli, tmp_path):
     assert [d["doc"] for d in again["documents"]] == [d["doc"] for d in doc["documents"]]
 
 
-def test_from_bad_input(cli, tmp_path):
+def test_bad_input_and_failing_target(cli, tmp_path):
     out = tmp_path / "page.html"
     assert_one_line_error(cli("report", "--from", tmp_path / "missing.json", "-o", out), 2, "missing.json", "no such file")
     bad = tmp_path / "bad.json"
@@ -320,6 +320,12 @@ def test_from_bad_input(cli, tmp_path):
     other.write_text('{"schema": "something/1"}')
     assert_one_line_error(cli("report", "--from", other, "-o", out), 2, "other.json", "not an importprof document")
     assert_one_line_error(cli("report", "-c", "pass", "--from", REPORT_FIXTURES / "startup.json", "-o", out), 2, "--from")
+    # a target that fails: exit 3 with its error, and no page
+    res = cli("report", "--runs", "1", "-o", out, "-c", "import no_such_module_here")
+    assert res.returncode == 3, res
+    errors = [ln for ln in res.stderr.splitlines() if ln.startswith("importprof: error:")]
+    assert len(errors) == 1 and "exited with code 1" in errors[0], res
+    assert "  | ModuleNotFoundError: No module named" in res.stderr  # the target's own error, indented
     assert not out.exists()
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".importprof-")]
 

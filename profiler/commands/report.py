@@ -135,14 +135,18 @@ def _kind(doc: dict) -> str:
 
 def _what(doc: dict) -> str:
     kind = _kind(doc)
+
+    def n(count, word):
+        return f"{count} {word}" + ("" if count == 1 else "s")
+
     if kind in ("startup", "compare"):
-        return f"{len(doc.get('results') or [])} variants"
+        return n(len(doc.get("results") or []), "variant")
     if kind == "imports":
-        return f"{len(doc.get('modules') or [])} modules"
+        return n(len(doc.get("modules") or []), "module")
     if kind == "trace":
         if doc.get("variants"):
-            return f"{len(doc['variants'])} variants"
-        return f"{len(doc.get('syscalls') or [])} syscall kinds, {len(doc.get('modules') or [])} modules"
+            return n(len(doc["variants"]), "variant")
+        return f"{n(len(doc.get('syscalls') or []), 'syscall kind')}, {n(len(doc.get('modules') or []), 'module')}"
     if kind == "site":
-        return f"{len(doc.get('pth') or [])} .pth files"
+        return n(len(doc.get("pth") or []), ".pth file")
     return str(doc.get("schema") or "")

@@ -221,7 +221,15 @@ def _site_doc(opts: ReportOptions, progress, warn) -> dict:
 def _compare_doc(opts: ReportOptions, progress, warn) -> dict:
     from profiler.workflows import compare as wf
 
-    copts = _options(wf.CompareOptions, target=opts.target, python=opts.python, warmup=opts.warmup, read_machine=False)
+    copts = _options(
+        wf.CompareOptions,
+        target=opts.target,
+        python=opts.python,
+        runs=opts.runs,
+        warmup=opts.warmup,
+        min_time_s=opts.min_time_s,
+        read_machine=False,
+    )
     return _call(wf.compare, copts, progress, warn).to_dict()
 
 
