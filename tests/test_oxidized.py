@@ -108,6 +108,9 @@ def test_in_memory_imports_from_memory(built):
     proc = _run(v, argv=[v["argv"][0], "-c", code])
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["OxidizedFinder", "None", "False"]
+    # its path hook is installed (as PyOxidizer does): pkgutil can list an in-memory package
+    proc = _run(v, argv=[v["argv"][0], "-c", "import pkgutil, fastpkg; print([m.name for m in pkgutil.iter_modules(fastpkg.__path__)])"])
+    assert proc.returncode == 0 and proc.stdout.strip() == "['fast']", proc.stderr
     # the filesystem variant: the same finder, over files
     f = _variant(out, "filesystem")
     proc = _run(f, argv=[f["argv"][0], "-c", code])

@@ -59,9 +59,11 @@ def _absolute(target: Target) -> Target:
 def extra_paths(site_sys_path: Sequence[str], no_site_path: Sequence[str], target: Target, origins: Sequence[str] = ()) -> list[str]:
     """Entries `site` added to sys.path (what -S and the launcher lack) from which the target
     imported something: a stdlib-only target gets none, so no-site stays a plain `python -S`."""
-    skip = set(no_site_path) | {"", os.getcwd()}
-    if target.kind == "script":
+    skip = set(no_site_path) | {""}
+    if target.kind == "script":  # python puts the script's folder first, with or without site
         skip.add(os.path.dirname(target.value))
+    else:  # -c / -m: the current directory
+        skip.add(os.getcwd())
     out = []
     for p in site_sys_path:
         if p in skip or p in out:

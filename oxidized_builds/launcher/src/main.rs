@@ -8,7 +8,8 @@
 //! * `resources=FILE` packed resources (python-packed-resources format, relative to the
 //!                    binary's folder unless absolute) that an `OxidizedFinder` indexes
 //!                    (memory-mapped) and serves from `sys.meta_path[0]`, in front of the
-//!                    builtin, frozen and path importers. Without it the standard importers run.
+//!                    builtin, frozen and path importers, with its path hook first in
+//!                    `sys.path_hooks`. Without it the standard importers run.
 //!
 //! The command line is python's (`-c`, `-m`, a script, `-X`...). `site` is never imported
 //! (PyOxidizer's default). The finder is installed between the "core" and "main" phases of
@@ -65,7 +66,11 @@ fn install_finder(resources: &Path) -> PyResult<()> {
     let module = py.import("oxidized_importer")?;
     let finder = module.getattr("OxidizedFinder")?.call0()?;
     finder.call_method1("index_file_memory_mapped", (resources.to_string_lossy().to_string(),))?;
-    py.import("sys")?.getattr("meta_path")?.call_method1("insert", (0, finder))?;
+    let sys = py.import("sys")?;
+    sys.getattr("meta_path")?.call_method1("insert", (0, finder))?;
+    // As PyOxidizer does: a path hook, so that pkgutil.iter_modules() and friends can list the
+    // modules of in-memory packages (their __path__ entries are virtual).
+    oxidized_importer::install_path_hook(finder, sys)?;
     Ok(())
 }
 
