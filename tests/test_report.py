@@ -28,7 +28,7 @@ from profiler.render.html import embed_json, render_html
 from conftest import FIXTURES, assert_one_line_error
 
 REPORT_FIXTURES = FIXTURES / "report"
-KINDS = ("startup", "imports", "trace", "site", "compare")
+KINDS = ("startup", "imports", "why", "trace", "site", "compare")
 
 
 def fixture_files() -> list[Path]:
@@ -167,6 +167,7 @@ HARNESS = r"""
     out.traceRows = document.querySelectorAll("#trace table.data tbody tr").length;
     out.siteRows = document.querySelectorAll("#site-pth-table tbody tr").length;
     out.compareRows = document.querySelectorAll("#compare-table tbody tr").length;
+    out.whyChains = document.querySelectorAll("#why ol.chains > li").length;
   } catch (e) {
     out.error = String(e && e.stack || e);
   }
@@ -280,6 +281,9 @@ def test_page_interactions(from_dom):
     if (REPORT_FIXTURES / "site.json").exists():
         site = json.loads((REPORT_FIXTURES / "site.json").read_text())
         assert got["siteRows"] == len(site["pth"])
+    if (REPORT_FIXTURES / "why.json").exists():
+        why = json.loads((REPORT_FIXTURES / "why.json").read_text())
+        assert got["whyChains"] == len(why["chains"]) > 0
     if (REPORT_FIXTURES / "compare.json").exists():
         compare = json.loads((REPORT_FIXTURES / "compare.json").read_text())
         assert got["compareRows"] == len(compare["results"])

@@ -1035,7 +1035,36 @@
 
   function otherPart(doc, source, n) {
     var sec = section("doc" + n, "Document " + (doc.schema || "(no schema)"), source);
-    add(sec, [generic(doc, "", 0)]);
+    var body = {};
+    Object.keys(doc).forEach(function (k) {
+      if (k !== "schema" && k !== "machine") body[k] = doc[k];
+    });
+    add(sec, [generic(body, "", 0)]);
+    return sec;
+  }
+
+  /* ---------- why: the import chains to one module ---------- */
+  function whyPart(doc, source, n) {
+    var sec = section("why" + (n || ""), "Who imports " + String(doc.module), source);
+    var chains = doc.chains || [];
+    add(sec, [h("p", { class: "lead" }, [
+      chains.length + " import chain" + (chains.length === 1 ? "" : "s") + " from the entry point to ",
+      h("code", { text: String(doc.module) }),
+      doc.target ? " in " : "", doc.target ? h("code", { class: "target", text: doc.target }) : null,
+      "; each hop with its cumulative import time.",
+    ])]);
+    var list = h("ol", { class: "chains" });
+    chains.forEach(function (c) {
+      var li = h("li");
+      (c.hops || []).forEach(function (hop, i) {
+        if (i) add(li, [h("span", { class: "sep", text: " \u203a " })]);
+        add(li, [h("code", { text: hop.name }), " " + fmtUs(hop.cumulative_us)]);
+        if (hop.site) add(li, [h("span", { class: "muted", text: " (" + hop.site + ")" })]);
+      });
+      if (doc.processes > 1 || c.process) add(li, [h("span", { class: "muted", text: "  process " + c.process })]);
+      add(list, [li]);
+    });
+    add(sec, [list, notes(doc), rest(doc, ["module", "chains", "target", "python", "python_version", "runs", "warnings", "notes"])]);
     return sec;
   }
 
@@ -1108,8 +1137,8 @@
         return h("li", {}, [h("b", { text: m.part }), ": " + m.reason]);
       }))])]);
     }
-    var order = ["startup", "imports", "trace", "site", "compare", "other"];
-    var parts = { startup: startupPart, imports: importsPart, trace: tracePart, site: sitePart, compare: comparePart, other: otherPart };
+    var order = ["startup", "imports", "why", "trace", "site", "compare", "other"];
+    var parts = { startup: startupPart, imports: importsPart, why: whyPart, trace: tracePart, site: sitePart, compare: comparePart, other: otherPart };
     var counters = {};
     order.forEach(function (kind) {
       entries.forEach(function (e, i) {
