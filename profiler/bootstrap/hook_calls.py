@@ -22,20 +22,6 @@ _USED = []
 _OPTIONS = {}
 
 
-def _phases(options):
-    mod = sys.modules.get("_importprof_hook_phases")
-    if mod is None:
-        import importlib.util
-
-        path = __file__.rsplit("/", 1)[0] + "/hook_phases.py"
-        spec = importlib.util.spec_from_file_location("_importprof_hook_phases", path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        spec.loader.exec_module(mod)
-        mod.install(options)
-    return mod
-
-
 def _done(rec):
     if rec["failed"]:
         return
@@ -78,22 +64,11 @@ def _dump():
             fh.write(json.dumps(name) + "\n")
 
 
-def _register_at_exit(fn):
-    """atexit.register without leaving `atexit` in sys.modules (the program's own import of
-    atexit must still be seen as an import)."""
-    had = "atexit" in sys.modules
-    import atexit
-
-    atexit.register(fn)
-    if not had:
-        del sys.modules["atexit"]
-
-
 def install(options):
     _OPTIONS.update(options)
 
-    phases = _phases(options)
+    phases = sys.modules["_importprof_launch"].load_hook("phases", options)
     phases.skip_file(__file__)
     phases.ON_DONE.append(_done)
-    _register_at_exit(_dump)
+    sys.modules["_importprof_launch"].at_exit(_dump)
     sys.setprofile(_profile)

@@ -254,17 +254,6 @@ def _dump():
             fh.write(json.dumps(out) + "\n")
 
 
-def _register_at_exit(fn):
-    """atexit.register without leaving `atexit` in sys.modules (the program's own import of
-    atexit must still be seen as an import)."""
-    had = "atexit" in sys.modules
-    import atexit
-
-    atexit.register(fn)
-    if not had:
-        del sys.modules["atexit"]
-
-
 def install(options):
     if _INSTALLED[0]:
         return
@@ -287,6 +276,6 @@ def install(options):
     external.SourceLoader.source_to_code = _wrap_source_to_code(external.SourceLoader.source_to_code)
     if hasattr(_imp, "get_frozen_object"):
         _imp.get_frozen_object = _wrap_frozen(_imp.get_frozen_object)
-    _register_at_exit(_dump)
+    sys.modules["_importprof_launch"].at_exit(_dump)
     # last: from here on every import is recorded
     bootstrap._find_and_load = _wrap_find_and_load(bootstrap._find_and_load)

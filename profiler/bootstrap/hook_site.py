@@ -181,17 +181,6 @@ def _dump():
         fh.write(json.dumps(_STATE) + "\n")
 
 
-def _register_at_exit(fn):
-    """atexit.register without leaving `atexit` in sys.modules (the program's own import of
-    atexit must still be seen as an import)."""
-    had = "atexit" in sys.modules
-    import atexit
-
-    atexit.register(fn)
-    if not had:
-        del sys.modules["atexit"]
-
-
 def install(options):
     _OPTIONS.update(options)
 
@@ -206,4 +195,4 @@ def install(options):
     site.execsitecustomize = _wrap_customize(site.execsitecustomize, "sitecustomize")
     site.execusercustomize = _wrap_customize(site.execusercustomize, "usercustomize")
     site.addusersitepackages = _wrap_user_site(site.addusersitepackages)
-    _register_at_exit(_dump)
+    sys.modules["_importprof_launch"].at_exit(_dump)

@@ -11,21 +11,7 @@ attributed to the `.pth` file and its line number (the `site` hook labels those 
 import sys
 
 
-def _phases(options):
-    mod = sys.modules.get("_importprof_hook_phases")
-    if mod is None:
-        import importlib.util
-
-        path = __file__.rsplit("/", 1)[0] + "/hook_phases.py"
-        spec = importlib.util.spec_from_file_location("_importprof_hook_phases", path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        spec.loader.exec_module(mod)
-        mod.install(options)
-    return mod
-
-
 def install(options):
-    phases = _phases(options)
+    phases = sys.modules["_importprof_launch"].load_hook("phases", options)
     phases.skip_file(__file__)
     phases.enable_sites()

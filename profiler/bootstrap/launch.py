@@ -8,7 +8,9 @@ OPTIONS_HEX is a dict serialized by `marshal` (format 4) and hex-encoded:
    "site": True,               # run site.main() after the hooks (False for the no-site variant)
    ... any per-hook options ...}
 Each hook module defines `install(options)`; it is called before `site` runs, so imports made
-by `site` and `.pth` files are seen too. Then the target runs as python itself would run it:
+by `site` and `.pth` files are seen too. Hooks reach the launcher's helpers through
+`sys.modules["_importprof_launch"]`: `load_hook(name, options)` (load and install another hook
+once) and `at_exit(fn)`. Then the target runs as python itself would run it:
 `-c` code in `__main__` with sys.argv[0] == '-c'; `-m` through runpy (as python does) with
 sys.argv[0] the module's file; a script compiled and run in `__main__` with sys.path[0] its
 folder.
@@ -33,15 +35,38 @@ def _abspath(path):
     return path if path.startswith("/") else posix.getcwd() + "/" + path
 
 
-def _load_hook(name):
+def load_hook(name, options):
+    """Load and install hook_<name>.py once (a hook may ask for another it builds on)."""
+    key = "_importprof_hook_%s" % name
+    if key in sys.modules:
+        return sys.modules[key]
     path = _HERE + "/hook_%s.py" % name
     with open(path, "rb") as fh:
         source = fh.read()
-    module = type(sys)("_importprof_hook_%s" % name)
+    module = type(sys)(key)
     module.__file__ = path
-    sys.modules[module.__name__] = module
+    sys.modules[key] = module
     exec(compile(source, path, "exec"), module.__dict__)
+    module.install(options)
     return module
+
+
+def at_exit(fn):
+    """atexit.register without leaving `atexit` in sys.modules (the program's own import of
+    atexit must still be seen as an import)."""
+    had = "atexit" in sys.modules
+    import atexit
+
+    atexit.register(fn)
+    if not had:
+        del sys.modules["atexit"]
+
+
+# What hooks may use: sys.modules["_importprof_launch"].load_hook / .at_exit
+_API = type(sys)("_importprof_launch")
+_API.load_hook = load_hook
+_API.at_exit = at_exit
+_API.__file__ = __file__
 
 
 def main(argv):
@@ -53,8 +78,9 @@ def main(argv):
     # python put this folder in sys.path[0] (the launcher is a script): drop it.
     if sys.path and _abspath(sys.path[0] or ".").rstrip("/") == _abspath(_HERE).rstrip("/"):
         del sys.path[0]
+    sys.modules[_API.__name__] = _API
     for name in options.get("hooks", ()):
-        _load_hook(name).install(options)
+        load_hook(name, options)
     if options.get("site", True):
         import site
 
