@@ -216,7 +216,8 @@ def test_pyoxidizer_config_resolves(tmp_path):
 def test_compare_hello_exports_hyperfine_shaped_json(cli, real_python, tmp_path):
     export = tmp_path / "cmp.json"
     res = cli("compare", "--python", real_python, "--workload", "hello", "--runs", "2", "--warmup", "0",
-              "--build-dir", str(tmp_path / "b"), "--export-json", str(export))
+              "--build-dir", str(tmp_path / "b"), "--export-json", str(export),
+              "--export-markdown", str(tmp_path / "cmp.md"))
     assert res.returncode == 0, res.stderr
     for col in ("CPU (user+sys)", "% of traditional", "vs no-site", "peak RSS"):
         assert col in res.stdout
@@ -227,6 +228,8 @@ def test_compare_hello_exports_hyperfine_shaped_json(cli, real_python, tmp_path)
         for k in ("command", "mean", "stddev", "median", "user", "system", "min", "max", "times", "exit_codes", "memory_usage_byte"):
             assert k in r
         assert len(r["times"]) == 2 and r["exit_codes"] == [0, 0]
+    assert "| `traditional`" in (tmp_path / "cmp.md").read_text()
+    assert doc["reference"] == "traditional" and doc["relative"][0]["ratio"] == pytest.approx(1.0)
     rows = {r["variant"]: r for r in doc["rows"]}
     assert rows["traditional"]["pct_of_traditional"] == pytest.approx(100.0)
     assert rows["no-site"]["speedup_vs_no_site"] == pytest.approx(1.0)

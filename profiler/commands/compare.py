@@ -31,9 +31,10 @@ def compare(
     launches: int = typer.Option(10, "--launches", help="harness: launches of the CLI per measured run."),
     build_dir: Optional[str] = typer.Option(None, "--build-dir", help="Where to build the variants (default: under ~/.cache/importprof/oxidized/builds)."),
     syscalls: str = typer.Option("auto", "--syscalls", help="Count syscalls with strace: auto (when strace works), on, off."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json, markdown."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the --format output (json by default) to FILE atomically."),
     export_json: Optional[str] = typer.Option(None, "--export-json", help="Write the JSON report (importprof.compare/1, hyperfine-shaped results)."),
+    export_markdown: Optional[str] = typer.Option(None, "--export-markdown", help="Write hyperfine's markdown table."),
 ) -> None:
     from profiler.commands._common import Progress, check_outputs, deliver, info, make_target, warn
     from profiler.render.console_compare import render_compare_table
@@ -42,9 +43,10 @@ def compare(
     target = None
     if positional or code is not None or module is not None:
         target = make_target(code, module, positional)
-    check_outputs(output, export_json)
+    check_outputs(output, export_json, export_markdown)
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,
                           launches=launches, build_dir=build_dir, syscalls=syscalls)
     with Progress("measuring") as bar:
         report = run_compare(opts, progress=bar.update, warn=warn, info=info)
-    deliver(report, fmt=fmt, output=output, table=render_compare_table, formats=("json",), exports=((export_json, "json"),))
+    deliver(report, fmt=fmt, output=output, table=render_compare_table, formats=("json", "markdown"),
+            exports=((export_json, "json"), (export_markdown, "markdown")))

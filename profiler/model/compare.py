@@ -55,6 +55,7 @@ class CompareReport:
     results: tuple[TimingResult, ...]
     rows: tuple[VariantRow, ...]
     syscalls: tuple[SyscallCount, ...] = ()
+    relative: tuple = ()  # Relative (wall mean / traditional's), as `startup` reports it
     launches: int | None = None
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -72,6 +73,8 @@ class CompareReport:
             "launches": self.launches,
             "results": [r.to_dict() for r in self.results],
             "rows": [r.to_dict() for r in self.rows],
+            "reference": "traditional",
+            "relative": [r.to_dict() for r in self.relative],
             "warnings": list(self.warnings),
             "notes": list(self.notes),
         }

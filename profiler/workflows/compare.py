@@ -70,7 +70,7 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
             info: Callable[[str], None] | None = None) -> CompareReport:
     from profiler.analysis.compare import compare_rows
     from profiler.analysis.machine import busy_warnings
-    from profiler.analysis.statistics import result_warnings, summarize
+    from profiler.analysis.statistics import relative_speeds, result_warnings, summarize
     from profiler.capture.interpreter import resolve_python
     from profiler.capture.machine import read_machine
     from profiler.capture.timing import RunPlan, run_interleaved
@@ -152,6 +152,7 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
         results=tuple(results),
         rows=tuple(rows),
         syscalls=tuple(counts),
+        relative=tuple(relative_speeds(results, "traditional")),
         launches=launches,
         warnings=tuple(warnings),
         notes=NOTES,
