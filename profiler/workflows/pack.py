@@ -83,6 +83,10 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
 
         target = workload_target("import-stdlib")
     interp = resolve_python(opts.python)
+    from profiler.capture.oxidized import clear_dir
+
+    for s in opts.sets:  # a previous pack's files must not linger in lib/
+        clear_dir(os.path.join(opts.out_dir, s))
     packed = pack_target(interp, target, opts.out_dir, opts.sets, info=info)
     report = replace(packed.report, machine=read_machine() if opts.read_machine else {})
     write_json(os.path.join(opts.out_dir, "pack.json"), report.to_dict())
