@@ -55,16 +55,9 @@ def read_log(path: str, stdin_text: str | None = None) -> str:
         if stdin_text is None:
             raise BadInput("--from-log -: nothing on stdin")
         return stdin_text
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:
-        raise BadInput(f"cannot read log {path}: no such file") from None
-    except IsADirectoryError:
-        raise BadInput(f"cannot read log {path}: is a directory") from None
-    except OSError as exc:
-        raise BadInput(f"cannot read log {path}: {exc.strerror}") from None
-    return data.decode("utf-8", "replace")
+    from profiler.inputs import read_text
+
+    return read_text(path, "log")
 
 
 def capture_logs(
@@ -206,15 +199,11 @@ def check_budget(report: ImportsReport, budget_ms: float | None) -> None:
 
 def load_report(path: str) -> ImportsReport:
     """A saved `importprof.imports/1` JSON (for show, diff, why --report)."""
-    import json
+    from profiler.inputs import read_json
 
-    text = read_log(path) if path != "-" else None
-    if text is None:
+    if path == "-":
         raise BadInput("reading a report from stdin is not supported; give a file")
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise BadInput(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    doc = read_json(path, "report")
     try:
         return ImportsReport.from_dict(doc)
     except ValueError as exc:

@@ -36,15 +36,9 @@ class TraceOptions:
 
 
 def read_log(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise BadInput(f"cannot read strace log {path}: no such file") from None
-    except IsADirectoryError:
-        raise BadInput(f"cannot read strace log {path}: it is a directory") from None
-    except OSError as exc:
-        raise BadInput(f"cannot read strace log {path}: {exc.strerror}") from None
+    from profiler.inputs import read_text
+
+    return read_text(path, "strace log")
 
 
 def summarize_log_text(text: str, variant: str, source: str = "log") -> TraceResult:
