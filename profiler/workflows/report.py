@@ -11,7 +11,6 @@ What could not be gathered is listed in `skipped` ({part, reason}) and shown on 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from dataclasses import dataclass, field
@@ -22,7 +21,6 @@ from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
 from profiler.model.target import Target
 
 REPORT_SCHEMA = "importprof.report/1"
-KNOWN_KINDS = ("startup", "imports", "trace", "site", "compare", "diff", "why", "report")
 PARTS = ("startup", "imports", "trace", "site")
 OPTIONAL_PARTS = ("compare",)  # slow (builds the oxidized variants): only when asked
 
@@ -146,30 +144,6 @@ def report_from_files(paths: Sequence[str], title: str | None = None) -> PageRep
 
 
 # ------------------------------------------------------------------ live capture
-def _available(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def _call(workflow, opts, progress, warn):
-    """workflow(opts, progress=, warn=) with only the keywords that workflow takes."""
-    import inspect
-
-    params = inspect.signature(workflow).parameters
-    kwargs = {k: v for k, v in (("progress", progress), ("warn", warn)) if k in params}
-    return workflow(opts, **kwargs)
-
-
-def _options(cls, **wanted):
-    """An options dataclass from the fields it has (later features add fields)."""
-    import dataclasses
-
-    fields = {f.name for f in dataclasses.fields(cls)}
-    return cls(**{k: v for k, v in wanted.items() if k in fields})
-
-
 def _startup_doc(opts: ReportOptions, progress, warn) -> dict:
     from profiler.workflows.startup import StartupOptions, startup
 
@@ -187,42 +161,39 @@ def _startup_doc(opts: ReportOptions, progress, warn) -> dict:
 
 
 def _imports_doc(opts: ReportOptions, progress, warn) -> dict:
-    from profiler.workflows import imports as wf
+    from profiler.workflows.imports import ImportsOptions, imports
 
-    # `phases` and `sites` (issue 6: find/read/unmarshal/exec per module, the line of each
-    # import) are asked for whenever the imports workflow knows them
-    iopts = _options(
-        wf.ImportsOptions,
+    # phases and sites (issue 6): find/read/unmarshal/exec per module and the file:line of
+    # each import statement; they run the bootstrap, so Python targets only
+    iopts = ImportsOptions(
         target=opts.target,
         python=opts.python,
         runs=opts.import_runs,
         warmup=opts.warmup,
         read_machine=False,
         phases=opts.target.is_python,
-        sites=opts.target.is_python,  # file:line of each import statement
+        sites=opts.target.is_python,
     )
-    return _call(wf.imports, iopts, progress, warn).to_dict()
+    return imports(iopts, progress=progress, warn=warn).to_dict()
 
 
 def _trace_doc(opts: ReportOptions, progress, warn) -> dict:
-    from profiler.workflows import trace as wf
+    from profiler.workflows.trace import TraceOptions, trace
 
-    topts = _options(wf.TraceOptions, target=opts.target, python=opts.python, read_machine=False)
-    return _call(wf.trace, topts, progress, warn).to_dict()
+    topts = TraceOptions(target=opts.target, python=opts.python, read_machine=False)
+    return trace(topts, warn=warn, progress=progress).to_dict()
 
 
 def _site_doc(opts: ReportOptions, progress, warn) -> dict:
-    from profiler.workflows import site as wf
+    from profiler.workflows.site import SiteOptions, site
 
-    sopts = _options(wf.SiteOptions, python=opts.python, runs=max(1, min(opts.import_runs, 3)), read_machine=False)
-    return _call(wf.site, sopts, progress, warn).to_dict()
+    return site(SiteOptions(python=opts.python, runs=max(1, min(opts.import_runs, 3)), read_machine=False)).to_dict()
 
 
 def _compare_doc(opts: ReportOptions, progress, warn) -> dict:
-    from profiler.workflows import compare as wf
+    from profiler.workflows.compare import CompareOptions, compare
 
-    copts = _options(
-        wf.CompareOptions,
+    copts = CompareOptions(
         target=opts.target,
         python=opts.python,
         runs=opts.runs,
@@ -230,15 +201,15 @@ def _compare_doc(opts: ReportOptions, progress, warn) -> dict:
         min_time_s=opts.min_time_s,
         read_machine=False,
     )
-    return _call(wf.compare, copts, progress, warn).to_dict()
+    return compare(copts, progress=progress, warn=warn).to_dict()
 
 
 _CAPTURE = {
-    "startup": ("profiler.workflows.startup", _startup_doc),
-    "imports": ("profiler.workflows.imports", _imports_doc),
-    "trace": ("profiler.workflows.trace", _trace_doc),
-    "site": ("profiler.workflows.site", _site_doc),
-    "compare": ("profiler.workflows.compare", _compare_doc),
+    "startup": _startup_doc,
+    "imports": _imports_doc,
+    "trace": _trace_doc,
+    "site": _site_doc,
+    "compare": _compare_doc,
 }
 
 
@@ -263,16 +234,12 @@ def report_live(
     skipped: list[dict] = []
     if opts.compare and not opts.target.is_python:
         raise UsageError("--compare needs a Python target (SCRIPT, -m MODULE, -c CODE), not `-- COMMAND`")
-    for part in PARTS + (("compare",) if opts.compare else ()):
+    for part in PARTS + (OPTIONAL_PARTS if opts.compare else ()):
         if part in opts.skip:
             skipped.append({"part": part, "reason": f"skipped (--skip {part})"})
             continue
-        module, capture = _CAPTURE[part]
-        if not _available(module):
-            skipped.append({"part": part, "reason": f"`importprof {part}` is not available in this installation"})
-            continue
         try:
-            doc = capture(opts, progress, warn)
+            doc = _CAPTURE[part](opts, progress, warn)
         except (ToolMissing, ToolFailed) as exc:
             if part == "startup":
                 raise
