@@ -346,6 +346,23 @@ def test_live_compare_part(cli, tmp_path):
     assert {s["part"] for s in data["skipped"]} == {"startup", "imports", "trace", "site"}
 
 
+def test_live_without_strace_says_why(cli, tmp_path, real_python):
+    """strace really absent (PATH without it): the page is still written, without the
+    syscall part, and says why; the other parts are there."""
+    out = tmp_path / "nostrace.html"
+    res = cli(
+        "report", "--python", real_python, "--runs", "1", "--warmup", "0", "--import-runs", "1",
+        "--variant", "default", "--skip", "site", "-o", out, env={"PATH": str(tmp_path)},
+    )
+    assert res.returncode == 0, res
+    data = embedded_data(out.read_text(encoding="utf-8"))
+    assert [d["doc"]["schema"] for d in data["documents"]] == ["importprof.startup/1", "importprof.imports/1"]
+    reasons = {s["part"]: s["reason"] for s in data["skipped"]}
+    assert "strace" in reasons["trace"] and "install" in reasons["trace"]
+    assert reasons["site"] == "skipped (--skip site)"
+    assert "trace skipped: strace" in res.stderr and "not included: strace" in res.stdout
+
+
 # ------------------------------------------------------------------ live: a module named <script>
 EVIL_IMG = "<img>"  # no spaces: the importtime parser (issue 3) takes a name to end at a space
 EVIL_AMP = "<b>&amp;"
