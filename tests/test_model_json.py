@@ -50,4 +50,9 @@ def test_target_grammar():
     assert cmd.command_argv() == ["ls", "-l"] and not cmd.is_python
     with pytest.raises(UsageError):
         make_target("pass", "json", [])
+    with pytest.raises(UsageError):
+        make_target("pass", None, ["ls"], command_mode=True)
+    # as python: what follows -c CODE / -m MODULE is the program's arguments
+    assert make_target(None, "json.tool", ["in.json"]).python_argv() == ["-m", "json.tool", "in.json"]
+    assert make_target("import sys", None, ["a"]).python_argv() == ["-c", "import sys", "a"]
     assert Target.from_dict(cmd.to_dict()) == cmd
