@@ -11,7 +11,6 @@ What could not be gathered is listed in `skipped` ({part, reason}) and shown on 
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -87,24 +86,12 @@ def _now() -> str:
 def load_documents(paths: Sequence[str]) -> list[tuple[str, dict]]:
     """Each path → (label, document); a bundle contributes its documents. Bad input (missing,
     not JSON, no importprof schema) is one BadInput naming the file."""
+    from profiler.inputs import read_json
+
     out: list[tuple[str, dict]] = []
     for path in paths:
         label = os.path.basename(path) or path
-        try:
-            with open(path, "rb") as fh:
-                raw = fh.read()
-        except FileNotFoundError:
-            raise BadInput(f"cannot read {path}: no such file") from None
-        except IsADirectoryError:
-            raise BadInput(f"cannot read {path}: is a directory") from None
-        except OSError as exc:
-            raise BadInput(f"cannot read {path}: {exc.strerror}") from None
-        try:
-            doc = json.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise BadInput(f"{path}: not a JSON document (not UTF-8 text)") from None
-        except ValueError as exc:
-            raise BadInput(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+        doc = read_json(path, "document")
         if not isinstance(doc, dict):
             raise BadInput(f"{path}: not an importprof document (a JSON object with a `schema` key)")
         schema = doc.get("schema")
