@@ -241,3 +241,20 @@ def test_compare_hello_exports_hyperfine_shaped_json(cli, real_python, tmp_path)
 def test_compare_unknown_workload_is_a_usage_error(cli):
     res = cli("compare", "--workload", "nope")
     assert_one_line_error(res, 2, "unknown workload")
+
+
+def test_pack_all_stdlib_and_a_module_target(cli, real_python, tmp_path):
+    out = tmp_path / "stdlib"
+    res = cli("pack", "--python", real_python, "--all-stdlib", "-o", str(out), "--format", "json")
+    assert res.returncode == 0, res.stderr
+    doc = res.json()
+    names = {m["name"] for m in doc["modules"]}
+    assert len(names) > 450 and {"asyncio", "email.mime.text", "xml.etree.ElementTree", "_ssl"} <= names
+    unpacked = {u["name"]: u["reason"] for u in doc["unpacked"]}
+    assert "__file__" in unpacked["lib2to3.pygram"]  # reads its grammar files beside itself
+    assert unpacked["lib2to3"] == "package of unpacked lib2to3.pygram"
+    # -m MODULE builds too, each variant printing the same
+    b = cli("build", "--python", real_python, "-o", str(tmp_path / "plat"), "--format", "json", "-m", "platform")
+    assert b.returncode == 0, b.stderr
+    argv = {v["variant"]: v["argv"] for v in b.json()["variants"]}
+    assert argv["in-memory"][1:] == ["-m", "platform"] and argv["no-site"][1:] == ["-S", "-m", "platform"]

@@ -21,8 +21,12 @@ def compare_rows(results: Sequence[TimingResult], syscalls: Sequence[SyscallCoun
     ref = by.get(reference)
     ns = by.get(no_site)
     counts = {s.variant: s.total for s in syscalls}
-    ref_cpu = ref.cpu if ref is not None else None
-    ns_cpu = ns.cpu if ns is not None else None
+    def cpu_mean(r):
+        c = cpu_times(r) if r is not None else None
+        return mean(c) if c else None
+
+    ref_cpu = cpu_mean(ref)  # the same arithmetic as each row's: the reference's delta is 0.0
+    ns_cpu = cpu_mean(ns)
     rows = []
     for r in results:
         cpus = cpu_times(r)
