@@ -23,7 +23,7 @@ sys.path.insert(0, str(REPO))
 from profiler.capture.bootstrap import bootstrap_argv  # noqa: E402
 from profiler.capture.interpreter import resolve_python  # noqa: E402
 from profiler.capture.process import run  # noqa: E402
-from profiler.capture.strace import find_strace, startup_modules, strace_argv  # noqa: E402
+from profiler.capture.strace import find_strace, strace_argv  # noqa: E402
 from profiler.model.target import Target  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
@@ -73,8 +73,7 @@ def bench_attribution() -> None:
         log = os.path.join(tmp, "t.strace")
         untraced = [interp.path, "-S", "-c", code]
         plain = [strace, "-f", "-o", log, "--", interp.path, "-S", "-c", code]
-        opts = {"startup_modules": startup_modules(interp.path, [])}
-        marked = strace_argv(strace, log, bootstrap_argv(interp.path, ["-S"], target, ["markers"], opts))
+        marked = strace_argv(strace, log, bootstrap_argv(interp.path, ["-S"], target, ["markers"]))
         kinds = {"untraced": [], "plain strace -f": [], "importprof capture": [], "importprof trace_python (all)": []}
         for argv in (untraced, plain, marked):  # warm the page cache and the .pyc files
             timed(argv)
