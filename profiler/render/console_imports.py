@@ -43,16 +43,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
     if view.view == "top":
         mods = filter_modules(report.modules, view.filter, keep_ancestors=False)
         for by, title in (("self_us", "self"), ("cumulative_us", "cumulative")):
-            t = new_table(tty, title=f"top {view.top} by {title} (ms, median)")
-            t.add_column("module", no_wrap=True)
-            if many:
-                t.add_column("proc", justify="right")
-            t.add_column("self", justify="right")
-            t.add_column("cumulative", justify="right")
-            t.add_column("spread", justify="right")
-            t.add_column("runs", justify="right")
-            for h in ph:
-                t.add_column(h, justify="right")
+            t = _module_table(new_table(tty, title=f"top {view.top} by {title} (ms, median)"), many, ph)
             for m in top_modules(mods, view.top, by):
                 row = [m.name] + ([str(m.process)] if many else [])
                 spread = m.self_us_spread if by == "self_us" else m.cumulative_us_spread
@@ -61,16 +52,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
             parts.append(t)
     else:
         mods = filter_modules(report.modules, view.filter)
-        t = new_table(tty, title=f"import tree (ms, median; children under {view.min_ms:g} ms folded)")
-        t.add_column("module", no_wrap=True)
-        if many:
-            t.add_column("proc", justify="right")
-        t.add_column("self", justify="right")
-        t.add_column("cumulative", justify="right")
-        t.add_column("spread", justify="right")
-        t.add_column("runs", justify="right")
-        for h in ph:
-            t.add_column(h, justify="right")
+        t = _module_table(new_table(tty, title=f"import tree (ms, median; children under {view.min_ms:g} ms folded)"), many, ph)
         for line in collapse_tree(mods, int(view.min_ms * 1000)):
             indent = "  " * line.depth
             if line.module is None:
@@ -172,3 +154,13 @@ def render_diff_table(report, tty: bool, top: int = 25) -> str:
     if report.notes:
         parts.extend(report.notes)
     return render_tables(parts, tty)
+
+
+def _module_table(t, many: bool, phase_headers):
+    """The columns shared by the top and tree views."""
+    t.add_column("module", no_wrap=True)
+    if many:
+        t.add_column("proc", justify="right")
+    for name in ("self", "cumulative", "spread", "runs", *phase_headers):
+        t.add_column(name, justify="right")
+    return t
