@@ -181,7 +181,6 @@ def spawn_measured(
     *,
     env: Mapping[str, str] | None = None,
     stderr: StderrTail | None = None,
-    stdout_fd: int | None = None,
 ) -> RunSample:
     """Start argv[0] (an absolute path) from this process without a shell, wait for it,
     return its RunSample. The kernel floors the child's peak RSS at this process's own size,
@@ -189,7 +188,7 @@ def spawn_measured(
     null = _devnull()
     actions = [
         (os.POSIX_SPAWN_DUP2, null, 0),
-        (os.POSIX_SPAWN_DUP2, stdout_fd if stdout_fd is not None else null, 1),
+        (os.POSIX_SPAWN_DUP2, null, 1),
         (os.POSIX_SPAWN_DUP2, stderr.fd if stderr is not None else null, 2),
     ]
     environ = os.environ if env is None else env

@@ -64,9 +64,6 @@ def startup(
     ON_INTERRUPT.append(lambda partial: __import__("sys").stdout.write(table(partial, False)))
     with Progress("measuring") as bar:
         report = run_startup(opts, progress=bar.update, warn=warn)
-    for w in report.warnings:
-        if w not in _machine_warnings(report):
-            warn(w)
     deliver(
         report,
         fmt=fmt,
@@ -76,8 +73,3 @@ def startup(
         exports=((export_json, "json"), (export_markdown, "markdown")),
     )
 
-
-def _machine_warnings(report) -> list:
-    from profiler.analysis.machine import busy_warnings
-
-    return busy_warnings(report.machine) if report.machine else []

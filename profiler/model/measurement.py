@@ -7,7 +7,7 @@ Units: seconds (float) for times, bytes (int) for memory, as hyperfine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -81,9 +81,6 @@ class TimingResult:
         if self.user is None or self.system is None:
             return None
         return self.user + self.system
-
-    def with_instructions(self, n: int | None) -> "TimingResult":
-        return replace(self, instructions=n)
 
     def to_dict(self) -> dict:
         return {

@@ -11,7 +11,6 @@ import importlib
 FORMATS: dict[str, str] = {
     "json": "profiler.render.report_json:render_json",
     "markdown": "profiler.render.markdown:render_markdown",
-    "hyperfine-json": "profiler.render.report_json:render_json",
     "chrome": "profiler.render.chrome_trace:render_chrome",
     "speedscope": "profiler.render.speedscope:render_speedscope",
     "folded": "profiler.render.folded:render_folded",

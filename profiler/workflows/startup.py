@@ -89,8 +89,10 @@ def build_specs(
                         key=key,
                     )
                 )
-                if imports:
-                    keys[(interp.path, v.name, "" if (mod in ("", "pass") and t == baseline) else mod)] = key
+                if t == baseline:
+                    keys[(interp.path, v.name, "")] = key
+                elif mod:
+                    keys[(interp.path, v.name, mod)] = key
     return specs, keys
 
 
@@ -177,8 +179,6 @@ def startup(
     pythons = list(opts.pythons) or [None]
     interps = [resolve_python(p) for p in pythons] if opts.target.is_python else []
     specs, keys = build_specs(interps, variants, opts.target, opts.imports)
-    if opts.metrics and opts.engine == "hyperfine":
-        pass  # instructions are counted in a separate pass for both engines
     if "instructions" in opts.metrics:
         from profiler.capture.instructions import pick_method
 
@@ -190,6 +190,11 @@ def startup(
 
     machine = read_machine() if opts.read_machine else {}
     warnings = busy_warnings(machine) if machine else []
+    if opts.engine == "builtin":
+        from profiler.capture.spawner import spawner_path
+
+        if spawner_path() is None:
+            warnings.append("no C compiler to build the measuring spawner: peak RSS is not measured (null)")
     for w in warnings:
         if warn:
             warn(w)
@@ -224,4 +229,8 @@ def startup(
     from profiler.workflows.site import startup_site_notes
 
     opts = replace(opts, extra_notes=[*opts.extra_notes, *startup_site_notes(results)])
-    return finish_report(results, machine, opts, keys, warnings)
+    report = finish_report(results, machine, opts, keys, warnings)
+    for w in report.warnings[len(warnings) :]:  # the results' own warnings (the machine's went first)
+        if warn:
+            warn(w)
+    return report
