@@ -4,10 +4,11 @@ At exit, writes JSON to the file named by `options["oxidized_modules_out"]`:
 {"modules": [{name, file, origin, loader (class name), is_package}...], "sys_path": [...]}
 for every module in `sys.modules`. What to pack is
 decided by importprof (profiler/analysis/packing.py), not here.
+
+It imports nothing before the target runs (json only at exit, after sys.modules is read), so
+that what it records is what the target and `site` imported, not what the hook did.
 """
 
-import atexit
-import json
 import sys
 
 
@@ -39,7 +40,10 @@ def install(options):
                 records.append(_describe(name, module))
             except Exception:  # a module with odd attributes: record what is certain
                 records.append({"name": name, "file": None, "origin": None, "loader": None, "is_package": False})
-        with open(out, "w") as fh:
-            json.dump({"modules": records, "sys_path": [p for p in sys.path if isinstance(p, str)]}, fh)
+        sys_path = [p for p in sys.path if isinstance(p, str)]
+        import json
 
-    atexit.register(dump)
+        with open(out, "w") as fh:
+            json.dump({"modules": records, "sys_path": sys_path}, fh)
+
+    sys.modules["_importprof_launch"].at_exit(dump)
