@@ -42,6 +42,7 @@ def test_plan_pack_classifies_every_module():
         "/lib/app/a.py": "X = 1\n",
         "/lib/app/b.py": "import os\nD = os.path.dirname(__file__)\n",
         "/lib/json/__init__.py": "pass\n",
+        "/lib/typing.py": "pass\n",
     }
     records = [
         _rec("sys", "built-in", "BuiltinImporter"),
@@ -53,13 +54,16 @@ def test_plan_pack_classifies_every_module():
         _rec("json", "/lib/json/__init__.py", is_package=True),
         _rec("_json", "/lib/lib-dynload/_json.cpython-311-x86_64-linux-gnu.so", "ExtensionFileLoader"),
         _rec("nsp", None, "NamespaceLoader", is_package=True),
-        _rec("typing.io", None, None),
+        _rec("typing", "/lib/typing.py"),
+        _rec("typing.io", None, None),  # typing puts it in sys.modules itself (a class)
         _rec("gone", "/lib/gone.py"),
         _rec("_importprof_hook_x", "/x/hook.py"),
+        _rec("_importprof_launch", None, None),  # importprof's launcher, no spec
     ]
     plan = plan_pack(records, sources.get)
     packed = {m.name: m.kind for m in plan.modules}
-    assert packed == {"app.a": "source", "json": "source", "_json": "extension"}
+    # typing is a plain module: its unpacked typing.io does not keep it out (only packages do)
+    assert packed == {"app.a": "source", "json": "source", "_json": "extension", "typing": "source"}
     reasons = {u.name: u.reason for u in plan.unpacked}
     assert "__file__" in reasons["app.b"]
     assert reasons["app"] == "package of unpacked app.b"
@@ -68,9 +72,10 @@ def test_plan_pack_classifies_every_module():
     assert "no file" in reasons["typing.io"]
     assert reasons["__main__"].startswith("__main__")
     assert set(plan.served) == {"sys", "os"}
-    assert "_importprof_hook_x" not in packed and "_importprof_hook_x" not in reasons
+    for own in ("_importprof_hook_x", "_importprof_launch"):
+        assert own not in packed and own not in reasons
     # every module ends in exactly one place
-    assert len(packed) + len(reasons) + len(plan.served) == len(records) - 1
+    assert len(packed) + len(reasons) + len(plan.served) == len(records) - 2
 
 
 @pytest.fixture(scope="module")

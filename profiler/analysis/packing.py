@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 
 from profiler.model.packing import ModuleRecord, PackPlan, PlannedModule, Unpacked
 
-_SKIP_PREFIXES = ("_importprof_hook_",)
+_SKIP_PREFIXES = ("_importprof_hook_", "_importprof_launch")  # importprof's own launcher and hooks
 
 
 def needs_file_at_import(source: str) -> bool:
@@ -103,14 +103,16 @@ def plan_pack(records: Iterable[ModuleRecord], read_source: Callable[[str], str 
 
 def _unpack_parents(modules: list[PlannedModule], unpacked: list[Unpacked], served: list[str]) -> PackPlan:
     """A package served by OxidizedFinder has no filesystem `__path__`, so an unpacked submodule
-    could not be found under it: the packages above an unpacked module stay unpacked too."""
+    could not be found under it: the packages above an unpacked module stay unpacked too. A plain
+    module above one (`typing` above `typing.io`, which `typing` puts in sys.modules itself) is
+    not a package that submodules are found in: it stays packed."""
     planned = {m.name: m for m in modules}
     out_unpacked = list(unpacked)
     for u in unpacked:
         parts = u.name.split(".")
         for i in range(len(parts) - 1, 0, -1):
             parent = ".".join(parts[:i])
-            if parent in planned:
+            if parent in planned and planned[parent].is_package:
                 del planned[parent]
                 out_unpacked.append(Unpacked(parent, f"package of unpacked {u.name}"))
     keep = [m for m in modules if m.name in planned]
