@@ -89,7 +89,7 @@ def _run_one(p: _Prepared, tail: StderrTail, tmp_root: str, plan: RunPlan, phase
         )
         raise TargetFailed(
             f"{p.spec.key or p.spec.variant}: the command {how} during {phase} "
-            f"({p.spec.command}); use --ignore-failure to record it and go on",
+            f"({p.spec.command})",
             detail=tail.tail(),
         )
     return sample

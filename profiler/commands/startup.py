@@ -39,6 +39,7 @@ def startup(
     export_markdown: Optional[str] = typer.Option(None, "--export-markdown", help="Write hyperfine's markdown table."),
 ) -> None:
     from profiler.commands._common import ON_INTERRUPT, Progress, check_outputs, deliver, make_target, warn
+    from profiler.errors import TargetFailed
     from profiler.render.console_startup import render_startup_table
     from profiler.workflows.startup import StartupOptions, startup as run_startup
 
@@ -63,7 +64,12 @@ def startup(
 
     ON_INTERRUPT.append(lambda partial: __import__("sys").stdout.write(table(partial, False)))
     with Progress("measuring") as bar:
-        report = run_startup(opts, progress=bar.update, warn=warn)
+        try:
+            report = run_startup(opts, progress=bar.update, warn=warn)
+        except TargetFailed as exc:
+            if engine != "builtin":
+                raise  # hyperfine's own message already names -i/--ignore-failure
+            raise TargetFailed(f"{exc.message}; use --ignore-failure to record it and go on", detail=exc.detail) from None
     deliver(
         report,
         fmt=fmt,
