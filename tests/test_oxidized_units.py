@@ -24,7 +24,8 @@ from profiler.model.packing import ModuleRecord
         ("f = lambda: __file__\n", False),
         ("def f(p=__file__):\n    pass\n", True),  # defaults run at import
         ("if True:\n    print(__cached__)\n", True),
-        ("def broken(:\n", True),  # does not parse: leave it to python
+        ("def broken(:\n    __file__\n", True),  # mentions it, does not parse: leave it to python
+        ("import os\nD = os.path.dirname(__cached__)\n", True),
         ("x = '__file__'\n", False),
     ],
 )
