@@ -111,7 +111,8 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
     specs = []
     for bv in variants:
         if launches:
-            argv = (interp.path, "-S", "-E", HARNESS_DRIVER, str(launches), json.dumps(list(bv.argv)), json.dumps(dict(bv.env)))
+            pairs = [f"{k}={v}" for k, v in bv.env]
+            argv = (interp.path, "-S", "-E", HARNESS_DRIVER, str(launches), *pairs, "--", *bv.argv)
             env = None
         else:
             argv, env = bv.argv, (bv.env or None)
