@@ -80,84 +80,45 @@ def parse_strace(source: str | Iterable[str]) -> StraceLog:
             t += day
             last_t = t
         body = line[head.end():]
-        is_last = lineno == n
+        cut = lineno == n and not ends_with_newline  # the log ends inside this line
         try:
             if body.startswith("+++ "):
-                m = _EXITED.match(body)
-                if m:
-                    events.append(ProcessEvent(pid, t, "exit", m.group(1), lineno))
-                else:
-                    m = _KILLED.match(body)
-                    if m:
-                        events.append(ProcessEvent(pid, t, "killed", m.group(1), lineno))
-                    elif is_last and not ends_with_newline:
-                        truncated = True
-                    else:
-                        noise += 1
                 _drop_pending(pending, pid, syscalls)
-                continue
-            if body.startswith("--- "):
+                m = _EXITED.match(body) or _KILLED.match(body)
+                if m is None:
+                    raise _NotARecord
+                events.append(ProcessEvent(pid, t, "exit" if m.re is _EXITED else "killed", m.group(1), lineno))
+            elif body.startswith("--- "):
                 m = _SIGNAL.match(body)
-                if m and (body.endswith("---") or not (is_last and not ends_with_newline)):
-                    events.append(ProcessEvent(pid, t, "signal", m.group(1), lineno))
-                elif is_last and not ends_with_newline:
-                    truncated = True
-                else:
-                    noise += 1
-                continue
-            if body.startswith("<... "):
+                if m is None or (cut and not body.endswith("---")):
+                    raise _NotARecord
+                events.append(ProcessEvent(pid, t, "signal", m.group(1), lineno))
+            elif body.startswith("<... "):
                 m = _RESUMED.match(body)
                 started = pending.pop(pid, None)
-                if m is None:
+                if m is None or started is None or not started[0].startswith(m.group(1) + "("):
                     if started is not None:
                         _keep_unfinished(started, pid, syscalls)
-                    if is_last and not ends_with_newline:
-                        truncated = True
-                    else:
-                        noise += 1
-                    continue
-                if started is None or not started[0].startswith(m.group(1) + "("):
+                    if m is None:
+                        raise _NotARecord
                     # the start is not in this log (attached late): keep what we can
-                    text, t0, line0 = m.group(1) + "(", t, lineno
-                    if started is not None:
-                        _keep_unfinished(started, pid, syscalls)
-                else:
-                    text, t0, line0 = started
-                call = _parse_call(text + body[m.end():], pid, t0, line0)
-                if call is None:
-                    if is_last and not ends_with_newline:
-                        truncated = True
-                    else:
-                        noise += 1
-                    continue
-                syscalls.append(call)
-                continue
-            m = _CALL.match(body)
-            if m is None:
-                if is_last and not ends_with_newline:
-                    truncated = True
-                else:
-                    noise += 1
-                continue
-            if body.endswith(_UNFINISHED):
-                old = pending.pop(pid, None)
-                if old is not None:
-                    _keep_unfinished(old, pid, syscalls)
+                    started = (m.group(1) + "(", t, lineno)
+                text, t0, line0 = started
+                syscalls.append(_parse_call(text + body[m.end():], pid, t0, line0))
+            elif body.endswith(_UNFINISHED) and _CALL.match(body):
+                _drop_pending(pending, pid, syscalls)
                 pending[pid] = (body[: -len(_UNFINISHED)], t, lineno)
-                continue
-            call = _parse_call(body, pid, t, lineno)
-            if call is None:
-                if is_last and not ends_with_newline:
-                    truncated = True
-                else:
-                    noise += 1
-                continue
-            syscalls.append(call)
-        except _Malformed as exc:
-            if is_last and not ends_with_newline:
+            else:
+                syscalls.append(_parse_call(body, pid, t, lineno))
+        except _NotARecord:
+            if cut:
                 truncated = True
-                continue
-            raise BadInput(f"strace log line {lineno}: {exc}: {line[:200]}") from None
+            else:
+                noise += 1
+        except _Malformed as exc:
+            if not cut:
+                raise BadInput(f"strace log line {lineno}: {exc}: {line[:200]}") from None
+            truncated = True
     for pid, started in pending.items():
         _keep_unfinished(started, pid, syscalls)
     unfinished = sum(1 for s in syscalls if s.unfinished)
@@ -172,8 +133,12 @@ def parse_strace(source: str | Iterable[str]) -> StraceLog:
     )
 
 
+class _NotARecord(Exception):
+    """Not an strace record: noise (program output...), or the cut end of a truncated log."""
+
+
 class _Malformed(ValueError):
-    pass
+    """An strace record whose numbers are not numbers."""
 
 
 def _drop_pending(pending, pid, syscalls) -> None:
@@ -220,16 +185,14 @@ def split_args(text: str, start: int, complete: bool = True) -> tuple[list[str],
     return args, -1
 
 
-def _parse_call(text: str, pid: int, t: float | None, lineno: int) -> Syscall | None:
+def _parse_call(text: str, pid: int, t: float | None, lineno: int) -> Syscall:
     m = _CALL.match(text)
     if m is None:
-        return None
+        raise _NotARecord
     args, end = split_args(text, m.end())
-    if end < 0:
-        return None
-    r = _RESULT.match(text, end)
+    r = _RESULT.match(text, end) if end >= 0 else None
     if r is None:
-        return None
+        raise _NotARecord
     ret_s = r.group("ret")
     if ret_s == "?":
         ret = None
