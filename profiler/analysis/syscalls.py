@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter, defaultdict
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from profiler.model.syscall_trace import ProcessStat, StraceLog, Syscall, SyscallStat
 from profiler.parse.strace import decode_string, fd_path
@@ -68,17 +68,24 @@ def bytes_read(call: Syscall) -> int:
     return 0
 
 
-def count_syscalls(calls: Iterable[Syscall]) -> tuple[SyscallStat, ...]:
-    """Per syscall name: count, errors and time inside it; most frequent first."""
+def _tally(calls: Iterable[Syscall], key: Callable[[Syscall], object]) -> tuple[Counter, Counter, defaultdict]:
+    """Per key(call): how many calls, how many failed, and the seconds spent inside them."""
     count: Counter = Counter()
     errors: Counter = Counter()
-    seconds: dict[str, float] = defaultdict(float)
+    seconds: defaultdict = defaultdict(float)
     for c in calls:
-        count[c.name] += 1
+        k = key(c)
+        count[k] += 1
         if c.errno:
-            errors[c.name] += 1
+            errors[k] += 1
         if c.duration_s:
-            seconds[c.name] += c.duration_s
+            seconds[k] += c.duration_s
+    return count, errors, seconds
+
+
+def count_syscalls(calls: Iterable[Syscall]) -> tuple[SyscallStat, ...]:
+    """Per syscall name: count, errors and time inside it; most frequent first."""
+    count, errors, seconds = _tally(calls, lambda c: c.name)
     return tuple(
         SyscallStat(name, n, errors[name], round(seconds[name], 6))
         for name, n in sorted(count.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -104,9 +111,7 @@ def filesystem_view(calls: Sequence[Syscall], top: int = 20) -> dict:
     """The file-system side of a trace: the stat/open/getdents/readlink/access families, failed
     lookups and the directories they happened in, distinct files opened, bytes read and a
     histogram of read sizes (power-of-two buckets of the bytes each read returned)."""
-    fam_count: Counter = Counter()
-    fam_errors: Counter = Counter()
-    fam_seconds: dict[str, float] = defaultdict(float)
+    fam_count, fam_errors, fam_seconds = _tally((c for c in calls if c.name in FAMILY_OF), lambda c: FAMILY_OF[c.name])
     failed = 0
     failed_dirs: Counter = Counter()
     opens: Counter = Counter()
@@ -116,20 +121,13 @@ def filesystem_view(calls: Sequence[Syscall], top: int = 20) -> dict:
     hist_count: Counter = Counter()
     hist_bytes: Counter = Counter()
     for c in calls:
-        fam = FAMILY_OF.get(c.name)
-        if fam is not None:
-            fam_count[fam] += 1
-            if c.errno:
-                fam_errors[fam] += 1
-            if c.duration_s:
-                fam_seconds[fam] += c.duration_s
-        if c.errno in LOOKUP_MISSES and c.name in _PATH_ARG:
+        if is_failed_lookup(c):
             path = call_path(c)
             if path is not None:
                 failed += 1
                 failed_dirs[posixpath.dirname(posixpath.normpath(path)) or "/"] += 1
             continue
-        if fam == "open":
+        if c.name in OPENS:
             p = opened_path(c)
             if p is not None:
                 opens[p] += 1
@@ -171,15 +169,8 @@ def process_stats(log: StraceLog, calls: Sequence[Syscall] | None = None) -> tup
     parent: dict[int, int] = {}
     threads: set[int] = set()
     command: dict[int, str] = {}
-    count: Counter = Counter()
-    errors: Counter = Counter()
-    seconds: dict[int, float] = defaultdict(float)
+    count, errors, seconds = _tally(calls, lambda c: c.pid)
     for c in calls:
-        count[c.pid] += 1
-        if c.errno:
-            errors[c.pid] += 1
-        if c.duration_s:
-            seconds[c.pid] += c.duration_s
         if c.name in _FORKS and c.ret is not None and c.ret > 0:
             parent[c.ret] = c.pid
             if any("CLONE_THREAD" in a for a in c.args):
