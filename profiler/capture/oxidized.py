@@ -23,13 +23,13 @@ PACKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 LAUNCHER_CONFIG = "importprof-launcher.cfg"
 
 
-def discover_modules(python: str, target: Target, cwd: str | None = None, timeout: float = 600) -> tuple[list[ModuleRecord], list[str]]:
+def discover_modules(python: str, target: Target, timeout: float = 600) -> tuple[list[ModuleRecord], list[str]]:
     """Run the target once (with site, as users run it) and return the modules it had at exit
     and its final sys.path."""
     with tempfile.TemporaryDirectory(prefix="importprof-pack-") as tmp:
         out = os.path.join(tmp, "modules.json")
         argv = bootstrap_argv(python, [], target, ["oxidized_modules"], {"oxidized_modules_out": out})
-        proc = run(argv, cwd=cwd, timeout=timeout, what=python)
+        proc = run(argv, timeout=timeout, what=python)
         if proc.returncode != 0 or not os.path.exists(out):
             tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
             raise TargetFailed(f"the target failed while collecting its imports (exit {proc.returncode}): {target.label()}", detail=tail or None)

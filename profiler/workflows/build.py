@@ -35,10 +35,7 @@ class BuildOptions:
     python: str | None = None
     name: str | None = None
     out_dir: str | None = None
-    check_output: bool = True
     read_machine: bool = True
-    pyoxidizer: bool = False
-    distribution: str | None = None
 
 
 def default_name(target: Target) -> str:
@@ -74,18 +71,17 @@ def extra_paths(site_sys_path: Sequence[str], no_site_path: Sequence[str], targe
     return out
 
 
-def build_variants(
-    interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None, check_output: bool = True
-) -> tuple[list[BuiltVariant], object]:
+def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None) -> tuple[list[BuiltVariant], object]:
     from profiler.capture.oxidized import clear_dir, install_launcher, no_site_sys_path, write_json
-    from profiler.workflows.pack import pack_target
+    from profiler.workflows.pack import check_target, pack_target
 
+    check_target(target)
     target = _absolute(target)
     out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
     for v in VARIANTS:
         clear_dir(os.path.join(out_dir, v))
-    packed = pack_target(interp, target, out_dir, ("in-memory", "filesystem"), info=info)
+    packed = pack_target(interp, target, out_dir, info=info)
     extra = extra_paths(packed.sys_path, no_site_sys_path(interp.path), target, packed.origins)
     env = (("PYTHONPATH", os.pathsep.join(extra)),) if extra else ()
     home = {"home": interp.base_prefix}
@@ -105,8 +101,7 @@ def build_variants(
             exe = install_launcher(packed.launcher, folder, cfg)
             argv, venv = (exe, *argv_tail), env
         variants.append(BuiltVariant(v, folder, tuple(argv), tuple(venv)))
-    if check_output:
-        variants = check_same_output(variants)
+    variants = check_same_output(variants)
     for bv in variants:
         write_json(os.path.join(bv.path, VARIANT_FILE), {"schema": "importprof.variant/1", **bv.to_dict()})
     return variants, packed
@@ -141,12 +136,6 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None) -> Buil
     from profiler.capture.machine import read_machine
     from profiler.capture.oxidized import write_json
 
-    if opts.pyoxidizer:
-        raise UsageError("internal: use build_pyoxidizer for --pyoxidizer")
-    if not opts.target.is_python:
-        raise UsageError("build needs SCRIPT or -m MODULE, not `-- COMMAND`")
-    if opts.target.kind == "script" and not os.path.isfile(opts.target.value):
-        raise UsageError(f"script not found: {opts.target.value}")
     name = opts.name or default_name(opts.target)
     if not name or os.sep in name or name in (".", ".."):
         raise UsageError(f"--name {name!r}: give a plain folder name")
@@ -154,7 +143,7 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None) -> Buil
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"-o {out_dir}: exists and is not a directory")
     interp = resolve_python(opts.python)
-    variants, packed = build_variants(interp, opts.target, out_dir, info=info, check_output=opts.check_output)
+    variants, packed = build_variants(interp, opts.target, out_dir, info=info)
     report = BuildReport(
         name=name,
         target=_absolute(opts.target).label(),

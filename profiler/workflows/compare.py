@@ -104,6 +104,8 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
         target, name = opts.target, default_name(opts.target)
     interp = resolve_python(python)
     build_dir = opts.build_dir or _default_build_dir(name, target, interp.path)
+    if os.path.exists(build_dir) and not os.path.isdir(build_dir):
+        raise UsageError(f"--build-dir {build_dir}: exists and is not a directory")
     if info:
         info(f"building the variants of {target.label()} in {build_dir}")
     variants, _packed = build_variants(interp, target, build_dir, info=info)

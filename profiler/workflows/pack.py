@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable
 
 from profiler.errors import UsageError
 from profiler.model.packing import PackReport, ResourceSet
@@ -20,7 +20,6 @@ class PackOptions:
     target: Target | None = None
     all_stdlib: bool = False
     python: str | None = None
-    sets: Sequence[str] = SETS
     read_machine: bool = True
 
 
@@ -32,21 +31,26 @@ class Packed:
     origins: tuple[str, ...] = ()  # files of every module the target imported
 
 
-def pack_target(
-    interp, target: Target, out_dir: str, sets: Sequence[str] = SETS, info: Callable[[str], None] | None = None, cwd: str | None = None
-) -> Packed:
+def check_target(target: Target) -> None:
+    """What packing (and so build and compare) can take, checked before any folder is touched."""
+    if not target.is_python:
+        raise UsageError("the target must be Python (SCRIPT, -m MODULE or -c CODE), not `-- COMMAND`")
+    if target.kind == "script" and not os.path.isfile(target.value):
+        raise UsageError(f"script not found: {target.value}")
+
+
+def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None) -> Packed:
     from profiler.analysis.packing import plan_pack
     from profiler.capture.cargo import launcher_path
     from profiler.capture.oxidized import discover_modules, read_source, run_packer
 
-    if not target.is_python:
-        raise UsageError("pack needs a Python target (SCRIPT, -m MODULE or -c CODE), not `-- COMMAND`")
+    check_target(target)
     launcher = launcher_path(interp, info=info)
-    records, sys_path = discover_modules(interp.path, target, cwd=cwd)
+    records, sys_path = discover_modules(interp.path, target)
     plan = plan_pack(records, read_source)
-    stats = run_packer(launcher, interp.path, plan.modules, out_dir, sets)
+    stats = run_packer(launcher, interp.path, plan.modules, out_dir, SETS)
     resource_sets = tuple(
-        ResourceSet(name=s, path=os.path.join(os.path.abspath(out_dir), s), **stats[s]) for s in sets
+        ResourceSet(name=s, path=os.path.join(os.path.abspath(out_dir), s), **stats[s]) for s in SETS
     )
     report = PackReport(
         target=target.label(),
@@ -67,7 +71,7 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
 
     from profiler.capture.interpreter import resolve_python
     from profiler.capture.machine import read_machine
-    from profiler.capture.oxidized import write_json
+    from profiler.capture.oxidized import clear_dir, write_json
 
     if opts.all_stdlib and opts.target is not None:
         raise UsageError("give a target or --all-stdlib, not both")
@@ -82,12 +86,11 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
         from profiler.workloads import workload_target
 
         target = workload_target("import-stdlib")
+    check_target(target)
     interp = resolve_python(opts.python)
-    from profiler.capture.oxidized import clear_dir
-
-    for s in opts.sets:  # a previous pack's files must not linger in lib/
+    for s in SETS:  # a previous pack's files must not linger in lib/
         clear_dir(os.path.join(opts.out_dir, s))
-    packed = pack_target(interp, target, opts.out_dir, opts.sets, info=info)
+    packed = pack_target(interp, target, opts.out_dir, info=info)
     report = replace(packed.report, machine=read_machine() if opts.read_machine else {})
     write_json(os.path.join(opts.out_dir, "pack.json"), report.to_dict())
     return report
