@@ -24,15 +24,15 @@ def find_strace() -> str:
     return path
 
 
-def strace_argv(strace: str, log_path: str, argv, string_limit: int = STRING_LIMIT) -> list[str]:
-    return [strace, *STRACE_FLAGS, "-s", str(string_limit), "-o", log_path, "--", *argv]
+def strace_argv(strace: str, log_path: str, argv) -> list[str]:
+    return [strace, *STRACE_FLAGS, "-s", str(STRING_LIMIT), "-o", log_path, "--", *argv]
 
 
-def run_strace(argv, log_path: str, *, env=None, cwd=None, string_limit: int = STRING_LIMIT) -> Completed:
+def run_strace(argv, log_path: str, *, env=None) -> Completed:
     """Trace argv into log_path. Raises ToolMissing/ToolFailed (strace cannot trace) or
     TargetFailed (the traced command exited non-zero or was killed)."""
     strace = find_strace()
-    done = run(strace_argv(strace, log_path, argv, string_limit), env=env, cwd=cwd, what="strace")
+    done = run(strace_argv(strace, log_path, argv), env=env, what="strace")
     # strace prefixes its messages with its argv[0] ("/usr/bin/strace: ...")
     prefix = strace + ": "
     strace_lines = [ln[len(prefix):] for ln in done.stderr.splitlines() if ln.startswith(prefix)]

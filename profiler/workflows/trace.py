@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from profiler.errors import BadInput, UsageError
@@ -32,7 +32,6 @@ class TraceOptions:
     keep_log: str | None = None
     from_log: str | None = None
     read_machine: bool = True
-    notes: list[str] = field(default_factory=list)
 
 
 def read_log(path: str) -> str:
@@ -51,9 +50,8 @@ def summarize_log_text(text: str, variant: str, source: str = "log") -> TraceRes
     return summarize_trace(log, variant)
 
 
-def _log_path_for(keep_log: str | None, variant: str, several: bool, tmpdir: str) -> str:
-    if keep_log is None:
-        return os.path.join(tmpdir, f"{variant.replace('/', '_').replace(' ', '_')}.strace")
+def _log_path_for(keep_log: str, variant: str, several: bool) -> str:
+    """Where --keep-log FILE puts a variant's log: FILE itself, FILE.<variant>.ext for several."""
     if not several:
         return keep_log
     root, ext = os.path.splitext(keep_log)
@@ -66,14 +64,13 @@ def trace_argv(
     variant: str = "command",
     keep_log: str | None = None,
     env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
 ) -> TraceResult:
     """Trace any argv with `strace -f -tt -T -y`, parse and summarize the log."""
     from profiler.capture.strace import run_strace
 
     with tempfile.TemporaryDirectory(prefix="importprof-trace-") as tmp:
         log_path = keep_log or os.path.join(tmp, "trace.strace")
-        run_strace(list(argv), log_path, env=env, cwd=cwd)
+        run_strace(list(argv), log_path, env=env)
         text = read_log(log_path)
     return summarize_log_text(text, variant, source=f"the strace log of {argv[0]}")
 
@@ -82,9 +79,7 @@ def trace_python(python: str, variant: Variant, target: Target, keep_log: str | 
     """One variant of a Python target, through the bootstrap launcher with the markers hook
     (installed before `site`, so start-up imports are attributed too)."""
     from profiler.capture.bootstrap import bootstrap_argv
-    from profiler.capture.strace import find_strace
 
-    find_strace()
     flags = list(variant.flags)
     with tempfile.TemporaryDirectory(prefix="importprof-pyc-") as pyc:
         if variant.fresh_pycache:
@@ -98,8 +93,8 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
 
     warnings: list[str] = []
     if opts.from_log is not None:
-        if opts.variants or opts.flags:
-            raise UsageError("--from-log reads a saved log: --variant/--flags do not apply")
+        if opts.variants or opts.flags or opts.python:
+            raise UsageError("--from-log reads a saved log: --variant/--flags/--python do not apply")
         if opts.keep_log:
             raise UsageError("--keep-log and --from-log cannot be combined")
         if opts.target != DEFAULT_TARGET:
@@ -107,17 +102,13 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
         result = summarize_log_text(read_log(opts.from_log), os.path.basename(opts.from_log), source=opts.from_log)
         if not result.attributed:
             warnings.append("the log has no import markers: no per-module attribution (trace with `importprof trace` to get it)")
-        if result.log is not None and result.log.truncated_last_line:
+        if result.log.truncated_last_line:
             warnings.append("the log ends with a truncated line (ignored)")
         results = [result]
     else:
         from profiler.capture.strace import find_strace
 
         find_strace()
-        if opts.keep_log:
-            from profiler import sinks
-
-            sinks.check_writable(opts.keep_log)
         if not opts.target.is_python:
             if opts.variants or opts.flags:
                 raise UsageError("variants apply to Python targets; a `-- COMMAND` target runs as is")
@@ -131,14 +122,13 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             interp = resolve_python(opts.python)
             several = len(variants) > 1
             results = []
-            with tempfile.TemporaryDirectory(prefix="importprof-trace-") as tmp:
-                for i, v in enumerate(variants):
-                    if progress:
-                        progress(i, len(variants), v.name)
-                    keep = _log_path_for(opts.keep_log, v.name, several, tmp) if opts.keep_log else None
-                    results.append(trace_python(interp.path, v, opts.target, keep_log=keep))
+            for i, v in enumerate(variants):
                 if progress:
-                    progress(len(variants), len(variants), "")
+                    progress(i, len(variants), v.name)
+                keep = _log_path_for(opts.keep_log, v.name, several) if opts.keep_log else None
+                results.append(trace_python(interp.path, v, opts.target, keep_log=keep))
+            if progress:
+                progress(len(variants), len(variants), "")
     for w in warnings:
         if warn:
             warn(w)
@@ -146,10 +136,4 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
     return TraceReport(results=tuple(results), machine=machine, warnings=tuple(warnings))
 
 
-def keep_log_paths(keep_log: str, variant_names: Sequence[str]) -> list[str]:
-    """Where --keep-log FILE puts each variant's log (FILE itself for a single variant)."""
-    several = len(variant_names) > 1
-    return [_log_path_for(keep_log, n, several, "") for n in variant_names]
-
-
-__all__ = ["TraceOptions", "trace", "trace_argv", "trace_python", "summarize_log_text", "keep_log_paths"]
+__all__ = ["TraceOptions", "trace", "trace_argv", "trace_python", "summarize_log_text"]
