@@ -44,10 +44,10 @@ def project_dir() -> str:
 
 
 def find_cargo() -> str:
-    cargo = shutil.which("cargo") or next(
-        (p for p in [os.path.join(os.path.expanduser("~"), ".cargo", "bin", "cargo")] if os.access(p, os.X_OK)), None
-    )
-    if cargo is None:
+    cargo = shutil.which("cargo")
+    if cargo is None:  # rustup's default place, often not on PATH
+        cargo = os.path.join(os.path.expanduser("~"), ".cargo", "bin", "cargo")
+    if not os.access(cargo, os.X_OK):
         raise ToolMissing("cargo not found: install Rust (https://rustup.rs) to build the oxidized variants")
     return cargo
 

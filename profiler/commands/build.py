@@ -33,7 +33,7 @@ def build(
 ) -> None:
     from profiler.commands._common import deliver, info, make_target
     from profiler.errors import UsageError
-    from profiler.render.console_pack import render_build_table
+    from profiler.render.console_pack import render_build_table, render_pyoxidizer_build
 
     if not (positional or code is not None or module is not None):
         raise UsageError("build needs SCRIPT or -m MODULE")
@@ -44,7 +44,7 @@ def build(
         report = build_with_pyoxidizer(
             PyOxidizerOptions(target=target, name=name, out_dir=output, distribution=distribution), info=info
         )
-        deliver(report, fmt=fmt, output=None, table=render_build_table, formats=("json",))
+        deliver(report, fmt=fmt, output=None, table=render_pyoxidizer_build, formats=("json",))
         return
     if distribution:
         raise UsageError("--distribution goes with --pyoxidizer")

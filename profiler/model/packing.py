@@ -62,17 +62,7 @@ class ResourceSet:
     file_bytes: int
 
     def to_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "path": self.path,
-            "modules": self.modules,
-            "extension_modules": self.extension_modules,
-            "bytecode_bytes": self.bytecode_bytes,
-            "source_bytes": self.source_bytes,
-            "resources_bytes": self.resources_bytes,
-            "files": self.files,
-            "file_bytes": self.file_bytes,
-        }
+        return dict(self.__dict__)
 
 
 @dataclass(frozen=True)
@@ -149,3 +139,20 @@ class BuildReport:
             "variants": [v.to_dict() for v in self.variants],
             "pack": {k: v for k, v in self.pack.to_dict().items() if k not in ("schema", "machine")},
         }
+
+
+@dataclass(frozen=True)
+class PyOxidizerReport:
+    """`importprof build --pyoxidizer`: the variants the real PyOxidizer built."""
+
+    SCHEMA = "importprof.build/1"
+
+    name: str
+    out_dir: str
+    distribution: str
+    variants: tuple[BuiltVariant, ...]
+    machine: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"schema": self.SCHEMA, "machine": self.machine, "name": self.name, "builder": "pyoxidizer",
+                "out_dir": self.out_dir, "distribution": self.distribution, "variants": [v.to_dict() for v in self.variants]}

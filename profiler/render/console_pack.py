@@ -28,9 +28,13 @@ def render_pack_table(report, tty: bool) -> str:
     return render_tables([_sets_table(report, tty), "\n".join(_unpacked_lines(report))], tty)
 
 
+def render_pyoxidizer_build(report, tty: bool) -> str:
+    lines = [f"pyoxidizer build {report.name}: {report.out_dir} ({report.distribution})"]
+    lines += [f"  {v.name}: {' '.join(v.argv)}" for v in report.variants]
+    return render_tables(["\n".join(lines)], tty)
+
+
 def render_build_table(report, tty: bool) -> str:
-    if not getattr(report, "pack", None):  # a PyOxidizer build report
-        return render_tables(["\n".join(report.lines())], tty)
     t = new_table(tty, title=f"build {report.name}: {report.out_dir}")
     t.add_column("variant")
     t.add_column("argv (variant.json)")

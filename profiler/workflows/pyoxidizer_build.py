@@ -8,11 +8,11 @@ import glob
 import hashlib
 import os
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from profiler.errors import ToolMissing, UsageError
-from profiler.model.packing import BuiltVariant
+from profiler.model.packing import BuiltVariant, PyOxidizerReport
 from profiler.model.target import Target
 from profiler.workflows.build import VARIANTS, default_name
 
@@ -24,26 +24,6 @@ class PyOxidizerOptions:
     out_dir: str | None = None
     distribution: str | None = None
     variants: tuple[str, ...] = VARIANTS
-
-
-@dataclass(frozen=True)
-class PyOxidizerReport:
-    SCHEMA = "importprof.build/1"
-
-    name: str
-    out_dir: str
-    distribution: str
-    variants: tuple[BuiltVariant, ...]
-    machine: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        return {"schema": self.SCHEMA, "machine": self.machine, "name": self.name, "builder": "pyoxidizer",
-                "out_dir": self.out_dir, "distribution": self.distribution, "variants": [v.to_dict() for v in self.variants]}
-
-    def lines(self) -> list[str]:
-        return [f"pyoxidizer build {self.name}: {self.out_dir} ({self.distribution})"] + [
-            f"  {v.name}: {' '.join(v.argv)}" for v in self.variants
-        ]
 
 
 def _sha256(path: str) -> str:
@@ -93,4 +73,6 @@ def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] |
         bv = BuiltVariant(v, folder, (os.path.join(folder, name), *opts.target.args))
         write_json(os.path.join(folder, "variant.json"), {"schema": "importprof.variant/1", **bv.to_dict()})
         built.append(bv)
-    return PyOxidizerReport(name, out_dir, dist, tuple(built))
+    from profiler.capture.machine import read_machine
+
+    return PyOxidizerReport(name, out_dir, dist, tuple(built), machine=read_machine())
