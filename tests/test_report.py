@@ -303,7 +303,7 @@ def test_screenshot_is_not_blank(from_page, tmp_path):
 def test_json_bundle_round_trips(cli, tmp_path):
     files = fixture_files()[:2]
     bundle = tmp_path / "bundle.json"
-    res = cli("report", "--format", "json", "-o", bundle, "--from", *files)
+    res = cli("report", "-o", bundle, "--from", *files, "--format", "json")  # an option after the files too
     assert res.returncode == 0, res
     doc = json.loads(bundle.read_text())
     assert doc["schema"] == "importprof.report/1" and len(doc["documents"]) == 2
@@ -324,6 +324,8 @@ def test_bad_input_and_failing_target(cli, tmp_path):
     other.write_text('{"schema": "something/1"}')
     assert_one_line_error(cli("report", "--from", other, "-o", out), 2, "other.json", "not an importprof document")
     assert_one_line_error(cli("report", "-c", "pass", "--from", REPORT_FIXTURES / "startup.json", "-o", out), 2, "--from")
+    two = [REPORT_FIXTURES / "startup.json", REPORT_FIXTURES / "site.json"]
+    assert_one_line_error(cli("report", "--from", *two, "--skip", "trace", "-o", out), 2, "--skip does not apply to --from")
     # a target that fails: exit 3 with its error, and no page
     res = cli("report", "--runs", "1", "-o", out, "-c", "import no_such_module_here")
     assert res.returncode == 3, res

@@ -41,20 +41,20 @@ def report(
     from profiler.commands._common import Progress, check_outputs, deliver, info, make_target, warn
     from profiler.errors import UsageError
 
-    fmt = fmt or "html"
     if from_:
-        files, output, title = _files_and_options(list(from_) + list(positional or []), output, title)
-        if code is not None or module is not None or python or variant or flags or skip or include or compare:
-            raise UsageError("--from builds the page from saved documents: give no target, --python, --variant, --skip, --include or --compare with it")
+        files, found = _after_from(list(from_) + list(positional or []))
+        output, title, fmt = found.get("output", output), found.get("title", title), found.get("fmt", fmt)
+        if code is not None or module is not None or python or variant or flags or runs is not None or skip or include or compare:
+            raise UsageError("--from builds the page from saved documents: give no target, --python, --variant, --flags, --runs, --skip, --include or --compare with it")
         check_outputs(output)
         from profiler.workflows.report import report_from_files
 
         page = report_from_files(files, title=title)
     else:
+        if import_runs < 1:
+            raise UsageError("--import-runs must be at least 1")
         target = make_target(code, module, positional)
         check_outputs(output)
-        from dataclasses import replace
-
         from profiler.workflows.report import ReportOptions, report_live
 
         opts = ReportOptions(
@@ -68,74 +68,62 @@ def report(
             skip=[p.strip() for item in (skip or []) for p in item.split(",") if p.strip()],
             include=include or [],
             compare=compare,
+            title=title,
         )
-        if import_runs < 1:
-            raise UsageError("--import-runs must be at least 1")
         with Progress("report") as bar:
             page = report_live(opts, progress=bar.update, warn=warn)
-        if title:
-            page = replace(page, title=title)
 
-    deliver(page, fmt=fmt, output=output, table=_summary, formats=("html", "json"))
+    deliver(page, fmt=fmt or "html", output=output, table=_summary, formats=("html", "json"))
     if output and output != "-":
         import os
 
         info(f"wrote {output} ({os.path.getsize(output) / 1024:.0f} KiB)")
 
 
-def _files_and_options(items: list, output, title):
-    """`--from a.json b.json -o page.html`: the files after --from are positional, and the
-    options written after them reach us as positional too (the target grammar stops option
-    parsing at the first positional); pick -o/--output and --title out of them."""
+# the options that apply to --from (option -> parameter name)
+_FROM_OPTIONS = {"-o": "output", "--output": "output", "--title": "title", "--format": "fmt"}
+
+
+def _after_from(items: list) -> tuple[list, dict]:
+    """`--from a.json b.json -o page.html`: the files after --from reach us as positional, and
+    so do the options typed after them (the target grammar stops option parsing at the first
+    positional). → (the files, {parameter name: value} of the options among them)."""
     from profiler.errors import UsageError
 
+    found: dict = {}
     files: list = []
-    i = 0
-    while i < len(items):
-        item = items[i]
-        name, eq, value = item.partition("=")
-        if name in ("-o", "--output", "--title") and not eq:
-            if i + 1 >= len(items):
-                raise UsageError(f"{item} needs a value")
-            value = items[i + 1]
-            i += 1
-        elif not (eq and name in ("--output", "--title")):
-            if item.startswith("-") and item != "-":
-                raise UsageError(f"unexpected option {item} after --from files (put options before --from)")
-            files.append(item)
-            i += 1
-            continue
-        if name == "--title":
-            title = value
+    rest = iter(items)
+    for item in rest:
+        name, eq, value = item.partition("=") if item.startswith("--") else (item, "", "")
+        if name in _FROM_OPTIONS:
+            if not eq:
+                value = next(rest, None)
+                if value is None:
+                    raise UsageError(f"{item} needs a value")
+            found[_FROM_OPTIONS[name]] = value
+        elif item.startswith("-") and item != "-":
+            raise UsageError(f"{item} does not apply to --from (it takes -o/--output, --title, --format)")
         else:
-            output = value
-        i += 1
-    return files, output, title
+            files.append(item)
+    return files, found
 
 
 def _summary(page, tty: bool) -> str:
     from profiler.render.console import new_table, render_tables
+    from profiler.workflows.report import kind_of
 
     table = new_table(tty, title="importprof report")
     table.add_column("part")
     table.add_column("from")
     table.add_column("what")
     for source, doc in page.documents:
-        table.add_row(_kind(doc), source, _what(doc))
+        table.add_row(kind_of(doc), source, _what(kind_of(doc), doc))
     for s in page.skipped:
         table.add_row(s["part"], "-", f"not included: {s['reason']}")
     return render_tables([table], tty)
 
 
-def _kind(doc: dict) -> str:
-    from profiler.workflows.report import kind_of
-
-    return kind_of(doc)
-
-
-def _what(doc: dict) -> str:
-    kind = _kind(doc)
-
+def _what(kind: str, doc: dict) -> str:
     def n(count, word):
         return f"{count} {word}" + ("" if count == 1 else "s")
 

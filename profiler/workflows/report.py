@@ -68,6 +68,7 @@ class ReportOptions:
     skip: Sequence[str] = ()  # parts not to run: startup, imports, trace, site
     include: Sequence[str] = ()  # saved documents added to the page (e.g. compare --export-json)
     compare: bool = False  # also build and time the five oxidized variants (importprof compare)
+    title: str | None = None
     min_time_s: float = 1.0
 
 
@@ -144,7 +145,7 @@ def _startup_doc(opts: ReportOptions, progress, warn) -> dict:
         min_time_s=opts.min_time_s,
         read_machine=False,
     )
-    return startup(sopts, progress=progress, warn=None).to_dict()
+    return startup(sopts, progress=progress, warn=warn).to_dict()
 
 
 def _imports_doc(opts: ReportOptions, progress, warn) -> dict:
@@ -242,7 +243,7 @@ def report_live(
     return PageReport(
         documents=tuple(docs),
         machine=machine,
-        title="importprof report",
+        title=opts.title or "importprof report",
         target=opts.target.label(),
         interpreter=interp.to_dict() if interp else None,
         sources=tuple(opts.include),
