@@ -12,9 +12,9 @@ syscall each, recognisable in an strace log:
 `options["marker_prefix"]` overrides the prefix.
 
 The launcher imports nothing beyond what a bare `python -S` holds, so every module the target
-or `site` imports goes through the wrapper. The parser (profiler/parse/strace.py) knows the
-prefix, removes these calls from every count, and gives the syscalls between a begin and its
-end to that module (nested imports to the inner one).
+or `site` imports goes through the wrapper. The attribution (profiler/analysis/attribution.py)
+knows the prefix, removes these calls from every count, and gives the syscalls between a begin
+and its end to that module (nested imports to the inner one).
 """
 
 import sys
