@@ -38,6 +38,15 @@ def test_why_command_target(cli, real_python):
     assert res.json()["chains"][0]["hops"][-1]["name"] == "csv"
 
 
+def test_options_after_module_are_read_as_options(cli, fixtures):
+    log = fixtures / "importtime" / "boto3.log"
+    res = cli("why", "urllib3", "--format=json", "-r1", "--from-log", log)  # glued forms too
+    assert res.returncode == 0, res
+    assert res.json()["module"] == "urllib3"
+    # an option `why` does not have is a usage error, not the start of a SCRIPT target
+    assert_one_line_error(cli("why", "json", "--warmup", "1", "-c", "pass"), 2, "--warmup")
+
+
 def test_why_failures(cli, fixtures, real_python):
     log = fixtures / "importtime" / "boto3.log"
     assert_one_line_error(cli("why", "pandas", "--from-log", log), 1, "pandas is not imported")

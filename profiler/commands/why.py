@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import List, Optional
 
 import typer
+from typer.core import TyperCommand
 
 
 def register(app: typer.Typer) -> None:
     app.command(
         "why",
+        cls=_OptionsAfterModule,
         context_settings={"allow_interspersed_args": False},
         help=(
             "Show the import chain(s) from the entry point to MODULE, each hop with its cost. "
@@ -17,6 +19,29 @@ def register(app: typer.Typer) -> None:
             "--report FILE / --from-log FILE. Exit 1 when MODULE is not imported."
         ),
     )(why)
+
+
+class _OptionsAfterModule(TyperCommand):
+    """`why MODULE [OPTIONS] [TARGET]`: with interspersed arguments off (a SCRIPT keeps its own
+    options) click stops reading options at MODULE. So MODULE is moved behind the options that
+    follow it (before a `--`), and click itself parses the lot."""
+
+    def parse_args(self, ctx, args):
+        at = self._first_positional(ctx, args)
+        if at < len(args):
+            module, rest = args[at], args[at + 1 :]
+            k = self._first_positional(ctx, rest)
+            options, dashdash = rest[:k], []
+            if options[-1:] == ["--"]:  # `MODULE ... -- COMMAND`
+                options, dashdash = options[:-1], ["--"]
+            args = [*args[:at], *options, *dashdash, module, *rest[k:]]
+        return super().parse_args(ctx, args)
+
+    def _first_positional(self, ctx, args) -> int:
+        """Index of the first argument click reads as positional (len(args) when none)."""
+        parsed, _, _ = self.make_parser(ctx).parse_args(list(args))
+        after = parsed.get("positional") or ()
+        return len(args) - len(after) - (parsed.get("module_name") is not None)
 
 
 def why(
@@ -38,21 +63,6 @@ def why(
     from profiler.render.console_imports import render_why_table
     from profiler.workflows.why import WhyOptions, why as run_why
 
-    # `why MODULE --python P -c CODE`: options after MODULE reach us as positional arguments
-    # (interspersed options are off so a SCRIPT's own options stay its own): take them back.
-    opts_after, positional = _leading_options(list(positional or []))
-    code = opts_after.get("code", code)
-    module = opts_after.get("module", module)
-    python = opts_after.get("python", python)
-    report = opts_after.get("report", report)
-    from_log = opts_after.get("from_log", from_log)
-    fmt = opts_after.get("fmt", fmt)
-    output = opts_after.get("output", output)
-    if "runs" in opts_after:
-        try:
-            runs = int(opts_after["runs"])
-        except ValueError:
-            raise UsageError(f"--runs: {opts_after['runs']!r} is not a number") from None
     target = make_target(code, module, positional)
     has_target = code is not None or module is not None or bool(positional)
     if sum([has_target, report is not None, from_log is not None]) > 1:
@@ -65,38 +75,3 @@ def why(
     with Progress("importing") as bar:
         answer = run_why(opts, progress=bar.update, warn=warn)
     deliver(answer, fmt=fmt, output=output, table=render_why_table, formats=("json",))
-
-
-_OPTIONS = {
-    "-c": "code", "--code": "code", "-m": "module", "--module": "module", "--python": "python",
-    "--report": "report", "--from-log": "from_log", "-r": "runs", "--runs": "runs",
-    "--format": "fmt", "-o": "output", "--output": "output",
-}
-
-
-def _leading_options(args: list) -> tuple[dict, list]:
-    from profiler.commands._common import RAW_ARGS
-    from profiler.errors import UsageError
-
-    # what came after a bare `--` is a COMMAND: never read options from it
-    after_dashdash = RAW_ARGS[RAW_ARGS.index("--") + 1 :] if "--" in RAW_ARGS else None
-    found: dict = {}
-    i = 0
-    while i < len(args):
-        if after_dashdash is not None and args[i:] == after_dashdash:
-            break
-        if args[i] == "--" and after_dashdash is not None and args[i + 1 :] == after_dashdash:
-            i += 1  # click keeps a `--` that follows MODULE: the COMMAND starts after it
-            break
-        name, eq, value = args[i].partition("=")
-        key = _OPTIONS.get(name)
-        if key is None:
-            break
-        if not eq:
-            if i + 1 >= len(args):
-                raise UsageError(f"option {name} requires an argument")
-            value = args[i + 1]
-            i += 1
-        found[key] = value
-        i += 1
-    return found, args[i:]
