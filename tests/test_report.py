@@ -32,7 +32,7 @@ KINDS = ("startup", "imports", "why", "trace", "site", "compare")
 
 
 def fixture_files() -> list[Path]:
-    return [REPORT_FIXTURES / f"{k}.json" for k in KINDS if (REPORT_FIXTURES / f"{k}.json").exists()]
+    return [REPORT_FIXTURES / f"{k}.json" for k in KINDS]  # each must exist: a missing one fails
 
 
 # ------------------------------------------------------------------ a real browser
@@ -267,26 +267,23 @@ def test_page_interactions(from_dom):
     assert got["crumbs"][0] == "all imports" and got["crumbs"][-1] == got["focus"][:40]
     assert got["rectsZoomed"] < got["rects"]
     assert got["focusBack"] == "all imports"
-    # phases (issue 6): in the tooltip, and a colour per dominant phase on demand
-    if any(m.get("exec_us") is not None for m in modules):
-        assert any(t.startswith("find ") and " exec " in t for t in got["tip"]), got["tip"]
-        assert {"#b07cc6", "#5b8fd0"} & set(got["phaseFills"]), got["phaseFills"]
+    # phases (issue 6; the fixture was made with --phases): in the tooltip, and a colour per
+    # dominant phase on demand
+    assert any(m.get("exec_us") is not None for m in modules)
+    assert any(t.startswith("find ") and " exec " in t for t in got["tip"]), got["tip"]
+    assert {"#b07cc6", "#5b8fd0"} & set(got["phaseFills"]), got["phaseFills"]
     # start-up: one bar and one error bar (3 lines) per variant, one dot per run
     startup = json.loads((REPORT_FIXTURES / "startup.json").read_text())
     assert got["startupBars"] == len(startup["results"])
     assert got["errorBars"] == 3 * len(startup["results"])
     assert got["startupDots"] == sum(len(r["times"]) for r in startup["results"])
-    if (REPORT_FIXTURES / "trace.json").exists():
-        assert got["traceRows"] > 0
-    if (REPORT_FIXTURES / "site.json").exists():
-        site = json.loads((REPORT_FIXTURES / "site.json").read_text())
-        assert got["siteRows"] == len(site["pth"])
-    if (REPORT_FIXTURES / "why.json").exists():
-        why = json.loads((REPORT_FIXTURES / "why.json").read_text())
-        assert got["whyChains"] == len(why["chains"]) > 0
-    if (REPORT_FIXTURES / "compare.json").exists():
-        compare = json.loads((REPORT_FIXTURES / "compare.json").read_text())
-        assert got["compareRows"] == len(compare["results"])
+    assert got["traceRows"] > 0
+    site = json.loads((REPORT_FIXTURES / "site.json").read_text())
+    assert got["siteRows"] == len(site["pth"]) > 0
+    why = json.loads((REPORT_FIXTURES / "why.json").read_text())
+    assert got["whyChains"] == len(why["chains"]) > 0
+    compare = json.loads((REPORT_FIXTURES / "compare.json").read_text())
+    assert got["compareRows"] == len(compare["results"]) > 0
 
 
 def test_screenshot_is_not_blank(from_page, tmp_path):

@@ -49,7 +49,8 @@ def test_multiprocess_log(logs):
     assert len(miss) == 1
     c = miss[0]
     assert (c.pid, c.name, c.line, c.ret, c.errno) == (12541, "newfstatat", 715, -1, "ENOENT")
-    assert c.duration_s == pytest.approx(0.000094)  # from line 718, the resumed half and c.time_s == pytest.approx(4 * 3600 + 38 * 60 + 56.947596)
+    assert c.duration_s == pytest.approx(0.000094)  # from line 718, the resumed half
+    assert c.time_s == pytest.approx(4 * 3600 + 38 * 60 + 56.947596)  # from line 715, the start
     assert call_path(c) == "/nonexistent/thread"
 
     # -y: the fd path of an argument and of a returned fd
