@@ -73,11 +73,9 @@ def imports(
     if from_log == "-":
         log_text = sys.stdin.read()
     opts = ImportsOptions(
-        target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group, level=level
+        target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group,
+        level=level, phases=phases, lazy_candidates=lazy_candidates,
     )
-    opts.phases, opts.lazy_candidates = phases, lazy_candidates  # issue 6
-    if (phases or lazy_candidates) and (from_log is not None or not target.is_python):
-        raise UsageError("--phases / --lazy-candidates run a Python target (not --from-log, not `-- COMMAND`)")
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown --format {fmt!r} for this command (choose from: {', '.join(FORMATS)})")
     with Progress("importing") as bar:

@@ -48,6 +48,8 @@ def validate(opts: ImportsOptions) -> None:
         raise UsageError(f"unknown --group {opts.group!r} (choose from: {', '.join(GROUPS)})")
     if opts.from_log is not None and opts.group in ("kind", "distribution") and not opts.python:
         raise UsageError(f"--group {opts.group} with --from-log needs --python (to know where modules come from)")
+    if (opts.phases or opts.lazy_candidates or opts.sites) and (opts.from_log is not None or not opts.target.is_python):
+        raise UsageError("--phases / --lazy-candidates run a Python target (not --from-log, not `-- COMMAND`)")
 
 
 def read_log(path: str, stdin_text: str | None = None) -> str:
@@ -105,7 +107,6 @@ def report_from_logs(
     python_version: str | None,
     target: str | None,
     source: str,
-    warnings: Sequence[str] = (),
 ) -> ImportsReport:
     from profiler.analysis.imports import aggregate_logs
 
@@ -122,7 +123,7 @@ def report_from_logs(
         processes=processes,
         target=target,
         source=source,
-        warnings=tuple(warnings) + tuple(notes),
+        warnings=tuple(notes),
     )
 
 
@@ -154,7 +155,7 @@ def imports(
     if opts.from_log is not None:
         if opts.python:
             interp = resolve_python(opts.python)
-        text = opts.log_text if opts.from_log == "-" and opts.log_text is not None else read_log(opts.from_log, opts.log_text)
+        text = read_log(opts.from_log, opts.log_text)
         name = "stdin" if opts.from_log == "-" else opts.from_log
         logs = [parse_importtime(text, source=name)]
         source, target = "log", None
@@ -178,8 +179,6 @@ def imports(
             extra_path = os.path.dirname(os.path.abspath(opts.target.value))
         report = add_groups(report, opts.group, interp, extra_path=extra_path)
     if opts.phases or opts.lazy_candidates or opts.sites:  # issue 6
-        if opts.from_log is not None:
-            raise UsageError("--phases / --lazy-candidates run the target: not with --from-log")
         from profiler.workflows.phases import annotate_report
 
         report = annotate_report(

@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from profiler.errors import UsageError
 from profiler.model.target import Target
 
 PHASE_KEYS = ("find_us", "read_us", "unmarshal_us", "exec_us", "compiled")
@@ -47,17 +46,13 @@ def annotate_report(
 
     if not (phases or lazy or sites):
         return report
-    if not target.is_python:
-        raise UsageError("--phases / --lazy-candidates / import sites need a Python target, not `-- COMMAND`")
     interp = resolve_python(python)
     facts: dict[str, dict] = {}
-    seen: dict[str, object] = {}
     if phases or sites:
         hooks = ("phases", "sites", "site") if sites else ("phases",)  # sites cost a frame walk each
         raw = [run_instrumented(interp.path, flags, target, hooks) for _ in range(max(1, runs if phases else 1))]
         run = median_run([PhaseRun(tuple(parse_phase_records(r.phases))) for r in raw])
-        seen = phases_by_name(run.modules)
-        for name, m in seen.items():
+        for name, m in phases_by_name(run.modules).items():
             f = facts.setdefault(name, {})
             if phases:
                 f.update(m.phase_dict())
@@ -84,11 +79,12 @@ def annotate_report(
     for f in facts.values():
         for k, v in blank.items():
             f.setdefault(k, v)
-    from profiler.capture.phases import startup_modules
-
-    before_python_code = set(startup_modules(interp.path, flags))  # imported before any hook can run
-    unknown = [n for n in unknown if n not in before_python_code]
     if unknown and warn and (phases or lazy):
-        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
-        warn(f"{len(unknown)} modules were not seen by the instrumented run (phases null): {shown}")
+        from profiler.capture.phases import startup_modules
+
+        before_python_code = set(startup_modules(interp.path, flags))  # imported before any hook can run
+        unknown = [n for n in unknown if n not in before_python_code]
+        if unknown:
+            shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+            warn(f"{len(unknown)} modules were not seen by the instrumented run (phases null): {shown}")
     return replace(report, modules=annotate_modules(report.modules, facts))
