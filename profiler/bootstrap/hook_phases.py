@@ -55,14 +55,18 @@ def _charge(now):
     _LAST[0] = now
 
 
-def _top_for(name, phase):
-    """The record being loaded for `name` when it is in `phase` (main thread only)."""
+def _top_in(phase):
+    """The record on top of the import stack when it is in `phase` (main thread only)."""
     if not _STACK or _thread.get_ident() != _MAIN:
         return None
     top = _STACK[-1]
-    if top["name"] != name or top["phase"] != phase:
-        return None
-    return top
+    return top if top["phase"] == phase else None
+
+
+def _top_for(name, phase):
+    """The record being loaded for `name` when it is in `phase` (main thread only)."""
+    top = _top_in(phase)
+    return top if top is not None and top["name"] == name else None
 
 
 def _switch(top, phase):
@@ -156,62 +160,46 @@ def _wrap_find_spec(orig):
     return _find_spec
 
 
-def _wrap_get_code(orig):
-    def get_code(self, fullname):
-        top = _top_for(fullname, "exec")
+def _wrap_phase(orig, phase, top_of):
+    """Charge the time spent inside `orig` to `phase` of the record `top_of(*args)` names
+    (None: not an import we are timing), then go back to the phase it was in."""
+
+    def wrapper(*args, **kwargs):
+        top = top_of(*args, **kwargs)
         if top is None:
-            return orig(self, fullname)
-        prev = _switch(top, "unmarshal")
+            return orig(*args, **kwargs)
+        prev = _switch(top, phase)
         try:
-            return orig(self, fullname)
+            return orig(*args, **kwargs)
         finally:
             _switch(top, prev)
 
-    get_code.__wrapped__ = orig
-    return get_code
+    wrapper.__wrapped__ = orig
+    return wrapper
 
 
-def _wrap_reader(orig):
-    """get_data / path_stats: `read` when called from get_code of the module being loaded."""
+# which record a wrapped call times (None: not ours)
+def _get_code_of(self, fullname):  # the module being loaded, between find and exec
+    return _top_for(fullname, "exec")
 
-    def reader(self, path):
-        top = _STACK[-1] if _STACK and _thread.get_ident() == _MAIN else None
-        if top is None or top["phase"] != "unmarshal":
-            return orig(self, path)
-        prev = _switch(top, "read")
-        try:
-            return orig(self, path)
-        finally:
-            _switch(top, prev)
 
-    reader.__wrapped__ = orig
-    return reader
+def _frozen_code_of(name, *args):
+    return _top_for(name, "exec")
+
+
+def _read_by_get_code(self, path):  # bytes read while get_code runs
+    return _top_in("unmarshal")
 
 
 def _wrap_source_to_code(orig):
     def source_to_code(self, data, path, *args, **kwargs):
-        top = _STACK[-1] if _STACK and _thread.get_ident() == _MAIN else None
-        if top is not None and top["phase"] == "unmarshal":
+        top = _top_in("unmarshal")
+        if top is not None:
             top["compiled"] = True
         return orig(self, data, path, *args, **kwargs)
 
     source_to_code.__wrapped__ = orig
     return source_to_code
-
-
-def _wrap_frozen(orig):
-    def get_frozen_object(name, *args):
-        top = _top_for(name, "exec")
-        if top is None:
-            return orig(name, *args)
-        prev = _switch(top, "unmarshal")
-        try:
-            return orig(name, *args)
-        finally:
-            _switch(top, prev)
-
-    get_frozen_object.__wrapped__ = orig
-    return get_frozen_object
 
 
 def enable_sites():
@@ -221,10 +209,6 @@ def enable_sites():
 def skip_file(path):
     """Frames from this file are importprof's, never an import site."""
     _SKIP_FILES.add(path)
-
-
-def records():
-    return _RECORDS
 
 
 def stop():
@@ -269,13 +253,13 @@ def install(options):
     skip_file(_LAUNCH[0])
     skip_file(getattr(sys.modules.get("importlib"), "__file__", None) or "")
     bootstrap._find_spec = _wrap_find_spec(bootstrap._find_spec)
-    external.SourceLoader.get_code = _wrap_get_code(external.SourceLoader.get_code)
-    external.SourcelessFileLoader.get_code = _wrap_get_code(external.SourcelessFileLoader.get_code)
-    external.FileLoader.get_data = _wrap_reader(external.FileLoader.get_data)
-    external.SourceFileLoader.path_stats = _wrap_reader(external.SourceFileLoader.path_stats)
+    for cls in (external.SourceLoader, external.SourcelessFileLoader):
+        cls.get_code = _wrap_phase(cls.get_code, "unmarshal", _get_code_of)
+    external.FileLoader.get_data = _wrap_phase(external.FileLoader.get_data, "read", _read_by_get_code)
+    external.SourceFileLoader.path_stats = _wrap_phase(external.SourceFileLoader.path_stats, "read", _read_by_get_code)
     external.SourceLoader.source_to_code = _wrap_source_to_code(external.SourceLoader.source_to_code)
     if hasattr(_imp, "get_frozen_object"):
-        _imp.get_frozen_object = _wrap_frozen(_imp.get_frozen_object)
+        _imp.get_frozen_object = _wrap_phase(_imp.get_frozen_object, "unmarshal", _frozen_code_of)
     sys.modules["_importprof_launch"].at_exit(_dump)
     # last: from here on every import is recorded
     bootstrap._find_and_load = _wrap_find_and_load(bootstrap._find_and_load)
