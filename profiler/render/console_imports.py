@@ -22,7 +22,7 @@ def _spread(us: int) -> str:
 
 
 def _header(report) -> str:
-    who = report.python or "python (from a log)" if report.source == "log" else report.python or "command"
+    who = report.python or ("python (from a log)" if report.source == "log" else "command")
     ver = f" {report.python_version}" if report.python_version else ""
     runs = f"{report.runs} run{'s' if report.runs != 1 else ''}"
     procs = f", {report.processes} processes" if report.processes > 1 else ""
@@ -103,12 +103,13 @@ def render_why_table(report, tty: bool) -> str:
         t.add_column("hop", no_wrap=True)
         t.add_column("self ms", justify="right")
         t.add_column("cumulative ms", justify="right")
-        extra_keys = sorted({k for h in chain.hops for k in h.extra if k not in ("kind", "distribution")})
-        for k in extra_keys:
-            t.add_column(k)
+        # the file:line of each hop's import (issue 6); other extras (phases, kind...) stay in the JSON
+        sites = any(h.extra.get("site") for h in chain.hops)
+        if sites:
+            t.add_column("site")
         for j, h in enumerate(chain.hops):
             arrow = "  " * j + ("└─ " if j else "")
-            t.add_row(arrow + h.name, _ms(h.self_us), _ms(h.cumulative_us), *[str(h.extra.get(k, "")) for k in extra_keys])
+            t.add_row(arrow + h.name, _ms(h.self_us), _ms(h.cumulative_us), *([str(h.extra.get("site") or "")] if sites else []))
         parts.append(t)
     return render_tables(parts, tty)
 
