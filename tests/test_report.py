@@ -328,6 +328,7 @@ def test_bad_input_and_failing_target(cli, tmp_path):
     assert res.returncode == 3, res
     errors = [ln for ln in res.stderr.splitlines() if ln.startswith("importprof: error:")]
     assert len(errors) == 1 and "exited with code 1" in errors[0], res
+    assert "--ignore-failure" not in res.stderr  # startup's option: report has none to offer
     assert "  | ModuleNotFoundError: No module named" in res.stderr  # the target's own error, indented
     assert not out.exists()
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".importprof-")]
