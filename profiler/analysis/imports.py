@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from profiler.model.import_tree import (
     CachedRecord,
@@ -201,13 +201,6 @@ def aggregate_logs(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleRecord, ...],
 
 
 # ---------------------------------------------------------------------------- views
-def module_index(modules: Iterable[ModuleRecord]) -> dict[tuple[int, str], ModuleRecord]:
-    idx: dict[tuple[int, str], ModuleRecord] = {}
-    for m in modules:
-        idx.setdefault((m.process, m.name), m)
-    return idx
-
-
 def parent_indices(modules: Sequence[ModuleRecord]) -> list[int | None]:
     """Index of each module's parent in the pre-order list (exact even when a name occurs
     twice in a process, e.g. a module imported again after leaving sys.modules)."""
@@ -235,10 +228,6 @@ def occurrence_keys(modules: Sequence[ModuleRecord]) -> list[tuple[int, str, int
     return out
 
 
-def matches(name: str, prefix: str) -> bool:
-    return name.startswith(prefix)
-
-
 def filter_modules(modules: Sequence[ModuleRecord], prefix: str | None, keep_ancestors: bool = True) -> tuple[ModuleRecord, ...]:
     """Modules whose name starts with PREFIX (and, for the tree, their ancestors)."""
     if not prefix:
@@ -246,7 +235,7 @@ def filter_modules(modules: Sequence[ModuleRecord], prefix: str | None, keep_anc
     parents = parent_indices(modules)
     keep: set[int] = set()
     for i, m in enumerate(modules):
-        if matches(m.name, prefix):
+        if m.name.startswith(prefix):
             j: int | None = i
             while j is not None and j not in keep:
                 keep.add(j)

@@ -70,13 +70,3 @@ def median_run(runs: Sequence[PhaseRun]) -> PhaseRun:
     ordered = sorted(runs, key=lambda r: r.total_us)
     return ordered[(len(ordered) - 1) // 2]
 
-
-def phase_totals(mods: Sequence[ModulePhases]) -> dict[str, int]:
-    """Σ of each phase over all records (µs), and how many modules compiled their source."""
-    return {
-        "find_us": sum(m.find_us for m in mods),
-        "read_us": sum(m.read_us for m in mods),
-        "unmarshal_us": sum(m.unmarshal_us for m in mods),
-        "exec_us": sum(m.exec_us for m in mods),
-        "compiled": sum(1 for m in mods if m.compiled),
-    }

@@ -75,8 +75,6 @@ def _wrap_main(orig):
             _STATE["main_us"] = _now() - t0
             ctx.pop()
             _STATE["sys_path_after"] = list(sys.path)
-            site = sys.modules.get("site")
-            _STATE["enable_user_site"] = bool(getattr(site, "ENABLE_USER_SITE", False))
 
     return main
 
@@ -141,8 +139,6 @@ def _wrap_customize(orig, which):
             mod = sys.modules.get(which)
             if mod is not None and not already:
                 _STATE[which] = {"path": getattr(mod, "__file__", None), "us": us}
-            else:
-                _STATE[which + "_probe_us"] = us
 
     return run
 

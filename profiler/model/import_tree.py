@@ -65,14 +65,6 @@ class ImportNode:
     def __repr__(self) -> str:
         return f"ImportNode({self.name!r}, self_us={self.self_us}, cumulative_us={self.cumulative_us}, depth={self.depth}, children={len(self.children)})"
 
-    def walk(self):
-        """Pre-order: self, then each child's subtree."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
-
 
 @dataclass(frozen=True)
 class ProcessTree:

@@ -7,7 +7,7 @@ Units: integer µs (`*_us`). For every record, within one run:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 PHASES = ("find", "read", "unmarshal", "exec")
 
@@ -23,15 +23,6 @@ class ImportSite:
     @property
     def label(self) -> str:
         return self.file if self.line is None else f"{self.file}:{self.line}"
-
-    def to_dict(self) -> dict:
-        return {"file": self.file, "line": self.line, "importer": self.importer}
-
-    @classmethod
-    def from_dict(cls, d: dict | None) -> "ImportSite | None":
-        if not d:
-            return None
-        return cls(d["file"], d.get("line"), d.get("importer"))
 
 
 @dataclass(frozen=True)
@@ -66,33 +57,12 @@ class ModulePhases:
             "compiled": self.compiled,
         }
 
-    def to_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "index": self.index,
-            "parent": self.parent,
-            "depth": self.depth,
-            "start_us": self.start_us,
-            "cumulative_us": self.cumulative_us,
-            "self_us": self.self_us,
-            **self.phase_dict(),
-            "failed": self.failed,
-            "site": self.site.to_dict() if self.site else None,
-            "context": list(self.context),
-            "launcher": self.launcher,
-            "origin": self.origin,
-        }
-
 
 @dataclass(frozen=True)
 class PhaseRun:
-    """One instrumented run: every import record in start order, and (with the `calls` hook)
-    the modules called into after they finished importing."""
+    """One instrumented run: every import record in start order."""
 
     modules: tuple[ModulePhases, ...]
-    used: frozenset[str] | None = None
-    python: str | None = None
-    flags: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def total_us(self) -> int:
@@ -109,13 +79,3 @@ class LazyCandidate:
     site: ImportSite | None
     subtree_used: bool  # some module imported under it was called into (cost not all saved)
     context: tuple = ()
-
-    def to_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "cumulative_us": self.cumulative_us,
-            "self_us": self.self_us,
-            "site": self.site.label if self.site else None,
-            "subtree_used": self.subtree_used,
-            "context": list(self.context),
-        }
