@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import List, Optional
 
 import typer
+from typer.core import TyperCommand
 
 
 def register(app: typer.Typer) -> None:
     app.command(
         "report",
+        cls=_FromFiles,
         context_settings={"allow_interspersed_args": False},
         help=(
             "Write ONE self-contained HTML page (no network; opens from file://): start-up "
@@ -18,6 +20,19 @@ def register(app: typer.Typer) -> None:
             "-c pass), or builds the page from saved JSON documents with --from FILE..."
         ),
     )(report)
+
+
+class _FromFiles(TyperCommand):
+    """`report --from a.json b.json -o page.html`: the files after the first are positional, and
+    with interspersed arguments off (a SCRIPT keeps its own options) click would stop reading
+    options at them. When --from comes before any positional there is no SCRIPT, so click may
+    read options anywhere."""
+
+    def parse_args(self, ctx, args):
+        parsed, _, _ = self.make_parser(ctx).parse_args(list(args))
+        if parsed.get("from_"):
+            ctx.allow_interspersed_args = True
+        return super().parse_args(ctx, args)
 
 
 def report(
@@ -42,8 +57,7 @@ def report(
     from profiler.errors import UsageError
 
     if from_:
-        files, found = _after_from(list(from_) + list(positional or []))
-        output, title, fmt = found.get("output", output), found.get("title", title), found.get("fmt", fmt)
+        files = list(from_) + list(positional or [])
         if code is not None or module is not None or python or variant or flags or runs is not None or skip or include or compare:
             raise UsageError("--from builds the page from saved documents: give no target, --python, --variant, --flags, --runs, --skip, --include or --compare with it")
         check_outputs(output)
@@ -78,34 +92,6 @@ def report(
         import os
 
         info(f"wrote {output} ({os.path.getsize(output) / 1024:.0f} KiB)")
-
-
-# the options that apply to --from (option -> parameter name)
-_FROM_OPTIONS = {"-o": "output", "--output": "output", "--title": "title", "--format": "fmt"}
-
-
-def _after_from(items: list) -> tuple[list, dict]:
-    """`--from a.json b.json -o page.html`: the files after --from reach us as positional, and
-    so do the options typed after them (the target grammar stops option parsing at the first
-    positional). → (the files, {parameter name: value} of the options among them)."""
-    from profiler.errors import UsageError
-
-    found: dict = {}
-    files: list = []
-    rest = iter(items)
-    for item in rest:
-        name, eq, value = item.partition("=") if item.startswith("--") else (item, "", "")
-        if name in _FROM_OPTIONS:
-            if not eq:
-                value = next(rest, None)
-                if value is None:
-                    raise UsageError(f"{item} needs a value")
-            found[_FROM_OPTIONS[name]] = value
-        elif item.startswith("-") and item != "-":
-            raise UsageError(f"{item} does not apply to --from (it takes -o/--output, --title, --format)")
-        else:
-            files.append(item)
-    return files, found
 
 
 def _summary(page, tty: bool) -> str:
