@@ -66,3 +66,12 @@ def test_only_capture_spawns_processes():
         if rel.parts[0] in ("capture", "bootstrap"):
             continue
         assert "subprocess" not in _imports(f), f"{rel} imports subprocess"
+
+
+def test_unknown_format_is_refused_before_the_target_runs(cli):
+    # the target would fail (exit 3) if it ran: exit 2 proves the format was checked first
+    failing = ("-c", "raise SystemExit(7)")
+    for args in (("startup", "--runs", "1"), ("imports", "--runs", "1"), ("trace",), ("why", "json"), ("site",)):
+        target = () if args[0] == "site" else failing
+        res = cli(*args, "--format", "xml", *target)
+        assert_one_line_error(res, 2, "unknown --format 'xml'")

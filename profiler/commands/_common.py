@@ -63,12 +63,9 @@ def deliver(
     format; `-o FILE` writes it atomically (json without --format); `--format` without `-o`
     goes to stdout with no table. `exports` are extra (path, format) files (--export-json...)."""
     from profiler import sinks
-    from profiler.errors import UsageError
     from profiler.render import get_renderer
 
-    formats = tuple(formats)
-    if fmt is not None and fmt not in formats:
-        raise UsageError(f"unknown --format {fmt!r} for this command (choose from: {', '.join(formats)})")
+    check_format(fmt, formats)
     for path, efmt in exports:
         if path:
             sinks.emit(get_renderer(efmt)(report), path)
@@ -79,6 +76,16 @@ def deliver(
         sinks.emit(get_renderer(fmt or "json")(report), None)
     else:
         sinks.write_stdout(table(report, stdout_is_tty()))
+
+
+def check_format(fmt: str | None, formats: Iterable[str]) -> None:
+    """A --format this command cannot write is a usage error: call it before measuring for
+    minutes (deliver checks again)."""
+    from profiler.errors import UsageError
+
+    formats = tuple(formats)
+    if fmt is not None and fmt not in formats:
+        raise UsageError(f"unknown --format {fmt!r} for this command (choose from: {', '.join(formats)})")
 
 
 def check_outputs(*paths: str | None) -> None:

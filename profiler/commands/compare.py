@@ -36,13 +36,14 @@ def compare(
     export_json: Optional[str] = typer.Option(None, "--export-json", help="Write the JSON report (importprof.compare/1, hyperfine-shaped results)."),
     export_markdown: Optional[str] = typer.Option(None, "--export-markdown", help="Write hyperfine's markdown table."),
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, info, make_target, warn
+    from profiler.commands._common import Progress, check_format, check_outputs, deliver, info, make_target, warn
     from profiler.render.console_compare import render_compare_table
     from profiler.workflows.compare import CompareOptions, compare as run_compare
 
     target = None
     if positional or code is not None or module is not None:
         target = make_target(code, module, positional)
+    check_format(fmt, ("json", "markdown"))
     check_outputs(output, export_json, export_markdown)
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,
                           launches=launches, build_dir=build_dir, syscalls=syscalls)

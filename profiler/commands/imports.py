@@ -57,7 +57,7 @@ def imports(
 ) -> None:
     import sys
 
-    from profiler.commands._common import Progress, check_outputs, deliver, make_target, warn
+    from profiler.commands._common import Progress, check_format, check_outputs, deliver, make_target, warn
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_imports_table
     from profiler.workflows.imports import ImportsOptions, check_budget, imports as run_imports
@@ -76,8 +76,7 @@ def imports(
         target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group,
         level=level, phases=phases, lazy_candidates=lazy_candidates,
     )
-    if fmt is not None and fmt not in FORMATS:
-        raise UsageError(f"unknown --format {fmt!r} for this command (choose from: {', '.join(FORMATS)})")
+    check_format(fmt, FORMATS)
     with Progress("importing") as bar:
         report = run_imports(opts, progress=bar.update, warn=warn)
     for w in report.warnings:

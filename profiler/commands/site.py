@@ -26,7 +26,7 @@ def site(
 ) -> None:
     import shlex
 
-    from profiler.commands._common import check_outputs, deliver
+    from profiler.commands._common import check_format, check_outputs, deliver
     from profiler.errors import UsageError
     from profiler.render.console_site import render_site_table
     from profiler.workflows.site import SiteOptions, site as run_site
@@ -38,7 +38,6 @@ def site(
             extra.extend(shlex.split(text))
         except ValueError as exc:
             raise UsageError(f"cannot parse --flags {text!r}: {exc}") from None
-    if fmt is not None and fmt != "json":
-        raise UsageError(f"unknown --format {fmt!r} for this command (choose from: json)")
+    check_format(fmt, ("json",))
     report = run_site(SiteOptions(python=python, runs=runs, flags=extra))
     deliver(report, fmt=fmt, output=output, table=render_site_table, formats=("json",))

@@ -38,12 +38,13 @@ def startup(
     export_json: Optional[str] = typer.Option(None, "--export-json", help="Write a hyperfine-compatible JSON file (importprof.startup/1)."),
     export_markdown: Optional[str] = typer.Option(None, "--export-markdown", help="Write hyperfine's markdown table."),
 ) -> None:
-    from profiler.commands._common import ON_INTERRUPT, Progress, check_outputs, deliver, make_target, warn
+    from profiler.commands._common import ON_INTERRUPT, Progress, check_format, check_outputs, deliver, make_target, warn
     from profiler.errors import TargetFailed
     from profiler.render.console_startup import render_startup_table
     from profiler.workflows.startup import StartupOptions, startup as run_startup
 
     target = make_target(code, module, positional)
+    check_format(fmt, ("json", "markdown"))
     check_outputs(output, export_json, export_markdown)
     opts = StartupOptions(
         target=target,

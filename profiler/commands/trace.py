@@ -33,13 +33,14 @@ def trace(
     fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json (importprof.trace/1), chrome (trace-event timeline)."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the --format output (json by default) to FILE atomically."),
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, make_target, warn
+    from profiler.commands._common import Progress, check_format, check_outputs, deliver, make_target, warn
     from profiler.errors import UsageError
     from profiler.workflows.trace import TraceOptions, trace as run_trace
 
     if top < 1:
         raise UsageError("--top must be at least 1")
     target = make_target(code, module, positional)
+    check_format(fmt, ("json", "chrome"))
     check_outputs(output, keep_log)
     opts = TraceOptions(
         target=target,

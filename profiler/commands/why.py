@@ -58,7 +58,7 @@ def why(
 ) -> None:
     import sys
 
-    from profiler.commands._common import Progress, check_outputs, deliver, make_target, warn
+    from profiler.commands._common import Progress, check_format, check_outputs, deliver, make_target, warn
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_why_table
     from profiler.workflows.why import WhyOptions, why as run_why
@@ -67,6 +67,7 @@ def why(
     has_target = code is not None or module is not None or bool(positional)
     if sum([has_target, report is not None, from_log is not None]) > 1:
         raise UsageError("give one of: a target, --report FILE, --from-log FILE")
+    check_format(fmt, ("json",))
     check_outputs(output)
     log_text = sys.stdin.read() if from_log == "-" else None
     opts = WhyOptions(
