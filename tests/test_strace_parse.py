@@ -173,12 +173,12 @@ def test_json_shape_one_and_several(logs):
     r1 = summarize_trace(parse_strace(logs["markers-json-csv"]), "no-site")
     r2 = summarize_trace(parse_strace(logs["multiproc"]), "default")
     one = TraceReport((r1,), machine={"cpus": 2}).to_dict()
-    assert list(one) == ["schema", "machine", "syscalls", "modules", "filesystem", "processes"]
+    assert list(one) == ["schema", "machine", "syscalls", "modules", "filesystem", "processes", "warnings"]
     assert one["schema"] == "importprof.trace/1"
     assert set(one["syscalls"][0]) == {"name", "count", "errors", "seconds"}
     assert set(one["modules"][0]) == {"name", "syscalls", "failed", "opened", "bytes_read", "seconds"}
     several = TraceReport((r1, r2), machine={}).to_dict()
-    assert list(several) == ["schema", "machine", "variants"]
+    assert list(several) == ["schema", "machine", "variants", "warnings"]
     assert [v["variant"] for v in several["variants"]] == ["no-site", "default"]
     assert all(list(v) == ["variant", "syscalls", "modules", "filesystem", "processes"] for v in several["variants"])
 

@@ -38,7 +38,7 @@ def test_attribution_on_a_real_run(cli, real_python, tmp_path):
     res = cli("trace", "--python", real_python, "--variant", "no-site", "--keep-log", log, "--format", "json", "-c", "import json, csv")
     assert res.returncode == 0, res
     doc = res.json()
-    assert list(doc) == ["schema", "machine", "syscalls", "modules", "filesystem", "processes"]
+    assert list(doc) == ["schema", "machine", "syscalls", "modules", "filesystem", "processes", "warnings"]
     assert doc["schema"] == "importprof.trace/1" and doc["machine"]
     mods = {m["name"]: m for m in doc["modules"]}
     for name in ("json", "json.decoder", "csv"):
@@ -78,7 +78,7 @@ def test_variants_side_by_side(cli, real_python, tmp_path):
     assert res.returncode == 0, res
     assert "Syscalls per variant" in res.stdout and "no-site" in res.stdout
     doc = json.loads(out.read_text())
-    assert list(doc) == ["schema", "machine", "variants"]
+    assert list(doc) == ["schema", "machine", "variants", "warnings"]
     assert [v["variant"] for v in doc["variants"]] == ["default", "no-site"]
     for v in doc["variants"]:
         assert list(v) == ["variant", "syscalls", "modules", "filesystem", "processes"]
@@ -105,6 +105,7 @@ def test_command_target_and_from_log_without_markers(cli, tmp_path, fixtures):
     assert doc["modules"] == []
     assert {p["command"] for p in doc["processes"]} >= {"/bin/sh", "/usr/bin/cat"}
     assert "no per-module attribution" in res.stderr
+    assert any("no per-module attribution" in w for w in doc["warnings"])  # the report page shows them
     res = cli("trace", "--from-log", fixtures / "strace" / "truncated.log")
     assert res.returncode == 0, res
     assert "truncated line" in res.stderr and "Processes and threads" in res.stdout

@@ -186,4 +186,5 @@ class TraceReport:
             doc.update(self.results[0].body())
         else:
             doc["variants"] = [{"variant": r.variant, **r.body()} for r in self.results]
+        doc["warnings"] = list(self.warnings)
         return doc
