@@ -94,3 +94,94 @@ def test_cli_diff_failures(cli, tmp_path):
     broken.write_text(json.dumps({"schema": "importprof.imports/1", "modules": [{"name": "x"}]}))
     assert_one_line_error(cli("diff", broken, broken), 2, "broken.json")
     assert_one_line_error(cli("diff", bad, bad, "--fail-over", -1), 2, "negative")
+
+
+# ---------------------------------------------------------------------------- identity (issue 11.2)
+def tree_log(preorder):
+    """[(depth, name, self_us)] in pre-order → an -X importtime log (post-order rows)."""
+    out: list[str] = []
+    n = len(preorder)
+
+    def emit(i):  # returns (next index, cumulative)
+        depth, name, self_us = preorder[i]
+        j, cum = i + 1, self_us
+        while j < n and preorder[j][0] > depth:
+            j, c = emit(j)
+            cum += c
+        out.append(row(self_us, cum, depth, name))
+        return j, cum
+
+    i = 0
+    while i < n:
+        i, _ = emit(i)
+    return HEADER + "".join(out)
+
+
+def test_diff_pairs_the_module_load_not_the_wrapper_row_of_a_dotted_import():
+    # `import json` vs `import json.decoder` as 3.11 prints them (json/__init__ imports json.decoder)
+    old = rep(tree_log([(0, "json", 183), (1, "json.decoder", 265), (1, "json.encoder", 269)]))
+    new = rep(tree_log([(0, "json.decoder", 14), (1, "json", 183), (2, "json.decoder", 265), (2, "json.encoder", 269)]))
+    d = diff_reports(old, new)
+    assert [m.name for m in d.removed] == []
+    assert [(m.name, m.extra.get("wrapper")) for m in d.added] == [("json.decoder", True)]
+    assert d.changed == ()  # the loads are identical; before, the nested row was paired with the wrapper
+    doc = d.to_dict()
+    assert doc["added"][0]["wrapper"] is True
+    assert any("dotted import" in n for n in doc["notes"])
+
+
+def test_diff_on_real_captures_of_a_dotted_import(cli, tmp_path):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    assert cli("imports", "--runs", "1", "--warmup", "0", "-o", old, "-c", "import json").returncode == 0
+    assert cli("imports", "--runs", "1", "--warmup", "0", "-o", new, "-c", "import json.decoder").returncode == 0
+    doc = cli("diff", old, new, "--format", "json").json()
+    assert "json.decoder" not in [m["name"] for m in doc["removed"]]
+    assert [m["name"] for m in doc["added"] if m["name"].startswith("json")] == ["json.decoder"]
+    assert all(m["wrapper"] for m in doc["added"] if m["name"] == "json.decoder")
+    ch = {c["name"]: c for c in doc["changed"]}
+    if "json.decoder" in ch:  # the load itself: a few hundred µs on both sides, never the wrapper's ~1 ms
+        assert ch["json.decoder"]["wrapper"] is False
+        assert abs(ch["json.decoder"]["delta_cumulative_us"]) < ch["json.decoder"]["old_cumulative_us"] * 10
+    res = cli("diff", old, new)
+    assert "json.decoder (dotted import)" in res.stdout, res
+
+
+def test_significance_needs_the_medians_outside_the_other_runs():
+    # old runs 100, 100, 500 (MAD 0: two equal) vs new 300 ×3: a 200 µs change of the median
+    # that lies inside the old runs' range is not significant (it was, judged by MAD alone)
+    old = rep(*[HEADER + row(v, v, 0, "a") for v in (100, 100, 500)])
+    new = rep(*[HEADER + row(300, 300, 0, "a") for _ in range(3)])
+    (c,) = diff_reports(old, new).changed
+    assert c.significant is False
+    # a 1 µs change with no spread at all is the timer's resolution, not a change
+    old = rep(*[HEADER + row(10, 10, 0, "a")] * 3)
+    new = rep(*[HEADER + row(11, 11, 0, "a")] * 3)
+    (c,) = diff_reports(old, new).changed
+    assert c.significant is False
+    new = rep(*[HEADER + row(40 + j, 40 + j, 0, "a") for j in range(3)])
+    (c,) = diff_reports(old, new).changed
+    assert c.significant is True
+    assert diff_reports(old, new).totals["significant"] is True
+
+
+_NAMES = st.sampled_from(["a", "a.b", "a.b.c", "b", "c"])
+
+
+@st.composite
+def preorders(draw):
+    n = draw(st.integers(1, 25))
+    out, depth = [], 0
+    for i in range(n):
+        depth = 0 if i == 0 else draw(st.integers(0, depth + 1))
+        out.append((depth, draw(_NAMES), draw(st.integers(0, 5000))))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(preorders(), min_size=1, max_size=3), st.integers(1, 4))
+def test_diff_of_any_tree_with_itself_is_empty(processes, runs):
+    """Property (with repeated names, wrappers and re-imports): diff(a, a) is empty."""
+    text = "".join(tree_log(p) for p in processes)
+    a = rep(*[text] * runs)
+    d = diff_reports(a, a)
+    assert d.is_empty and not d.added and not d.removed and not d.changed

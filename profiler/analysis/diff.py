@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Sequence
+
 from profiler.model.import_tree import DiffReport, ImportsReport, ModuleChange
 
 MIN_RUNS_FOR_SIGNIFICANCE = 3
 SPREAD_FACTOR = 3  # a change is significant beyond this many (old + new) spreads (MAD, µs)
+MIN_DELTA_US = 2  # values are whole µs, truncated: two readings differ by < 2 µs for nothing
 
 
 def _summary(report: ImportsReport, path: str | None) -> dict:
@@ -19,19 +23,38 @@ def _summary(report: ImportsReport, path: str | None) -> dict:
     }
 
 
-def is_significant(delta_us: int, old_spread_us: int, new_spread_us: int) -> bool:
-    return abs(delta_us) > SPREAD_FACTOR * (old_spread_us + new_spread_us)
+def is_significant(old_us: int, new_us: int, old_runs: Sequence[int | None], new_runs: Sequence[int | None], old_spread_us: int, new_spread_us: int) -> bool:
+    """A change of the median is significant when all of these hold:
+    - it is larger than the timer's resolution (MIN_DELTA_US);
+    - it is larger than SPREAD_FACTOR × (old + new spread), the spread being each side's
+      median absolute deviation over its runs;
+    - each median lies outside the other side's range of runs (min..max): one outlier run
+      with a zero MAD (3 runs, two equal) cannot make a change look real.
+    Callers judge only when both sides have MIN_RUNS_FOR_SIGNIFICANCE runs or more."""
+    delta = new_us - old_us
+    if abs(delta) < MIN_DELTA_US or abs(delta) <= SPREAD_FACTOR * (old_spread_us + new_spread_us):
+        return False
+    a = [v for v in old_runs if v is not None] or [old_us]
+    b = [v for v in new_runs if v is not None] or [new_us]
+    return not (min(a) <= new_us <= max(a)) and not (min(b) <= old_us <= max(b))
 
 
 def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = None, new_path: str | None = None) -> DiffReport:
-    from profiler.analysis.imports import occurrence_keys
+    """Modules are paired by identity (analysis.imports.identity_keys: process, name, and
+    whether the row loaded the module or only wrapped a dotted import), never by name alone."""
+    from profiler.analysis.imports import identity_keys
 
     def index(r: ImportsReport):
-        return dict(zip(occurrence_keys(r.modules), r.modules))
+        return dict(zip(identity_keys(r.modules), r.modules))
 
     a, b = index(old), index(new)
-    added = tuple(sorted((m for k, m in b.items() if k not in a), key=lambda m: (-m.cumulative_us, m.name)))
-    removed = tuple(sorted((m for k, m in a.items() if k not in b), key=lambda m: (-m.cumulative_us, m.name)))
+
+    def only_in(x: dict, y: dict) -> tuple:
+        ms = (replace(m, extra={**m.extra, "wrapper": True}) if k[2] == "wrapper" else m for k, m in x.items() if k not in y)
+        return tuple(sorted(ms, key=lambda m: (-m.cumulative_us, m.name)))
+
+    added, removed = only_in(b, a), only_in(a, b)
+    wrappers = any(k[2] == "wrapper" for k in (*a, *b))
     judge = old.runs >= MIN_RUNS_FOR_SIGNIFICANCE and new.runs >= MIN_RUNS_FOR_SIGNIFICANCE
     changed = []
     for k, mo in a.items():
@@ -40,10 +63,12 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
             continue
         sig = None
         if judge:
-            sig = is_significant(mn.cumulative_us - mo.cumulative_us, mo.cumulative_us_spread, mn.cumulative_us_spread) or is_significant(
-                mn.self_us - mo.self_us, mo.self_us_spread, mn.self_us_spread
-            )
-        changed.append(ModuleChange(mo.name, mo.process, mo.self_us, mn.self_us, mo.cumulative_us, mn.cumulative_us, sig))
+            sig = is_significant(
+                mo.cumulative_us, mn.cumulative_us, mo.cumulative_us_runs, mn.cumulative_us_runs, mo.cumulative_us_spread, mn.cumulative_us_spread
+            ) or is_significant(mo.self_us, mn.self_us, mo.self_us_runs, mn.self_us_runs, mo.self_us_spread, mn.self_us_spread)
+        changed.append(
+            ModuleChange(mo.name, mo.process, mo.self_us, mn.self_us, mo.cumulative_us, mn.cumulative_us, sig, wrapper=k[2] == "wrapper")
+        )
     changed.sort(key=lambda c: (-abs(c.delta_cumulative_us), -abs(c.delta_self_us), c.name))
     delta = new.total_us - old.total_us
     totals = {
@@ -52,9 +77,20 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
         "delta_us": delta,
         "delta_pct": (100.0 * delta / old.total_us) if old.total_us else None,
     }
+    if judge and old.total_us_runs and new.total_us_runs:
+        from profiler.analysis.imports import spread_us
+
+        totals["significant"] = is_significant(
+            old.total_us, new.total_us, old.total_us_runs, new.total_us_runs, spread_us(old.total_us_runs), spread_us(new.total_us_runs)
+        )
     notes = []
     if not judge:
         notes.append("significance needs 3 runs or more in both reports (re-run with --runs 3+)")
+    if wrappers:
+        notes.append(
+            "(dotted import): the outer row of `import a.b` whose package imported a.b itself; "
+            "it is paired only with the same kind of row, the row that loaded the module with its own kind"
+        )
     if old.python_version and new.python_version and old.python_version != new.python_version:
         notes.append(f"the reports come from different Pythons ({old.python_version} vs {new.python_version})")
     return DiffReport(

@@ -89,6 +89,9 @@ def _spread(xs: Sequence[int]) -> int:
     return _median([abs(x - m) for x in xs])
 
 
+spread_us = _spread
+
+
 def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...]]:
     """Runs → (modules in pre-order, cached, median total µs, per-run totals).
 
@@ -218,12 +221,46 @@ def parent_indices(modules: Sequence[ModuleRecord]) -> list[int | None]:
 
 
 def occurrence_keys(modules: Sequence[ModuleRecord]) -> list[tuple[int, str, int]]:
-    """(process, name, occurrence) per module, in order: the identity used across reports."""
+    """(process, name, occurrence) per module, in pre-order: the identity inside one target's
+    runs (what aggregate_runs uses). Across two targets use identity_keys."""
     seen: Counter = Counter()
     out = []
     for m in modules:
         k = (m.process, m.name)
         out.append((m.process, m.name, seen[k]))
+        seen[k] += 1
+    return out
+
+
+def dotted_wrappers(modules: Sequence[ModuleRecord]) -> list[bool]:
+    """True for the row of a dotted import (`import a.b`) that only wraps its package's import:
+    `a/__init__` imported `a.b` itself, so the row that loaded `a.b` is nested below `a`, and
+    the outer `a.b` row (self: a few µs) merely waited for `a`. Detected as a row with a
+    descendant of the same name."""
+    parents = parent_indices(modules)
+    out = [False] * len(modules)
+    for i, m in enumerate(modules):
+        j = parents[i]
+        while j is not None:
+            if modules[j].name == m.name:
+                out[j] = True
+            j = parents[j]
+    return out
+
+
+def identity_keys(modules: Sequence[ModuleRecord]) -> list[tuple[int, str, str, int]]:
+    """(process, name, role, ordinal) per module: the identity used to pair modules of two
+    reports (diff). role is "wrapper" for a dotted import's outer row (dotted_wrappers) and
+    "load" for a row that executed the module; ordinal counts rows of the same process, name
+    and role in pre-order (a module imported again after leaving sys.modules). So the row
+    that loaded `boto3.session` in `import boto3` pairs with the row that loaded it in
+    `import boto3.session`, never with that import's wrapper row."""
+    wrappers = dotted_wrappers(modules)
+    seen: Counter = Counter()
+    out = []
+    for m, w in zip(modules, wrappers):
+        k = (m.process, m.name, "wrapper" if w else "load")
+        out.append((*k, seen[k]))
         seen[k] += 1
     return out
 

@@ -323,7 +323,8 @@ DIFF_SCHEMA = "importprof.diff/1"
 @dataclass(frozen=True)
 class ModuleChange:
     """A module in both reports whose median self or cumulative changed. `significant` is
-    None when either report has fewer than 3 runs (no spread to judge by)."""
+    None when either report has fewer than 3 runs (no spread to judge by); otherwise see
+    analysis.diff.is_significant. `wrapper`: the pair is two dotted-import outer rows."""
 
     name: str
     process: int
@@ -332,6 +333,7 @@ class ModuleChange:
     old_cumulative_us: int
     new_cumulative_us: int
     significant: bool | None = None
+    wrapper: bool = False  # the outer row of a dotted import (analysis.imports.dotted_wrappers)
 
     @property
     def delta_self_us(self) -> int:
@@ -352,6 +354,7 @@ class ModuleChange:
             "new_cumulative_us": self.new_cumulative_us,
             "delta_cumulative_us": self.delta_cumulative_us,
             "significant": self.significant,
+            "wrapper": self.wrapper,
         }
 
 
@@ -374,7 +377,14 @@ class DiffReport:
 
     def to_dict(self) -> dict:
         def brief(m: ModuleRecord) -> dict:
-            return {"name": m.name, "process": m.process, "parent": m.parent, "self_us": m.self_us, "cumulative_us": m.cumulative_us}
+            return {
+                "name": m.name,
+                "process": m.process,
+                "parent": m.parent,
+                "self_us": m.self_us,
+                "cumulative_us": m.cumulative_us,
+                "wrapper": bool(m.extra.get("wrapper")),
+            }
 
         return {
             "schema": self.SCHEMA,

@@ -114,6 +114,9 @@ def render_why_table(report, tty: bool) -> str:
     return render_tables(parts, tty)
 
 
+WRAPPER_MARK = " (dotted import)"  # the outer row of `import a.b` (see DiffReport notes)
+
+
 def render_diff_table(report, tty: bool, top: int = 25) -> str:
     from profiler.render.console import new_table, render_tables
 
@@ -133,7 +136,7 @@ def render_diff_table(report, tty: bool, top: int = 25) -> str:
             t.add_column("self", justify="right")
             t.add_column("cumulative", justify="right")
             for m in rows[:top]:
-                t.add_row(m.name, _ms(m.self_us), _ms(m.cumulative_us))
+                t.add_row(m.name + (WRAPPER_MARK if m.extra.get("wrapper") else ""), _ms(m.self_us), _ms(m.cumulative_us))
             parts.append(t)
     if report.changed:
         t = new_table(tty, title=f"changed: {len(report.changed)} modules (top {min(top, len(report.changed))} by impact, ms)")
@@ -145,7 +148,7 @@ def render_diff_table(report, tty: bool, top: int = 25) -> str:
         for c in report.changed[:top]:
             sig = "n/a" if c.significant is None else ("yes" if c.significant else "no")
             t.add_row(
-                c.name,
+                c.name + (WRAPPER_MARK if c.wrapper else ""),
                 f"{_ms(c.old_cumulative_us)} → {_ms(c.new_cumulative_us)}",
                 f"{c.delta_cumulative_us / 1000:+.1f}",
                 f"{c.delta_self_us / 1000:+.1f}",
