@@ -168,6 +168,16 @@ HARNESS = r"""
     out.siteRows = document.querySelectorAll("#site-pth-table tbody tr").length;
     out.compareRows = document.querySelectorAll("#compare-table tbody tr").length;
     out.whyChains = document.querySelectorAll("#why ol.chains > li").length;
+    function column(tableId, label) {
+      var table = document.getElementById(tableId);
+      var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) { return th.textContent; });
+      var i = heads.indexOf(label);
+      if (i < 0) return "no column " + label + " in " + heads.join(",");
+      return Array.prototype.map.call(table.querySelectorAll("tbody tr"), function (tr) { return tr.children[i].textContent; });
+    }
+    out.startupRatios = column("startup-table", "vs reference (time)");
+    out.compareRatios = column("compare-table", "vs no-site (wall time)");
+    out.conventions = Array.prototype.map.call(document.querySelectorAll("p.convention"), function (p) { return p.textContent; });
   } catch (e) {
     out.error = String(e && e.stack || e);
   }
@@ -284,6 +294,19 @@ def test_page_interactions(from_dom):
     assert got["whyChains"] == len(why["chains"]) > 0
     compare = json.loads((REPORT_FIXTURES / "compare.json").read_text())
     assert got["compareRows"] == len(compare["results"]) > 0
+
+
+def test_page_ratios_are_time_ratios_said_in_words(from_dom):
+    """Issue 11.1: one direction everywhere: 1.00x (reference), N slower, N faster."""
+    got = harness_results(from_dom)
+    assert "error" not in got, got["error"]
+    assert isinstance(got["startupRatios"], list), got["startupRatios"]
+    assert "1.00x (reference)" in got["startupRatios"]
+    assert all(r == "1.00x (reference)" or r.endswith((" slower", " faster")) for r in got["startupRatios"]), got["startupRatios"]
+    assert isinstance(got["compareRatios"], list), got["compareRatios"]
+    assert "1.00x (reference)" in got["compareRatios"]
+    assert any(r.endswith(" faster") for r in got["compareRatios"]), got["compareRatios"]  # oxidized beats no-site
+    assert len(got["conventions"]) >= 2 and all("1.00x = the reference" in c for c in got["conventions"])
 
 
 def test_screenshot_is_not_blank(from_page, tmp_path):

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 from profiler.render.console import new_table, render_tables
-from profiler.render.units import fmt_bytes, fmt_count, fmt_seconds
+from profiler.render.units import RATIO_CONVENTION, fmt_bytes, fmt_count, fmt_failed, fmt_ratio, fmt_seconds
 
 
 def _pm(mean, sd):
     if mean is None:
         return "n/a"
     return fmt_seconds(mean) if sd is None else f"{fmt_seconds(mean)} ± {fmt_seconds(sd, mean)}"
+
+
+def _vs_no_site(row) -> str:
+    """The row's wall time against no-site's, as a TIME ratio (the convention of every table).
+    The JSON keeps PyOxidizer's `speedup_vs_no_site` (no-site's mean / this mean, a speed
+    ratio), so the time ratio is its inverse."""
+    if row.variant == "no-site":
+        return fmt_ratio(1.0, reference=True)
+    if not row.speedup_vs_no_site:
+        return "n/a"
+    return fmt_ratio(1.0 / row.speedup_vs_no_site)
 
 
 def render_compare_table(report, tty: bool) -> str:
@@ -24,19 +35,24 @@ def render_compare_table(report, tty: bool) -> str:
         cols.append("syscalls")
     for c in cols:
         t.add_column(c, justify="left" if c == "variant" else "right")
+    failed = {r.variant: r for r in report.results if getattr(r, "failed", False)}
     for r in report.rows:
+        if r.variant in failed:
+            continue
         cells = [
             r.variant,
             _pm(r.cpu_s, r.cpu_stddev_s),
             "n/a" if r.delta_cpu_s is None else ("+" if r.delta_cpu_s > 0 else "") + fmt_seconds(r.delta_cpu_s, r.cpu_s),
             "n/a" if r.pct_of_traditional is None else f"{r.pct_of_traditional:.1f}%",
-            "n/a" if r.speedup_vs_no_site is None else f"{r.speedup_vs_no_site:.2f}x",
+            _vs_no_site(r),
             _pm(r.wall_s, r.wall_stddev_s),
             fmt_bytes(r.peak_rss_bytes),
         ]
         if have_sys:
             cells.append(fmt_count(r.syscalls))
         t.add_row(*cells)
+    for variant, r in failed.items():  # no timing figure at all: the error instead
+        t.add_row(variant, fmt_failed(getattr(r, "error", None)), *[""] * (len(cols) - 2))
     parts = [t]
     if report.syscalls:
         fams = sorted({n for s in report.syscalls for n, _ in s.families})
@@ -49,6 +65,9 @@ def render_compare_table(report, tty: bool) -> str:
                 fd = dict(s.families)
                 st.add_row(s.variant, fmt_count(s.total), fmt_count(s.errors), *[fmt_count(fd.get(n)) for n in fams], fmt_count(s.files_opened))
             parts.append(st)
-    notes = [f"build: {report.build_dir}", *report.notes]
+    notes = [f"build: {report.build_dir}"]
+    if any(r.speedup_vs_no_site for r in report.rows):
+        notes.append(f"vs no-site: {RATIO_CONVENTION} (here: no-site's wall time)")
+    notes += list(report.notes)
     parts.append("\n".join(notes))
     return render_tables(parts, tty)

@@ -4,13 +4,25 @@ from __future__ import annotations
 
 from profiler.model.measurement import StartupReport
 from profiler.render.console import new_table, render_tables
-from profiler.render.units import fmt_bytes, fmt_count, fmt_pm, fmt_ratio, fmt_seconds
+from profiler.render.units import RATIO_CONVENTION, fmt_bytes, fmt_count, fmt_failed, fmt_pm, fmt_ratio, fmt_seconds
+
+
+def _label(r) -> str:
+    return r.variant or r.key or r.command
+
+
+def _ratio_cell(x) -> str:
+    if x is None:
+        return ""
+    return fmt_ratio(x.ratio, x.ratio_stddev, reference=x.key == x.reference)
 
 
 def render_startup_table(report: StartupReport, tty: bool = False) -> str:
     many_py = len({r.python for r in report.results}) > 1
     has_instr = any(r.instructions is not None for r in report.results)
     rel = {x.key: x for x in report.relative}
+    ref = next((r for r in report.results if r.key == report.reference), None)
+    ref_label = (_label(ref) + (f" on {ref.python_version}" if many_py and ref.python_version else "")) if ref else report.reference
     title = "Start-up time" + (" (interrupted: partial results)" if report.interrupted else "")
     t = new_table(tty, title=title)
     t.add_column("Variant")
@@ -23,29 +35,35 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
     t.add_column("User", justify="right")
     t.add_column("System", justify="right")
     t.add_column("Peak RSS", justify="right")
-    t.add_column(f"× {report.reference}" if report.reference else "Relative", justify="right")
+    t.add_column(f"vs {ref_label}" if ref_label else "Relative", justify="right")
     if has_instr:
         t.add_column("Instructions", justify="right")
     t.add_column("Runs", justify="right")
     for r in report.results:
-        row = [r.key if not many_py else r.key.split(" @ ")[0]]
+        row = [_label(r)]
         if many_py:
             row.append(f"{r.python} ({r.python_version})")
-        row += [
-            r.target,
-            fmt_pm(r.mean, r.stddev),
-            fmt_seconds(r.median),
-            f"{fmt_seconds(r.min)} … {fmt_seconds(r.max, r.min)}",
-            fmt_seconds(r.user),
-            fmt_seconds(r.system),
-            fmt_bytes(r.peak_rss_bytes),
-            fmt_ratio(rel[r.key].ratio, rel[r.key].ratio_stddev) if r.key in rel else "",
-        ]
+        row.append(r.target)
+        if getattr(r, "failed", False):
+            # a failed command has no timing figure at all: its error instead
+            row += [fmt_failed(getattr(r, "error", None)), "", "", "", "", "", ""]
+        else:
+            row += [
+                fmt_pm(r.mean, r.stddev),
+                fmt_seconds(r.median),
+                f"{fmt_seconds(r.min)} … {fmt_seconds(r.max, r.min)}",
+                fmt_seconds(r.user),
+                fmt_seconds(r.system),
+                fmt_bytes(r.peak_rss_bytes),
+                _ratio_cell(rel.get(r.key)),
+            ]
         if has_instr:
             row.append(fmt_count(r.instructions))
         row.append(str(r.runs))
         t.add_row(*row)
     parts: list = [t]
+    if report.relative:
+        parts.append(f"{RATIO_CONVENTION} (here: {ref_label})")
     if not many_py and report.results and report.results[0].python:
         r0 = report.results[0]
         parts.append(f"python: {r0.python} ({r0.python_version}); engine: {report.engine}")

@@ -9,7 +9,13 @@ def _ms(x: float | None) -> str:
     return "n/a" if x is None else f"{x * 1e3:.1f}"
 
 
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
 def render_markdown(report) -> str:
+    from profiler.render.units import RATIO_CONVENTION, fmt_failed, fmt_ratio
+
     results = getattr(report, "results", None)
     if results is None:
         raise UsageError("markdown output needs a report with timing results (startup, compare)")
@@ -19,11 +25,14 @@ def render_markdown(report) -> str:
         "|:---|---:|---:|---:|---:|",
     ]
     for r in results:
+        name = _cell(r.key or r.command)
+        if getattr(r, "failed", False):  # no timing figure: the error instead
+            lines.append(f"| `{name}` | {_cell(fmt_failed(getattr(r, 'error', None)))} | | | |")
+            continue
         mean = _ms(r.mean) + ("" if r.stddev is None else f" ± {_ms(r.stddev)}")
         x = rel.get(r.key)
-        relative = ""
-        if x is not None:
-            relative = f"{x.ratio:.2f}" + ("" if x.ratio_stddev is None else f" ± {x.ratio_stddev:.2f}")
-        name = (r.key or r.command).replace("|", "\\|")
+        relative = "" if x is None else fmt_ratio(x.ratio, x.ratio_stddev, reference=x.key == x.reference)
         lines.append(f"| `{name}` | {mean} | {_ms(r.min)} | {_ms(r.max)} | {relative} |")
+    if rel:
+        lines += ["", f"Relative: {RATIO_CONVENTION}."]
     return "\n".join(lines) + "\n"

@@ -36,5 +36,37 @@ def fmt_count(n: int | None) -> str:
     return f"{n:,}"
 
 
-def fmt_ratio(r: float, sd: float | None) -> str:
-    return f"{r:.2f}" if sd is None else f"{r:.2f} ± {sd:.2f}"
+# One ratio convention for every table, export and the HTML page (PLAN item 5, issue 11.1):
+# ratio = mean / the reference's mean, a TIME ratio. 1.00x is the reference itself; 2.0 takes
+# twice as long ("2.0x slower"); 0.25 takes a quarter of the time ("4.0x faster": for a ratio
+# below 1 the text says 1/ratio and "faster", so a reader never has to know which way it goes).
+RATIO_CONVENTION = (
+    "ratios are time ratios against the reference: 1.00x = the reference; "
+    "4.8x slower = takes 4.8 times as long; 4.8x faster = takes 1/4.8 of the time"
+)
+
+
+def _times(x: float) -> str:
+    return f"{x:.2f}x" if x < 2 else f"{x:.1f}x"
+
+
+def fmt_ratio(ratio: float | None, sd: float | None = None, *, reference: bool = False) -> str:
+    """A time ratio (mean / reference mean) → '1.00x (reference)' / '4.8x slower' / '4.8x faster'
+    (with '± 0.3' when its standard deviation is known; the spread of 1/ratio is sd/ratio²)."""
+    if reference:
+        return "1.00x (reference)"
+    if ratio is None or ratio <= 0:
+        return "n/a"
+    if ratio >= 1:
+        x, word, xsd = ratio, "slower", sd
+    else:
+        x, word, xsd = 1 / ratio, "faster", None if sd is None else sd / (ratio * ratio)
+    text = _times(x)
+    if xsd is not None:
+        text += f" ± {xsd:.2f}" if x < 2 else f" ± {xsd:.1f}"
+    return f"{text} {word}"
+
+
+def fmt_failed(error: str | None) -> str:
+    """The cell of a command that failed: its one-line error, and no timing figure."""
+    return f"failed: {error or 'no error text'}"

@@ -76,6 +76,22 @@
   function fmtCount(v) {
     return num(v) ? v.toLocaleString("en-US") : "n/a";
   }
+  /* A TIME ratio (mean / the reference's mean): the one convention of every table (render/units.py
+   * fmt_ratio): "1.00x (reference)", "4.8x slower", "4.8x faster" (1/ratio when below 1). */
+  var RATIO_CONVENTION = "Ratios are time ratios against the reference: 1.00x = the reference; " +
+    "4.8x slower = takes 4.8 times as long; 4.8x faster = takes 1/4.8 of the time.";
+  function fmtRatio(ratio, sd, isRef) {
+    if (isRef) return "1.00x (reference)";
+    if (!num(ratio) || ratio <= 0) return "n/a";
+    var x = ratio >= 1 ? ratio : 1 / ratio;
+    var word = ratio >= 1 ? "slower" : "faster";
+    var xsd = num(sd) ? (ratio >= 1 ? sd : sd / (ratio * ratio)) : null;
+    var digits = x < 2 ? 2 : 1;
+    return x.toFixed(digits) + "x" + (xsd !== null ? " \u00b1 " + xsd.toFixed(digits) : "") + " " + word;
+  }
+  function fmtFailed(error) {
+    return "failed: " + (error || "no error text");
+  }
   function fmtPct(v) {
     return num(v) ? (v * 100).toFixed(v < 0.1 ? 1 : 0) + "%" : "n/a";
   }
@@ -151,6 +167,7 @@
   function barChart(rows, fmt, opts) {
     opts = opts || {};
     var texts = rows.map(function (r) {
+      if (r.failed) return r.note;
       var txt = num(r.value) ? fmt(r.value) : "n/a";
       if (num(r.err)) txt += " \u00b1 " + fmt(r.err);
       if (r.note) txt += " \u00b7 " + r.note;
@@ -440,15 +457,22 @@
         h("code", { class: "target", text: targets.join(", ") || "?" }),
       ]),
     ]);
+    function ratioText(r) {
+      var x = rel[r.key];
+      return x ? fmtRatio(x.ratio, x.ratio_stddev, x.key === x.reference) : "";
+    }
+    if (doc.relative && doc.relative.length) add(sec, [h("p", { class: "muted convention", text: RATIO_CONVENTION })]);
     add(sec, [
       barChart(results.map(function (r) {
-        var x = rel[r.key];
-        return { label: r.key || r.variant || r.command, value: r.mean, err: r.stddev, note: x ? "\u00d7" + x.ratio.toFixed(2) : "" };
+        if (r.failed) return { label: r.variant || r.key || r.command, value: null, note: fmtFailed(r.error), failed: true };
+        return { label: r.variant || r.key || r.command, value: r.mean, err: r.stddev, note: ratioText(r) };
       }), fmtS, { title: "mean start-up time per variant" }),
       h("h3", { text: "Distribution of runs" }),
       h("p", { class: "muted", text: "Each dot is one run; the line spans min to max; the tall tick is the median." }),
-      stripPlot(results.map(function (r) {
-        return { label: r.key || r.variant, values: r.times || [], median: r.median };
+      stripPlot(results.filter(function (r) {
+        return !r.failed;
+      }).map(function (r) {
+        return { label: r.variant || r.key, values: r.times || [], median: r.median };
       }), fmtS),
       dataTable([
         { key: "key", label: "variant", get: function (r) {
@@ -457,7 +481,9 @@
         { key: "command", label: "command", fmt: function (v) {
           return h("code", { text: v });
         } },
-        { key: "mean", label: "mean", num: true },
+        { key: "mean", label: "mean", num: true, fmt: function (v, r) {
+          return r.failed ? h("span", { class: "failed", text: fmtFailed(r.error) }) : fmtS(v);
+        } },
         { key: "stddev", label: "\u03c3", num: true },
         { key: "median", label: "median", num: true },
         { key: "min", label: "min", num: true },
@@ -470,11 +496,10 @@
         { key: "runs", label: "runs", num: true, get: function (r) {
           return (r.times || []).length;
         } },
-        { key: "ratio", label: "ratio", num: true, get: function (r) {
+        { key: "ratio", label: "vs reference (time)", num: true, get: function (r) {
           return rel[r.key] ? rel[r.key].ratio : null;
         }, fmt: function (v, r) {
-          var x = rel[r.key];
-          return x ? "\u00d7" + x.ratio.toFixed(2) + (num(x.ratio_stddev) ? " \u00b1 " + x.ratio_stddev.toFixed(2) : "") : "\u2014";
+          return ratioText(r) || "\u2014";
         } },
       ], results, { id: "startup-table" }),
     ]);
@@ -969,10 +994,27 @@
       };
     });
   }
+  /* PyOxidizer's `speedup_vs_no_site` is no-site's mean / this mean (a speed ratio): shown as
+   * the time ratio every other table uses (its inverse). */
+  function vsNoSite(r) {
+    if (r.variant === "no-site") return fmtRatio(1, null, true);
+    return num(r.speedup_vs_no_site) && r.speedup_vs_no_site > 0 ? fmtRatio(1 / r.speedup_vs_no_site) : "n/a";
+  }
   function comparePart(doc, source, n) {
     var sec = section("compare" + (n || ""), "Variant comparison (traditional / no-site / oxidized / filesystem / in-memory)", source);
     var results = doc.results || [];
-    var rows = compareRows(doc);
+    var failedBy = {};
+    results.forEach(function (r) {
+      if (r.failed) failedBy[r.variant || r.command] = r;
+    });
+    var rows = compareRows(doc).filter(function (r) {
+      return !failedBy[r.variant];
+    }).concat(Object.keys(failedBy).map(function (v) {
+      return { variant: v, failed: true, error: failedBy[v].error };
+    }));
+    function failedBar(r) {
+      return { label: r.variant, value: null, failed: true, note: fmtFailed(r.error) };
+    }
     var what = doc.workload ? "workload " + doc.workload : doc.target || "?";
     add(sec, [
       h("p", { class: "lead" }, [
@@ -982,26 +1024,35 @@
         doc.python ? " on " : "", doc.python ? h("code", { text: doc.python }) : null,
       ]),
       barChart(rows.map(function (r) {
+        if (r.failed) return failedBar(r);
         return { label: r.variant, value: r.cpu_s, err: r.cpu_stddev_s, note: num(r.pct_of_traditional) ? r.pct_of_traditional.toFixed(1) + "% of traditional" : "" };
       }), fmtS, { title: "CPU time per variant" }),
       h("h3", { text: "Wall time" }),
+      h("p", { class: "muted convention", text: RATIO_CONVENTION + " Here the reference is no-site." }),
       barChart(rows.map(function (r) {
-        return { label: r.variant, value: r.wall_s, err: r.wall_stddev_s, note: num(r.speedup_vs_no_site) ? r.speedup_vs_no_site.toFixed(2) + "\u00d7 the speed of no-site" : "" };
+        if (r.failed) return failedBar(r);
+        return { label: r.variant, value: r.wall_s, err: r.wall_stddev_s, note: r.variant === "no-site" ? vsNoSite(r) : vsNoSite(r) === "n/a" ? "" : vsNoSite(r) + " than no-site" };
       }), fmtS, { title: "wall time per variant" }),
-      stripPlot(results.map(function (r) {
+      stripPlot(results.filter(function (r) {
+        return !r.failed;
+      }).map(function (r) {
         return { label: r.variant || r.command, values: r.times || [], median: r.median };
       }), fmtS),
       dataTable([
         { key: "variant", label: "variant" },
-        { key: "cpu_s", label: "CPU (user+sys)", num: true, fmt: fmtS },
+        { key: "cpu_s", label: "CPU (user+sys)", num: true, fmt: function (v, r) {
+          return r.failed ? h("span", { class: "failed", text: fmtFailed(r.error) }) : fmtS(v);
+        } },
         { key: "delta_cpu_s", label: "\u0394 vs traditional", num: true, fmt: function (v) {
           return num(v) ? (v > 0 ? "+" : "") + fmtS(v) : "\u2014";
         } },
         { key: "pct_of_traditional", label: "% of traditional", num: true, fmt: function (v) {
           return num(v) ? v.toFixed(1) + "%" : "\u2014";
         } },
-        { key: "speedup_vs_no_site", label: "speed vs no-site (wall)", num: true, fmt: function (v) {
-          return num(v) ? v.toFixed(2) + "\u00d7" : "\u2014";
+        { key: "speedup_vs_no_site", label: "vs no-site (wall time)", num: true, get: function (r) {
+          return num(r.speedup_vs_no_site) && r.speedup_vs_no_site > 0 ? 1 / r.speedup_vs_no_site : null;
+        }, fmt: function (v, r) {
+          return vsNoSite(r);
         } },
         { key: "wall_s", label: "wall mean", num: true, fmt: fmtS },
         { key: "wall_stddev_s", label: "\u03c3", num: true, fmt: fmtS },

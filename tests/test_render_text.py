@@ -1,0 +1,79 @@
+"""The human renderers' shared text: one ratio convention (issue 11.1), failed rows, targets
+as typed and long paths (11.7). Real documents from tests/fixtures/report, no process run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import FIXTURES
+from profiler.model.measurement import StartupReport, TimingResult
+from profiler.render.units import RATIO_CONVENTION, fmt_ratio
+
+REPORT_FIXTURES = FIXTURES / "report"
+
+
+def load(kind: str) -> dict:
+    return json.loads((REPORT_FIXTURES / f"{kind}.json").read_text())
+
+
+@pytest.mark.parametrize(
+    "ratio, sd, ref, text",
+    [
+        (1.0, None, True, "1.00x (reference)"),
+        (4.8, None, False, "4.8x slower"),
+        (1 / 4.8, None, False, "4.8x faster"),
+        (1.25, 0.05, False, "1.25x ± 0.05 slower"),
+        (0.5, 0.05, False, "2.0x ± 0.2 faster"),  # the spread of 1/r is sd/r²
+        (None, None, False, "n/a"),
+    ],
+)
+def test_one_ratio_convention(ratio, sd, ref, text):
+    assert fmt_ratio(ratio, sd, reference=ref) == text
+
+
+def test_startup_table_says_slower_or_faster_against_the_reference():
+    from profiler.render.console_startup import render_startup_table
+
+    doc = load("startup")
+    text = render_startup_table(StartupReport.from_dict(doc), tty=False)
+    header = next(ln for ln in text.splitlines() if "Mean" in ln)
+    assert "vs default" in header and "×" not in header
+    row = {ln.split("|")[1].strip(): ln for ln in text.splitlines() if ln.startswith("|")}
+    assert "1.00x (reference)" in row["default"]
+    ratio = next(x["ratio"] for x in doc["relative"] if x["key"] == "no-site")
+    assert ratio < 1 and f"{1 / ratio:.1f}x" in row["no-site"] and "faster" in row["no-site"]
+    assert RATIO_CONVENTION in text
+
+
+def _compare_report(doc):
+    from profiler.analysis.compare import compare_rows
+    from profiler.model.compare import CompareReport
+
+    results = tuple(TimingResult.from_dict(r) for r in doc["results"])
+    return CompareReport(doc["workload"], doc["target"], doc["python"], doc["python_version"], "/b", results, tuple(compare_rows(results)))
+
+
+def test_compare_table_uses_time_ratios_against_no_site():
+    from profiler.render.console_compare import render_compare_table
+
+    doc = load("compare")
+    text = render_compare_table(_compare_report(doc), tty=False)
+    lines = {ln.split("|")[1].strip(): ln for ln in text.splitlines() if ln.startswith("|")}
+    assert "1.00x (reference)" in lines["no-site"]
+    for row in doc["rows"]:
+        if row["variant"] == "no-site":
+            continue
+        word = "faster" if row["speedup_vs_no_site"] > 1 else "slower"  # speed > 1: less time
+        assert word in lines[row["variant"]], lines[row["variant"]]
+    assert "time ratios" in text
+
+
+def test_markdown_relative_column_and_its_meaning():
+    from profiler.render.markdown import render_markdown
+
+    text = render_markdown(StartupReport.from_dict(load("startup")))
+    assert "| 1.00x (reference) |" in text
+    assert "faster |" in text or "slower |" in text
+    assert RATIO_CONVENTION in text
