@@ -58,6 +58,11 @@ def at_exit(fn):
     import atexit
 
     atexit.register(fn)
+    # Keep the module alive: on 3.7-3.9 the interpreter calls back into the atexit module at
+    # exit through a borrowed pointer, so freeing it (no sys.modules entry, no reference) is a
+    # segfault at exit (exit -11) instead of the callbacks. (Not a global of this file: running
+    # the target clears __main__'s namespace; the API module stays in sys.modules.)
+    _API._atexit = atexit
     if not had:
         del sys.modules["atexit"]
 
