@@ -6,6 +6,8 @@ Exit codes (DESIGN.md, "The command-line contract"):
 
 from __future__ import annotations
 
+import errno
+
 EXIT_OK = 0
 EXIT_GATE = 1
 EXIT_USAGE = 2
@@ -41,6 +43,18 @@ class BadInput(ImportprofError):
     exit_code = EXIT_USAGE
 
 
+class BadOutput(BadInput):
+    """An output path that cannot be written: a directory, a missing or read-only folder."""
+
+    exit_code = EXIT_USAGE
+
+
+class OutputFailed(ImportprofError):
+    """An output could not be finished (disk full, I/O error): the target file is unchanged."""
+
+    exit_code = EXIT_FAILED
+
+
 class GateFailed(ImportprofError):
     """A CI gate (--budget, --fail-over...) tripped."""
 
@@ -73,3 +87,20 @@ class Interrupted(ImportprofError):
     def __init__(self, message: str = "interrupted", *, partial=None):
         super().__init__(message)
         self.partial = partial
+
+
+# OSErrors that say "this path is wrong" (the user can pick another) rather than "writing failed"
+PATH_ERRNOS = frozenset(
+    {errno.EPERM, errno.ENOENT, errno.EACCES, errno.ENOTDIR, errno.EISDIR, errno.EROFS, errno.ENAMETOOLONG, errno.ELOOP}
+)
+
+
+def from_os_error(exc: OSError) -> ImportprofError:
+    """The family member for an OSError no layer below turned into one: a path the user can
+    change (exit 2) or a failure of the machine (disk full, I/O: exit 3)."""
+    reason = exc.strerror or str(exc)
+    where = exc.filename if exc.filename is not None else None
+    message = f"{where}: {reason}" if where is not None else reason
+    if exc.errno in PATH_ERRNOS:
+        return BadInput(message)
+    return ToolFailed(message)

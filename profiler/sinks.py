@@ -1,35 +1,99 @@
 """Where rendered bytes go: stdout, or a file written atomically (temp file + rename).
 
 A failing command never leaves a half-written output file: the temp file lives beside the
-destination (same filesystem, so `os.replace` is atomic) and is removed on any error.
+destination (same filesystem, so `os.replace` is atomic) and is removed on any error, and an
+existing file at the destination stays as it was. Every way an output can fail ends as one
+error line: `BadOutput` (exit 2: a directory, a missing or read-only folder) or `OutputFailed`
+(exit 3: the disk filled up or an I/O error while writing).
+
+The new file keeps the mode (and, when allowed, the owner) of the file it replaces; a new file
+gets 0666 minus the umask, as `open()` would give it.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import sys
 import tempfile
 
-from profiler.errors import BadInput
+from profiler.errors import PATH_ERRNOS, BadOutput, OutputFailed
+
 
 
 def _as_bytes(data: str | bytes) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else data
 
 
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def output_error(path: str, exc: OSError, what: str = "write") -> Exception:
+    """The error family's member for an OSError met while writing `path`."""
+    message = f"cannot {what} {path}: {_reason(exc)}"
+    if exc.errno in PATH_ERRNOS:
+        return BadOutput(message)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        message += " (the existing file, if any, is unchanged)"
+    return OutputFailed(message)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _new_file_mode() -> int:
+    return 0o666 & ~_umask()
+
+
+def _destination(path: str) -> str:
+    """The file actually written: a symlink's target (the link stays a link)."""
+    if os.path.islink(path):
+        return os.path.realpath(path)
+    return path
+
+
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
-    path = os.fspath(path)
+    shown = os.fspath(path)
+    path = _destination(shown)
+    payload = _as_bytes(data)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise output_error(shown, exc) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise BadOutput(f"cannot write {shown}: it is a directory")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        _write_in_place(shown, path, payload)  # /dev/stdout, a FIFO: not replaced by a file
+        return
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
-        raise BadInput(f"cannot write {path}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".importprof-", suffix=".tmp", dir=directory)
+        raise BadOutput(f"cannot write {shown}: folder {directory} does not exist")
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(_as_bytes(data))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        fd, tmp = tempfile.mkstemp(prefix=".importprof-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise output_error(shown, exc) from None
+    try:
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(payload)
+                fh.flush()
+                os.fsync(fh.fileno())
+                if st is not None:
+                    try:
+                        os.fchown(fh.fileno(), st.st_uid, st.st_gid)
+                    except OSError:
+                        pass  # not ours to give away: the mode is still kept
+                os.fchmod(fh.fileno(), stat.S_IMODE(st.st_mode) if st is not None else _new_file_mode())
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise output_error(shown, exc) from None
     except BaseException:
         try:
             os.unlink(tmp)
@@ -38,14 +102,27 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
         raise
 
 
+def _write_in_place(shown: str, path: str, payload: bytes) -> None:
+    try:
+        with open(path, "wb") as fh:
+            fh.write(payload)
+    except OSError as exc:
+        raise output_error(shown, exc) from None
+
+
 def write_stdout(data: str | bytes) -> None:
-    if isinstance(data, bytes):
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    else:
-        sys.stdout.write(data)
-        sys.stdout.flush()
+    try:
+        if isinstance(data, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(data)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputFailed(f"cannot write to standard output: {_reason(exc)}") from None
 
 
 def emit(data: str | bytes, output: str | None) -> None:
@@ -57,11 +134,51 @@ def emit(data: str | bytes, output: str | None) -> None:
 
 
 def check_writable(path: str | None) -> None:
-    """Fail fast (before measuring for minutes) when an output path cannot be written."""
+    """Fail fast (before measuring for minutes) when an output FILE cannot be written: it names
+    a directory, or its folder is missing, not a folder, or refuses a new file (read-only,
+    no permission). The check creates and removes a probe file, as the real write will."""
     if path is None or path == "-":
         return
+    shown = path
+    path = _destination(path)
+    if os.path.isdir(path):
+        raise BadOutput(f"cannot write {shown}: it is a directory")
+    if os.path.exists(path) and not os.path.isfile(path):
+        return  # a device or FIFO: written in place
     directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.exists(directory):
+        raise BadOutput(f"cannot write {shown}: folder {directory} does not exist")
     if not os.path.isdir(directory):
-        raise BadInput(f"cannot write {path}: directory {directory} does not exist")
-    if not os.access(directory, os.W_OK):
-        raise BadInput(f"cannot write {path}: directory {directory} is not writable")
+        raise BadOutput(f"cannot write {shown}: {directory} is not a folder")
+    _probe(shown, directory)
+
+
+def check_output_dir(path: str | None, option: str = "-o") -> None:
+    """Fail fast when an output FOLDER cannot be made or written: it is a file, or the
+    nearest existing folder on its way refuses a new entry."""
+    if path is None:
+        return
+    absolute = os.path.abspath(path)
+    if os.path.exists(absolute) and not os.path.isdir(absolute):
+        raise BadOutput(f"{option} {path}: exists and is not a folder")
+    existing = absolute
+    while not os.path.exists(existing):
+        parent = os.path.dirname(existing)
+        if parent == existing:
+            break
+        existing = parent
+    if not os.path.isdir(existing):
+        raise BadOutput(f"{option} {path}: {existing} is not a folder")
+    _probe(f"{option} {path}", existing, what="write into")
+
+
+def _probe(shown: str, directory: str, what: str = "write") -> None:
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".importprof-probe-", dir=directory)
+    except OSError as exc:
+        raise output_error(shown, exc, what) from None
+    os.close(fd)
+    try:
+        os.unlink(probe)
+    except OSError:
+        pass

@@ -73,6 +73,12 @@ def main(args: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a file or folder the workflow met (full disk, read-only...): one line
+        from profiler.errors import from_os_error
+
+        err = from_os_error(exc)
+        _common.error_line(err.message)
+        return err.exit_code
     except Exception as exc:  # click/typer usage errors and exits (vendored or not)
         code = getattr(exc, "exit_code", None)
         fmt = getattr(exc, "format_message", None)

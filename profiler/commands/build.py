@@ -38,6 +38,9 @@ def build(
     if not (positional or code is not None or module is not None):
         raise UsageError("build needs SCRIPT or -m MODULE")
     target = make_target(code, module, positional)
+    from profiler.sinks import check_output_dir
+
+    check_output_dir(output, "-o")
     if pyoxidizer:
         from profiler.workflows.pyoxidizer_build import PyOxidizerOptions, build_with_pyoxidizer
 

@@ -45,6 +45,9 @@ def compare(
         target = make_target(code, module, positional)
     check_format(fmt, ("json", "markdown"))
     check_outputs(output, export_json, export_markdown)
+    from profiler.sinks import check_output_dir
+
+    check_output_dir(build_dir, "--build-dir")
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,
                           launches=launches, build_dir=build_dir, syscalls=syscalls)
     with Progress("measuring") as bar:

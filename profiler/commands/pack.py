@@ -38,5 +38,8 @@ def pack(
         target = make_target(code, module, positional)
     if not output:
         raise UsageError("pack needs -o DIR")
+    from profiler.sinks import check_output_dir
+
+    check_output_dir(output, "-o")
     report = run_pack(PackOptions(out_dir=output, target=target, all_stdlib=all_stdlib, python=python), info=info)
     deliver(report, fmt=fmt, output=None, table=render_pack_table, formats=("json",))

@@ -1,0 +1,211 @@
+"""Outputs fail cleanly (issue 12.1, 12.8): a directory, a full disk, a read-only folder are one
+`importprof: error:` line (exit 2 for a bad path, 3 for a write that could not finish), the
+file named by -o is unchanged, no temp file is left, and the check happens before measuring."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from _mounts import full_disk, listing, read_only
+from conftest import assert_one_line_error
+
+IMPORTS_DOC = "report/imports.json"
+LOG = "importtime/cryptography_fernet.log"
+
+
+# ------------------------------------------------------------------ the sink itself
+def test_write_atomic_into_a_directory_is_bad_output(tmp_path):
+    from profiler.errors import BadOutput
+    from profiler.sinks import write_atomic
+
+    with pytest.raises(BadOutput, match="is a directory"):
+        write_atomic(tmp_path, "x")
+    assert listing(tmp_path) == []
+
+
+def test_write_atomic_on_a_full_disk_keeps_the_old_file(tmp_path):
+    from profiler.errors import OutputFailed
+    from profiler.sinks import write_atomic
+
+    with full_disk(str(tmp_path / "full")) as d:
+        before = listing(d)
+        with pytest.raises(OutputFailed, match="No space left"):
+            write_atomic(os.path.join(d, "out.json"), "y" * 100_000)
+        assert open(os.path.join(d, "out.json"), "rb").read() == b'{"old": true}\n'
+        assert listing(d) == before
+
+
+def test_write_atomic_read_only_folder_is_bad_output(tmp_path):
+    from profiler.errors import BadOutput
+    from profiler.sinks import check_output_dir, check_writable, write_atomic
+
+    with read_only(str(tmp_path / "ro")) as d:
+        target = os.path.join(d, "out.json")
+        with pytest.raises(BadOutput, match="Read-only file system"):
+            check_writable(target)
+        with pytest.raises(BadOutput, match="Read-only file system"):
+            write_atomic(target, "x")
+        with pytest.raises(BadOutput, match="Read-only file system"):
+            check_output_dir(os.path.join(d, "a", "b"))
+        assert listing(d) == []
+
+
+def test_write_atomic_keeps_an_existing_files_mode(tmp_path):
+    from profiler.sinks import write_atomic
+
+    target = tmp_path / "secret.json"
+    target.write_text("old")
+    os.chmod(target, 0o600)
+    write_atomic(target, "new")
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
+
+
+def test_write_atomic_new_file_honours_the_umask(tmp_path):
+    from profiler.sinks import write_atomic
+
+    old = os.umask(0o077)
+    try:
+        write_atomic(tmp_path / "a.json", "x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "a.json").st_mode) == 0o600
+    old = os.umask(0o002)
+    try:
+        write_atomic(tmp_path / "b.json", "x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "b.json").st_mode) == 0o664
+
+
+def test_write_atomic_through_a_symlink_keeps_the_link(tmp_path):
+    from profiler.sinks import write_atomic
+
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    write_atomic(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"
+
+
+def test_check_writable_refuses_a_directory_and_a_missing_folder(tmp_path):
+    from profiler.errors import BadOutput
+    from profiler.sinks import check_output_dir, check_writable
+
+    with pytest.raises(BadOutput, match="is a directory"):
+        check_writable(str(tmp_path))
+    with pytest.raises(BadOutput, match="does not exist"):
+        check_writable(str(tmp_path / "nope" / "x.json"))
+    (tmp_path / "file").write_text("")
+    with pytest.raises(BadOutput, match="not a folder"):
+        check_writable(str(tmp_path / "file" / "x.json"))
+    with pytest.raises(BadOutput, match="not a folder"):
+        check_output_dir(str(tmp_path / "file"))
+    with pytest.raises(BadOutput, match="not a folder"):
+        check_output_dir(str(tmp_path / "file" / "sub"))
+    check_output_dir(str(tmp_path / "new" / "sub"))  # made later: fine
+    assert not (tmp_path / "new").exists()
+    assert listing(tmp_path) == ["file"]
+
+
+# ------------------------------------------------------------------ the commands
+def _readers(fixtures):
+    doc = str(fixtures / IMPORTS_DOC)
+    return {
+        "show": ["show", doc],
+        "diff": ["diff", doc, doc],
+        "why": ["why", "json", "--report", doc],
+        "imports": ["imports", "--from-log", str(fixtures / LOG)],
+        "trace": ["trace", "--from-log", str(fixtures / "strace/multiproc.log")],
+        "report": ["report", "--from", doc],
+    }
+
+
+@pytest.mark.parametrize("command", ["show", "diff", "why", "imports", "trace", "report"])
+def test_output_is_a_directory(cli, fixtures, tmp_path, command):
+    (tmp_path / "d").mkdir()
+    res = cli(*_readers(fixtures)[command], "-o", tmp_path / "d")
+    assert_one_line_error(res, 2, "is a directory")
+    assert listing(tmp_path) == ["d"] and listing(tmp_path / "d") == []
+
+
+@pytest.mark.parametrize("command", ["show", "diff", "why", "imports", "trace", "report"])
+def test_output_on_a_full_disk(cli, fixtures, tmp_path, command):
+    with full_disk(str(tmp_path / "full")) as d:
+        before = listing(d)
+        res = cli(*_readers(fixtures)[command], "-o", os.path.join(d, "out.json"))
+        assert_one_line_error(res, 3, "No space left")
+        assert open(os.path.join(d, "out.json"), "rb").read() == b'{"old": true}\n'
+        assert stat.S_IMODE(os.stat(os.path.join(d, "out.json")).st_mode) == 0o600
+        assert listing(d) == before
+
+
+@pytest.mark.parametrize("command", ["show", "diff", "why", "imports", "trace", "report"])
+def test_output_in_a_read_only_folder(cli, fixtures, tmp_path, command):
+    with read_only(str(tmp_path / "ro")) as d:
+        res = cli(*_readers(fixtures)[command], "-o", os.path.join(d, "out.json"))
+        assert_one_line_error(res, 2, "Read-only file system")
+        assert listing(d) == []
+
+
+@pytest.mark.parametrize("option", ["-o", "--export-json", "--export-markdown"])
+def test_startup_checks_its_outputs_before_measuring(cli, tmp_path, option):
+    marker = tmp_path / "ran"
+    with read_only(str(tmp_path / "ro")) as d:
+        res = cli("startup", "--runs", "1", "--warmup", "0", "-c", f"open({str(marker)!r}, 'w')",
+                  option, os.path.join(d, "out"))
+        assert_one_line_error(res, 2, "Read-only file system")
+    assert not marker.exists(), "the target ran although the output could not be written"
+
+
+@pytest.mark.parametrize("option", ["--export-json", "--export-markdown"])
+def test_startup_exports_on_a_full_disk(cli, tmp_path, option):
+    with full_disk(str(tmp_path / "full")) as d:
+        before = listing(d)
+        res = cli("startup", "--runs", "1", "--warmup", "0", "--variant", "default", option, os.path.join(d, "out.json"))
+        assert_one_line_error(res, 3, "No space left")
+        assert open(os.path.join(d, "out.json"), "rb").read() == b'{"old": true}\n'
+        assert listing(d) == before
+
+
+def test_imports_checks_its_output_before_measuring(cli, tmp_path):
+    marker = tmp_path / "ran"
+    (tmp_path / "d").mkdir()
+    res = cli("imports", "--runs", "1", "--warmup", "0", "-c", f"open({str(marker)!r}, 'w')", "-o", tmp_path / "d")
+    assert_one_line_error(res, 2, "is a directory")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["pack", "-c", "pass", "-o"],
+        ["build", "-c", "pass", "-o"],
+        ["compare", "--workload", "hello", "--runs", "1", "--warmup", "0", "--syscalls", "off", "--build-dir"],
+    ],
+    ids=["pack", "build", "compare"],
+)
+def test_output_folders_in_a_read_only_folder(cli, tmp_path, args):
+    with read_only(str(tmp_path / "ro")) as d:
+        res = cli(*args, os.path.join(d, "out"))
+        assert_one_line_error(res, 2, "Read-only file system")
+        assert listing(d) == []
+
+
+def test_stdout_on_a_full_disk(fixtures, tmp_path):
+    import subprocess
+    import sys
+
+    with full_disk(str(tmp_path / "full")) as d:
+        with open(os.path.join(d, "filler"), "ab") as out:
+            proc = subprocess.run([sys.executable, "-m", "profiler", "show", str(fixtures / IMPORTS_DOC), "--format", "json"],
+                                  stdout=out, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert [ln for ln in proc.stderr.splitlines() if ln.startswith("importprof: error:")] == [
+        "importprof: error: cannot write to standard output: No space left on device"
+    ], proc.stderr
