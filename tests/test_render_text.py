@@ -77,3 +77,52 @@ def test_markdown_relative_column_and_its_meaning():
     assert "| 1.00x (reference) |" in text
     assert "faster |" in text or "slower |" in text
     assert RATIO_CONVENTION in text
+
+
+# ------------------------------------------------------------------ 11.7 targets and paths
+def test_targets_show_as_typed_not_shell_quoted():
+    import shlex
+
+    from profiler.model.target import Target
+    from profiler.render.text import shown_target
+
+    cases = {
+        Target("code", "print('hi')"): "-c \"print('hi')\"",
+        Target("code", "import json"): '-c "import json"',
+        Target("code", "pass"): "-c pass",
+        Target("script", "my app.py", ("--x",)): '"my app.py" --x',
+        Target("code", 'print("it\'s $HOME")'): '-c "print(\\"it\'s \\$HOME\\")"',
+    }
+    for target, typed in cases.items():
+        assert shown_target(target.label()) == typed
+        assert "'\"'\"'" not in shown_target(target.label())
+    assert shlex.split(shown_target(Target("code", "print('hi')").label())) == ["-c", "print('hi')"]
+    assert shown_target("not 'a label") == "not 'a label"  # free text stays as it is
+
+
+def test_startup_table_target_column_as_typed():
+    from profiler.render.console_startup import render_startup_table
+
+    doc = load("startup")
+    label = "-c 'print('\"'\"'hi'\"'\"')'"  # what shlex.join makes of -c "print('hi')"
+    for r in doc["results"]:
+        r["target"] = label
+    text = render_startup_table(StartupReport.from_dict(doc), tty=False)
+    assert "-c \"print('hi')\"" in text and "'\"'\"'" not in text
+
+
+def test_long_paths_abbreviated_in_the_middle_on_a_terminal_only():
+    from profiler.model.site import PthFile, SiteReport
+    from profiler.render.console_site import render_site_table
+    from profiler.render.text import short_path
+
+    long = "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/certifi/core.py"
+    assert short_path(long, 40) == "…/site-packages/certifi/core.py"
+    assert short_path("/short/path.py", 40) == "/short/path.py"
+    assert short_path("/a/" + "x" * 80, 20) == "…" + "x" * 19
+    path = "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/distutils-precedence.pth"
+    report = SiteReport({}, "/usr/bin/python3", "3.11.7", 1, 0.004, (PthFile(path, 0.001),), None, None, None, 1)
+    plain = render_site_table(report, tty=False)
+    assert path in plain  # a pipe or a file: never cut (DESIGN.md)
+    term = render_site_table(report, tty=True)
+    assert path not in term and "…/lib/python3.11/site-packages/distutils-precedence.pth" in term

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from profiler.render.console import new_table, render_tables
+from profiler.render.text import path_cell, shown_target
 from profiler.render.units import RATIO_CONVENTION, fmt_bytes, fmt_count, fmt_failed, fmt_ratio, fmt_seconds
 
 
@@ -24,7 +25,7 @@ def _vs_no_site(row) -> str:
 
 
 def render_compare_table(report, tty: bool) -> str:
-    what = f"workload {report.workload}" if report.workload else report.target
+    what = f"workload {report.workload}" if report.workload else shown_target(report.target)
     if report.launches:
         what += f" ({report.launches} launches per run)"
     runs = report.results[0].runs if report.results else 0
@@ -65,7 +66,7 @@ def render_compare_table(report, tty: bool) -> str:
                 fd = dict(s.families)
                 st.add_row(s.variant, fmt_count(s.total), fmt_count(s.errors), *[fmt_count(fd.get(n)) for n in fams], fmt_count(s.files_opened))
             parts.append(st)
-    notes = [f"build: {report.build_dir}"]
+    notes = [f"build: {path_cell(report.build_dir, tty)}"]
     if any(r.speedup_vs_no_site for r in report.rows):
         notes.append(f"vs no-site: {RATIO_CONVENTION} (here: no-site's wall time)")
     notes += list(report.notes)

@@ -26,7 +26,9 @@ def _header(report) -> str:
     ver = f" {report.python_version}" if report.python_version else ""
     runs = f"{report.runs} run{'s' if report.runs != 1 else ''}"
     procs = f", {report.processes} processes" if report.processes > 1 else ""
-    target = f" · {report.target}" if report.target else ""
+    from profiler.render.text import shown_target
+
+    target = f" · {shown_target(report.target)}" if report.target else ""
     return f"imports: {who}{ver}{target} · {runs}{procs} · total {_ms(report.total_us)} ms (Σ roots' cumulative, median)"
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from profiler.render.console import new_table, render_tables
+from profiler.render.text import shown_target
 from profiler.render.units import fmt_bytes, fmt_count
 
 
 def _sets_table(pack, tty: bool):
-    t = new_table(tty, title=f"packed resources: {pack.target} ({pack.python_version}, {pack.python})")
+    t = new_table(tty, title=f"packed resources: {shown_target(pack.target)} ({pack.python_version}, {pack.python})")
     for col in ("set", "modules", "extensions", "bytecode", "source", "packed-resources", "files", "file bytes", "folder"):
         t.add_column(col, justify="left" if col in ("set", "folder") else "right")
     for s in pack.sets:

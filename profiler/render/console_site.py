@@ -11,6 +11,7 @@ def _ms(seconds: float) -> str:
 
 def render_site_table(report: SiteReport, tty: bool) -> str:
     from profiler.render.console import new_table, render_tables
+    from profiler.render.text import path_cell
 
     parts: list = [
         f"site.main() on {report.python} (Python {report.python_version}): {_ms(report.seconds)}"
@@ -23,7 +24,7 @@ def render_site_table(report: SiteReport, tty: bool) -> str:
     pth.add_column("modules imported")
     for p in report.pth:
         mods = ", ".join(p.modules[:6]) + (f" (+{len(p.modules) - 6})" if len(p.modules) > 6 else "")
-        pth.add_row(_ms(p.seconds), p.path, str(len(p.lines)), mods or "-")
+        pth.add_row(_ms(p.seconds), path_cell(p.path, tty), str(len(p.lines)), mods or "-")
     parts.append(pth if report.pth else "no .pth file processed")
     lines = [(p, ln) for p in report.pth for ln in p.lines]
     if lines:
@@ -33,7 +34,8 @@ def render_site_table(report: SiteReport, tty: bool) -> str:
         t.add_column("code")
         for p, ln in lines:
             text = ln.text if len(ln.text) <= 80 else ln.text[:77] + "..."
-            t.add_row(_ms(ln.seconds), f"{p.path}:{ln.lineno}" if ln.lineno else p.path, text)
+            where = path_cell(p.path, tty, 48)
+            t.add_row(_ms(ln.seconds), f"{where}:{ln.lineno}" if ln.lineno else where, text)
         parts.append(t)
     other = new_table(tty, title="other site work")
     other.add_column("what")
@@ -43,12 +45,12 @@ def render_site_table(report: SiteReport, tty: bool) -> str:
         if c is None:
             other.add_row(label, "-", "none imported")
         else:
-            other.add_row(label, _ms(c.seconds), c.path or "?")
+            other.add_row(label, _ms(c.seconds), path_cell(c.path, tty) or "?")
     u = report.user_site
     if u is not None:
         state = "enabled" if u.enabled else "disabled"
         state += ", exists" if u.exists else ", does not exist"
-        other.add_row("user site", _ms(u.seconds), f"{u.path} ({state})")
+        other.add_row("user site", _ms(u.seconds), f"{path_cell(u.path, tty)} ({state})")
     other.add_row("sys.path entries added", str(report.sys_path_added), ", ".join(report.sys_path_entries))
     parts.append(other)
     for w in report.warnings:

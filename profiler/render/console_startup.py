@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from profiler.model.measurement import StartupReport
 from profiler.render.console import new_table, render_tables
+from profiler.render.text import path_cell, shown_target
 from profiler.render.units import RATIO_CONVENTION, fmt_bytes, fmt_count, fmt_failed, fmt_pm, fmt_ratio, fmt_seconds
 
 
@@ -42,8 +43,8 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
     for r in report.results:
         row = [_label(r)]
         if many_py:
-            row.append(f"{r.python} ({r.python_version})")
-        row.append(r.target)
+            row.append(f"{path_cell(r.python, tty)} ({r.python_version})")
+        row.append(shown_target(r.target))
         if getattr(r, "failed", False):
             # a failed command has no timing figure at all: its error instead
             row += [fmt_failed(getattr(r, "error", None)), "", "", "", "", "", ""]
@@ -77,7 +78,7 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
         for ic in report.import_costs:
             row = [ic.module, ic.variant]
             if many_py:
-                row.append(ic.python or "")
+                row.append(path_cell(ic.python, tty))
             row.append(fmt_pm(ic.mean, ic.stddev))
             c.add_row(*row)
         parts.append(c)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from profiler.model.syscall_trace import TraceReport, TraceResult
 from profiler.render.console import new_table, render_tables
+from profiler.render.text import path_cell
 from profiler.render.units import fmt_bytes, fmt_count, fmt_seconds
 
 
@@ -62,7 +63,7 @@ def _one(r: TraceResult, tty: bool, top: int) -> list:
         t.add_column("directory")
         t.add_column("failed lookups", justify="right")
         for d in fs["failed_lookup_dirs"][: min(top, 10)]:
-            t.add_row(d["name"], fmt_count(d["count"]))
+            t.add_row(path_cell(d["name"], tty), fmt_count(d["count"]))
         parts.append(t)
     if fs["read_sizes"]:
         t = new_table(tty, title="Read sizes (bytes returned per read)")
@@ -76,7 +77,7 @@ def _one(r: TraceResult, tty: bool, top: int) -> list:
         for col in ("file", "opens", "bytes read"):
             t.add_column(col, justify="left" if col == "file" else "right")
         for f in fs["files"][: min(top, 10)]:
-            t.add_row(f["name"], fmt_count(f["opens"]), fmt_bytes(f["bytes_read"]))
+            t.add_row(path_cell(f["name"], tty), fmt_count(f["opens"]), fmt_bytes(f["bytes_read"]))
         parts.append(t)
     if len(r.processes) > 1:
         t = new_table(tty, title="Processes and threads")
