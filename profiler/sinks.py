@@ -12,6 +12,7 @@ gets 0666 minus the umask, as `open()` would give it.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -91,6 +92,40 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
                     except OSError:
                         pass  # not ours to give away: the mode is still kept
                 os.fchmod(fh.fileno(), stat.S_IMODE(st.st_mode) if st is not None else _new_file_mode())
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise output_error(shown, exc) from None
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike):
+    """A temp path beside `path` for a tool to write (strace -o): on a clean exit it replaces
+    `path` atomically (keeping an existing file's mode, else the umask's); on any error it is
+    removed and `path` stays as it was."""
+    shown = os.fspath(path)
+    path = _destination(shown)
+    if os.path.isdir(path):
+        raise BadOutput(f"cannot write {shown}: it is a directory")
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".importprof-", suffix=".tmp", dir=directory)
+        os.close(fd)
+    except OSError as exc:
+        raise output_error(shown, exc) from None
+    try:
+        yield tmp
+        try:
+            os.chmod(tmp, stat.S_IMODE(st.st_mode) if st is not None else _new_file_mode())
             os.replace(tmp, path)
         except OSError as exc:
             raise output_error(shown, exc) from None

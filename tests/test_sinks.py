@@ -209,3 +209,34 @@ def test_stdout_on_a_full_disk(fixtures, tmp_path):
     assert [ln for ln in proc.stderr.splitlines() if ln.startswith("importprof: error:")] == [
         "importprof: error: cannot write to standard output: No space left on device"
     ], proc.stderr
+
+
+# ------------------------------------------------------------------ trace --keep-log (12.8)
+def test_keep_log_is_not_overwritten_by_a_failing_run(cli, tmp_path):
+    kept = tmp_path / "kept.strace"
+    kept.write_text("the previous log\n")
+    res = cli("trace", "--keep-log", kept, "-c", "raise SystemExit(4)")
+    assert_one_line_error(res, 3, "exit code 4")
+    assert kept.read_text() == "the previous log\n"
+    assert listing(tmp_path) == ["kept.strace"]
+
+
+def test_keep_log_replaces_a_file_keeping_its_mode(cli, tmp_path):
+    kept = tmp_path / "kept.strace"
+    kept.write_text("old\n")
+    os.chmod(kept, 0o600)
+    res = cli("trace", "--keep-log", kept, "-c", "import json")
+    assert res.returncode == 0, res
+    assert "execve(" in kept.read_text()
+    assert stat.S_IMODE(os.stat(kept).st_mode) == 0o600
+    assert listing(tmp_path) == ["kept.strace"]
+
+
+def test_keep_log_cut_short_by_a_full_disk_is_said(cli, tmp_path):
+    with full_disk(str(tmp_path / "full")) as d:
+        before = listing(d)
+        res = cli("trace", "--keep-log", os.path.join(d, "out.json"), "-c", "import json")
+        assert_one_line_error(res, 3, "cut short", "No space left")
+        assert "syscalls" not in res.stdout
+        assert open(os.path.join(d, "out.json"), "rb").read() == b'{"old": true}\n'
+        assert listing(d) == before

@@ -66,13 +66,32 @@ def trace_argv(
     env: Mapping[str, str] | None = None,
 ) -> TraceResult:
     """Trace any argv with `strace -f -tt -T -y`, parse and summarize the log."""
+    import contextlib
+
     from profiler.capture.strace import run_strace
+    from profiler.sinks import replacing
 
     with tempfile.TemporaryDirectory(prefix="importprof-trace-") as tmp:
-        log_path = keep_log or os.path.join(tmp, "trace.strace")
-        run_strace(list(argv), log_path, env=env)
-        text = read_log(log_path)
+        # --keep-log FILE: strace writes beside FILE, which is replaced only by a complete log
+        # of a successful run (a failing run or a full disk leaves FILE as it was)
+        kept = replacing(keep_log) if keep_log else contextlib.nullcontext(os.path.join(tmp, "trace.strace"))
+        with kept as log_path:
+            done = run_strace(list(argv), log_path, env=env)
+            _check_log_complete(done.stderr, log_path, keep_log)
+            text = read_log(log_path)
     return summarize_log_text(text, variant, source=f"the strace log of {argv[0]}")
+
+
+def _check_log_complete(strace_stderr: str, log_path: str, shown: str | None) -> None:
+    """strace keeps tracing (and exits 0) when it cannot write its log (a full disk): it only
+    says so on stderr, `strace: LOG: No space left on device`. A log cut short is not a trace."""
+    from profiler.errors import ToolFailed
+
+    for line in strace_stderr.splitlines():
+        _, sep, reason = line.partition(f"{log_path}: ")
+        if sep and line.startswith(("strace: ", "/")):
+            where = shown or "the temporary folder"
+            raise ToolFailed(f"the strace log was cut short ({reason.strip()} in {where}): not summarised")
 
 
 def trace_python(python: str, variant: Variant, target: Target, keep_log: str | None = None) -> TraceResult:
