@@ -36,7 +36,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
     from profiler.analysis.imports import collapse_tree, filter_modules, top_modules
     from profiler.render.console import new_table, render_tables
 
-    from profiler.render.console_phases import lazy_table, phase_cells, phase_headers  # issue 6
+    from profiler.render.console_phases import lazy_table, phase_cells, phase_headers, phases_note  # issue 6
 
     parts: list = [_header(report)]
     many = report.processes > 1
@@ -67,7 +67,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
             t.add_row(*row, *phase_cells(line.module, ph))
         parts.append(t)
     if ph:
-        parts.append("phases (ms): one instrumented run; find+read+unmarshal+exec = that run's self time; compiled = no valid .pyc")
+        parts.append(phases_note(report.modules, report.runs))
     lazy = lazy_table(report, tty, view.top)  # issue 6: --lazy-candidates
     if lazy is not None:
         parts.append(lazy)

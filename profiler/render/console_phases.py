@@ -21,6 +21,33 @@ def phase_cells(m, headers: list[str]) -> list[str]:
     return cells + ["yes" if m.extra.get("compiled") else ""]
 
 
+def phases_note(modules, runs: int, worst: int = 3) -> str:
+    """The footnote of the phase columns (issue 11.3): they come from ONE separate instrumented
+    run, self/cumulative from the median of the timed runs, so a row's phases need not add up
+    to its self: say so, and by how much for the rows where they differ most."""
+    text = (
+        "phases (ms): find+read+unmarshal+exec of ONE separate instrumented run (the median of up to 3 "
+        "by total); they add up to THAT run's self, not to the self/cumulative columns (the median of "
+        f"{runs} timed -X importtime run{'s' if runs != 1 else ''}); compiled = no valid .pyc"
+    )
+    gaps = []
+    for m in modules:
+        if m.extra.get("find_us") is None:
+            continue
+        total = sum(m.extra.get(k) or 0 for _, k in PHASE_COLUMNS)
+        gaps.append((abs(m.self_us - total), m.name, total, m.self_us))
+    gaps = [g for g in sorted(gaps, reverse=True)[:worst] if g[0] >= 100]  # 0.1 ms or more
+    if gaps:
+        text += "\nwhere the two runs differ most (phases sum vs self): " + "; ".join(
+            f"{name} {total / 1000:.2f} vs {self_us / 1000:.2f} ms" for _, name, total, self_us in gaps
+        )
+        text += (
+            " - two different runs, and the instrumented one starts differently (importprof's"
+            " bootstrap runs first), so a row's phases can be far from its self in either direction"
+        )
+    return text
+
+
 def lazy_table(report, tty: bool, top: int):
     """The lazy-import candidates (records with extra lazy_candidate true), costliest first;
     None when `--lazy-candidates` was not asked."""
