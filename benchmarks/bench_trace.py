@@ -116,6 +116,50 @@ def bench_parse(lines_wanted: int = 100_000) -> None:
     print(f"  parse + summary       {best_all:6.3f} s   {len(lines) / best_all:10,.0f} lines/s")
 
 
+def _self_us_sum(lines) -> int:
+    total = 0
+    for ln in lines:
+        field = ln[len("import time:"):].split("|", 1)[0].strip()
+        if field.isdigit():
+            total += int(field)
+    return total
+
+
+def bench_harness() -> None:
+    """What the harness capture (capture/harness.py) adds to the import times a process reports:
+    the same command with PYTHONPROFILEIMPORTTIME=1, without strace vs under capture_processes."""
+    from profiler.capture.harness import capture_processes
+
+    interp = resolve_python(None)
+    mods = stdlib_modules(interp.path)
+    cases = {"-c pass": [interp.path, "-c", "pass"], f"import {len(mods)} stdlib modules": [interp.path, "-c", "import " + ", ".join(mods)]}
+    env = dict(os.environ, PYTHONPROFILEIMPORTTIME="1")
+    print(f"harness capture inflation: python {interp.version}, {RUNS} interleaved runs each (medians)")
+    for label, argv in cases.items():
+        plain_self, plain_wall, cap_self, cap_wall, tree_wall = [], [], [], [], []
+        run(argv, env=env)
+        for _ in range(RUNS):
+            t0 = time.perf_counter()
+            done = run(argv, env=env)
+            plain_wall.append(time.perf_counter() - t0)
+            plain_self.append(_self_us_sum(ln for ln in done.stderr.splitlines() if ln.startswith("import time:")))
+            cap = capture_processes(argv)
+            cap_wall.append(cap.wall_s)
+            cap_self.append(_self_us_sum(cap.python_processes[0].importtime or ()))
+            tree_wall.append(capture_processes(argv, importtime=False).wall_s)
+        ps, cs = statistics.median(plain_self), statistics.median(cap_self)
+        pw, cw, tw = statistics.median(plain_wall), statistics.median(cap_wall), statistics.median(tree_wall)
+        lines = len(cap.python_processes[0].importtime or ())
+        print(f"  {label} ({lines} import time lines)")
+        print(f"    sum of self import times   {ps / 1e3:7.1f} ms untraced -> {cs / 1e3:7.1f} ms captured  x{cs / ps:4.2f}  (+{(cs - ps) / max(lines, 1):.0f} µs per line)")
+        print(f"    wall, importtime=True      {pw * 1e3:7.1f} ms untraced -> {cw * 1e3:7.1f} ms captured  x{cw / pw:4.2f}")
+        print(f"    wall, importtime=False     {pw * 1e3:7.1f} ms untraced -> {tw * 1e3:7.1f} ms captured  x{tw / pw:4.2f}  (process tree only)")
+
+
 if __name__ == "__main__":
+    if "--harness" in sys.argv[1:]:
+        bench_harness()
+        raise SystemExit(0)
     bench_attribution()
     bench_parse()
+    bench_harness()

@@ -33,24 +33,33 @@ def run_strace(argv, log_path: str, *, env=None) -> Completed:
     TargetFailed (the traced command exited non-zero or was killed)."""
     strace = find_strace()
     done = run(strace_argv(strace, log_path, argv), env=env, what="strace")
+    check_strace_run(done, strace, log_path)
+    if done.returncode != 0:
+        other = [ln for ln in done.stderr.splitlines() if not ln.startswith(strace + ": ")]
+        code = done.returncode
+        what = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+        raise TargetFailed(f"the target failed under strace ({what})", detail="\n".join(other[-10:]) or None)
+    return done
+
+
+def check_strace_run(done: Completed, strace: str, log_path: str) -> list[str]:
+    """Raise when strace could not trace (ToolFailed: ptrace denied, no log written) or could
+    not start the command (TargetFailed: not found, not executable, exec format error).
+    Returns strace's own messages (its stderr lines, prefix removed)."""
     # strace prefixes its messages with its argv[0] ("/usr/bin/strace: ...")
     prefix = strace + ": "
     strace_lines = [ln[len(prefix):] for ln in done.stderr.splitlines() if ln.startswith(prefix)]
     if any(_is_ptrace_denial(ln) for ln in strace_lines):
         raise ToolFailed(f"strace cannot trace: ptrace not permitted ({ptrace_denial_reason()})", detail="\n".join(strace_lines[:3]))
     if done.returncode != 0:
-        exec_failed = [ln for ln in strace_lines if "exec" in ln.lower() or "Can't stat" in ln]
+        exec_failed = [ln for ln in strace_lines if ln.lower().startswith("exec") or "Can't stat" in ln]
         if exec_failed:
             raise TargetFailed(f"cannot run the target: {exec_failed[0]}")
         if not os.path.exists(log_path) or os.path.getsize(log_path) == 0:
             raise ToolFailed(
                 "strace failed" + (f": {strace_lines[0]}" if strace_lines else f" (exit code {done.returncode})")
             )
-        other = [ln for ln in done.stderr.splitlines() if not ln.startswith(prefix)]
-        code = done.returncode
-        what = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
-        raise TargetFailed(f"the target failed under strace ({what})", detail="\n".join(other[-10:]) or None)
-    return done
+    return strace_lines
 
 
 def _is_ptrace_denial(line: str) -> bool:

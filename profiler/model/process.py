@@ -1,0 +1,131 @@
+"""The processes a `-- COMMAND` started, as the harness capture saw them (capture/harness.py).
+
+One `ProcessRecord` per program image: every successful `execve` starts one, and a child that
+was forked and never called `execve` (a shell's subshell, `multiprocessing`'s fork) is one too,
+running its parent's program (`forked=True`). Threads are not processes: what a thread writes
+belongs to its process.
+
+ProcessRecord fields (JSON keys are the same names):
+  index        int    position in `ProcessCapture.processes` (exec order); `parent` refers to it
+  pid          int    the kernel's pid (several records share a pid when a program execs another:
+                      a pyenv shim → bash → python)
+  argv         [str]  the whole argv given to execve (a forked child: its parent's)
+  executable   str    the path given to execve (as the caller spelled it: relative paths stay so)
+  is_python    bool   a Python interpreter: an ELF executable named python*/pypy* (not a `#!`
+                      script such as a pyenv shim), or any program that wrote `import time:` lines
+  parent       int|None  index of the record that forked this pid (the image current at the fork);
+                      None for the command itself
+  replaced     int|None  index of the earlier image of the same pid this exec replaced (an exec
+                      chain: shim → python); None for a pid's first image
+  forked       bool   True for a child that never exec'd (it runs its parent's program)
+  start_s      float|None  wall clock (epoch seconds, strace -ttt) of the exec (or, for a forked
+                      child, of its first traced event)
+  end_s        float|None  wall clock of the exit (or of the exec that replaced this image)
+  wall_s       float|None  end_s - start_s: exec to exit
+  exit_code    int|None the exit status (None: replaced by another exec, or killed)
+  signal       str|None the signal that killed it (`SIGKILL`...)
+  importtime   [str]|None  for Python processes: the `import time:` lines this process itself
+                      wrote to its fd 2, in order (header line included), whatever became of
+                      its stderr (captured by the harness, sent to /dev/null...); None when there
+                      are none, with the reason in `importtime_note`; always None for non-Python
+  importtime_note str|None  why `importtime` is None for a Python process: "-E/-I: ignores
+                      PYTHONPROFILEIMPORTTIME" (such children cannot be reached through the
+                      environment) or "wrote no import time lines (...)"
+
+ProcessCapture: the whole run — `argv`, `returncode`, the command's captured `stdout`/`stderr`,
+`wall_s` (the traced command, start to finish, as seen from importprof) and `processes`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ProcessRecord:
+    index: int
+    pid: int
+    argv: tuple[str, ...]
+    executable: str
+    is_python: bool
+    parent: int | None
+    replaced: int | None = None
+    forked: bool = False
+    start_s: float | None = None
+    end_s: float | None = None
+    exit_code: int | None = None
+    signal: str | None = None
+    importtime: tuple[str, ...] | None = None
+    importtime_note: str | None = None
+
+    @property
+    def wall_s(self) -> float | None:
+        if self.start_s is None or self.end_s is None:
+            return None
+        return max(0.0, self.end_s - self.start_s)
+
+    @property
+    def importtime_text(self) -> str:
+        """The import time lines as one text (what parse/importtime.py reads)."""
+        return "".join(ln + "\n" for ln in self.importtime or ())
+
+    def to_dict(self) -> dict:
+        return {
+            "index": self.index,
+            "pid": self.pid,
+            "argv": list(self.argv),
+            "executable": self.executable,
+            "is_python": self.is_python,
+            "parent": self.parent,
+            "replaced": self.replaced,
+            "forked": self.forked,
+            "start_s": self.start_s,
+            "end_s": self.end_s,
+            "wall_s": None if self.wall_s is None else round(self.wall_s, 6),
+            "exit_code": self.exit_code,
+            "signal": self.signal,
+            "importtime": None if self.importtime is None else list(self.importtime),
+            "importtime_note": self.importtime_note,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ProcessRecord":
+        it = d.get("importtime")
+        return cls(
+            index=int(d["index"]),
+            pid=int(d["pid"]),
+            argv=tuple(d["argv"]),
+            executable=d["executable"],
+            is_python=bool(d["is_python"]),
+            parent=d.get("parent"),
+            replaced=d.get("replaced"),
+            forked=bool(d.get("forked", False)),
+            start_s=d.get("start_s"),
+            end_s=d.get("end_s"),
+            exit_code=d.get("exit_code"),
+            signal=d.get("signal"),
+            importtime=None if it is None else tuple(it),
+            importtime_note=d.get("importtime_note"),
+        )
+
+
+@dataclass(frozen=True)
+class ProcessCapture:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    processes: tuple[ProcessRecord, ...] = field(default_factory=tuple)
+
+    @property
+    def python_processes(self) -> tuple[ProcessRecord, ...]:
+        return tuple(p for p in self.processes if p.is_python)
+
+    def to_dict(self) -> dict:
+        return {
+            "argv": list(self.argv),
+            "returncode": self.returncode,
+            "wall_s": round(self.wall_s, 6),
+            "processes": [p.to_dict() for p in self.processes],
+        }
