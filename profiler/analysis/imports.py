@@ -473,3 +473,64 @@ def import_chains(report: ImportsReport, module: str) -> tuple[WhyChain, ...]:
             j = parents[j]
         chains.append(WhyChain(modules[t].process, tuple(reversed(hops))))
     return tuple(chains)
+
+
+# ---------------------------------------------------------------------------- failed imports
+def mark_failed(modules: Sequence[ModuleRecord], outcomes: Sequence[tuple[str, bool]], process: int = 0) -> tuple[ModuleRecord, ...]:
+    """Set `extra["failed"]` on the modules of `process` from an instrumented run's import
+    outcomes: (name, failed) per `_find_and_load` call, in start order (pre-order, as the
+    records). `-X importtime` prints a failed import exactly like a loaded one (the row is
+    written whatever `_find_and_load` returned), so the log alone cannot tell them apart.
+
+    Rows and outcomes of one name are paired in order; rows beyond the outcomes are failed only
+    when every outcome of that name failed. A name with no outcome (imported before the hook
+    could run: the interpreter's own start-up modules) is not failed. Other processes are left
+    unmarked (no key)."""
+    by_name: dict[str, list[bool]] = {}
+    for name, failed in outcomes:
+        by_name.setdefault(name, []).append(bool(failed))
+    seen: Counter = Counter()
+    out = []
+    for m in modules:
+        if m.process != process:
+            out.append(m)
+            continue
+        got = by_name.get(m.name, ())
+        k = seen[m.name]
+        seen[m.name] += 1
+        failed = got[k] if k < len(got) else (bool(got) and all(got))
+        out.append(replace(m, extra={**m.extra, "failed": failed}))
+    return tuple(out)
+
+
+def is_failed(m: ModuleRecord) -> bool:
+    return bool(m.extra.get("failed"))
+
+
+FAILED_GROUP = "(failed imports)"
+
+
+def unless_failed(key_of: Callable[[ModuleRecord], str]) -> Callable[[ModuleRecord], str]:
+    """A group key that puts failed imports in their own group (never a package or kind)."""
+
+    def key(m: ModuleRecord) -> str:
+        return FAILED_GROUP if is_failed(m) else key_of(m)
+
+    return key
+
+
+def startup_names(modules: Sequence[ModuleRecord], process: int = 0) -> frozenset[str]:
+    """The interpreter's own start-up imports in one process's -X importtime tree: every root
+    up to and including `site` (with their subtrees: encodings, .pth imports, sitecustomize).
+    Empty when there is no `site` root (-S): the caller adds what it knows otherwise."""
+    names: list[str] = []
+    in_site = False
+    for m in modules:
+        if m.process != process:
+            continue
+        if m.depth == 0:
+            if in_site:
+                return frozenset(names)
+            in_site = m.name == "site"
+        names.append(m.name)
+    return frozenset(names) if in_site else frozenset()

@@ -120,6 +120,8 @@ for name in names:
             k = "builtin"
         elif is_frozen(top):
             k = "frozen"
+        elif spec is None:
+            k = "not found"  # this interpreter cannot import it from sys.path: a failed import?
         else:
             k = kind_of_path(path)
         d = dists.get(top)
@@ -131,7 +133,7 @@ print("IMPORTPROF-ORIGINS " + json.dumps(out))
 
 
 def probe_module_origins(interp: Interpreter, names: Sequence[str], extra_path: str | None = None, cwd: str | None = None) -> dict[str, dict]:
-    """name → {"kind": builtin|frozen|stdlib|site-packages|local|unknown, "distribution": ...}
+    """name → {"kind": builtin|frozen|stdlib|site-packages|local|not found|unknown, "distribution": ...}
     as `interp` would resolve them (without importing them)."""
     payload = json.dumps([extra_path or "", *sorted(set(names))])
     proc = run([interp.path, "-c", _ORIGIN_PROBE], input=payload, cwd=cwd, timeout=120, missing=BadInput, what="interpreter")

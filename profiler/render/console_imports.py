@@ -47,7 +47,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
         for by, title in (("self_us", "self"), ("cumulative_us", "cumulative")):
             t = _module_table(new_table(tty, title=f"top {view.top} by {title} (ms, median)"), many, ph)
             for m in top_modules(mods, view.top, by):
-                row = [m.name] + ([str(m.process)] if many else [])
+                row = [_name(m)] + ([str(m.process)] if many else [])
                 spread = m.self_us_spread if by == "self_us" else m.cumulative_us_spread
                 row += [_ms(m.self_us), _ms(m.cumulative_us), _spread(spread), _runs(m, report.runs)]
                 t.add_row(*row, *phase_cells(m, ph))
@@ -62,7 +62,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
                 row += ["", _ms(line.hidden_us), "", ""]
             else:
                 m = line.module
-                row = [indent + m.name] + ([str(m.process)] if many else [])
+                row = [indent + _name(m)] + ([str(m.process)] if many else [])
                 row += [_ms(m.self_us), _ms(m.cumulative_us), _spread(m.cumulative_us_spread), _runs(m, report.runs)]
             t.add_row(*row, *phase_cells(line.module, ph))
         parts.append(t)
@@ -82,11 +82,24 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
                 continue
             t.add_row(g.name, str(g.modules), _ms(g.self_us), _ms(g.cumulative_us))
         parts.append(t)
+    failed = sum(1 for m in report.modules if m.extra.get("failed"))
+    if failed:
+        parts.append(
+            f"{failed} import(s) failed (marked {FAILED_MARK.strip()}): the module was not loaded; "
+            "the time spent trying is real and counted in its importers' cumulative"
+        )
     if report.cached:
         parts.append(f"{len(report.cached)} modules were also found already imported (3.14 `cached` rows); see --format json")
     if partial:
         parts.append("runs: a module seen in only some runs shows seen/total (e.g. 3/5)")
     return render_tables(parts, tty)
+
+
+FAILED_MARK = " (failed)"
+
+
+def _name(m) -> str:
+    return m.name + (FAILED_MARK if m.extra.get("failed") else "")
 
 
 def _runs(m, runs: int) -> str:
@@ -111,7 +124,7 @@ def render_why_table(report, tty: bool) -> str:
             t.add_column("site")
         for j, h in enumerate(chain.hops):
             arrow = "  " * j + ("└─ " if j else "")
-            t.add_row(arrow + h.name, _ms(h.self_us), _ms(h.cumulative_us), *([str(h.extra.get("site") or "")] if sites else []))
+            t.add_row(arrow + h.name + (FAILED_MARK if h.extra.get("failed") else ""), _ms(h.self_us), _ms(h.cumulative_us), *([str(h.extra.get("site") or "")] if sites else []))
         parts.append(t)
     return render_tables(parts, tty)
 

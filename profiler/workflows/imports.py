@@ -92,6 +92,20 @@ def capture_logs(
     return logs
 
 
+def import_outcomes(opts: ImportsOptions, interp: Interpreter | None) -> list[tuple[str, bool]]:
+    """(name, failed) per import of one run of a Python target under the `phases` hook, in
+    start order. `-X importtime` prints a failed import (`nt`, `winreg`, a module not
+    installed, a module whose body raised) exactly like a loaded one, so failures are read from
+    importlib itself: the hook sees `_find_and_load` raise. Used as the first warm-up run (one
+    extra run when --warmup 0). Empty when the hook wrote nothing."""
+    from profiler.capture.phases import run_instrumented
+    from profiler.parse.phases import parse_phase_records
+
+    assert interp is not None
+    run = run_instrumented(interp.path, opts.flags, opts.target, ("phases",), ignore_failure=True)
+    return [(m.name, m.failed) for m in sorted(parse_phase_records(run.phases), key=lambda m: m.index)]
+
+
 def _program_stderr(stderr: str, lines: int = 10) -> str:
     from profiler.parse.importtime import MARK
 
@@ -128,17 +142,17 @@ def report_from_logs(
 
 
 def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cwd: str | None = None, extra_path: str | None = None) -> ImportsReport:
-    from profiler.analysis.imports import annotate_modules, extra_of, group_modules, package_of
+    from profiler.analysis.imports import annotate_modules, extra_of, group_modules, package_of, unless_failed
 
     if group == "package":
-        return replace(report, group_by=group, groups=group_modules(report.modules, package_of))
+        return replace(report, group_by=group, groups=group_modules(report.modules, unless_failed(package_of)))
     if interp is None:
         raise UsageError(f"--group {group} needs --python (to know where modules come from)")
     from profiler.capture.importtime import probe_module_origins
 
     facts = probe_module_origins(interp, [m.name for m in report.modules], extra_path=extra_path, cwd=cwd)
     modules = annotate_modules(report.modules, facts)
-    return replace(report, modules=modules, group_by=group, groups=group_modules(modules, extra_of(group)))
+    return replace(report, modules=modules, group_by=group, groups=group_modules(modules, unless_failed(extra_of(group))))
 
 
 def imports(
@@ -152,6 +166,7 @@ def imports(
 
     validate(opts)
     interp: Interpreter | None = None
+    outcomes: list[tuple[str, bool]] | None = None
     if opts.from_log is not None:
         if opts.python:
             interp = resolve_python(opts.python)
@@ -162,7 +177,14 @@ def imports(
     else:
         if opts.target.is_python or opts.python:
             interp = resolve_python(opts.python)
-        logs = capture_logs(opts, interp, progress)
+        outcomes = None
+        if opts.target.is_python and opts.warmup >= 1:  # the first warm-up run tells failed imports
+            outcomes = import_outcomes(opts, interp)
+            logs = capture_logs(replace(opts, warmup=opts.warmup - 1), interp, progress)
+        else:
+            logs = capture_logs(opts, interp, progress)
+            if opts.target.is_python:
+                outcomes = import_outcomes(opts, interp)
         source, target = "capture", opts.target.label()
     machine = read_machine() if opts.read_machine else {}
     report = report_from_logs(
@@ -173,6 +195,10 @@ def imports(
         target=target,
         source=source,
     )
+    if outcomes:
+        from profiler.analysis.imports import mark_failed
+
+        report = replace(report, modules=mark_failed(report.modules, outcomes))
     if opts.group:
         extra_path = None
         if opts.target.kind == "script":

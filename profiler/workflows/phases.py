@@ -63,6 +63,7 @@ def annotate_report(
         r = run_instrumented(interp.path, flags, target, ("phases", "sites", "site", "calls"))
         mods = parse_phase_records(r.phases)
         cands = {c.name for c in lazy_candidates(mods, parse_calls(r.calls))}
+        cands -= never_lazy(report, mods, interp.path, flags)
         for name, m in phases_by_name(mods).items():
             f = facts.setdefault(name, {})
             f["lazy_candidate"] = name in cands
@@ -88,3 +89,26 @@ def annotate_report(
             shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
             warn(f"{len(unknown)} modules were not seen by the instrumented run (phases null): {shown}")
     return replace(report, modules=annotate_modules(report.modules, facts))
+
+
+def never_lazy(report, mods, python: str, flags: Sequence[str]) -> set[str]:
+    """Names that are never lazy-import candidates: the interpreter's own start-up (what a bare
+    `python -S` has imported, `site` and everything imported while it ran: .pth files,
+    sitecustomize) — the program cannot defer them — and failed imports (nothing was loaded)."""
+    from profiler.analysis.imports import is_failed, startup_names
+    from profiler.capture.phases import startup_modules
+
+    out = {"site", *startup_modules(python, flags), *startup_names(report.modules)}
+    parent = {m.index: m.parent for m in mods}
+    site = {m.index for m in mods if m.name == "site"}
+    for m in mods:
+        j = m.index
+        while j is not None and j >= 0:
+            if j in site:
+                out.add(m.name)
+                break
+            j = parent.get(j)
+        if m.failed:
+            out.add(m.name)
+    out.update(m.name for m in report.modules if is_failed(m))
+    return out
