@@ -180,6 +180,26 @@ def test_malformed_number_names_the_line():
         parse_importtime(bad, "x.log")
 
 
+@pytest.mark.parametrize("number", ["\u00b23", "1\u00b2", "\u0663", "\uff11\uff12", "\u0661\u0662\u0663"])
+@pytest.mark.parametrize("column", ["self", "cumulative"])
+def test_only_ascii_digits_are_numbers(number, column):
+    """'²3' passes str.isdigit() but int() refuses it; '٣' (Arabic-Indic) is a digit int()
+    reads as 3: both are malformed numbers that name the line (issue 12.3)."""
+    a, b = (number, "40") if column == "self" else ("12", number)
+    bad = f"import time: self [us] | cumulative | imported package\nimport time: {a:>9} | {b:>10} | json\nimport time:         1 |          1 | csv\n"
+    with pytest.raises(BadInput, match=r"x\.log: line 2: malformed import time row"):
+        parse_importtime(bad, "x.log")
+
+
+def test_superscript_digit_in_a_log_is_one_error_line_exit_2(cli, tmp_path):
+    from conftest import assert_one_line_error
+
+    log = tmp_path / "sup.log"
+    log.write_text("import time: self [us] | cumulative | imported package\nimport time: \u00b23 | 5 | json\n", encoding="utf-8")
+    assert_one_line_error(cli("imports", "--from-log", log), 2, "line 2")
+    assert_one_line_error(cli("why", "json", "--from-log", log), 2, "line 2")
+
+
 def test_no_rows_is_an_error():
     with pytest.raises(BadInput, match="no import time rows"):
         parse_importtime("hello\nworld\n", "x.log")

@@ -23,7 +23,12 @@ MARK = "import time:"
 _HEADER_REST = "self [us] | cumulative | imported package"
 _ROW = re.compile(r"^ *([^|\s]*) *\| *([^|\s]*) *\| ?(.*)$")
 # the common case, a whole clean row (fast path; everything else goes the careful way)
-_CLEAN = re.compile(r"import time: +(\d+) \| +(\d+) \| ( *)(\S+)\r?")
+_CLEAN = re.compile(r"import time: +([0-9]+) \| +([0-9]+) \| ( *)(\S+)\r?")
+
+
+def _digits(s: str) -> bool:
+    """ASCII digits only: str.isdigit() also accepts '²' (which int() refuses) and '٣'."""
+    return s.isascii() and s.isdigit()
 
 
 def parse_importtime(text: str, source: str = "log") -> ParsedLog:
@@ -76,11 +81,11 @@ def parse_importtime(text: str, source: str = "log") -> ParsedLog:
             if name:
                 rows.append(ImportRow(name, None, None, depth, no, cached=True))
                 continue
-        if not (a.isdigit() and b.isdigit()) or not name or " " in name:
+        if not (_digits(a) and _digits(b)) or not name or " " in name:
             if truncated_tail:
                 warnings.append(f"{source}: line {no} is truncated (no newline at the end); ignored it")
                 continue
-            bad = a if not a.isdigit() else b if not b.isdigit() else name_field
+            bad = a if not _digits(a) else b if not _digits(b) else name_field
             raise BadInput(f"{source}: line {no}: malformed import time row ({bad.strip() or 'empty'!r}): {line[at:][:120]!r}")
         indent = len(name_field) - len(name_field.lstrip(" "))
         if truncated_tail:
