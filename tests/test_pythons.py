@@ -26,3 +26,184 @@ def test_a_hook_that_writes_at_exit_does_not_crash_the_interpreter(version, tmp_
     assert proc.stdout == "ok\n"
     names = {m["name"] for m in json.loads(out.read_text())["modules"]}
     assert "json" in names
+
+
+# --- discovery -------------------------------------------------------------------------------
+
+import os
+
+from profiler.capture.discovery import candidates, expand_spec, resolve_pythons
+from profiler.capture.interpreter import resolve_python
+from profiler.errors import BadInput
+from profiler.model.interpreter import require, supported_commands, supported_variants
+from tests._interpreters import PYENV_ROOT, find_pyenv_python
+from tests.conftest import assert_one_line_error
+
+PYENV_VERSIONS = sorted(os.listdir(os.path.join(PYENV_ROOT, "versions"))) if os.path.isdir(os.path.join(PYENV_ROOT, "versions")) else []
+
+
+def _need_pyenv():
+    if not PYENV_VERSIONS:
+        pytest.skip(f"pyenv has no versions under {PYENV_ROOT} (pyenv install 3.12)")
+
+
+@pytest.mark.parametrize("version", ["2.7", "3.6"])
+def test_the_identification_probe_runs_on_old_pythons(version):
+    interp = resolve_python(pyenv_python(version))
+    assert interp.version.startswith(version + ".")
+    assert interp.implementation == "cpython"
+    assert interp.enable_shared is True  # pyenv builds here are --enable-shared
+    assert interp.include and os.path.isfile(os.path.join(interp.include, "Python.h"))
+    assert not interp.is_venv
+
+
+def test_pyenv_star_finds_every_pyenv_version_once():
+    _need_pyenv()
+    found = resolve_pythons(["pyenv:*"])
+    assert sorted(i.version for i in found) == sorted(v for v in PYENV_VERSIONS)
+    assert all(i.source == "pyenv" for i in found)
+    assert [i.version_tuple for i in found] == sorted(i.version_tuple for i in found)
+
+
+def test_a_version_prefix_is_matched_by_components():
+    _need_pyenv()
+    [one] = resolve_pythons(["pyenv:3.12"]) if find_pyenv_python("3.12") else pytest.skip("no pyenv 3.12")
+    assert one.version.startswith("3.12.")
+    # 3.1 is not a prefix of 3.12 (components, not characters)
+    with pytest.raises(BadInput, match=r"pyenv:3\.1: no pyenv interpreter matches 3\.1 \(installed: "):
+        resolve_pythons(["pyenv:3.1"])
+
+
+def test_all_lists_pyenv_and_the_system_pythons_each_once():
+    _need_pyenv()
+    found = resolve_pythons(["all"])
+    reals = [(os.path.realpath(i.path), i.prefix) for i in found]
+    assert len(reals) == len(set(reals))
+    versions = {i.version for i in found}
+    assert set(PYENV_VERSIONS) <= versions
+    if os.path.exists("/usr/bin/python3.11"):
+        assert "/usr/bin/python3.11" in [i.path for i in found]
+    # python3 on PATH (a pyenv shim here) is one of them, not an extra row
+    shim_real = os.path.realpath(resolve_python("python3").path)
+    assert sum(os.path.realpath(i.path) == shim_real for i in found) == 1
+
+
+def test_duplicates_by_real_executable_are_measured_once(debian_python):
+    found = resolve_pythons(["/usr/bin/python3", debian_python, "/usr/bin/python3"])
+    if os.path.realpath("/usr/bin/python3") != os.path.realpath(debian_python):
+        pytest.skip("/usr/bin/python3 is not python3.11 on this machine")
+    assert len(found) == 1
+
+
+def test_a_venv_is_kept_beside_its_base_interpreter(tmp_path):
+    import subprocess
+
+    base = pyenv_python("3.12")
+    venv = tmp_path / "v312"
+    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
+    found = resolve_pythons([str(venv / "bin" / "python"), base])
+    assert [i.path for i in found] == [str(venv / "bin" / "python"), base]
+    assert found[0].is_venv and not found[1].is_venv
+    # the active venv is found by `venv` and by `all`
+    import subprocess as sp
+
+    code = "from profiler.capture.discovery import resolve_pythons as r; print([i.path for i in r(['venv'])])"
+    out = sp.run([__import__("sys").executable, "-c", code], env={**os.environ, "VIRTUAL_ENV": str(venv)},
+                 capture_output=True, text=True, check=True).stdout
+    assert str(venv / "bin" / "python") in out
+
+
+def test_a_shim_is_resolved_to_the_interpreter_it_runs(tmp_path):
+    real = pyenv_python("3.13")
+    shim = tmp_path / "python"
+    shim.write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
+    shim.chmod(0o755)
+    [interp] = resolve_pythons([str(shim)])
+    assert interp.path == real and interp.requested == str(shim)
+
+
+def test_a_private_pyenv_root_is_searched(tmp_path, monkeypatch):
+    # PYENV_ROOT is honoured; a version folder whose interpreter does not start is skipped
+    # with a warning, the others are kept
+    real = pyenv_python("3.10")
+    good = tmp_path / "versions" / "3.10.99" / "bin"
+    good.mkdir(parents=True)
+    (good / "python").symlink_to(real)
+    bad = tmp_path / "versions" / "3.11.99" / "bin"
+    bad.mkdir(parents=True)
+    (bad / "python").write_text("#!/bin/sh\nexit 1\n")
+    (bad / "python").chmod(0o755)
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path))
+    assert candidates("pyenv", "3.11") == [str(bad / "python")]
+    warnings = []
+    found = resolve_pythons(["pyenv:*"], warn=warnings.append)
+    assert [i.version[:4] for i in found] == ["3.10"]
+    assert len(warnings) == 1 and "3.11.99" in warnings[0]
+    with pytest.raises(BadInput, match="names 1|no working"):
+        resolve_pythons(["pyenv:3.11"])  # the only match does not start: nothing left
+    assert expand_spec("/x/python") == [("/x/python", None)]
+
+
+def test_one_python_where_one_is_taken():
+    [v312] = [find_pyenv_python("3.12")] if find_pyenv_python("3.12") else pytest.skip("no pyenv 3.12")
+    assert resolve_python("pyenv:3.12").path == resolve_python(v312).path
+    with pytest.raises(BadInput, match="names .* interpreters .*this command takes one"):
+        resolve_python("pyenv:*")
+
+
+# --- capabilities ----------------------------------------------------------------------------
+
+def test_capabilities_follow_the_version():
+    py27 = resolve_python(pyenv_python("2.7"))
+    py36 = resolve_python(pyenv_python("3.6"))
+    py37 = resolve_python(pyenv_python("3.7"))
+    py310 = resolve_python(pyenv_python("3.10"))
+    py311 = resolve_python(pyenv_python("3.11"))
+    py313 = resolve_python(pyenv_python("3.13"))
+    assert not py27.supports("importtime") and py37.supports("importtime")
+    assert not py27.supports("isolated") and py36.supports("isolated")
+    assert not py310.supports("frozen_modules") and py311.supports("frozen_modules")
+    assert py311.supports("oxidized") and not py313.supports("oxidized")
+    assert py313.supports("frozen") and not py37.supports("frozen")
+    assert supported_commands(py27)["startup"] is None
+    assert "3.7+" in supported_commands(py27)["imports"]
+    assert supported_variants(py313)["in-memory"] and supported_variants(py313)["frozen"] is None
+    with pytest.raises(BadInput) as err:
+        require(py36, "imports")
+    assert str(err.value) == f"{py36.path}: `imports` is unavailable: -X importtime: needs Python 3.7+ (this is {py36.version})"
+    with pytest.raises(BadInput, match="variant in-memory is unavailable: .*python-oxidized-importer 0.9.*3.8 to 3.11"):
+        require(py313, "in-memory")
+    require(py37, "importtime")  # no error
+
+
+# --- importprof pythons ----------------------------------------------------------------------
+
+def test_pythons_lists_every_interpreter_found(cli):
+    _need_pyenv()
+    res = cli("pythons", "--format", "json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert doc["schema"] == "importprof.pythons/1" and "machine" in doc
+    rows = doc["pythons"]
+    assert set(PYENV_VERSIONS) <= {r["version"] for r in rows}
+    for r in rows:
+        assert r["name"] == r["path"] and r["implementation"] == "cpython"
+        assert isinstance(r["enable_shared"], bool)
+        cmds = {c["name"]: c for c in r["commands"]}
+        assert cmds["startup"]["supported"] is True
+        if r["version"].startswith("2.7"):
+            assert cmds["imports"]["supported"] is False and "3.7+" in cmds["imports"]["reason"]
+    table = cli("pythons")
+    assert table.returncode == 0, table
+    for v in PYENV_VERSIONS:
+        assert v in table.stdout
+    assert "--enable-shared" in table.stdout and "not available:" in table.stdout
+
+
+def test_pythons_with_specs_and_a_spec_that_matches_nothing(cli):
+    _need_pyenv()
+    res = cli("pythons", "--python", "pyenv:3.13", "--python", "pyenv:3.13", "--format", "json")
+    assert res.returncode == 0, res
+    assert [r["version"][:4] for r in res.json()["pythons"]] == ["3.13"]
+    bad = cli("pythons", "--python", "pyenv:9.9")
+    assert_one_line_error(bad, 2, "pyenv:9.9", "no pyenv interpreter matches 9.9")

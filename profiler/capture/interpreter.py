@@ -16,6 +16,8 @@ from profiler.capture.process import run
 from profiler.errors import BadInput
 from profiler.model.interpreter import Interpreter
 
+# Runs on every interpreter from 2.7 on: no f-strings, no sys.implementation (3.3+), nothing
+# that sysconfig lacks in 2.7 (get_paths(vars=...) and get_config_var exist there).
 _PROBE = r"""
 import json, os, sys, sysconfig
 # With -S, site has not applied a venv's pyvenv.cfg: find it as site.venv() would.
@@ -26,27 +28,42 @@ for d in (exe_dir, os.path.dirname(exe_dir)):
         prefix = d
         break
 paths = sysconfig.get_paths(vars={"base": prefix, "platbase": prefix})
+impl = getattr(sys, "implementation", None)
+if impl is not None:
+    impl = impl.name
+else:
+    import platform
+    impl = platform.python_implementation().lower()
+shared = sysconfig.get_config_var("Py_ENABLE_SHARED")
 print("IMPORTPROF-PROBE " + json.dumps({
     "path": sys.executable,
-    "version": "%d.%d.%d" % sys.version_info[:3],
-    "implementation": sys.implementation.name,
+    "version": "%d.%d.%d" % tuple(sys.version_info[:3]),
+    "implementation": impl,
     "prefix": prefix,
-    "base_prefix": getattr(sys, "base_prefix", sys.prefix),
+    "base_prefix": getattr(sys, "base_prefix", getattr(sys, "real_prefix", sys.prefix)),
     "stdlib": paths.get("stdlib"),
     "purelib": paths.get("purelib"),
     "libdir": sysconfig.get_config_var("LIBDIR"),
     "ldlibrary": sysconfig.get_config_var("LDLIBRARY"),
+    "enable_shared": None if shared is None else bool(shared),
+    "include": sysconfig.get_config_var("INCLUDEPY"),
 }))
 """
 
-_CACHE: dict[str, Interpreter] = {}
+_CACHE: dict[tuple[str, str | None], Interpreter] = {}
 
 
-def resolve_python(requested: str | None = None) -> Interpreter:
-    """`--python` value (path or name; default `python3` on PATH) → the real Interpreter."""
+def resolve_python(requested: str | None = None, *, source: str | None = None) -> Interpreter:
+    """`--python` value (path or name; default `python3` on PATH) → the real Interpreter.
+    Specs that name several (`pyenv:3.12`, `all`): profiler.capture.discovery.resolve_pythons."""
     requested = requested or "python3"
-    if requested in _CACHE:
-        return _CACHE[requested]
+    key = (requested, source)
+    if key in _CACHE:
+        return _CACHE[key]
+    from profiler.capture.discovery import is_multi_spec
+
+    if source is None and is_multi_spec(requested):
+        return _resolve_one_of(requested)
     if os.sep in requested:
         path = os.path.abspath(requested)
         if not os.path.exists(path):
@@ -73,8 +90,21 @@ def resolve_python(requested: str | None = None) -> Interpreter:
     if not os.path.isabs(exe) or not os.path.exists(exe):
         exe = path
     facts["path"] = exe
-    interp = Interpreter(requested=requested, **facts)
-    if interp.implementation == "cpython" and interp.version_tuple < (3, 8):
-        raise BadInput(f"{exe} is Python {interp.version}; importprof needs CPython 3.8 or newer")
-    _CACHE[requested] = interp
+    facts = {k: v for k, v in facts.items() if k in Interpreter.__dataclass_fields__}
+    interp = Interpreter(requested=requested, source=source, **facts)
+    # No version refusal here: each command refuses, per interpreter, what it cannot do
+    # (profiler.model.interpreter.require), so `startup` still times 2.7.
+    _CACHE[key] = interp
     return interp
+
+
+def _resolve_one_of(spec: str) -> Interpreter:
+    """`pyenv:3.12` where one interpreter is taken: fine when it names exactly one."""
+    from profiler.capture.discovery import resolve_pythons
+
+    found = resolve_pythons([spec])
+    if len(found) > 1:
+        names = ", ".join(i.version for i in found)
+        raise BadInput(f"--python {spec} names {len(found)} interpreters ({names}); this command takes one: "
+                       "give a path or a narrower spec (e.g. pyenv:3.12)")
+    return found[0]

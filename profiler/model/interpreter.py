@@ -1,8 +1,17 @@
-"""An interpreter as importprof ran it (facts asked of the interpreter itself)."""
+"""An interpreter as importprof ran it (facts asked of the interpreter itself), and what
+importprof can do with it (capabilities: pure rules over those facts, no I/O).
+
+A capability is a name (`importtime`, `frozen`, ...) that is either supported or carries the one
+line that says why not; commands ask `require(interp, "importtime")` before they run anything,
+so an interpreter that cannot serve a command is refused with that line (exit 2), never with a
+traceback from inside the interpreter.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from profiler.errors import BadInput
 
 
 @dataclass(frozen=True)
@@ -17,6 +26,9 @@ class Interpreter:
     purelib: str  # sysconfig 'purelib' (site-packages)
     libdir: str | None = None  # sysconfig LIBDIR (for linking libpython)
     ldlibrary: str | None = None  # sysconfig LDLIBRARY
+    enable_shared: bool | None = None  # sysconfig Py_ENABLE_SHARED (built with --enable-shared)
+    include: str | None = None  # sysconfig INCLUDEPY (Python.h's folder)
+    source: str | None = None  # where discovery found it: pyenv, asdf, uv, system, venv, path
 
     @property
     def is_venv(self) -> bool:
@@ -25,6 +37,14 @@ class Interpreter:
     @property
     def version_tuple(self) -> tuple[int, ...]:
         return tuple(int(p) for p in self.version.split(".")[:3] if p.isdigit())
+
+    @property
+    def capabilities(self) -> dict[str, str | None]:
+        """Every capability name → None when supported, else the reason (one line)."""
+        return {name: why_not(self, name) for name in CAPABILITIES}
+
+    def supports(self, capability: str) -> bool:
+        return why_not(self, capability) is None
 
     def to_dict(self) -> dict:
         return {
@@ -38,8 +58,167 @@ class Interpreter:
             "purelib": self.purelib,
             "libdir": self.libdir,
             "ldlibrary": self.ldlibrary,
+            "enable_shared": self.enable_shared,
+            "include": self.include,
+            "source": self.source,
         }
 
+
+# capability → (first version, last version or None, what it is). Versions are CPython's.
+CAPABILITIES: dict[str, tuple[tuple[int, int], tuple[int, int] | None, str]] = {
+    "importtime": ((3, 7), None, "-X importtime"),
+    "isolated": ((3, 4), None, "-I (isolated mode)"),
+    "frozen_modules": ((3, 11), None, "-X frozen_modules"),
+    "pycache_prefix": ((3, 8), None, "-X pycache_prefix"),
+    # importprof's hooks inside the interpreter (bootstrap/: time.perf_counter_ns, 3.7+)
+    "hooks": ((3, 7), None, "importprof's in-interpreter hooks"),
+    # the `frozen` variant: importprof's C launcher registering a PyImport_FrozenModules table
+    "frozen": ((3, 8), (3, 13), "the frozen variant (CPython's FrozenImporter)"),
+    # python-oxidized-importer 0.9 (with pyo3 0.17): CPython 3.8 to 3.11
+    "oxidized": ((3, 8), (3, 11), "the oxidized variants (python-oxidized-importer 0.9)"),
+}
+
+# what a command needs (every command also runs plain `python`; startup needs nothing more)
+COMMAND_NEEDS: dict[str, tuple[str, ...]] = {
+    "startup": (),
+    "imports": ("importtime",),
+    "why": ("importtime",),
+    "diff": ("importtime",),
+    "imports --phases": ("importtime", "hooks"),
+    "imports --lazy-candidates": ("importtime", "hooks"),
+    "trace": ("hooks",),
+    "site": ("hooks",),
+    "report": ("importtime", "hooks"),
+    "pack": ("hooks", "oxidized"),
+    "build": ("hooks",),
+    "compare": ("hooks",),
+}
+
+# what a variant needs (startup's variants by their flags, compare/build's by their builder)
+VARIANT_NEEDS: dict[str, tuple[str, ...]] = {
+    "default": (),
+    "no-site": (),
+    "no-site-bare": (),
+    "isolated": ("isolated",),
+    "no-frozen": ("frozen_modules",),
+    "cold-pyc": ("pycache_prefix",),
+    "traditional": ("hooks",),
+    "oxidized": ("hooks", "oxidized"),
+    "filesystem": ("hooks", "oxidized"),
+    "in-memory": ("hooks", "oxidized"),
+    "frozen": ("hooks", "frozen"),
+}
+
+
+def _v(t: tuple[int, int]) -> str:
+    return "%d.%d" % t
+
+
+def why_not(interp: Interpreter, capability: str) -> str | None:
+    """None when `interp` has `capability`, else one line saying why not."""
+    first, last, what = CAPABILITIES[capability]
+    if interp.implementation != "cpython" and capability in ("frozen", "oxidized", "hooks"):
+        return f"{what}: needs CPython (this is {interp.implementation} {interp.version})"
+    v = interp.version_tuple[:2]
+    if v < first or (last is not None and v > last):
+        span = f"Python {_v(first)}+" if last is None else f"CPython {_v(first)} to {_v(last)}"
+        return f"{what}: needs {span} (this is {interp.version})"
+    if capability in ("frozen", "oxidized") and interp.enable_shared is False:
+        return f"{what}: links libpython, needs an interpreter built with --enable-shared"
+    if capability == "frozen" and interp.include is None:
+        return f"{what}: compiles against Python.h, but no include folder (INCLUDEPY) reported"
+    return None
+
+
+def why_not_needs(interp: Interpreter, needs: tuple[str, ...]) -> str | None:
+    for cap in needs:
+        reason = why_not(interp, cap)
+        if reason is not None:
+            return reason
+    return None
+
+
+def supported_commands(interp: Interpreter) -> dict[str, str | None]:
+    """Command → None when this interpreter can serve it, else why not."""
+    return {cmd: why_not_needs(interp, needs) for cmd, needs in COMMAND_NEEDS.items()}
+
+
+def supported_variants(interp: Interpreter) -> dict[str, str | None]:
+    return {name: why_not_needs(interp, needs) for name, needs in VARIANT_NEEDS.items()}
+
+
+def require(interp: Interpreter, feature: str, *, for_what: str | None = None) -> None:
+    """Refuse, with one line (BadInput, exit 2), an interpreter that lacks `feature`: a capability
+    name, a command name (COMMAND_NEEDS) or a variant name (VARIANT_NEEDS)."""
+    if feature in CAPABILITIES:
+        reason = why_not(interp, feature)
+    elif feature in COMMAND_NEEDS:
+        reason = why_not_needs(interp, COMMAND_NEEDS[feature])
+        for_what = for_what or f"`{feature}`"
+    elif feature in VARIANT_NEEDS:
+        reason = why_not_needs(interp, VARIANT_NEEDS[feature])
+        for_what = for_what or f"variant {feature}"
+    else:
+        raise KeyError(feature)
+    if reason is not None:
+        head = f"{interp.path}: " + (f"{for_what} is unavailable: " if for_what else "")
+        raise BadInput(head + reason)
+
+
+@dataclass(frozen=True)
+class Support:
+    """One command or variant for one interpreter: supported, or the reason it is not."""
+
+    name: str
+    reason: str | None = None
+
+    @property
+    def supported(self) -> bool:
+        return self.reason is None
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "supported": self.reason is None, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class FoundInterpreter:
+    interpreter: Interpreter
+    commands: tuple[Support, ...]
+    variants: tuple[Support, ...]
+
     @classmethod
-    def from_dict(cls, d: dict) -> "Interpreter":
-        return cls(**{k: d.get(k) for k in cls.__dataclass_fields__})
+    def of(cls, interp: Interpreter) -> "FoundInterpreter":
+        return cls(
+            interp,
+            tuple(Support(n, r) for n, r in supported_commands(interp).items()),
+            tuple(Support(n, r) for n, r in supported_variants(interp).items()),
+        )
+
+    def to_dict(self) -> dict:
+        i = self.interpreter
+        return {
+            "name": i.path,
+            **i.to_dict(),
+            "is_venv": i.is_venv,
+            "commands": [s.to_dict() for s in self.commands],
+            "variants": [s.to_dict() for s in self.variants],
+        }
+
+
+@dataclass(frozen=True)
+class PythonsReport:
+    """`importprof pythons`: the `importprof.pythons/1` document."""
+
+    SCHEMA = "importprof.pythons/1"
+
+    pythons: tuple[FoundInterpreter, ...]
+    warnings: tuple[str, ...] = ()
+    machine: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": self.SCHEMA,
+            "machine": self.machine,
+            "pythons": [p.to_dict() for p in self.pythons],
+            "warnings": list(self.warnings),
+        }
