@@ -1,0 +1,36 @@
+"""`importprof pythons`: the interpreters found on this machine and what each can do."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "pythons",
+        help=(
+            "List the Python interpreters found (pyenv, asdf, uv-managed, the system's python3.*, "
+            "the active venv): path, version, implementation, --enable-shared, and which importprof "
+            "commands and variants each supports (and why not). Any --python spec works here too: "
+            "PATH, NAME, pyenv:3.12, pyenv:*, venv, all."
+        ),
+    )(pythons)
+
+
+def pythons(
+    python: Optional[List[str]] = typer.Option(
+        None, "--python", help="Interpreters to list (repeatable; PATH, NAME, pyenv:3.12, pyenv:*, venv, all). Default: all."
+    ),
+    fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the --format output (json by default) to FILE atomically."),
+) -> None:
+    from profiler.commands._common import check_format, check_outputs, deliver, warn
+    from profiler.render.console_pythons import render_pythons_table
+    from profiler.workflows.pythons import pythons as run_pythons
+
+    check_format(fmt, ("json",))
+    check_outputs(output)
+    report = run_pythons(python or None, warn=warn)
+    deliver(report, fmt=fmt, output=output, table=render_pythons_table, formats=("json",))
