@@ -17,8 +17,21 @@ def _ms(us: int | float) -> str:
     return f"{us / 1000:.1f}"
 
 
-def _spread(us: int) -> str:
+MAD_TO_SD = 1.4826  # a normal distribution's σ in MADs
+
+
+def _noisy(value_us: int, spread_us: int) -> bool:
+    """The uncertainty (the spread as a standard deviation) is larger than the value itself."""
+    return spread_us > 0 and spread_us * MAD_TO_SD > value_us
+
+
+def _spread(us: int, value_us: int | None = None) -> str:
+    if value_us is not None and _noisy(value_us, us):
+        return "noise"
     return f"±{us / 1000:.1f}" if us else ""
+
+
+NOISE_NOTE = "noise: not measurable at these runs (the spread is larger than the value; raise --runs)"
 
 
 def _header(report) -> str:
@@ -42,6 +55,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
     many = report.processes > 1
     ph = phase_headers(report.modules)  # issue 6: --phases columns (ms)
     partial = any(not m.in_all_runs for m in report.modules)
+    noisy = False
     if view.view == "top":
         mods = filter_modules(report.modules, view.filter, keep_ancestors=False)
         for by, title in (("self_us", "self"), ("cumulative_us", "cumulative")):
@@ -49,7 +63,8 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
             for m in top_modules(mods, view.top, by):
                 row = [_name(m)] + ([str(m.process)] if many else [])
                 spread = m.self_us_spread if by == "self_us" else m.cumulative_us_spread
-                row += [_ms(m.self_us), _ms(m.cumulative_us), _spread(spread), _runs(m, report.runs)]
+                row += [_ms(m.self_us), _ms(m.cumulative_us), _spread(spread, getattr(m, by)), _runs(m, report.runs)]
+                noisy = noisy or _noisy(getattr(m, by), spread)
                 t.add_row(*row, *phase_cells(m, ph))
             parts.append(t)
     else:
@@ -63,7 +78,8 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
             else:
                 m = line.module
                 row = [indent + _name(m)] + ([str(m.process)] if many else [])
-                row += [_ms(m.self_us), _ms(m.cumulative_us), _spread(m.cumulative_us_spread), _runs(m, report.runs)]
+                row += [_ms(m.self_us), _ms(m.cumulative_us), _spread(m.cumulative_us_spread, m.cumulative_us), _runs(m, report.runs)]
+                noisy = noisy or _noisy(m.cumulative_us, m.cumulative_us_spread)
             t.add_row(*row, *phase_cells(line.module, ph))
         parts.append(t)
     if ph:
@@ -72,15 +88,17 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
     if lazy is not None:
         parts.append(lazy)
     if report.group_by:
-        t = new_table(tty, title=f"by {report.group_by} (ms)")
+        t = new_table(tty, title=f"by {report.group_by} (ms, top {view.top} by cumulative)")
         t.add_column(report.group_by, no_wrap=True)
         t.add_column("modules", justify="right")
         t.add_column("self", justify="right")
         t.add_column("cumulative", justify="right")
-        for g in report.groups:
-            if view.filter and not g.name.startswith(view.filter):
-                continue
+        groups = [g for g in report.groups if not (view.filter and not g.name.startswith(view.filter))]
+        for g in groups[: view.top]:
             t.add_row(g.name, str(g.modules), _ms(g.self_us), _ms(g.cumulative_us))
+        rest = groups[view.top :]
+        if rest:
+            t.add_row(f"… {len(rest)} more (--top {view.top})", str(sum(g.modules for g in rest)), _ms(sum(g.self_us for g in rest)), "")
         parts.append(t)
     failed = sum(1 for m in report.modules if m.extra.get("failed"))
     if failed:
@@ -90,6 +108,8 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
         )
     if report.cached:
         parts.append(f"{len(report.cached)} modules were also found already imported (3.14 `cached` rows); see --format json")
+    if noisy:
+        parts.append(NOISE_NOTE)
     if partial:
         parts.append("runs: a module seen in only some runs shows seen/total (e.g. 3/5)")
     return render_tables(parts, tty)
