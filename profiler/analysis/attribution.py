@@ -14,27 +14,19 @@ from typing import Sequence
 
 from profiler.analysis.syscalls import bytes_read, count_syscalls, filesystem_view, is_failed_lookup, opened_path, process_stats
 from profiler.model.syscall_trace import MARKER_PREFIX, ImportSpan, ModuleStat, StraceLog, Syscall, TraceResult
-from profiler.parse.strace import decode_string
 
 OUTSIDE = "(outside imports)"
 
 
 def marker_of(call: Syscall, prefix: str = MARKER_PREFIX) -> tuple[str, str] | None:
-    """("b"|"e", module name) when `call` is an import marker, else None."""
-    for raw in call.args[:2]:
-        if prefix in raw:
-            dec = decode_string(raw)
-            if dec is None:
-                return None
-            path, truncated = dec
-            if not path.startswith(prefix):
-                return None
-            rest = path[len(prefix) :]
-            kind, _, name = rest.partition("/")
-            if kind not in ("b", "e") or not name:
-                return None
-            return kind, name + ("..." if truncated else "")
-    return None
+    """("b"|"e"|"f", module name) when `call` is an import marker, else None."""
+    path = call.path
+    if path is None or not path.startswith(prefix):
+        return None
+    kind, _, name = path[len(prefix) :].partition("/")
+    if kind not in ("b", "e") or not name:
+        return None
+    return kind, name + ("..." if call.path_cut else "")
 
 
 _MARKER_CALLS = frozenset({"stat", "newfstatat", "fstatat64", "statx", "stat64", "lstat", "lstat64"})

@@ -6,8 +6,7 @@ import posixpath
 from collections import Counter, defaultdict
 from typing import Callable, Iterable, Sequence
 
-from profiler.model.syscall_trace import ProcessStat, StraceLog, Syscall, SyscallStat
-from profiler.parse.strace import decode_string, fd_path
+from profiler.model.syscall_trace import PATH_ARG, ProcessStat, StraceLog, Syscall, SyscallStat
 
 # file-system families (the view of issue 4, item 3)
 FAMILIES: dict[str, frozenset[str]] = {
@@ -22,37 +21,18 @@ FAMILIES: dict[str, frozenset[str]] = {
 FAMILY_OF = {name: fam for fam, names in FAMILIES.items() for name in names}
 OPENS = FAMILIES["open"]
 READS = frozenset({"read", "pread64", "readv", "preadv", "preadv2"})
-# where the path argument is: (dirfd index or None, path index)
-_PATH_ARG: dict[str, tuple[int | None, int]] = {
-    **{n: (None, 0) for n in ("stat", "lstat", "stat64", "lstat64", "oldstat", "oldlstat", "open", "creat", "access", "readlink", "execve", "chdir", "mkdir", "unlink", "rmdir")},
-    **{n: (0, 1) for n in ("newfstatat", "fstatat64", "statx", "openat", "openat2", "faccessat", "faccessat2", "readlinkat", "execveat", "mkdirat", "unlinkat")},
-}
 LOOKUP_MISSES = frozenset({"ENOENT", "ENOTDIR"})
 _FORKS = frozenset({"clone", "clone3", "fork", "vfork"})
 
 
 def call_path(call: Syscall) -> str | None:
-    """The absolute (when -y or the path tells) path a path-taking call looked up, else None.
-    An empty path (fstatat(fd, "", AT_EMPTY_PATH)) is not a lookup."""
-    where = _PATH_ARG.get(call.name)
-    if where is None:
-        return None
-    dirfd_i, path_i = where
-    if len(call.args) <= path_i:
-        return None
-    dec = decode_string(call.args[path_i])
-    if dec is None or not dec[0]:
-        return None
-    path = dec[0]
-    if not path.startswith("/") and dirfd_i is not None and len(call.args) > dirfd_i:
-        base = fd_path(call.args[dirfd_i])
-        if base:
-            path = posixpath.join(base, path)
-    return path
+    """The absolute (when -y or the path tells) path a path-taking call looked up, else None
+    (decoded by the parser). An empty path (fstatat(fd, "", AT_EMPTY_PATH)) is not a lookup."""
+    return call.path
 
 
 def is_failed_lookup(call: Syscall) -> bool:
-    return call.errno in LOOKUP_MISSES and call.name in _PATH_ARG
+    return call.errno in LOOKUP_MISSES and call.name in PATH_ARG
 
 
 def opened_path(call: Syscall) -> str | None:
@@ -140,7 +120,7 @@ def filesystem_view(calls: Sequence[Syscall], top: int = 20) -> dict:
             hist_count[bucket] += 1
             hist_bytes[bucket] += n
             if c.args:
-                read_by_file[fd_path(c.args[0]) or c.args[0]] += n
+                read_by_file[c.fd_path or c.args[0]] += n
     families = [
         {"name": fam, "count": fam_count[fam], "errors": fam_errors[fam], "seconds": round(fam_seconds[fam], 6)}
         for fam in FAMILIES

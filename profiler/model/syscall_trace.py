@@ -18,6 +18,13 @@ from typing import NamedTuple
 # the bootstrap never imports the package)
 MARKER_PREFIX = "/.importprof-mark/"
 
+# where a path-taking syscall's path argument is: (index of its dirfd argument or None, index of
+# the path argument). parse/strace.py decodes it into Syscall.path.
+PATH_ARG: dict[str, tuple[int | None, int]] = {
+    **{n: (None, 0) for n in ("stat", "lstat", "stat64", "lstat64", "oldstat", "oldlstat", "open", "creat", "access", "readlink", "execve", "chdir", "mkdir", "unlink", "rmdir")},
+    **{n: (0, 1) for n in ("newfstatat", "fstatat64", "statx", "openat", "openat2", "faccessat", "faccessat2", "readlinkat", "execveat", "mkdirat", "unlinkat")},
+}
+
 
 class Syscall(NamedTuple):
     """One completed (or never-resumed) syscall line of an strace log."""
@@ -32,6 +39,10 @@ class Syscall(NamedTuple):
     duration_s: float | None  # -T
     line: int  # 1-based line number where the call started
     unfinished: bool = False  # `<unfinished ...>` never resumed (process exited or log ended)
+    # decoded by the parser (analysis never re-reads raw argument text):
+    path: str | None = None  # a path-taking call's path (PATH_ARG), decoded, joined to its -y dirfd
+    fd_path: str | None = None  # other calls: the -y path of the first fd argument (read(3</x>...) → /x)
+    path_cut: bool = False  # strace cut the path string (-s): `path` is its beginning only
 
 
 class ProcessEvent(NamedTuple):

@@ -18,11 +18,12 @@ number is an error naming the line.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Iterable
 
 from profiler.errors import BadInput
-from profiler.model.syscall_trace import ProcessEvent, StraceLog, Syscall
+from profiler.model.syscall_trace import PATH_ARG, ProcessEvent, StraceLog, Syscall
 
 _HEAD = re.compile(
     r"(?:\[pid\s+(\d+)\]\s+|(\d+)\s+)?"  # pid (-f to a file: "1234 "; to stderr: "[pid 1234] ")
@@ -153,7 +154,9 @@ def _keep_unfinished(started, pid, syscalls) -> None:
     if m is None:
         return
     args, _ = split_args(text, m.end(), complete=False)
-    syscalls.append(Syscall(pid, t, m.group(1), tuple(args), None, None, None, None, lineno, True))
+    name = m.group(1)
+    path, fdp, cut = decoded_paths(name, args)
+    syscalls.append(Syscall(pid, t, name, tuple(args), None, None, None, None, lineno, True, path, fdp, cut))
 
 
 def split_args(text: str, start: int, complete: bool = True) -> tuple[list[str], int]:
@@ -217,7 +220,32 @@ def _parse_call(text: str, pid: int, t: float | None, lineno: int) -> Syscall:
         e = _ERRNO.match(extra)
         if e is not None:
             errno = e.group(1)
-    return Syscall(pid, t, m.group(1), tuple(args), ret, errno, path, dur, lineno, False)
+    name = m.group(1)
+    cpath, fdp, cut = decoded_paths(name, args)
+    return Syscall(pid, t, name, tuple(args), ret, errno, path, dur, lineno, False, cpath, fdp, cut)
+
+
+def decoded_paths(name: str, args) -> tuple[str | None, str | None, bool]:
+    """(path, fd_path, path_cut) of one call: the decoded path argument of a path-taking call
+    (joined to its dirfd's -y path when relative), else the -y path of its first fd argument."""
+    where = PATH_ARG.get(name)
+    if where is None:
+        for a in args:
+            if a.endswith(">") and not a.startswith('"'):
+                return None, fd_path(a), False
+        return None, None, False
+    dirfd_i, path_i = where
+    if len(args) <= path_i:
+        return None, None, False
+    dec = decode_string(args[path_i])
+    if dec is None or not dec[0]:
+        return None, None, False
+    path, cut = dec
+    if not path.startswith("/") and dirfd_i is not None and len(args) > dirfd_i:
+        base = fd_path(args[dirfd_i])
+        if base:
+            path = posixpath.join(base, path)
+    return path, None, cut
 
 
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)")
