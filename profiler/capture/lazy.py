@@ -1,0 +1,73 @@
+"""Run a Python target once under the bootstrap launcher with the `lazy` hook: every import
+deferred until first use (or, `lazy=False`, the same launcher with no finder: the eager
+reference), the names in `keep` kept eager. Returns the program's observable output and the
+hook's raw record (JSON text)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from profiler.capture.bootstrap import bootstrap_argv
+from profiler.capture.process import run
+from profiler.errors import TargetFailed
+from profiler.model.target import Target
+
+
+@dataclass(frozen=True)
+class LazyRunOutput:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    record: str  # the hook's JSON document ("" when the program never reached exit handlers)
+
+
+def lazy_flags(python_version: str, lazy: bool) -> list[str]:
+    """Interpreter flags of a lazy run: PEP 810's `-X lazy_imports=all` on 3.15+."""
+    major, minor = (int(p) for p in python_version.split(".")[:2])
+    return ["-X", "lazy_imports=all"] if lazy and (major, minor) >= (3, 15) else []
+
+
+def lazy_argv(
+    python: str,
+    python_version: str,
+    flags: Sequence[str],
+    target: Target,
+    *,
+    lazy: bool = True,
+    keep: Sequence[str] = (),
+    record_path: str | None = None,
+) -> list[str]:
+    """The launcher command line of one run (also what `lazy` times: no record_path)."""
+    options = {"lazy": lazy, "lazy_keep": sorted(keep)}
+    if record_path:
+        options["lazy_path"] = record_path
+    return bootstrap_argv(python, [*flags, *lazy_flags(python_version, lazy)], target, ("lazy",), options)
+
+
+def run_lazy(
+    python: str,
+    python_version: str,
+    target: Target,
+    *,
+    lazy: bool = True,
+    keep: Sequence[str] = (),
+    flags: Sequence[str] = (),
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 600,
+) -> LazyRunOutput:
+    """One run to completion; a non-zero exit is data here (lazy loading may break the program)."""
+    with tempfile.TemporaryDirectory(prefix="importprof-lazy-") as tmp:
+        path = os.path.join(tmp, "lazy.json")
+        argv = lazy_argv(python, python_version, flags, target, lazy=lazy, keep=keep, record_path=path)
+        proc = run(argv, cwd=cwd, env=env, timeout=timeout, missing=TargetFailed, what="target")
+        try:
+            with open(path, encoding="utf-8") as fh:
+                record = fh.read()
+        except FileNotFoundError:
+            record = ""
+    return LazyRunOutput(tuple(argv), proc.returncode, proc.stdout, proc.stderr, record)

@@ -1,0 +1,27 @@
+"""The `lazy` bootstrap hook's record (one JSON object written at exit) → LazyRun. Pure."""
+
+from __future__ import annotations
+
+import json
+
+from profiler.errors import BadInput
+from profiler.model.lazy import EagerImport, LazyLoad, LazyRun
+
+
+def parse_lazy_record(text: str) -> LazyRun:
+    try:
+        d = json.loads(text)
+    except ValueError:
+        raise BadInput(f"lazy record: not a JSON document: {text[:80]!r}") from None
+    try:
+        return LazyRun(
+            lazy=bool(d["lazy"]),
+            python=str(d.get("python") or ""),
+            startup=tuple(str(n) for n in d.get("startup") or ()),
+            executed=tuple((str(n), str(k)) for n, k in d["executed"]),
+            pending=tuple(str(n) for n in d["pending"]),
+            eager=tuple(EagerImport(str(n), str(r), s) for n, r, s in d["eager"]),
+            loads=tuple(LazyLoad(str(n), str(t), str(a), s) for n, t, a, s in d["loads"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadInput(f"lazy record: bad or missing field ({exc})") from None
