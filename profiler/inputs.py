@@ -1,7 +1,21 @@
 """Reading the files users hand to importprof (saved logs, saved JSON documents): every way
-they can be wrong ends as one BadInput line naming the file."""
+they can be wrong ends as one BadInput line naming the file.
+
+A saved document is checked at this boundary, before any code trusts it: strict JSON (no
+NaN/Infinity, no number too large for a float), an `importprof.<kind>/1` schema the reader
+accepts, then the JSON schema of that kind (`profiler/schemas/<kind>.json`, published in the
+README) and the few rules a JSON schema cannot say (a module's parent exists). The message
+names the first offending place: `modules[3].self_us: expected integer (got a string)`.
+"""
 
 from __future__ import annotations
+
+import math
+import os
+from typing import Iterable
+
+SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
+MAX_NESTING = 200  # deeper JSON is not an importprof document (and would exhaust the stack)
 
 
 def read_text(path: str, what: str = "file") -> str:
@@ -15,19 +29,226 @@ def read_text(path: str, what: str = "file") -> str:
         raise _bad(f"cannot read {what} {path}: it is a directory") from None
     except OSError as exc:
         raise _bad(f"cannot read {what} {path}: {exc.strerror}") from None
+    except MemoryError:
+        raise _bad(f"cannot read {what} {path}: too large for memory") from None
     return data.decode("utf-8", "replace")
 
 
-def read_json(path: str, what: str = "JSON document") -> object:
+class _NotFinite(ValueError):
+    pass
+
+
+def _constant(name: str):
+    raise _NotFinite(f"{name} is not a number JSON allows")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotFinite(f"{text[:30]} is too large for a number")
+    return value
+
+
+def parse_json(text: str, source: str) -> object:
+    """Strict JSON: NaN, Infinity and numbers beyond a float's range are refused."""
     import json
 
-    text = read_text(path, what)
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_constant, parse_float=_float)
+    except _NotFinite as exc:
+        raise _bad(f"{source}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise _bad(f"{source}: not an importprof document (JSON nested too deeply)") from None
     except ValueError as exc:
         msg = getattr(exc, "msg", str(exc))
         line = getattr(exc, "lineno", None)
-        raise _bad(f"{path}: not JSON ({msg}{f' at line {line}' if line else ''})") from None
+        raise _bad(f"{source}: not JSON ({msg}{f' at line {line}' if line else ''})") from None
+
+
+def read_json(path: str, what: str = "JSON document") -> object:
+    return parse_json(read_text(path, what), path)
+
+
+# ------------------------------------------------------------------ importprof documents
+def kinds() -> list[str]:
+    """The document kinds with a published schema."""
+    return sorted(f[: -len(".json")] for f in os.listdir(SCHEMA_DIR) if f.endswith(".json"))
+
+
+def kind_of(doc: object) -> str | None:
+    schema = doc.get("schema") if isinstance(doc, dict) else None
+    if isinstance(schema, str) and schema.startswith("importprof.") and "/" in schema:
+        return schema[len("importprof.") :].split("/", 1)[0]
+    return None
+
+
+def read_document(path: str, accept: Iterable[str] | None = None, what: str = "document") -> dict:
+    """A saved importprof document, validated. `accept`: the kinds this reader takes (None:
+    any kind; one without a published schema is only checked to be an object with a schema)."""
+    if path == "-":
+        raise _bad(f"reading a {what} from stdin is not supported; give a file")
+    doc = read_json(path, what)
+    check_document(doc, path, accept)
+    return doc  # type: ignore[return-value]
+
+
+def check_document(doc: object, source: str, accept: Iterable[str] | None = None) -> None:
+    accept = tuple(accept) if accept is not None else None
+    wanted = " or ".join(f"importprof.{k}/1" for k in accept) if accept else "importprof"
+    if not isinstance(doc, dict):
+        raise _bad(f"{source}: not an {wanted} document (a JSON {_json_type(doc)}, not an object)")
+    kind = kind_of(doc)
+    if kind is None or (accept is not None and kind not in accept):
+        raise _bad(f"{source}: not an {wanted} document (schema={doc.get('schema')!r})")
+    if _depth(doc) > MAX_NESTING:
+        raise _bad(f"{source}: not an importprof document (nested deeper than {MAX_NESTING})")
+    if doc.get("schema") != f"importprof.{kind}/1":
+        raise _bad(f"{source}: {doc.get('schema')!r} is a version this importprof does not read (it reads importprof.{kind}/1)")
+    if kind not in kinds():
+        return
+    problem = first_problem(doc, kind)
+    if problem is None:
+        check = _RULES.get(kind)
+        problem = check(doc) if check else None
+    if problem is not None:
+        raise _bad(f"{source}: not a valid importprof.{kind}/1 document: {problem}")
+    if kind == "report":
+        for i, item in enumerate(doc.get("documents") or ()):
+            check_document(item["doc"], f"{source}: documents[{i}]")
+
+
+_VALIDATORS: dict = {}
+
+
+def schema(kind: str) -> dict:
+    import json
+
+    with open(os.path.join(SCHEMA_DIR, f"{kind}.json"), encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _validator(kind: str):
+    if kind not in _VALIDATORS:
+        from jsonschema import Draft202012Validator
+
+        _VALIDATORS[kind] = Draft202012Validator(schema(kind))
+    return _VALIDATORS[kind]
+
+
+def first_problem(doc: dict, kind: str) -> str | None:
+    """The first place (in document order) where `doc` breaks `kind`'s schema, as
+    `path: what was expected (what was found)`; None when it conforms."""
+    import itertools
+
+    errors = list(itertools.islice(_validator(kind).iter_errors(doc), 100))
+    if not errors:
+        return None
+    error = min(errors, key=lambda e: _order(doc, e.absolute_path))
+    branches = error.validator_value if error.validator == "anyOf" else None
+    if branches and all(set(b) == {"required"} for b in branches):
+        prefix = _where(error.absolute_path) + "." if error.absolute_path else ""
+        return f"{prefix}{' or '.join(k for b in branches for k in b['required'])}: missing"
+    while error.context:  # anyOf/oneOf: the closest branch's first error
+        from jsonschema.exceptions import best_match
+
+        error = best_match(error.context)
+    return _describe(error)
+
+
+def _order(doc: object, path) -> tuple:
+    """Where `path` comes in the document as written (keys in their order, items by index)."""
+    out, node = [], doc
+    for p in path:
+        if isinstance(node, dict) and p in node:
+            out.append(list(node).index(p))
+            node = node[p]
+        elif isinstance(node, list) and isinstance(p, int) and p < len(node):
+            out.append(p)
+            node = node[p]
+        else:
+            out.append(-1)
+            node = None
+    return tuple(out)
+
+
+def _where(path) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "the document"
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _shown(value: object) -> str:
+    text = repr(value) if isinstance(value, (int, float, str, bool)) else _json_type(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _describe(error) -> str:
+    where = _where(error.absolute_path)
+    kind, expected, value = error.validator, error.validator_value, error.instance
+    if kind == "type":
+        names = expected if isinstance(expected, list) else [expected]
+        got = _json_type(value) + ("" if isinstance(value, (list, dict)) or value is None else f" {_shown(value)}")
+        return f"{where}: expected {' or '.join(names)} (got {got})"
+    if kind == "required":
+        missing = next((k for k in expected if isinstance(value, dict) and k not in value), expected[0])
+        return f"{where + '.' if error.absolute_path else ''}{missing}: missing"
+    if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        sign = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[kind]
+        return f"{where}: expected {sign} {expected} (got {_shown(value)})"
+    if kind == "const":
+        return f"{where}: expected {expected!r} (got {_shown(value)})"
+    if kind == "enum":
+        return f"{where}: expected one of {', '.join(map(repr, expected))} (got {_shown(value)})"
+    message = error.message
+    return f"{where}: {message if len(message) <= 120 else message[:117] + '...'}"
+
+
+def _depth(value: object) -> int:
+    """Nesting depth, without recursion (a hostile document must not exhaust the stack)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_NESTING:
+                return deepest
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
+
+
+# ------------------------------------------------------------------ what a JSON schema cannot say
+def _imports_rules(doc: dict) -> str | None:
+    names: dict[int, set[str]] = {}
+    for m in doc["modules"]:
+        names.setdefault(m.get("process", 0), set()).add(m["name"])
+    for i, m in enumerate(doc["modules"]):
+        parent = m.get("parent")
+        if parent is not None and parent not in names.get(m.get("process", 0), ()):
+            return f"modules[{i}].parent: {parent!r} is not a module of process {m.get('process', 0)}"
+    return None
+
+
+_RULES = {"imports": _imports_rules}
 
 
 def _bad(message: str):

@@ -224,11 +224,9 @@ def check_budget(report: ImportsReport, budget_ms: float | None) -> None:
 
 def load_report(path: str) -> ImportsReport:
     """A saved `importprof.imports/1` JSON (for show, diff, why --report)."""
-    from profiler.inputs import read_json
+    from profiler.inputs import read_document
 
-    if path == "-":
-        raise BadInput("reading a report from stdin is not supported; give a file")
-    doc = read_json(path, "report")
+    doc = read_document(path, ["imports"], "report")  # validated against schemas/imports.json
     try:
         return ImportsReport.from_dict(doc)
     except ValueError as exc:

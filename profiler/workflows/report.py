@@ -87,7 +87,7 @@ def _now() -> str:
 def load_documents(paths: Sequence[str]) -> list[tuple[str, dict]]:
     """Each path → (label, document); a bundle contributes its documents. Bad input (missing,
     not JSON, no importprof schema) is one BadInput naming the file."""
-    from profiler.inputs import read_json
+    from profiler.inputs import check_document, read_json
 
     out: list[tuple[str, dict]] = []
     for path in paths:
@@ -98,9 +98,12 @@ def load_documents(paths: Sequence[str]) -> list[tuple[str, dict]]:
         schema = doc.get("schema")
         if not isinstance(schema, str) or not schema.startswith("importprof."):
             if isinstance(doc.get("results"), list):  # a plain hyperfine --export-json file
-                out.append((label, {"schema": "importprof.startup/1", "machine": {}, "engine": "hyperfine", **doc}))
+                doc = {"schema": "importprof.startup/1", "machine": {}, "engine": "hyperfine", **doc}
+                check_document(doc, f"{path} (a hyperfine file)", ["startup"])
+                out.append((label, doc))
                 continue
             raise BadInput(f"{path}: not an importprof document (schema={schema!r})")
+        check_document(doc, path)  # against schemas/<kind>.json (a bundle: each document too)
         kind = kind_of(doc)
         if kind == "report":
             for item in doc.get("documents") or []:
