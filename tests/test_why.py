@@ -53,3 +53,29 @@ def test_why_failures(cli, fixtures, real_python):
     assert_one_line_error(cli("why", "json", "--from-log", log, "--report", log), 2, "give one of")
     assert_one_line_error(cli("why", "json", "--report", log), 2, "not JSON")
     assert_one_line_error(cli("why", "json", "--python", real_python, "-c", "raise SystemExit(2)"), 3, "code 2")
+
+
+def test_why_all_lists_every_importer_shortest_first(real_python, tmp_path):
+    """Issue 11.13: every module with an import statement of MODULE, not only the one that
+    loaded it (-X importtime prints nothing for an import of a loaded module)."""
+    from profiler.model.target import Target
+    from profiler.render.console_imports import render_why_table
+    from profiler.workflows.why import WhyOptions, why
+
+    target = Target("code", "import json\nimport re\n")
+    answer = why(WhyOptions("re", target, python=real_python, all=True, read_machine=False))
+    assert {"json.decoder", "json.encoder", "json.scanner", "__main__"} <= set(answer.importers)
+    lengths = [len(c.hops) for c in answer.chains]
+    assert lengths == sorted(lengths) and len(answer.chains) >= 4
+    assert sum(c.loaded for c in answer.chains) == 1  # one chain loaded it; the others found it loaded
+    paths = {tuple(h.name for h in c.hops): c for c in answer.chains}
+    assert ("__main__", "re") in paths and ("json", "json.decoder", "re") in paths
+    last = paths[("json", "json.decoder", "re")].hops[-1]
+    assert last.extra["already_imported"] and last.cumulative_us == 0
+    doc = answer.to_dict()
+    assert doc["importers"] == list(answer.importers) and {c["loaded"] for c in doc["chains"]} == {True, False}
+    out = render_why_table(answer, tty=False)
+    assert f"every import of re: {len(answer.chains)} chains, shortest first" in out
+    assert "json → json.decoder → re" in out and "the chain that loaded re" in out
+    plain = why(WhyOptions("re", target, python=real_python, read_machine=False))
+    assert plain.importers is None and all(c.loaded for c in plain.chains) and len(plain.chains) == 1

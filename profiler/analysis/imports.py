@@ -534,3 +534,30 @@ def startup_names(modules: Sequence[ModuleRecord], process: int = 0) -> frozense
             in_site = m.name == "site"
         names.append(m.name)
     return frozenset(names) if in_site else frozenset()
+
+
+def every_import_chain(report: ImportsReport, module: str, importers: Sequence[str]) -> tuple[WhyChain, ...]:
+    """why --all: the chain(s) through which MODULE was loaded (import_chains), and one more
+    per other module with an import statement of MODULE (`importers`, from an instrumented run:
+    -X importtime prints no row for a module already in sys.modules). Such a chain is the
+    importer's own chain plus MODULE as a last hop of cost 0 ("already_imported"). An importer
+    the report has no row for (imported before -X importtime could see it) is a one-hop chain.
+    Shortest first; the loading chain first among equals."""
+    loaded = import_chains(report, module)
+    parents_of_load = {c.hops[-2].name if len(c.hops) > 1 else "__main__" for c in loaded}
+    out = list(loaded)
+    for imp in dict.fromkeys(importers):
+        if imp in parents_of_load or imp == module:
+            continue
+        last = WhyHop(module, 0, 0, 0, {"already_imported": True})
+        if imp == "__main__":  # the program itself
+            out.append(WhyChain(0, (WhyHop("__main__", 0, 0, 0, {"program": True}), replace(last, depth=1)), loaded=False))
+            continue
+        base = next((c for c in import_chains(report, imp) if c.hops[-1].name == imp), None)
+        if base is None:
+            hops = (WhyHop(imp, 0, 0, 0, {"not_in_log": True}), replace(last, depth=1))
+            out.append(WhyChain(0, hops, loaded=False))
+        else:
+            out.append(WhyChain(base.process, (*base.hops, replace(last, depth=base.hops[-1].depth + 1)), loaded=False))
+    order = {id(c): i for i, c in enumerate(out)}
+    return tuple(sorted(out, key=lambda c: (len(c.hops), not c.loaded, order[id(c)])))

@@ -217,8 +217,51 @@ def stop():
     _STOPPED[0] = True
 
 
+_IMPORTERS = []
+
+
+def _wrap_import(orig):
+    """builtins.__import__: every import statement, also of a module already in sys.modules
+    (which `_find_and_load` never sees), as [importer module, imported module]: each package
+    of a dotted name, and fromlist names that are submodules."""
+
+    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+        mod = orig(name, globals, locals, fromlist, level)
+        if _STOPPED[0] or _thread.get_ident() != _MAIN:
+            return mod
+        try:
+            importer = (globals or {}).get("__name__")
+            # `import a.b.c` returns `a`: the statement names a, a.b, a.b.c; with a fromlist
+            # or a relative level the returned module is the one named
+            parts = (mod.__name__ if (fromlist or level) else name).split(".")
+            own = (importer or "") + "."
+            for i in range(1, len(parts) + 1):
+                prefix = ".".join(parts[:i])
+                if not own.startswith(prefix + "."):  # a submodule needs its own package anyway
+                    _IMPORTERS.append((importer, prefix))
+            if fromlist:
+                for x in fromlist:
+                    sub = mod.__name__ + "." + x
+                    if x != "*" and sub in sys.modules:
+                        _IMPORTERS.append((importer, sub))
+        except Exception:
+            pass
+        return mod
+
+    __import__.__wrapped__ = orig
+    return __import__
+
+
 def _dump():
     stop()
+    ipath = _OPTIONS.get("importers_path")
+    if ipath:
+        with open(ipath, "w", encoding="utf-8") as fh:
+            seen = set()
+            for pair in _IMPORTERS:
+                if pair not in seen:
+                    seen.add(pair)
+                    fh.write("%s %s\n" % (pair[0] or "?", pair[1]))
     path = _OPTIONS.get("phases_path")
     if not path:
         return
@@ -261,5 +304,9 @@ def install(options):
     if hasattr(_imp, "get_frozen_object"):
         _imp.get_frozen_object = _wrap_phase(_imp.get_frozen_object, "unmarshal", _frozen_code_of)
     sys.modules["_importprof_launch"].at_exit(_dump)
+    if options.get("importers_path"):
+        import builtins
+
+        builtins.__import__ = _wrap_import(builtins.__import__)
     # last: from here on every import is recorded
     bootstrap._find_and_load = _wrap_find_and_load(bootstrap._find_and_load)

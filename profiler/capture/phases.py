@@ -36,6 +36,7 @@ class InstrumentedRun:
     calls: str  # JSON lines of the calls hook
     returncode: int
     stderr: str
+    importers: str = ""  # "IMPORTER MODULE" lines (phases hook with importers=True): every import statement
 
 
 def run_instrumented(
@@ -49,16 +50,20 @@ def run_instrumented(
     env: Mapping[str, str] | None = None,
     timeout: float = 600,
     ignore_failure: bool = False,
+    importers: bool = False,
 ) -> InstrumentedRun:
-    """One run; `hooks` among HOOK_ORDER (installed in that order, phases first)."""
+    """One run; `hooks` among HOOK_ORDER (installed in that order, phases first).
+    `importers`: the phases hook also records who imports what, cached imports included."""
     hooks = [h for h in HOOK_ORDER if h in hooks]
     with tempfile.TemporaryDirectory(prefix="importprof-hooks-") as tmp:
-        paths = {name: os.path.join(tmp, f"{name}.out") for name in ("phases", "site", "calls")}
+        paths = {name: os.path.join(tmp, f"{name}.out") for name in ("phases", "site", "calls", "importers")}
         options = {
             "phases_path": paths["phases"],
             "site_path": paths["site"],
             "calls_path": paths["calls"],
         }
+        if importers:
+            options["importers_path"] = paths["importers"]
         flags = list(flags)
         if fresh_pycache:
             cache = os.path.join(tmp, "pycache")
@@ -76,4 +81,4 @@ def run_instrumented(
                     texts[name] = fh.read()
             except FileNotFoundError:
                 texts[name] = ""
-    return InstrumentedRun(texts["phases"], texts["site"], texts["calls"], proc.returncode, proc.stderr)
+    return InstrumentedRun(texts["phases"], texts["site"], texts["calls"], proc.returncode, proc.stderr, texts["importers"])

@@ -285,9 +285,10 @@ class WhyChain:
 
     process: int
     hops: tuple[WhyHop, ...]
+    loaded: bool = True  # False: the last hop imported MODULE when it was already loaded (why --all)
 
     def to_dict(self) -> dict:
-        return {"process": self.process, "hops": [h.to_dict() for h in self.hops]}
+        return {"process": self.process, "loaded": self.loaded, "hops": [h.to_dict() for h in self.hops]}
 
 
 @dataclass(frozen=True)
@@ -302,9 +303,12 @@ class WhyReport:
     runs: int
     target: str | None = None
     cached_in: tuple[int, ...] = ()  # processes where 3.14 saw it only as cached
+    importers: tuple[str, ...] | None = None  # every module with an import statement of MODULE (why --all)
 
     def to_dict(self) -> dict:
+        extra = {} if self.importers is None else {"importers": list(self.importers)}
         return {
+            **extra,
             "schema": self.SCHEMA,
             "machine": self.machine,
             "module": self.module,

@@ -132,7 +132,22 @@ def render_why_table(report, tty: bool) -> str:
     parts: list = []
     if not report.chains:
         return render_tables([f"{report.module} is not imported"], tty)
-    for i, chain in enumerate(report.chains, 1):
+    if any(not c.loaded for c in report.chains):  # why --all: every importer, one line each
+        t = new_table(tty, title=f"every import of {report.module}: {len(report.chains)} chains, shortest first")
+        t.add_column("#", justify="right")
+        t.add_column("chain", no_wrap=True)
+        t.add_column("loaded it", justify="right")
+        t.add_column("first hop cumulative ms", justify="right")
+        for i, chain in enumerate(report.chains, 1):
+            path = " → ".join(h.name for h in chain.hops)
+            t.add_row(str(i), path, "yes" if chain.loaded else "already loaded", _ms(chain.hops[0].cumulative_us) if len(chain.hops) > 1 else "")
+        parts.append(t)
+        loading = [c for c in report.chains if c.loaded]
+        report_chains = loading
+        parts.append(f"the chain that loaded {report.module}, hop by hop:" if loading else f"{report.module} was loaded before -X importtime could see it")
+    else:
+        report_chains = list(report.chains)
+    for i, chain in enumerate(report_chains, 1):
         proc = f" (process {chain.process})" if any(c.process for c in report.chains) else ""
         t = new_table(tty, title=f"chain {i}{proc}: who imports {report.module}")
         t.add_column("hop", no_wrap=True)

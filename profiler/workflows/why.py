@@ -8,7 +8,7 @@ its cost, from a fresh capture or a saved report.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from profiler.errors import GateFailed, UsageError
 from profiler.model.import_tree import ImportsReport, WhyReport
@@ -26,14 +26,18 @@ class WhyOptions:
     runs: int = 1
     warmup: int = 0
     read_machine: bool = True
+    all: bool = False  # every importer's chain (an instrumented run sees imports of loaded modules)
 
 
-def why_from_report(report: ImportsReport, module: str) -> WhyReport:
-    from profiler.analysis.imports import import_chains
+def why_from_report(report: ImportsReport, module: str, importers: Sequence[str] | None = None) -> WhyReport:
+    """`importers` (why --all): every module with an import statement of MODULE."""
+    from profiler.analysis.imports import every_import_chain, import_chains
 
+    chains = import_chains(report, module) if importers is None else every_import_chain(report, module, importers)
     return WhyReport(
         module=module,
-        chains=import_chains(report, module),
+        chains=chains,
+        importers=None if importers is None else tuple(dict.fromkeys(importers)),
         machine=report.machine,
         python=report.python,
         python_version=report.python_version,
@@ -69,8 +73,31 @@ def why(
             progress=progress,
             warn=warn,
         )
-    answer = why_from_report(report, opts.module)
+    importers = None
+    if opts.all:
+        if opts.report is not None or opts.from_log is not None or not opts.target.is_python:
+            if warn:
+                warn("--all needs a run of a Python target: a log or report shows only the import that loaded the module")
+        else:
+            importers = importers_of(opts, opts.module)
+    answer = why_from_report(report, opts.module, importers)
     if not answer.chains:
         where = report.target or "the log"
         raise GateFailed(f"{opts.module} is not imported by {where}")
     return answer
+
+
+def importers_of(opts: WhyOptions, module: str) -> list[str]:
+    """Every module of the target with an import statement of MODULE (in the order first seen),
+    from one run under the phases hook recording builtins.__import__ (cached imports too)."""
+    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.phases import run_instrumented
+
+    interp = resolve_python(opts.python)
+    run = run_instrumented(interp.path, (), opts.target, ("phases",), importers=True, ignore_failure=True)
+    out = []
+    for line in run.importers.splitlines():
+        importer, _, name = line.partition(" ")
+        if name == module and importer:
+            out.append(importer)
+    return out
