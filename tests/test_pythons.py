@@ -28,6 +28,23 @@ def test_a_hook_that_writes_at_exit_does_not_crash_the_interpreter(version, tmp_
     assert "json" in names
 
 
+@pytest.mark.parametrize("version", ["3.7", "3.9", "3.10", "3.13"])
+def test_a_hook_writes_at_exit_even_when_the_program_imports_atexit(version, tmp_path):
+    # before 3.10 a second atexit module (the program's own import, once the launcher hid the
+    # first) took over the exit callbacks: the hook's never ran (exit 0, no file written)
+    from profiler.capture.bootstrap import bootstrap_argv
+    from profiler.model.target import Target
+
+    out = tmp_path / "modules.json"
+    code = "import atexit, logging; atexit.register(print, 'program exit'); print('ok')"
+    argv = bootstrap_argv(pyenv_python(version), [], Target("code", code),
+                          ["oxidized_modules"], {"oxidized_modules_out": str(out)})
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "ok\nprogram exit\n"
+    assert "logging" in {m["name"] for m in json.loads(out.read_text())["modules"]}
+
+
 # --- discovery -------------------------------------------------------------------------------
 
 import os

@@ -58,12 +58,13 @@ def at_exit(fn):
     import atexit
 
     atexit.register(fn)
-    # Keep the module alive: on 3.7-3.9 the interpreter calls back into the atexit module at
-    # exit through a borrowed pointer, so freeing it (no sys.modules entry, no reference) is a
-    # segfault at exit (exit -11) instead of the callbacks. (Not a global of this file: running
-    # the target clears __main__'s namespace; the API module stays in sys.modules.)
-    _API._atexit = atexit
-    if not had:
+    # Before 3.10 the callbacks live in the atexit module object and the interpreter calls back
+    # the LAST one created (a borrowed pointer): hidden from sys.modules, the program's own
+    # `import atexit` made a second one and ours never ran (and once ours was freed, the exit
+    # was a segfault, -11). There, `atexit` (a builtin module) stays imported; 3.10+ keep the
+    # callbacks in the interpreter, so hiding it is safe.
+    _API._atexit = atexit  # (not a global here: running the target clears __main__'s namespace)
+    if not had and sys.version_info >= (3, 10):
         del sys.modules["atexit"]
 
 
