@@ -81,7 +81,7 @@ def test_lazy_run_defers_unused_modules_and_says_why_others_ran(prefix, prog):
     assert loads["pkg.sub"].trigger == "use"
     assert not any(n.startswith("_importprof") for n in r.executed_names | set(r.pending))
     eager_reasons = {x.name: x.reason for x in r.eager}
-    kinds = dict(r.executed)
+    kinds = {e[0]: e[1] for e in r.executed}
     if kinds.get("_json") == "extension":
         assert eager_reasons["_json"].startswith("extension module")
 

@@ -3,7 +3,7 @@
 import json
 
 from profiler.model.measurement import StartupReport, TimingResult
-from profiler.model.target import Target, make_target
+from profiler.model.target import Target
 from profiler.model.variant import BUILTIN_VARIANTS, parse_variants
 from profiler.errors import UsageError
 
@@ -41,18 +41,9 @@ def test_variants_parse_comma_and_repeat_and_custom_flags():
         parse_variants(["nope"])
 
 
-def test_target_grammar():
-    assert make_target(None, None, []).python_argv() == ["-c", "pass"]
-    assert make_target("import os", None, []).python_argv() == ["-c", "import os"]
-    assert make_target(None, "json.tool", []).python_argv() == ["-m", "json.tool"]
-    assert make_target(None, None, ["s.py", "a"]).python_argv() == ["s.py", "a"]
-    cmd = make_target(None, None, ["ls", "-l"], command_mode=True)
+def test_target_round_trip():
+    cmd = Target("command", "ls", ("-l",))
     assert cmd.command_argv() == ["ls", "-l"] and not cmd.is_python
-    with pytest.raises(UsageError):
-        make_target("pass", "json", [])
-    with pytest.raises(UsageError):
-        make_target("pass", None, ["ls"], command_mode=True)
-    # as python: what follows -c CODE / -m MODULE is the program's arguments
-    assert make_target(None, "json.tool", ["in.json"]).python_argv() == ["-m", "json.tool", "in.json"]
-    assert make_target("import sys", None, ["a"]).python_argv() == ["-c", "import sys", "a"]
     assert Target.from_dict(cmd.to_dict()) == cmd
+    assert Target("module", "json.tool", ("in.json",)).python_argv() == ["-m", "json.tool", "in.json"]
+

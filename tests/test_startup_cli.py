@@ -201,3 +201,92 @@ def test_ctrl_c_prints_what_was_measured(real_python):
 
 def test_command_target_rejects_variants(cli):
     assert_one_line_error(cli("startup", "--variant", "no-site", "--", "/bin/true"), 2, "variants apply to Python targets")
+
+
+# --- real projects (issue 10): failing variants are rows, no-site keeps installed packages ---
+
+def _app(tmp_path):
+    """A script beside its own package, as users have them."""
+    app = tmp_path / "app"
+    (app / "mylib").mkdir(parents=True)
+    (app / "mylib" / "__init__.py").write_text("import json\n")
+    (app / "app.py").write_text("import mylib\nprint('ok')\n")
+    return app
+
+
+def test_a_variant_that_fails_is_a_row_and_the_others_are_measured(cli, real_python, tmp_path):
+    app = _app(tmp_path)
+    res = cli("startup", "--python", real_python, "--variant", "default,isolated", *FAST, "--format", "json", "app.py", cwd=app)
+    assert res.returncode == 0, res
+    by = {r["variant"]: r for r in res.json()["results"]}
+    assert by["default"]["failed"] is False and by["default"]["mean"] > 0
+    iso = by["isolated"]
+    assert iso["failed"] is True and iso["mean"] is None and iso["times"] == []
+    assert iso["exit_codes"] and all(c == 1 for c in iso["exit_codes"])
+    assert "ModuleNotFoundError" in iso["error"] and "\n" not in iso["error"]
+    assert "-I drops the script's folder from sys.path" in res.stderr
+    # the table shows it failed, without a timing figure
+    table = cli("startup", "--python", real_python, "--variant", "default,isolated", *FAST, "app.py", cwd=app)
+    row = next(ln for ln in table.stdout.splitlines() if ln.startswith("| isolated"))
+    assert "failed" in row and " ms" not in row, table
+
+
+def test_a_target_failing_in_every_variant_exits_3(cli, real_python, tmp_path):
+    res = cli("startup", "--python", real_python, "--variant", "default,no-site", *FAST, "-c", "import nonexistent_mod")
+    assert_one_line_error(res, 3, "ModuleNotFoundError")
+
+
+def _venv_with_package(tmp_path, real_python):
+    """A venv whose site-packages holds a package (no pip, no network: a real folder)."""
+    venv = tmp_path / "venv"
+    subprocess.run([real_python, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (site / "fakepkg").mkdir()
+    (site / "fakepkg" / "__init__.py").write_text("import json\nVALUE = 42\n")
+    return venv / "bin" / "python"
+
+
+def test_no_site_keeps_the_paths_an_installed_program_needs(cli, real_python, tmp_path):
+    py = _venv_with_package(tmp_path, real_python)
+    res = cli("startup", "--python", py, "--variant", "default,no-site,no-site-bare", *FAST, "--format", "json",
+              "-c", "import fakepkg; print(fakepkg.VALUE)")
+    assert res.returncode == 0, res
+    doc = res.json()
+    by = {r["variant"]: r for r in doc["results"]}
+    assert not by["default"]["failed"] and not by["no-site"]["failed"], res
+    assert by["no-site-bare"]["failed"] and "No module named 'fakepkg'" in by["no-site-bare"]["error"]
+    assert any("PYTHONPATH=" in n and "site-packages" in n for n in doc["notes"]), doc["notes"]
+    assert "-S drops site-packages" in res.stderr
+    # a stdlib-only target: no-site stays a plain -S
+    plain = cli("startup", "--python", py, "--variant", "no-site", *FAST, "--format", "json", "-c", "import json")
+    assert any("imports nothing from the paths site adds" in n for n in plain.json()["notes"]), plain
+
+
+def test_program_arguments_reach_the_program(cli, real_python, tmp_path):
+    res = cli("startup", "--python", real_python, "--variant", "default", *FAST, "--format", "json", "-m", "json.tool", "--help")
+    assert res.returncode == 0, res
+    assert res.json()["results"][0]["command"].endswith("-m json.tool --help")
+    res = cli("startup", "--python", real_python, "--variant", "default", *FAST, "-m", "pip", "--version")
+    assert res.returncode == 0, res
+    res = cli("startup", "--python", real_python, "app.py", "--runs", "3")
+    line = assert_one_line_error(res, 2, "--runs")
+    assert "importprof startup --python" in line and "--runs 3 app.py" in line
+
+
+@pytest.mark.parametrize("kind", ["enoexec", "directory", "broken-link", "not-executable", "missing"])
+def test_an_exec_failure_is_one_line(cli, tmp_path, kind):
+    path = tmp_path / "thing"
+    if kind == "enoexec":
+        path.write_text("just some notes\n")
+        path.chmod(0o755)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "broken-link":
+        path.symlink_to(tmp_path / "gone")
+    elif kind == "not-executable":
+        path.write_text("#!/bin/sh\ntrue\n")
+        path.chmod(0o644)
+    as_python = cli("startup", "--python", path, *FAST)
+    assert_one_line_error(as_python, 2, str(path))
+    as_command = cli("startup", *FAST, "--", path)
+    assert_one_line_error(as_command, 3, "cannot run")

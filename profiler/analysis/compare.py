@@ -17,7 +17,7 @@ def cpu_times(r: TimingResult) -> list[float] | None:
 
 def compare_rows(results: Sequence[TimingResult], syscalls: Sequence[SyscallCount] = (),
                  reference: str = "traditional", no_site: str = "no-site") -> list[VariantRow]:
-    by = {r.variant: r for r in results}
+    by = {r.variant: r for r in results if not r.failed}
     ref = by.get(reference)
     ns = by.get(no_site)
     counts = {s.variant: s.total for s in syscalls}
@@ -38,7 +38,7 @@ def compare_rows(results: Sequence[TimingResult], syscalls: Sequence[SyscallCoun
                 cpu_stddev_s=stddev(cpus) if cpus else None,
                 delta_cpu_s=(cpu - ref_cpu) if cpu is not None and ref_cpu is not None else None,
                 pct_of_traditional=(100.0 * cpu / ref_cpu) if cpu is not None and ref_cpu else None,
-                speedup_vs_no_site=(ns.mean / r.mean) if ns is not None and r.mean > 0 else None,
+                speedup_vs_no_site=(ns.mean / r.mean) if ns is not None and r.mean else None,
                 speedup_vs_no_site_cpu=(ns_cpu / cpu) if ns_cpu is not None and cpu else None,
                 wall_s=r.mean,
                 wall_stddev_s=r.stddev,

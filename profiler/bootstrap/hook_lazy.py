@@ -30,7 +30,7 @@ file:line of the first frame outside importlib):
   "submodule"  importing x.y runs x's __init__ (importlib reads x.__path__)
   "use"        the program used an attribute (deferred to first use: the intended case)
 
-At exit (options["lazy_path"] set), one JSON object: executed modules with their kind, pending
+At exit (options["lazy_path"] set), one JSON object: executed modules with their kind and file, pending
 (found, never executed) modules, and the records above. options["lazy"] False: no finder, the
 same launcher and the same records (the eager reference run).
 """
@@ -213,16 +213,19 @@ class LazyFinder:
         return spec
 
 
-def _module_kind(name, mod):
-    if name == "__main__":
-        return "main"
+def _module_facts(name, mod):
+    """[name, kind, file] of an executed module, read without triggering anything."""
     if not isinstance(mod, _ModuleType):
-        return "object"
+        return [name, "object", None]
     d = object.__getattribute__(mod, "__dict__")
+    path = d.get("__file__")
+    path = path if isinstance(path, str) else None
+    if name == "__main__":
+        return [name, "main", path]
     spec = d.get("__spec__")
     if spec is None:
-        return "unknown"
-    return _loader_kind(spec.loader)
+        return [name, "unknown", path]
+    return [name, _loader_kind(spec.loader), path]
 
 
 def _dump():
@@ -242,7 +245,7 @@ def _dump():
         if type(mod) is _LazyModule:
             pending.append(name)
         else:
-            executed.append([name, _module_kind(name, mod)])
+            executed.append(_module_facts(name, mod))
     import json
 
     doc = {

@@ -8,7 +8,18 @@ import platform
 import sys
 
 
+_READ: dict = {}
+
+
 def read_machine(sample_s: float = 0.25) -> dict:
+    """The machine facts, read once per importprof invocation (a report running several
+    parts records the state before its first measurement, and pays the CPU sample once)."""
+    if sample_s not in _READ:
+        _READ[sample_s] = _read(sample_s)
+    return dict(_READ[sample_s])
+
+
+def _read(sample_s: float) -> dict:
     import psutil  # heavy-ish: only when a command measures
 
     try:

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from profiler.errors import BadInput, ToolMissing
+from profiler.errors import BadInput, TargetFailed, ToolMissing
 from profiler.model.measurement import RunSample
 
 
@@ -53,10 +53,8 @@ def run(
             errors="replace" if text else None,
             stdin=None if input is not None else subprocess.DEVNULL,
         )
-    except FileNotFoundError:
-        raise missing(f"{what or argv[0]} not found: {argv[0]}") from None
-    except PermissionError:
-        raise missing(f"{what or argv[0]} is not executable: {argv[0]}") from None
+    except OSError as exc:  # ENOENT, EACCES, ENOEXEC, EISDIR, a broken symlink...
+        raise missing(f"cannot run {what or argv[0]} ({argv[0]}): {exec_problem(argv[0]) or exc.strerror}") from None
     except subprocess.TimeoutExpired:
         raise missing(f"{what or argv[0]} did not finish within {timeout:.0f} s") from None
     return Completed(tuple(argv), proc.returncode, proc.stdout, proc.stderr)
@@ -102,6 +100,40 @@ def resolve_executable(name: str) -> str | None:
     if os.sep in name:
         return name if os.access(name, os.X_OK) and os.path.isfile(name) else None
     return shutil.which(name)
+
+
+def exec_problem(path: str) -> str | None:
+    """Why the kernel would refuse to exec `path` (one phrase), or None when it looks runnable:
+    missing, a broken symlink, a directory, not executable, or not a program at all (neither
+    an ELF binary nor a `#!` script: execve's ENOEXEC, "Exec format error")."""
+    if os.sep not in path:
+        found = shutil.which(path)
+        if found is None:
+            return "not found on PATH"
+        path = found
+    if not os.path.exists(path):
+        return "a broken symbolic link" if os.path.islink(path) else "no such file"
+    if os.path.isdir(path):
+        return "a directory, not a program"
+    if not os.access(path, os.X_OK):
+        return "not executable (permission denied)"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError as exc:
+        return f"unreadable ({exc.strerror})"
+    if head[:4] != b"\x7fELF" and head[:2] != b"#!":
+        return "not a program: neither an ELF binary nor a #! script (Exec format error)"
+    return None
+
+
+def check_runnable(argv0: str) -> str:
+    """argv0 resolved to an absolute path, or TargetFailed naming why it cannot run."""
+    problem = exec_problem(argv0)
+    exe = resolve_executable(argv0)
+    if problem is not None or exe is None:
+        raise TargetFailed(f"cannot run {argv0}: {problem or 'not executable'}")
+    return exe
 
 
 class SpawnServer:
@@ -150,7 +182,7 @@ class SpawnServer:
         wall_ns, ut, st, rss_kib, code, exec_err = (int(f) for f in line.split())
         if exec_err:
             name = _errno.errorcode.get(exec_err, str(exec_err))
-            raise BadInput(f"cannot run {what}: {os.strerror(exec_err)} ({name})")
+            raise TargetFailed(f"cannot run {what}: {os.strerror(exec_err)} ({name})")
         return RunSample(
             wall_s=wall_ns / 1e9,
             user_s=ut / 1e6,
@@ -195,10 +227,8 @@ def spawn_measured(
     t0 = time.perf_counter_ns()
     try:
         pid = os.posix_spawn(argv[0], list(argv), environ, file_actions=actions)
-    except FileNotFoundError:
-        raise BadInput(f"cannot run {argv[0]}: no such file") from None
-    except PermissionError:
-        raise BadInput(f"cannot run {argv[0]}: permission denied") from None
+    except OSError as exc:
+        raise TargetFailed(f"cannot run {argv[0]}: {exec_problem(argv[0]) or exc.strerror}") from None
     status, ru = _wait(pid)
     t1 = time.perf_counter_ns()
     return RunSample(

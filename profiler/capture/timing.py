@@ -3,6 +3,12 @@
 Run counts follow hyperfine: `--runs N` exactly, else adaptive (at least `min_runs`, and about
 `min_time_s` of measuring per command on average, re-estimated after every round). Every
 command gets the same count, so the interleaving holds to the last run.
+
+A command that fails (exits non-zero, is killed by a signal, or — with `ignore_failure` —
+still ends in a Python traceback) is not measured further: its `Outcome` keeps the exit codes
+seen and a one-line error, and the other commands go on. Deciding what that means for the
+report (a failed row, or exit 3 when everything failed) is the workflow's job
+(`profiler/workflows/measure.py`).
 """
 
 from __future__ import annotations
@@ -11,11 +17,11 @@ import math
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from profiler.capture.process import SpawnServer, StderrTail, resolve_executable, spawn_measured
-from profiler.errors import BadInput, Interrupted, TargetFailed
+from profiler.capture.process import SpawnServer, StderrTail, check_runnable, spawn_measured
+from profiler.errors import Interrupted, UsageError
 from profiler.model.measurement import CommandSpec, RunSample
 
 
@@ -26,8 +32,14 @@ class RunPlan:
     min_runs: int = 10
     min_time_s: float = 3.0
     max_runs: int | None = None
-    ignore_failure: bool = False
+    ignore_failure: bool = False  # non-zero exits are the program's normal behaviour (hyperfine -i)
     use_spawner: bool = True  # honest peak RSS (see spawner.c); False: spawn directly
+
+    def __post_init__(self) -> None:  # the one range check, whoever builds the plan
+        if self.runs is not None and self.runs < 1:
+            raise UsageError("--runs must be at least 1")
+        if self.warmup < 0:
+            raise UsageError("--warmup cannot be negative")
 
     def target_runs(self, mean_s: float) -> int:
         """Runs for commands whose mean duration is mean_s (hyperfine's rule)."""
@@ -42,13 +54,37 @@ class RunPlan:
 Progress = Callable[[int, int, str], None]  # (runs done, runs planned, current key)
 
 
+@dataclass(frozen=True)
+class Failure:
+    """Why a command stopped being measured."""
+
+    exit_code: int
+    phase: str  # "warm-up" | "measuring"
+    error: str  # one line: the last line of its stderr, or how it ended
+    stderr_tail: str  # the last lines of its stderr (shown indented under the error)
+
+
+@dataclass
+class Outcome:
+    """Everything measured for one command: its samples, and its failure if it failed."""
+
+    samples: list[RunSample] = field(default_factory=list)
+    exit_codes: list[int] = field(default_factory=list)
+    failure: Failure | None = None
+
+
+def describe_exit(code: int) -> str:
+    return f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
+
+
+def last_line(text: str) -> str:
+    return next((ln.strip() for ln in reversed(text.splitlines()) if ln.strip()), "")
+
+
 class _Prepared:
     def __init__(self, spec: CommandSpec):
-        exe = resolve_executable(spec.argv[0])
-        if exe is None:
-            raise BadInput(f"cannot run {spec.argv[0]}: not found or not executable")
         self.spec = spec
-        self.argv = [exe, *spec.argv[1:]]
+        self.argv = [check_runnable(spec.argv[0]), *spec.argv[1:]]
         self.env = None
         if spec.env:
             env = dict(os.environ)
@@ -70,71 +106,87 @@ class _Prepared:
         return [self.argv[0], "-X", f"pycache_prefix={d}", *self.argv[1:]], d
 
 
-def _run_one(p: _Prepared, tail: StderrTail, tmp_root: str, plan: RunPlan, phase: str, server: SpawnServer | None) -> RunSample:
+def _run_one(p: _Prepared, tail: StderrTail, tmp_root: str, server: SpawnServer | None) -> RunSample:
     argv, fresh = p.argv_for_run(tmp_root)
     tail.reset()
     try:
         if server is not None:
-            sample = server.measure(p.request(argv), argv[0])
-        else:
-            sample = spawn_measured(argv, env=p.env, stderr=tail)
+            return server.measure(p.request(argv), argv[0])
+        return spawn_measured(argv, env=p.env, stderr=tail)
     finally:
         if fresh:
             shutil.rmtree(fresh, ignore_errors=True)
-    if sample.exit_code != 0 and not plan.ignore_failure:
-        how = (
-            f"was killed by signal {-sample.exit_code}"
-            if sample.exit_code < 0
-            else f"exited with code {sample.exit_code}"
-        )
-        raise TargetFailed(
-            f"{p.spec.key or p.spec.variant}: the command {how} during {phase} "
-            f"({p.spec.command})",
-            detail=tail.tail(),
-        )
-    return sample
+
+
+def _failure(sample: RunSample, tail: StderrTail, plan: RunPlan, phase: str) -> Failure | None:
+    """None when the run counts as a success. With ignore_failure a non-zero exit is fine, but
+    a signal or a Python traceback still is a crash, not the program's normal exit."""
+    if sample.exit_code == 0:
+        return None
+    text = tail.tail(lines=20)
+    crashed = sample.exit_code < 0 or "Traceback (most recent call last)" in text
+    if plan.ignore_failure and not crashed:
+        return None
+    how = describe_exit(sample.exit_code)
+    line = last_line(text)
+    return Failure(sample.exit_code, phase, f"{how}: {line}" if line else how, "\n".join(text.splitlines()[-10:]))
 
 
 def run_interleaved(
     specs: Sequence[CommandSpec], plan: RunPlan, progress: Progress | None = None
-) -> dict[str, list[RunSample]]:
-    """Measure every spec; returns samples by spec key, in measuring order."""
+) -> dict[str, Outcome]:
+    """Measure every spec; returns each one's Outcome by spec key, in measuring order.
+    Ctrl-C raises Interrupted carrying the outcomes so far."""
     from profiler.capture.spawner import spawner_path
 
     prepared = [_Prepared(s) for s in specs]
     spawner = spawner_path() if plan.use_spawner else None
-    samples: dict[str, list[RunSample]] = {p.spec.key: [] for p in prepared}
+    outcomes: dict[str, Outcome] = {p.spec.key: Outcome() for p in prepared}
     tail = StderrTail()
     tmp_root = tempfile.mkdtemp(prefix="importprof-run-")
     server = SpawnServer(spawner, tail) if spawner else None
     interrupted = False
+
+    def one(p: _Prepared, phase: str) -> None:
+        out = outcomes[p.spec.key]
+        sample = _run_one(p, tail, tmp_root, server)
+        out.exit_codes.append(sample.exit_code)
+        out.failure = _failure(sample, tail, plan, phase)
+        if out.failure is None and phase == "measuring":
+            out.samples.append(sample)
+
+    def alive() -> list[_Prepared]:
+        return [p for p in prepared if outcomes[p.spec.key].failure is None]
+
     try:
+        # Round by round, so a command that cannot run at all is found in the first round,
+        # before the others are measured for minutes.
         for _ in range(plan.warmup):
-            for p in prepared:
-                _run_one(p, tail, tmp_root, plan, "warm-up", server)
+            for p in alive():
+                one(p, "warm-up")
         # Every command gets the same number of runs so that the interleaving (A B C A B C)
         # holds to the end. Adaptive: about `min_time_s` per command on average, i.e. the
         # whole round budget spread evenly, re-estimated after every round, at least min_runs.
         target = plan.runs or plan.min_runs
         done = 0
         rounds = 0
-        while rounds < target:
-            for p in prepared:
-                key = p.spec.key
-                samples[key].append(_run_one(p, tail, tmp_root, plan, "measuring", server))
+        while rounds < target and alive():
+            for p in alive():
+                one(p, "measuring")
                 done += 1
                 if progress is not None:
-                    progress(done, target * len(prepared), key)
+                    progress(done, target * len(prepared), p.spec.key)
             rounds += 1
             if plan.runs is None:
-                means = [sum(x.wall_s for x in got) / len(got) for got in samples.values()]
-                target = plan.target_runs(sum(means) / len(means))
+                means = [sum(x.wall_s for x in o.samples) / len(o.samples) for o in outcomes.values() if o.samples]
+                if means:
+                    target = plan.target_runs(sum(means) / len(means))
     except KeyboardInterrupt:
         interrupted = True
-        raise Interrupted("interrupted", partial=samples) from None
+        raise Interrupted("interrupted", partial=outcomes) from None
     finally:
         if server is not None:
             server.close(kill=interrupted)
         tail.close()
         shutil.rmtree(tmp_root, ignore_errors=True)
-    return samples
+    return outcomes

@@ -46,25 +46,38 @@ def build_app():
             continue
         module = importlib.import_module(f"profiler.commands.{info.name}")
         module.register(app)
-    return app
+    group = typer.main.get_command(app)
+    for cmd in group.commands.values():  # the command list shows whole first sentences
+        cmd.short_help = cmd.short_help or _first_sentence(cmd.help or "")
+    return group
+
+
+def _first_sentence(text: str) -> str:
+    text = " ".join(text.split())
+    end = text.find(". ")
+    return text if end < 0 else text[: end + 1]
+
+
+def parse(args: list[str]):
+    """Parse `importprof ARGS` exactly as a run would, without running anything: returns
+    (command name, its parameters, its Target or None). Usage errors raise as in a run.
+    For tests and tooling (the README test parses every documented command line with it)."""
+    from profiler.commands._target import has_target, target_of
+
+    group = build_app()
+    name, rest = args[0], list(args[1:])
+    cmd = group.commands[name]
+    ctx = cmd.make_context(f"importprof {name}", rest)
+    return name, dict(ctx.params), (target_of(ctx) if has_target(ctx) else None)
 
 
 def main(args: list[str]) -> int:
-    from profiler.errors import EXIT_USAGE, ImportprofError, Interrupted
+    from profiler.errors import EXIT_USAGE, ImportprofError
 
-    _common.RAW_ARGS[:] = args
     try:
         app = build_app()
-        result = app(args=args, prog_name="importprof", standalone_mode=False)
+        result = app.main(args=args, prog_name="importprof", standalone_mode=False)
         return int(result or 0) if isinstance(result, int) else 0
-    except Interrupted as exc:
-        if exc.partial is not None and _common.ON_INTERRUPT:
-            try:
-                _common.ON_INTERRUPT[-1](exc.partial)
-            except Exception:  # partial output is best effort; the exit line still comes
-                pass
-        _common.error_line(exc.message)
-        return exc.exit_code
     except ImportprofError as exc:
         _common.error_line(exc.message, exc.detail)
         return exc.exit_code

@@ -1,12 +1,11 @@
-"""What every command shares: target parsing from the raw argv, output delivery, messages."""
+"""What every command shares: output delivery, messages, progress, partial reports on Ctrl-C.
+(The target grammar is in _target.py, the shared options in _options.py.)"""
 
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from typing import Callable, Iterable, Sequence
-
-RAW_ARGS: list[str] = []  # argv as given to importprof (to see where `--` was)
-ON_INTERRUPT: list[Callable] = []  # renders a partial report on Ctrl-C
 
 
 def error_line(message: str, detail: str | None = None) -> None:
@@ -25,22 +24,6 @@ def warn(message: str) -> None:
 def info(message: str) -> None:
     sys.stderr.write(f"importprof: {message}\n")
     sys.stderr.flush()
-
-
-def command_mode(positional: Sequence[str]) -> bool:
-    """True when the positional arguments came after a bare `--` (a COMMAND target), rather
-    than a SCRIPT [ARGS...]. click drops the `--`, so we look at the raw argv."""
-    if not positional or "--" not in RAW_ARGS:
-        return False
-    after = RAW_ARGS[RAW_ARGS.index("--") + 1 :]
-    return list(after) == list(positional)
-
-
-def make_target(code, module, positional):
-    from profiler.model.target import make_target as _make
-
-    positional = list(positional or [])
-    return _make(code, module, positional, command_mode=command_mode(positional))
 
 
 def stdout_is_tty() -> bool:
@@ -76,6 +59,24 @@ def deliver(
         sinks.emit(get_renderer(fmt or "json")(report), None)
     else:
         sinks.write_stdout(table(report, stdout_is_tty()))
+
+
+@contextmanager
+def showing_partial(table: Callable[[object, bool], str]):
+    """On Ctrl-C, print what was measured so far (the Interrupted error's partial report) with
+    `table`, then let the one-line error and exit 130 follow."""
+    from profiler.errors import Interrupted
+
+    try:
+        yield
+    except Interrupted as exc:
+        if exc.partial is not None:
+            try:
+                sys.stdout.write(table(exc.partial, False))
+                sys.stdout.flush()
+            except Exception:  # partial output is best effort; the exit line still comes
+                pass
+        raise
 
 
 def check_format(fmt: str | None, formats: Iterable[str]) -> None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Optional
 
 import typer
+
+from profiler.commands._options import PythonOpt, format_opt
+from profiler.commands._target import PythonTargetCommand
 
 
 def register(app: typer.Typer) -> None:
     app.command(
         "build",
-        context_settings={"allow_interspersed_args": False},
+        cls=PythonTargetCommand,
         help=(
             "Build traditional, no-site, oxidized, filesystem and in-memory variants of SCRIPT or "
             "-m MODULE into -o DIR (default oxidized_builds/NAME), one folder each with a variant.json "
@@ -21,23 +24,22 @@ def register(app: typer.Typer) -> None:
 
 
 def build(
-    positional: Optional[List[str]] = typer.Argument(None, metavar="[SCRIPT [ARGS...]]", show_default=False),
-    module: Optional[str] = typer.Option(None, "-m", "--module", help="Module to run as __main__."),
-    code: Optional[str] = typer.Option(None, "-c", "--code", help="Python code to run (also accepted)."),
-    python: Optional[str] = typer.Option(None, "--python", help="Interpreter. Default: python3 on PATH, shims resolved."),
-    name: Optional[str] = typer.Option(None, "--name", help="Build name (default: the target's stem)."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Output folder (default: oxidized_builds/NAME)."),
+    ctx: typer.Context,
+    python: PythonOpt = None,
+    name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="Build name (default: the target's stem)."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="DIR", help="Output folder (default: oxidized_builds/NAME)."),
     pyoxidizer: bool = typer.Option(False, "--pyoxidizer", help="Use the real PyOxidizer (pyoxidizer build --system-rust, pyoxidizer.bzl)."),
-    distribution: Optional[str] = typer.Option(None, "--distribution", help="Local python-build-standalone 3.8-3.10 archive (.tar.zst / .tar.gz) for --pyoxidizer."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json (the build report) to stdout."),
+    distribution: Optional[str] = typer.Option(None, "--distribution", metavar="ARCHIVE", help="Local python-build-standalone 3.8-3.10 archive (.tar.zst / .tar.gz) for --pyoxidizer."),
+    fmt: format_opt("json") = None,
 ) -> None:
-    from profiler.commands._common import deliver, info, make_target
+    from profiler.commands._common import deliver, info
+    from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_pack import render_build_table, render_pyoxidizer_build
 
-    if not (positional or code is not None or module is not None):
+    if not has_target(ctx):
         raise UsageError("build needs SCRIPT or -m MODULE")
-    target = make_target(code, module, positional)
+    target = target_of(ctx)
     from profiler.sinks import check_output_dir
 
     check_output_dir(output, "-o")

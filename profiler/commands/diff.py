@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import typer
+
 from typing import Optional
 
-import typer
+from profiler.commands._options import OutputOpt, TopOpt, finite, format_opt, ms_opt
 
 
 def register(app: typer.Typer) -> None:
@@ -20,11 +22,11 @@ def register(app: typer.Typer) -> None:
 def diff(
     old: str = typer.Argument(..., metavar="OLD.json"),
     new: str = typer.Argument(..., metavar="NEW.json"),
-    fail_over: Optional[float] = typer.Option(None, "--fail-over", help="Exit 1 when the total import time grew by more than MS."),
-    fail_over_pct: Optional[float] = typer.Option(None, "--fail-over-pct", help="Exit 1 when the total import time grew by more than PCT percent."),
-    top: int = typer.Option(25, "--top", help="Rows per table."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json (importprof.diff/1)."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the json to FILE atomically."),
+    fail_over: ms_opt("--fail-over", "Exit 1 when the total import time grew by more than MS.") = None,
+    fail_over_pct: Optional[float] = typer.Option(None, "--fail-over-pct", metavar="PCT", parser=finite(0.0), help="Exit 1 when the total import time grew by more than PCT percent."),
+    top: TopOpt = 25,
+    fmt: format_opt("json") = None,
+    output: OutputOpt = None,
 ) -> None:
     from profiler.commands._common import check_outputs, deliver
     from profiler.render.console_imports import render_diff_table

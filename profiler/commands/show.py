@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
+
+from profiler.commands._options import FilterOpt, MinMsOpt, OutputOpt, TopOpt, ViewOpt, format_opt
+from profiler.commands.imports import FORMATS
 
 
 def register(app: typer.Typer) -> None:
@@ -13,15 +14,15 @@ def register(app: typer.Typer) -> None:
 
 def show(
     report_path: str = typer.Argument(..., metavar="REPORT.json", help="A report written by `importprof imports -o FILE`."),
-    view: str = typer.Option("tree", "--view", help="tree or top."),
-    min_ms: float = typer.Option(1.0, "--min-ms", help="Tree view: fold modules whose cumulative is under this."),
-    top: int = typer.Option(20, "--top", help="Top view: how many modules."),
-    filter_: Optional[str] = typer.Option(None, "--filter", help="Only modules whose name starts with PREFIX."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json, speedscope, chrome, folded."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the --format output (json by default) to FILE atomically."),
+    view: ViewOpt = "tree",
+    min_ms: MinMsOpt = 1.0,
+    top: TopOpt = 20,
+    filter_: FilterOpt = None,
+    fmt: format_opt(*FORMATS) = None,
+    output: OutputOpt = None,
 ) -> None:
     from profiler.commands._common import check_outputs, deliver
-    from profiler.commands.imports import FORMATS, view_options
+    from profiler.commands.imports import view_options
     from profiler.render.console_imports import render_imports_table
     from profiler.workflows.imports import load_report
 

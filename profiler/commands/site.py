@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
-
 import typer
+
+from profiler.commands._options import FlagsOpt, OutputOpt, PythonOpt, format_opt, runs_opt
 
 
 def register(app: typer.Typer) -> None:
@@ -18,15 +18,15 @@ def register(app: typer.Typer) -> None:
 
 
 def site(
-    python: Optional[str] = typer.Option(None, "--python", help="Interpreter. Default: python3 on PATH, shims resolved."),
-    runs: int = typer.Option(3, "--runs", "-r", help="Instrumented starts; times are medians."),
-    flags: Optional[List[str]] = typer.Option(None, "--flags", help='Extra interpreter flags, e.g. --flags="-I".'),
-    fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the --format output (json by default) to FILE atomically."),
+    python: PythonOpt = None,
+    runs: runs_opt("Instrumented starts; times are medians.") = 3,
+    flags: FlagsOpt = None,
+    fmt: format_opt("json") = None,
+    output: OutputOpt = None,
 ) -> None:
     import shlex
 
-    from profiler.commands._common import check_format, check_outputs, deliver
+    from profiler.commands._common import check_outputs, deliver
     from profiler.errors import UsageError
     from profiler.render.console_site import render_site_table
     from profiler.workflows.site import SiteOptions, site as run_site
@@ -38,6 +38,5 @@ def site(
             extra.extend(shlex.split(text))
         except ValueError as exc:
             raise UsageError(f"cannot parse --flags {text!r}: {exc}") from None
-    check_format(fmt, ("json",))
     report = run_site(SiteOptions(python=python, runs=runs, flags=extra))
     deliver(report, fmt=fmt, output=output, table=render_site_table, formats=("json",))

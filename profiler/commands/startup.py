@@ -6,48 +6,51 @@ from typing import List, Optional
 
 import typer
 
+from profiler.commands._options import (
+    ExportJsonOpt, ExportMarkdownOpt, FlagsOpt, OutputOpt, PythonsOpt, format_opt, runs_opt, variant_opt, warmup_opt,
+)
+from profiler.commands._target import TargetCommand
+
+FORMATS = ("json", "markdown")
+
 
 def register(app: typer.Typer) -> None:
     app.command(
         "startup",
-        context_settings={"allow_interspersed_args": False},
+        cls=TargetCommand,
         help=(
-            "Time interpreter start-up in variants (default, no-site, isolated, no-frozen, "
-            "cold-pyc, custom --flags) with hyperfine-grade statistics. "
-            "Target: -c CODE | -m MODULE | SCRIPT [ARGS...] | -- COMMAND... (default: -c pass)."
+            "Time interpreter start-up in variants (default, no-site, isolated, no-frozen, cold-pyc, custom "
+            "--flags) with hyperfine-grade statistics. A variant that fails becomes a row marked failed."
         ),
     )(startup)
 
 
 def startup(
-    positional: Optional[List[str]] = typer.Argument(None, metavar="[SCRIPT [ARGS...] | -- COMMAND...]", show_default=False),
-    code: Optional[str] = typer.Option(None, "-c", "--code", help="Python code to run (default: pass)."),
-    module: Optional[str] = typer.Option(None, "-m", "--module", help="Module to run as __main__."),
-    python: Optional[List[str]] = typer.Option(None, "--python", help="Interpreter (repeatable to compare). Default: python3 on PATH, shims resolved."),
-    variant: Optional[List[str]] = typer.Option(None, "--variant", help="Variants, repeatable or comma-separated: default,no-site,isolated,no-frozen,cold-pyc. Default: default,no-site,isolated,no-frozen."),
-    flags: Optional[List[str]] = typer.Option(None, "--flags", help='A custom variant named by its flags, e.g. --flags="-X dev" (repeatable).'),
-    engine: str = typer.Option("builtin", "--engine", help="builtin (interleaved runs, wait4 rusage) or hyperfine (drives the real hyperfine -N)."),
-    runs: Optional[int] = typer.Option(None, "--runs", "-r", help="Runs per variant. Default: adaptive (at least 10, about 3 s per variant)."),
-    warmup: int = typer.Option(3, "--warmup", "-w", help="Warm-up runs per variant, not measured."),
-    import_: Optional[List[str]] = typer.Option(None, "--import", help='Also measure the cost of `import X` (-c "import X" minus -c pass) per variant (repeatable).'),
-    metric: Optional[List[str]] = typer.Option(None, "--metric", help="Extra metric: instructions (perf counters, else valgrind; slow but noise-free)."),
-    reference: Optional[str] = typer.Option(None, "--reference", help="Variant to compare against (default: the first)."),
-    ignore_failure: bool = typer.Option(False, "--ignore-failure", "-i", help="Record non-zero exit codes and go on."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json, markdown."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the --format output (json by default) to FILE atomically."),
-    export_json: Optional[str] = typer.Option(None, "--export-json", help="Write a hyperfine-compatible JSON file (importprof.startup/1)."),
-    export_markdown: Optional[str] = typer.Option(None, "--export-markdown", help="Write hyperfine's markdown table."),
+    ctx: typer.Context,
+    python: PythonsOpt = None,
+    variant: variant_opt("Default: default,no-site,isolated,no-frozen.") = None,
+    flags: FlagsOpt = None,
+    engine: str = typer.Option("builtin", "--engine", metavar="ENGINE", help="builtin (interleaved runs, wait4 rusage) or hyperfine (drives the real hyperfine -N)."),
+    runs: runs_opt("Runs per variant. Default: adaptive (at least 10, about 3 s per variant).") = None,
+    warmup: warmup_opt(3) = 3,
+    import_: Optional[List[str]] = typer.Option(None, "--import", metavar="MODULE", help='Also measure the cost of `import MODULE` (-c "import MODULE" minus -c pass) per variant (repeatable).'),
+    metric: Optional[List[str]] = typer.Option(None, "--metric", metavar="NAME", help="Extra metric: instructions (perf counters, else valgrind; slow but noise-free)."),
+    reference: Optional[str] = typer.Option(None, "--reference", metavar="NAME", help="Variant the ratios are against (default: the first)."),
+    ignore_failure: bool = typer.Option(False, "--ignore-failure", "-i", help="Non-zero exit codes are the program's normal behaviour: time them (as hyperfine -i). A crash (traceback, signal) still fails the row."),
+    fmt: format_opt(*FORMATS) = None,
+    output: OutputOpt = None,
+    export_json: ExportJsonOpt = None,
+    export_markdown: ExportMarkdownOpt = None,
 ) -> None:
-    from profiler.commands._common import ON_INTERRUPT, Progress, check_format, check_outputs, deliver, make_target, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, showing_partial, warn
+    from profiler.commands._target import target_of
     from profiler.errors import TargetFailed
     from profiler.render.console_startup import render_startup_table
     from profiler.workflows.startup import StartupOptions, startup as run_startup
 
-    target = make_target(code, module, positional)
-    check_format(fmt, ("json", "markdown"))
     check_outputs(output, export_json, export_markdown)
     opts = StartupOptions(
-        target=target,
+        target=target_of(ctx),
         pythons=python or [None],
         variants=variant or [],
         flags=flags or [],
@@ -59,24 +62,19 @@ def startup(
         reference=reference,
         ignore_failure=ignore_failure,
     )
-
-    def table(report, tty):
-        return render_startup_table(report, tty)
-
-    ON_INTERRUPT.append(lambda partial: __import__("sys").stdout.write(table(partial, False)))
-    with Progress("measuring") as bar:
+    with showing_partial(render_startup_table), Progress("measuring") as bar:
         try:
             report = run_startup(opts, progress=bar.update, warn=warn)
         except TargetFailed as exc:
-            if engine != "builtin":
-                raise  # hyperfine's own message already names -i/--ignore-failure
-            raise TargetFailed(f"{exc.message}; use --ignore-failure to record it and go on", detail=exc.detail) from None
+            if ignore_failure or "Traceback" in (exc.detail or "") or "killed by signal" in exc.message:
+                raise
+            raise TargetFailed(f"{exc.message}; if it exits non-zero on purpose, --ignore-failure times it anyway",
+                               detail=exc.detail) from None
     deliver(
         report,
         fmt=fmt,
         output=output,
-        table=table,
-        formats=("json", "markdown"),
+        table=render_startup_table,
+        formats=FORMATS,
         exports=((export_json, "json"), (export_markdown, "markdown")),
     )
-

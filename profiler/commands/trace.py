@@ -2,45 +2,44 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Optional
 
 import typer
+
+from profiler.commands._options import FlagsOpt, OutputOpt, PythonOpt, TopOpt, format_opt, variant_opt
+from profiler.commands._target import TargetCommand
+
+FORMATS = ("json", "chrome")
 
 
 def register(app: typer.Typer) -> None:
     app.command(
         "trace",
-        context_settings={"allow_interspersed_args": False},
+        cls=TargetCommand,
         help=(
             "Trace start-up with the real strace (-f -tt -T -y) and attribute every syscall to the "
             "module whose import made it: syscall counts, failed lookups, files opened, bytes read, "
-            "a read-size histogram; several --variant side by side. "
-            "Target: -c CODE | -m MODULE | SCRIPT [ARGS...] | -- COMMAND... (default: -c pass)."
+            "a read-size histogram; several --variant side by side."
         ),
     )(trace)
 
 
 def trace(
-    positional: Optional[List[str]] = typer.Argument(None, metavar="[SCRIPT [ARGS...] | -- COMMAND...]", show_default=False),
-    code: Optional[str] = typer.Option(None, "-c", "--code", help="Python code to run (default: pass)."),
-    module: Optional[str] = typer.Option(None, "-m", "--module", help="Module to run as __main__."),
-    python: Optional[str] = typer.Option(None, "--python", help="Interpreter. Default: python3 on PATH, shims resolved."),
-    variant: Optional[List[str]] = typer.Option(None, "--variant", help="Variants, repeatable or comma-separated: default,no-site,isolated,no-frozen,cold-pyc. Several give one table side by side. Default: default."),
-    flags: Optional[List[str]] = typer.Option(None, "--flags", help='A custom variant named by its flags, e.g. --flags="-X dev" (repeatable).'),
-    keep_log: Optional[str] = typer.Option(None, "--keep-log", help="Keep the strace log in FILE (several variants: FILE.<variant>.ext)."),
-    from_log: Optional[str] = typer.Option(None, "--from-log", help="Summarize a saved strace log instead of running anything (modules only if it has importprof's markers)."),
-    top: int = typer.Option(20, "--top", help="Rows per table."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json (importprof.trace/1), chrome (trace-event timeline)."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the --format output (json by default) to FILE atomically."),
+    ctx: typer.Context,
+    python: PythonOpt = None,
+    variant: variant_opt("Several give one table side by side. Default: default.") = None,
+    flags: FlagsOpt = None,
+    keep_log: Optional[str] = typer.Option(None, "--keep-log", metavar="FILE", help="Keep the strace log in FILE (several variants: FILE.<variant>.ext)."),
+    from_log: Optional[str] = typer.Option(None, "--from-log", metavar="FILE", help="Summarize a saved strace log instead of running anything (modules only if it has importprof's markers)."),
+    top: TopOpt = 20,
+    fmt: format_opt(*FORMATS) = None,
+    output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_format, check_outputs, deliver, make_target, warn
-    from profiler.errors import UsageError
+    from profiler.commands._common import Progress, check_outputs, deliver, warn
+    from profiler.commands._target import target_of
     from profiler.workflows.trace import TraceOptions, trace as run_trace
 
-    if top < 1:
-        raise UsageError("--top must be at least 1")
-    target = make_target(code, module, positional)
-    check_format(fmt, ("json", "chrome"))
+    target = target_of(ctx)
     check_outputs(output, keep_log)
     opts = TraceOptions(
         target=target,
@@ -58,4 +57,4 @@ def trace(
 
         return render_trace_table(rep, tty, top=top)
 
-    deliver(report, fmt=fmt, output=output, table=table, formats=("json", "chrome"))
+    deliver(report, fmt=fmt, output=output, table=table, formats=FORMATS)

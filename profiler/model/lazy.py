@@ -57,14 +57,14 @@ class LazyRun:
     lazy: bool
     python: str
     startup: tuple[str, ...]  # in sys.modules before the hook (interpreter start-up)
-    executed: tuple[tuple[str, str], ...]  # (name, kind) of every executed module at exit
+    executed: tuple[tuple[str, str, str | None], ...]  # (name, kind, file) of every executed module at exit
     pending: tuple[str, ...]  # found, made lazy, never executed
     eager: tuple[EagerImport, ...]  # decided eager when found
     loads: tuple[LazyLoad, ...]  # lazy modules executed, in order
 
     @property
     def executed_names(self) -> frozenset[str]:
-        return frozenset(n for n, _ in self.executed)
+        return frozenset(e[0] for e in self.executed)
 
 
 @dataclass(frozen=True)

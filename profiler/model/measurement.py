@@ -33,7 +33,10 @@ class CommandSpec:
     target: str = ""  # the target's label (e.g. "-c pass", "-c 'import json'")
     fresh_pycache: bool = False  # cold-pyc: a fresh -X pycache_prefix dir per run
     env: tuple[tuple[str, str], ...] | None = None  # extra environment for this command
-    key: str = ""  # unique id inside one benchmark (variant [+ python] [+ target])
+    key: str = ""  # opaque unique id inside one benchmark; never parsed (identity is the fields)
+    role: str = "target"  # "target" | "baseline" (-c pass beside --import) | "import" (-c "import X")
+    module: str | None = None  # role "import": the X of `import X`
+    target_kind: str = ""  # the Target's kind ("code", "module", "script", "command")
 
     @property
     def command(self) -> str:
@@ -44,16 +47,20 @@ class CommandSpec:
 
 @dataclass(frozen=True)
 class TimingResult:
-    """Statistics of one command. `None` marks what the engine could not measure."""
+    """Statistics of one command. `None` marks what the engine could not measure.
+
+    A command that failed (`failed`: it exited non-zero, was killed, or crashed with a
+    traceback) keeps its `exit_codes` and a one-line `error`, and has no timing figures:
+    mean/median/min/max/stddev are None and `times` is empty."""
 
     command: str
-    mean: float
+    mean: float | None
     stddev: float | None
-    median: float
+    median: float | None
     user: float | None
     system: float | None
-    min: float
-    max: float
+    min: float | None
+    max: float | None
     times: tuple[float, ...]
     exit_codes: tuple[int, ...]
     memory_usage_byte: tuple[int, ...] | None
@@ -67,6 +74,21 @@ class TimingResult:
     system_times: tuple[float, ...] | None = None
     instructions: int | None = None
     engine: str = "builtin"
+    role: str = "target"
+    module: str | None = None
+    failed: bool = False
+    error: str | None = None
+
+    @classmethod
+    def failure(cls, spec: CommandSpec, exit_codes: tuple[int, ...], error: str, engine: str = "builtin") -> "TimingResult":
+        """The record of a command that failed: identity and exit codes, no timing figures."""
+        return cls(
+            command=spec.command, mean=None, stddev=None, median=None, user=None, system=None,
+            min=None, max=None, times=(), exit_codes=tuple(exit_codes), memory_usage_byte=None,
+            variant=spec.variant, python=spec.python, python_version=spec.python_version,
+            flags=spec.flags, target=spec.target, key=spec.key or spec.variant, engine=engine,
+            role=spec.role, module=spec.module, failed=True, error=error,
+        )
 
     @property
     def runs(self) -> int:
@@ -107,6 +129,10 @@ class TimingResult:
             "system_times": None if self.system_times is None else list(self.system_times),
             "instructions": self.instructions,
             "engine": self.engine,
+            "role": self.role,
+            "module": self.module,
+            "failed": self.failed,
+            "error": self.error,
         }
 
     @classmethod
@@ -114,15 +140,18 @@ class TimingResult:
         def tup(v):
             return None if v is None else tuple(v)
 
+        def num(v):
+            return None if v is None else float(v)
+
         return cls(
             command=d["command"],
-            mean=float(d["mean"]),
-            stddev=None if d.get("stddev") is None else float(d["stddev"]),
-            median=float(d["median"]),
-            user=d.get("user"),
-            system=d.get("system"),
-            min=float(d["min"]),
-            max=float(d["max"]),
+            mean=num(d.get("mean")),
+            stddev=num(d.get("stddev")),
+            median=num(d.get("median")),
+            user=num(d.get("user")),
+            system=num(d.get("system")),
+            min=num(d.get("min")),
+            max=num(d.get("max")),
             times=tuple(float(t) for t in d.get("times") or ()),
             exit_codes=tuple(int(c) if c is not None else -1 for c in d.get("exit_codes") or ()),
             memory_usage_byte=tup(d.get("memory_usage_byte")),
@@ -136,12 +165,19 @@ class TimingResult:
             system_times=tup(d.get("system_times")),
             instructions=d.get("instructions"),
             engine=d.get("engine") or "hyperfine",
+            role=d.get("role") or "target",
+            module=d.get("module"),
+            failed=bool(d.get("failed", False)),
+            error=d.get("error"),
         )
 
 
 @dataclass(frozen=True)
 class Relative:
-    """Speed of a result relative to the reference: ratio = mean / reference mean."""
+    """A result against the reference, as a TIME ratio: ratio = mean / reference mean.
+
+    1.0 is the reference; 2.0 takes twice as long ("2.00x slower"); 0.5 takes half as long
+    ("2.00x faster"). Every table, export and page uses this one direction."""
 
     key: str
     ratio: float

@@ -11,7 +11,6 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-from profiler.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -53,28 +52,3 @@ class Target:
 
 
 DEFAULT_TARGET = Target("code", "pass")
-
-
-def make_target(
-    code: str | None = None,
-    module: str | None = None,
-    positional: list[str] | tuple[str, ...] | None = None,
-    command_mode: bool = False,
-) -> Target:
-    """Build a Target from parsed CLI pieces. As with python itself, arguments after `-c CODE`
-    or `-m MODULE` are the program's (`-m json.tool FILE`); two kinds at once is a usage error."""
-    positional = list(positional or [])
-    given = [name for name, v in (("-c", code), ("-m", module)) if v is not None]
-    if command_mode and positional:
-        given.append("-- COMMAND")
-    if len(given) > 1:
-        raise UsageError(f"give one target, not {' and '.join(given)}")
-    if code is not None:
-        return Target("code", code, tuple(positional))
-    if module is not None:
-        return Target("module", module, tuple(positional))
-    if positional:
-        if command_mode:
-            return Target("command", positional[0], tuple(positional[1:]))
-        return Target("script", positional[0], tuple(positional[1:]))
-    return DEFAULT_TARGET

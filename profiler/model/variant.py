@@ -15,14 +15,24 @@ class Variant:
     # cold-pyc: each run gets `-X pycache_prefix=<fresh empty dir>` appended to the flags
     fresh_pycache: bool = False
     description: str = ""
+    # no-site: the sys.path entries `site` would add (site-packages, .pth paths) are given
+    # through PYTHONPATH, so an installed program still imports: what is skipped is site's work
+    keep_site_paths: bool = False
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "flags": list(self.flags), "fresh_pycache": self.fresh_pycache}
+        return {"name": self.name, "flags": list(self.flags), "fresh_pycache": self.fresh_pycache,
+                "keep_site_paths": self.keep_site_paths}
 
 
 BUILTIN_VARIANTS: dict[str, Variant] = {
     "default": Variant("default", (), description="no flags"),
-    "no-site": Variant("no-site", ("-S",), description="-S: do not import site"),
+    "no-site": Variant(
+        "no-site", ("-S",), keep_site_paths=True,
+        description="-S: site's work skipped; the paths it adds (site-packages, .pth paths) kept through PYTHONPATH",
+    ),
+    "no-site-bare": Variant(
+        "no-site-bare", ("-S",), description="-S as is: site-packages not on sys.path (only the stdlib imports)"
+    ),
     "isolated": Variant("isolated", ("-I",), description="-I: isolated mode"),
     "no-frozen": Variant(
         "no-frozen", ("-X", "frozen_modules=off"), description="-X frozen_modules=off"

@@ -18,7 +18,7 @@ def parse_lazy_record(text: str) -> LazyRun:
             lazy=bool(d["lazy"]),
             python=str(d.get("python") or ""),
             startup=tuple(str(n) for n in d.get("startup") or ()),
-            executed=tuple((str(n), str(k)) for n, k in d["executed"]),
+            executed=tuple((str(e[0]), str(e[1]), e[2] if len(e) > 2 else None) for e in d["executed"]),
             pending=tuple(str(n) for n in d["pending"]),
             eager=tuple(EagerImport(str(n), str(r), s) for n, r, s in d["eager"]),
             loads=tuple(LazyLoad(str(n), str(t), str(a), s) for n, t, a, s in d["loads"]),

@@ -53,26 +53,9 @@ def _absolute(target: Target) -> Target:
     return target
 
 
-def extra_paths(site_sys_path: Sequence[str], no_site_path: Sequence[str], target: Target, origins: Sequence[str] = ()) -> list[str]:
-    """Entries `site` added to sys.path (what -S and the launcher lack) from which the target
-    imported something: a stdlib-only target gets none, so no-site stays a plain `python -S`."""
-    skip = set(no_site_path) | {""}
-    if target.kind == "script":  # python puts the script's folder first, with or without site
-        skip.add(os.path.dirname(target.value))
-    else:  # -c / -m: the current directory
-        skip.add(os.getcwd())
-    out = []
-    for p in site_sys_path:
-        if p in skip or p in out:
-            continue
-        prefix = p.rstrip(os.sep) + os.sep
-        if any(o.startswith(prefix) for o in origins):
-            out.append(p)
-    return out
-
-
 def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None) -> tuple[list[BuiltVariant], object]:
     from profiler.capture.oxidized import clear_dir, install_launcher, no_site_sys_path, write_json
+    from profiler.workflows.no_site import extra_paths
     from profiler.workflows.pack import check_target, pack_target
 
     check_target(target)

@@ -37,7 +37,6 @@ class CompareOptions:
     launches: int = 10
     build_dir: str | None = None
     syscalls: str = "auto"  # auto | on | off
-    read_machine: bool = True
 
 
 def harness_cli(python: str | None) -> tuple[str, Target]:
@@ -66,16 +65,8 @@ def count_syscalls(argv, env, variant):
     return syscall_count(variant, tr.total_syscalls, tr.total_errors, tr.filesystem)
 
 
-def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callable[[str], None] | None = None,
-            info: Callable[[str], None] | None = None) -> CompareReport:
-    from profiler.analysis.compare import compare_rows
-    from profiler.analysis.machine import busy_warnings
-    from profiler.analysis.statistics import relative_speeds, result_warnings, summarize
-    from profiler.capture.interpreter import resolve_python
-    from profiler.capture.machine import read_machine
-    from profiler.capture.timing import RunPlan, run_interleaved
-    from profiler.workflows.build import build_variants, default_name
-    from profiler.workloads import HARNESS_DRIVER, WORKLOADS, workload_target
+def validate(opts: CompareOptions) -> None:
+    from profiler.workloads import WORKLOADS
 
     if (opts.target is None) == (opts.workload is None):
         raise UsageError("compare needs a target (SCRIPT, -m MODULE, -c CODE) or --workload NAME, not both")
@@ -83,14 +74,17 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
         raise UsageError(f"unknown workload {opts.workload!r} (known: {', '.join(WORKLOADS)})")
     if opts.target is not None and not opts.target.is_python:
         raise UsageError("compare needs a Python target, not `-- COMMAND`")
-    if opts.runs is not None and opts.runs < 1:
-        raise UsageError("--runs must be at least 1")
-    if opts.warmup < 0:
-        raise UsageError("--warmup cannot be negative")
     if opts.launches < 1:
         raise UsageError("--launches must be at least 1")
     if opts.syscalls not in ("auto", "on", "off"):
         raise UsageError("--syscalls: auto, on or off")
+
+
+def build(opts: CompareOptions, info: Callable[[str], None] | None = None):
+    """Build the variants; returns (interpreter, target, build_dir, specs to time, launches)."""
+    from profiler.capture.interpreter import resolve_python
+    from profiler.workflows.build import build_variants, default_name
+    from profiler.workloads import HARNESS_DRIVER, workload_target
 
     python = opts.python
     launches = None
@@ -109,7 +103,6 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
     if info:
         info(f"building the variants of {target.label()} in {build_dir}")
     variants, _packed = build_variants(interp, target, build_dir, info=info)
-
     specs = []
     for bv in variants:
         if launches:
@@ -119,45 +112,49 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
         else:
             argv, env = bv.argv, (bv.env or None)
         specs.append(CommandSpec(argv=tuple(argv), variant=bv.name, python=interp.path, python_version=interp.version,
-                                 target=target.label(), env=env, key=bv.name))
+                                 target=target.label(), env=env, key=bv.name, target_kind=target.kind))
+    return interp, target, build_dir, specs, launches
 
-    machine = read_machine() if opts.read_machine else {}
-    warnings = list(busy_warnings(machine)) if machine else []
-    for w in warnings:
+
+def count_all_syscalls(opts: CompareOptions, specs, warn: Callable[[str], None] | None = None):
+    """One strace run per variant; ([], warning) when strace cannot run and --syscalls auto."""
+    if opts.syscalls == "off":
+        return [], []
+    try:
+        return [count_syscalls(s.argv, dict(s.env or ()), s.variant) for s in specs], []
+    except (ToolMissing, ToolFailed) as exc:
+        if opts.syscalls == "on":
+            raise
+        msg = f"syscall counts skipped: {exc}"
         if warn:
-            warn(w)
-    plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_runs=5, min_time_s=opts.min_time_s)
-    samples = run_interleaved(specs, plan, progress)
-    results = [summarize(s, samples[s.key]) for s in specs]
-    for r in results:
-        warnings.extend(result_warnings(r))
+            warn(msg)
+        return [], [msg]
 
-    counts = []
-    if opts.syscalls != "off":
-        try:
-            for s in specs:
-                counts.append(count_syscalls(s.argv, dict(s.env or ()), s.variant))
-        except (ToolMissing, ToolFailed) as exc:
-            if opts.syscalls == "on":
-                raise
-            counts = []
-            msg = f"syscall counts skipped: {exc}"
-            warnings.append(msg)
-            if warn:
-                warn(msg)
-    rows = compare_rows(results, counts)
+
+def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callable[[str], None] | None = None,
+            info: Callable[[str], None] | None = None) -> CompareReport:
+    from profiler.analysis.compare import compare_rows
+    from profiler.capture.timing import RunPlan
+    from profiler.workflows.measure import measure
+
+    validate(opts)
+    plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_runs=5, min_time_s=opts.min_time_s)
+    interp, target, build_dir, specs, launches = build(opts, info=info)
+    m = measure(specs, plan, reference="traditional", progress=progress, warn=warn)
+    ok = [s for s, r in zip(specs, m.results) if not r.failed]
+    counts, skipped = count_all_syscalls(opts, ok, warn=warn)
     return CompareReport(
         workload=opts.workload,
         target=target.label(),
         python=interp.path,
         python_version=interp.version,
         build_dir=build_dir,
-        results=tuple(results),
-        rows=tuple(rows),
+        results=m.results,
+        rows=tuple(compare_rows(m.results, counts)),
         syscalls=tuple(counts),
-        relative=tuple(relative_speeds(results, "traditional")),
+        relative=m.relative,
         launches=launches,
-        warnings=tuple(warnings),
+        warnings=(*m.warnings, *skipped),
         notes=NOTES,
-        machine=machine,
+        machine=m.machine,
     )

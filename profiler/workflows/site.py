@@ -46,8 +46,8 @@ def startup_site_notes(results: Sequence) -> list[str]:
 
     by_python: dict[str, dict[str, object]] = {}
     for r in results:
-        # the target itself, not the `· pass` / `· import X` runs of --import
-        if r.python and r.variant in ("default", "no-site") and "·" not in r.key:
+        # the target itself, not the baseline / `import X` runs of --import, and measured
+        if r.python and r.variant in ("default", "no-site") and r.role == "target" and not r.failed:
             by_python.setdefault(r.python, {})[r.variant] = r
     notes = []
     for python, pair in by_python.items():

@@ -1,16 +1,19 @@
 """`importprof startup`: time interpreter start-up in variants (the only place chaining
-capture → analysis for this command)."""
+capture → analysis for this command). Timing itself goes through `workflows.measure`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from profiler.errors import Interrupted, UsageError
+from profiler.errors import UsageError
 from profiler.model.interpreter import Interpreter
 from profiler.model.measurement import CommandSpec, StartupReport, TimingResult
 from profiler.model.target import Target
 from profiler.model.variant import DEFAULT_STARTUP_VARIANTS, Variant, parse_variants
+
+METRICS = ("instructions",)
+BASELINE = Target("code", "pass")
 
 
 @dataclass
@@ -27,8 +30,6 @@ class StartupOptions:
     metrics: Sequence[str] = ()
     reference: str | None = None
     ignore_failure: bool = False
-    read_machine: bool = True
-    extra_notes: list[str] = field(default_factory=list)
 
 
 def _python_labels(interps: Sequence[Interpreter]) -> list[str]:
@@ -38,45 +39,52 @@ def _python_labels(interps: Sequence[Interpreter]) -> list[str]:
     return [i.path for i in interps]
 
 
+def display_key(variant: str, python_label: str | None, role: str, module: str | None) -> str:
+    """A unique, readable id for one measured command. Opaque: nothing parses it back
+    (the identity is the spec's fields: variant, python, role, module)."""
+    key = variant
+    if python_label:
+        key += f" @ {python_label}"
+    if role == "baseline":
+        key += " · pass"
+    elif role == "import":
+        key += f" · import {module}"
+    return key
+
+
 def build_specs(
     interps: Sequence[Interpreter],
     variants: Sequence[Variant],
     target: Target,
     imports: Sequence[str] = (),
-) -> tuple[list[CommandSpec], dict[tuple[str, str, str], str]]:
-    """Every command to time, in interleaving order, and for --import the keys of
-    (python, variant, module) → key, with module "" for the `-c pass` baseline."""
+    no_site_env: Callable[[str, Target], tuple] | None = None,
+) -> list[CommandSpec]:
+    """Every command to time, in interleaving order. With --import, each variant also runs
+    the baseline `-c pass` (role "baseline") and `-c "import X"` (role "import")."""
     if not target.is_python:
         if any(v.name != "default" or v.flags for v in variants):
             raise UsageError("variants apply to Python targets; a `-- COMMAND` target runs as is")
         if imports:
             raise UsageError("--import needs a Python target, not `-- COMMAND`")
-        return [CommandSpec(argv=tuple(target.command_argv()), variant="command", target=target.label(), key="command")], {}
-    labels = _python_labels(interps)
-    many_py = len(interps) > 1
-    baseline = Target("code", "pass")
-    targets: list[tuple[str, Target]] = [("", target)]
+        return [CommandSpec(argv=tuple(target.command_argv()), variant="command", target=target.label(),
+                            key="command", target_kind="command")]
+    labels = _python_labels(interps) if len(interps) > 1 else [None] * len(interps)
+    runs: list[tuple[str, str | None, Target]] = [("target", None, target)]
     if imports:
-        if target != baseline:
-            targets.append(("pass", baseline))
+        if target != BASELINE:
+            runs.append(("baseline", None, BASELINE))
         for mod in imports:
-            targets.append((mod, Target("code", f"import {mod}")))
+            runs.append(("import", mod, Target("code", f"import {mod}")))
     specs: list[CommandSpec] = []
-    keys: dict[tuple[str, str, str], str] = {}
     seen: set[str] = set()
     for interp, label in zip(interps, labels):
         for v in variants:
-            for mod, t in targets:
-                key = v.name
-                if many_py:
-                    key += f" @ {label}"
-                if mod == "pass":
-                    key += " · pass"
-                elif mod:
-                    key += f" · import {mod}"
+            for role, mod, t in runs:
+                key = display_key(v.name, label, role, mod)
                 if key in seen:
                     continue
                 seen.add(key)
+                env = no_site_env(interp.path, t) if (v.keep_site_paths and no_site_env) else ()
                 specs.append(
                     CommandSpec(
                         argv=(interp.path, *v.flags, *t.python_argv()),
@@ -86,71 +94,33 @@ def build_specs(
                         flags=v.flags + (("-X", "pycache_prefix=<fresh>") if v.fresh_pycache else ()),
                         target=t.label(),
                         fresh_pycache=v.fresh_pycache,
+                        env=env or None,
                         key=key,
+                        role=role,
+                        module=mod,
+                        target_kind=t.kind,
                     )
                 )
-                if t == baseline:
-                    keys[(interp.path, v.name, "")] = key
-                elif mod:
-                    keys[(interp.path, v.name, mod)] = key
-    return specs, keys
+    return specs
 
 
-def _import_costs(results: Sequence[TimingResult], keys, imports):
+def import_costs(results: Sequence[TimingResult]):
+    """`-c "import X"` minus the `-c pass` baseline, per (python, variant), both measured."""
     from profiler.analysis.statistics import import_cost
 
-    by_key = {r.key: r for r in results}
-    out = []
-    for (py, variant, mod), key in keys.items():
-        if not mod:
-            continue
-        base_key = keys.get((py, variant, ""))
-        if base_key in by_key and key in by_key:
-            out.append(import_cost(mod, by_key[key], by_key[base_key]))
-    order = {m: i for i, m in enumerate(imports)}
-    return sorted(out, key=lambda c: order.get(c.module, 0))
+    measured = [r for r in results if not r.failed]
+    base = {(r.python, r.variant): r for r in measured if r.role == "baseline" or (r.role == "target" and r.target == BASELINE.label())}
+    return [import_cost(r.module, r, base[(r.python, r.variant)]) for r in measured
+            if r.role == "import" and (r.python, r.variant) in base]
 
 
-def _reference_key(results: Sequence[TimingResult], reference: str | None) -> str:
-    if not results:
-        return ""
-    if not reference:
-        return results[0].key
-    for r in results:
-        if r.key == reference:
-            return r.key
-    for r in results:
-        if r.variant == reference:
-            return r.key
-    raise UsageError(f"--reference {reference!r} is not one of the measured variants")
-
-
-def finish_report(
-    results: Sequence[TimingResult],
-    machine: dict,
-    opts: StartupOptions,
-    keys,
-    warnings: Sequence[str],
-    interrupted: bool = False,
-) -> StartupReport:
-    from profiler.analysis.statistics import relative_speeds, result_warnings
-
-    ref = _reference_key(results, opts.reference)
-    warns = list(warnings)
-    for r in results:
-        warns.extend(result_warnings(r))
-    return StartupReport(
-        results=tuple(results),
-        machine=machine,
-        reference=ref,
-        relative=tuple(relative_speeds(results, ref)) if results else (),
-        import_costs=tuple(_import_costs(results, keys, opts.imports)),
-        warnings=tuple(warns),
-        notes=tuple(opts.extra_notes),
-        engine=opts.engine,
-        interrupted=interrupted,
-        metric=tuple(opts.metrics),
-    )
+def validate(opts: StartupOptions) -> list[Variant]:
+    unknown = [m for m in opts.metrics if m not in METRICS]
+    if unknown:
+        raise UsageError(f"unknown metric {unknown[0]!r} (known: {', '.join(METRICS)})")
+    if not opts.target.is_python and not opts.variants and not opts.flags:
+        return parse_variants(["default"])
+    return parse_variants(opts.variants, opts.flags, default=DEFAULT_STARTUP_VARIANTS)
 
 
 def startup(
@@ -158,79 +128,53 @@ def startup(
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> StartupReport:
-    from profiler.analysis.machine import busy_warnings
-    from profiler.analysis.statistics import summarize
     from profiler.capture.interpreter import resolve_python
-    from profiler.capture.machine import read_machine
     from profiler.capture.timing import RunPlan
+    from profiler.errors import Interrupted
+    from profiler.workflows.measure import measure
+    from profiler.workflows.no_site import no_site_env
 
-    if opts.engine not in ("builtin", "hyperfine"):
-        raise UsageError(f"unknown engine {opts.engine!r} (builtin, hyperfine)")
-    unknown = [m for m in opts.metrics if m != "instructions"]
-    if unknown:
-        raise UsageError(f"unknown metric {unknown[0]!r} (known: instructions)")
-    if opts.runs is not None and opts.runs < 1:
-        raise UsageError("--runs must be at least 1")
-    if opts.warmup < 0:
-        raise UsageError("--warmup cannot be negative")
-    variants = parse_variants(opts.variants, opts.flags, default=DEFAULT_STARTUP_VARIANTS)
-    if not opts.target.is_python and not opts.variants and not opts.flags:
-        variants = parse_variants(["default"])
-    pythons = list(opts.pythons) or [None]
-    interps = [resolve_python(p) for p in pythons] if opts.target.is_python else []
-    specs, keys = build_specs(interps, variants, opts.target, opts.imports)
+    variants = validate(opts)
+    plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
+    interps = [resolve_python(p) for p in (list(opts.pythons) or [None])] if opts.target.is_python else []
+    specs = build_specs(interps, variants, opts.target, opts.imports, no_site_env=no_site_env)
     if "instructions" in opts.metrics:
         from profiler.capture.instructions import pick_method
 
         pick_method()  # fail before measuring for minutes
-    if opts.engine == "hyperfine":
-        from profiler.capture.hyperfine import find_hyperfine
 
-        find_hyperfine()
+    def report_of(m, notes=()) -> StartupReport:
+        return StartupReport(
+            results=m.results, machine=m.machine, reference=m.reference, relative=m.relative,
+            import_costs=tuple(import_costs(m.results)), warnings=m.warnings, notes=tuple(notes),
+            engine=opts.engine, interrupted=m.interrupted, metric=tuple(opts.metrics),
+        )
 
-    machine = read_machine() if opts.read_machine else {}
-    warnings = busy_warnings(machine) if machine else []
-    if opts.engine == "builtin":
-        from profiler.capture.spawner import spawner_path
-
-        if spawner_path() is None:
-            warnings.append("no C compiler to build the measuring spawner: peak RSS is not measured (null)")
-    for w in warnings:
-        if warn:
-            warn(w)
-
-    plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
-    if opts.engine == "builtin":
-        from profiler.capture.timing import run_interleaved
-
-        try:
-            samples = run_interleaved(specs, plan, progress)
-        except Interrupted as exc:
-            partial = exc.partial or {}
-            done = [summarize(s, partial[s.key]) for s in specs if partial.get(s.key)]
-            report = finish_report(done, machine, opts, keys, warnings, interrupted=True)
-            raise Interrupted(
-                f"interrupted: showing the {sum(r.runs for r in done)} runs measured so far",
-                partial=report,
-            ) from None
-        results = [summarize(s, samples[s.key]) for s in specs]
-    else:
-        from profiler.capture.hyperfine import run_hyperfine
-
-        results = run_hyperfine(specs, plan)
-
+    try:
+        m = measure(specs, plan, engine=opts.engine, reference=opts.reference, progress=progress, warn=warn)
+    except Interrupted as exc:
+        raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
+    results = m.results
     if "instructions" in opts.metrics:
         from profiler.capture.instructions import measure_instructions
 
-        counts = measure_instructions(specs)
-        results = [replace(r, instructions=counts.get(r.key)) for r in results]
-    # issue 6 (profiler/workflows/site.py): a note when site costs more than 2x a bare start,
-    # naming the costliest .pth (only when default and no-site ran on the same interpreter)
+        ok = [s for s, r in zip(specs, results) if not r.failed]
+        counts = measure_instructions(ok)
+        m = replace(m, results=tuple(replace(r, instructions=counts.get(r.key)) for r in results))
+    # a note when site costs more than 2x a bare start, naming the costliest .pth (only when
+    # default and no-site ran on the same interpreter)
     from profiler.workflows.site import startup_site_notes
 
-    opts = replace(opts, extra_notes=[*opts.extra_notes, *startup_site_notes(results)])
-    report = finish_report(results, machine, opts, keys, warnings)
-    for w in report.warnings[len(warnings) :]:  # the results' own warnings (the machine's went first)
-        if warn:
-            warn(w)
-    return report
+    return report_of(m, [*no_site_notes(specs), *startup_site_notes(m.results)])
+
+
+def no_site_notes(specs: Sequence[CommandSpec]) -> list[str]:
+    """Say what `no-site` kept, per command that got paths back (none: a plain -S)."""
+    out = []
+    for s in specs:
+        path = dict(s.env or ()).get("PYTHONPATH")
+        if s.variant == "no-site" and path:
+            out.append(f"{s.key}: -S, with the site paths the target imports from kept through PYTHONPATH={path}")
+    if any(s.variant == "no-site" for s in specs) and not out:
+        out.append("no-site: -S (the target imports nothing from the paths site adds)")
+    return out

@@ -1,0 +1,202 @@
+"""The target grammar, in one place, for every command that runs a program:
+
+    importprof CMD [OPTIONS] [-c CODE | -m MODULE | SCRIPT | -- COMMAND] [ARGS...]
+
+importprof reads its own options until the target; everything after the target is the
+program's, exactly as `python` takes them (`-m pip --version`, `-c CODE ARG`, `SCRIPT ARGS`).
+Because a program's argument that spells one of the command's own options is almost always an
+importprof option put in the wrong place (`compare app.py --runs 10`), it is a usage error that
+shows the corrected command — unless the user says explicitly that what follows is the
+program's, with `--` right after the target (`app.py -- --runs 10`). `-h`/`--help` after the
+target is the program's (`startup -m json.tool --help` times json.tool's help).
+
+`TargetCommand` splits argv before click sees it: click parses only importprof's options (and
+the command's own leading positionals, such as `why MODULE`); the Target is left in
+`ctx.meta` for `target_of(ctx)`.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from typer.core import TyperCommand
+
+from profiler.errors import UsageError
+
+TARGET_USAGE = "[-c CODE | -m MODULE | SCRIPT | -- COMMAND] [ARGS]..."
+_TARGET_OPTS = {"-c": "code", "--code": "code", "-m": "module", "--module": "module"}
+_PROGRAM_HELP = ("-h", "--help")
+_META = "importprof.target"
+_FILES = "importprof.files"
+
+
+class TargetCommand(TyperCommand):
+    """A command whose trailing arguments are a program to run (see the module docstring).
+    `files_option`: an option after which plain words are more files (`report --from A B`)."""
+
+    files_option: str | None = None
+    command_targets = True  # `-- COMMAND` accepted (compare/pack/build/lazy need Python)
+
+    # -- parsing ---------------------------------------------------------------------------
+    def _own_options(self, ctx) -> dict[str, bool]:
+        """Every option string of this command → whether it takes a value."""
+        own: dict[str, bool] = {}
+        for p in self.get_params(ctx):
+            if getattr(p, "param_type_name", "") == "option":
+                for o in (*p.opts, *p.secondary_opts):
+                    own[o] = not (p.is_flag or p.count)
+        return own
+
+    def parse_args(self, ctx, args):
+        own = self._own_options(ctx)
+        leading = sum(1 for p in self.get_params(ctx) if getattr(p, "param_type_name", "") == "argument")
+        mine: list[str] = []
+        positionals: list[str] = []
+        files: list[str] = []
+        target = None
+        files_mode = False
+        i = 0
+        args = list(args)
+        while i < len(args):
+            a = args[i]
+            if a == "--":
+                rest = args[i + 1 :]
+                if not rest:
+                    raise UsageError("`--` must be followed by the COMMAND to run")
+                if not self.command_targets:
+                    raise UsageError(f"{ctx.command_path} needs a Python target (-c CODE, -m MODULE or SCRIPT), not `-- COMMAND`")
+                target = ("command", rest[0], rest[1:], [])
+                break
+            kind, value, used = _target_option(a, args[i + 1 :])
+            if kind:
+                target = (kind, value, args[i + 1 + used :], args[i : i + 1 + used])
+                break
+            if a.startswith("-") and a != "-":
+                name, glued = _option_name(a)
+                mine.append(a)
+                if own.get(name) and not glued and i + 1 < len(args):
+                    mine.append(args[i + 1])
+                    i += 1
+                if self.files_option and name == self.files_option:
+                    files_mode = True
+                i += 1
+                continue
+            if files_mode:
+                files.append(a)
+            elif len(positionals) < leading:
+                positionals.append(a)
+            else:
+                target = ("script", a, args[i + 1 :], [a])
+                break
+            i += 1
+        ctx.meta[_FILES] = files
+        if target is not None:
+            kind, value, program_args, spelled = target
+            if kind != "command":
+                program_args = _program_args(ctx, own, mine, positionals, spelled, program_args)
+            from profiler.model.target import Target
+
+            ctx.meta[_META] = Target(kind, value, tuple(program_args))
+        return super().parse_args(ctx, [*mine, *positionals])
+
+    # -- help ------------------------------------------------------------------------------
+    def collect_usage_pieces(self, ctx):
+        return [*super().collect_usage_pieces(ctx), TARGET_USAGE]
+
+    def format_options(self, ctx, formatter) -> None:
+        rows = [
+            ("-c CODE [ARGS]...", "Python code to run (default: -c pass)."),
+            ("-m MODULE [ARGS]...", "A module run as __main__ (python -m)."),
+            ("SCRIPT [ARGS]...", "A Python script."),
+        ]
+        if self.command_targets:
+            rows.append(("-- COMMAND [ARGS]...", "Any command, run as is; the Python processes it starts are reached through environment variables."))
+        with formatter.section("Target (importprof's options go before it; everything after it is the program's)"):
+            formatter.write_dl(rows)
+            formatter.write_paragraph()
+            formatter.write_text(
+                "A program argument that spells one of this command's options is refused; put "
+                "`--` right after the target to pass it on: SCRIPT -- --runs 3. -h/--help after "
+                "the target is the program's."
+            )
+        super().format_options(ctx, formatter)
+
+
+def _option_name(token: str) -> tuple[str, bool]:
+    """`--runs=3` → ("--runs", True); `-r3` → ("-r", True); `-r` → ("-r", False)."""
+    if token.startswith("--"):
+        name, eq, _ = token.partition("=")
+        return name, bool(eq)
+    return token[:2], len(token) > 2
+
+
+def _target_option(token: str, after: list[str]) -> tuple[str | None, str | None, int]:
+    """`-c CODE` / `-cCODE` / `--code=CODE` (and -m) → (kind, value, tokens used after it)."""
+    name, glued = _option_name(token)
+    kind = _TARGET_OPTS.get(name)
+    if kind is None:
+        return None, None, 0
+    if glued:
+        return kind, token.split("=", 1)[1] if token.startswith("--") else token[2:], 0
+    if not after:
+        raise UsageError(f"{token} needs a value ({'CODE' if kind == 'code' else 'MODULE'})")
+    return kind, after[0], 1
+
+
+def _program_args(ctx, own, mine, positionals, spelled, program_args) -> list[str]:
+    """The program's arguments, checked: `--` first passes the rest on as is; otherwise an
+    argument spelling one of the command's options is a usage error showing the fix."""
+    if program_args[:1] == ["--"]:
+        return program_args[1:]
+    moved: list[str] = []
+    kept: list[str] = []
+    flagged: list[str] = []
+    i = 0
+    while i < len(program_args):
+        a = program_args[i]
+        if a == "--":  # the program's own end of options: the rest is plainly its
+            kept.extend(program_args[i:])
+            break
+        name, glued = _option_name(a) if a.startswith("-") and a != "-" else ("", False)
+        known = name in own or name in _TARGET_OPTS
+        if known and name not in _PROGRAM_HELP and (not glued or own.get(name, True) or a.startswith("--")):
+            flagged.append(a)
+            moved.append(a)
+            if own.get(name) and not glued and i + 1 < len(program_args):
+                moved.append(program_args[i + 1])
+                i += 1
+        else:
+            kept.append(a)
+        i += 1
+    if flagged:
+        cmd = ctx.command_path.split()
+        fixed = [*cmd, *mine, *moved, *positionals, *spelled, *kept]
+        escaped = [*cmd, *mine, *positionals, *spelled, "--", *program_args]
+        what = ", ".join(dict.fromkeys(_option_name(f)[0] for f in flagged))
+        raise UsageError(
+            f"{what} after the target would go to the program; put importprof's options before the "
+            f"target: `{shlex.join(fixed)}` (or, if the program should get them: `{shlex.join(escaped)}`)"
+        )
+    return kept
+
+
+def target_of(ctx, default=None):
+    """The Target parsed by TargetCommand, else `default` (DEFAULT_TARGET: `-c pass`)."""
+    from profiler.model.target import DEFAULT_TARGET
+
+    return ctx.meta.get(_META) or (DEFAULT_TARGET if default is None else default)
+
+
+def has_target(ctx) -> bool:
+    return ctx.meta.get(_META) is not None
+
+
+def files_of(ctx) -> list[str]:
+    """Plain words after `files_option` (report --from A.json B.json)."""
+    return list(ctx.meta.get(_FILES) or ())
+
+
+class PythonTargetCommand(TargetCommand):
+    """A command that needs a Python target (compare, pack, build): no `-- COMMAND`."""
+
+    command_targets = False

@@ -1,0 +1,67 @@
+"""`importprof lazy`: eager vs lazy imports, measured, with the modules that must stay eager."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from profiler.commands._options import OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
+from profiler.commands._target import PythonTargetCommand
+
+FORMATS = ("json",)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "lazy",
+        cls=PythonTargetCommand,
+        help=(
+            "What lazy imports would change: run the target eager (as is) and lazy (every import deferred until "
+            "first use; -X lazy_imports=all on 3.15+), check the output stays identical (bisecting the smallest "
+            "set of modules that must stay eager when it does not), then time both and show the import time "
+            "avoided, per module and per import statement of the target."
+        ),
+    )(lazy)
+
+
+def lazy(
+    ctx: typer.Context,
+    python: PythonOpt = None,
+    keep_eager: Optional[List[str]] = typer.Option(
+        None, "--keep-eager", metavar="MODULE[,MODULE...]",
+        help="Modules kept eager from the start (repeatable or comma-separated); bisection adds what else must be.",
+    ),
+    runs: runs_opt("Timing runs per variant. Default: adaptive (at least 10, about 3 s per variant).") = None,
+    warmup: warmup_opt(3) = 3,
+    profile_runs: int = typer.Option(3, "--profile-runs", metavar="N", min=1, help="Eager -X importtime runs that price the avoided modules (medians)."),
+    max_bisect_runs: int = typer.Option(60, "--max-bisect-runs", metavar="N", min=1, help="At most N program runs to find the must-stay-eager set."),
+    engine: str = typer.Option("builtin", "--engine", metavar="ENGINE", help="builtin (interleaved runs, wait4 rusage) or hyperfine."),
+    top: int = typer.Option(10, "--top", metavar="N", min=1, help="Rows per table."),
+    fmt: format_opt(*FORMATS) = None,
+    output: OutputOpt = None,
+) -> None:
+    from profiler.commands._common import Progress, check_outputs, deliver, info, showing_partial, warn
+    from profiler.commands._target import target_of
+    from profiler.render.console_lazy import render_lazy_table
+    from profiler.workflows.lazy import LazyOptions, lazy as run_lazy
+
+    check_outputs(output)
+    keep = [k.strip() for item in keep_eager or () for k in item.split(",") if k.strip()]
+    opts = LazyOptions(
+        target=target_of(ctx),
+        python=python,
+        keep_eager=keep,
+        runs=runs,
+        warmup=warmup,
+        profile_runs=profile_runs,
+        max_bisect_runs=max_bisect_runs,
+        engine=engine,
+    )
+
+    def table(report, tty):
+        return render_lazy_table(report, tty, top=top)
+
+    with showing_partial(table), Progress("measuring") as bar:
+        report = run_lazy(opts, progress=bar.update, warn=warn, info=info)
+    deliver(report, fmt=fmt, output=output, table=table, formats=FORMATS)

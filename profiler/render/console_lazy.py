@@ -1,0 +1,97 @@
+"""The `lazy` report for humans: eager vs lazy timing, whether the output stayed identical, what
+had to stay eager, and where the avoided import time came from."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from profiler.model.lazy import LazyReport
+from profiler.render.console import new_table, render_tables
+from profiler.render.units import RATIO_CONVENTION, fmt_bytes, fmt_failed, fmt_pm, fmt_ratio, fmt_seconds
+
+
+def _ms(us: int) -> str:
+    return fmt_seconds(us / 1e6)
+
+
+def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> str:
+    parts: list = []
+    title = "Eager vs lazy imports" + (" (interrupted: partial results)" if report.interrupted else "")
+    t = new_table(tty, title=title)
+    for col, just in (("Variant", "left"), ("Mean ± σ", "right"), ("Median", "right"), ("Min … Max", "right"),
+                      ("User", "right"), ("System", "right"), ("Peak RSS", "right"), ("vs eager", "right"),
+                      ("Runs", "right")):
+        t.add_column(col, justify=just)
+    rel = {x.key: x for x in report.relative}
+    for r in report.results:
+        row = [r.variant]
+        if r.failed:
+            row += [fmt_failed(r.error), "", "", "", "", "", "", str(r.runs)]
+        else:
+            x = rel.get(r.key)
+            row += [
+                fmt_pm(r.mean, r.stddev),
+                fmt_seconds(r.median),
+                f"{fmt_seconds(r.min)} … {fmt_seconds(r.max, r.min)}",
+                fmt_seconds(r.user),
+                fmt_seconds(r.system),
+                fmt_bytes(r.peak_rss_bytes),
+                fmt_ratio(x.ratio, x.ratio_stddev, reference=x.key == x.reference) if x else "",
+                str(r.runs),
+            ]
+        t.add_row(*row)
+    if report.results:
+        parts += [t, RATIO_CONVENTION + " (here: eager)"]
+    parts.append(f"target: {report.target}; python: {report.python} ({report.python_version}); "
+                 f"lazy by: {'the lazy finder (importlib LazyLoader mechanism)' if report.mode == 'finder' else report.mode}")
+    kept = len(report.must_stay_eager)
+    if report.identical_output:
+        verdict = "identical (stdout, stderr, exit code)"
+        if kept:
+            verdict += f" with {kept} module{'s' if kept != 1 else ''} kept eager"
+    else:
+        verdict = "DIFFERENT from the eager run (see the warnings)"
+    parts.append(f"output: {verdict}" + (f"; {report.bisect_runs} runs spent bisecting" if report.bisect_runs else ""))
+    parts.append(
+        f"modules executed: eager {report.modules_eager}, lazy {report.modules_lazy}; "
+        f"avoided {len(report.avoided)} modules worth {_ms(report.avoided_us)} of eager import time"
+    )
+    if report.must_stay_eager:
+        m = new_table(tty, title="Must stay eager (what lazy loading changed)")
+        m.add_column("Module")
+        m.add_column("Difference when lazy")
+        for x in report.must_stay_eager:
+            m.add_row(x.name, x.reason)
+        parts.append(m)
+    if report.statements:
+        s = new_table(tty, title="Import statements of the target whose cost laziness moved out")
+        s.add_column("Statement")
+        s.add_column("Eager cost", justify="right")
+        s.add_column("Modules avoided", justify="right")
+        s.add_column("First modules")
+        for st in report.statements[:top]:
+            s.add_row(st.site, _ms(st.cumulative_us), str(len(st.modules)), ", ".join(st.modules[:3]) + (", …" if len(st.modules) > 3 else ""))
+        parts.append(s)
+    if report.avoided:
+        a = new_table(tty, title=f"Avoided modules (top {min(top, len(report.avoided))} of {len(report.avoided)}, eager cumulative)")
+        a.add_column("Module")
+        a.add_column("Eager cumulative", justify="right")
+        for x in report.avoided[:top]:
+            a.add_row(x.name, _ms(x.cumulative_us))
+        parts.append(a)
+    if report.stayed_eager:
+        counts = Counter(_short_reason(e.reason) for e in report.stayed_eager)
+        parts.append("executed at once by the lazy run: " + ", ".join(f"{n} {r}" for r, n in counts.most_common())
+                     + " (names and sites: --format json, key stayed_eager)")
+    for n in report.notes:
+        parts.append(f"note: {n}")
+    return render_tables(parts, tty)
+
+
+def _short_reason(reason: str) -> str:
+    for key, short in (("import *", "star imports"), ("from ", "from-imports"), ("submodule", "packages (submodule import)"),
+                       ("extension", "extension modules"), ("builtin", "builtin modules"), ("frozen", "frozen modules"),
+                       ("keep-eager", "kept eager"), ("namespace", "namespace packages")):
+        if key in reason:
+            return short
+    return "other"

@@ -1,0 +1,256 @@
+"""`importprof lazy`: what lazy imports would change for this program, measured.
+
+  lazy(opts, progress=, warn=, info=) -> LazyReport
+
+1. The eager reference: the target under the bootstrap launcher with the `lazy` hook recording
+   only (no finder): its stdout, stderr, exit code and executed modules. Run twice: a program
+   whose output changes from run to run cannot be judged.
+2. The lazy run (keep-eager set: --keep-eager). Same output: done. Otherwise delta debugging
+   (analysis/bisect.py) over the modules the eager run executed finds the smallest set that
+   must stay eager; the lazy run is repeated with that set and must give identical output.
+   Each module of the set is reported with the difference seen when it alone is lazy.
+3. Timing through the one timing pipeline (workflows/measure.py): `eager` is the target as is,
+   `lazy` the launcher with the hook and the set kept eager (what a program adopting lazy
+   imports would pay, the hook included); ratios are time ratios against eager.
+4. The eager `-X importtime` profile (workflows/imports.py, with import sites) prices what the
+   lazy run avoided, per module and per import statement of the target's own code.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+from profiler.errors import Interrupted, TargetFailed, UsageError
+from profiler.model.lazy import LazyReport, LazyRun, MustStayEager, ProgramOutput
+from profiler.model.target import Target
+
+Note = Callable[[str], None]
+
+
+@dataclass
+class LazyOptions:
+    target: Target
+    python: str | None = None
+    flags: Sequence[str] = ()
+    keep_eager: Sequence[str] = ()  # kept eager from the start (module names)
+    runs: int | None = None  # timing runs (None: adaptive, as startup)
+    warmup: int = 3
+    min_time_s: float = 3.0
+    profile_runs: int = 3  # eager -X importtime runs (medians price `avoided`)
+    max_bisect_runs: int = 60
+    engine: str = "builtin"
+    timeout: float = 600
+    measure: bool = True  # False: correctness and avoided only (doctor's estimate)
+
+
+def validate(opts: LazyOptions) -> None:
+    if not opts.target.is_python:
+        raise UsageError("lazy runs a Python target (-c CODE, -m MODULE or SCRIPT), not `-- COMMAND`")
+    if opts.runs is not None and opts.runs < 1:
+        raise UsageError("--runs must be at least 1")
+    if opts.warmup < 0:
+        raise UsageError("--warmup cannot be negative")
+    if opts.profile_runs < 1:
+        raise UsageError("the profile needs at least 1 run")
+
+
+def own_roots(target: Target, eager: LazyRun) -> list[str]:
+    """Where the target's own code lives: `<string>` for -c, the script's folder, the -m
+    module's package (from the eager run's module files)."""
+    if target.kind == "code":
+        return ["<string>"]
+    if target.kind == "script":
+        roots = [target.value, os.path.abspath(target.value)]
+        for d in {os.path.dirname(os.path.abspath(target.value)), os.path.dirname(os.path.realpath(target.value))}:
+            roots.append(d.rstrip("/") + "/")
+        return roots
+    files = {n: f for n, _, f in eager.executed if f}
+    top = target.value.partition(".")[0]
+    roots = []
+    for name in (top, "__main__"):
+        f = files.get(name)
+        if f:
+            roots.append(os.path.dirname(f).rstrip("/") + "/" if os.path.basename(f) == "__init__.py" else f)
+    return roots
+
+
+class _Runner:
+    """One lazy/eager run of the program → (output, record); outputs cached by keep set."""
+
+    def __init__(self, opts: LazyOptions, interp, note: Note | None):
+        self.opts = opts
+        self.interp = interp
+        self.note = note
+        self.outputs: dict[frozenset[str], tuple[ProgramOutput, LazyRun | None]] = {}
+        self.runs = 0
+
+    def run(self, *, lazy: bool, keep: Sequence[str] = ()) -> tuple[ProgramOutput, LazyRun | None]:
+        from profiler.capture.lazy import run_lazy
+        from profiler.parse.lazy import parse_lazy_record
+
+        out = run_lazy(
+            self.interp.path, self.interp.version, self.opts.target, lazy=lazy,
+            keep=[*self.opts.keep_eager, *keep], flags=self.opts.flags, timeout=self.opts.timeout,
+        )
+        self.runs += 1
+        record = parse_lazy_record(out.record) if out.record else None
+        return ProgramOutput(out.stdout, out.stderr, out.returncode), record
+
+    def lazy_with(self, keep: Sequence[str]) -> tuple[ProgramOutput, LazyRun | None]:
+        key = frozenset(keep)
+        if key not in self.outputs:
+            self.outputs[key] = self.run(lazy=True, keep=keep)
+        return self.outputs[key]
+
+
+def _bisect(runner: _Runner, reference: ProgramOutput, candidates: list[str], note: Note | None):
+    """The smallest keep-eager set (None when even all candidates eager differ), runs used."""
+    from profiler.analysis.bisect import minimize
+    from profiler.analysis.lazy import describe_difference
+
+    def suffices(subset) -> bool:
+        got, _ = runner.lazy_with(subset)
+        return describe_difference(reference, got) is None
+
+    if not suffices(tuple(candidates)):
+        return None, False
+    if note:
+        note(f"the lazy run differs from the eager one: bisecting over {len(candidates)} modules")
+    res = minimize(candidates, suffices, max_tests=runner.opts.max_bisect_runs)
+    return list(res.items), res.complete
+
+
+def lazy(
+    opts: LazyOptions,
+    progress: Callable[[int, int, str], None] | None = None,
+    warn: Note | None = None,
+    info: Note | None = None,
+) -> LazyReport:
+    from profiler.analysis.lazy import (
+        avoided_modules,
+        bisect_candidates,
+        describe_difference,
+        statement_savings,
+        stayed_eager,
+    )
+    from profiler.capture.interpreter import resolve_python
+
+    validate(opts)
+    interp = resolve_python(opts.python)
+    warnings: list[str] = []
+    notes: list[str] = []
+
+    def warning(text: str) -> None:
+        warnings.append(text)
+        if warn:
+            warn(text)
+
+    runner = _Runner(opts, interp, info)
+    reference, eager_rec = runner.run(lazy=False)
+    if reference.exit_code != 0:
+        tail = "\n".join(reference.stderr.rstrip("\n").splitlines()[-10:])
+        raise TargetFailed(f"the target exited with code {reference.exit_code}: {opts.target.label()}", detail=tail or None)
+    if eager_rec is None:
+        raise TargetFailed(f"the target ended without running exit handlers (os._exit?): {opts.target.label()}; "
+                           "importprof lazy needs them to see which modules ran")
+    again, _ = runner.run(lazy=False)
+    unstable = describe_difference(reference, again)
+    if unstable:
+        warning(f"the program's output changes from run to run ({unstable}): lazy vs eager cannot be judged; no bisection")
+
+    first, _ = runner.lazy_with(())
+    difference = describe_difference(reference, first)
+    keep: list[str] = []
+    must: list[MustStayEager] = []
+    explained = bool(unstable)  # a final difference already warned about
+    if difference and not unstable:
+        candidates = bisect_candidates(eager_rec, opts.keep_eager)
+        found, complete = _bisect(runner, reference, candidates, info)
+        if found is None:
+            explained = True
+            warning(f"the lazy run differs even with every module eager ({difference}): "
+                    "the difference does not come from one import being lazy")
+        else:
+            keep = found
+            if not complete:
+                warning(f"bisection stopped after {opts.max_bisect_runs} runs: the keep-eager set may not be minimal")
+            for name in keep:
+                others = [k for k in keep if k != name]
+                got, _ = runner.lazy_with(others)
+                must.append(MustStayEager(name, describe_difference(reference, got) or "needed with the others"))
+    final, lazy_rec = runner.run(lazy=True, keep=keep)  # the verification run (never cached)
+    final_difference = describe_difference(reference, final)
+    identical = final_difference is None and not unstable
+    if final_difference and not explained:
+        kept = f" with {', '.join(keep)} kept eager" if keep else ""
+        warning(f"the verification lazy run{kept} differs from the eager run: {final_difference}")
+    if lazy_rec is None:
+        lazy_rec = eager_rec
+        warning("the lazy run ended without running exit handlers: its module counts are the eager run's")
+    if opts.keep_eager:
+        notes.append(f"kept eager as asked (--keep-eager): {', '.join(opts.keep_eager)}")
+
+    # the eager profile: -X importtime medians with import sites
+    from profiler.workflows.imports import ImportsOptions, imports
+
+    profile = imports(
+        ImportsOptions(target=opts.target, python=opts.python, runs=opts.profile_runs, warmup=1,
+                       flags=tuple(opts.flags), sites=True, read_machine=False),
+    )
+    avoided, avoided_us = avoided_modules(eager_rec, lazy_rec, profile.modules)
+    statements = statement_savings(avoided, profile.modules, own_roots(opts.target, eager_rec))
+    major_minor = tuple(int(p) for p in interp.version.split(".")[:2])
+    report = LazyReport(
+        results=(),
+        must_stay_eager=tuple(must),
+        avoided=tuple(avoided),
+        identical_output=identical,
+        modules_eager=len(eager_rec.executed),
+        modules_lazy=len(lazy_rec.executed),
+        statements=tuple(statements),
+        python=interp.path,
+        python_version=interp.version,
+        target=opts.target.label(),
+        mode="-X lazy_imports=all" if major_minor >= (3, 15) else "finder",
+        stayed_eager=tuple(stayed_eager(lazy_rec)),
+        avoided_us=avoided_us,
+        bisect_runs=max(0, runner.runs - 4),  # beyond the two eager, the first lazy and the verification
+        warnings=tuple(warnings),
+        notes=tuple(notes),
+    )
+    if not opts.measure:
+        return report
+    return _measured(report, opts, interp, keep, progress, warn)
+
+
+def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, warn) -> LazyReport:
+    from profiler.capture.lazy import lazy_argv, lazy_flags
+    from profiler.capture.timing import RunPlan
+    from profiler.model.measurement import CommandSpec
+    from profiler.workflows.measure import measure
+
+    t = opts.target
+    label = t.label()
+    common = dict(python=interp.path, python_version=interp.version, target=label, target_kind=t.kind)
+    lazy_extra = tuple(lazy_flags(interp.version, True))
+    specs = [
+        CommandSpec(argv=(interp.path, *opts.flags, *t.python_argv()), variant="eager",
+                    flags=tuple(opts.flags), key="eager", **common),
+        CommandSpec(argv=tuple(lazy_argv(interp.path, interp.version, opts.flags, t, lazy=True,
+                                         keep=[*opts.keep_eager, *keep])),
+                    variant="lazy", flags=(*opts.flags, *lazy_extra), key="lazy", **common),
+    ]
+    plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s)
+    try:
+        m = measure(specs, plan, engine=opts.engine, reference="eager", progress=progress, warn=warn)
+    except Interrupted as exc:
+        part = exc.partial
+        if part is not None:
+            partial = replace(report, results=part.results, relative=part.relative, reference=part.reference,
+                              machine=part.machine, warnings=report.warnings + part.warnings, interrupted=True)
+            raise Interrupted(exc.message, partial=partial) from None
+        raise
+    return replace(report, results=m.results, relative=m.relative, reference=m.reference, machine=m.machine,
+                   warnings=report.warnings + m.warnings)

@@ -1,0 +1,161 @@
+"""The one timing pipeline: machine facts → busy warnings → runs → statistics → failed rows →
+warnings → ratios. `startup`, `compare`, `report` and `lazy` all measure through `measure()`,
+so the failed-variant rule, the partial report on Ctrl-C, the warnings and the ratio
+convention (a time ratio against the reference, see `model.measurement.Relative`) exist once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from profiler.errors import Interrupted, TargetFailed, UsageError
+from profiler.model.measurement import CommandSpec, Relative, TimingResult
+
+ENGINES = ("builtin", "hyperfine")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    results: tuple[TimingResult, ...]  # in spec order; failed ones have failed=True, no figures
+    relative: tuple[Relative, ...]  # against `reference` (measured results only)
+    reference: str  # the key of the reference result ("" when nothing was measured)
+    warnings: tuple[str, ...]
+    machine: dict = field(default_factory=dict)
+    interrupted: bool = False
+
+    @property
+    def measured(self) -> list[TimingResult]:
+        return [r for r in self.results if not r.failed]
+
+
+def pick_reference(results: Sequence[TimingResult], reference: str | None) -> tuple[str, list[str]]:
+    """The reference's key: `reference` names a key or a variant (default: the first result).
+    A reference that failed gives way to the first measured result, with a warning."""
+    if not results:
+        return "", []
+    chosen = results[0]
+    if reference:
+        chosen = next((r for r in results if r.key == reference), None) or next(
+            (r for r in results if r.variant == reference), None
+        )
+        if chosen is None:
+            raise UsageError(f"--reference {reference!r} is not one of the measured variants")
+    if not chosen.failed:
+        return chosen.key, []
+    fallback = next((r for r in results if not r.failed), None)
+    if fallback is None:
+        return "", []
+    return fallback.key, [f"the reference {chosen.key} failed: ratios are against {fallback.key} instead"]
+
+
+def _results(specs, outcomes, engine: str, tails: dict | None = None) -> list[TimingResult]:
+    """Outcomes → results; `tails` collects each failed command's stderr tail by key."""
+    from profiler.analysis.statistics import summarize
+
+    out = []
+    for s in specs:
+        o = outcomes.get(s.key)
+        if o is None:
+            continue
+        if o.failure is not None:
+            out.append(TimingResult.failure(s, tuple(o.exit_codes), o.failure.error, engine))
+            if tails is not None:
+                tails[s.key] = o.failure.stderr_tail
+        elif o.samples:
+            out.append(summarize(s, o.samples, engine))
+    return out
+
+
+def _finish(specs, results, reference, warnings, machine, interrupted=False) -> Measurement:
+    from profiler.analysis.failures import explain_failure
+    from profiler.analysis.statistics import relative_speeds, result_warnings
+
+    warns = list(warnings)
+    by_key = {s.key: s for s in specs}
+    for r in results:
+        if r.failed:
+            s = by_key.get(r.key)
+            hint = explain_failure(r.variant, r.flags, s.target_kind if s else "", r.error or "")
+            warns.append(f"{r.key}: failed ({r.error})" + (f": {hint}" if hint else ""))
+        else:
+            warns.extend(result_warnings(r))
+    ref, ref_warns = pick_reference(results, reference)
+    warns.extend(ref_warns)
+    measured = [r for r in results if not r.failed]
+    relative = tuple(relative_speeds(measured, ref)) if ref else ()
+    return Measurement(tuple(results), relative, ref, tuple(warns), machine, interrupted)
+
+
+def measure(
+    specs: Sequence[CommandSpec],
+    plan,
+    *,
+    engine: str = "builtin",
+    reference: str | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    warn: Callable[[str], None] | None = None,
+    machine: dict | None = None,
+) -> Measurement:
+    """Time `specs` with `plan` (a capture.timing.RunPlan). Commands that fail become failed
+    results beside the measured ones; when every command failed, TargetFailed (exit 3) with
+    the first failure's stderr tail. Warnings are returned and, as they arise, passed to
+    `warn`. `machine`: facts already read by the caller (else read here)."""
+    from profiler.analysis.machine import busy_warnings
+    from profiler.capture.machine import read_machine
+    from profiler.capture.timing import run_interleaved
+
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine {engine!r} (builtin, hyperfine)")
+    if engine == "hyperfine":
+        from profiler.capture.hyperfine import find_hyperfine
+
+        find_hyperfine()
+    if machine is None:
+        machine = read_machine()
+    warnings = list(busy_warnings(machine)) if machine else []
+    if engine == "builtin" and plan.use_spawner:
+        from profiler.capture.spawner import spawner_path
+
+        if spawner_path() is None:
+            warnings.append("no C compiler to build the measuring spawner: peak RSS is not measured (null)")
+    for w in warnings:
+        if warn:
+            warn(w)
+
+    tails: dict[str, str] = {}
+    try:
+        if engine == "builtin":
+            results = _results(specs, run_interleaved(specs, plan, progress), engine, tails)
+        else:
+            results = _hyperfine(specs, plan, tails)
+    except Interrupted as exc:
+        partial = _results(specs, exc.partial or {}, engine) if engine == "builtin" else []
+        report = _finish(specs, partial, reference, warnings, machine, interrupted=True)
+        runs = sum(r.runs for r in report.results)
+        raise Interrupted(f"interrupted: showing the {runs} runs measured so far", partial=report) from None
+
+    if results and all(r.failed for r in results):
+        first = results[0]
+        raise TargetFailed(f"{first.key}: the command failed ({first.error}): {first.command}",
+                           detail=tails.get(first.key) or None) from None
+    m = _finish(specs, results, reference, warnings, machine)
+    for w in m.warnings[len(warnings):]:
+        if warn:
+            warn(w)
+    return m
+
+
+def _hyperfine(specs: Sequence[CommandSpec], plan, tails: dict) -> list[TimingResult]:
+    """hyperfine aborts every command when one fails (and `-i` would time a crash): one check
+    run of each command with the builtin runner first; hyperfine then times those that ran."""
+    from dataclasses import replace
+
+    from profiler.capture.hyperfine import run_hyperfine
+    from profiler.capture.timing import run_interleaved
+
+    check = run_interleaved(specs, replace(plan, runs=1, warmup=0))
+    failed = {r.key: r for r in _results(specs, check, "hyperfine", tails) if r.failed}
+    ok = [s for s in specs if s.key not in failed]
+    timed = {r.key: r for r in (run_hyperfine(ok, plan) if ok else [])}
+    return [failed.get(s.key) or timed[s.key] for s in specs]

@@ -1,0 +1,63 @@
+"""What `no-site` means, in every command: `-S` (site's work skipped: no .pth files, no
+sitecustomize, no site-packages scan) with the sys.path entries that `site` would have added
+and that the target imports from given back through PYTHONPATH — so an installed program still
+runs, and a stdlib-only target stays a plain `python -S`. Plain `-S` is the `no-site-bare`
+variant (or `--flags=-S`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from profiler.model.target import Target
+
+
+def extra_paths(site_sys_path: Sequence[str], no_site_path: Sequence[str], target: Target, origins: Sequence[str] = ()) -> list[str]:
+    """Entries `site` added to sys.path (what -S and the launcher lack) from which the target
+    imported something — each module counted under the longest entry holding it, as the
+    import system finds it: a stdlib-only target gets none, so no-site stays a plain `python -S`."""
+    skip = set(no_site_path) | {""}
+    if target.kind == "script":  # python puts the script's folder first, with or without site
+        skip.add(os.path.dirname(os.path.abspath(target.value)))
+    else:  # -c / -m: the current directory
+        skip.add(os.getcwd())
+    entries = sorted({p for p in site_sys_path if p}, key=len, reverse=True)
+    used = set()
+    for origin in origins:
+        home = next((p for p in entries if origin.startswith(p.rstrip(os.sep) + os.sep)), None)
+        if home is not None:
+            used.add(home)
+    out = []
+    for p in site_sys_path:
+        if p in used and p not in skip and p not in out:
+            out.append(p)
+    return out
+
+
+_SITE_OWN: dict[str, frozenset] = {}
+
+
+def no_site_env(python: str, target: Target) -> tuple[tuple[str, str], ...]:
+    """The environment `no-site` adds for `target` on `python`: () or (("PYTHONPATH", ...),).
+    Runs the target once with site to see where its modules come from (modules that site
+    itself imports at a bare start — .pth hooks — do not count: -S skips them)."""
+    from profiler.capture.oxidized import discover_modules, no_site_sys_path
+    from profiler.errors import TargetFailed
+
+    try:
+        return _no_site_env(python, target, discover_modules, no_site_sys_path)
+    except TargetFailed:  # the target fails with site too: measuring it will say how
+        return ()
+
+
+def _no_site_env(python, target, discover_modules, no_site_sys_path):
+    if python not in _SITE_OWN:
+        _SITE_OWN[python] = frozenset(r.name for r in discover_modules(python, Target("code", "pass"))[0])
+    records, sys_path = discover_modules(python, target)
+    origins = [r.origin for r in records if r.origin and r.name not in _SITE_OWN[python]]
+    extra = extra_paths(sys_path, no_site_sys_path(python), target, origins)
+    if not extra:
+        return ()
+    before = os.environ.get("PYTHONPATH")
+    return (("PYTHONPATH", os.pathsep.join([*([before] if before else []), *extra])),)

@@ -1,0 +1,133 @@
+"""`importprof lazy` end to end on the issue's test app: a sibling package, heavy imports used
+only in a branch not taken, and a plugin that registers itself at import time (its registry is
+printed), which lazy loading breaks. Real interpreter, real runs, no timing thresholds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import assert_one_line_error
+
+APP = {
+    "app.py": """\
+import sys
+import mylib.plugin_hello
+import mylib.registry
+import mylib.report
+import argparse
+
+if len(sys.argv) > 1 and sys.argv[1] == "report":
+    print(mylib.report.render({"a": 1}))
+print("plugins:", ",".join(mylib.registry.names()))
+""",
+    "mylib/__init__.py": '"""A sibling package."""\n',
+    "mylib/registry.py": "_NAMES = []\n\ndef register(name):\n    _NAMES.append(name)\n\ndef names():\n    return list(_NAMES)\n",
+    "mylib/plugin_hello.py": 'from mylib.registry import register\n\nregister("hello")\n',
+    "mylib/report.py": """\
+import asyncio
+import decimal
+import email.parser
+import json
+import xml.dom.minidom
+
+def render(data):
+    return json.dumps(data) + str(decimal.Decimal(1)) + xml.dom.minidom.parseString("<a/>").toxml()
+""",
+}
+HEAVY = {"mylib.report", "asyncio", "decimal", "email.parser", "json", "xml.dom.minidom"}
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("lazyapp")
+    for name, text in APP.items():
+        p = root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return root
+
+
+@pytest.fixture(scope="module")
+def doc(app, cli, real_python):
+    res = cli("lazy", "--python", real_python, "--runs", "7", "--warmup", "1", "--format", "json", "app.py", cwd=app)
+    assert res.returncode == 0, res
+    return res.json(), res
+
+
+def test_finds_exactly_the_plugin_as_must_stay_eager(doc):
+    d, res = doc
+    assert [m["name"] for m in d["must_stay_eager"]] == ["mylib.plugin_hello"]
+    reason = d["must_stay_eager"][0]["reason"]
+    assert "plugins: hello" in reason and "stdout line 1" in reason
+    assert d["identical_output"] is True
+    assert d["bisect_runs"] > 0
+    assert "bisecting" in res.stderr
+
+
+def test_unused_heavy_modules_are_avoided_with_their_cost(doc):
+    d, _ = doc
+    avoided = {a["name"]: a["cumulative_us"] for a in d["avoided"]}
+    assert HEAVY <= set(avoided)
+    assert all(avoided[m] > 0 for m in HEAVY)
+    assert "mylib.registry" not in avoided and "mylib.plugin_hello" not in avoided
+    assert d["modules_lazy"] < d["modules_eager"]
+    assert d["modules_eager"] - d["modules_lazy"] == len(d["avoided"])
+    costs = [a["cumulative_us"] for a in d["avoided"]]
+    assert costs == sorted(costs, reverse=True)
+    assert 0 < d["avoided_us"] <= sum(costs)
+
+
+def test_statements_name_the_target_import_lines(doc):
+    d, _ = doc
+    by_site = {s["site"]: s for s in d["statements"]}
+    assert "app.py:4" in by_site  # import mylib.report
+    report_stmt = by_site["app.py:4"]
+    assert report_stmt["modules"][0] == "mylib.report" and {"asyncio", "json"} <= set(report_stmt["modules"])
+    assert report_stmt["cumulative_us"] == {a["name"]: a["cumulative_us"] for a in d["avoided"]}["mylib.report"]
+    assert "app.py:5" in by_site  # import argparse
+    assert not any(s.startswith("app.py:2") for s in by_site)  # the plugin stays eager
+    assert sum(s["cumulative_us"] for s in d["statements"]) <= d["avoided_us"]
+
+
+def test_json_has_the_issue_keys_and_hyperfine_shaped_results(doc):
+    d, _ = doc
+    assert d["schema"] == "importprof.lazy/1" and isinstance(d["machine"], dict)
+    for key in ("results", "must_stay_eager", "avoided", "identical_output", "modules_eager", "modules_lazy", "statements"):
+        assert key in d
+    assert [r["variant"] for r in d["results"]] == ["eager", "lazy"]
+    for r in d["results"]:
+        for k in ("command", "mean", "stddev", "median", "user", "system", "min", "max", "times", "exit_codes"):
+            assert k in r
+        assert len(r["times"]) == 7
+    rel = {x["key"]: x["ratio"] for x in d["relative"]}
+    assert rel["eager"] == 1.0 and d["reference"] == "eager"
+    eager, lazy = d["results"]
+    # no threshold: only the direction, on medians (the heavy branch is ~half the start-up)
+    assert lazy["median"] < eager["median"]
+    reasons = {e["reason"] for e in d["stayed_eager"]}
+    assert any("kept eager" in r for r in reasons)
+
+
+def test_keep_eager_skips_the_bisection_and_table_reads(app, cli, real_python):
+    res = cli("lazy", "--python", real_python, "--runs", "2", "--warmup", "0", "--keep-eager", "mylib.plugin_hello", "app.py", cwd=app)
+    assert res.returncode == 0, res
+    assert "output: identical (stdout, stderr, exit code)" in res.stdout
+    assert "runs spent bisecting" not in res.stdout
+    assert "Avoided modules" in res.stdout and "mylib.report" in res.stdout
+    assert "kept eager as asked (--keep-eager): mylib.plugin_hello" in res.stdout
+
+
+def test_command_target_is_refused(cli):
+    assert_one_line_error(cli("lazy", "--", "echo", "hi"), 2, "python target")
+
+
+def test_failing_target_is_one_line_exit_3(cli, real_python, tmp_path):
+    res = cli("lazy", "--python", real_python, "-c", "import sys; sys.exit(5)", cwd=tmp_path)
+    assert_one_line_error(res, 3, "exited with code 5")
+
+
+def test_bad_runs_is_a_usage_error(cli):
+    assert cli("lazy", "--runs", "0", "-c", "pass").returncode == 2

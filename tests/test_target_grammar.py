@@ -1,0 +1,85 @@
+"""The target grammar (profiler/commands/_target.py), parsed by the real CLI without running:
+importprof's options before the target, the program's after it, exactly as python takes them."""
+
+from __future__ import annotations
+
+import pytest
+
+from profiler.commands import parse
+from profiler.errors import UsageError
+from profiler.model.target import Target
+
+
+def target(*args):
+    return parse(list(args))[2]
+
+
+def test_module_arguments_are_the_programs_as_python_takes_them():
+    assert target("startup", "-m", "pip", "--version") == Target("module", "pip", ("--version",))
+    assert target("imports", "-m", "http.server", "--help") == Target("module", "http.server", ("--help",))
+    assert target("startup", "-m", "json.tool", "--", "--help") == Target("module", "json.tool", ("--help",))
+    assert target("startup", "-c", "import sys; print(sys.argv)", "a", "-x") == Target("code", "import sys; print(sys.argv)", ("a", "-x"))
+    assert target("startup", "-cpass") == Target("code", "pass", ())
+    assert target("startup", "--module=json.tool", "in.json") == Target("module", "json.tool", ("in.json",))
+
+
+def test_importprof_options_before_the_target_are_importprofs():
+    name, params, t = parse(["startup", "-r3", "-w", "0", "--variant", "default", "app.py", "a", "b"])
+    assert (name, params["runs"], params["warmup"], params["variant"]) == ("startup", 3, 0, ["default"])
+    assert t == Target("script", "app.py", ("a", "b"))
+    _, params, t = parse(["compare", "--runs", "10", "--export-json", "cmp.json", "app.py"])
+    assert params["export_json"] == "cmp.json" and t.value == "app.py" and t.args == ()
+
+
+@pytest.mark.parametrize(
+    "argv, named, fixed",
+    [
+        (["compare", "app.py", "--runs", "10", "--export-json", "cmp.json"], "--runs, --export-json",
+         "importprof compare --runs 10 --export-json cmp.json app.py"),
+        (["build", "app.py", "--name", "app", "-o", "builds/app"], "--name, -o",
+         "importprof build --name app -o builds/app app.py"),
+        (["startup", "-m", "pip", "install", "-r3"], "-r", "importprof startup -r3 -m pip install"),
+        (["imports", "app.py", "x", "--format=json"], "--format", "importprof imports --format=json app.py x"),
+    ],
+)
+def test_an_importprof_option_after_the_target_is_a_usage_error_showing_the_fix(argv, named, fixed):
+    with pytest.raises(UsageError) as err:
+        parse(argv)
+    msg = err.value.message
+    assert msg.startswith(named), msg
+    assert f"`{fixed}`" in msg
+    assert "--" in msg.split("(or", 1)[1]  # and the escape, for when the program should get them
+
+
+def test_the_escape_passes_anything_on():
+    assert target("compare", "app.py", "--", "--runs", "10") == Target("script", "app.py", ("--runs", "10"))
+    # a later `--` is the program's own end of options: what follows is plainly its
+    assert target("startup", "app.py", "x", "--", "--runs") == Target("script", "app.py", ("x", "--", "--runs"))
+    # a program's options that are not importprof's pass as they are
+    assert target("startup", "-m", "pytest", "-x", "-q", "tests") == Target("module", "pytest", ("-x", "-q", "tests"))
+
+
+def test_command_targets_and_leading_positionals():
+    assert target("trace", "--", "python3", "-S", "-c", "import json") == Target("command", "python3", ("-S", "-c", "import json"))
+    assert target("startup", "--runs", "2", "--", "/bin/true") == Target("command", "/bin/true", ())
+    name, params, t = parse(["why", "json", "--runs", "2", "-c", "import json"])
+    assert params["module_name"] == "json" and params["runs"] == 2 and t == Target("code", "import json", ())
+    with pytest.raises(UsageError, match="needs a Python target"):
+        parse(["compare", "--", "ls"])
+    with pytest.raises(UsageError, match="COMMAND to run"):
+        parse(["startup", "--"])
+    assert target("startup") is None  # the default, -c pass, is the workflow's
+
+
+def test_report_from_takes_several_files_and_options_after_them():
+    name, params, t = parse(["report", "--from", "a.json", "b.json", "-o", "page.html"])
+    assert params["from_"] == ["a.json"] and params["output"] == "page.html" and t is None
+
+
+def test_counts_and_numbers_are_checked_by_the_parser():
+    import typer
+
+    for argv in (["startup", "--runs", "0"], ["imports", "--min-ms", "nan"], ["imports", "--budget", "inf"],
+                 ["diff", "a", "b", "--fail-over", "nan"], ["trace", "--top", "0"]):
+        with pytest.raises(typer.BadParameter):
+            parse(argv)
