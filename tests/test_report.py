@@ -178,6 +178,23 @@ HARNESS = r"""
     out.startupRatios = column("startup-table", "vs reference (time)");
     out.compareRatios = column("compare-table", "vs no-site (wall time)");
     out.conventions = Array.prototype.map.call(document.querySelectorAll("p.convention"), function (p) { return p.textContent; });
+    // issue 11.12: how cells may wrap, cut labels, one story about sitecustomize, facts, mixed documents
+    var wraps = {};
+    Array.prototype.forEach.call(document.querySelectorAll("table.data td, table.data td code"), function (td) {
+      var st = getComputedStyle(td);
+      wraps[st.wordBreak + "/" + st.overflowWrap] = true;
+    });
+    out.cellWraps = Object.keys(wraps);
+    out.tableText = Array.prototype.map.call(document.querySelectorAll("table.data td"), function (td) { return td.textContent; }).join("\n");
+    out.cutLabels = Array.prototype.filter.call(document.querySelectorAll("svg text.label"), function (t) {
+      return t.firstChild && t.firstChild.nodeValue && t.firstChild.nodeValue.slice(-1) === "\u2026";
+    }).map(function (t) { var title = t.querySelector("title"); return title ? title.textContent : null; });
+    out.customize = Array.prototype.map.call(document.querySelectorAll("#site dd[data-state]"), function (dd) { return dd.getAttribute("data-state") + ": " + dd.textContent; });
+    out.factLabels = Array.prototype.map.call(document.querySelectorAll("#facts dl.machine dt"), function (dt) { return dt.textContent; });
+    out.factValues = Array.prototype.map.call(document.querySelectorAll("#facts dl.machine dd"), function (dd) { return dd.textContent; });
+    out.mixed = Array.prototype.map.call(document.querySelectorAll("#mixed li"), function (li) { return li.textContent; });
+    out.pageWidth = document.documentElement.scrollWidth;
+    out.viewWidth = window.innerWidth;
   } catch (e) {
     out.error = String(e && e.stack || e);
   }
@@ -307,6 +324,42 @@ def test_page_ratios_are_time_ratios_said_in_words(from_dom):
     assert "1.00x (reference)" in got["compareRatios"]
     assert any(r.endswith(" faster") for r in got["compareRatios"]), got["compareRatios"]  # oxidized beats no-site
     assert len(got["conventions"]) >= 2 and all("1.00x = the reference" in c for c in got["conventions"])
+
+
+def test_page_reads_without_contradictions(from_dom):
+    """Issue 11.12: no mid-word wrapping in tables; cut labels whole on hover and in a table;
+    sitecustomize not "none" above a row that says it cost 94 µs; machine facts with labels and
+    units; a warning when the documents measure different targets."""
+    got = harness_results(from_dom)
+    assert "error" not in got, got["error"]
+    assert got["cellWraps"] == ["normal/normal"], got["cellWraps"]  # breaks only at <wbr>
+    for full in got["cutLabels"]:
+        assert full and full in got["tableText"], full
+    site = json.loads((REPORT_FIXTURES / "site.json").read_text())
+    assert site["sitecustomize"] is None and any(m["name"] == "sitecustomize" for m in site["modules"])
+    state = {c.split(":")[0]: c for c in got["customize"]}
+    assert state["not found"].startswith("not found: not found: site looked for it")
+    assert not any(c.startswith("none") for c in got["customize"])
+    assert "Memory (total)" in got["factLabels"] and not [x for x in got["factLabels"] if "_" in x]
+    assert any(v.endswith(" GiB") for v in got["factValues"]) and any(v.endswith(" MHz") for v in got["factValues"])
+    # startup.json (-c pass), imports.json and why.json measure three different targets
+    assert len(got["mixed"]) == 1 and "Different targets" in got["mixed"][0] and "-c pass" in got["mixed"][0], got["mixed"]
+    assert '-c "import json, csv"' in got["mixed"][0]  # as typed, not shlex's quoting
+    assert got["pageWidth"] <= got["viewWidth"] + 1
+
+
+def test_page_fits_a_phone(from_page):
+    """At a phone's width nothing but a table or a chart (each in its own sideways-scrolling box) is
+    wider than the screen."""
+    page, _ = from_page
+    copy = page.with_name("page-phone.html")
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", HARNESS + "</body>"), encoding="utf-8")
+    proc = chromium("--window-size=390,844", "--dump-dom", copy.resolve().as_uri())
+    assert proc.returncode == 0 and not browser_problems(proc.stderr), proc.stderr[-2000:]
+    got = harness_results(proc.stdout)
+    assert "error" not in got, got["error"]
+    assert got["viewWidth"] <= 520, got["viewWidth"]  # headless chromium's narrowest window is 500 px
+    assert got["pageWidth"] <= got["viewWidth"] + 1, (got["pageWidth"], got["viewWidth"])
 
 
 def test_screenshot_is_not_blank(from_page, tmp_path):

@@ -53,9 +53,33 @@ def _asset(name: str) -> str:
     return text
 
 
+def _target_labels(doc) -> set[str]:
+    out = set()
+    if isinstance(doc.get("target"), str):
+        out.add(doc["target"])
+    for r in doc.get("results") or doc.get("variants") or []:
+        if isinstance(r, dict) and isinstance(r.get("target"), str):
+            out.add(r["target"])
+    return out
+
+
+def shown_targets(bundle: dict) -> dict[str, str]:
+    """Every target label of the bundle → as a user types it (render/text.py), for the page."""
+    from profiler.render.text import shown_target
+
+    labels = _target_labels(bundle)
+    for item in bundle.get("documents") or []:
+        if isinstance(item, dict) and isinstance(item.get("doc"), dict):
+            labels |= _target_labels(item["doc"])
+    return {label: shown_target(label) for label in sorted(labels) if label}
+
+
 def render_html(report) -> str:
     """`report` is a page bundle (`.to_dict()` → importprof.report/1) or that dict."""
     doc = report.to_dict() if hasattr(report, "to_dict") else report
+    derived = dict(doc.get("derived") or {})
+    derived["shown_targets"] = shown_targets(doc)
+    doc = {**doc, "derived": derived}
     title = doc.get("title") or "importprof report"
     return (
         "<!DOCTYPE html>\n"

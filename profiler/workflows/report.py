@@ -38,6 +38,7 @@ class PageReport:
     sources: tuple[str, ...] = ()
     skipped: tuple[dict, ...] = ()  # {"part": ..., "reason": ...}
     generated_at: str = ""
+    derived: dict = field(default_factory=dict)  # what the page shows beyond the documents (page_data)
 
     def kinds(self) -> list[str]:
         return [kind_of(doc) for _, doc in self.documents]
@@ -53,7 +54,17 @@ class PageReport:
             "sources": list(self.sources),
             "skipped": [dict(s) for s in self.skipped],
             "documents": [{"source": src, "doc": doc} for src, doc in self.documents],
+            "derived": self.derived,
         }
+
+    def warnings(self) -> list[str]:
+        """The page's own warnings in words (documents that mix targets or interpreters)."""
+        out = []
+        for mix in self.derived.get("mixed", ()):
+            noun = "targets" if mix["what"] == "target" else "Python versions"
+            listing = "; ".join(f"{v['value']} ({', '.join(v['sources'])})" for v in mix["values"])
+            out.append(f"these documents measure different {noun}: {listing}; compare their figures with care")
+        return out
 
 
 @dataclass
@@ -70,6 +81,35 @@ class ReportOptions:
     compare: bool = False  # also build and time the five oxidized variants (importprof compare)
     title: str | None = None
     min_time_s: float = 1.0
+
+
+def page_data(documents: Sequence[tuple[str, dict]], machine: dict | None) -> dict:
+    """Derived once in Python (analysis/page.py) so the page's script only draws: machine facts
+    with labels and units (each machine once, the load and free memory of every document), the
+    documents' mixed targets or interpreters, and per document what its part needs
+    (`documents[i]` belongs to the i-th document)."""
+    from profiler.analysis.page import CONDITIONS, machine_facts, machine_identity, mixed_documents, site_customize
+
+    machines: list[dict] = []
+    conditions: list[dict] = []
+    seen: set = set()
+    for source, m in [("this run", machine or {})] + [(src, doc.get("machine") or {}) for src, doc in documents]:
+        if not isinstance(m, dict) or not m:
+            continue
+        if any(m.get(k) is not None for k in CONDITIONS):
+            conditions.append({"source": source, "facts": machine_facts({k: m.get(k) for k in CONDITIONS})})
+        if machine_identity(m) in seen:
+            continue
+        seen.add(machine_identity(m))
+        static = {k: v for k, v in m.items() if k not in CONDITIONS}
+        machines.append({"source": source, "facts": machine_facts(static)})
+    per_doc = []
+    for _, doc in documents:
+        extra: dict = {}
+        if kind_of(doc) == "site":
+            extra["customize"] = site_customize(doc)
+        per_doc.append(extra)
+    return {"machines": machines, "conditions": conditions, "mixed": mixed_documents(documents), "documents": per_doc}
 
 
 def kind_of(doc: dict) -> str:
@@ -131,6 +171,7 @@ def report_from_files(paths: Sequence[str], title: str | None = None) -> PageRep
         target=targets[0] if targets else None,
         sources=tuple(paths),
         generated_at=_now(),
+        derived=page_data(docs, {}),
     )
 
 
@@ -146,7 +187,6 @@ def _startup_doc(opts: ReportOptions, progress, warn) -> dict:
         runs=opts.runs,
         warmup=opts.warmup,
         min_time_s=opts.min_time_s,
-        read_machine=False,
     )
     return startup(sopts, progress=progress, warn=warn).to_dict()
 
@@ -190,7 +230,6 @@ def _compare_doc(opts: ReportOptions, progress, warn) -> dict:
         runs=opts.runs,
         warmup=opts.warmup,
         min_time_s=opts.min_time_s,
-        read_machine=False,
     )
     return compare(copts, progress=progress, warn=warn).to_dict()
 
@@ -252,4 +291,5 @@ def report_live(
         sources=tuple(opts.include),
         skipped=tuple(skipped),
         generated_at=_now(),
+        derived=page_data(docs, machine),
     )

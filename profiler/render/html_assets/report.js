@@ -116,6 +116,40 @@
     str = String(str);
     return str.length > n ? "\u2026" + str.slice(str.length - n + 1) : str;
   }
+  /* Text that wraps only where a reader expects it (after "/" in a path, after "." in a dotted
+   * name, after ", " and at spaces), never inside a word: a <wbr> marks each place. */
+  function breakable(text, tag, props) {
+    var node = h(tag || "code", props || {});
+    String(text).split(/(?<=[\/.,;( ])/).forEach(function (piece, i) {
+      if (i) node.appendChild(document.createElement("wbr"));
+      node.appendChild(document.createTextNode(piece));
+    });
+    return node;
+  }
+  /* render/text.py short_path: the last components that fit, the middle elided */
+  function shortPath(p, width) {
+    p = String(p);
+    width = width || 56;
+    if (p.length <= width) return p;
+    var parts = p.split("/");
+    var kept = parts[parts.length - 1];
+    if (kept.length + 2 > width) return "\u2026" + kept.slice(kept.length - (width - 1));
+    for (var i = parts.length - 2; i >= 0; i--) {
+      if (parts[i].length + 1 + kept.length + 2 > width) break;
+      kept = parts[i] + "/" + kept;
+    }
+    return "\u2026/" + kept;
+  }
+  /* a path outside a table: abbreviated in the middle, the whole path on hover */
+  function pathLabel(p, width) {
+    var shown = shortPath(p, width);
+    return breakable(shown, "code", { title: shown !== String(p) ? String(p) : null, class: "path" });
+  }
+  /* a target label as the user typed it (render/text.py shown_target, done in Python) */
+  var SHOWN = {};
+  function targetText(label) {
+    return label && Object.prototype.hasOwnProperty.call(SHOWN, label) ? SHOWN[label] : label;
+  }
   function basename(p) {
     var parts = String(p).split("/");
     return parts[parts.length - 1] || String(p);
@@ -154,14 +188,25 @@
     return 10 * p;
   }
   function axis(g, x0, x1, y, max, fmt, height) {
-    for (var i = 0; i <= 5; i++) {
-      var v = (max * i) / 5, x = x0 + ((x1 - x0) * i) / 5;
+    var n = Math.max(2, Math.min(5, Math.floor((x1 - x0) / 80)));  // tick labels never overlap
+    for (var i = 0; i <= n; i++) {
+      var v = (max * i) / n, x = x0 + ((x1 - x0) * i) / n;
       add(g, [
         s("line", { x1: x, x2: x, y1: 0, y2: y, class: "grid" }),
         s("text", { x: x, y: y + 14, "text-anchor": "middle", class: "tick" }, [fmt(v)]),
       ]);
     }
     return height;
+  }
+  /* The drawing's width in user units = its width on screen (900 at most, 560 at least: a
+   * phone scrolls the chart sideways rather than shrinking its text to an unreadable size). */
+  function chartWidth() {
+    var room = main && main.clientWidth ? main.clientWidth : 900;
+    return Math.max(560, Math.min(900, room));
+  }
+  function sized(svg, W) {
+    svg.setAttribute("style", "min-width:" + Math.round(W * 0.98) + "px");
+    return svg;
   }
   /* rows: [{label, value, err, note}] → horizontal bars with error bars (value ± err) */
   function barChart(rows, fmt, opts) {
@@ -176,7 +221,10 @@
     var longest = Math.max.apply(null, texts.map(function (x) {
       return x.length;
     }).concat([10]));
-    var W = 900, labelW = opts.labelW || 200, valueW = Math.min(360, Math.max(150, longest * 6.8 + 16)), rowH = 24, top = 6;
+    var longestLabel = Math.max.apply(null, rows.map(function (r) {
+      return String(r.label).length;
+    }).concat([8]));
+    var W = chartWidth(), labelW = Math.min(W * 0.4, Math.max(opts.labelW || 0, longestLabel * 7 + 16)), valueW = Math.min(W * 0.4, Math.max(150, longest * 6.8 + 16)), rowH = 24, top = 6;
     var x0 = labelW, x1 = W - valueW;
     var max = 0;
     rows.forEach(function (r) {
@@ -185,6 +233,7 @@
     max = niceMax(max);
     var H = top + rows.length * rowH + 22;
     var svg = s("svg", { viewBox: "0 0 " + W + " " + H, class: "chart bars", role: "img", "aria-label": opts.title || "bar chart" });
+    var box = h("div", { class: "chart-scroll" }, [sized(svg, W)]);
     var g = s("g", {});
     axis(g, x0, x1, top + rows.length * rowH, max, fmt, H);
     rows.forEach(function (r, i) {
@@ -205,11 +254,15 @@
       }
       add(g, [s("text", { x: x1 + 8, y: mid + 4, class: "value" }, [texts[i]])]);
     });
-    return add(svg, [g]);
+    add(svg, [g]);
+    return box;
   }
   /* rows: [{label, values, median}] → every run as a dot, min–max whisker, median tick */
   function stripPlot(rows, fmt) {
-    var W = 900, labelW = 200, rowH = 30, top = 6, x0 = labelW, x1 = W - 40;
+    var longestLabel = Math.max.apply(null, rows.map(function (r) {
+      return String(r.label).length;
+    }).concat([8]));
+    var W = chartWidth(), labelW = Math.min(W * 0.4, Math.max(90, longestLabel * 7 + 16)), rowH = 30, top = 6, x0 = labelW, x1 = W - 40;
     var max = 0;
     rows.forEach(function (r) {
       r.values.forEach(function (v) {
@@ -227,7 +280,8 @@
     rows.forEach(function (r, i) {
       var mid = top + i * rowH + rowH / 2;
       var vals = r.values.filter(num);
-      var label = s("text", { x: labelW - 8, y: mid + 4, "text-anchor": "end", class: "label" }, [short(r.label, 30)]);
+      var label = s("text", { x: labelW - 8, y: mid + 4, "text-anchor": "end", class: "label" }, [short(r.label, Math.floor((labelW - 12) / 6.6))]);
+      add(label, [s("title", {}, [String(r.label)])]);
       add(g, [label]);
       if (!vals.length) return;
       var lo = Math.min.apply(null, vals), hi = Math.max.apply(null, vals);
@@ -239,7 +293,8 @@
       });
       if (num(r.median)) add(g, [s("line", { x1: X(r.median), x2: X(r.median), y1: mid - 10, y2: mid + 10, class: "median" })]);
     });
-    return add(svg, [g]);
+    add(svg, [g]);
+    return h("div", { class: "chart-scroll" }, [sized(svg, W)]);
   }
 
   /* ---------- sortable table ---------- */
@@ -322,14 +377,14 @@
         columns.forEach(function (c) {
           var v = get(c, row);
           var out = c.fmt ? c.fmt(v, row) : fmtByKey(c.key, v);
-          add(tr, [h("td", { class: c.num ? "num" : null }, [out])]);
+          add(tr, [h("td", { class: c.num ? "num" : c.nowrap ? "nowrap" : null }, [out])]);
         });
         add(tbody, [tr]);
       });
       Array.prototype.forEach.call(trh.children, function (th, i) {
         th.setAttribute("aria-sort", columns[i].key === state.sort ? (state.desc ? "descending" : "ascending") : "none");
       });
-      count.textContent = shown.length < list.length ? shown.length + " of " + list.length + " rows" : list.length + " rows";
+      count.textContent = shown.length < list.length ? shown.length + " of " + list.length + " rows" : list.length + (list.length === 1 ? " row" : " rows");
     }
     draw();
     return add(wrap, [controls, h("div", { class: "scroll" }, [table])]);
@@ -454,7 +509,7 @@
         "Wall time of each variant, mean \u00b1 standard deviation over " +
           (results.length ? results[0].times.length : 0) + " runs (engine: " + (doc.engine || "?") +
           "; reference: " + (doc.reference || "first") + "). Target: ",
-        h("code", { class: "target", text: targets.join(", ") || "?" }),
+        h("code", { class: "target", text: targets.map(targetText).join(", ") || "?" }),
       ]),
     ]);
     function ratioText(r) {
@@ -475,11 +530,11 @@
         return { label: r.variant || r.key, values: r.times || [], median: r.median };
       }), fmtS),
       dataTable([
-        { key: "key", label: "variant", get: function (r) {
+        { key: "key", label: "variant", nowrap: true, get: function (r) {
           return r.key || r.variant;
         } },
         { key: "command", label: "command", fmt: function (v) {
-          return h("code", { text: v });
+          return breakable(v);
         } },
         { key: "mean", label: "mean", num: true, fmt: function (v, r) {
           return r.failed ? h("span", { class: "failed", text: fmtFailed(r.error) }) : fmtS(v);
@@ -696,7 +751,7 @@
       } }, [h("option", { value: "package", text: "top-level package" }), h("option", { value: "phase", text: "dominant phase" })]);
       modeBar = h("div", { class: "controls" }, [h("label", {}, ["colour by ", sel]), key]);
     }
-    return add(box, [legend, modeBar, crumbs, svg]);
+    return add(box, [legend, modeBar, crumbs, h("div", { class: "icicle-scroll" }, [svg])]);
   }
   function importsPart(doc, source, n) {
     var sec = section("imports" + (n || ""), "Import tree", source);
@@ -716,12 +771,12 @@
         doc.python_version ? " (Python " + doc.python_version + ")" : "",
         hasPhases ? "; phases measured by importprof's bootstrap." : "",
       ]),
-      doc.target ? h("p", { class: "meta" }, ["Target: ", h("code", { class: "target", text: doc.target })]) : null,
+      doc.target ? h("p", { class: "meta" }, ["Target: ", h("code", { class: "target", text: targetText(doc.target) })]) : null,
       mods.length ? icicle(top, doc) : h("p", { class: "muted", text: "No import rows." }),
       h("h3", { text: "Top modules" }),
     ]);
     var cols = [
-      { key: "name", label: "module", fmt: function (v) {
+      { key: "name", label: "module", nowrap: true, fmt: function (v) {
         return h("code", { text: v });
       } },
       { key: "self_us", label: "self", num: true },
@@ -737,12 +792,12 @@
       cols.push({ key: "compiled", label: "compiled" });
     }
     cols.push({ key: "parent", label: "imported by", fmt: function (v) {
-      return v === null || v === undefined ? "\u2014" : h("code", { text: v });
+      return v === null || v === undefined ? "\u2014" : breakable(v);
     } });
     if (mods.some(function (m) {
       return typeof m.site === "string";
     })) cols.push({ key: "site", label: "import statement", fmt: function (v) {
-      return v ? h("code", { text: v }) : "\u2014";
+      return v ? breakable(v) : "\u2014";
     } });
     if (mods.some(function (m) {
       return typeof m.lazy_candidate === "boolean";
@@ -802,7 +857,7 @@
       }), fmtCount, { title: "syscalls per module" }));
       out.push(dataTable([
         { key: "name", label: "module", fmt: function (x) {
-          return h("code", { text: x });
+          return breakable(x);
         } },
         { key: "syscalls", label: "syscalls", num: true },
         { key: "failed", label: "failed lookups", num: true },
@@ -852,7 +907,7 @@
       out.push(h("h4", { text: "Files opened and read" }));
       out.push(dataTable([
         { key: "name", label: "file", fmt: function (x) {
-          return h("code", { text: x });
+          return breakable(x);
         } },
         { key: "opens", label: "opens", num: true },
         { key: "bytes_read", label: "bytes read", num: true },
@@ -902,7 +957,8 @@
   }
 
   /* ---------- site / .pth ---------- */
-  function sitePart(doc, source, n) {
+  function sitePart(doc, source, n, derived) {
+    var customize = (derived && derived.customize) || {};
     var sec = section("site" + (n || ""), "site and .pth files", source);
     var pth = doc.pth || [];
     add(sec, [h("p", { class: "lead" }, [
@@ -916,7 +972,7 @@
       }), fmtS, { title: ".pth files by time" })]);
       add(sec, [dataTable([
         { key: "path", label: ".pth file", fmt: function (v) {
-          return h("code", { text: v });
+          return breakable(v);
         } },
         { key: "seconds", label: "time", num: true },
         { key: "lines", label: "lines that execute code", get: function (p) {
@@ -940,25 +996,37 @@
       add(sec, [h("p", { class: "muted", text: "No .pth file executed code." })]);
     }
     var facts = h("dl", { class: "facts" });
+    /* one story with the table below: a sitecustomize that site looked for and did not find
+     * is "not found", with what looking cost (the row below), never "none" beside a 94 µs row */
     ["sitecustomize", "usercustomize"].forEach(function (k) {
-      var v = doc[k];
-      var dd = h("dd");
-      if (v) add(dd, [h("code", { text: v.path }), " \u2014 " + fmtS(v.seconds)]);
-      else add(dd, [h("span", { class: "muted", text: "none" })]);
+      var v = doc[k], c = customize[k] || {};
+      var dd = h("dd", { "data-state": c.state || (v ? "imported" : "none") });
+      if (v) add(dd, ["imported from ", pathLabel(v.path || "?", 60), " \u2014 " + fmtS(v.seconds)]);
+      else if (c.state === "not found") add(dd, ["not found: site looked for it and the import failed (" + fmtUs(c.looked_us) + " spent looking, the row below)"]);
+      else add(dd, [h("span", { class: "muted", text: "not imported" })]);
       add(facts, [h("dt", { text: k }), dd]);
     });
-    add(facts, [h("dt", { text: "user site" }), h("dd", {}, [generic(doc.user_site, "user_site", 1)])]);
-    add(facts, [h("dt", { text: "sys.path entries added" }), h("dd", {}, [generic(doc.sys_path_added, "sys_path_added", 1)])]);
+    var us = doc.user_site;
+    if (isRecord(us)) {
+      add(facts, [h("dt", { text: "user site-packages" }), h("dd", {}, [
+        us.path ? pathLabel(us.path, 60) : "?",
+        " \u2014 " + (us.enabled ? "enabled" : "disabled") + ", " + (us.exists ? "exists" : "does not exist") + (num(us.seconds) ? "; checking it took " + fmtS(us.seconds) : ""),
+      ])]);
+    }
+    add(facts, [h("dt", { text: "sys.path entries added" }), h("dd", { text: fmtByKey("count", doc.sys_path_added) })]);
     add(sec, [facts]);
     if ((doc.modules || []).length) {
       add(sec, [h("h3", { text: "Imports made while site.main() ran" }), dataTable([
         { key: "name", label: "module", fmt: function (v) {
-          return h("code", { text: v });
+          return breakable(v);
         } },
         { key: "cumulative_us", label: "cumulative", num: true },
         { key: "context", label: "made by", fmt: function (v) {
           if (!Array.isArray(v)) return fmtByKey("context", v);
-          return v[0] === "pth" ? basename(v[1]) + (v[2] !== undefined ? ":" + v[2] : "") : v.join(" ");
+          if (v[0] === "pth") return basename(v[1]) + (v[2] !== undefined ? ":" + v[2] : "");
+          var c = customize[v[0]];
+          if (c && c.state === "not found") return "site looked for " + v[0] + ": not found (a failed import, not a module)";
+          return v.join(" ");
         } },
       ], doc.modules, { id: "site-modules-table", sort: "cumulative_us", limit: 15 })]);
     }
@@ -1020,7 +1088,7 @@
       h("p", { class: "lead" }, [
         "CPU time (user + system) per " + (doc.launches ? doc.launches + " launches" : "launch") +
           ", as PyOxidizer's performance page reports it, then wall time with its spread. Measured: ",
-        h("code", { class: "target", text: what }),
+        h("code", { class: "target", text: doc.workload ? what : targetText(what) }),
         doc.python ? " on " : "", doc.python ? h("code", { text: doc.python }) : null,
       ]),
       barChart(rows.map(function (r) {
@@ -1039,7 +1107,7 @@
         return { label: r.variant || r.command, values: r.times || [], median: r.median };
       }), fmtS),
       dataTable([
-        { key: "variant", label: "variant" },
+        { key: "variant", label: "variant", nowrap: true },
         { key: "cpu_s", label: "CPU (user+sys)", num: true, fmt: function (v, r) {
           return r.failed ? h("span", { class: "failed", text: fmtFailed(r.error) }) : fmtS(v);
         } },
@@ -1068,7 +1136,7 @@
           if (fams.indexOf(f.name) < 0) fams.push(f.name);
         });
       });
-      var cols = [{ key: "variant", label: "variant" }, { key: "total", label: "syscalls", num: true }, { key: "errors", label: "failed", num: true }]
+      var cols = [{ key: "variant", label: "variant", nowrap: true }, { key: "total", label: "syscalls", num: true }, { key: "errors", label: "failed", num: true }]
         .concat(fams.map(function (name) {
           return { key: "f:" + name, label: name, num: true, get: function (c) {
             var f = (c.families || []).filter(function (x) {
@@ -1101,7 +1169,7 @@
     add(sec, [h("p", { class: "lead" }, [
       chains.length + " import chain" + (chains.length === 1 ? "" : "s") + " from the entry point to ",
       h("code", { text: String(doc.module) }),
-      doc.target ? " in " : "", doc.target ? h("code", { class: "target", text: doc.target }) : null,
+      doc.target ? " in " : "", doc.target ? h("code", { class: "target", text: targetText(doc.target) }) : null,
       "; each hop with its cumulative import time.",
     ])]);
     var list = h("ol", { class: "chains" });
@@ -1110,7 +1178,7 @@
       (c.hops || []).forEach(function (hop, i) {
         if (i) add(li, [h("span", { class: "sep", text: " \u203a " })]);
         add(li, [h("code", { text: hop.name }), " " + fmtUs(hop.cumulative_us)]);
-        if (hop.site) add(li, [h("span", { class: "muted", text: " (" + hop.site + ")" })]);
+        if (hop.site) add(li, [h("span", { class: "muted" }, [" (", pathLabel(hop.site, 48), ")"])]);
       });
       if (doc.processes > 1 || c.process) add(li, [h("span", { class: "muted", text: "  process " + c.process })]);
       add(list, [li]);
@@ -1120,21 +1188,50 @@
   }
 
   /* ---------- facts ---------- */
+  function fmtFact(f) {
+    var v = f.value;
+    if (f.unit === "bytes") return fmtBytes(v);
+    if (f.unit === "percent") return num(v) ? v.toFixed(0) + "%" : "n/a";
+    if (f.unit === "MHz") return num(v) ? fmtCount(Math.round(v)) + " MHz" : "n/a";
+    if (f.unit === "count") return fmtCount(v);
+    if (f.unit === "load") return Array.isArray(v) ? v.map(function (x) {
+      return num(x) ? x.toFixed(2) : "?";
+    }).join(", ") : String(v);
+    if (f.unit === "path") return pathLabel(v, 60);
+    return typeof v === "object" ? JSON.stringify(v) : String(v);
+  }
   function factsPart(bundle, entries) {
     var sec = section("facts", "Machine and interpreter", null);
-    var machines = [];
-    if (bundle.machine && Object.keys(bundle.machine).length) machines.push({ source: "this run", m: bundle.machine });
-    entries.forEach(function (e) {
-      var m = e.doc && e.doc.machine;
-      if (!m || !Object.keys(m).length) return;
-      var same = machines.some(function (x) {
-        return x.m.hostname === m.hostname && x.m.cpu_model === m.cpu_model && x.m.release === m.release;
-      });
-      if (!same) machines.push({ source: e.source, m: m });
-    });
+    var derived = bundle.derived || {};
+    var machines = derived.machines || [];
     machines.forEach(function (x) {
-      add(sec, [h("h3", { text: "Machine" + (machines.length > 1 ? " (" + x.source + ")" : "") }), generic(x.m, "machine", 1)]);
+      var dl = h("dl", { class: "facts machine" });
+      (x.facts || []).forEach(function (f) {
+        var dd = h("dd", {}, [fmtFact(f)]);
+        add(dl, [h("dt", { text: f.label, title: f.key }), dd]);
+      });
+      add(sec, [h("h3", { text: "Machine" + (machines.length > 1 ? " (" + x.source + ")" : "") }), dl]);
     });
+    var conditions = derived.conditions || [];
+    if (conditions.length) {
+      add(sec, [h("h3", { text: "Machine load when each part was measured" })]);
+      var labels = [];
+      conditions.forEach(function (c) {
+        c.facts.forEach(function (f) {
+          if (labels.indexOf(f.label) < 0) labels.push(f.label);
+        });
+      });
+      add(sec, [dataTable([{ key: "source", label: "document" }].concat(labels.map(function (label) {
+        return { key: label, label: label, get: function (c) {
+          var f = c.facts.filter(function (x) {
+            return x.label === label;
+          })[0];
+          return f ? fmtFact(f) : "\u2014";
+        }, fmt: function (v) {
+          return v;
+        } };
+      })), conditions, { id: "conditions-table" })]);
+    }
     var interps = [];
     function seen(path, version, where) {
       if (!path && !version) return;
@@ -1157,7 +1254,7 @@
     if (bundle.interpreter) add(sec, [generic(bundle.interpreter, "interpreter", 1)]);
     add(sec, [dataTable([
       { key: "path", label: "path", fmt: function (v) {
-        return v ? h("code", { text: v }) : "\u2014";
+        return v ? breakable(v) : "\u2014";
       } },
       { key: "version", label: "version" },
       { key: "where", label: "seen in" },
@@ -1168,20 +1265,37 @@
   /* ---------- the page ---------- */
   function build() {
     var bundle = JSON.parse(document.getElementById("importprof-data").textContent);
-    var entries = (bundle.documents || []).filter(function (e) {
-      return e && isRecord(e.doc);
+    var derived = bundle.derived || {};
+    SHOWN = derived.shown_targets || {};
+    var entries = (bundle.documents || []).map(function (e, i) {
+      return e && isRecord(e.doc) ? { doc: e.doc, source: e.source, derived: (derived.documents || [])[i] || {} } : null;
+    }).filter(function (e) {
+      return e;
     });
     var header = h("header", {}, [h("h1", { text: bundle.title || "importprof report" })]);
     var meta = h("p", { class: "meta" });
-    if (bundle.target) add(meta, ["Target: ", h("code", { class: "target", text: bundle.target }), " \u00b7 "]);
+    if (bundle.target) add(meta, ["Target: ", h("code", { class: "target", text: targetText(bundle.target) }), " \u00b7 "]);
     add(meta, ["Generated " + (bundle.generated_at || "?") + " by importprof " + ((bundle.machine || {}).importprof_version || bundle.importprof_version || "")]);
     add(header, [meta]);
     if (bundle.sources && bundle.sources.length) {
       add(header, [h("p", { class: "meta" }, ["From: "].concat(bundle.sources.map(function (p, i) {
-        return h("code", { text: (i ? ", " : "") + p });
+        return h("span", {}, [i ? ", " : "", breakable(p)]);
       })))]);
     }
     add(main, [header, nav]);
+    var mixed = derived.mixed || [];
+    if (mixed.length) {
+      add(main, [h("aside", { class: "mixed", id: "mixed", role: "note" }, [
+        h("strong", { text: "These documents do not measure the same thing" }),
+        h("ul", {}, mixed.map(function (m) {
+          var li = h("li", {}, [m.what === "target" ? "Different targets: " : "Different Python versions: "]);
+          m.values.forEach(function (v, i) {
+            add(li, [i ? "; " : "", h("code", { text: m.what === "target" ? targetText(v.value) : v.value }), " (" + v.sources.join(", ") + ")"]);
+          });
+          return add(li, [". Figures from different documents are not comparable as one run."]);
+        })),
+      ])]);
+    }
     var missing = bundle.skipped || [];
     if (missing.length) {
       add(main, [h("aside", { class: "skipped", id: "skipped" }, [h("strong", { text: "Not in this report" }), h("ul", {}, missing.map(function (m) {
@@ -1198,7 +1312,7 @@
         counters[k] = (counters[k] || 0) + 1;
         var suffix = k === "other" ? i : counters[k] > 1 ? "-" + counters[k] : "";
         add(main, [guarded(k, function () {
-          return parts[k](e.doc, e.source, suffix);
+          return parts[k](e.doc, e.source, suffix, e.derived);
         })]);
       });
     });

@@ -1,0 +1,123 @@
+"""What the report page shows beyond the documents themselves, derived once in Python (pure:
+documents in, plain data out) so the page's script only draws (issue 16.6) and every figure
+has one meaning (issue 11):
+
+  machine_facts(machine)        → [{key, label, value, unit}]: human labels and units
+  mixed_documents(entries)      → warnings when documents measure different targets or
+                                  interpreters (`report --from a.json b.json`)
+  site_customize(doc)           → sitecustomize/usercustomize: imported, or looked for and
+                                  not found (and what looking cost), so the facts and the
+                                  "imports made while site ran" table never disagree
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+# (key, human label, unit) in the order the page lists them; unknown keys follow, as is
+_MACHINE = (
+    ("hostname", "Host name", "text"),
+    ("system", "Operating system", "text"),
+    ("release", "Kernel release", "text"),
+    ("arch", "Architecture", "text"),
+    ("cpu_model", "CPU", "text"),
+    ("physical_cores", "Physical cores", "count"),
+    ("logical_cores", "Logical cores", "count"),
+    ("cpu_frequency", "CPU frequency", "MHz"),
+    ("load_average", "Load average (1, 5, 15 min)", "load"),
+    ("cpu_percent", "CPU busy before measuring", "percent"),
+    ("memory_total_bytes", "Memory (total)", "bytes"),
+    ("memory_available_bytes", "Memory (available)", "bytes"),
+    ("importprof_version", "importprof version", "text"),
+    ("importprof_python", "importprof ran on", "path"),
+)
+
+
+def machine_facts(machine: dict | None) -> list[dict]:
+    """The machine object → labelled facts with their unit; the page formats by unit."""
+    machine = machine if isinstance(machine, dict) else {}
+    out = []
+    known = set()
+    for key, label, unit in _MACHINE:
+        known.add(key)
+        if key not in machine or machine[key] is None:
+            continue
+        value = machine[key]
+        if key == "cpu_frequency":
+            value = value.get("current_mhz") if isinstance(value, dict) else value
+            if value is None:
+                continue
+        out.append({"key": key, "label": label, "value": value, "unit": unit})
+    for key, value in machine.items():
+        if key not in known and value is not None:
+            unit = "bytes" if key.endswith("_bytes") else "text"
+            out.append({"key": key, "label": key.replace("_", " "), "value": value, "unit": unit})
+    return out
+
+
+# per-run conditions (they change from one document to the next on one machine)
+CONDITIONS = ("load_average", "cpu_percent", "memory_available_bytes")
+
+
+def machine_identity(machine: dict) -> tuple:
+    return (machine.get("hostname"), machine.get("cpu_model"), machine.get("release"), machine.get("memory_total_bytes"))
+
+
+def _targets(doc: dict) -> set[str]:
+    found: set[str] = set()
+    if doc.get("workload"):  # a fixed program of importprof's own (compare --workload)
+        return found
+    if isinstance(doc.get("target"), str) and doc["target"]:
+        found.add(doc["target"])
+    for r in doc.get("results") or doc.get("variants") or []:
+        if isinstance(r, dict) and isinstance(r.get("target"), str) and r["target"]:
+            if r.get("role", "target") == "target":
+                found.add(r["target"])
+    return found
+
+
+def _interpreters(doc: dict) -> set[str]:
+    found = set()
+    if isinstance(doc.get("python_version"), str) and doc["python_version"]:
+        found.add(doc["python_version"])
+    for r in doc.get("results") or doc.get("variants") or []:
+        if isinstance(r, dict) and isinstance(r.get("python_version"), str) and r["python_version"]:
+            found.add(r["python_version"])
+    return found
+
+
+def mixed_documents(entries: Iterable[tuple[str, dict]]) -> list[dict]:
+    """(source, document) pairs → one record per mixed identity, {"what": "target"|"python",
+    "values": [{"value", "sources"}]}: documents that measured different targets, or ran on
+    different Python versions, must not be read as one investigation. A `compare --workload`
+    document times importprof's own program and is left out of the target check; a document
+    holding several interpreters on purpose (startup --python A --python B) is not "mixed"."""
+    entries = list(entries)
+    out = []
+    for what, pick in (("target", _targets), ("python", _interpreters)):
+        seen: dict[str, list[str]] = {}
+        for source, doc in entries:
+            values = pick(doc)
+            if len(values) == 1:
+                seen.setdefault(next(iter(values)), []).append(source)
+        if len(seen) > 1:
+            out.append({"what": what, "values": [{"value": v, "sources": srcs} for v, srcs in seen.items()]})
+    return out
+
+
+def site_customize(doc: dict) -> dict:
+    """For `sitecustomize` and `usercustomize`: {"state": "imported"|"not found"|"not looked for",
+    "path", "seconds", "looked_us"} - "not found" with the µs site spent looking when the
+    document's import rows show the attempt (the failed import is real work, not a module)."""
+    rows = {m.get("name"): m for m in doc.get("modules") or [] if isinstance(m, dict)}
+    out = {}
+    for name in ("sitecustomize", "usercustomize"):
+        value = doc.get(name)
+        row = rows.get(name)
+        if isinstance(value, dict):
+            out[name] = {"state": "imported", "path": value.get("path"), "seconds": value.get("seconds")}
+        elif row is not None:
+            out[name] = {"state": "not found", "looked_us": row.get("cumulative_us")}
+        else:
+            out[name] = {"state": "not looked for"}
+    return out
