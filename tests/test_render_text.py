@@ -153,3 +153,39 @@ def test_phase_columns_say_they_come_from_another_run_and_by_how_much():
     site = next(m for m in report.modules if m.name == "site")
     total = sum(site.extra[k] for k in ("find_us", "read_us", "unmarshal_us", "exec_us"))
     assert f"site {total / 1000:.2f} vs {site.self_us / 1000:.2f} ms" in text  # 0.06 vs 1.34: said, not hidden
+
+
+# ------------------------------------------------------------------ failed rows (11.1 / PLAN item 3)
+def _with_a_failure(doc: dict) -> dict:
+    doc = json.loads(json.dumps(doc))
+    bad = doc["results"][-1]
+    for k in ("mean", "stddev", "median", "min", "max", "user", "system"):
+        bad[k] = None
+    bad.update(times=[], user_times=None, system_times=None, memory_usage_byte=None, exit_codes=[1],
+               failed=True, error="exited with code 1: ModuleNotFoundError: No module named 'nope'")
+    doc["relative"] = [x for x in doc.get("relative", []) if x["key"] != bad["key"]]
+    return doc
+
+
+def test_failed_rows_show_their_error_and_no_timing_figure():
+    from profiler.render.console_startup import render_startup_table
+    from profiler.render.markdown import render_markdown
+
+    doc = _with_a_failure(load("startup"))
+    bad = doc["results"][-1]
+    report = StartupReport.from_dict(doc)
+    assert report.results[-1].failed
+    for text in (render_startup_table(report, tty=False), render_markdown(report)):
+        line = next(ln for ln in text.splitlines() if "failed:" in ln)
+        assert "failed: exited with code 1: ModuleNotFoundError" in line
+        assert " ms" not in line and "n/a" not in line and "x slower" not in line and "x faster" not in line
+        assert bad["variant"] in line or bad["key"] in line
+
+
+def test_failed_variant_in_compare_table():
+    from profiler.render.console_compare import render_compare_table
+
+    doc = _with_a_failure(load("compare"))
+    text = render_compare_table(_compare_report(doc), tty=False)
+    line = next(ln for ln in text.splitlines() if "failed:" in ln)
+    assert doc["results"][-1]["variant"] in line and " ms" not in line
