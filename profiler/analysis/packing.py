@@ -76,6 +76,9 @@ def plan_pack(records: Iterable[ModuleRecord], read_source: Callable[[str], str 
         if loader in ("BuiltinImporter", "FrozenImporter") or origin in ("built-in", "frozen"):
             served.append(name)
             continue
+        if r.alias_of and not origin:  # os.path: an alias the module that sets it recreates
+            served.append(name)
+            continue
         if loader == "OxidizedFinder":
             unpacked.append(Unpacked(name, "already served by an OxidizedFinder"))
             continue

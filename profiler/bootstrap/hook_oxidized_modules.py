@@ -12,20 +12,52 @@ that what it records is what the target and `site` imported, not what the hook d
 import sys
 
 
+def _loader_name(loader):
+    if isinstance(loader, type):  # BuiltinImporter / FrozenImporter are classes
+        return loader.__name__
+    return type(loader).__name__ if loader is not None else None
+
+
 def _describe(name, module):
     spec = getattr(module, "__spec__", None)
     loader = getattr(spec, "loader", None) or getattr(module, "__loader__", None)
-    loader_name = type(loader).__name__ if loader is not None else None
-    if isinstance(loader, type):  # BuiltinImporter / FrozenImporter are classes
-        loader_name = loader.__name__
     origin = getattr(spec, "origin", None)
-    return {
+    record = {
         "name": name,
         "file": getattr(module, "__file__", None),
         "origin": origin if isinstance(origin, str) else None,
-        "loader": loader_name,
+        "loader": _loader_name(loader),
         "is_package": hasattr(module, "__path__"),
     }
+    spec_name = getattr(spec, "name", None)
+    if isinstance(spec_name, str) and spec_name != name:
+        # sys.modules[name] is another module: set by a module that replaced itself
+        # (collections/abc.py puts _collections_abc there on 3.13) or by another one (os puts
+        # posixpath at os.path). What importing `name` runs is the file the path finder finds
+        # for it, if any: record that.
+        record.update(alias_of=spec_name, file=None, origin=None, loader=None, is_package=False)
+        real = _find_file_spec(name)
+        if real is not None:
+            record.update(origin=real.origin, loader=_loader_name(real.loader),
+                          is_package=real.submodule_search_locations is not None)
+    return record
+
+
+def _find_file_spec(name):
+    parent, _, _ = name.rpartition(".")
+    path = None
+    if parent:
+        path = getattr(sys.modules.get(parent), "__path__", None)
+        if path is None:  # not below a package: nothing the path finder would find
+            return None
+    try:
+        finder = sys.modules["_frozen_importlib_external"].PathFinder
+        spec = finder.find_spec(name, path)
+    except Exception:
+        return None
+    if spec is None or not isinstance(spec.origin, str) or spec.origin in ("built-in", "frozen"):
+        return None
+    return spec
 
 
 def install(options):

@@ -14,10 +14,13 @@ class ModuleRecord:
     origin: str | None
     loader: str | None
     is_package: bool
+    # sys.modules[name] was another module at exit (its spec's name); origin/loader are then the
+    # file the path finder finds for `name` (None when there is none: a pure alias like os.path)
+    alias_of: str | None = None
 
     @classmethod
     def from_dict(cls, d: dict) -> "ModuleRecord":
-        return cls(d["name"], d.get("file"), d.get("origin"), d.get("loader"), bool(d.get("is_package")))
+        return cls(d["name"], d.get("file"), d.get("origin"), d.get("loader"), bool(d.get("is_package")), d.get("alias_of"))
 
 
 @dataclass(frozen=True)
@@ -156,3 +159,36 @@ class PyOxidizerReport:
     def to_dict(self) -> dict:
         return {"schema": self.SCHEMA, "machine": self.machine, "name": self.name, "builder": "pyoxidizer",
                 "out_dir": self.out_dir, "distribution": self.distribution, "variants": [v.to_dict() for v in self.variants]}
+
+
+@dataclass(frozen=True)
+class FrozenPlan:
+    """The `frozen` variant's plan: modules compiled into the executable's frozen-modules table."""
+
+    modules: tuple[PlannedModule, ...]
+    not_frozen: tuple[Unpacked, ...]
+    served: tuple[str, ...]  # builtin / frozen by CPython itself
+
+
+@dataclass(frozen=True)
+class FrozenReport:
+    """What the `frozen` variant's executable holds (`frozen` in importprof.build/1)."""
+
+    executable: str
+    modules: tuple[str, ...]  # frozen, packages included
+    packages: tuple[str, ...]
+    not_frozen: tuple[Unpacked, ...]  # with the reason
+    served: tuple[str, ...]
+    bytecode_bytes: int
+    executable_bytes: int
+
+    def to_dict(self) -> dict:
+        return {
+            "executable": self.executable,
+            "modules": list(self.modules),
+            "packages": list(self.packages),
+            "not_frozen": [u.to_dict() for u in self.not_frozen],
+            "served": list(self.served),
+            "bytecode_bytes": self.bytecode_bytes,
+            "executable_bytes": self.executable_bytes,
+        }

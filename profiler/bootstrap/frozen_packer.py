@@ -1,0 +1,59 @@
+"""Packer for the `frozen` variant: runs INSIDE the target interpreter (its marshal format and
+bytecode are version-specific), standard library only, Python 3.8+; it never imports the rest
+of the `profiler` package.
+
+    python -S -E frozen_packer.py PLAN_JSON
+
+PLAN_JSON: {"out": BLOB_PATH, "modules": [{"name", "path", "is_package"}]}. Compiles each
+source (optimization level 0, as python does without -O), writes the blob that
+oxidized_builds/frozen-launcher/launcher.c reads:
+
+    "IPFROZEN" u32:count ( u32:name_len name NUL u8:is_package u32:code_len marshal(code) )*
+
+and prints one line `IMPORTPROF-FROZEN {json}`: modules, packages, bytecode_bytes, failed
+([{name, reason}]: sources that do not compile here; they are left out).
+"""
+
+import json
+import marshal
+import struct
+import sys
+
+
+def pack(plan):
+    entries = []
+    failed = []
+    for m in plan["modules"]:
+        try:
+            with open(m["path"], "rb") as fh:
+                source = fh.read()
+            code = compile(source, m["path"], "exec", dont_inherit=True, optimize=0)
+        except (OSError, SyntaxError, ValueError) as exc:
+            failed.append({"name": m["name"], "reason": "does not compile: %s" % (str(exc).splitlines() or [""])[0]})
+            continue
+        entries.append((m["name"], bool(m["is_package"]), marshal.dumps(code)))
+    out = bytearray(b"IPFROZEN" + struct.pack("<I", len(entries)))
+    for name, is_package, data in entries:
+        raw = name.encode("utf-8")  # what the import system looks names up by
+        out += struct.pack("<I", len(raw)) + raw + b"\0" + struct.pack("<B", 1 if is_package else 0)
+        out += struct.pack("<I", len(data)) + data
+    with open(plan["out"], "wb") as fh:
+        fh.write(out)
+    return {
+        "modules": [e[0] for e in entries],
+        "packages": [e[0] for e in entries if e[1]],
+        "bytecode_bytes": sum(len(e[2]) for e in entries),
+        "failed": failed,
+    }
+
+
+def main(argv):
+    with open(argv[0]) as fh:
+        plan = json.load(fh)
+    summary = pack(plan)
+    sys.stdout.write("IMPORTPROF-FROZEN " + json.dumps(summary) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

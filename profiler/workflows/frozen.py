@@ -1,0 +1,48 @@
+"""The `frozen` variant of `importprof build` / `compare`: an executable whose frozen-modules
+table (PyImport_FrozenModules) holds the target's bytecode, so CPython's own FrozenImporter
+serves those modules from memory, on CPython 3.8 to 3.13.
+
+Chain: the modules the target imported (one discovery run, shared with the oxidized variants)
+→ what can be frozen (analysis/frozen.py) → bytecode marshalled by the target interpreter →
+launcher.o (gcc, cached per interpreter) + the blob linked into `<folder>/importprof-frozen`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Callable, Sequence
+
+from profiler.model.interpreter import Interpreter, require
+from profiler.model.packing import FrozenReport, ModuleRecord, Unpacked
+
+
+def build_frozen(interp: Interpreter, records: Sequence[ModuleRecord], folder: str,
+                 info: Callable[[str], None] | None = None) -> FrozenReport:
+    from profiler.analysis.frozen import plan_frozen, unfreeze_parents
+    from profiler.capture import frozen as cap
+    from profiler.capture.oxidized import read_source
+
+    require(interp, "frozen", for_what="variant frozen")
+    plan = plan_frozen(records, read_source)
+    obj = cap.launcher_object(interp, info=info)
+    os.makedirs(folder, exist_ok=True)
+    exe = os.path.join(folder, cap.EXE_NAME)
+    with tempfile.TemporaryDirectory(prefix="importprof-frozen-") as tmp:
+        blob = os.path.join(tmp, "frozen-modules.bin")
+        packed = cap.pack_modules(interp, plan.modules, blob)
+        if packed.failed:  # a source that does not compile here: leave it (and its packages) out
+            planned = {m.name: m for m in plan.modules if m.name in set(packed.modules)}
+            failed = [Unpacked(n, r) for n, r in packed.failed]
+            plan = unfreeze_parents(planned, list(plan.not_frozen) + failed, list(plan.served))
+            packed = cap.pack_modules(interp, plan.modules, blob)
+        size = cap.link(interp, obj, blob, exe)
+    return FrozenReport(
+        executable=exe,
+        modules=packed.modules,
+        packages=packed.packages,
+        not_frozen=plan.not_frozen,
+        served=plan.served,
+        bytecode_bytes=packed.bytecode_bytes,
+        executable_bytes=size,
+    )

@@ -1,0 +1,112 @@
+"""The `frozen` variant, for real: a C launcher compiled against each target interpreter's own
+headers, a frozen-modules table marshalled by that interpreter, CPython's FrozenImporter serving
+the modules (3.8 to 3.13; a version this machine lacks is skipped with the reason)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests._interpreters import pyenv_python
+
+pytestmark = pytest.mark.slow
+
+VERSIONS = ["3.8", "3.11", "3.12", "3.13"]
+
+APP = {
+    "tinyapp/__init__.py": "from . import core\n",
+    "tinyapp/core.py": textwrap.dedent(
+        """
+        import json, decimal, fractions
+
+        def run():
+            return json.dumps({"x": str(decimal.Decimal("1.5") * 2), "f": str(fractions.Fraction(3, 4))})
+        """
+    ),
+    "fastpkg/__init__.py": "",
+    "fastpkg/fast.py": "import textwrap\nWIDTH = len(textwrap.fill('x ' * 10, 8).splitlines())\n",
+    # reads __file__ while importing: cannot be frozen, must be listed, still works
+    "filepkg/__init__.py": "",
+    "filepkg/data.py": "import os\nHERE = os.path.dirname(__file__)\nNAME = os.path.basename(HERE)\n",
+    # a namespace package (no __init__.py)
+    "nsp/sub.py": "VALUE = 42\n",
+    "main.py": textwrap.dedent(
+        """
+        import sys
+        import tinyapp, filepkg.data, nsp.sub, fastpkg.fast
+        print(tinyapp.core.run(), filepkg.data.NAME, nsp.sub.VALUE, fastpkg.fast.WIDTH, sys.argv[1:])
+        print(type(fastpkg.fast.__loader__).__name__ if not isinstance(fastpkg.fast.__loader__, type) else fastpkg.fast.__loader__.__name__)
+        """
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("app")
+    for rel, text in APP.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return root
+
+
+def _build(version, app, folder):
+    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.oxidized import discover_modules
+    from profiler.model.target import Target
+    from profiler.workflows.frozen import build_frozen
+
+    interp = resolve_python(pyenv_python(version))
+    target = Target("script", str(app / "main.py"), ("arg1",))
+    records, _ = discover_modules(interp.path, target)
+    return interp, target, build_frozen(interp, records, str(folder))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_frozen_prints_what_python_prints_and_lists_what_it_could_not_freeze(version, app, tmp_path):
+    interp, target, report = _build(version, app, tmp_path / "frozen")
+    assert os.access(report.executable, os.X_OK)
+    plain = subprocess.run([interp.path, "-S", *target.python_argv()], capture_output=True, text=True, timeout=60)
+    frozen = subprocess.run([report.executable, "-S", *target.python_argv()], capture_output=True, text=True, timeout=60)
+    assert frozen.returncode == 0, frozen.stderr
+    first_plain, first_frozen = plain.stdout.splitlines()[0], frozen.stdout.splitlines()[0]
+    assert first_frozen == first_plain and "'arg1'" in first_frozen
+    # the module came from CPython's FrozenImporter, not from its file
+    assert frozen.stdout.splitlines()[1] == "FrozenImporter"
+    assert plain.stdout.splitlines()[1] == "SourceFileLoader"
+    assert {"tinyapp", "tinyapp.core", "fastpkg", "fastpkg.fast", "json", "fractions"} <= set(report.modules)
+    assert {"tinyapp", "fastpkg", "json"} <= set(report.packages)
+    why = {u.name: u.reason for u in report.not_frozen}
+    assert "reads __file__" in why["filepkg.data"]
+    assert "package of filepkg.data" in why["filepkg"]
+    assert "namespace package" in why["nsp"]
+    assert "extension module" in why["_decimal"] or "_decimal" in report.served
+    assert "extension module" in why["_json"]
+    assert why["__main__"].startswith("__main__")
+    assert report.bytecode_bytes > 0 and report.executable_bytes > report.bytecode_bytes
+
+
+@pytest.mark.parametrize("version", ["3.8", "3.13"])
+def test_frozen_opens_no_file_of_a_frozen_module(version, app, tmp_path):
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed (make setup installs it)")
+    interp, target, report = _build(version, app, tmp_path / "frozen")
+    log = tmp_path / "strace.log"
+    proc = subprocess.run([strace, "-f", "-qq", "-e", "trace=open,openat,stat,newfstatat,lstat,statx", "-o", str(log),
+                           report.executable, "-S", *target.python_argv()], capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0 and "ptrace" in proc.stderr:
+        pytest.skip(f"strace cannot trace here: {proc.stderr.strip()}")
+    assert proc.returncode == 0, proc.stderr
+    text = log.read_text()
+    assert "main.py" in text  # the script itself runs as python runs it
+    for rel in ("tinyapp/__init__.py", "tinyapp/core.py", "fastpkg/fast.py", "json/__init__.py", "fractions.py"):
+        assert rel not in text, rel
+    assert "/__pycache__/" not in text.replace("filepkg/__pycache__", "").replace("nsp/__pycache__", "")
+    assert "filepkg/data.py" in text  # not frozen: imported from its file
