@@ -1,0 +1,195 @@
+"""The README cannot lie: every `importprof ...` command line of its code blocks is parsed
+by the real CLI (no importprof option may land in the program's arguments), and the quick ones
+are run for real, in order, in one folder holding the small project the Tour uses, with small
+--runs; every file an example names with -o / --export-* / --keep-log must then exist.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+README = REPO / "README.md"
+# what a command line may be preceded by in the README, and the variables it may use
+SLOW = {"compare", "build", "pack"}  # they build launchers: their own tests run them
+FILE_OPTIONS = ("-o", "--output", "--export-json", "--export-markdown", "--keep-log")
+
+
+def console_lines() -> list[tuple[int, str]]:
+    """(line number, command) for every command line of a command block: a ```console block,
+    or a fenced block whose first line is a command. A command line is `$ ...`, or a line that
+    starts with `importprof ` (blocks that list commands without a prompt)."""
+    out, block = [], None
+    for n, line in enumerate(README.read_text().splitlines(), 1):
+        if line.startswith("```"):
+            if block is None:
+                block = (line.strip() == "```console", [])
+            else:
+                console, lines = block
+                if console or (lines and lines[0][1].startswith(("$ ", "importprof "))):
+                    out.extend(_commands(lines))
+                block = None
+            continue
+        if block is not None and line.strip():
+            block[1].append((n, line))
+    return out
+
+
+def _commands(lines):
+    out, pending = [], None
+    for n, line in lines:
+        if pending is not None:  # a command continued on the next line (an open quote, a \\)
+            pending = (pending[0], pending[1].rstrip("\\") + "\n" + line)
+        elif line.startswith("$ "):
+            pending = (n, line[2:])
+        elif line.startswith("importprof "):
+            pending = (n, line)
+        else:
+            continue
+        if _complete(pending[1]):
+            out.append(pending)
+            pending = None
+    return out
+
+
+def _complete(text: str) -> bool:
+    if text.endswith("\\"):
+        return False
+    try:
+        shlex.split(text, comments=True)
+    except ValueError:
+        return False
+    return True
+
+
+def importprof_commands() -> list[tuple[int, list[str]]]:
+    """Each `importprof ...` invocation (a line may chain several with `;`), as argv after
+    `importprof`, with the shell's comments and redirections taken off."""
+    out = []
+    for n, text in console_lines():
+        tokens = shlex.split(text, comments=True)
+        for part in _split(tokens, ";"):
+            if part[:1] == ["importprof"]:
+                out.append((n, _strip_redirect(part[1:])))
+    return out
+
+
+def _split(tokens, sep):
+    part = []
+    for t in tokens:
+        if t == sep or t.endswith(sep) and len(t) > 1 and not t.startswith("-"):
+            if t != sep:
+                part.append(t[:-1])
+            yield part
+            part = []
+        else:
+            part.append(t)
+    if part:
+        yield part
+
+
+def _strip_redirect(argv):
+    return argv[: argv.index(">")] if ">" in argv else argv
+
+
+def test_the_readme_has_command_lines():
+    cmds = importprof_commands()
+    assert len(cmds) >= 20, cmds
+    assert {argv[0] for _, argv in cmds} >= {"startup", "imports", "trace", "site", "why", "report", "compare"}
+
+
+@pytest.mark.parametrize("line, argv", importprof_commands(), ids=lambda v: str(v) if isinstance(v, int) else None)
+def test_every_readme_command_parses_and_gives_the_program_only_its_own_arguments(line, argv):
+    from profiler.commands import parse
+
+    name, params, target = parse(argv)  # a misplaced option is a UsageError here
+    assert "..." not in argv, f"README line {line}: a placeholder, not a command"
+    if target is not None and target.kind != "command":
+        own = _option_strings(name)
+        escaped = "--" in argv[argv.index(target.value) + 1 :] if target.value in argv else False
+        leaked = [a for a in target.args if a.split("=", 1)[0] in own and a not in ("-h", "--help")]
+        assert escaped or not leaked, f"README line {line}: {leaked} would go to the program"
+
+
+def _option_strings(name: str) -> set[str]:
+    from profiler.commands import build_app
+
+    cmd = build_app().commands[name]
+    return {o for p in cmd.params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ())) if o.startswith("-")}
+
+
+# --- running them ---------------------------------------------------------------------------
+
+def _project(root: Path) -> None:
+    """The small project the Tour's examples use: a script beside its own package, a CLI
+    module, a script with options."""
+    (root / "mylib").mkdir()
+    (root / "mylib" / "__init__.py").write_text("import json, decimal\n\ndef main():\n    return json.dumps({'ok': True})\n")
+    (root / "app.py").write_text("import mylib\nprint(mylib.main())\n")
+    (root / "myscript.py").write_text("import argparse, csv\np = argparse.ArgumentParser()\np.add_argument('--flag', action='store_true')\nprint(p.parse_args())\n")
+    (root / "mytool.py").write_text("import json\nprint('mytool')\n")
+
+
+def _small(argv: list[str]) -> list[str]:
+    """The same command with few runs: `--runs N` / `-r N` / `--import-runs N` set to 2."""
+    from profiler.commands import parse
+
+    name, params, _ = parse(argv)
+    out, skip = [], False
+    for i, a in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if a in ("--runs", "-r", "--import-runs", "--warmup", "-w"):
+            skip = True
+            continue
+        out.append(a)
+    extra = []
+    if "runs" in params:
+        extra += ["--runs", "2"]
+    if "warmup" in params:
+        extra += ["--warmup", "0"]
+    if "import_runs" in params:
+        extra += ["--import-runs", "1"]
+    return [out[0], *extra, *out[1:]]
+
+
+@pytest.mark.slow
+def test_the_quick_readme_commands_run_and_write_the_files_they_name(tmp_path, real_python):
+    _project(tmp_path)
+    env = dict(os.environ, P=real_python, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    ran, failures = 0, []
+    for n, text in console_lines():
+        tokens = shlex.split(os.path.expandvars(text.replace("$P", real_python)), comments=True)
+        for part in _split(tokens, ";"):
+            if not part or part[0] != "importprof":
+                if part[:1] in (["head"], ["P=" + real_python]) or (part and "=" in part[0]):
+                    continue  # variable assignments; `head -c` makes an input file below
+                continue
+            argv = _strip_redirect(part[1:])
+            if argv[0] in SLOW or "--compare" in argv or "--engine" in argv or "--metric" in argv:
+                continue
+            if "big.bin" in " ".join(argv) and not (tmp_path / "big.bin").exists():
+                (tmp_path / "big.bin").write_bytes(os.urandom(1 << 20))
+            run = _small(argv)
+            proc = subprocess.run([sys.executable, "-m", "profiler", *run], cwd=tmp_path, env=env,
+                                  capture_output=True, text=True, timeout=600)
+            ran += 1
+            gate = any(g in argv for g in ("--budget", "--fail-over", "--fail-over-pct"))
+            if proc.returncode not in ((0, 1) if gate else (0,)):
+                failures.append(f"README line {n}: importprof {shlex.join(run)} -> exit {proc.returncode}: {proc.stderr.strip()[-400:]}")
+                continue
+            for i, a in enumerate(argv):
+                if a in FILE_OPTIONS and i + 1 < len(argv) and argv[i + 1] != "-":
+                    if not (tmp_path / argv[i + 1]).exists():
+                        failures.append(f"README line {n}: {a} {argv[i + 1]} was not written")
+    assert ran >= 15
+    assert not failures, "\n".join(failures)
