@@ -12,8 +12,9 @@
 //!                    `sys.path_hooks`. Without it the standard importers run.
 //!
 //! The command line is python's (`-c`, `-m`, a script, `-X`...). `site` is never imported
-//! (PyOxidizer's default). The finder is installed between the "core" and "main" phases of
-//! initialisation, as PyOxidizer's pyembed does, so that even `encodings` can come from it.
+//! (PyOxidizer's default). On 3.11+ the finder is installed between the "core" and "main" phases
+//! of initialisation, as PyOxidizer's pyembed does, so that even `encodings` can come from it;
+//! on 3.8-3.10 (where `os`, which the crate's module imports, is not frozen) after it.
 //! This avoids pyembed 0.24 (it crashes on 3.11 in `index_interpreter_frozen_modules`).
 
 use pyo3::ffi;
@@ -74,6 +75,13 @@ fn install_finder(resources: &Path) -> PyResult<()> {
     Ok(())
 }
 
+/// The minor version of the libpython actually loaded ("3.10.13 (main, ...").
+fn python_minor() -> u32 {
+    let version = unsafe { std::ffi::CStr::from_ptr(ffi::Py_GetVersion()) };
+    let text = version.to_string_lossy();
+    text.split('.').nth(1).and_then(|m| m.parse().ok()).unwrap_or(0)
+}
+
 fn main() {
     let exe = std::env::current_exe().expect("cannot locate own executable");
     let exe_dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -109,7 +117,12 @@ fn main() {
         if ffi::PyStatus_Exception(status) != 0 {
             fail("parsing arguments", status);
         }
-        if cfg.resources.is_some() {
+        // 3.11+ freeze what the finder's own module needs (os...), so the finder can come in
+        // between the core and main phases; before 3.11 only builtin and importlib's modules
+        // import after the core phase, so the finder is installed after the whole
+        // initialisation (the few modules that imports, encodings and io among them, stay files).
+        let two_phase = cfg.resources.is_some() && python_minor() >= 11;
+        if two_phase {
             (*config)._init_main = 0;
         }
         let status = ffi::Py_InitializeFromConfig(config);
@@ -127,9 +140,11 @@ fn main() {
                 );
                 std::process::exit(3);
             }
-            let status = ffi::_Py_InitializeMain();
-            if ffi::PyStatus_Exception(status) != 0 {
-                fail("initialisation (main phase)", status);
+            if two_phase {
+                let status = ffi::_Py_InitializeMain();
+                if ffi::PyStatus_Exception(status) != 0 {
+                    fail("initialisation (main phase)", status);
+                }
             }
         }
         std::process::exit(ffi::Py_RunMain());
