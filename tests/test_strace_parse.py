@@ -78,7 +78,17 @@ def test_process_view(logs):
     assert by_pid[12542].command == "/bin/sh" and by_pid[12542].exit_code == 3
     assert by_pid[12543].signal == "SIGKILL" and by_pid[12543].exit_code is None
     assert sum(p.syscalls for p in r.processes) == r.total_syscalls
-    assert not r.modules and not r.attributed  # no markers in this log
+    # no markers in this log: the Python process is attributed from its lookups, the shells not
+    assert r.attributed and r.modules
+    assert {p.pid: p.attribution for p in r.processes} == {12540: "lookups", 12541: "lookups", 12542: None, 12543: None}
+    assert by_pid[12542].argv == ("/bin/sh", "-c", 'echo "tab\there"; exit 3') and not by_pid[12542].python
+    assert by_pid[12540].python and by_pid[12540].argv[1:3] == ("-S", "-c")
+    assert by_pid[12540].wall_s > by_pid[12542].wall_s > 0
+    assert r.harness["processes"] == 3 and r.harness["python_processes"] == 1  # the thread is no process
+    mods = {m.name: m for m in r.modules}
+    for name in ("threading", "subprocess", "encodings", "_posixsubprocess"):
+        assert mods[name].opened >= 1 and mods[name].imports == 1, name
+    assert sum(m.syscalls for m in r.modules) == r.total_syscalls
 
 
 def test_filesystem_view(logs):
@@ -173,14 +183,14 @@ def test_json_shape_one_and_several(logs):
     r1 = summarize_trace(parse_strace(logs["markers-json-csv"]), "no-site")
     r2 = summarize_trace(parse_strace(logs["multiproc"]), "default")
     one = TraceReport((r1,), machine={"cpus": 2}).to_dict()
-    assert list(one) == ["schema", "machine", "syscalls", "modules", "filesystem", "processes", "warnings"]
+    assert list(one) == ["schema", "machine", "syscalls", "modules", "filesystem", "processes", "harness", "warnings"]
     assert one["schema"] == "importprof.trace/1"
     assert set(one["syscalls"][0]) == {"name", "count", "errors", "seconds"}
-    assert set(one["modules"][0]) == {"name", "syscalls", "failed", "opened", "bytes_read", "seconds"}
+    assert set(one["modules"][0]) == {"name", "syscalls", "failed", "opened", "bytes_read", "seconds", "cumulative_syscalls", "processes", "failed_import"}
     several = TraceReport((r1, r2), machine={}).to_dict()
     assert list(several) == ["schema", "machine", "variants", "warnings"]
     assert [v["variant"] for v in several["variants"]] == ["no-site", "default"]
-    assert all(list(v) == ["variant", "syscalls", "modules", "filesystem", "processes"] for v in several["variants"])
+    assert all(list(v) == ["variant", "syscalls", "modules", "filesystem", "processes", "harness"] for v in several["variants"])
 
 
 def test_chrome_render(logs):

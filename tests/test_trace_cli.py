@@ -38,7 +38,7 @@ def test_attribution_on_a_real_run(cli, real_python, tmp_path):
     res = cli("trace", "--python", real_python, "--variant", "no-site", "--keep-log", log, "--format", "json", "-c", "import json, csv")
     assert res.returncode == 0, res
     doc = res.json()
-    assert list(doc) == ["schema", "machine", "syscalls", "modules", "filesystem", "processes", "warnings"]
+    assert list(doc) == ["schema", "machine", "syscalls", "modules", "filesystem", "processes", "harness", "warnings"]
     assert doc["schema"] == "importprof.trace/1" and doc["machine"]
     mods = {m["name"]: m for m in doc["modules"]}
     for name in ("json", "json.decoder", "csv"):
@@ -81,7 +81,7 @@ def test_variants_side_by_side(cli, real_python, tmp_path):
     assert list(doc) == ["schema", "machine", "variants", "warnings"]
     assert [v["variant"] for v in doc["variants"]] == ["default", "no-site"]
     for v in doc["variants"]:
-        assert list(v) == ["variant", "syscalls", "modules", "filesystem", "processes"]
+        assert list(v) == ["variant", "syscalls", "modules", "filesystem", "processes", "harness"]
     default, nosite = doc["variants"]
     names_default = {m["name"] for m in default["modules"]}
     names_nosite = {m["name"] for m in nosite["modules"]}
@@ -222,3 +222,84 @@ def test_bad_inputs(cli, tmp_path, fixtures):
     assert_one_line_error(cli("trace", "--from-log", junk), 2, "no strace records")
     assert_one_line_error(cli("trace", "--from-log", fixtures / "strace" / "multiproc.log", "--variant", "no-site"), 2, "--from-log")
     assert_one_line_error(cli("trace", "--variant", "bogus"), 2, "unknown variant")
+
+
+def test_command_python_attributed_from_lookups(cli, real_python):
+    """Issue 10.5: `trace -- python3 -S -c "import json, csv"` attributes (was: "traced without
+    import markers: no per-module attribution")."""
+    for argv in ((real_python,), ("python3",)):  # python3: through the pyenv shim's shells too
+        res = cli("trace", "--format", "json", "--", *argv, "-S", "-c", "import json, csv")
+        assert res.returncode == 0, res
+        doc = res.json()
+        assert "no per-module attribution" not in res.stderr and not doc["warnings"]
+        py = [p for p in doc["processes"] if p["python"]]
+        assert len(py) == 1 and py[0]["attribution"] == "lookups" and py[0]["argv"][-1] == "import json, csv"
+        assert all(p["attribution"] is None for p in doc["processes"] if not p["python"])
+        mods = {m["name"]: m for m in doc["modules"]}
+        for name in ("json", "json.decoder", "json.scanner", "csv", "_csv", "re"):
+            assert mods[name]["opened"] >= 1 and mods[name]["processes"] == 1, name
+        assert sum(m["syscalls"] for m in doc["modules"]) == sum(s["count"] for s in doc["syscalls"])
+        assert {m["name"] for m in py[0]["modules"]} - {"(outside imports)"} == set(mods) - {"(outside imports)"}
+
+
+def test_lookups_agree_with_markers(fixtures):
+    """The same real run read both ways: without its marker lines, the inference finds every
+    module that opened a file, with that file."""
+    from profiler.analysis.attribution import summarize_trace
+    from profiler.parse.strace import parse_strace
+
+    text = (fixtures / "strace" / "markers-json-csv.log").read_text()
+    marked = summarize_trace(parse_strace(text))
+    inferred = summarize_trace(parse_strace("".join(ln for ln in text.splitlines(True) if "/.importprof-mark/" not in ln)))
+    assert marked.processes[0].attribution == "markers" and inferred.processes[0].attribution == "lookups"
+    got = {m.name: m for m in inferred.modules}
+    for m in marked.modules:
+        if m.opened and m.name != "(outside imports)":
+            assert got[m.name].opened >= m.opened, m.name
+    assert inferred.total_syscalls == marked.total_syscalls
+
+
+HARNESS = """
+import subprocess, sys
+# as test suites do: interpreters in a loop, output captured, some with -S, -I, -E, one nested
+for mod in ("json", "csv"):
+    subprocess.run([sys.executable, "-c", "import " + mod], capture_output=True, check=True)
+subprocess.run([sys.executable, "-S", "-c", "import fractions"], check=True)
+subprocess.run([sys.executable, "-I", "-c", "import email.message"], check=True)
+subprocess.run([sys.executable, "-E", "-c", "import subprocess, sys; subprocess.run([sys.executable, '-c', 'import decimal'], check=True)  # a long line, cut in tables"], check=True)
+"""
+
+
+def test_harness_processes_and_headline(cli, real_python, tmp_path):
+    """Issue 10.5/10.6 (trace side): every Python process of a harness, any flags, children and
+    grandchildren, attributed; argv whole in JSON, shortened in the table; the headline."""
+    script = tmp_path / "harness.py"
+    script.write_text(HARNESS)
+    out = tmp_path / "t.json"
+    res = cli("trace", "-o", out, "--", real_python, script)
+    assert res.returncode == 0, res
+    doc = json.loads(out.read_text())
+    py = {p["pid"]: p for p in doc["processes"] if p["python"]}
+    assert len(py) == 7 and all(p["attribution"] == "lookups" for p in py.values())
+    by_code = {p["argv"][-1]: p for p in py.values()}
+    root = by_code[str(script)]
+    expect = {"import json": "json", "import csv": "csv", "import fractions": "fractions", "import email.message": "email.message", "import decimal": "decimal"}
+    for code, module in expect.items():
+        p = by_code[code]
+        assert module in {m["name"] for m in p["modules"]}, (code, [m["name"] for m in p["modules"]])
+        assert p["wall_s"] > 0 and p["exit_code"] == 0
+    nested = by_code["import decimal"]
+    middle = py[nested["parent"]]
+    assert middle["argv"][1] == "-E" and middle["parent"] == root["pid"] and middle["argv"][-1].endswith("cut in tables")
+    mods = {m["name"]: m for m in doc["modules"]}
+    assert mods["encodings"]["processes"] == 7 and mods["email.message"]["processes"] == 1
+    assert mods["decimal"]["processes"] == 2  # its own process and the one importing fractions
+    assert mods["json"]["cumulative_syscalls"] >= mods["json"]["syscalls"]
+    h = doc["harness"]
+    assert h["python_processes"] == 7 and h["processes"] >= 7 and h["attribution"] == {"markers": 0, "lookups": 7}
+    assert 0 < h["python_wall_s"] <= h["wall_s"] and 0 < h["python_share"] <= 1
+    assert h["python_wall_sum_s"] >= h["python_wall_s"]  # nested interpreters overlap
+    # the table: headline, a processes column, argv shortened in the middle
+    assert "7 Python processes of" in res.stdout and "% )" not in res.stdout
+    assert middle["argv"][-1] not in res.stdout and "…ine, cut in tables" in res.stdout
+    assert "processes" in res.stdout.split("Syscalls per imported module")[1].split("\n")[2]

@@ -1,21 +1,43 @@
-"""Give each syscall to the module whose import made it (pure).
+"""Give each syscall to the module whose import made it (pure), process by process.
 
-The bootstrap hook (profiler/bootstrap/hook_markers.py) stats `<prefix>b/NAME` when the import
-of NAME begins and `<prefix>e/NAME` when it ends. Per process (pid), the markers form a stack:
-a syscall belongs to the innermost import in progress, so nested imports' syscalls go to the
-inner module; syscalls made outside any import go to OUTSIDE. The marker calls themselves are
-counted nowhere.
+Two ways, chosen per process (`ProcessStat.attribution`):
+
+"markers": the bootstrap hook (profiler/bootstrap/hook_markers.py) stats `<prefix>b/NAME` when
+    the import of NAME begins, `<prefix>e/NAME` when it ends and `<prefix>f/NAME` when it ends
+    by raising. Per pid the markers form a stack: a syscall belongs to the innermost import in
+    progress (its `syscalls`), and to every import on the stack (their `cumulative_syscalls`);
+    syscalls made outside any import go to OUTSIDE. The marker calls are counted nowhere.
+
+"lookups": a Python process without markers (a `-- COMMAND`'s children, any flags: -S, -I,
+    -E) is read from the trace itself. A module's import ends with the read-only open of its
+    .pyc/.py/.so below a sys.path entry (a directory the process listed that holds no
+    `__init__`: that is a package); the syscalls since the previous module's file belong to it
+    (its lookups: the stats of each sys.path entry, the directory listings...), and so do the
+    calls on its own file (fstat, read, mmap of the opened fd). What a module's body does
+    besides importing is given to the next import; syscalls after the last one, and those of
+    the interpreter's start-up (before its first listing of a sys.path entry), go to OUTSIDE.
+    Nesting is unknown: `cumulative_syscalls` equals `syscalls`. A failed import (no file
+    found) leaves no open, so its lookups go to the next module. A module's .pyc/.so opened
+    again (a re-import after `del sys.modules[...]`) counts as another import of it; its .py
+    opened again is linecache reading the source for a traceback, not an import.
+
+Other processes (a shell, `make`...) are not attributed (None); their syscalls count in the
+totals and in OUTSIDE. `modules` is the sum of every process's rows (`processes`: how many
+processes imported the module).
 """
 
 from __future__ import annotations
 
+import posixpath
 from collections import defaultdict
-from typing import Sequence
 
-from profiler.analysis.syscalls import bytes_read, count_syscalls, filesystem_view, is_failed_lookup, opened_path, process_stats
+from profiler.analysis.syscalls import ProcessLayout, bytes_read, count_syscalls, filesystem_view, is_failed_lookup, opened_path, process_stats
+from profiler.model.process import looks_like_python
 from profiler.model.syscall_trace import MARKER_PREFIX, ImportSpan, ModuleStat, StraceLog, Syscall, TraceResult
 
 OUTSIDE = "(outside imports)"
+MARKERS = "markers"
+LOOKUPS = "lookups"
 
 
 def marker_of(call: Syscall, prefix: str = MARKER_PREFIX) -> tuple[str, str] | None:
@@ -24,7 +46,7 @@ def marker_of(call: Syscall, prefix: str = MARKER_PREFIX) -> tuple[str, str] | N
     if path is None or not path.startswith(prefix):
         return None
     kind, _, name = path[len(prefix) :].partition("/")
-    if kind not in ("b", "e") or not name:
+    if kind not in ("b", "e", "f") or not name:
         return None
     return kind, name + ("..." if call.path_cut else "")
 
@@ -33,88 +55,318 @@ _MARKER_CALLS = frozenset({"stat", "newfstatat", "fstatat64", "statx", "stat64",
 
 
 class _Acc:
-    __slots__ = ("syscalls", "failed", "opened", "bytes_read", "seconds", "imports")
+    __slots__ = ("syscalls", "failed", "opened", "bytes_read", "seconds", "imports", "cumulative", "failed_import")
 
     def __init__(self) -> None:
-        self.syscalls = self.failed = self.opened = self.bytes_read = self.imports = 0
+        self.syscalls = self.failed = self.opened = self.bytes_read = self.imports = self.cumulative = 0
         self.seconds = 0.0
+        self.failed_import = False
+
+    def add(self, c: Syscall) -> None:
+        self.syscalls += 1
+        if c.duration_s:
+            self.seconds += c.duration_s
+        if is_failed_lookup(c):
+            self.failed += 1
+        elif opened_path(c) is not None:
+            self.opened += 1
+        else:
+            self.bytes_read += bytes_read(c)
 
 
-def attribute_syscalls(log: StraceLog, prefix: str = MARKER_PREFIX) -> tuple[tuple[ModuleStat, ...], tuple[ImportSpan, ...], list[Syscall]]:
-    """→ (per-module stats, heaviest first with OUTSIDE included; import spans; the non-marker
-    calls). Without markers the module list is empty."""
+def _acc(table: dict, name: str) -> _Acc:
+    a = table.get(name)
+    if a is None:
+        a = table[name] = _Acc()
+    return a
+
+
+def _is_marker(c: Syscall, prefix: str):
+    return marker_of(c, prefix) if (c.name in _MARKER_CALLS and c.path is not None) else None
+
+
+# --- lookups: the import-ending opens ------------------------------------------------------------
+
+_WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT")
+
+
+def _module_file(c: Syscall) -> str | None:
+    """The file a successful read-only open of a .pyc/.py/.so returned, else None."""
+    if c.name not in ("openat", "open", "openat2") or c.ret is None or c.ret < 0 or c.errno:
+        return None
+    path = c.ret_path or c.path
+    if not path or not (path.endswith(".pyc") or path.endswith(".py") or path.endswith(".so")):
+        return None
+    flags = c.args[2] if c.name != "open" and len(c.args) > 2 else (c.args[1] if len(c.args) > 1 else "")
+    if any(f in flags for f in _WRITE_FLAGS):
+        return None
+    return path
+
+
+def _module_path(path: str) -> str:
+    """/lib/json/__pycache__/decoder.cpython-311.pyc → /lib/json/decoder; …/json/__init__.py →
+    /lib/json; …/lib-dynload/_json.cpython-311-x86_64-linux-gnu.so → …/lib-dynload/_json."""
+    folder, base = posixpath.split(path)
+    if base.endswith(".pyc") and posixpath.basename(folder) == "__pycache__":
+        folder = posixpath.dirname(folder)
+    stem = base[:-3] if base.endswith(".py") else base.partition(".")[0]
+    return folder if stem == "__init__" else posixpath.join(folder, stem)
+
+
+class _Roots:
+    """sys.path entries as the trace shows them: directories the processes listed
+    (openat O_DIRECTORY) that hold no `__init__` (those are packages)."""
+
+    def __init__(self, calls) -> None:
+        listed = set()
+        packages = set()
+        for c in calls:
+            if c.name in ("openat", "open") and c.ret is not None and c.ret >= 0 and not c.errno:
+                p = c.ret_path or c.path
+                if not p:
+                    continue
+                if any("O_DIRECTORY" in a for a in c.args[1:3]):
+                    listed.add(p.rstrip("/") or "/")
+                elif posixpath.basename(p).startswith("__init__."):
+                    folder = posixpath.dirname(p)
+                    if posixpath.basename(folder) == "__pycache__":
+                        folder = posixpath.dirname(folder)
+                    packages.add(folder)
+        self.roots = sorted(listed - packages, key=len, reverse=True)
+        self._root_set = frozenset(self.roots)
+
+    def is_listing(self, c: Syscall) -> bool:
+        """A successful O_DIRECTORY open of a sys.path entry (FileFinder filling its cache)."""
+        if c.name not in ("openat", "open") or c.ret is None or c.ret < 0 or c.errno:
+            return False
+        p = c.ret_path or c.path
+        return p is not None and p.rstrip("/") in self._root_set and any("O_DIRECTORY" in a for a in c.args[1:3])
+
+    def module_name(self, path: str) -> str | None:
+        mod = _module_path(path)
+        for r in self.roots:
+            if mod.startswith(r + "/") or (r == "/" and mod.startswith("/")):
+                parts = mod[len(r) :].strip("/").split("/")
+                if all(p.isidentifier() for p in parts):
+                    return ".".join(parts)
+                return None
+        return None
+
+
+# --- the whole attribution -----------------------------------------------------------------------
+
+
+def attribute_syscalls(log: StraceLog, prefix: str = MARKER_PREFIX, layout: ProcessLayout | None = None):
+    """→ (per pid: {module: _Acc}; per pid: "markers" | "lookups"; import spans; the
+    non-marker calls; the pids that are Python processes)."""
+    lay = layout or ProcessLayout(log)
+    roots = _Roots(log.syscalls)
+    # pass 1: which processes carry markers, which are Python
+    marked: set[int] = set()
+    opened_modules: set[int] = set()
+    for c in log.syscalls:
+        if c.name in _MARKER_CALLS and c.path is not None and c.path.startswith(prefix):
+            marked.add(lay.process_of(c.pid))
+        else:
+            f = _module_file(c)
+            if f is not None and roots.module_name(f) is not None:
+                opened_modules.add(lay.process_of(c.pid))
+    python = set()
+    for pid in log.pids:
+        proc = lay.process_of(pid)
+        # by name only for a program the process exec'd itself (a shell forked by a pyenv shim
+        # named python3 is no interpreter); a forked child shows itself by its imports
+        if proc in marked or proc in opened_modules or looks_like_python(lay.command.get(proc) or ""):
+            python.add(pid)
+    modes = {pid: (MARKERS if lay.process_of(pid) in marked else LOOKUPS) for pid in python}
+
+    per_pid: dict[int, dict[str, _Acc]] = defaultdict(dict)
     stacks: dict[int, list[tuple[str, float | None]]] = defaultdict(list)
-    acc: dict[str, _Acc] = {}
     spans: list[ImportSpan] = []
     plain: list[Syscall] = []
-    any_marker = False
+    # lookups state per pid: the pending calls, the module whose file is open, its files, seen
+    pending: dict[int, list[Syscall]] = defaultdict(list)
+    current: dict[int, tuple[str, set]] = {}
+    started: set[int] = set()
+    imported: dict[int, set] = defaultdict(set)
     for c in log.syscalls:
-        m = marker_of(c, prefix) if (c.args and c.name in _MARKER_CALLS) else None
-        stack = stacks[c.pid]
-        if m is not None:
-            any_marker = True
-            kind, name = m
-            if kind == "b":
-                stack.append((name, c.time_s))
-                a = acc.get(name)
-                if a is None:
-                    a = acc[name] = _Acc()
-                a.imports += 1
-            else:
-                # pop to the matching begin (tolerates a begin lost to a truncated log)
-                for i in range(len(stack) - 1, -1, -1):
-                    if stack[i][0] == name:
-                        while len(stack) > i:
-                            n, t0 = stack.pop()
-                            end = None if c.time_s is None else c.time_s + (c.duration_s or 0.0)
-                            spans.append(ImportSpan(n, c.pid, t0, end, len(stack)))
-                        break
+        pid = c.pid
+        mode = modes.get(pid)
+        if mode == MARKERS:
+            m = _is_marker(c, prefix)
+            table = per_pid[pid]
+            stack = stacks[pid]
+            if m is not None:
+                kind, name = m
+                if kind == "b":
+                    stack.append((name, c.time_s))
+                    _acc(table, name).imports += 1
+                else:
+                    if kind == "f":
+                        _acc(table, name).failed_import = True
+                    # pop to the matching begin (tolerates a begin lost to a truncated log)
+                    for i in range(len(stack) - 1, -1, -1):
+                        if stack[i][0] == name:
+                            while len(stack) > i:
+                                n, t0 = stack.pop()
+                                end = None if c.time_s is None else c.time_s + (c.duration_s or 0.0)
+                                spans.append(ImportSpan(n, pid, t0, end, len(stack)))
+                            break
+                continue
+            plain.append(c)
+            owner = stack[-1][0] if stack else OUTSIDE
+            _acc(table, owner).add(c)
+            if len(stack) > 1:
+                for n in {n for n, _ in stack[:-1]} - {owner}:
+                    table[n].cumulative += 1  # the subtree of every import the call is nested in
             continue
+        if c.name in _MARKER_CALLS and c.path is not None and c.path.startswith(prefix):
+            continue  # a marker of a process we do not attribute: still not counted
         plain.append(c)
-        owner = stack[-1][0] if stack else OUTSIDE
-        a = acc.get(owner)
-        if a is None:
-            a = acc[owner] = _Acc()
-        a.syscalls += 1
-        if c.duration_s:
-            a.seconds += c.duration_s
-        if is_failed_lookup(c):
-            a.failed += 1
-        elif opened_path(c) is not None:
-            a.opened += 1
+        proc = lay.process_of(pid)
+        if mode == LOOKUPS and proc not in started and c.line > lay.exec_line.get(proc, 0) and roots.is_listing(c):
+            started.add(proc)  # the first sys.path listing: imports begin (before: interpreter start-up)
+        if mode != LOOKUPS or proc not in started:
+            _acc(per_pid[pid], OUTSIDE).add(c)
+            continue
+        table = per_pid[pid]
+        f = _module_file(c)
+        name = roots.module_name(f) if f is not None else None
+        if name is not None and _is_main_script(lay, pid, f):
+            name = "__main__"
+        cur = current.get(pid)
+        if name is not None and f.endswith(".py") and name in imported[proc] and (cur is None or name != cur[0]):
+            name = None  # the source of a module already loaded: linecache reading it for a traceback
+        if name is not None and cur is not None and name == cur[0]:
+            cur[1].add(f)
+            _acc(table, name).add(c)
+        elif name is not None:
+            imported[proc].add(name)
+            a = _acc(table, name)
+            a.imports += 1
+            for p in pending.pop(pid, ()):
+                a.add(p)
+            a.add(c)
+            current[pid] = (name, {f})
+        elif cur is not None and (c.fd_path in cur[1] or c.path in cur[1]):
+            _acc(table, cur[0]).add(c)
         else:
-            a.bytes_read += bytes_read(c)
-    if not any_marker:
-        return (), (), plain
+            pending[pid].append(c)
+    for pid, calls in pending.items():
+        for p in calls:
+            _acc(per_pid[pid], OUTSIDE).add(p)
+    for name_acc in per_pid.values():
+        for a in name_acc.values():
+            a.cumulative += a.syscalls
     # imports still open when the log ended (a crash, a truncated log)
     for pid, stack in stacks.items():
         while stack:
             n, t0 = stack.pop()
             spans.append(ImportSpan(n, pid, t0, None, len(stack)))
-    modules = tuple(
+    spans.sort(key=lambda s: (s.pid, s.begin_s if s.begin_s is not None else 0.0, s.depth))
+    return per_pid, modes, spans, plain, python
+
+
+def _is_main_script(lay: ProcessLayout, pid: int, path: str) -> bool:
+    """Whether `path` is the script the process runs (`python [options] app.py`): its open
+    is no import."""
+    argv = lay.argv.get(lay.process_of(pid)) or ()
+    for a in argv[1:]:
+        if a.endswith(".py"):
+            return path == a or path.endswith("/" + a.lstrip("./").lstrip("/"))
+    return False
+
+
+def _stats(table: dict[str, _Acc], processes: dict[str, int] | None = None) -> tuple[ModuleStat, ...]:
+    return tuple(
         sorted(
             (
-                ModuleStat(name, a.syscalls, a.failed, a.opened, a.bytes_read, round(a.seconds, 6), a.imports)
-                for name, a in acc.items()
+                ModuleStat(
+                    name, a.syscalls, a.failed, a.opened, a.bytes_read, round(a.seconds, 6), a.imports,
+                    a.cumulative, (processes or {}).get(name, 1 if a.imports else 0), a.failed_import,
+                )
+                for name, a in table.items()
             ),
             key=lambda m: (-m.syscalls, m.name),
         )
     )
-    spans.sort(key=lambda s: (s.pid, s.begin_s if s.begin_s is not None else 0.0, s.depth))
-    return modules, tuple(spans), plain
 
 
 def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARKER_PREFIX) -> TraceResult:
-    """The whole summary of one log: syscalls, modules (when it has markers), file system,
-    processes. Marker calls are excluded from every count."""
-    modules, spans, plain = attribute_syscalls(log, prefix)
+    """The whole summary of one log: syscalls, modules (when some process could be
+    attributed), file system, processes, and the harness view. Marker calls are excluded from
+    every count."""
+    lay = ProcessLayout(log)
+    per_pid, modes, spans, plain, python = attribute_syscalls(log, prefix, lay)
+    total: dict[str, _Acc] = {}
+    in_processes: dict[str, set] = defaultdict(set)
+    attributed = bool(modes)
+    if attributed:
+        for pid, table in per_pid.items():
+            for name, a in table.items():
+                t = _acc(total, name)
+                t.syscalls += a.syscalls
+                t.failed += a.failed
+                t.opened += a.opened
+                t.bytes_read += a.bytes_read
+                t.seconds += a.seconds
+                t.imports += a.imports
+                t.cumulative += a.cumulative
+                t.failed_import = t.failed_import or a.failed_import
+                if a.imports:
+                    in_processes[name].add(lay.process_of(pid))
+    modules = _stats(total, {n: len(p) for n, p in in_processes.items()}) if attributed else ()
+    per_process = {pid: _stats(table) for pid, table in per_pid.items() if pid in modes}
+    procs = process_stats(log, plain, layout=lay, python=python, modes=modes, modules=per_process)
     return TraceResult(
         variant=variant,
         syscalls=count_syscalls(plain),
         modules=modules,
         filesystem=filesystem_view(plain),
-        processes=process_stats(log, plain),
-        spans=spans,
+        processes=procs,
+        spans=tuple(spans),
         log=log,
-        attributed=bool(modules),
+        attributed=attributed,
+        harness=harness_view(log, procs),
     )
+
+
+def harness_view(log: StraceLog, procs) -> dict:
+    """The command as a harness owner reads it: processes (threads excluded), Python ones, how
+    each was attributed, the log's wall span and how much of it had a Python process running
+    (the union of their exec-to-exit intervals, so nested interpreters are not counted twice)."""
+    times = [c.time_s for c in log.syscalls if c.time_s is not None] + [e.time_s for e in log.events if e.time_s is not None]
+    wall = (max(times) - min(times)) if times else None
+    real = [p for p in procs if not p.thread]
+    pys = [p for p in real if p.python]
+    intervals = []
+    for p in pys:
+        if p.wall_s is not None:
+            end = _end_of(log, p.pid)
+            if end is not None:
+                intervals.append((end - p.wall_s, end))
+    covered = 0.0
+    last = None
+    for a, b in sorted(intervals):
+        if last is None or a > last:
+            covered += b - a
+            last = b
+        elif b > last:
+            covered += b - last
+            last = b
+    return {
+        "processes": len(real),
+        "python_processes": len(pys),
+        "attribution": {MARKERS: sum(1 for p in pys if p.attribution == MARKERS), LOOKUPS: sum(1 for p in pys if p.attribution == LOOKUPS)},
+        "wall_s": None if wall is None else round(wall, 6),
+        "python_wall_s": round(covered, 6) if intervals else None,
+        "python_share": round(covered / wall, 4) if intervals and wall else None,
+        "python_wall_sum_s": round(sum(p.wall_s for p in pys if p.wall_s is not None), 6),
+    }
+
+
+def _end_of(log: StraceLog, pid: int) -> float | None:
+    for e in reversed(log.events):
+        if e.pid == pid and e.kind in ("exit", "killed"):
+            return e.time_s
+    return None

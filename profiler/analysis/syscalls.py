@@ -143,54 +143,118 @@ def filesystem_view(calls: Sequence[Syscall], top: int = 20) -> dict:
     }
 
 
-def process_stats(log: StraceLog, calls: Sequence[Syscall] | None = None) -> tuple[ProcessStat, ...]:
-    """One record per pid (threads included, marked ` thread`): parent, program, counts, exit."""
-    calls = log.syscalls if calls is None else calls
-    parent: dict[int, int] = {}
-    threads: set[int] = set()
-    command: dict[int, str] = {}
-    count, errors, seconds = _tally(calls, lambda c: c.pid)
-    for c in calls:
-        if c.name in _FORKS and c.ret is not None and c.ret > 0:
-            parent[c.ret] = c.pid
-            if any("CLONE_THREAD" in a for a in c.args):
-                threads.add(c.ret)
-        elif c.name in ("execve", "execveat") and c.ret == 0:
-            p = call_path(c)
-            if p:
-                command[c.pid] = p
-    exit_code: dict[int, int] = {}
-    killed: dict[int, str] = {}
-    for e in log.events:
-        if e.kind == "exit":
-            exit_code[e.pid] = int(e.value)
-        elif e.kind == "killed":
-            killed[e.pid] = e.value
+class ProcessLayout:
+    """Who is who in a log: parents (clone results), threads (CLONE_THREAD) and the process
+    each thread belongs to, each pid's last successful exec (program, argv, time, line) and
+    its end (exit or kill time)."""
 
-    def program(pid: int) -> str | None:
+    def __init__(self, log: StraceLog) -> None:
+        self.parent: dict[int, int] = {}
+        self.threads: set[int] = set()
+        self.command: dict[int, str] = {}
+        self.argv: dict[int, tuple[str, ...]] = {}
+        self.exec_time: dict[int, float | None] = {}
+        self.exec_line: dict[int, int] = {}
+        self.first_time: dict[int, float | None] = {}
+        self.forked_command: dict[int, str] = {}
+        self.forked_argv: dict[int, tuple[str, ...]] = {}
+        for c in log.syscalls:
+            if c.pid not in self.first_time:
+                self.first_time[c.pid] = c.time_s
+            if c.name in _FORKS and c.ret is not None and c.ret > 0:
+                self.parent[c.ret] = c.pid
+                if any("CLONE_THREAD" in a for a in c.args):
+                    self.threads.add(c.ret)
+                else:  # a forked child runs what its parent ran at the fork (until it execs)
+                    src = self.process_of(c.pid)
+                    prog = self.command.get(src, self.forked_command.get(src))
+                    if prog is not None:
+                        self.forked_command[c.ret] = prog
+                        self.forked_argv[c.ret] = self.argv.get(src, self.forked_argv.get(src, ()))
+            elif c.name in ("execve", "execveat") and c.ret == 0:
+                if c.path:
+                    self.command[c.pid] = c.path
+                self.argv[c.pid] = c.argv or ()
+                self.exec_time[c.pid] = c.time_s
+                self.exec_line[c.pid] = c.line
+        self.exit_code: dict[int, int] = {}
+        self.killed: dict[int, str] = {}
+        self.end_time: dict[int, float | None] = {}
+        for e in log.events:
+            if e.kind == "exit":
+                self.exit_code[e.pid] = int(e.value)
+                self.end_time[e.pid] = e.time_s
+            elif e.kind == "killed":
+                self.killed[e.pid] = e.value
+                self.end_time[e.pid] = e.time_s
+
+    def process_of(self, pid: int) -> int:
+        """The thread-group leader of a thread (the pid itself for a process)."""
         seen = set()
-        while pid not in command and pid in parent and pid not in seen:
+        while pid in self.threads and pid in self.parent and pid not in seen:
             seen.add(pid)
-            pid = parent[pid]
-        return command.get(pid)
+            pid = self.parent[pid]
+        return pid
 
+    def program(self, pid: int) -> str | None:
+        """What the pid runs: its last exec, else what its parent ran when it forked it."""
+        proc = self.process_of(pid)
+        return self.command.get(proc) or self.forked_command.get(proc)
+
+    def argv_of(self, pid: int) -> tuple[str, ...]:
+        proc = self.process_of(pid)
+        return self.argv.get(proc) or self.forked_argv.get(proc, ())
+
+    def wall_s(self, pid: int) -> float | None:
+        start = self.exec_time.get(pid, self.first_time.get(pid))
+        end = self.end_time.get(pid)
+        if start is None or end is None:
+            return None
+        return max(0.0, end - start)
+
+
+def process_stats(
+    log: StraceLog,
+    calls: Sequence[Syscall] | None = None,
+    *,
+    layout: ProcessLayout | None = None,
+    python: frozenset | set = frozenset(),
+    modes: dict | None = None,
+    modules: dict | None = None,
+) -> tuple[ProcessStat, ...]:
+    """One record per pid (threads included, marked ` thread`): parent, program and argv,
+    counts, exit, wall time; for Python processes how their syscalls were attributed
+    (`modes[pid]`) and their own module rows (`modules[pid]`)."""
+    calls = log.syscalls if calls is None else calls
+    lay = layout or ProcessLayout(log)
+    count, errors, seconds = _tally(calls, lambda c: c.pid)
+    modes = modes or {}
+    modules = modules or {}
     out = []
     for pid in log.pids:
-        prog = command.get(pid) or program(pid)
+        prog = lay.command.get(pid) or lay.program(pid)
         name = f"{posixpath.basename(prog) if prog else 'pid'}[{pid}]"
-        if pid in threads:
+        thread = pid in lay.threads
+        if thread:
             name += " thread"
+        argv = lay.argv_of(pid)
         out.append(
             ProcessStat(
                 name=name,
                 pid=pid,
-                parent=parent.get(pid),
-                command=command.get(pid),
+                parent=lay.parent.get(pid),
+                command=lay.command.get(pid),
                 syscalls=count[pid],
                 errors=errors[pid],
                 seconds=round(seconds[pid], 6),
-                exit_code=exit_code.get(pid),
-                signal=killed.get(pid),
+                exit_code=lay.exit_code.get(pid),
+                signal=lay.killed.get(pid),
+                argv=argv,
+                python=pid in python,
+                thread=thread,
+                attribution=modes.get(pid),
+                wall_s=lay.wall_s(pid),
+                modules=modules.get(pid, ()),
             )
         )
     return tuple(out)

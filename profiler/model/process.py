@@ -38,7 +38,44 @@ ProcessCapture: the whole run — `argv`, `returncode`, the command's captured `
 
 from __future__ import annotations
 
+import posixpath
+import re
 from dataclasses import dataclass, field
+
+_PYTHON_NAME = re.compile(r"^(?:python|pypy)[0-9.]*[a-z]*$")
+IGNORES_ENV = "-E/-I: ignores PYTHONPROFILEIMPORTTIME"
+
+
+def looks_like_python(executable: str) -> bool:
+    """A name python's and pypy's executables have (python3, python3.11, python3.13t, pypy3)."""
+    return bool(_PYTHON_NAME.match(posixpath.basename(executable)))
+
+
+def ignores_environment(argv) -> bool:
+    """Whether a Python argv holds -E or -I (then PYTHON* variables are ignored) before the
+    program (`-c`, `-m`, a script, `-`)."""
+    args = list(argv[1:])
+    i = 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if a == "--" or not a.startswith("-") or a == "-":
+            return False
+        if a.startswith("--"):
+            if a == "--check-hash-based-pycs":
+                i += 1
+            continue
+        letters = a[1:]
+        for j, ch in enumerate(letters):
+            if ch in "EI":
+                return True
+            if ch in "cm":
+                return False
+            if ch in "XW":
+                if j == len(letters) - 1:
+                    i += 1  # the option's value is the next argument
+                break
+    return False
 
 
 @dataclass(frozen=True)

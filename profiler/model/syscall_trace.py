@@ -5,8 +5,18 @@ and `bytes_read` are integer bytes, `time_s` is a wall-clock timestamp (strace -
 the log's midnight, float).
 
 JSON (`importprof.trace/1`): for one variant the keys `syscalls`, `modules`, `filesystem`,
-`processes` (plus `schema` and `machine`); for several, `variants`: a list of objects with
-`variant` and those four keys.
+`processes`, `harness` (plus `schema`, `machine`, `warnings`); for several, `variants`: a list
+of objects with `variant` and those keys.
+
+- `modules`: the sum over every attributed process (`processes`: how many imported it;
+  `cumulative_syscalls`: with its nested imports; `failed_import`: the import raised).
+- `processes`: one entry per pid (threads marked `thread`), with its whole `argv`, `python`,
+  `parent` (pid), `wall_s` (exec to exit), `attribution` ("markers" | "lookups" | null, see
+  analysis/attribution.py) and its own `modules` rows.
+- `harness`: {processes, python_processes, attribution: {markers, lookups}, wall_s (the log's
+  span), python_wall_s (time with at least one Python process running), python_share
+  (python_wall_s / wall_s), python_wall_sum_s (Σ of the Python processes' wall times: nested
+  interpreters overlap, so it can exceed wall_s)}.
 """
 
 from __future__ import annotations
@@ -43,6 +53,7 @@ class Syscall(NamedTuple):
     path: str | None = None  # a path-taking call's path (PATH_ARG), decoded, joined to its -y dirfd
     fd_path: str | None = None  # other calls: the -y path of the first fd argument (read(3</x>...) → /x)
     path_cut: bool = False  # strace cut the path string (-s): `path` is its beginning only
+    argv: tuple[str, ...] | None = None  # execve/execveat: the argv array, decoded (cut strings end with "...")
 
 
 class ProcessEvent(NamedTuple):
@@ -91,7 +102,12 @@ class SyscallStat:
 @dataclass(frozen=True)
 class ModuleStat:
     """Syscalls made while a module was being imported (its own, not its nested imports').
-    `failed` are failed path lookups (ENOENT/ENOTDIR), `opened` successful opens."""
+    `failed` are failed path lookups (ENOENT/ENOTDIR), `opened` successful opens.
+    `cumulative_syscalls`: its own plus those of the imports nested in it (the subtree; known
+    from markers; for a module attributed from lookups, nesting is unknown and it equals
+    `syscalls`). `processes`: in how many processes it was imported. `failed_import`: the
+    import raised (ModuleNotFoundError for `nt`, `winreg`... on Linux): not a loaded module,
+    but its lookups are real cost."""
 
     name: str
     syscalls: int
@@ -100,6 +116,9 @@ class ModuleStat:
     bytes_read: int
     seconds: float
     imports: int = 1  # how many times the import began (several processes...)
+    cumulative_syscalls: int = 0
+    processes: int = 1
+    failed_import: bool = False
 
     def to_dict(self) -> dict:
         return {
@@ -109,6 +128,9 @@ class ModuleStat:
             "opened": self.opened,
             "bytes_read": self.bytes_read,
             "seconds": self.seconds,
+            "cumulative_syscalls": self.cumulative_syscalls,
+            "processes": self.processes,
+            "failed_import": self.failed_import,
         }
 
 
@@ -125,6 +147,15 @@ class ImportSpan:
 
 @dataclass(frozen=True)
 class ProcessStat:
+    """One traced pid (threads are rows of their own, `thread` set). `argv`: the last
+    successful execve's argv, whole as strace printed it (strings longer than strace's -s end
+    with "..."); `wall_s`: from that exec (or the first record) to the exit. `attribution`:
+    how its syscalls were given to modules — "markers" (importprof's import markers were in
+    its syscalls), "lookups" (inferred: a module's import ends with the open of its
+    .pyc/.py/.so below a sys.path entry, and the lookups before it belong to it), or None (not a
+    Python process). `modules`: its own per-module rows (the `modules` of the result are their
+    sum over processes)."""
+
     name: str  # "python3.11[12540]"
     pid: int
     parent: int | None
@@ -134,6 +165,12 @@ class ProcessStat:
     seconds: float
     exit_code: int | None
     signal: str | None  # killed by
+    argv: tuple[str, ...] = ()
+    python: bool = False
+    thread: bool = False
+    attribution: str | None = None
+    wall_s: float | None = None
+    modules: tuple[ModuleStat, ...] = ()
 
     def to_dict(self) -> dict:
         return {
@@ -146,6 +183,12 @@ class ProcessStat:
             "seconds": self.seconds,
             "exit_code": self.exit_code,
             "signal": self.signal,
+            "argv": list(self.argv),
+            "python": self.python,
+            "thread": self.thread,
+            "attribution": self.attribution,
+            "wall_s": None if self.wall_s is None else round(self.wall_s, 6),
+            "modules": [m.to_dict() for m in self.modules],
         }
 
 
@@ -160,7 +203,10 @@ class TraceResult:
     processes: tuple[ProcessStat, ...]
     spans: tuple[ImportSpan, ...] = ()
     log: StraceLog | None = field(default=None, compare=False, repr=False)  # kept for chrome
-    attributed: bool = False  # markers were found
+    attributed: bool = False  # some syscalls were given to modules (markers or lookups)
+    # the command as a whole: processes (not threads), Python processes, how each was
+    # attributed, the log's wall span and the share of it with a Python process running
+    harness: dict = field(default_factory=dict)
 
     @property
     def total_syscalls(self) -> int:
@@ -180,6 +226,7 @@ class TraceResult:
             "modules": [m.to_dict() for m in self.modules],
             "filesystem": self.filesystem,
             "processes": [p.to_dict() for p in self.processes],
+            "harness": self.harness,
         }
 
 

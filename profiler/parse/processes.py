@@ -9,61 +9,14 @@ See profiler/model/process.py for the meaning of every field.
 
 from __future__ import annotations
 
-import posixpath
-import re
-
-from profiler.model.process import ProcessRecord
+from profiler.model.process import IGNORES_ENV, ProcessRecord, ignores_environment, looks_like_python
 from profiler.parse.strace import decode_string, parse_strace
 
-_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"(?:\.\.\.)?')
-_PYTHON_NAME = re.compile(r"^(?:python|pypy)[0-9.]*[a-z]*$")
 _FORKS = frozenset({"clone", "clone3", "fork", "vfork"})
 _EXECS = frozenset({"execve", "execveat"})
 _WRITES = frozenset({"write"})
 IMPORT_TIME = "import time:"
-IGNORES_ENV = "-E/-I: ignores PYTHONPROFILEIMPORTTIME"
 NO_LINES = "wrote no import time lines (PYTHONPROFILEIMPORTTIME removed from its environment, or it exited before importing)"
-
-
-def looks_like_python(executable: str) -> bool:
-    """A name python's and pypy's executables have (python3, python3.11, python3.13t, pypy3)."""
-    return bool(_PYTHON_NAME.match(posixpath.basename(executable)))
-
-
-def ignores_environment(argv) -> bool:
-    """Whether a Python argv holds -E or -I (then PYTHON* variables are ignored) before the
-    program (`-c`, `-m`, a script, `-`)."""
-    args = list(argv[1:])
-    i = 0
-    while i < len(args):
-        a = args[i]
-        i += 1
-        if a == "--" or not a.startswith("-") or a == "-":
-            return False
-        if a.startswith("--"):
-            if a == "--check-hash-based-pycs":
-                i += 1
-            continue
-        letters = a[1:]
-        for j, ch in enumerate(letters):
-            if ch in "EI":
-                return True
-            if ch in "cm":
-                return False
-            if ch in "XW":
-                if j == len(letters) - 1:
-                    i += 1  # the option's value is the next argument
-                break
-    return False
-
-
-def _string_list(raw: str) -> tuple[str, ...]:
-    out = []
-    for m in _QUOTED.finditer(raw):
-        dec = decode_string(m.group())
-        if dec is not None:
-            out.append(dec[0])
-    return tuple(out)
 
 
 class _Image:
@@ -139,7 +92,7 @@ def parse_processes(text: str) -> list[ProcessRecord]:
                 continue
             pi = 1 if name == "execve" else 2
             path = decode_string(c.args[pi - 1])
-            argv = _string_list(c.args[pi]) if len(c.args) > pi else ()
+            argv = c.argv or ()
             prev = current.get(pid)
             if prev is not None:
                 images[prev].end_s = c.time_s

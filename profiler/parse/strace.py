@@ -222,7 +222,26 @@ def _parse_call(text: str, pid: int, t: float | None, lineno: int) -> Syscall:
             errno = e.group(1)
     name = m.group(1)
     cpath, fdp, cut = decoded_paths(name, args)
-    return Syscall(pid, t, name, tuple(args), ret, errno, path, dur, lineno, False, cpath, fdp, cut)
+    argv = None
+    if name in _EXECS:
+        i = 1 if name == "execve" else 2
+        argv = string_array(args[i]) if len(args) > i else ()
+    return Syscall(pid, t, name, tuple(args), ret, errno, path, dur, lineno, False, cpath, fdp, cut, argv)
+
+
+_EXECS = frozenset({"execve", "execveat"})
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"(?:\.\.\.)?')
+
+
+def string_array(raw: str) -> tuple[str, ...]:
+    """`["python3", "-c", "pass"]` → ("python3", "-c", "pass"); a string strace cut (-s) keeps
+    a trailing "..."."""
+    out = []
+    for m in _QUOTED.finditer(raw):
+        dec = decode_string(m.group())
+        if dec is not None:
+            out.append(dec[0] + ("..." if dec[1] else ""))
+    return tuple(out)
 
 
 def decoded_paths(name: str, args) -> tuple[str | None, str | None, bool]:
@@ -239,6 +258,9 @@ def decoded_paths(name: str, args) -> tuple[str | None, str | None, bool]:
         return None, None, False
     dec = decode_string(args[path_i])
     if dec is None or not dec[0]:
+        # fstatat(3</x.pyc>, "", AT_EMPTY_PATH): no lookup, a call on the fd's file
+        if dec is not None and dirfd_i is not None and len(args) > dirfd_i:
+            return None, fd_path(args[dirfd_i]), False
         return None, None, False
     path, cut = dec
     if not path.startswith("/") and dirfd_i is not None and len(args) > dirfd_i:

@@ -33,16 +33,72 @@ def _headline(r: TraceResult) -> str:
     )
 
 
+def shorten(text: str, width: int = 60) -> str:
+    """Cut in the middle: `python3 -c "import…subprocess.run(x)"` (whole in JSON)."""
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    return text[: keep - keep // 3] + "…" + text[len(text) - keep // 3 :]
+
+
+def _argv_text(argv) -> str:
+    import shlex
+
+    def one(a: str) -> str:
+        if a and not any(ch in a for ch in " \t\n'\"$\\`;&|<>*?()"):
+            return a
+        if '"' not in a and "\\" not in a and "$" not in a and "`" not in a:
+            return f'"{a}"'
+        return shlex.quote(a)
+
+    return " ".join(one(a) for a in argv)
+
+
+def _harness_line(r: TraceResult) -> str | None:
+    h = r.harness or {}
+    if h.get("processes", 0) <= 1 and h.get("python_processes", 0) <= 1:
+        return None
+    how = h.get("attribution", {})
+    ways = ", ".join(f"{n} by {k}" for k, n in how.items() if n)
+    line = f"{fmt_count(h['python_processes'])} Python processes of {fmt_count(h['processes'])}" + (f" (attributed {ways})" if ways else "")
+    if h.get("python_share") is not None:
+        line += (
+            f" · a Python process was running during {fmt_seconds(h['python_wall_s'])} of the command's "
+            f"{fmt_seconds(h['wall_s'])} ({h['python_share'] * 100:.0f} %); Σ their wall times {fmt_seconds(h['python_wall_sum_s'])}"
+        )
+    return line
+
+
+def _module_label(m) -> str:
+    return f"{m.name} (import failed)" if m.failed_import else m.name
+
+
 def _one(r: TraceResult, tty: bool, top: int) -> list:
     parts: list = [_headline(r)]
+    harness = _harness_line(r)
+    if harness:
+        parts.append(harness)
     if r.modules:
-        t = new_table(tty, title=f"Syscalls per imported module (top {top} by syscalls; nested imports count for the inner module)")
-        for col in ("module", "syscalls", "failed lookups", "files opened", "bytes read", "time in syscalls"):
+        many = sum(1 for p in r.processes if p.attribution) > 1
+        ways = sorted({p.attribution for p in r.processes if p.attribution})
+        how = {"markers": "import markers", "lookups": "inferred from lookups"}
+        t = new_table(
+            tty,
+            title=f"Syscalls per imported module (top {top} by syscalls; self: nested imports count for the inner module, "
+            f"cumulative: with them; {', '.join(how[w] for w in ways)}" + ("; summed over processes)" if many else ")"),
+        )
+        cols = ["module", "syscalls", "cumulative", "failed lookups", "files opened", "bytes read", "time in syscalls"]
+        if many:
+            cols.insert(1, "processes")
+        for col in cols:
             t.add_column(col, justify="left" if col == "module" else "right")
         for m in r.modules[:top]:
-            t.add_row(m.name, fmt_count(m.syscalls), fmt_count(m.failed), fmt_count(m.opened), fmt_bytes(m.bytes_read), fmt_seconds(m.seconds))
+            row = [_module_label(m), fmt_count(m.syscalls), fmt_count(m.cumulative_syscalls), fmt_count(m.failed), fmt_count(m.opened), fmt_bytes(m.bytes_read), fmt_seconds(m.seconds)]
+            if many:
+                row.insert(1, fmt_count(m.processes) if m.imports else "")
+            t.add_row(*row)
         if len(r.modules) > top:
-            t.add_row(f"... {len(r.modules) - top} more modules", "", "", "", "", "")
+            t.add_row(f"... {len(r.modules) - top} more modules", *[""] * (len(cols) - 1))
         parts.append(t)
     t = new_table(tty, title=f"Syscalls (top {top} by count)")
     for col in ("syscall", "count", "errors", "time"):
@@ -80,12 +136,16 @@ def _one(r: TraceResult, tty: bool, top: int) -> list:
             t.add_row(path_cell(f["name"], tty), fmt_count(f["opens"]), fmt_bytes(f["bytes_read"]))
         parts.append(t)
     if len(r.processes) > 1:
-        t = new_table(tty, title="Processes and threads")
-        for col in ("process", "parent", "syscalls", "errors", "time", "exit"):
-            t.add_column(col, justify="left" if col == "process" else "right")
+        t = new_table(tty, title="Processes and threads (argv shortened; whole in the JSON)")
+        for col in ("process", "parent", "argv", "wall", "syscalls", "errors", "time", "attribution", "exit"):
+            t.add_column(col, justify="left" if col in ("process", "argv", "attribution") else "right")
         for p in r.processes:
             ex = f"killed by {p.signal}" if p.signal else ("" if p.exit_code is None else str(p.exit_code))
-            t.add_row(p.name, "" if p.parent is None else str(p.parent), fmt_count(p.syscalls), fmt_count(p.errors), fmt_seconds(p.seconds), ex)
+            t.add_row(
+                p.name, "" if p.parent is None else str(p.parent), "" if p.thread else shorten(_argv_text(p.argv)),
+                fmt_seconds(p.wall_s) if p.wall_s is not None else "", fmt_count(p.syscalls), fmt_count(p.errors),
+                fmt_seconds(p.seconds), p.attribution or "", ex,
+            )
         parts.append(t)
     return parts
 

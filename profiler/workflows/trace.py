@@ -120,7 +120,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             raise UsageError("--from-log reads a saved log: give no target")
         result = summarize_log_text(read_log(opts.from_log), os.path.basename(opts.from_log), source=opts.from_log)
         if not result.attributed:
-            warnings.append("the log has no import markers: no per-module attribution (trace with `importprof trace` to get it)")
+            warnings.append("the log shows no Python process importing modules: no per-module attribution")
         if result.log.truncated_last_line:
             warnings.append("the log ends with a truncated line (ignored)")
         results = [result]
@@ -133,7 +133,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
                 raise UsageError("variants apply to Python targets; a `-- COMMAND` target runs as is")
             results = [trace_argv(opts.target.command_argv(), variant="command", keep_log=opts.keep_log)]
             if not results[0].attributed:
-                warnings.append("a `-- COMMAND` target is traced without import markers: no per-module attribution")
+                warnings.append("the command started no Python process that imported anything: no per-module attribution")
         else:
             from profiler.capture.interpreter import resolve_python
 
