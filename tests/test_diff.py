@@ -93,7 +93,7 @@ def test_cli_diff_failures(cli, tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"schema": "importprof.imports/1", "modules": [{"name": "x"}]}))
     assert_one_line_error(cli("diff", broken, broken), 2, "broken.json")
-    assert_one_line_error(cli("diff", bad, bad, "--fail-over", -1), 2, "negative")
+    assert_one_line_error(cli("diff", bad, bad, "--fail-over", -1), 2, "--fail-over")
 
 
 # ---------------------------------------------------------------------------- identity (issue 11.2)

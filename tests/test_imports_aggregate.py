@@ -191,3 +191,85 @@ def test_py314_cached_in_json(fixtures):
     doc = r.to_dict()
     assert doc["cached"] and all({"name", "process"} <= set(c) for c in doc["cached"])
     assert all(c["name"] for c in doc["cached"])
+
+
+# ---------------------------------------------------------------------------- fast paths == careful paths (issue 15)
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from profiler.analysis.imports import aggregate_logs, aggregate_logs_by_trees  # noqa: E402
+from profiler.parse.importtime import parse_importtime_lines  # noqa: E402
+
+
+def _texts(fixtures):
+    d = fixtures / "importtime"
+    out = [p.read_text() for p in sorted(d.glob("*.log"))]
+    out += [gzip.decompress(p.read_bytes()).decode() for p in sorted(d.glob("big_*.log.gz"))]
+    return out + [t.replace("\n", "\r\n") for t in out]
+
+
+def test_whole_text_parse_equals_line_by_line_on_every_fixture(fixtures):
+    for text in _texts(fixtures):
+        try:
+            slow = parse_importtime_lines(text, "x")
+        except Exception as exc:  # the same error either way
+            with pytest.raises(type(exc)):
+                parse_importtime(text, "x")
+            continue
+        assert parse_importtime(text, "x") == slow
+
+
+def test_column_aggregation_equals_tree_aggregation_on_every_fixture(fixtures):
+    for text in _texts(fixtures):
+        log = parse_importtime(text)
+        for runs in (1, 3):
+            assert aggregate_logs([log] * runs) == aggregate_logs_by_trees([log] * runs)
+
+
+_NAMES = st.sampled_from(["a", "a.b", "a.b.c", "b", "c", "d.e"])
+
+
+@st.composite
+def _preorder(draw):
+    n = draw(st.integers(1, 20))
+    out, depth = [], 0
+    for i in range(n):
+        depth = 0 if i == 0 else draw(st.integers(0, depth + 1))
+        out.append((depth, draw(_NAMES)))
+    return out
+
+
+def _log(preorder, values, slack):
+    """A log of that shape; `slack` < 0 makes some cumulatives smaller than self + children."""
+    rows: list[str] = []
+    n = len(preorder)
+
+    def emit(i):
+        depth, name = preorder[i]
+        self_us = values[i]
+        j, cum = i + 1, self_us
+        while j < n and preorder[j][0] > depth:
+            j, c = emit(j)
+            cum += c
+        rows.append(row(self_us, max(0, cum + slack), depth, name))
+        return j, cum
+
+    i = 0
+    while i < n:
+        i, _ = emit(i)
+    return HEADER + "".join(rows)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_preorder(), min_size=1, max_size=3), st.data())
+def test_column_aggregation_equals_tree_aggregation_property(shapes, data):
+    runs = data.draw(st.integers(1, 5))
+    logs = []
+    for _ in range(runs):
+        text = ""
+        for shape in shapes:
+            values = data.draw(st.lists(st.integers(0, 9999), min_size=len(shape), max_size=len(shape)))
+            text += _log(shape, values, data.draw(st.sampled_from([0, 0, 5, -3])))
+        logs.append(parse_importtime(text))
+    assert parse_importtime(text) == parse_importtime_lines(text)
+    assert aggregate_logs(logs) == aggregate_logs_by_trees(logs)

@@ -62,15 +62,12 @@ def build_process_tree(proc: ProcessLog) -> tuple[ProcessTree, list[str]]:
 
 def build_run_tree(log: ParsedLog) -> tuple[RunTree, list[str]]:
     procs = []
-    notes: list[str] = []
-    for i, p in enumerate(log.processes):
-        tree, anomalies = build_process_tree(p)
+    anomalies = []
+    for p in log.processes:
+        tree, found = build_process_tree(p)
         procs.append(tree)
-        if anomalies:
-            last = i == len(log.processes) - 1
-            what = "the log is cut" if last and len(anomalies) == 1 and "never finished" in anomalies[0] else "processes overlap"
-            notes.append(f"process {i}: {what}: {anomalies[0]}" + (f" (+{len(anomalies) - 1} more)" if len(anomalies) > 1 else ""))
-    return RunTree(tuple(procs)), notes
+        anomalies.append(found)
+    return RunTree(tuple(procs)), _run_notes(anomalies)
 
 
 # ---------------------------------------------------------------------------- aggregation
@@ -90,6 +87,18 @@ def _spread(xs: Sequence[int]) -> int:
 
 
 spread_us = _spread
+
+
+def _median_spread(xs: Sequence[int]) -> tuple[int, int]:
+    """(_median(xs), _spread(xs)) with one sort less."""
+    s = sorted(xs)
+    n = len(s)
+    mid = n // 2
+    m = s[mid] if n % 2 else (s[mid - 1] + s[mid] + 1) // 2
+    if n < 2:
+        return m, 0
+    d = sorted([x - m if x >= m else m - x for x in s])
+    return m, (d[mid] if n % 2 else (d[mid - 1] + d[mid] + 1) // 2)
 
 
 def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...]]:
@@ -187,8 +196,123 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
     return tuple(out), cached, (_median(totals) if totals else 0), tuple(totals)
 
 
+def _run_notes(anomalies_per_process: Sequence[list[str]]) -> list[str]:
+    """build_run_tree's notes from each process's anomalies (one wording for both paths)."""
+    notes = []
+    last_i = len(anomalies_per_process) - 1
+    for i, anomalies in enumerate(anomalies_per_process):
+        if anomalies:
+            what = "the log is cut" if i == last_i and len(anomalies) == 1 and "never finished" in anomalies[0] else "processes overlap"
+            notes.append(f"process {i}: {what}: {anomalies[0]}" + (f" (+{len(anomalies) - 1} more)" if len(anomalies) > 1 else ""))
+    return notes
+
+
+def _shape_of(depths: Sequence[int]) -> tuple[list[int], dict[int, list[int]], list[int], bool]:
+    """Post-order depths → (pre-order row indices, children per parent row, root rows, whether
+    the nesting is regular: children exactly one level deeper, every import finished) — the
+    same stack walk as build_process_tree, on indices."""
+    pending: list[tuple[int, int]] = []
+    kids: dict[int, list[int]] = {}
+    regular = True
+    for j, d in enumerate(depths):
+        if pending and pending[-1][0] > d:
+            i = len(pending) - 1
+            while i > 0 and pending[i - 1][0] > d:
+                i -= 1
+            ks = pending[i:]
+            del pending[i:]
+            if any(kd != d + 1 for kd, _ in ks):
+                regular = False
+            kids[j] = [k for _, k in ks]
+        pending.append((d, j))
+    if any(d > 0 for d, _ in pending):
+        regular = False
+    roots = [j for _, j in pending]
+    order: list[int] = []
+    stack = roots[::-1]
+    while stack:
+        j = stack.pop()
+        order.append(j)
+        ks = kids.get(j)
+        if ks:
+            stack.extend(ks[::-1])
+    return order, kids, roots, regular
+
+
+def _aggregate_same_shape(logs: Sequence[ParsedLog]):
+    """aggregate_logs for the common case, column by column: every run printed the same names
+    at the same depths (the same program run N times), with regular nesting and no cached
+    rows. Returns exactly what the tree path returns, or None when the case does not apply."""
+    ref = logs[0].processes
+    if not ref:
+        return None
+    for log in logs:
+        procs = log.processes
+        if len(procs) != len(ref):
+            return None
+        for p, q in zip(procs, ref):
+            if p is not q and not p.same_shape(q):
+                return None
+    n = len(logs)
+    shapes = []
+    for proc in ref:
+        cols = proc.columns
+        if cols is None:
+            return None
+        order, kids, roots, regular = _shape_of(cols[3])
+        if not regular:
+            return None
+        shapes.append((cols, order, kids, roots))
+    warnings: list[str] = []
+    totals = [0] * n
+    median_spread = _median_spread
+    out: list[ModuleRecord] = []
+    for r, log in enumerate(logs):
+        per_process = []
+        for (cols, _, kids, roots), proc in zip(shapes, log.processes):
+            names, selfs, cums, _, lines = proc.columns
+            anomalies = []
+            for j, ks in kids.items():
+                if cums[j] + ROUNDING_US * (len(ks) + 1) < selfs[j] + sum(map(cums.__getitem__, ks)):
+                    anomalies.append((j, f"line {lines[j]}: {names[j]}'s cumulative is less than its self + children"))
+            anomalies.sort()
+            per_process.append([a for _, a in anomalies])
+            totals[r] += sum(map(cums.__getitem__, roots))
+        prefix = f"run {r + 1}: " if n > 1 else ""
+        warnings.extend(prefix + w for w in (*log.warnings, *_run_notes(per_process)))
+    for p, (cols, order, kids, roots) in enumerate(shapes):
+        names, _, _, depths, _ = cols
+        self_cols = list(zip(*[log.processes[p].columns[1] for log in logs]))
+        cum_cols = list(zip(*[log.processes[p].columns[2] for log in logs]))
+        parent_of: dict[int, int] = {}
+        for j, ks in kids.items():
+            for k in ks:
+                parent_of[k] = j
+        for j in order:
+            s, c = self_cols[j], cum_cols[j]
+            pj = parent_of.get(j)
+            sm, ss = median_spread(s)
+            cm, cs = median_spread(c)
+            out.append(
+                ModuleRecord(names[j], sm, cm, None if pj is None else names[pj], depths[j], p, n, s, c, ss, cs)
+            )
+    return tuple(out), (), _median(totals), tuple(totals), len(ref), warnings
+
+
 def aggregate_logs(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
-    """Parsed logs (one per run) → aggregate_runs(...) + process count + warnings."""
+    """Parsed logs (one per run) → aggregate_runs(...) + process count + warnings.
+    Runs of one shape (the usual case) are aggregated column by column (_aggregate_same_shape),
+    others through per-run trees; both give the same result (tested)."""
+    if logs:
+        fast = _aggregate_same_shape(logs)
+        if fast is not None:
+            return fast
+    return aggregate_logs_by_trees(logs)
+
+
+def aggregate_logs_by_trees(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
+    """aggregate_logs through per-run trees: any logs (runs of different shapes, cached rows,
+    irregular nesting)."""
     trees = []
     warnings: list[str] = []
     for i, log in enumerate(logs):
