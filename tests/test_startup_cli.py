@@ -290,3 +290,34 @@ def test_an_exec_failure_is_one_line(cli, tmp_path, kind):
     assert_one_line_error(as_python, 2, str(path))
     as_command = cli("startup", *FAST, "--", path)
     assert_one_line_error(as_command, 3, "cannot run")
+
+
+HARNESS = """\
+import subprocess, sys
+for i in range(4):
+    flags = ["-S"] if i % 2 else []
+    subprocess.run([sys.executable, *flags, "-c", "import json, csv"], check=True, capture_output=True)
+subprocess.run([sys.executable, "-c", "import subprocess, sys; subprocess.run([sys.executable, '-c', 'import email.parser'], check=True)"], check=True)
+"""
+
+
+def test_a_harness_command_gets_its_python_processes_summed(cli, real_python, tmp_path):
+    """A harness as test suites are: interpreters started in a loop (some with -S, output
+    captured), one level nested. `startup -- COMMAND` times the command and says what its
+    Python processes spent importing."""
+    (tmp_path / "run_all.py").write_text(HARNESS)
+    res = cli("startup", *FAST, "--format", "json", "--", real_python, "run_all.py", cwd=tmp_path)
+    assert res.returncode == 0, res
+    h = res.json()["harness"]
+    assert h["python_processes"] == 7 and h["processes"] == 7
+    per = {p["index"]: p for p in h["per_process"]}
+    root = next(p for p in per.values() if p["parent"] is None)
+    assert root["argv"] == [real_python, "run_all.py"]
+    nested = next(p for p in per.values() if "import email.parser" in p["argv"])
+    assert per[nested["parent"]]["parent"] == root["index"]  # a grandchild
+    assert sum(1 for p in per.values() if "-S" in p["argv"]) == 2
+    assert all(p["imports_us"] > 0 and p["wall_s"] > 0 for p in per.values())
+    assert h["imports_us"] == sum(p["imports_us"] for p in per.values())
+    assert 0 < h["share"] and h["command_wall_s"] > 0
+    table = cli("startup", *FAST, "--", real_python, "run_all.py", cwd=tmp_path)
+    assert table.stdout.startswith("7 Python processes (of 7 processes): Σ import time"), table

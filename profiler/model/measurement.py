@@ -231,10 +231,12 @@ class StartupReport:
     engine: str = "builtin"
     interrupted: bool = False
     metric: tuple[str, ...] = field(default_factory=tuple)
+    harness: object = None  # model.harness.HarnessSummary for a `-- COMMAND` starting Python processes
 
     def to_dict(self) -> dict:
         return {
             "schema": self.SCHEMA,
+            "harness": None if self.harness is None else self.harness.to_dict(),
             "machine": self.machine,
             "engine": self.engine,
             "reference": self.reference,
@@ -265,4 +267,13 @@ class StartupReport:
             engine=d.get("engine", "builtin"),
             interrupted=bool(d.get("interrupted", False)),
             metric=tuple(d.get("metric", ())),
+            harness=_harness(d.get("harness")),
         )
+
+
+def _harness(d):
+    if not d:
+        return None
+    from profiler.model.harness import HarnessSummary
+
+    return HarnessSummary.from_dict(d)

@@ -143,11 +143,11 @@ def startup(
 
         pick_method()  # fail before measuring for minutes
 
-    def report_of(m, notes=()) -> StartupReport:
+    def report_of(m, notes=(), harness=None) -> StartupReport:
         return StartupReport(
             results=m.results, machine=m.machine, reference=m.reference, relative=m.relative,
             import_costs=tuple(import_costs(m.results)), warnings=m.warnings, notes=tuple(notes),
-            engine=opts.engine, interrupted=m.interrupted, metric=tuple(opts.metrics),
+            engine=opts.engine, interrupted=m.interrupted, metric=tuple(opts.metrics), harness=harness,
         )
 
     try:
@@ -165,7 +165,16 @@ def startup(
     # default and no-site ran on the same interpreter)
     from profiler.workflows.site import startup_site_notes
 
-    return report_of(m, [*no_site_notes(specs), *startup_site_notes(m.results)])
+    harness = None
+    if not opts.target.is_python:
+        from profiler.workflows.harness import harness_summary
+
+        harness, harness_warnings = harness_summary(opts.target.command_argv())
+        for w in harness_warnings:
+            if warn:
+                warn(w)
+        m = replace(m, warnings=(*m.warnings, *harness_warnings))
+    return report_of(m, [*no_site_notes(specs), *startup_site_notes(m.results)], harness)
 
 
 def no_site_notes(specs: Sequence[CommandSpec]) -> list[str]:
