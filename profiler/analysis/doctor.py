@@ -1,0 +1,219 @@
+"""`importprof doctor`'s findings, from measurements other commands already make. Pure: each
+function turns one measurement into zero or more priced findings (model/doctor.py)."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from typing import Mapping, Sequence
+
+from profiler.analysis.syscalls import call_path, is_failed_lookup
+from profiler.model.doctor import Finding
+from profiler.model.import_tree import ModuleRecord
+from profiler.model.lazy import LazyReport
+from profiler.model.site import SiteReport
+from profiler.model.syscall_trace import Syscall
+
+
+def _names(names: Sequence[str], shown: int = 6) -> str:
+    head = ", ".join(names[:shown])
+    return head + (f" (+{len(names) - shown} more)" if len(names) > shown else "")
+
+
+def sort_findings(findings: Sequence[Finding]) -> list[Finding]:
+    """Costliest first; measured before estimated at equal cost."""
+    return sorted(findings, key=lambda f: (-f.cost_us, f.estimate, f.kind, f.where))
+
+
+# -- no-pyc ---------------------------------------------------------------------------------
+def no_pyc_cause(facts: Mapping) -> str:
+    if facts.get("pycache_prefix"):
+        return f"-X pycache_prefix / PYTHONPYCACHEPREFIX puts .pyc files in {facts['pycache_prefix']}, which holds no valid ones"
+    if facts.get("env_dont_write_bytecode"):
+        return "PYTHONDONTWRITEBYTECODE is set, so no .pyc is ever written"
+    if facts.get("dont_write_bytecode"):
+        return "-B is in effect, so no .pyc is ever written"
+    return "no valid .pyc could be written (an unwritable __pycache__, or sources newer than their .pyc)"
+
+
+def no_pyc_finding(modules: Sequence[ModuleRecord], facts: Mapping) -> Finding | None:
+    """Modules compiled from source in the profiled runs (`compiled`, from imports --phases);
+    cost: their compile phase (`unmarshal_us`: compiling the source and trying to write .pyc)."""
+    compiled = [m for m in modules if m.extra.get("compiled") is True]
+    if not compiled:
+        return None
+    cost = sum(int(m.extra.get("unmarshal_us") or 0) for m in compiled)
+    names = [m.name for m in compiled]
+    cause = no_pyc_cause(facts)
+    return Finding(
+        kind="no-pyc",
+        title=f"{len(names)} module{'s' if len(names) != 1 else ''} compiled from source at every start: {cause}",
+        where=_names(names),
+        cost_us=cost,
+        fix="write the .pyc files once at install time (`python -m compileall -q <folders>`, e.g. in the image "
+            "build) or unset PYTHONDONTWRITEBYTECODE / -B where the code runs",
+        measured_by="imports --phases (compile phase)",
+    )
+
+
+# -- pth-import -----------------------------------------------------------------------------
+def pth_findings(site: SiteReport) -> list[Finding]:
+    """One finding per .pth file whose lines execute code (cost: the file, as `site` measures)."""
+    out = []
+    for p in site.pth:
+        if not p.lines:
+            continue
+        first = p.lines[0]
+        where = p.path if first.lineno is None else f"{p.path}:{first.lineno}"
+        mods = f" importing {_names(list(p.modules), 4)}" if p.modules else ""
+        name = posixpath.basename(p.path)
+        stem = name[: -len(".pth")] if name.endswith(".pth") else name
+        out.append(Finding(
+            kind="pth-import",
+            title=f"{name} runs {len(p.lines)} import line{'s' if len(p.lines) != 1 else ''} at every start{mods}",
+            where=where,
+            cost_us=int(round(p.seconds * 1e6)),
+            fix=f"PEP 829 (3.15) deprecates import lines in .pth files: move the code into a function and name it "
+                f"as an entry point `pkg.mod:callable` in {stem}.start beside the .pth (a matching .start file "
+                f"turns the .pth's import lines off; they are ignored from 3.18), or drop the line if nothing needs it",
+            measured_by="site",
+        ))
+    return out
+
+
+# -- failed-lookups -------------------------------------------------------------------------
+def failed_lookups_by_entry(calls: Sequence[Syscall], sys_path: Sequence[str]) -> list[tuple[int, str, int, float]]:
+    """Failed stats/opens (ENOENT/ENOTDIR) per sys.path entry: (index, entry, count, seconds as
+    strace timed them); lookups under no entry are left out. Sorted by seconds, descending."""
+    entries = [(i, posixpath.normpath(e)) for i, e in enumerate(sys_path) if e.startswith("/")]
+    entries.sort(key=lambda ie: -len(ie[1]))
+    tally: dict[tuple[int, str], list] = {}
+    for c in calls:
+        if not is_failed_lookup(c):
+            continue
+        path = call_path(c)
+        if not path or not path.startswith("/"):
+            continue
+        path = posixpath.normpath(path)
+        for i, e in entries:
+            if path == e or path.startswith(e.rstrip("/") + "/"):
+                t = tally.setdefault((i, e), [0, 0.0])
+                t[0] += 1
+                t[1] += c.duration_s or 0.0
+                break
+    out = [(i, e, n, s) for (i, e), (n, s) in tally.items()]
+    out.sort(key=lambda x: (-x[3], -x[2], x[0]))
+    return out
+
+
+def failed_lookup_findings(calls: Sequence[Syscall], sys_path: Sequence[str], top: int = 3) -> list[Finding]:
+    out = []
+    for i, entry, count, seconds in failed_lookups_by_entry(calls, sys_path)[:top]:
+        first = " (sys.path[0]: the script's or current folder)" if i == 0 else ""
+        fix = ("every import of a module found further down sys.path first fails here: put this entry later on "
+               "sys.path, or remove it if nothing is imported from it")
+        if i == 0:
+            fix += "; for sys.path[0], -P / PYTHONSAFEPATH (3.11+) leaves it out when the program's modules are elsewhere"
+        if entry.endswith((".egg", ".zip")):
+            fix += "; a .zip/.egg entry is tried by every import: drop it if the file does not exist, else install unzipped"
+        out.append(Finding(
+            kind="failed-lookups",
+            title=f"{count} failed file lookups in sys.path[{i}]{first}",
+            where=entry,
+            cost_us=int(round(seconds * 1e6)),
+            fix=fix,
+            measured_by="trace (strace -T: each call is slower while traced)",
+        ))
+    return out
+
+
+# -- lazy -----------------------------------------------------------------------------------
+def lazy_finding(report: LazyReport, measured: bool) -> Finding | None:
+    """The saving `importprof lazy` measured (eager mean − lazy mean), or without timing its
+    estimate: the eager import time of the modules the lazy run never executed."""
+    kept = [m.name for m in report.must_stay_eager]
+    keep_text = f"; keep eager: {', '.join(kept)}" if kept else ""
+    fix = ("defer imports that start-up does not use: `lazy import` (PEP 810, 3.15), importlib.util.LazyLoader, "
+           f"or imports moved into the functions that use them{keep_text}")
+    where = report.statements[0].site if report.statements else report.target
+    if measured:
+        by = {r.variant: r for r in report.results if not r.failed and r.mean is not None}
+        if "eager" not in by or "lazy" not in by:
+            return None
+        cost = int(round((by["eager"].mean - by["lazy"].mean) * 1e6))
+        if cost <= 0:
+            return None
+        return Finding(
+            kind="lazy",
+            title=f"lazy imports save {cost / 1000:.1f} ms: {len(report.avoided)} modules never used at start-up"
+                  + ("" if report.identical_output else " (output NOT identical: see importprof lazy)"),
+            where=where, cost_us=cost, fix=fix, measured_by="lazy (eager vs lazy, timed)",
+        )
+    if not report.avoided_us:
+        return None
+    return Finding(
+        kind="lazy",
+        title=f"estimate: {len(report.avoided)} modules imported but never used at start-up "
+              f"(their eager import time; `importprof doctor --lazy` or `importprof lazy` measures it)",
+        where=where, cost_us=report.avoided_us, fix=fix, estimate=True, measured_by="lazy (avoided, untimed)",
+    )
+
+
+# -- in-memory ------------------------------------------------------------------------------
+def in_memory_finding(modules: Sequence[ModuleRecord]) -> Finding | None:
+    """Finding and reading module files (imports --phases: find + read), which packed in-memory
+    resources (PyOxidizer) replace: an estimate (`importprof compare` measures the real thing)."""
+    seen = [m for m in modules if m.extra.get("find_us") is not None]
+    cost = sum(int(m.extra.get("find_us") or 0) + int(m.extra.get("read_us") or 0) for m in seen)
+    if cost <= 0:
+        return None
+    return Finding(
+        kind="in-memory",
+        title=f"estimate: finding and reading {len(seen)} modules' files (the part packed in-memory resources remove)",
+        where="sys.path finders and file reads",
+        cost_us=cost,
+        fix="pack the modules into memory (PyOxidizer's in-memory importer; `importprof build` + `importprof compare "
+            "--variant in-memory` measures it on this program)",
+        estimate=True,
+        measured_by="imports --phases (find + read)",
+    )
+
+
+# -- site -----------------------------------------------------------------------------------
+def site_finding(site: SiteReport, bare_s: float | None) -> Finding | None:
+    """site.main()'s total when it exceeds a bare interpreter start (`python -S -c pass`)."""
+    if bare_s is None or site.seconds <= bare_s:
+        return None
+    costliest = site.costliest_pth
+    worst = f"; costliest .pth: {costliest.path} ({costliest.seconds * 1e3:.1f} ms)" if costliest and costliest.seconds > 0 else ""
+    return Finding(
+        kind="site",
+        title=f"site takes {site.seconds * 1e3:.1f} ms, more than a whole bare start ({bare_s * 1e3:.1f} ms){worst}",
+        where=site.python,
+        cost_us=int(round(site.seconds * 1e6)),
+        fix="trim site-packages' .pth files (see the pth-import findings), sitecustomize and user site (-s / "
+            "PYTHONNOUSERSITE); for tools that need no site-packages, run them with -S or -I",
+        measured_by="site",
+    )
+
+
+# -- frozen-off -----------------------------------------------------------------------------
+def frozen_off(facts: Mapping) -> bool:
+    """3.11+ with the stdlib's frozen modules turned off (-X frozen_modules=off, a source tree,
+    or a debug build)."""
+    version = tuple(facts.get("version") or ())
+    return version >= (3, 11) and facts.get("os_origin") != "frozen"
+
+
+def frozen_off_finding(facts: Mapping, cost_s: float | None) -> Finding | None:
+    if not frozen_off(facts) or cost_s is None or cost_s <= 0:
+        return None
+    why = "-X frozen_modules=off" if facts.get("frozen_xoption") == "off" else "the interpreter's default here (a source tree or debug build)"
+    return Finding(
+        kind="frozen-off",
+        title=f"the stdlib's frozen modules are off ({why}): start-up modules are read from files",
+        where=os.path.dirname(str(facts.get("os_origin") or "")) or "stdlib",
+        cost_us=int(round(cost_s * 1e6)),
+        fix="drop -X frozen_modules=off (and PYTHON_FROZEN_MODULES=off); use an installed (non-debug) build",
+        measured_by="startup (as is vs -X frozen_modules=on)",
+    )

@@ -1,0 +1,45 @@
+"""`importprof doctor`: every start-up pathology importprof can measure, priced, with its fix."""
+
+from __future__ import annotations
+
+import typer
+
+from profiler.commands._options import OutputOpt, PythonOpt, format_opt
+from profiler.commands._target import PythonTargetCommand
+
+FORMATS = ("json",)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "doctor",
+        cls=PythonTargetCommand,
+        help=(
+            "Find what slows this program's start-up and what each thing costs, costliest first, with the fix: "
+            "modules compiled at every start (no .pyc), .pth files that run imports, failed file lookups per "
+            "sys.path entry, lazy imports, packed in-memory resources, site, frozen modules off. "
+            "Default target: -c pass."
+        ),
+    )(doctor)
+
+
+def doctor(
+    ctx: typer.Context,
+    python: PythonOpt = None,
+    runs: int = typer.Option(3, "--runs", "-r", metavar="N", min=1, help="Profiled runs per measurement (imports --phases, site)."),
+    timing_runs: int = typer.Option(10, "--timing-runs", metavar="N", min=1, help="Timed runs per command (start-up figures; lazy with --lazy)."),
+    lazy: bool = typer.Option(False, "--lazy", help="Time eager vs lazy imports (importprof lazy) instead of estimating the saving."),
+    no_trace: bool = typer.Option(False, "--no-trace", help="Skip the strace run (no failed-lookups finding)."),
+    fmt: format_opt(*FORMATS) = None,
+    output: OutputOpt = None,
+) -> None:
+    from profiler.commands._common import Progress, check_outputs, deliver, info, warn
+    from profiler.commands._target import target_of
+    from profiler.render.console_doctor import render_doctor_table
+    from profiler.workflows.doctor import DoctorOptions, doctor as run_doctor
+
+    check_outputs(output)
+    opts = DoctorOptions(target=target_of(ctx), python=python, runs=runs, timing_runs=timing_runs, lazy=lazy, trace=not no_trace)
+    with Progress("measuring") as bar:
+        report = run_doctor(opts, progress=bar.update, warn=warn, info=info)
+    deliver(report, fmt=fmt, output=output, table=render_doctor_table, formats=FORMATS)

@@ -1,0 +1,38 @@
+"""The `doctor` findings for humans: costliest first, each with where and the fix."""
+
+from __future__ import annotations
+
+from profiler.model.doctor import DoctorReport
+from profiler.render.console import new_table, render_tables
+from profiler.render.units import fmt_seconds
+
+
+def _cost(f) -> str:
+    return fmt_seconds(f.cost_us / 1e6) + (" (est.)" if f.estimate else "")
+
+
+def render_doctor_table(report: DoctorReport, tty: bool = False) -> str:
+    parts: list = []
+    head = f"target: {report.target}; python: {report.python} ({report.python_version})"
+    if report.startup_s is not None:
+        head += f"; start-up as is: {fmt_seconds(report.startup_s)} (mean)"
+    parts.append(head)
+    if not report.findings:
+        parts.append("no findings: nothing in start-up that importprof knows how to fix")
+    else:
+        t = new_table(tty, title=f"Findings, costliest first ({len(report.findings)})")
+        t.add_column("#", justify="right")
+        t.add_column("Kind")
+        t.add_column("Cost", justify="right")
+        t.add_column("What")
+        for i, f in enumerate(report.findings, 1):
+            t.add_row(str(i), f.kind, _cost(f), f.title)
+        parts.append(t)
+        parts.append("costs are measured savings unless marked (est.); findings overlap (site's total includes its "
+                     ".pth files): do not add them up")
+        for i, f in enumerate(report.findings, 1):
+            parts.append(f"{i}. {f.kind}, {_cost(f)}: {f.title}\n   where: {f.where}\n   fix: {f.fix}")
+    skipped = [c for c in report.checks if not c.ran]
+    if skipped:
+        parts.append("not checked: " + "; ".join(f"{c.kind} ({c.note})" for c in skipped))
+    return render_tables(parts, tty)

@@ -1,0 +1,123 @@
+"""`importprof doctor`: findings priced from real runs (no mocks), and its pure rules."""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+import pytest
+
+from profiler.analysis.doctor import failed_lookups_by_entry, no_pyc_finding, sort_findings
+from profiler.model.doctor import DoctorReport, Finding
+from profiler.model.import_tree import ModuleRecord
+from profiler.model.syscall_trace import Syscall
+from tests.conftest import assert_one_line_error
+
+APP = {
+    "app.py": "import mylib.a\nimport mylib.b\nprint(mylib.a.X + mylib.b.Y)\n",
+    "mylib/__init__.py": "",
+    "mylib/a.py": "X = 1\n" + "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(200)),
+    "mylib/b.py": "Y = 2\n",
+}
+
+
+def _fresh_app(root: Path) -> Path:
+    for name, text in APP.items():
+        p = root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return root
+
+
+def test_no_pyc_on_a_fresh_app_with_dont_write_bytecode(cli, real_python, tmp_path):
+    app = _fresh_app(tmp_path)
+    res = cli("doctor", "--python", real_python, "--runs", "2", "--timing-runs", "3", "--no-trace", "--format", "json", "app.py",
+              cwd=app, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert res.returncode == 0, res
+    d = res.json()
+    assert d["schema"] == "importprof.doctor/1" and isinstance(d["machine"], dict)
+    no_pyc = [f for f in d["findings"] if f["kind"] == "no-pyc"]
+    assert len(no_pyc) == 1, d["findings"]
+    f = no_pyc[0]
+    assert f["cost_us"] > 0 and f["estimate"] is False
+    assert "mylib.a" in f["where"] and "mylib.b" in f["where"]
+    assert "PYTHONDONTWRITEBYTECODE" in f["title"] and "compileall" in f["fix"]
+    for item in d["findings"]:
+        assert set(item) >= {"kind", "title", "where", "cost_us", "fix"}
+    costs = [item["cost_us"] for item in d["findings"]]
+    assert costs == sorted(costs, reverse=True)
+    assert not list(app.rglob("*.pyc"))  # the doctor did not "fix" it behind our back
+    kinds = {c["kind"]: c for c in d["checks"]}
+    assert kinds["failed-lookups"]["ran"] is False and kinds["no-pyc"]["ran"] is True
+    assert DoctorReport.from_dict(d).findings[0].kind == d["findings"][0]["kind"]
+
+
+def test_no_pyc_absent_once_pyc_files_are_written(cli, real_python, tmp_path):
+    app = _fresh_app(tmp_path)
+    env = {k: "" for k in ("PYTHONDONTWRITEBYTECODE",)}
+    res = cli("doctor", "--python", real_python, "--runs", "1", "--timing-runs", "2", "--no-trace", "--format", "json", "app.py",
+              cwd=app, env=env)
+    assert res.returncode == 0, res
+    assert not [f for f in res.json()["findings"] if f["kind"] == "no-pyc"]
+
+
+def _certifi_pth(python: str) -> list[str]:
+    import subprocess
+
+    site = subprocess.run([python, "-c", "import site; print(site.getsitepackages()[0])"], capture_output=True, text=True, check=True).stdout.strip()
+    return [p for p in glob.glob(os.path.join(site, "*.pth")) if "import certifi" in Path(p).read_text(errors="replace")]
+
+
+def test_certifi_pth_on_this_machines_python3(cli, real_python, tmp_path):
+    pths = _certifi_pth(real_python)
+    if not pths:
+        pytest.skip(f"no .pth file importing certifi in {real_python}'s site-packages")
+    res = cli("doctor", "--python", real_python, "--runs", "1", "--timing-runs", "3", "--format", "json", cwd=tmp_path)
+    assert res.returncode == 0, res
+    d = res.json()
+    pth = [f for f in d["findings"] if f["kind"] == "pth-import" and f["where"].startswith(tuple(pths))]
+    assert pth, d["findings"]
+    assert pth[0]["cost_us"] > 0 and "certifi" in pth[0]["title"]
+    assert "PEP 829" in pth[0]["fix"] and ".start" in pth[0]["fix"]
+    assert d["target"] == "-c pass"
+    kinds = {c["kind"]: c["ran"] for c in d["checks"]}
+    assert kinds["failed-lookups"] is True  # strace ran
+    assert any(f["kind"] == "site" for f in d["findings"])  # the certifi .pth alone outweighs a bare start
+
+
+def test_doctor_table_and_command_target(cli, real_python, tmp_path):
+    assert_one_line_error(cli("doctor", "--", "echo", "hi"), 2, "python target")
+
+
+def test_failed_lookups_grouped_by_sys_path_entry():
+    def call(path, errno="ENOENT", d=0.001, name="newfstatat"):
+        return Syscall(1, None, name, (), -1, errno, None, d, 1, path=path)
+
+    calls = [
+        call("/app/json.py"), call("/app/json/__init__.py"), call("/lib/python3.11/foo.py"),
+        call("/lib/python3.11/json/__init__.py", errno=None), call("/elsewhere/x.py"),
+        call("/lib/python3.11/site-packages/bar.py", d=0.01),
+    ]
+    got = failed_lookups_by_entry(calls, ["/app", "/lib/python3.11", "/lib/python3.11/site-packages", ""])
+    assert got[0] == (2, "/lib/python3.11/site-packages", 1, 0.01)  # longest entry wins
+    assert (0, "/app", 2, pytest.approx(0.002)) in got
+    assert (1, "/lib/python3.11", 1, 0.001) in got
+    assert len(got) == 3  # /elsewhere is under no entry
+
+
+def test_no_pyc_finding_prices_the_compile_phase_only():
+    mods = [
+        ModuleRecord("a", 100, 100, None, 0, 0, 1, (100,), (100,), extra={"compiled": True, "unmarshal_us": 70, "read_us": 10}),
+        ModuleRecord("b", 50, 50, None, 0, 0, 1, (50,), (50,), extra={"compiled": False, "unmarshal_us": 5}),
+    ]
+    f = no_pyc_finding(mods, {"env_dont_write_bytecode": True})
+    assert f.cost_us == 70 and f.where == "a" and "PYTHONDONTWRITEBYTECODE" in f.title
+    assert no_pyc_finding(mods[1:], {}) is None
+
+
+def test_sort_findings_costliest_first_measured_before_estimates():
+    a = Finding("lazy", "t", "w", 100, "f", estimate=True)
+    b = Finding("site", "t", "w", 100, "f")
+    c = Finding("no-pyc", "t", "w", 300, "f")
+    assert sort_findings([a, b, c]) == [c, b, a]
