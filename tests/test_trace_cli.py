@@ -303,3 +303,58 @@ def test_harness_processes_and_headline(cli, real_python, tmp_path):
     assert "7 Python processes of" in res.stdout and "% )" not in res.stdout
     assert middle["argv"][-1] not in res.stdout and "…ine, cut in tables" in res.stdout
     assert "processes" in res.stdout.split("Syscalls per imported module")[1].split("\n")[2]
+
+
+def test_program_traceback_without_importprof_frames(cli, real_python, tmp_path):
+    """Issue 11.5: the program's traceback is python's own: no launch.py / hook_markers.py frames."""
+    res = cli("trace", "--python", real_python, "-c", "import nonexistent_mod")
+    assert res.returncode == 3, res
+    assert "No module named 'nonexistent_mod'" in res.stderr and 'File "<string>", line 1, in <module>' in res.stderr
+    assert "launch.py" not in res.stderr and "hook_markers" not in res.stderr and "_find_and_load" not in res.stderr
+    script = tmp_path / "chained.py"
+    script.write_text("def f():\n    import json\n    raise ValueError('inner')\ntry:\n    f()\nexcept ValueError as e:\n    raise KeyError('outer') from e\n")
+    res = cli("trace", "--python", real_python, script)
+    assert res.returncode == 3, res
+    assert "ValueError: inner" in res.stderr and "KeyError: 'outer'" in res.stderr and "direct cause" in res.stderr
+    assert "launch.py" not in res.stderr and "hook_" not in res.stderr
+    assert f'File "{script}", line 7, in <module>' in res.stderr  # the program's own frames stay
+
+
+def test_failed_imports_are_not_modules(cli, real_python):
+    """Issue 11.4 (trace side): nt, _winapi (shutil tries them on Linux) are failed imports."""
+    res = cli("trace", "--python", real_python, "--format", "json", "-c", "import shutil")
+    assert res.returncode == 0, res
+    mods = {m["name"]: m for m in res.json()["modules"]}
+    assert mods["nt"]["failed_import"] and mods["nt"]["syscalls"] > 0  # its cost is real
+    assert not mods["shutil"]["failed_import"] and not mods["os"]["failed_import"]
+    table = cli("trace", "--python", real_python, "--top", "200", "-c", "import shutil").stdout
+    assert "nt (import failed)" in table and "shutil (import failed)" not in table
+    side = cli("trace", "--python", real_python, "--variant", "default,no-site", "-c", "import shutil").stdout
+    assert "failed imports" in side
+
+
+def test_cumulative_syscalls_are_the_subtree(fixtures):
+    """Issue 11.13 (trace side): cumulative = every non-marker call between the module's own
+    begin and end markers (its nested imports included); self <= cumulative."""
+    from profiler.analysis.attribution import summarize_trace
+    from profiler.parse.strace import parse_strace
+
+    log = parse_strace((fixtures / "strace" / "markers-json-csv.log").read_text())
+    r = summarize_trace(log)
+    mods = {m.name: m for m in r.modules}
+    for name in ("json", "json.decoder", "re", "csv", "collections"):
+        inside = 0
+        depth = None
+        for c in log.syscalls:
+            if c.path and c.path.startswith("/.importprof-mark/"):
+                kind, mod = c.path.split("/")[2:4]
+                if mod == name and kind == "b":
+                    depth = 0
+                elif mod == name and depth is not None:
+                    break
+                continue
+            if depth is not None:
+                inside += 1
+        assert mods[name].cumulative_syscalls == inside, name
+        assert mods[name].syscalls <= mods[name].cumulative_syscalls
+    assert mods["json"].cumulative_syscalls > mods["json"].syscalls + mods["json.decoder"].syscalls

@@ -55,12 +55,11 @@ _MARKER_CALLS = frozenset({"stat", "newfstatat", "fstatat64", "statx", "stat64",
 
 
 class _Acc:
-    __slots__ = ("syscalls", "failed", "opened", "bytes_read", "seconds", "imports", "cumulative", "failed_import")
+    __slots__ = ("syscalls", "failed", "opened", "bytes_read", "seconds", "imports", "cumulative", "failures")
 
     def __init__(self) -> None:
-        self.syscalls = self.failed = self.opened = self.bytes_read = self.imports = self.cumulative = 0
+        self.syscalls = self.failed = self.opened = self.bytes_read = self.imports = self.cumulative = self.failures = 0
         self.seconds = 0.0
-        self.failed_import = False
 
     def add(self, c: Syscall) -> None:
         self.syscalls += 1
@@ -203,7 +202,7 @@ def attribute_syscalls(log: StraceLog, prefix: str = MARKER_PREFIX, layout: Proc
                     _acc(table, name).imports += 1
                 else:
                     if kind == "f":
-                        _acc(table, name).failed_import = True
+                        _acc(table, name).failures += 1
                     # pop to the matching begin (tolerates a begin lost to a truncated log)
                     for i in range(len(stack) - 1, -1, -1):
                         if stack[i][0] == name:
@@ -283,7 +282,7 @@ def _stats(table: dict[str, _Acc], processes: dict[str, int] | None = None) -> t
             (
                 ModuleStat(
                     name, a.syscalls, a.failed, a.opened, a.bytes_read, round(a.seconds, 6), a.imports,
-                    a.cumulative, (processes or {}).get(name, 1 if a.imports else 0), a.failed_import,
+                    a.cumulative, (processes or {}).get(name, 1 if a.imports else 0), bool(a.imports) and a.failures >= a.imports,
                 )
                 for name, a in table.items()
             ),
@@ -312,7 +311,7 @@ def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARK
                 t.seconds += a.seconds
                 t.imports += a.imports
                 t.cumulative += a.cumulative
-                t.failed_import = t.failed_import or a.failed_import
+                t.failures += a.failures
                 if a.imports:
                     in_processes[name].add(lay.process_of(pid))
     modules = _stats(total, {n: len(p) for n, p in in_processes.items()}) if attributed else ()

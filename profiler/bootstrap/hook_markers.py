@@ -7,7 +7,9 @@ module not yet in `sys.modules` goes through: the `import` statement, `__import_
 syscall each, recognisable in an strace log:
 
     stat("/.importprof-mark/b/json.decoder")   -> ENOENT   (begin)
-    stat("/.importprof-mark/e/json.decoder")   -> ENOENT   (end, also when the import failed)
+    stat("/.importprof-mark/e/json.decoder")   -> ENOENT   (end)
+    stat("/.importprof-mark/f/nt")             -> ENOENT   (end of an import that raised:
+                                                            ModuleNotFoundError for nt on Linux...)
 
 `options["marker_prefix"]` overrides the prefix.
 
@@ -33,6 +35,7 @@ def install(options):
     stat = posix.stat
     begin = prefix + "b/"
     end = prefix + "e/"
+    failed = prefix + "f/"
 
     def _find_and_load(name, import_):
         try:
@@ -40,12 +43,18 @@ def install(options):
         except OSError:
             pass
         try:
-            return original(name, import_)
-        finally:
+            module = original(name, import_)
+        except BaseException:
             try:
-                stat(end + name)
+                stat(failed + name)
             except OSError:
                 pass
+            raise
+        try:
+            stat(end + name)
+        except OSError:
+            pass
+        return module
 
     _find_and_load._importprof_markers = True
     bootstrap._find_and_load = _find_and_load

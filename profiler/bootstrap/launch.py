@@ -20,8 +20,10 @@ posix and the builtins only: no json, no os, no importlib.util), so that every m
 target or `site` imports is still imported for real, under the hooks. Hooks are loaded by
 compiling their source into a fresh module object for the same reason.
 
-Difference from a plain run, documented: `sys.flags.no_site` is 1 even when `site` ran (the
-interpreter was started with -S so that the hooks come first).
+Differences from a plain run, documented: `sys.flags.no_site` is 1 even when `site` ran (the
+interpreter was started with -S so that the hooks come first). An uncaught exception of the
+program is printed by `sys.excepthook` with the launcher's and the hooks' frames removed (the
+traceback python itself would print), and the exit code is 1, as python's.
 """
 
 import marshal
@@ -91,7 +93,41 @@ def main(argv):
         import site
 
         site.main()
-    return _run_target(target)
+    # locals: running the target clears this module's globals (it becomes the program's __main__)
+    strip, the_sys = _strip_own_frames, sys
+    try:
+        return _run_target(target)
+    except Exception as exc:
+        # the program's traceback as python would print it: without importprof's own frames
+        # (this launcher, the hooks wrapping the import machinery)
+        strip(exc)
+        the_sys.excepthook(type(exc), exc, exc.__traceback__)
+        return 1
+
+
+def _strip_own_frames(exc, here=_HERE + "/"):
+    """Drop this package's frames (launch.py, hook_*.py) from exc's traceback and from its
+    cause/context chain. Uses no globals: they are gone once the target ran."""
+    seen = set()
+    todo = [exc]
+    while todo:
+        exc = todo.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        frames = []
+        tb = exc.__traceback__
+        while tb is not None:
+            name = tb.tb_frame.f_code.co_filename
+            if not (name.startswith(here) and name[len(here):].startswith(("launch", "hook_"))):
+                frames.append(tb)
+            tb = tb.tb_next
+        new = None
+        for tb in reversed(frames):
+            new = type(tb)(new, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+        exc.__traceback__ = new
+        todo.append(exc.__cause__)
+        todo.append(exc.__context__)
 
 
 def _run_target(target):

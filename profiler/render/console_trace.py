@@ -168,7 +168,8 @@ def _side_by_side(results, tty: bool, top: int) -> list:
         row(f"{fam} calls", [fmt_count(_family(r, fam)["count"]) for r in results])
     row("reads", [fmt_count(r.filesystem["reads"]) for r in results])
     row("bytes read", [fmt_bytes(r.filesystem["bytes_read"]) for r in results])
-    row("modules imported", [fmt_count(sum(1 for m in r.modules if m.imports)) if r.modules else "n/a" for r in results])
+    row("modules imported", [fmt_count(sum(1 for m in r.modules if m.imports and not m.failed_import)) if r.modules else "n/a" for r in results])
+    row("failed imports", [fmt_count(sum(1 for m in r.modules if m.failed_import)) if r.modules else "n/a" for r in results])
     row("processes/threads", [fmt_count(len(r.processes)) for r in results])
     parts: list = [t]
 
