@@ -121,3 +121,82 @@ def site_customize(doc: dict) -> dict:
         else:
             out[name] = {"state": "not looked for"}
     return out
+
+
+# ------------------------------------------------------------------ the import tree, once
+PHASE_KEYS = ("find_us", "read_us", "unmarshal_us", "exec_us")
+
+
+def import_tree(modules: list, total_us: int | None = None) -> dict:
+    """The `imports` document's rows → the tree the icicle draws, nested by `parent` (within one
+    process, the first row of a name is its node; a parent must be shallower; a cycle a
+    malformed document could hold is broken). Nodes: {"m": row index, "cum": µs, "kids": [...]};
+    the top node and one per process when there are several: {"name", "cum", "kids"} (synthetic).
+    The top's cum is the document's `total_us` for one process (Σ roots otherwise)."""
+    rows = [m for m in modules if isinstance(m, dict)]
+    procs: list = []
+    first: dict = {}
+    for i, m in enumerate(rows):
+        proc = m.get("process") or 0
+        if proc not in procs:
+            procs.append(proc)
+        first.setdefault((proc, str(m.get("name"))), i)
+    parent: dict[int, int | None] = {}
+    for i, m in enumerate(rows):
+        proc = m.get("process") or 0
+        p = first.get((proc, str(m.get("parent")))) if m.get("parent") is not None else None
+        if p is not None and p != i:
+            d, pd = m.get("depth"), rows[p].get("depth")
+            if isinstance(d, int) and isinstance(pd, int) and pd >= d:
+                p = None
+        parent[i] = p if p != i else None
+    for i in range(len(rows)):  # break cycles
+        seen, a = 0, parent[i]
+        while a is not None:
+            if a == i or seen > len(rows):
+                parent[i] = None
+                break
+            seen += 1
+            a = parent[a]
+
+    def cum(i: int) -> int:
+        v = rows[i].get("cumulative_us")
+        return v if isinstance(v, (int, float)) else 0
+
+    nodes = [{"m": i, "cum": cum(i), "kids": []} for i in range(len(rows))]
+    procs.sort()
+    top = {"name": "all imports", "cum": 0, "kids": []}
+    by_proc = {p: ({"name": f"process {p}", "cum": 0, "kids": []} if len(procs) > 1 else top) for p in procs}
+    if len(procs) > 1:
+        top["kids"] = [by_proc[p] for p in procs]
+    for i, node in enumerate(nodes):
+        if parent[i] is not None:
+            nodes[parent[i]]["kids"].append(node)
+        else:
+            home = by_proc[rows[i].get("process") or 0]
+            home["kids"].append(node)
+            home["cum"] += node["cum"]
+    if len(procs) > 1:
+        top["cum"] = sum(by_proc[p]["cum"] for p in procs)
+    elif isinstance(total_us, (int, float)) and total_us > 0:
+        top["cum"] = total_us
+    return top
+
+
+def phase_totals(modules: list) -> list:
+    """Per row: find+read+unmarshal+exec (µs) of the instrumented run, None without phases -
+    beside `self_us` (the timed runs' median) the page says how far apart the two runs are."""
+    out = []
+    for m in modules:
+        vals = [m.get(k) for k in PHASE_KEYS] if isinstance(m, dict) else [None]
+        out.append(sum(vals) if all(isinstance(v, (int, float)) for v in vals) else None)
+    return out
+
+
+def peak_rss(results: list) -> list:
+    """Per timing result: the largest `memory_usage_byte` of its runs (None when unmeasured)."""
+    out = []
+    for r in results:
+        mem = [b for b in (r.get("memory_usage_byte") or []) if isinstance(b, (int, float))] if isinstance(r, dict) else []
+        out.append(max(mem) if mem else None)
+    return out

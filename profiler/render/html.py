@@ -16,6 +16,14 @@ import math
 from importlib import resources
 
 _ASSETS = "profiler.render.html_assets"
+# The page's script, one file per page part (issue 16.6), in the order they are joined. Each
+# file only declares functions and constants (node's test runner loads them the same way, see
+# tests/js/); page.js starts the drawing. No chart library: the charts are hand-drawn SVG.
+SCRIPTS = (
+    "core.js", "charts.js", "table.js", "skeleton.js",
+    "part_startup.js", "part_imports.js", "part_why.js", "part_trace.js", "part_site.js",
+    "part_compare.js", "part_facts.js", "page.js",
+)
 
 _JSON_ESCAPES = {
     "<": "\\u003c",
@@ -74,6 +82,10 @@ def shown_targets(bundle: dict) -> dict[str, str]:
     return {label: shown_target(label) for label in sorted(labels) if label}
 
 
+def _script() -> str:
+    return "".join(f"/* ---- {name} ---- */\n{_asset(name)}" for name in SCRIPTS)
+
+
 def render_html(report) -> str:
     """`report` is a page bundle (`.to_dict()` → importprof.report/1) or that dict."""
     doc = report.to_dict() if hasattr(report, "to_dict") else report
@@ -96,6 +108,6 @@ def render_html(report) -> str:
         '<main id="report" aria-live="polite"></main>\n'
         '<div id="tooltip" class="tooltip" role="tooltip" hidden></div>\n'
         f'<script type="application/json" id="importprof-data">{embed_json(doc)}</script>\n'
-        f"<script>\n{_asset('report.js')}</script>\n"
+        f"<script>\n(function () {{\n{_script()}}})();\n</script>\n"
         "</body>\n</html>\n"
     )

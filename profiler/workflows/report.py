@@ -88,7 +88,7 @@ def page_data(documents: Sequence[tuple[str, dict]], machine: dict | None) -> di
     with labels and units (each machine once, the load and free memory of every document), the
     documents' mixed targets or interpreters, and per document what its part needs
     (`documents[i]` belongs to the i-th document)."""
-    from profiler.analysis.page import CONDITIONS, machine_facts, machine_identity, mixed_documents, site_customize
+    from profiler.analysis.page import CONDITIONS, machine_facts, machine_identity, mixed_documents
 
     machines: list[dict] = []
     conditions: list[dict] = []
@@ -103,13 +103,42 @@ def page_data(documents: Sequence[tuple[str, dict]], machine: dict | None) -> di
         seen.add(machine_identity(m))
         static = {k: v for k, v in m.items() if k not in CONDITIONS}
         machines.append({"source": source, "facts": machine_facts(static)})
-    per_doc = []
-    for _, doc in documents:
-        extra: dict = {}
-        if kind_of(doc) == "site":
-            extra["customize"] = site_customize(doc)
-        per_doc.append(extra)
+    per_doc = [_document_data(doc) for _, doc in documents]
     return {"machines": machines, "conditions": conditions, "mixed": mixed_documents(documents), "documents": per_doc}
+
+
+def _document_data(doc: dict) -> dict:
+    """What one document's part of the page needs beyond the document (issue 16.6: the page's
+    script draws, it does not rebuild the import tree or recompute peak RSS)."""
+    from profiler.analysis import page
+
+    kind = kind_of(doc)
+    out: dict = {}
+    if kind == "site":
+        out["customize"] = page.site_customize(doc)
+    if kind == "imports":
+        mods = doc.get("modules") or []
+        total = doc.get("total_us") if (doc.get("processes") or 1) == 1 else None
+        out["tree"] = page.import_tree(mods, total)
+        if any(isinstance(m, dict) and m.get("find_us") is not None for m in mods):
+            out["phases_us"] = page.phase_totals(mods)
+    if kind in ("startup", "compare"):
+        out["peak_rss_bytes"] = page.peak_rss(doc.get("results") or [])
+    if kind == "compare" and not doc.get("rows"):
+        out["rows"] = _compare_rows(doc)
+    return out
+
+
+def _compare_rows(doc: dict) -> list[dict]:
+    """PyOxidizer's columns for a compare document that has none (an older or hand-made file)."""
+    from profiler.analysis.compare import compare_rows
+    from profiler.model.measurement import TimingResult
+
+    try:
+        results = [TimingResult.from_dict(r) for r in doc.get("results") or []]
+        return [r.to_dict() for r in compare_rows(results)]
+    except (KeyError, TypeError, ValueError):
+        return []
 
 
 def kind_of(doc: dict) -> str:

@@ -1,0 +1,20 @@
+/* importprof report page: page skeleton — sections, the table of contents, guarded parts.
+ */
+function section(id, title, source) {
+  var sec = h("section", { id: id, class: "part" }, [h("h2", { text: title })]);
+  if (source) add(sec, [h("p", { class: "source", text: "from " + source })]);
+  add(nav, [h("a", { href: "#" + id, text: title })]);
+  built.push(id);
+  return sec;
+}
+function guarded(where, fn) {
+  try {
+    return fn();
+  } catch (err) {
+    return fail(where, err);
+  }
+}
+function kindOf(doc) {
+  var m = /^importprof\.([a-z_-]+)\/\d+$/.exec((doc && doc.schema) || "");
+  return m ? m[1] : "other";
+}
