@@ -45,6 +45,12 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
     echo "$want" > "$stamp"
 fi
 
+# 3b. importprof's own bytecode: PYTHONDONTWRITEBYTECODE (set here, and in many containers) would
+# otherwise make every run compile profiler/ again (an editable install compiles nothing).
+# compileall writes explicitly, whatever that variable says; then the help texts are cached.
+.venv/bin/python -m compileall -q -j 0 profiler >/dev/null
+IMPORTPROF_NO_HELP_CACHE= .venv/bin/importprof --help >/dev/null
+
 # 4. the measuring spawner (tiny C program; see profiler/capture/spawner.c)
 .venv/bin/python -c 'from profiler.capture.spawner import spawner_path; import sys; sys.exit(0 if spawner_path() else "setup: cannot compile the spawner (no C compiler?)")'
 

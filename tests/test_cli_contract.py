@@ -1,6 +1,7 @@
 """The CLI contract and the architecture contract."""
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ def test_help_lists_commands_and_imports_nothing_heavy():
     code = (
         "import sys; from profiler.cli import app; app(['--help']); "
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('rich', 'psutil', 'jsonschema', 'hypothesis') "
-        "or (m.startswith('profiler.') and not m.startswith(('profiler.cli', 'profiler.commands', 'profiler.errors')))]; "
+        "or (m.startswith('profiler.') and not m.startswith(('profiler.cli', 'profiler.helpcache', 'profiler.commands', 'profiler.errors')))]; "
         "sys.stderr.write('HEAVY=' + ','.join(sorted(heavy)))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -82,3 +83,49 @@ def test_unknown_format_is_refused_before_the_target_runs(cli):
         target = () if args[0] == "site" else failing
         res = cli(*args, "--format", "xml", *target)
         assert_one_line_error(res, 2, "unknown --format 'xml'")
+
+
+def test_cached_help_is_exactly_typers_help(tmp_path):
+    """`--help` is served from the help cache without importing typer; it must be the very text
+    typer prints, for the top level and for every command."""
+    from profiler.commands import command_names
+
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    env.pop("IMPORTPROF_NO_HELP_CACHE", None)
+    for args in (["--help"], *([name, "--help"] for name in command_names())):
+        fresh = subprocess.run([sys.executable, "-m", "profiler", *args], capture_output=True, text=True,
+                               env=dict(env, IMPORTPROF_NO_HELP_CACHE="1"))
+        first = subprocess.run([sys.executable, "-m", "profiler", *args], capture_output=True, text=True, env=env)
+        code = ("import sys; from profiler.cli import app; app(sys.argv[1:]); "
+                "sys.stderr.write('TYPER=' + str('typer' in sys.modules))")
+        cached = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env)
+        assert fresh.returncode == first.returncode == cached.returncode == 0, (args, cached.stderr)
+        assert cached.stdout == fresh.stdout == first.stdout, args
+        assert cached.stderr.endswith("TYPER=False"), (args, cached.stderr)
+
+
+def test_a_command_run_imports_only_its_own_module():
+    code = ("import sys; from profiler.commands import parse; parse(['startup', '--runs', '2']); "
+            "sys.stdout.write(','.join(sorted(m for m in sys.modules if m.startswith('profiler.commands.'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert set(out.split(",")) == {"profiler.commands._common", "profiler.commands._options",
+                                   "profiler.commands._target", "profiler.commands.startup"}, out
+
+
+def test_setup_leaves_no_module_of_profiler_to_compile():
+    """make setup compiles profiler/ (PYTHONDONTWRITEBYTECODE is set here and in many
+    containers, and an editable install compiles nothing): every module's .pyc is in place and
+    matches its source, so no run of importprof compiles its own code."""
+    import importlib.util
+
+    stale = []
+    for src in PKG.rglob("*.py"):
+        pyc = Path(importlib.util.cache_from_source(str(src)))
+        if not pyc.exists():
+            stale.append(str(src))
+            continue
+        header = pyc.read_bytes()[:16]
+        mtime = int.from_bytes(header[8:12], "little")
+        if header[:4] != importlib.util.MAGIC_NUMBER or mtime != int(src.stat().st_mtime) & 0xFFFFFFFF:
+            stale.append(str(src))
+    assert not stale, f"compiled at every run (re-run make setup): {stale[:5]}"

@@ -1,5 +1,6 @@
 """One module per command (`profiler/commands/<name>.py`, each with `register(app)`),
-discovered at start so that adding a command touches no shared file."""
+discovered from the package's files so that adding a command touches no shared file, and
+imported only when it runs (a lazy group)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,48 @@ import sys
 from profiler.commands import _common
 
 
-def build_app():
-    import importlib
+def command_names() -> list[str]:
+    """The commands, from the package's file names (a directory listing, no import)."""
     import pkgutil
+
+    import profiler.commands as pkg
+
+    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+
+
+def load_command(name: str):
+    """Import one command's module and build its click command (only the command that runs)."""
+    import importlib
 
     import typer
 
+    sub = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
+                      context_settings={"help_option_names": ["-h", "--help"]})
+    importlib.import_module(f"profiler.commands.{name}").register(sub)
+    cmd = typer.main.get_command(sub)
+    cmd.name = name
+    cmd.short_help = cmd.short_help or _first_sentence(cmd.help or "")  # whole first sentences in the list
+    return cmd
+
+
+def build_app():
+    """The root group. Commands load lazily: `importprof startup ...` imports startup's module
+    only; listing them (`--help`) loads each."""
+    import typer
+    from typer.core import TyperGroup
+
     from profiler import __version__
+
+    class LazyGroup(TyperGroup):
+        def list_commands(self, ctx):
+            return command_names()
+
+        def get_command(self, ctx, name):
+            return load_command(name) if name in command_names() else None
 
     app = typer.Typer(
         name="importprof",
+        cls=LazyGroup,
         help="Start-up and import-time profiler for Python.",
         add_completion=False,
         no_args_is_help=True,
@@ -39,17 +72,19 @@ def build_app():
     ):
         """Start-up and import-time profiler for Python."""
 
-    import profiler.commands as pkg
+    return typer.main.get_command(app)
 
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"profiler.commands.{info.name}")
-        module.register(app)
-    group = typer.main.get_command(app)
-    for cmd in group.commands.values():  # the command list shows whole first sentences
-        cmd.short_help = cmd.short_help or _first_sentence(cmd.help or "")
-    return group
+
+def render_help() -> dict[str, str]:
+    """Every help text exactly as click prints it ("" = the top level): what the help cache
+    (profiler/helpcache.py) stores, so `--help` later runs without typer."""
+    group = build_app()
+    root = group.make_context("importprof", [], resilient_parsing=True)
+    out = {"": root.get_help() + "\n"}
+    for name in command_names():
+        cmd = group.get_command(root, name)
+        out[name] = cmd.make_context(name, [], parent=root, resilient_parsing=True).get_help() + "\n"
+    return out
 
 
 def _first_sentence(text: str) -> str:
@@ -64,9 +99,8 @@ def parse(args: list[str]):
     For tests and tooling (the README test parses every documented command line with it)."""
     from profiler.commands._target import has_target, target_of
 
-    group = build_app()
     name, rest = args[0], list(args[1:])
-    cmd = group.commands[name]
+    cmd = load_command(name)
     ctx = cmd.make_context(f"importprof {name}", rest)
     return name, dict(ctx.params), (target_of(ctx) if has_target(ctx) else None)
 

@@ -1,0 +1,86 @@
+"""`--help` without importing the world: the help texts click would print, rendered once
+(`commands.render_help`) and kept in the user's cache, keyed by what could change them:
+importprof's version, the CLI modules' and the installed packages' modification times, and
+the help width click would use. Only exact help requests are served from it
+(`importprof --help`, `importprof CMD --help`, `-h`); anything else goes through typer.
+
+This module runs at every `--help`: it imports only os and sys (already loaded at start).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+HELP_FLAGS = ("-h", "--help")
+
+
+def help_request(args: list[str]) -> str | None:
+    """"" for `importprof --help`, NAME for `importprof NAME --help`, else None."""
+    if len(args) == 1 and args[0] in HELP_FLAGS:
+        return ""
+    if len(args) == 2 and args[1] in HELP_FLAGS and args[0].isidentifier():
+        return args[0]
+    return None
+
+
+def _width() -> int:
+    """The width click formats help at: min(terminal columns, 80) - 2, at least 50."""
+    try:
+        columns = os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        columns = int(os.environ.get("COLUMNS", "80") or 80)
+    return max(min(columns, 80) - 2, 50)
+
+
+def cache_dir() -> str:
+    """~/.cache/importprof/help/<key>: one folder per (version, sources, packages, width)."""
+    from profiler import __version__
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    stamps = [__version__, str(_width())]
+    for folder in (here, os.path.join(here, "commands")):
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                stamps.append(f"{name}:{os.stat(os.path.join(folder, name)).st_mtime_ns}")
+    for entry in sys.path:  # an upgraded typer/click changes its site-packages folder
+        if entry.endswith("site-packages") and os.path.isdir(entry):
+            stamps.append(str(os.stat(entry).st_mtime_ns))
+    key = format(abs(hash_text("|".join(stamps))), "x")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "importprof", "help", key)
+
+
+def hash_text(text: str) -> int:
+    """A stable 64-bit FNV-1a (str hashes are randomized per process)."""
+    h = 0xCBF29CE484222325
+    for b in text.encode():
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def cached_help(args: list[str]) -> str | None:
+    """The help text for `args` from the cache, or None (not a help request, or not cached)."""
+    name = help_request(args)
+    if name is None or os.environ.get("IMPORTPROF_NO_HELP_CACHE"):
+        return None
+    try:
+        with open(os.path.join(cache_dir(), (name or "_") + ".txt"), encoding="utf-8") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def store_help(texts: dict[str, str]) -> None:
+    """Write every help text (best effort: a read-only home only costs speed)."""
+    folder = cache_dir()
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for name, text in texts.items():
+            path = os.path.join(folder, (name or "_") + ".txt")
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+    except OSError:
+        pass
