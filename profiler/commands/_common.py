@@ -97,14 +97,27 @@ def check_outputs(*paths: str | None) -> None:
 
 
 class Progress:
-    """A progress bar on stderr when it is a terminal; nothing otherwise."""
+    """Progress on stderr (issue 11.9): a rich bar when stderr is a terminal; otherwise one
+    plain line per phase (`importprof: measuring: no-site (3/40)`), starting only once the
+    command has run for a second, so quick commands stay silent and a log shows where time
+    went. A phase is the `current` label with its numbers dropped (`run 3` and `run 4` are one
+    phase), each phase printed once."""
+
+    QUIET_FOR_S = 1.0
 
     def __init__(self, description: str):
         self.description = description
         self._bar = None
         self._task = None
+        self._plain = False
+        self._seen: set[str] = set()
+        self._pending: tuple[int, int, str] | None = None
+        self._start = 0.0
 
     def __enter__(self):
+        import time
+
+        self._start = time.monotonic()
         try:
             tty = sys.stderr.isatty()
         except (AttributeError, ValueError):
@@ -123,11 +136,33 @@ class Progress:
             )
             self._bar.__enter__()
             self._task = self._bar.add_task(self.description, total=None)
+        else:
+            self._plain = True
         return self
 
     def update(self, done: int, total: int, current: str = "") -> None:
         if self._bar is not None:
             self._bar.update(self._task, completed=done, total=total, description=f"{self.description} {current}")
+        elif self._plain:
+            self._line(done, total, current)
+
+    def _line(self, done: int, total: int, current: str) -> None:
+        import re
+        import time
+
+        phase = re.sub(r"\d+", "N", current).strip()
+        if not phase or phase in self._seen:
+            return
+        if time.monotonic() - self._start < self.QUIET_FOR_S:
+            self._pending = (done, total, current)  # said later if the command is still running
+            return
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self._line(*pending)
+        self._seen.add(phase)
+        count = f" ({done}/{total})" if total else ""
+        sys.stderr.write(f"importprof: {self.description}: {current}{count}\n")
+        sys.stderr.flush()
 
     def __exit__(self, *exc):
         if self._bar is not None:

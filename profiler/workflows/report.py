@@ -272,6 +272,19 @@ _CAPTURE = {
 }
 
 
+def _part_progress(progress, part: str):
+    """The part's own progress, labelled with the part (`report: imports: run 2`); the part's
+    start is said before its workflow reports anything (site and a compare build report none)."""
+    if progress is None:
+        return None
+    progress(0, 0, part)
+
+    def update(done: int, total: int, current: str = "") -> None:
+        progress(done, total, f"{part}: {current}" if current else part)
+
+    return update
+
+
 def report_live(
     opts: ReportOptions,
     progress: Callable[[int, int, str], None] | None = None,
@@ -298,7 +311,7 @@ def report_live(
             skipped.append({"part": part, "reason": f"skipped (--skip {part})"})
             continue
         try:
-            doc = _CAPTURE[part](opts, progress, warn)
+            doc = _CAPTURE[part](opts, _part_progress(progress, part), warn)
         except (ToolMissing, ToolFailed) as exc:
             if part == "startup":
                 raise

@@ -1,0 +1,31 @@
+"""Progress and warnings on stderr (issue 11.9): a command that runs for more than a second says
+where it is, one plain line per phase when stderr is not a terminal (a rich bar when it is);
+stdout keeps only the output, and every warning the JSON carries also reached stderr."""
+
+from __future__ import annotations
+
+import json
+import re
+
+
+def test_plain_progress_lines_and_warnings_on_stderr(cli):
+    res = cli("startup", "--runs", "25", "--warmup", "1", "--variant", "default,no-site", "--format", "json", "-c", "import json")
+    assert res.returncode == 0, res
+    doc = json.loads(res.stdout)  # stdout: the document only, no progress in it
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("importprof: measuring: ")]
+    assert lines, res.stderr  # 25 runs x 2 variants of `import json`: well over a second
+    phases = [re.sub(r"\d+", "N", ln.split(": ", 2)[2].split(" (")[0]) for ln in lines]
+    assert len(phases) == len(set(phases)), lines  # each phase once, not a line per run
+    assert all(re.search(r"\(\d+/\d+\)$", ln) for ln in lines), lines
+    assert "\x1b[" not in res.stderr  # not a terminal: plain text
+    for w in doc["warnings"]:
+        assert f"importprof: warning: {w}" in res.stderr, w
+
+
+def test_report_says_which_part_it_is_in(cli, tmp_path):
+    out = tmp_path / "page.html"
+    res = cli("report", "--runs", "3", "--warmup", "0", "--import-runs", "2", "--variant", "default",
+              "--skip", "trace", "-o", out, "-c", "import json")
+    assert res.returncode == 0, res
+    parts = [ln.split(": ")[2].split(" (")[0] for ln in res.stderr.splitlines() if ln.startswith("importprof: report: ")]
+    assert {"imports", "site"} <= set(parts), res.stderr  # each part announced once it runs
