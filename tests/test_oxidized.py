@@ -17,7 +17,8 @@ from tests.conftest import assert_one_line_error
 
 pytestmark = pytest.mark.slow
 
-VARIANTS = ["traditional", "no-site", "oxidized", "filesystem", "in-memory"]
+OXIDIZED_VARIANTS = ["traditional", "no-site", "oxidized", "filesystem", "in-memory"]  # pyoxidizer.bzl's
+VARIANTS = OXIDIZED_VARIANTS + ["frozen"]  # what importprof builds on 3.8-3.11
 
 APP = {
     "tinyapp/__init__.py": "from . import core\n",
@@ -73,7 +74,7 @@ def _run(v: dict, *extra, argv=None, cwd=None):
     return subprocess.run(argv or v["argv"], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
 
 
-def test_build_writes_five_variants_with_exact_argv(built, real_python):
+def test_build_writes_six_variants_with_exact_argv(built, real_python):
     out, report = built
     assert report["schema"] == "importprof.build/1"
     assert [v["variant"] for v in report["variants"]] == VARIANTS
@@ -87,6 +88,11 @@ def test_build_writes_five_variants_with_exact_argv(built, real_python):
     assert (out / "in-memory" / "packed-resources").stat().st_size > 100_000  # bytecode inside
     assert (out / "filesystem" / "lib" / "fastpkg" / "fast.pyc").exists()
     assert not (out / "oxidized" / "packed-resources").exists()
+    assert _variant(out, "frozen")["argv"][:2] == [str(out / "frozen" / "importprof-frozen"), "-S"]
+    frozen = report["frozen"]
+    assert {"tinyapp.core", "fastpkg.fast", "json"} <= set(frozen["modules"])
+    why = {u["name"]: u["reason"] for u in frozen["not_frozen"]}
+    assert "__file__" in why["tinyapp.data"] and "namespace package" in why["nsp"] and "package of" in why["tinyapp"]
 
 
 def test_every_variant_prints_the_same(built):
@@ -224,7 +230,7 @@ def test_pyoxidizer_config_resolves(tmp_path):
     shutil.copy(config_path(), project / "pyoxidizer.bzl")
     assert list_targets(find_pyoxidizer(), str(project)) == ["dist", "exe", "install"]
     text = (project / "pyoxidizer.bzl").read_text()
-    for v in VARIANTS:
+    for v in OXIDIZED_VARIANTS:
         assert f'"{v}"' in text
 
 
@@ -232,6 +238,7 @@ def test_compare_hello_exports_hyperfine_shaped_json(cli, real_python, tmp_path)
     export = tmp_path / "cmp.json"
     res = cli("compare", "--python", real_python, "--workload", "hello", "--runs", "2", "--warmup", "0",
               "--build-dir", str(tmp_path / "b"), "--export-json", str(export),
+              "--syscalls", "on" if shutil.which("strace") else "off",
               "--export-markdown", str(tmp_path / "cmp.md"))
     assert res.returncode == 0, res.stderr
     for col in ("CPU (user+sys)", "% of traditional", "vs no-site", "peak RSS"):
@@ -248,7 +255,7 @@ def test_compare_hello_exports_hyperfine_shaped_json(cli, real_python, tmp_path)
     rows = {r["variant"]: r for r in doc["rows"]}
     assert rows["traditional"]["pct_of_traditional"] == pytest.approx(100.0)
     assert rows["no-site"]["speedup_vs_no_site"] == pytest.approx(1.0)
-    if "syscalls" in doc:
+    if shutil.which("strace"):  # --syscalls on: counted, or the command failed
         assert {s["variant"] for s in doc["syscalls"]} == set(VARIANTS)
         assert all(s["total"] > 0 for s in doc["syscalls"])
 

@@ -40,7 +40,9 @@ APP = {
         import sys
         import tinyapp, filepkg.data, nsp.sub, fastpkg.fast
         print(tinyapp.core.run(), filepkg.data.NAME, nsp.sub.VALUE, fastpkg.fast.WIDTH, sys.argv[1:])
-        print(type(fastpkg.fast.__loader__).__name__ if not isinstance(fastpkg.fast.__loader__, type) else fastpkg.fast.__loader__.__name__)
+        if "--loader" in sys.argv:
+            loader = fastpkg.fast.__loader__
+            print(loader.__name__ if isinstance(loader, type) else type(loader).__name__)
         """
     ),
 }
@@ -56,21 +58,21 @@ def app(tmp_path_factory) -> Path:
     return root
 
 
-def _build(version, app, folder):
+def _build(version, app, folder, *args):
     from profiler.capture.interpreter import resolve_python
     from profiler.capture.oxidized import discover_modules
     from profiler.model.target import Target
     from profiler.workflows.frozen import build_frozen
 
     interp = resolve_python(pyenv_python(version))
-    target = Target("script", str(app / "main.py"), ("arg1",))
+    target = Target("script", str(app / "main.py"), ("arg1", *args))
     records, _ = discover_modules(interp.path, target)
     return interp, target, build_frozen(interp, records, str(folder))
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_frozen_prints_what_python_prints_and_lists_what_it_could_not_freeze(version, app, tmp_path):
-    interp, target, report = _build(version, app, tmp_path / "frozen")
+    interp, target, report = _build(version, app, tmp_path / "frozen", "--loader")
     assert os.access(report.executable, os.X_OK)
     plain = subprocess.run([interp.path, "-S", *target.python_argv()], capture_output=True, text=True, timeout=60)
     frozen = subprocess.run([report.executable, "-S", *target.python_argv()], capture_output=True, text=True, timeout=60)
@@ -110,3 +112,57 @@ def test_frozen_opens_no_file_of_a_frozen_module(version, app, tmp_path):
         assert rel not in text, rel
     assert "/__pycache__/" not in text.replace("filepkg/__pycache__", "").replace("nsp/__pycache__", "")
     assert "filepkg/data.py" in text  # not frozen: imported from its file
+
+
+# --- through the CLI: build and compare ------------------------------------------------------
+
+from tests.conftest import assert_one_line_error  # noqa: E402
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_build_variant_frozen(version, app, cli, tmp_path):
+    py = pyenv_python(version)
+    out = tmp_path / "b"
+    res = cli("build", "--python", py, "--variant", "frozen", "-o", str(out), "--format", "json", str(app / "main.py"), "arg1")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert [v["variant"] for v in doc["variants"]] == ["traditional", "frozen"]  # the reference is always built
+    assert len({v["output_sha256"] for v in doc["variants"]}) == 1
+    assert doc["pack"] is None and doc["launcher"] is None  # no oxidized variant asked for
+    assert "tinyapp.core" in doc["frozen"]["modules"]
+    assert {u["name"] for u in doc["frozen"]["not_frozen"]} >= {"filepkg.data", "nsp", "__main__"}
+    assert (out / "frozen" / "variant.json").exists()
+
+
+def test_compare_on_3_13_leaves_the_oxidized_variants_out_with_the_reason(cli, tmp_path):
+    py = pyenv_python("3.13")
+    res = cli("compare", "--python", py, "--workload", "hello", "--runs", "1", "--warmup", "0", "--syscalls", "off",
+              "--build-dir", str(tmp_path / "b"), "--format", "json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert [r["variant"] for r in doc["results"]] == ["traditional", "no-site", "frozen"]
+    line = "variants oxidized, filesystem, in-memory unavailable on 3.13"
+    assert any(line in w and "python-oxidized-importer 0.9" in w for w in doc["warnings"]), doc["warnings"]
+    assert sum(line in ln for ln in res.stderr.splitlines()) == 1
+    assert "Traceback" not in res.stderr
+
+
+def test_compare_refuses_a_named_oxidized_variant_up_front(cli, tmp_path):
+    py = pyenv_python("3.12")
+    res = cli("compare", "--python", py, "--workload", "hello", "--variant", "frozen,in-memory",
+              "--build-dir", str(tmp_path / "b"))
+    assert_one_line_error(res, 2, "variant in-memory is unavailable", "3.8 to 3.11", "3.12")
+    assert not (tmp_path / "b" / "frozen").exists()  # refused before building anything
+    res = cli("build", "--python", py, "--variant", "nope", "-o", str(tmp_path / "c"), "-c", "pass")
+    assert res.returncode == 2 and "unknown variant 'nope'" in res.stderr
+
+
+@pytest.mark.parametrize("version", ["3.8", "3.12"])
+def test_compare_variant_frozen_import_stdlib(version, cli, tmp_path):
+    py = pyenv_python(version)
+    res = cli("compare", "--python", py, "--workload", "import-stdlib", "--variant", "no-site,frozen", "--runs", "1",
+              "--warmup", "0", "--syscalls", "off", "--build-dir", str(tmp_path / "b"), "--format", "json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert [r["variant"] for r in doc["results"]] == ["traditional", "no-site", "frozen"]
+    assert not any(r.get("failed") for r in doc["results"])

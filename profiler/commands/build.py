@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -31,8 +31,13 @@ def build(
     pyoxidizer: bool = typer.Option(False, "--pyoxidizer", help="Use the real PyOxidizer (pyoxidizer build --system-rust, pyoxidizer.bzl)."),
     distribution: Optional[str] = typer.Option(None, "--distribution", metavar="ARCHIVE", help="Local python-build-standalone 3.8-3.10 archive (.tar.zst / .tar.gz) for --pyoxidizer."),
     fmt: format_opt("json") = None,
+    variant: Optional[List[str]] = typer.Option(
+        None, "--variant", metavar="NAME[,NAME...]",
+        help="Variants to build (repeatable, comma-separated): traditional, no-site, oxidized, filesystem, in-memory, frozen. "
+        "Default: every one this interpreter supports (traditional is always built).",
+    ),
 ) -> None:
-    from profiler.commands._common import deliver, info
+    from profiler.commands._common import deliver, info, warn
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_pack import render_build_table, render_pyoxidizer_build
@@ -55,5 +60,6 @@ def build(
         raise UsageError("--distribution goes with --pyoxidizer")
     from profiler.workflows.build import BuildOptions, build as run_build
 
-    report = run_build(BuildOptions(target=target, python=python, name=name, out_dir=output), info=info)
+    report = run_build(BuildOptions(target=target, python=python, name=name, out_dir=output, variants=variant or None),
+                       info=info, warn=warn)
     deliver(report, fmt=fmt, output=None, table=render_build_table, formats=("json",))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -34,6 +34,11 @@ def compare(
     launches: int = typer.Option(10, "--launches", metavar="N", min=1, help="harness: launches of the CLI per measured run."),
     build_dir: Optional[str] = typer.Option(None, "--build-dir", metavar="DIR", help="Where to build the variants (default: under ~/.cache/importprof/oxidized/builds)."),
     syscalls: str = typer.Option("auto", "--syscalls", metavar="WHEN", help="Count syscalls with strace: auto (when strace works), on, off."),
+    variant: Optional[List[str]] = typer.Option(
+        None, "--variant", metavar="NAME[,NAME...]",
+        help="Variants (repeatable, comma-separated): traditional, no-site, oxidized, filesystem, in-memory, frozen. "
+        "Default: every one this interpreter supports (traditional is always built: the reference).",
+    ),
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
     export_json: ExportJsonOpt = None,
@@ -50,7 +55,7 @@ def compare(
 
     check_output_dir(build_dir, "--build-dir")
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,
-                          launches=launches, build_dir=build_dir, syscalls=syscalls)
+                          launches=launches, build_dir=build_dir, syscalls=syscalls, variants=variant or None)
     with Progress("measuring") as bar:
         report = run_compare(opts, progress=bar.update, warn=warn, info=info)
     deliver(report, fmt=fmt, output=output, table=render_compare_table, formats=FORMATS,

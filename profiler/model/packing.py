@@ -124,10 +124,12 @@ class BuildReport:
     python: str
     python_version: str
     out_dir: str
-    launcher: str
+    launcher: str | None  # importprof's oxidized launcher (None: no oxidized variant built)
     variants: tuple[BuiltVariant, ...]
-    pack: PackReport
+    pack: PackReport | None  # None: no oxidized variant built
     machine: dict = field(default_factory=dict)
+    frozen: "FrozenReport | None" = None  # the frozen variant's table (None: not built)
+    warnings: tuple[str, ...] = ()  # variants left out for this interpreter, with the reason
 
     def to_dict(self) -> dict:
         return {
@@ -140,7 +142,9 @@ class BuildReport:
             "out_dir": self.out_dir,
             "launcher": self.launcher,
             "variants": [v.to_dict() for v in self.variants],
-            "pack": {k: v for k, v in self.pack.to_dict().items() if k not in ("schema", "machine")},
+            "pack": None if self.pack is None else {k: v for k, v in self.pack.to_dict().items() if k not in ("schema", "machine")},
+            "frozen": None if self.frozen is None else self.frozen.to_dict(),
+            "warnings": list(self.warnings),
         }
 
 

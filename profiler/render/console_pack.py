@@ -43,4 +43,20 @@ def render_build_table(report, tty: bool) -> str:
     t.add_column("output sha256", justify="right")
     for v in report.variants:
         t.add_row(v.name, " ".join(v.argv), " ".join(f"{k}=…({len(val.split(':'))} paths)" for k, val in v.env) or "-", v.output_sha256[:12] or "-")
-    return render_tables([t, _sets_table(report.pack, tty), "\n".join(_unpacked_lines(report.pack))], tty)
+    parts: list = [t]
+    if report.pack is not None:
+        parts += [_sets_table(report.pack, tty), "\n".join(_unpacked_lines(report.pack))]
+    if report.frozen is not None:
+        parts.append("\n".join(_frozen_lines(report.frozen)))
+    parts += [f"note: {w}" for w in report.warnings]
+    return render_tables(parts, tty)
+
+
+def _frozen_lines(frozen) -> list[str]:
+    lines = [f"frozen: {frozen.executable} ({fmt_bytes(frozen.executable_bytes)}): {len(frozen.modules)} modules "
+             f"({len(frozen.packages)} packages, {fmt_bytes(frozen.bytecode_bytes)} of bytecode) in its frozen-modules table; "
+             f"{len(frozen.served)} served by the interpreter itself (builtin/frozen); "
+             f"{len(frozen.not_frozen)} not frozen (they import from the filesystem):"]
+    for u in frozen.not_frozen:
+        lines.append(f"  {u.name}: {u.reason}")
+    return lines

@@ -7,7 +7,12 @@ command that runs it, every variant checked to give the same output.
   filesystem   launcher + OxidizedFinder over filesystem-relative resources (.pyc files in lib/)
   in-memory    launcher + OxidizedFinder over resources in memory (a memory-mapped
                packed-resources file; extension modules stay files in lib/)
-The launcher variants never run `site` (PyOxidizer's default). Paths that `site` adds to sys.path
+  frozen       importprof's C launcher whose PyImport_FrozenModules table holds the target's
+               bytecode: CPython's own FrozenImporter serves it from memory (3.8-3.13; see
+               workflows/frozen.py), run with -S
+The oxidized variants need python-oxidized-importer 0.9's CPython (3.8-3.11): elsewhere they are
+left out with the reason (refused when named with --variant). The launcher variants never run
+`site` (PyOxidizer's default). Paths that `site` adds to sys.path
 (site-packages, .pth paths) are given to the other variants through PYTHONPATH (`env`), so that
 modules left unpacked still import.
 
@@ -25,7 +30,7 @@ from profiler.errors import TargetFailed, UsageError
 from profiler.model.packing import BuildReport, BuiltVariant
 from profiler.model.target import Target
 
-VARIANTS = ("traditional", "no-site", "oxidized", "filesystem", "in-memory")
+VARIANTS = ("traditional", "no-site", "oxidized", "filesystem", "in-memory", "frozen")
 VARIANT_FILE = "variant.json"
 
 
@@ -36,6 +41,7 @@ class BuildOptions:
     name: str | None = None
     out_dir: str | None = None
     read_machine: bool = True
+    variants: tuple[str, ...] | None = None  # --variant (default: every one this interpreter has)
 
 
 def default_name(target: Target) -> str:
@@ -53,41 +59,105 @@ def _absolute(target: Target) -> Target:
     return target
 
 
-def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None) -> tuple[list[BuiltVariant], object]:
-    from profiler.capture.oxidized import clear_dir, install_launcher, no_site_sys_path, write_json
+OXIDIZED = ("oxidized", "filesystem", "in-memory")
+
+
+@dataclass(frozen=True)
+class Built:
+    """What build_variants made besides the folders: the packing (oxidized variants), the frozen
+    executable's contents, and the notes on variants left out for this interpreter."""
+
+    launcher: str | None = None
+    pack: object | None = None  # PackReport
+    frozen: object | None = None  # FrozenReport
+    skipped: tuple[str, ...] = ()
+
+
+def select_variants(interp, requested: Sequence[str] | None) -> tuple[list[str], list[str]]:
+    """Requested variant names (repeatable, comma-separated) → the ones to build, in the
+    canonical order, and one line per default variant this interpreter cannot have.
+    Named explicitly, an unavailable variant is refused (one line, exit 2); `traditional` is
+    always built: it is every comparison's reference and the output the others must match."""
+    from profiler.model.interpreter import VARIANT_NEEDS, require, why_not_needs
+
+    names: list[str] = []
+    for item in requested or ():
+        names += [n.strip() for n in item.split(",") if n.strip()]
+    for n in names:
+        if n not in VARIANTS:
+            raise UsageError(f"unknown variant {n!r} for build/compare (known: {', '.join(VARIANTS)})")
+    require(interp, "traditional", for_what="build/compare")
+    skipped: list[str] = []
+    if names:
+        for n in names:
+            require(interp, n)
+        chosen = [v for v in VARIANTS if v in names or v == "traditional"]
+    else:
+        chosen = []
+        for v in VARIANTS:
+            reason = why_not_needs(interp, VARIANT_NEEDS[v])
+            if reason is None:
+                chosen.append(v)
+            else:
+                skipped.append(f"variant {v} unavailable on {interp.version} ({interp.path}): {reason}")
+        if len(skipped) > 1 and all(s.split(": ", 1)[1] == skipped[0].split(": ", 1)[1] for s in skipped):
+            names_off = ", ".join(s.split()[1] for s in skipped)
+            skipped = [f"variants {names_off} unavailable on {interp.version} ({interp.path}): {skipped[0].split(': ', 1)[1]}"]
+    return chosen, skipped
+
+
+def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None,
+                   variants: Sequence[str] | None = None, warn: Callable[[str], None] | None = None) -> tuple[list[BuiltVariant], Built]:
+    from profiler.capture.oxidized import clear_dir, discover_modules, install_launcher, no_site_sys_path, write_json
     from profiler.workflows.no_site import extra_paths
     from profiler.workflows.pack import check_target, pack_target
 
     check_target(target)
+    chosen, skipped = select_variants(interp, variants)
+    for line in skipped:
+        if warn:
+            warn(line)
     target = _absolute(target)
     out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
     for v in VARIANTS:
         clear_dir(os.path.join(out_dir, v))
-    packed = pack_target(interp, target, out_dir, info=info)
-    extra = extra_paths(packed.sys_path, no_site_sys_path(interp.path), target, packed.origins)
+    records, sys_path = discover_modules(interp.path, target)
+    packed = None
+    if any(v in OXIDIZED for v in chosen):
+        packed = pack_target(interp, target, out_dir, info=info, discovered=(records, sys_path))
+    frozen = None
+    if "frozen" in chosen:
+        from profiler.workflows.frozen import build_frozen
+
+        frozen = build_frozen(interp, records, os.path.join(out_dir, "frozen"), info=info)
+    origins = tuple(r.origin for r in records if r.origin and os.path.isabs(r.origin))
+    extra = extra_paths(sys_path, no_site_sys_path(interp.path), target, origins)
     env = (("PYTHONPATH", os.pathsep.join(extra)),) if extra else ()
     home = {"home": interp.base_prefix}
-    variants: list[BuiltVariant] = []
+    built: list[BuiltVariant] = []
     argv_tail = tuple(target.python_argv())
-    for v in VARIANTS:
+    for v in chosen:
         folder = os.path.join(out_dir, v)
         os.makedirs(folder, exist_ok=True)
         if v == "traditional":
             argv, venv = (interp.path, *argv_tail), ()
         elif v == "no-site":
             argv, venv = (interp.path, "-S", *argv_tail), env
+        elif v == "frozen":  # no site, as no-site and the launcher variants (PyOxidizer's default)
+            argv, venv = (frozen.executable, "-S", *argv_tail), env
         else:
             cfg = dict(home)
             if v in ("filesystem", "in-memory"):
                 cfg["resources"] = "packed-resources"
             exe = install_launcher(packed.launcher, folder, cfg)
             argv, venv = (exe, *argv_tail), env
-        variants.append(BuiltVariant(v, folder, tuple(argv), tuple(venv)))
-    variants = check_same_output(variants)
-    for bv in variants:
+        built.append(BuiltVariant(v, folder, tuple(argv), tuple(venv)))
+    built = check_same_output(built)
+    for bv in built:
         write_json(os.path.join(bv.path, VARIANT_FILE), {"schema": "importprof.variant/1", **bv.to_dict()})
-    return variants, packed
+    return built, Built(launcher=packed.launcher if packed else None, pack=packed.report if packed else None,
+                        frozen=frozen, skipped=tuple(skipped))
 
 
 def check_same_output(variants: Sequence[BuiltVariant]) -> list[BuiltVariant]:
@@ -114,7 +184,8 @@ def check_same_output(variants: Sequence[BuiltVariant]) -> list[BuiltVariant]:
     return done
 
 
-def build(opts: BuildOptions, info: Callable[[str], None] | None = None) -> BuildReport:
+def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
+          warn: Callable[[str], None] | None = None) -> BuildReport:
     from profiler.capture.interpreter import resolve_python
     from profiler.capture.machine import read_machine
     from profiler.capture.oxidized import write_json
@@ -126,16 +197,18 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None) -> Buil
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"-o {out_dir}: exists and is not a directory")
     interp = resolve_python(opts.python)
-    variants, packed = build_variants(interp, opts.target, out_dir, info=info)
+    variants, made = build_variants(interp, opts.target, out_dir, info=info, variants=opts.variants)  # notes: in the report
     report = BuildReport(
         name=name,
         target=_absolute(opts.target).label(),
         python=interp.path,
         python_version=interp.version,
         out_dir=os.path.abspath(out_dir),
-        launcher=packed.launcher,
+        launcher=made.launcher,
         variants=tuple(variants),
-        pack=packed.report,
+        pack=made.pack,
+        frozen=made.frozen,
+        warnings=made.skipped,
         machine=read_machine() if opts.read_machine else {},
     )
     write_json(os.path.join(out_dir, "build.json"), report.to_dict())

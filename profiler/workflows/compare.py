@@ -22,6 +22,8 @@ from profiler.model.target import Target
 NOTES = (
     "oxidized/filesystem/in-memory: importprof's launcher (CPython + PyOxidizer's oxidized_importer), "
     "no site; in-memory: OxidizedFinder over a memory-mapped packed-resources file",
+    "frozen: importprof's C launcher with the target's bytecode in CPython's frozen-modules table "
+    "(FrozenImporter), no site",
     "CPU = user + system of the process and the children it waited for (wait4 rusage)",
 )
 
@@ -37,6 +39,7 @@ class CompareOptions:
     launches: int = 10
     build_dir: str | None = None
     syscalls: str = "auto"  # auto | on | off
+    variants: tuple[str, ...] | None = None  # --variant (default: every one the interpreter has)
 
 
 def harness_cli(python: str | None) -> tuple[str, Target]:
@@ -80,7 +83,7 @@ def validate(opts: CompareOptions) -> None:
         raise UsageError("--syscalls: auto, on or off")
 
 
-def build(opts: CompareOptions, info: Callable[[str], None] | None = None):
+def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None):
     """Build the variants; returns (interpreter, target, build_dir, specs to time, launches)."""
     from profiler.capture.interpreter import resolve_python
     from profiler.workflows.build import build_variants, default_name
@@ -102,7 +105,7 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None):
         raise UsageError(f"--build-dir {build_dir}: exists and is not a directory")
     if info:
         info(f"building the variants of {target.label()} in {build_dir}")
-    variants, _packed = build_variants(interp, target, build_dir, info=info)
+    variants, _made = build_variants(interp, target, build_dir, info=info, variants=opts.variants, warn=warn)
     specs = []
     for bv in variants:
         if launches:
@@ -139,7 +142,14 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
 
     validate(opts)
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_runs=5, min_time_s=opts.min_time_s)
-    interp, target, build_dir, specs, launches = build(opts, info=info)
+    unavailable: list[str] = []  # variants this interpreter cannot have: one line each, in the report
+
+    def note(msg: str) -> None:
+        unavailable.append(msg)
+        if warn:
+            warn(msg)
+
+    interp, target, build_dir, specs, launches = build(opts, info=info, warn=note)
     m = measure(specs, plan, reference="traditional", progress=progress, warn=warn)
     ok = [s for s, r in zip(specs, m.results) if not r.failed]
     counts, skipped = count_all_syscalls(opts, ok, warn=warn)
@@ -154,7 +164,7 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
         syscalls=tuple(counts),
         relative=m.relative,
         launches=launches,
-        warnings=(*m.warnings, *skipped),
+        warnings=(*unavailable, *m.warnings, *skipped),
         notes=NOTES,
         machine=m.machine,
     )

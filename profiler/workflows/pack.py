@@ -39,14 +39,19 @@ def check_target(target: Target) -> None:
         raise UsageError(f"script not found: {target.value}")
 
 
-def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None) -> Packed:
+def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None,
+                discovered: tuple | None = None) -> Packed:
+    """`discovered`: (records, sys_path) of a discovery run already made (build shares one run
+    between the oxidized and frozen variants)."""
     from profiler.analysis.packing import plan_pack
     from profiler.capture.cargo import launcher_path
     from profiler.capture.oxidized import discover_modules, read_source, run_packer
+    from profiler.model.interpreter import require
 
     check_target(target)
+    require(interp, "oxidized", for_what="packing with python-oxidized-importer")
     launcher = launcher_path(interp, info=info)
-    records, sys_path = discover_modules(interp.path, target)
+    records, sys_path = discovered if discovered is not None else discover_modules(interp.path, target)
     plan = plan_pack(records, read_source)
     stats = run_packer(launcher, interp.path, plan.modules, out_dir, SETS)
     resource_sets = tuple(
