@@ -98,8 +98,44 @@ def build_site_report(
         sys_path_added=len(added),
         sys_path_entries=added,
         modules=tuple(SiteModule(m.name, m.cumulative_us, tuple(m.context)) for m in site_mods if m.parent not in idx),
-        warnings=tuple(warnings),
+        warnings=tuple(warnings) + tuple(repeated_pth_notes([p.path for p in pth_files])),
     )
+
+
+def repeated_pth_notes(paths: Sequence[str]) -> list[str]:
+    """Issue 11.11: a .pth file site processed more than once, and why (pure: from the paths site
+    reported, in processing order). Two causes, both real (strace shows every read):
+    the same path again - site added its directory twice (in a virtual environment site.venv()
+    processes the venv's site-packages, then site.main() processes the same prefix again: the
+    directory goes on sys.path once, but addsitedir reads its .pth files at every pass); or the
+    same file under lib64/ and lib/ - lib64 is a symlink to lib, and site compares paths, not files."""
+    import os
+    from collections import Counter
+
+    notes = []
+    by_dir: dict[tuple[str, int], list[str]] = {}
+    for path, n in Counter(paths).items():
+        if n > 1:
+            by_dir.setdefault((os.path.dirname(path), n), []).append(os.path.basename(path))
+    for (folder, n), names in by_dir.items():
+        notes.append(
+            f"site processed the .pth files of {folder} {n} times ({', '.join(names)}): it added that "
+            "directory more than once - in a virtual environment site.venv() processes the venv's "
+            "site-packages and site.main() then processes the same prefix again; sys.path gets the "
+            "directory once, but its .pth files are read and their lines run at every pass (later "
+            "passes find their imports already loaded; each file's time above is the median over all passes)"
+        )
+    seen: dict[str, str] = {}
+    for path in dict.fromkeys(paths):  # distinct paths, in order
+        twin = path.replace("/lib64/", "/lib/")
+        if twin in seen and seen[twin] != path:
+            notes.append(
+                f"{os.path.basename(path)} was processed twice, as {seen[twin]} and {path}: one file when "
+                "lib64 is a symlink to lib (as in a virtual environment on 64-bit Linux); site compares "
+                "paths, not files, so it reads the file and runs its lines at both"
+            )
+        seen.setdefault(twin, path)
+    return notes
 
 
 def site_startup_note(default_mean: float, no_site_mean: float, report: SiteReport | None) -> str | None:
