@@ -116,3 +116,17 @@ def test_parse_rejects_garbage():
         parse_lazy_record("{not json")
     with pytest.raises(BadInput):
         parse_lazy_record('{"lazy": true}')
+
+
+def test_the_launcher_reuses_a_compiled_hook(prog, real_python, tmp_path, monkeypatch):
+    """With a hook cache the second run reads the compiled hook instead of compiling it."""
+    cache = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    version = _version(real_python)
+    first = run_lazy(real_python, version, Target("script", str(prog)), cwd=str(prog.parent), env=_env())
+    files = list((cache / "importprof" / "hooks").glob("hook_lazy.*.bin"))
+    assert len(files) == 1
+    stamp = files[0].stat().st_mtime_ns
+    second = run_lazy(real_python, version, Target("script", str(prog)), cwd=str(prog.parent), env=_env())
+    assert first.stdout == second.stdout == "used from star sub\n"
+    assert files[0].stat().st_mtime_ns == stamp  # read, not rewritten

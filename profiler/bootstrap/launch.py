@@ -6,6 +6,7 @@
 OPTIONS_HEX is a dict serialized by `marshal` (format 4) and hex-encoded:
   {"hooks": ["markers", ...],  # modules hook_<name>.py beside this file, installed in order
    "site": True,               # run site.main() after the hooks (False for the no-site variant)
+   "hook_cache": "/folder",    # optional: compiled hooks are kept there (see _hook_code)
    ... any per-hook options ...}
 Each hook module defines `install(options)`; it is called before `site` runs, so imports made
 by `site` and `.pth` files are seen too. Hooks reach the launcher's helpers through
@@ -43,14 +44,38 @@ def load_hook(name, options):
     if key in sys.modules:
         return sys.modules[key]
     path = _HERE + "/hook_%s.py" % name
-    with open(path, "rb") as fh:
-        source = fh.read()
     module = type(sys)(key)
     module.__file__ = path
     sys.modules[key] = module
-    exec(compile(source, path, "exec"), module.__dict__)
+    exec(_hook_code(name, path, options.get("hook_cache")), module.__dict__)
     module.install(options)
     return module
+
+
+def _hook_code(name, path, cache):
+    """The hook's code: compiled from its source or, with a `hook_cache` folder in the options,
+    read from the marshal file compiled there by an earlier run (keyed by the interpreter's
+    cache tag and the source's mtime and size), so that timed runs do not pay for compiling."""
+    cached = None
+    if cache:
+        st = posix.stat(path)
+        cached = "%s/hook_%s.%s.%d.%d.bin" % (cache, name, sys.implementation.cache_tag, st.st_mtime_ns, st.st_size)
+        try:
+            with open(cached, "rb") as fh:
+                return marshal.loads(fh.read())
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+    with open(path, "rb") as fh:
+        code = compile(fh.read(), path, "exec")
+    if cached:
+        tmp = "%s.%d.tmp" % (cached, posix.getpid())
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(marshal.dumps(code))
+            posix.rename(tmp, cached)
+        except OSError:
+            pass
+    return code
 
 
 def at_exit(fn):

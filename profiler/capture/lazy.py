@@ -25,6 +25,18 @@ class LazyRunOutput:
     record: str  # the hook's JSON document ("" when the program never reached exit handlers)
 
 
+def hook_cache_dir() -> str | None:
+    """Where the launcher keeps compiled hooks (a timed lazy run must not pay for compiling
+    the hook's source: a program adopting lazy imports would import its finder from a .pyc)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = os.path.join(base, "importprof", "hooks")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError:
+        return None
+    return path if os.access(path, os.W_OK) else None
+
+
 def lazy_flags(python_version: str, lazy: bool) -> list[str]:
     """Interpreter flags of a lazy run: PEP 810's `-X lazy_imports=all` on 3.15+."""
     major, minor = (int(p) for p in python_version.split(".")[:2])
@@ -43,6 +55,9 @@ def lazy_argv(
 ) -> list[str]:
     """The launcher command line of one run (also what `lazy` times: no record_path)."""
     options = {"lazy": lazy, "lazy_keep": sorted(keep)}
+    cache = hook_cache_dir()
+    if cache:
+        options["hook_cache"] = cache
     if record_path:
         options["lazy_path"] = record_path
     return bootstrap_argv(python, [*flags, *lazy_flags(python_version, lazy)], target, ("lazy",), options)

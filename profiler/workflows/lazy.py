@@ -3,8 +3,9 @@
   lazy(opts, progress=, warn=, info=) -> LazyReport
 
 1. The eager reference: the target under the bootstrap launcher with the `lazy` hook recording
-   only (no finder): its stdout, stderr, exit code and executed modules. Run twice: a program
-   whose output changes from run to run cannot be judged.
+   only (no finder): its stdout, stderr, exit code and executed modules, after one warm-up run
+   (a first run may fill caches: .pyc files, the program's own). Run twice: a program whose
+   output changes from run to run cannot be judged.
 2. The lazy run (keep-eager set: --keep-eager). Same output: done. Otherwise delta debugging
    (analysis/bisect.py) over the modules the eager run executed finds the smallest set that
    must stay eager; the lazy run is repeated with that set and must give identical output.
@@ -148,6 +149,7 @@ def lazy(
             warn(text)
 
     runner = _Runner(opts, interp, info)
+    runner.run(lazy=False)  # warm-up: a first run may fill caches (.pyc files, the program's own)
     reference, eager_rec = runner.run(lazy=False)
     if reference.exit_code != 0:
         tail = "\n".join(reference.stderr.rstrip("\n").splitlines()[-10:])
@@ -216,7 +218,7 @@ def lazy(
         mode="-X lazy_imports=all" if major_minor >= (3, 15) else "finder",
         stayed_eager=tuple(stayed_eager(lazy_rec)),
         avoided_us=avoided_us,
-        bisect_runs=max(0, runner.runs - 4),  # beyond the two eager, the first lazy and the verification
+        bisect_runs=max(0, runner.runs - 5),  # beyond the three eager, the first lazy and the verification
         warnings=tuple(warnings),
         notes=tuple(notes),
     )
