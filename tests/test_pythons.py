@@ -224,3 +224,61 @@ def test_pythons_with_specs_and_a_spec_that_matches_nothing(cli):
     assert [r["version"][:4] for r in res.json()["pythons"]] == ["3.13"]
     bad = cli("pythons", "--python", "pyenv:9.9")
     assert_one_line_error(bad, 2, "pyenv:9.9", "no pyenv interpreter matches 9.9")
+
+
+# --- the commands on several versions --------------------------------------------------------
+
+import shutil  # noqa: E402
+
+MATRIX = ["3.8", "3.12", "3.13"]
+
+
+@pytest.mark.parametrize("version", MATRIX)
+def test_imports_on_each_version(cli, version):
+    res = cli("imports", "--python", pyenv_python(version), "-r", "1", "--format", "json", "-c", "import json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert doc["python_version"].startswith(version + ".")
+    mods = {m["name"]: m for m in doc["modules"]}
+    assert "json" in mods and mods["json"]["cumulative_us"] >= mods["json"]["self_us"] >= 0
+
+
+@pytest.mark.parametrize("version", MATRIX)
+def test_imports_phases_and_lazy_candidates_on_each_version(cli, version):
+    py = pyenv_python(version)
+    res = cli("imports", "--phases", "--python", py, "-r", "1", "--format", "json", "-c", "import json")
+    assert res.returncode == 0, res
+    mods = {m["name"]: m for m in res.json()["modules"]}
+    assert mods["json.decoder"]["exec_us"] is not None and mods["json.decoder"]["exec_us"] >= 0
+    lazy = cli("imports", "--lazy-candidates", "--python", py, "-r", "1", "-c", "import json")
+    assert lazy.returncode == 0, lazy
+
+
+@pytest.mark.parametrize("version", MATRIX)
+def test_why_on_each_version(cli, version):
+    res = cli("why", "--python", pyenv_python(version), "-r", "1", "--format", "json", "re", "-c", "import json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert doc["python_version"].startswith(version + ".") and doc["module"] == "re"
+    hops = [h["name"] for h in doc["chains"][0]["hops"]]
+    assert hops[0] == "json" and hops[-1] == "re"
+
+
+@pytest.mark.parametrize("version", MATRIX)
+def test_trace_on_each_version(cli, version):
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed (make setup installs it)")
+    res = cli("trace", "--python", pyenv_python(version), "--format", "json", "-c", "import json")
+    if res.returncode == 3 and "ptrace" in res.stderr:
+        pytest.skip("strace cannot trace here")
+    assert res.returncode == 0, res
+    names = {m["name"]: m for m in res.json()["modules"]}
+    assert "json" in names and names["json"]["syscalls"] > 0  # attributed by the markers hook
+
+
+@pytest.mark.parametrize("version,command", [("2.7", "imports"), ("3.6", "imports"), ("2.7", "trace"), ("3.6", "why")])
+def test_a_python_that_cannot_serve_a_command_is_refused_in_one_line(cli, version, command):
+    py = pyenv_python(version)
+    args = {"imports": ("imports", "--python", py, "-c", "pass"), "trace": ("trace", "--python", py, "-c", "pass"),
+            "why": ("why", "--python", py, "json", "-c", "import json")}[command]
+    assert_one_line_error(cli(*args), 2, "is unavailable", "needs Python 3.7+", version)

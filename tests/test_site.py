@@ -128,3 +128,31 @@ def test_parse_site_record_errors():
         parse_site_record("{trunc")
     with pytest.raises(BadInput, match="did not run"):
         parse_site_record('{"main_us": null}')
+
+
+@pytest.mark.parametrize("version", ["3.7", "3.8", "3.12", "3.13"])
+def test_site_on_every_supported_version(cli, version, tmp_path):
+    """The same venv + .pth on each version (hook_site and the phases hook it builds on run
+    inside 3.7 to 3.13); a version this machine lacks is skipped with the reason."""
+    from tests._interpreters import pyenv_python
+
+    venv = tmp_path / f"venv{version}"
+    subprocess.run([pyenv_python(version), "-m", "venv", "--without-pip", str(venv)], check=True)
+    sp = _site_packages(venv)
+    (sp / "pth_payload.py").write_text("import fractions\n")
+    (sp / "demo.pth").write_text("import pth_payload\n")
+    res = cli("site", "--python", venv / "bin" / "python", "--runs", "1", "--format", "json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert doc["python_version"].startswith(version + ".")
+    pths = {Path(p["path"]).name: p for p in doc["pth"]}
+    assert pths["demo.pth"]["modules"][0] == "pth_payload" and "fractions" in pths["demo.pth"]["modules"]
+    assert str(sp) in doc["sys_path_entries"]
+
+
+@pytest.mark.parametrize("version", ["2.7", "3.6"])
+def test_site_refuses_a_python_without_hooks_in_one_line(cli, version):
+    from tests._interpreters import pyenv_python
+
+    res = cli("site", "--python", pyenv_python(version), "--runs", "1")
+    assert_one_line_error(res, 2, "`site` is unavailable", "needs Python 3.7+")

@@ -177,6 +177,10 @@ def imports(
     else:
         if opts.target.is_python or opts.python:
             interp = resolve_python(opts.python)
+            if opts.target.is_python:  # one line for an interpreter without -X importtime (2.7, 3.6)
+                from profiler.model.interpreter import require
+
+                require(interp, "imports")
         outcomes = None
         if opts.target.is_python and opts.warmup >= 1:  # the first warm-up run tells failed imports
             outcomes = import_outcomes(opts, interp)

@@ -47,6 +47,9 @@ def annotate_report(
     if not (phases or lazy or sites):
         return report
     interp = resolve_python(python)
+    from profiler.model.interpreter import require
+
+    require(interp, "hooks", for_what="--phases/--lazy-candidates")
     facts: dict[str, dict] = {}
     if phases or sites:
         hooks = ("phases", "sites", "site") if sites else ("phases",)  # sites cost a frame walk each

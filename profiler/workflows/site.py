@@ -31,6 +31,9 @@ def site(opts: SiteOptions) -> SiteReport:
     if "-S" in opts.flags:
         raise UsageError("-S skips site: nothing to measure")
     interp = resolve_python(opts.python)
+    from profiler.model.interpreter import require
+
+    require(interp, "site")
     raw = run_site(interp.path, opts.flags, opts.runs)
     runs = [(parse_site_record(r.site), parse_phase_records(r.phases)) for r in raw]
     machine = read_machine() if opts.read_machine else {}

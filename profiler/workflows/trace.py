@@ -139,6 +139,9 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
 
             variants = parse_variants(opts.variants, opts.flags, default=("default",))
             interp = resolve_python(opts.python)
+            from profiler.model.interpreter import require
+
+            require(interp, "trace")
             several = len(variants) > 1
             results = []
             for i, v in enumerate(variants):

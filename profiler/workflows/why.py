@@ -94,6 +94,9 @@ def importers_of(opts: WhyOptions, module: str) -> list[str]:
     from profiler.capture.phases import run_instrumented
 
     interp = resolve_python(opts.python)
+    from profiler.model.interpreter import require
+
+    require(interp, "why")
     run = run_instrumented(interp.path, (), opts.target, ("phases",), importers=True, ignore_failure=True)
     out = []
     for line in run.importers.splitlines():
