@@ -282,3 +282,23 @@ def test_a_python_that_cannot_serve_a_command_is_refused_in_one_line(cli, versio
     args = {"imports": ("imports", "--python", py, "-c", "pass"), "trace": ("trace", "--python", py, "-c", "pass"),
             "why": ("why", "--python", py, "json", "-c", "import json")}[command]
     assert_one_line_error(cli(*args), 2, "is unavailable", "needs Python 3.7+", version)
+
+
+def test_startup_on_every_interpreter_found(cli):
+    _need_pyenv()
+    res = cli("startup", "--python", "all", "-r", "1", "--variant", "default", "--format", "json", "-c", "pass")
+    assert res.returncode == 0, res
+    versions = [r["python_version"] for r in res.json()["results"]]
+    assert set(PYENV_VERSIONS) <= set(versions)  # 2.7 included: timing needs nothing inside it
+    assert len(versions) == len(set(zip(versions, [r["python"] for r in res.json()["results"]])))
+
+
+def test_startup_leaves_out_the_variants_an_old_python_lacks(cli):
+    res = cli("startup", "--python", pyenv_python("2.7"), "--python", "pyenv:3.13", "-r", "1", "--format", "json", "-c", "pass")
+    assert res.returncode == 0, res
+    doc = res.json()
+    rows = {(r["variant"], r["python_version"][:4]) for r in doc["results"]}
+    assert {("default", "2.7."), ("no-site", "2.7."), ("no-frozen", "3.13"), ("isolated", "3.13")} <= rows
+    assert ("isolated", "2.7.") not in rows and ("no-frozen", "2.7.") not in rows
+    assert any("variant no-frozen left out" in n and "3.11+" in n for n in doc["notes"])
+    assert not any(r.get("failed") for r in doc["results"])

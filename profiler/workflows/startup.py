@@ -128,7 +128,7 @@ def startup(
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> StartupReport:
-    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.discovery import resolve_pythons
     from profiler.capture.timing import RunPlan
     from profiler.errors import Interrupted
     from profiler.workflows.measure import measure
@@ -136,8 +136,10 @@ def startup(
 
     variants = validate(opts)
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
-    interps = [resolve_python(p) for p in (list(opts.pythons) or [None])] if opts.target.is_python else []
-    specs = build_specs(interps, variants, opts.target, opts.imports, no_site_env=no_site_env)
+    # pyenv:3.12, pyenv:*, all ... each interpreter once (capture/discovery.py)
+    interps = resolve_pythons(list(opts.pythons) or [None], warn=warn) if opts.target.is_python else []
+    specs, unavailable = drop_unavailable(
+        build_specs(interps, variants, opts.target, opts.imports, no_site_env=no_site_env), interps, warn)
     if "instructions" in opts.metrics:
         from profiler.capture.instructions import pick_method
 
@@ -174,7 +176,34 @@ def startup(
             if warn:
                 warn(w)
         m = replace(m, warnings=(*m.warnings, *harness_warnings))
-    return report_of(m, [*no_site_notes(specs), *startup_site_notes(m.results)], harness)
+    return report_of(m, [*unavailable, *no_site_notes(specs), *startup_site_notes(m.results)], harness)
+
+
+def drop_unavailable(specs: Sequence[CommandSpec], interps: Sequence[Interpreter],
+                     warn: Callable[[str], None] | None = None) -> tuple[list[CommandSpec], list[str]]:
+    """Leave out a variant an interpreter cannot run (-I before 3.4, -X frozen_modules before
+    3.11: older versions ignore an unknown -X and would time `default` under its name), with
+    one line each; custom --flags variants are the user's to judge."""
+    from profiler.model.interpreter import VARIANT_NEEDS, why_not_needs
+
+    by_path = {i.path: i for i in interps}
+    kept, lines = [], []
+    for s in specs:
+        interp = by_path.get(s.python or "")
+        reason = why_not_needs(interp, VARIANT_NEEDS.get(s.variant, ())) if interp is not None else None
+        if reason is None:
+            kept.append(s)
+            continue
+        line = f"variant {s.variant} left out for {interp.path} ({interp.version}): {reason}"
+        if line not in lines:
+            lines.append(line)
+            if warn:
+                warn(line)
+    if not kept and specs:
+        from profiler.errors import BadInput
+
+        raise BadInput(lines[0] if len(lines) == 1 else f"no variant can run on the interpreters given: {lines[0]}")
+    return kept, lines
 
 
 def no_site_notes(specs: Sequence[CommandSpec]) -> list[str]:
