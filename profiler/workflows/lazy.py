@@ -157,10 +157,13 @@ def lazy(
     if eager_rec is None:
         raise TargetFailed(f"the target ended without running exit handlers (os._exit?): {opts.target.label()}; "
                            "importprof lazy needs them to see which modules ran")
-    again, _ = runner.run(lazy=False)
+    again, again_rec = runner.run(lazy=False)
     unstable = describe_difference(reference, again)
     if unstable:
         warning(f"the program's output changes from run to run ({unstable}): lazy vs eager cannot be judged; no bisection")
+    if again_rec is not None and again_rec.executed_names != eager_rec.executed_names:
+        warning(f"two eager runs executed different modules ({len(eager_rec.executed)} vs {len(again_rec.executed)}): "
+                "the program's start-up changes from run to run (a cache of its own?); counts are the first run's")
 
     first, _ = runner.lazy_with(())
     difference = describe_difference(reference, first)
