@@ -65,6 +65,10 @@ def doctor(
 
     validate(opts)
     interp = resolve_python(opts.python)
+    if tuple(int(x) for x in interp.version.split(".")[:2]) < (3, 8):
+        from profiler.errors import BadInput
+
+        raise BadInput(f"doctor needs Python 3.8 or newer for its import hooks; {interp.path} is {interp.version}")
     facts = probe_doctor_facts(interp.path)
     warnings: list[str] = []
     findings = []

@@ -1,0 +1,97 @@
+"""The pure steps of `importprof lazy` (analysis/lazy.py) and its JSON round trip."""
+
+from __future__ import annotations
+
+from profiler.analysis.lazy import (
+    avoided_modules,
+    bisect_candidates,
+    describe_difference,
+    is_own_file,
+    statement_savings,
+    stayed_eager,
+)
+from profiler.model.import_tree import ModuleRecord
+from profiler.model.lazy import (
+    AvoidedModule,
+    EagerImport,
+    LazyLoad,
+    LazyReport,
+    LazyRun,
+    MustStayEager,
+    ProgramOutput,
+    StatementSaving,
+)
+
+
+def rec(name, cum, parent=None, site=None, depth=0):
+    return ModuleRecord(name, cum, cum, parent, depth, 0, 1, (cum,), (cum,), extra={"site": site} if site else {})
+
+
+def run(executed, startup=(), eager=(), loads=(), pending=()):
+    return LazyRun(True, "3.11.7", tuple(startup), tuple((n, k, None) for n, k in executed), tuple(pending), tuple(eager), tuple(loads))
+
+
+def test_describe_difference_names_the_first_differing_line_or_the_exception():
+    ok = ProgramOutput("a\nb\n", "", 0)
+    assert describe_difference(ok, ProgramOutput("a\nb\n", "", 0)) is None
+    assert describe_difference(ok, ProgramOutput("a\nc\n", "", 0)) == "stdout line 2: 'c' instead of 'b'"
+    assert describe_difference(ok, ProgramOutput("a\n", "", 0)) == "stdout line 2: (no line) instead of 'b'"
+    assert describe_difference(ok, ProgramOutput("a\nb\n", "", 3)) == "exit code 3 instead of 0"
+    tb = "Traceback (most recent call last):\n  File \"x\", line 1, in <module>\nKeyError: 'hello'\n"
+    assert describe_difference(ok, ProgramOutput("a\n", tb, 1)) == "raised KeyError: 'hello' (exit code 1)"
+    assert describe_difference(ok, ProgramOutput("a\nb", "", 0)) == "stdout differs in line endings or a final newline"
+    assert describe_difference(ok, ProgramOutput("a\nb\n", "warn\n", 0)) == "stderr line 1: 'warn' instead of (no line)"
+
+
+def test_bisect_candidates_skip_startup_native_and_kept_modules_in_import_order():
+    eager = run([("sys", "builtin"), ("encodings", "source"), ("b", "source"), ("_json", "extension"), ("a", "bytecode"),
+                 ("os", "frozen"), ("k", "source"), ("__main__", "main")], startup=["sys", "encodings"])
+    assert bisect_candidates(eager, keep=["k"]) == ["b", "a"]
+
+
+def test_avoided_modules_and_total_without_double_counting():
+    mods = [rec("app_dep", 500, site="app.py:1"), rec("heavy", 300, "app_dep", "dep.py:3", 1), rec("leaf", 100, "heavy", "h.py:1", 2),
+            rec("used", 50, site="app.py:2")]
+    eager = run([(m.name, "source") for m in mods])
+    lazy = run([("app_dep", "source"), ("used", "source")])
+    avoided, total = avoided_modules(eager, lazy, mods)
+    assert [(a.name, a.cumulative_us) for a in avoided] == [("heavy", 300), ("leaf", 100)]
+    assert total == 300  # leaf is inside heavy's cumulative
+
+
+def test_statement_savings_charge_the_nearest_statement_of_the_targets_own_code():
+    mods = [
+        rec("mylib", 900, site="/app/app.py:1"),
+        rec("json", 400, "mylib", "/app/mylib/__init__.py:2", 1),
+        rec("json.decoder", 200, "json", "/usr/lib/json/__init__.py:5", 2),
+        rec("argparse", 300, site="/app/app.py:3"),
+        rec("gettext", 100, "argparse", "/usr/lib/argparse.py:9", 1),
+        rec("certifi", 700, site="/site-packages/x.pth:1"),
+    ]
+    avoided = [AvoidedModule(n, c) for n, c in (("json", 400), ("json.decoder", 200), ("argparse", 300), ("gettext", 100), ("certifi", 700))]
+    got = statement_savings(avoided, mods, ["/app/"])
+    assert got == [
+        StatementSaving("/app/mylib/__init__.py:2", ("json", "json.decoder"), 400),
+        StatementSaving("/app/app.py:3", ("argparse", "gettext"), 300),
+    ]  # certifi: imported by a .pth, not by the target's code
+    assert is_own_file("<string>", ["<string>"]) and not is_own_file("/apple/x.py", ["/app/"])
+
+
+def test_stayed_eager_lists_decisions_then_import_statement_loads_once():
+    r = run([], eager=[EagerImport("_json", "extension module (...)", "a.py:1")],
+            loads=[LazyLoad("json", "from", "__path__", "a.py:2"), LazyLoad("json", "use", "dumps", "a.py:9"),
+                   LazyLoad("pkg", "submodule", "__path__", "a.py:3"), LazyLoad("m", "use", "f", "a.py:4")])
+    got = stayed_eager(r)
+    assert [(e.name, e.site) for e in got] == [("_json", "a.py:1"), ("json", "a.py:2"), ("pkg", "a.py:3")]
+    assert "from json import" in got[1].reason
+
+
+def test_report_round_trips_through_json():
+    report = LazyReport(
+        results=(), must_stay_eager=(MustStayEager("p", "stdout line 1: ..."),), avoided=(AvoidedModule("x", 5),),
+        identical_output=True, modules_eager=10, modules_lazy=8, statements=(StatementSaving("a.py:1", ("x",), 5),),
+        stayed_eager=(EagerImport("_json", "extension", None),), avoided_us=5, bisect_runs=3,
+    )
+    d = report.to_dict()
+    assert d["schema"] == "importprof.lazy/1"
+    assert LazyReport.from_dict(d) == report
