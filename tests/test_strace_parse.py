@@ -206,3 +206,30 @@ def test_chrome_render(logs):
     json_span = next(e for e in imports if e["name"] == "json")
     inside = [e for e in calls if json_span["ts"] <= e["ts"] <= json_span["ts"] + json_span["dur"]]
     assert any(e["name"] == "openat" for e in inside)
+
+
+@pytest.mark.parametrize("name", LOGS)
+def test_fast_path_equals_general_path(logs, name):
+    """Issue 15: the fast parser (one regular expression over the text, arguments split on
+    demand) gives exactly the general line-by-line path's records, on every real log and on
+    the same logs with CRLF, odd line breaks and as an iterable of lines."""
+    text = logs[name]
+    slow = parse_strace(text, fast=False)
+    for variant in (text, text.replace("\n", "\r\n"), "noise\x0cline\n" + text, text.splitlines(True)):
+        fast = parse_strace(variant)
+        ref = slow if variant is text or isinstance(variant, list) else parse_strace(variant, fast=False)
+        assert fast == ref
+        assert [c.args for c in fast.syscalls] == [c.args for c in ref.syscalls]
+        assert [(c.path, c.fd_path, c.path_cut, c.argv) for c in fast.syscalls] == [(c.path, c.fd_path, c.path_cut, c.argv) for c in ref.syscalls]
+
+
+def test_fast_path_keeps_strictness():
+    good = '12 04:38:56.794694 read(3</x>, "a", 1) = 1 <0.000066>\n'
+    assert parse_strace(good).syscalls[0].fd_path == "/x"
+    with pytest.raises(BadInput, match="line 2"):
+        parse_strace(good + good.replace("<0.000066>", "<0.0x1>") + good)
+    # a cut last line is never taken by the fast path: it is the truncated end
+    log = parse_strace(good + good[:-1])
+    assert len(log.syscalls) == 2 and not log.truncated_last_line  # whole, just no newline
+    log = parse_strace(good + good[:30])
+    assert len(log.syscalls) == 1 and log.truncated_last_line

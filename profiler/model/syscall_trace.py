@@ -36,13 +36,13 @@ PATH_ARG: dict[str, tuple[int | None, int]] = {
 }
 
 
-class Syscall(NamedTuple):
-    """One completed (or never-resumed) syscall line of an strace log."""
+class _SyscallRecord(NamedTuple):
+    """The fields of a Syscall (see there)."""
 
     pid: int
     time_s: float | None  # -tt start time (seconds since midnight), None without -tt
     name: str
-    args: tuple[str, ...]  # raw argument texts, as strace printed them
+    args: tuple[str, ...] | str  # raw argument texts, as strace printed them (or their unsplit text)
     ret: int | None  # the return value (None for `?`)
     errno: str | None  # e.g. "ENOENT" when the call failed
     ret_path: str | None  # -y: the path of a returned file descriptor (openat → 3</path>)
@@ -54,6 +54,40 @@ class Syscall(NamedTuple):
     fd_path: str | None = None  # other calls: the -y path of the first fd argument (read(3</x>...) → /x)
     path_cut: bool = False  # strace cut the path string (-s): `path` is its beginning only
     argv: tuple[str, ...] | None = None  # execve/execveat: the argv array, decoded (cut strings end with "...")
+
+
+class Syscall(_SyscallRecord):
+    """One completed (or never-resumed) syscall line of an strace log.
+
+    `args` is the tuple of raw argument texts. The parser may keep them as the one unsplit text
+    of the line (splitting every line's arguments is most of a parse's cost, and the analysis
+    reads them for few calls): they are split on first access, by the splitter the parser
+    registers (`Syscall.splitter`; the model imports nothing). Equality compares split args."""
+
+    __slots__ = ()
+    splitter = None  # set by profiler/parse/strace.py: argument text -> tuple of argument texts
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        a = tuple.__getitem__(self, 3)
+        if a.__class__ is str:
+            return Syscall.splitter(a)
+        return a
+
+    def _key(self) -> tuple:
+        return (*tuple.__getitem__(self, slice(0, 3)), self.args, *tuple.__getitem__(self, slice(4, None)))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Syscall):
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __ne__(self, other) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 class ProcessEvent(NamedTuple):
