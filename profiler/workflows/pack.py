@@ -93,6 +93,9 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
         target = workload_target("import-stdlib")
     check_target(target)
     interp = resolve_python(opts.python)
+    from profiler.model.interpreter import require
+
+    require(interp, "pack")  # before any folder is cleared
     for s in SETS:  # a previous pack's files must not linger in lib/
         clear_dir(os.path.join(opts.out_dir, s))
     packed = pack_target(interp, target, opts.out_dir, info=info)
