@@ -28,7 +28,7 @@ from profiler.render.html import embed_json, render_html
 from conftest import FIXTURES, assert_one_line_error
 
 REPORT_FIXTURES = FIXTURES / "report"
-KINDS = ("startup", "imports", "why", "trace", "site", "compare")
+KINDS = ("startup", "imports", "why", "trace", "site", "compare", "doctor")
 
 
 def fixture_files() -> list[Path]:
@@ -193,6 +193,10 @@ HARNESS = r"""
     out.factLabels = Array.prototype.map.call(document.querySelectorAll("#facts dl.machine dt"), function (dt) { return dt.textContent; });
     out.factValues = Array.prototype.map.call(document.querySelectorAll("#facts dl.machine dd"), function (dd) { return dd.textContent; });
     out.mixed = Array.prototype.map.call(document.querySelectorAll("#mixed li"), function (li) { return li.textContent; });
+    out.sectionOrder = Array.prototype.map.call(document.querySelectorAll("main > section.part"), function (s) { return s.id; });
+    out.findings = Array.prototype.map.call(document.querySelectorAll("#doctor li.finding"), function (li) {
+      return [li.getAttribute("data-kind"), li.querySelector(".cost").textContent, li.querySelector(".fix").textContent];
+    });
     out.pageWidth = document.documentElement.scrollWidth;
     out.viewWidth = window.innerWidth;
   } catch (e) {
@@ -214,6 +218,7 @@ def harness_results(dom: str) -> dict:
 
 
 # ------------------------------------------------------------------ unit: the page's script under node
+@pytest.mark.slow
 def test_page_script_under_node(tmp_path):
     """tests/js/page.test.js with node's own test runner (issue 16.6): the page's files load
     without a document, format as the Python renderers do, and draw the data Python derived
@@ -369,6 +374,19 @@ def test_page_reads_without_contradictions(from_dom):
     assert got["pageWidth"] <= got["viewWidth"] + 1
 
 
+def test_findings_come_first(from_dom):
+    """Issue 16 / doctor: with an importprof.doctor/1 document the page opens with its findings,
+    costliest first, each with its cost (estimates marked), where and the fix."""
+    got = harness_results(from_dom)
+    assert "error" not in got, got["error"]
+    assert got["sectionOrder"][0] == "doctor", got["sectionOrder"]
+    doctor = json.loads((REPORT_FIXTURES / "doctor.json").read_text())
+    assert [f[0] for f in got["findings"]] == [f["kind"] for f in doctor["findings"]] and got["findings"]
+    for (kind, cost, fix), f in zip(got["findings"], doctor["findings"]):
+        assert cost.startswith("\u2248 ") == f["estimate"], (cost, f)
+        assert fix == "fix: " + f["fix"]
+
+
 def test_page_fits_a_phone(from_page):
     """At a phone's width nothing but a table or a chart (each in its own sideways-scrolling box) is
     wider than the screen."""
@@ -434,14 +452,14 @@ def test_bad_input_and_failing_target(cli, tmp_path):
 def test_live_compare_part(cli, tmp_path):
     """--compare runs `importprof compare` (issue 5) through its workflow: five variants."""
     out = tmp_path / "compare.html"
-    res = cli("report", "--compare", "--skip", "startup,imports,trace,site", "--runs", "2", "-o", out, "-c", "import json")
+    res = cli("report", "--compare", "--skip", "startup,imports,trace,site,doctor", "--runs", "2", "-o", out, "-c", "import json")
     assert res.returncode == 0, res
     data = embedded_data(out.read_text(encoding="utf-8"))
     (doc,) = [d["doc"] for d in data["documents"]]
     assert doc["schema"] == "importprof.compare/1"
     variants = [r["variant"] for r in doc["rows"]]
     assert variants[:5] == ["traditional", "no-site", "oxidized", "filesystem", "in-memory"], variants  # (+ frozen)
-    assert {s["part"] for s in data["skipped"]} == {"startup", "imports", "trace", "site"}
+    assert {s["part"] for s in data["skipped"]} == {"startup", "imports", "trace", "site", "doctor"}
 
 
 def test_live_without_strace_says_why(cli, tmp_path, real_python):
@@ -450,7 +468,7 @@ def test_live_without_strace_says_why(cli, tmp_path, real_python):
     out = tmp_path / "nostrace.html"
     res = cli(
         "report", "--python", real_python, "--runs", "1", "--warmup", "0", "--import-runs", "1",
-        "--variant", "default", "--skip", "site", "-o", out, env={"PATH": str(tmp_path)},
+        "--variant", "default", "--skip", "site,doctor", "-o", out, env={"PATH": str(tmp_path)},
     )
     assert res.returncode == 0, res
     data = embedded_data(out.read_text(encoding="utf-8"))
@@ -489,7 +507,9 @@ def test_live_report_runs_the_parts(live_page):
     kinds = [d["doc"]["schema"] for d in data["documents"]]
     assert kinds[0] == "importprof.startup/1" and "importprof.imports/1" in kinds
     done = {k.split(".")[1].split("/")[0] for k in kinds} | {s["part"] for s in data["skipped"]}
-    assert done == {"startup", "imports", "trace", "site"}  # each part is there or says why not
+    assert done == {"startup", "imports", "trace", "site", "doctor"}  # each part is there or says why not
+    doctor = next(d["doc"] for d in data["documents"] if d["doc"]["schema"] == "importprof.doctor/1")
+    assert isinstance(doctor["findings"], list) and doctor["checks"]  # live findings for the page's top
     assert data["interpreter"]["version"] and data["target"].startswith("-c ")
     imports = next(d["doc"] for d in data["documents"] if d["doc"]["schema"] == "importprof.imports/1")
     assert {"<script>", EVIL_IMG, EVIL_AMP} <= {m["name"] for m in imports["modules"]}

@@ -21,7 +21,7 @@ _ASSETS = "profiler.render.html_assets"
 # tests/js/); page.js starts the drawing. No chart library: the charts are hand-drawn SVG.
 SCRIPTS = (
     "core.js", "charts.js", "table.js", "skeleton.js",
-    "part_startup.js", "part_imports.js", "part_why.js", "part_trace.js", "part_site.js",
+    "part_findings.js", "part_startup.js", "part_imports.js", "part_why.js", "part_trace.js", "part_site.js",
     "part_compare.js", "part_facts.js", "page.js",
 )
 

@@ -3,7 +3,8 @@ other workflows for it) into a page bundle, `importprof.report/1`.
 
 Two ways in:
   report_live(opts, progress=, warn=) -> PageReport   runs startup, imports (with phases when
-      available), trace (when strace is usable) and site through THEIR workflow functions;
+      available), trace (when strace is usable), site and doctor (the findings the page
+      shows first; Python targets) through THEIR workflow functions;
   report_from_files(paths) -> PageReport             saved JSON documents of any kind, told
       apart by their `schema` key (an `importprof.report/1` bundle is unpacked).
 What could not be gathered is listed in `skipped` ({part, reason}) and shown on the page.
@@ -20,7 +21,7 @@ from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
 from profiler.model.target import Target
 
 REPORT_SCHEMA = "importprof.report/1"
-PARTS = ("startup", "imports", "trace", "site")
+PARTS = ("startup", "imports", "trace", "site", "doctor")  # doctor: the findings at the page's top
 OPTIONAL_PARTS = ("compare",)  # slow (builds the oxidized variants): only when asked
 
 
@@ -250,6 +251,15 @@ def _site_doc(opts: ReportOptions, progress, warn) -> dict:
     return site(SiteOptions(python=opts.python, runs=max(1, min(opts.import_runs, 3)), read_machine=False)).to_dict()
 
 
+def _doctor_doc(opts: ReportOptions, progress, warn) -> dict:
+    """`importprof doctor`'s findings (importprof.doctor/1): what slows start-up, priced,
+    costliest first; the page shows them at its top."""
+    from profiler.workflows.doctor import DoctorOptions, doctor
+
+    dopts = DoctorOptions(target=opts.target, python=opts.python, runs=max(1, min(opts.import_runs, 3)))
+    return doctor(dopts, progress=progress, warn=warn).to_dict()
+
+
 def _compare_doc(opts: ReportOptions, progress, warn) -> dict:
     from profiler.workflows.compare import CompareOptions, compare
 
@@ -268,6 +278,7 @@ _CAPTURE = {
     "imports": _imports_doc,
     "trace": _trace_doc,
     "site": _site_doc,
+    "doctor": _doctor_doc,
     "compare": _compare_doc,
 }
 
@@ -309,6 +320,9 @@ def report_live(
     for part in PARTS + (OPTIONAL_PARTS if opts.compare else ()):
         if part in opts.skip:
             skipped.append({"part": part, "reason": f"skipped (--skip {part})"})
+            continue
+        if part == "doctor" and not opts.target.is_python:
+            skipped.append({"part": part, "reason": "doctor examines a Python target (-c, -m, SCRIPT), not `-- COMMAND`"})
             continue
         try:
             doc = _CAPTURE[part](opts, _part_progress(progress, part), warn)

@@ -115,12 +115,20 @@ function shortTail(str, n) {
   return str.length > n ? "\u2026" + str.slice(str.length - n + 1) : str;
 }
 /* Text that wraps only where a reader expects it (after "/" in a path, after "." in a dotted
- * name, after ", " and at spaces), never inside a word: a <wbr> marks each place. */
-function breakable(text, tag, props) {
+ * name, after ", " and at spaces), never inside a word: a <wbr> marks each place. Prose passes
+ * `where` = AFTER_SLASH (a "." there ends a sentence or sits inside a number). */
+var AFTER_SLASH = /(?<=\/)/;
+function breakable(text, tag, props, where) {
   var node = h(tag || "code", props || {});
-  String(text).split(/(?<=[\/.,;( ])/).forEach(function (piece, i) {
+  text = String(text);
+  // a path breaks only after "/" (a "." there sits inside a name: python3.11, core.py)
+  where = where || (text.indexOf("/") >= 0 ? /(?<=[\/ ])/ : /(?<=[.,;( ])/);
+  var pieces = text.split(where);
+  pieces.forEach(function (piece, i) {
     if (i) node.appendChild(document.createElement("wbr"));
-    node.appendChild(document.createTextNode(piece));
+    // a piece never breaks inside, not even at a hyphen (distutils-precedence.pth)
+    var word = piece.trim().indexOf(" ") < 0;  // prose keeps wrapping at its spaces
+    node.appendChild(word && (pieces.length > 1 || piece.indexOf("-") >= 0) ? h("span", { class: "nb", text: piece }) : document.createTextNode(piece));
   });
   return node;
 }

@@ -41,8 +41,8 @@ function build() {
       return h("li", {}, [h("b", { text: m.part }), ": " + m.reason]);
     }))])]);
   }
-  var order = ["startup", "imports", "why", "trace", "site", "compare", "other"];
-  var parts = { startup: startupPart, imports: importsPart, why: whyPart, trace: tracePart, site: sitePart, compare: comparePart, other: otherPart };
+  var order = ["doctor", "startup", "imports", "why", "trace", "site", "compare", "other"];
+  var parts = { doctor: findingsPart, startup: startupPart, imports: importsPart, why: whyPart, trace: tracePart, site: sitePart, compare: comparePart, other: otherPart };
   var counters = {};
   order.forEach(function (kind) {
     entries.forEach(function (e, i) {

@@ -207,11 +207,13 @@ function importsPart(doc, source, n, derived) {
     cols.push({ key: "phases_us", label: "\u03a3 phases", num: true, title: "find+read+unmarshal+exec of the instrumented run: that run's self, not the self column's", get: function (m) {
       var v = phasesUs[rowIndex.get(m)];
       return num(v) ? v : null;
-    }, fmt: fmtUs });
+    }, fmt: function (v) {
+      return num(v) ? fmtUs(v) : "\u2014";
+    } });
     cols.push({ key: "compiled", label: "compiled" });
   }
-  cols.push({ key: "parent", label: "imported by", fmt: function (v) {
-    return v === null || v === undefined ? "\u2014" : breakable(v);
+  cols.push({ key: "parent", label: "imported by", nowrap: true, fmt: function (v) {
+    return v === null || v === undefined ? "\u2014" : h("code", { text: v });
   } });
   if (mods.some(function (m) {
     return typeof m.site === "string";

@@ -1,0 +1,39 @@
+/* importprof report page: the findings (importprof.doctor/1), shown first: what slows start-up,
+ * priced, costliest first, each with where it is and the fix.
+ */
+function findingsPart(doc, source, n) {
+  var sec = section("doctor" + (n || ""), "Findings: what slows start-up, costliest first", source);
+  var findings = doc.findings || [];
+  add(sec, [h("p", { class: "lead" }, [
+    findings.length + " finding" + (findings.length === 1 ? "" : "s") + " for ",
+    h("code", { class: "target", text: targetText(doc.target) || "?" }),
+    num(doc.startup_s) ? " (start-up as is: " + fmtS(doc.startup_s) + ")" : "",
+    ". Each is priced from its own measurement, so they overlap (site's cost includes its .pth files' imports): read them one by one, do not add them up.",
+  ])]);
+  var list = h("ol", { class: "findings" });
+  findings.forEach(function (f) {
+    add(list, [h("li", { class: "finding", "data-kind": f.kind }, [
+      h("div", { class: "finding-head" }, [
+        h("span", { class: "cost" + (f.estimate ? " estimate" : ""), title: f.estimate ? "an estimate, not a measured saving" : "measured" },
+          [(f.estimate ? "\u2248 " : "") + fmtUs(f.cost_us)]),
+        h("span", { class: "kind", text: f.kind }),
+        breakable(f.title, "strong", {}, AFTER_SLASH),
+      ]),
+      f.where ? h("div", { class: "where" }, ["where: ", pathLabel(f.where, 72)]) : null,
+      h("div", { class: "fix" }, ["fix: ", breakable(f.fix, "span", {}, AFTER_SLASH)]),
+      f.measured_by ? h("div", { class: "muted", text: "measured by " + f.measured_by }) : null,
+    ])]);
+  });
+  if (findings.length) add(sec, [list]);
+  else add(sec, [h("p", { class: "muted", text: "Nothing found by the checks that ran." })]);
+  var notRun = (doc.checks || []).filter(function (c) {
+    return !c.ran;
+  });
+  if (notRun.length) {
+    add(sec, [h("p", { class: "muted" }, ["Checks that did not run: " + notRun.map(function (c) {
+      return c.kind + (c.note ? " (" + c.note + ")" : "");
+    }).join("; ")])]);
+  }
+  add(sec, [notes(doc), rest(doc, ["findings", "checks", "target", "startup_s", "python", "python_version", "warnings", "notes"])]);
+  return sec;
+}
