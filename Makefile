@@ -15,8 +15,8 @@ demo: setup       ## the main job: start-up time of this machine's python3 in ea
 test: setup       ## the whole suite (real interpreters, hyperfine, strace, builds)
 	$(PY) -m pytest -q
 
-test-fast:        ## unit tests only (no set-up)
-	$(PY) -m pytest -q -m "not slow"
+test-fast:        ## unit tests only (no set-up): parsers, statistics, renderers on fixtures; no process started
+	IMPORTPROF_TEST_FAST=1 $(PY) -m pytest -q -m "not slow"
 
 bench: setup      ## benchmarks print ratios measured side by side (not tests)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -85,3 +85,29 @@ def assert_one_line_error(res: CLIResult, code: int, *needles: str) -> str:
     for n in needles:
         assert n.lower() in errors[0].lower(), res
     return errors[0]
+
+
+# --- `make test-fast`: unit tests only, and it is checked -------------------------------------
+SPAWNING_FIXTURES = {"cli", "real_python", "debian_python"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that uses a fixture that runs interpreters is slow, marked or not."""
+    for item in items:
+        if SPAWNING_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _no_process_in_fast_tests(request, monkeypatch):
+    """Under `make test-fast` (IMPORTPROF_TEST_FAST=1) a test not marked slow may not start a
+    process: it fails, naming the mark it lacks, instead of making the fast run slow."""
+    if not os.environ.get("IMPORTPROF_TEST_FAST") or request.node.get_closest_marker("slow"):
+        return
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"{request.node.nodeid} starts a process: mark it @pytest.mark.slow")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
+    monkeypatch.setattr(os, "posix_spawn", refuse)
+    monkeypatch.setattr(os, "fork", refuse)

@@ -1,5 +1,6 @@
 """The CLI contract and the architecture contract."""
 
+import pytest
 import ast
 import os
 import subprocess
@@ -11,12 +12,14 @@ from conftest import assert_one_line_error
 PKG = Path(__file__).resolve().parent.parent / "profiler"
 
 
+@pytest.mark.slow
 def test_version_answers_without_typer():
     code = "import sys; from profiler.cli import app; rc = app(['--version']); print(rc, 'typer' in sys.modules, 'rich' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == "importprof" and out[2:] == ["0", "False", "False"]
 
 
+@pytest.mark.slow
 def test_help_lists_commands_and_imports_nothing_heavy():
     # --help imports every command module: they may import only typer and the stdlib up front
     code = (
@@ -85,6 +88,7 @@ def test_unknown_format_is_refused_before_the_target_runs(cli):
         assert_one_line_error(res, 2, "unknown --format 'xml'")
 
 
+@pytest.mark.slow
 def test_cached_help_is_exactly_typers_help(tmp_path):
     """`--help` is served from the help cache without importing typer; it must be the very text
     typer prints, for the top level and for every command."""
@@ -104,6 +108,7 @@ def test_cached_help_is_exactly_typers_help(tmp_path):
         assert cached.stderr.endswith("TYPER=False"), (args, cached.stderr)
 
 
+@pytest.mark.slow
 def test_a_command_run_imports_only_its_own_module():
     code = ("import sys; from profiler.commands import parse; parse(['startup', '--runs', '2']); "
             "sys.stdout.write(','.join(sorted(m for m in sys.modules if m.startswith('profiler.commands.'))))")

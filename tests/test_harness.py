@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 STRACE = "/usr/bin/strace"
-pytestmark = pytest.mark.skipif(not os.path.exists(STRACE), reason="strace is not installed (make setup installs it)")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not os.path.exists(STRACE), reason="strace is not installed (make setup installs it)")]
 
 HARNESS = textwrap.dedent(
     """

@@ -43,6 +43,7 @@ def test_second_interpreter(debian_python):
     assert interp.path == debian_python and interp.version.startswith("3.11.")
 
 
+@pytest.mark.slow
 def test_garbage_interpreters(tmp_path):
     with pytest.raises(BadInput, match="not found"):
         resolve_python(str(tmp_path / "nope"))

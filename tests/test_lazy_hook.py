@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # real interpreters, every test
+
 from profiler.capture.lazy import run_lazy
 from profiler.model.target import Target
 from profiler.parse.lazy import parse_lazy_record

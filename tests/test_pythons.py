@@ -8,6 +8,8 @@ import subprocess
 
 import pytest
 
+pytestmark = pytest.mark.slow  # real interpreters, every test
+
 from tests._interpreters import pyenv_python
 
 

@@ -26,6 +26,7 @@ def test_write_atomic_into_a_directory_is_bad_output(tmp_path):
     assert listing(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_write_atomic_on_a_full_disk_keeps_the_old_file(tmp_path):
     from profiler.errors import OutputFailed
     from profiler.sinks import write_atomic
@@ -38,6 +39,7 @@ def test_write_atomic_on_a_full_disk_keeps_the_old_file(tmp_path):
         assert listing(d) == before
 
 
+@pytest.mark.slow
 def test_write_atomic_read_only_folder_is_bad_output(tmp_path):
     from profiler.errors import BadOutput
     from profiler.sinks import check_output_dir, check_writable, write_atomic
@@ -196,6 +198,7 @@ def test_output_folders_in_a_read_only_folder(cli, tmp_path, args):
         assert listing(d) == []
 
 
+@pytest.mark.slow
 def test_stdout_on_a_full_disk(fixtures, tmp_path):
     import subprocess
     import sys
