@@ -189,3 +189,16 @@ def test_failed_variant_in_compare_table():
     text = render_compare_table(_compare_report(doc), tty=False)
     line = next(ln for ln in text.splitlines() if "failed:" in ln)
     assert doc["results"][-1]["variant"] in line and " ms" not in line
+
+
+def test_reference_column_names_the_row_when_a_variant_repeats():
+    """--import: `default -c pass` and `default -c "import json"` - the column says which is 1.00x."""
+    from profiler.render.console_startup import render_startup_table
+
+    doc = load("startup")
+    extra = json.loads(json.dumps(doc["results"][0]))
+    extra.update(key="default · import json", target="-c 'import json'", role="import", module="json")
+    doc["results"].append(extra)
+    text = render_startup_table(StartupReport.from_dict(doc), tty=False)
+    header = next(ln for ln in text.splitlines() if "Mean" in ln)
+    assert "vs default -c pass" in header

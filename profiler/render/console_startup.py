@@ -23,7 +23,11 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
     has_instr = any(r.instructions is not None for r in report.results)
     rel = {x.key: x for x in report.relative}
     ref = next((r for r in report.results if r.key == report.reference), None)
-    ref_label = (_label(ref) + (f" on {ref.python_version}" if many_py and ref.python_version else "")) if ref else report.reference
+    ref_label = report.reference
+    if ref is not None:
+        ref_label = _label(ref) + (f" on {ref.python_version}" if many_py and ref.python_version else "")
+        if sum(1 for r in report.results if _label(r) == _label(ref)) > 1:  # --import: which row
+            ref_label += f" {shown_target(ref.target)}"
     title = "Start-up time" + (" (interrupted: partial results)" if report.interrupted else "")
     t = new_table(tty, title=title)
     t.add_column("Variant")
