@@ -245,8 +245,9 @@ def parse_strace(source: str | Iterable[str], fast: bool = True) -> StraceLog:
                 t += state.day
                 state.last_t = t
                 call = _fast_call(name, text, ret_s, rpath, extra, dur_s, int(pid_s), t, idx + 1)
-                state.syscalls.append(call if call is not None else _parse_call(raw[m.start(6):].rstrip("\r"), int(pid_s), t, idx + 1))
-                continue
+                if call is not None:
+                    state.syscalls.append(call)
+                    continue
         state.general(raw, idx + 1)
     return state.result()
 
@@ -300,13 +301,15 @@ def _parse_text(text: str) -> StraceLog:
             if "<" in args:
                 f = fd_at_0(args)
                 if f is None:  # a decorated fd after a string or a bracket: the general path finds it
-                    append(_parse_call(m.group()[m.start(5) - m.start():].rstrip("\r"), int(pid_s), t, lineno))
+                    state.day, state.last_t = day, last_t
+                    general(m.group(), lineno)
                     continue
                 fdp = f.group(1)
         else:
             f = path_at_1(args) if kind == 1 else (path_at_0(args) if kind == 0 else None)
             if f is None:
-                append(_parse_call(m.group()[m.start(5) - m.start():].rstrip("\r"), int(pid_s), t, lineno))
+                state.day, state.last_t = day, last_t
+                general(m.group(), lineno)
                 continue
             if kind == 1:
                 base1, raw, cut_s = f.groups()
