@@ -12,6 +12,8 @@ pytestmark = pytest.mark.slow  # real interpreters, every test
 
 from tests._interpreters import pyenv_python
 
+pytestmark = pytest.mark.slow  # every test here runs real interpreters
+
 
 @pytest.mark.parametrize("version", ["3.7", "3.8", "3.9", "3.10", "3.12", "3.13"])
 def test_a_hook_that_writes_at_exit_does_not_crash_the_interpreter(version, tmp_path):
