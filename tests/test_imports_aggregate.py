@@ -270,6 +270,10 @@ def test_column_aggregation_equals_tree_aggregation_property(shapes, data):
         for shape in shapes:
             values = data.draw(st.lists(st.integers(0, 9999), min_size=len(shape), max_size=len(shape)))
             text += _log(shape, values, data.draw(st.sampled_from([0, 0, 5, -3])))
+        cut = data.draw(st.integers(0, 3))  # a run cut short: its last process never finished
+        if cut:
+            lines = text.splitlines(keepends=True)
+            text = "".join(lines[: max(2, len(lines) - cut)])
         logs.append(parse_importtime(text))
     assert parse_importtime(text) == parse_importtime_lines(text)
     assert aggregate_logs(logs) == aggregate_logs_by_trees(logs)

@@ -15,8 +15,10 @@ from profiler.model.import_tree import (
     ModuleRecord,
     ParsedLog,
     ProcessLog,
+    ProcessSummary,
     ProcessTree,
     RunTree,
+    SummedModule,
     WhyChain,
     WhyHop,
 )
@@ -239,48 +241,51 @@ def _shape_of(depths: Sequence[int]) -> tuple[list[int], dict[int, list[int]], l
     return order, kids, roots, regular
 
 
-def _aggregate_same_shape(logs: Sequence[ParsedLog]):
-    """aggregate_logs for the common case, column by column: every run printed the same names
-    at the same depths (the same program run N times), with regular nesting and no cached
-    rows. Returns exactly what the tree path returns, or None when the case does not apply."""
+def _aggregate_by_columns(logs: Sequence[ParsedLog]):
+    """aggregate_logs process by process: a process that printed the same names at the same
+    depths in every run, with regular nesting (the usual case: the same program run N times),
+    is aggregated column by column; any other process through per-run trees of that process
+    alone (a cut or interleaved one). Returns exactly what aggregate_logs_by_trees returns, or
+    None when it cannot (runs with different numbers of processes, 3.14 cached rows)."""
     ref = logs[0].processes
-    if not ref:
+    if not ref or any(len(log.processes) != len(ref) for log in logs):
         return None
-    for log in logs:
-        procs = log.processes
-        if len(procs) != len(ref):
-            return None
-        for p, q in zip(procs, ref):
-            if p is not q and not p.same_shape(q):
-                return None
+    if any(p.columns is None for log in logs for p in log.processes):
+        return None
     n = len(logs)
-    shapes = []
-    for proc in ref:
+    plans = []
+    for p, proc in enumerate(ref):
         cols = proc.columns
-        if cols is None:
-            return None
-        order, kids, roots, regular = _shape_of(cols[3])
-        if not regular:
-            return None
-        shapes.append((cols, order, kids, roots))
-    warnings: list[str] = []
+        if all(log.processes[p] is proc or log.processes[p].same_shape(proc) for log in logs):
+            order, kids, roots, regular = _shape_of(cols[3])
+            if regular:
+                plans.append((cols, order, kids, roots))
+                continue
+        plans.append(None)  # per-run trees of this process
+    anomalies = [[None] * len(ref) for _ in range(n)]  # [run][process] → anomaly texts
     totals = [0] * n
     median_spread = _median_spread
     out: list[ModuleRecord] = []
-    for r, log in enumerate(logs):
-        per_process = []
-        for (cols, _, kids, roots), proc in zip(shapes, log.processes):
-            names, selfs, cums, _, lines = proc.columns
-            anomalies = []
-            for j, ks in kids.items():
+    for p, plan in enumerate(plans):
+        if plan is None:
+            trees = []
+            for r, log in enumerate(logs):
+                tree, found = build_process_tree(log.processes[p])
+                trees.append(RunTree((tree,)))
+                anomalies[r][p] = found
+                totals[r] += tree.total_us
+            mods = aggregate_runs(trees)[0]
+            out.extend(m if p == 0 else replace(m, process=p) for m in mods)
+            continue
+        cols, order, kids, roots = plan
+        for r, log in enumerate(logs):
+            names, selfs, cums, _, lines = log.processes[p].columns
+            found = []
+            for j, ks in kids.items():  # post-order, as build_process_tree reports them
                 if cums[j] + ROUNDING_US * (len(ks) + 1) < selfs[j] + sum(map(cums.__getitem__, ks)):
-                    anomalies.append((j, f"line {lines[j]}: {names[j]}'s cumulative is less than its self + children"))
-            anomalies.sort()
-            per_process.append([a for _, a in anomalies])
+                    found.append(f"line {lines[j]}: {names[j]}'s cumulative is less than its self + children")
+            anomalies[r][p] = found
             totals[r] += sum(map(cums.__getitem__, roots))
-        prefix = f"run {r + 1}: " if n > 1 else ""
-        warnings.extend(prefix + w for w in (*log.warnings, *_run_notes(per_process)))
-    for p, (cols, order, kids, roots) in enumerate(shapes):
         names, _, _, depths, _ = cols
         self_cols = list(zip(*[log.processes[p].columns[1] for log in logs]))
         cum_cols = list(zip(*[log.processes[p].columns[2] for log in logs]))
@@ -293,18 +298,20 @@ def _aggregate_same_shape(logs: Sequence[ParsedLog]):
             pj = parent_of.get(j)
             sm, ss = median_spread(s)
             cm, cs = median_spread(c)
-            out.append(
-                ModuleRecord(names[j], sm, cm, None if pj is None else names[pj], depths[j], p, n, s, c, ss, cs)
-            )
+            out.append(ModuleRecord(names[j], sm, cm, None if pj is None else names[pj], depths[j], p, n, s, c, ss, cs))
+    warnings: list[str] = []
+    for r, log in enumerate(logs):
+        prefix = f"run {r + 1}: " if n > 1 else ""
+        warnings.extend(prefix + w for w in (*log.warnings, *_run_notes(anomalies[r])))
     return tuple(out), (), _median(totals), tuple(totals), len(ref), warnings
 
 
 def aggregate_logs(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
     """Parsed logs (one per run) → aggregate_runs(...) + process count + warnings.
-    Runs of one shape (the usual case) are aggregated column by column (_aggregate_same_shape),
+    Runs of one shape (the usual case) are aggregated column by column (_aggregate_by_columns),
     others through per-run trees; both give the same result (tested)."""
     if logs:
-        fast = _aggregate_same_shape(logs)
+        fast = _aggregate_by_columns(logs)
         if fast is not None:
             return fast
     return aggregate_logs_by_trees(logs)
@@ -685,3 +692,78 @@ def every_import_chain(report: ImportsReport, module: str, importers: Sequence[s
             out.append(WhyChain(base.process, (*base.hops, replace(last, depth=base.hops[-1].depth + 1)), loaded=False))
     order = {id(c): i for i, c in enumerate(out)}
     return tuple(sorted(out, key=lambda c: (len(c.hops), not c.loaded, order[id(c)])))
+
+
+# ---------------------------------------------------------------------------- several processes (issue 10.6)
+def sum_modules(modules: Sequence[ModuleRecord]) -> tuple[SummedModule, ...]:
+    """Per module name across processes: in how many processes it was imported, Σ self and
+    Σ cumulative of the per-process medians. A row nested in a row of the same name (the load
+    below a dotted import's wrapper row) adds its self but not its cumulative (the outer row's
+    cumulative holds it). Sorted by Σ cumulative, largest first."""
+    parents = parent_indices(modules)
+    acc: dict[str, list] = {}
+    for i, m in enumerate(modules):
+        a = acc.get(m.name)
+        if a is None:
+            a = acc[m.name] = [set(), 0, 0]
+        a[0].add(m.process)
+        a[1] += m.self_us
+        j = parents[i]
+        while j is not None and modules[j].name != m.name:
+            j = parents[j]
+        if j is None:
+            a[2] += m.cumulative_us
+    out = [SummedModule(name, len(a[0]), a[1], a[2]) for name, a in acc.items()]
+    out.sort(key=lambda m: (-m.cumulative_us, -m.self_us, m.name))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ProcessRun:
+    """What a harness capture knows of one Python process in one run (None: unknown)."""
+
+    argv: tuple[str, ...] | None = None
+    python: str | None = None
+    parent: int | None = None  # index among the run's Python processes (the report's numbering)
+    wall_s: float | None = None
+
+
+def summarize_processes(
+    modules: Sequence[ModuleRecord], runs: int, processes: int, facts: Sequence[Sequence[ProcessRun]] = ()
+) -> tuple[ProcessSummary, ...]:
+    """One ProcessSummary per process: imports_us = median over runs of Σ its roots'
+    cumulative; argv/python/parent from the first run's facts (`facts[run][process]`), wall_s
+    the median over the runs that know it. Runs with a different process count contribute
+    only the processes they have."""
+    sums = [[0] * runs for _ in range(processes)]
+    for m in modules:
+        if m.depth == 0 and m.process < processes:
+            row = sums[m.process]
+            for r, v in enumerate(m.cumulative_us_runs[:runs]):
+                if v is not None:
+                    row[r] += v
+    out = []
+    for p in range(processes):
+        known = [f[p] for f in facts if p < len(f)]
+        first = known[0] if known else ProcessRun()
+        walls = sorted(k.wall_s for k in known if k.wall_s is not None)
+        wall = None
+        if walls:
+            n = len(walls)
+            wall = walls[n // 2] if n % 2 else (walls[n // 2 - 1] + walls[n // 2]) / 2
+        out.append(ProcessSummary(p, first.argv, first.python, first.parent, wall, _median(sums[p]) if runs else 0))
+    return tuple(out)
+
+
+def harness_headline(per_process: Sequence[ProcessSummary], command_wall_s: float | None) -> dict:
+    """N Python processes, Σ their import time, Σ their wall time, the command's wall time, and
+    the share of it that import time represents (processes in parallel can exceed 1)."""
+    imports_us = sum(p.imports_us for p in per_process)
+    walls = [p.wall_s for p in per_process if p.wall_s is not None]
+    return {
+        "python_processes": len(per_process),
+        "imports_us": imports_us,
+        "python_wall_s": round(sum(walls), 6) if walls else None,
+        "command_wall_s": None if command_wall_s is None else round(command_wall_s, 6),
+        "imports_share": round(imports_us / 1e6 / command_wall_s, 4) if command_wall_s else None,
+    }

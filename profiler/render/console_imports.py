@@ -11,6 +11,7 @@ class ImportsView:
     min_ms: float = 1.0
     top: int = 20
     filter: str | None = None
+    tree_lines: int = 400  # with several processes the tree is cut there (tables draw only what they show)
 
 
 def _ms(us: int | float) -> str:
@@ -53,6 +54,8 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
 
     parts: list = [_header(report)]
     many = report.processes > 1
+    if report.per_process:  # several Python processes (issue 10.6): headline, processes, modules summed
+        parts.extend(_process_tables(report, tty, view.top))
     ph = phase_headers(report.modules)  # issue 6: --phases columns (ms)
     partial = any(not m.in_all_runs for m in report.modules)
     noisy = False
@@ -69,8 +72,11 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
             parts.append(t)
     else:
         mods = filter_modules(report.modules, view.filter)
-        t = _module_table(new_table(tty, title=f"import tree (ms, median; children under {view.min_ms:g} ms folded)"), many, ph)
-        for line in collapse_tree(mods, int(view.min_ms * 1000)):
+        lines = collapse_tree(mods, int(view.min_ms * 1000))
+        cut = len(lines) - view.tree_lines if many and len(lines) > view.tree_lines else 0
+        title = f"import tree{' per process' if many else ''} (ms, median; children under {view.min_ms:g} ms folded)"
+        t = _module_table(new_table(tty, title=title), many, ph)
+        for line in lines[: len(lines) - cut]:
             indent = "  " * line.depth
             if line.module is None:
                 row = [f"{indent}… {line.hidden_modules} more"] + ([""] if many else [])
@@ -82,6 +88,8 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
                 noisy = noisy or _noisy(m.cumulative_us, m.cumulative_us_spread)
             t.add_row(*row, *phase_cells(line.module, ph))
         parts.append(t)
+        if cut:
+            parts.append(f"the tree is cut after {view.tree_lines} of {len(lines)} lines ({report.processes} processes): narrow it with --filter or --min-ms, or see --format json")
     if ph:
         parts.append(phases_note(report.modules, report.runs))
     lazy = lazy_table(report, tty, view.top)  # issue 6: --lazy-candidates
@@ -120,6 +128,67 @@ FAILED_MARK = " (failed)"
 
 def _name(m) -> str:
     return m.name + (FAILED_MARK if m.extra.get("failed") else "")
+
+
+def _argv_text(argv, width: int = 70) -> str:
+    """argv as typed (spaces, no shell quoting), cut in the middle when long."""
+    if argv is None:
+        return "?"
+    text = " ".join(argv)
+    if len(text) <= width:
+        return text
+    half = (width - 1) // 2
+    return text[:half] + "…" + text[-(width - 1 - half) :]
+
+
+def _process_tables(report, tty: bool, top: int) -> list:
+    from profiler.render.console import new_table
+
+    parts: list = []
+    h = report.harness
+    if h:
+        t = new_table(tty, title=f"harness: {h['python_processes']} Python processes")
+        t.add_column("what", no_wrap=True)
+        t.add_column("value", justify="right")
+        t.add_row("Python processes (with import time lines)", str(h["python_processes"]))
+        t.add_row("Σ import time (each process's total, median)", f"{_ms(h['imports_us'])} ms")
+        if h.get("python_wall_s") is not None:
+            t.add_row("Σ Python process wall time (exec to exit)", f"{h['python_wall_s'] * 1000:.1f} ms")
+        if h.get("command_wall_s") is not None:
+            t.add_row("the command's wall time (median)", f"{h['command_wall_s'] * 1000:.1f} ms")
+        if h.get("imports_share") is not None:
+            t.add_row("import time / the command's wall time", f"{h['imports_share'] * 100:.0f}%")
+        parts.append(t)
+        if h.get("imports_share") is not None and h["imports_share"] > 1:
+            parts.append("the share exceeds 100%: processes ran in parallel")
+    procs = sorted(report.per_process, key=lambda p: (-p.imports_us, p.index))
+    shown = procs[:top]
+    t = new_table(tty, title=f"Python processes ({len(procs)}; top {len(shown)} by import time, ms)")
+    t.add_column("proc", justify="right")
+    t.add_column("parent", justify="right")
+    t.add_column("imports", justify="right")
+    t.add_column("wall", justify="right")
+    t.add_column("argv", no_wrap=True)
+    for p in shown:
+        t.add_row(
+            str(p.index), "" if p.parent is None else str(p.parent), _ms(p.imports_us),
+            "" if p.wall_s is None else f"{p.wall_s * 1000:.1f}", _argv_text(p.argv),
+        )
+    if len(procs) > len(shown):
+        rest = procs[len(shown) :]
+        t.add_row("", "", _ms(sum(p.imports_us for p in rest)), "", f"… {len(rest)} more (--top {top})")
+    parts.append(t)
+    if report.summed:
+        shown_m = report.summed[:top]
+        t = new_table(tty, title=f"modules summed over the processes (top {len(shown_m)} of {len(report.summed)} by Σ cumulative, ms)")
+        t.add_column("module", no_wrap=True)
+        t.add_column("processes", justify="right")
+        t.add_column("Σ self", justify="right")
+        t.add_column("Σ cumulative", justify="right")
+        for m in shown_m:
+            t.add_row(m.name, str(m.processes), _ms(m.self_us), _ms(m.cumulative_us))
+        parts.append(t)
+    return parts
 
 
 def _runs(m, runs: int) -> str:

@@ -6,5 +6,8 @@ import json
 
 
 def render_json(report) -> str:
+    to_json = getattr(report, "to_json", None)  # a report that writes big documents itself (imports)
+    if to_json is not None:
+        return to_json()
     doc = report.to_dict() if hasattr(report, "to_dict") else report
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"

@@ -92,6 +92,84 @@ def capture_logs(
     return logs
 
 
+def capture_harness_logs(
+    opts: ImportsOptions,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> tuple[list[ParsedLog], list[list], list[float]]:
+    """`-- COMMAND` (issue 10.6): warm-up + runs under the harness capture (strace -f,
+    capture/harness.py), which knows every process the command started and the `import time:`
+    lines each Python process wrote itself (even when a harness captures or discards the child's
+    stderr). Returns per run: the parsed log (one process per Python process with import rows,
+    in exec order), the facts on those processes (analysis.imports.ProcessRun) and the
+    command's wall time. A command that exits non-zero raises TargetFailed."""
+    from profiler.analysis.imports import ProcessRun
+    from profiler.capture.harness import capture_processes
+    from profiler.capture.importtime import importtime_argv
+    from profiler.model.import_tree import ParsedLog as Log
+    from profiler.parse.importtime import parse_importtime
+
+    argv = importtime_argv(opts.target, None)
+    total = opts.warmup + opts.runs
+    logs: list[ParsedLog] = []
+    facts: list[list] = []
+    walls: list[float] = []
+    for i in range(total):
+        if progress:
+            progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
+        cap = capture_processes(argv, importtime=True)
+        if cap.returncode != 0:
+            tail = "\n".join(cap.stderr.rstrip("\n").splitlines()[-10:])
+            raise TargetFailed(f"the target exited with code {cap.returncode}: {opts.target.label()}", detail=tail or None)
+        if i < opts.warmup:
+            continue
+        run_no = len(logs) + 1
+        procs, kept, warnings = [], [], []
+        for rec in cap.processes:
+            if not rec.is_python or not rec.importtime:
+                continue
+            try:
+                one = parse_importtime(rec.importtime_text, source=f"run {run_no}: process {rec.index}")
+            except BadInput:
+                continue  # a header and no rows: nothing imported to show
+            procs.extend(one.processes)
+            warnings.extend(one.warnings)
+            kept.extend([rec] * len(one.processes))
+        if not procs:
+            raise BadInput(f"no Python process of `{opts.target.label()}` wrote import time lines")
+        number = {rec.index: k for k, rec in enumerate(kept)}
+        by_index = {rec.index: rec for rec in cap.processes}
+
+        def python_parent(rec) -> int | None:
+            j = rec.parent
+            while j is not None:
+                if j in number:
+                    return number[j]
+                j = by_index[j].parent if j in by_index else None
+            return None
+
+        facts.append([ProcessRun(rec.argv, rec.executable, python_parent(rec), rec.wall_s) for rec in kept])
+        logs.append(Log(tuple(procs), (), tuple(warnings)))
+        walls.append(cap.wall_s)
+    if progress:
+        progress(total, total, "")
+    return logs, facts, walls
+
+
+def add_processes(report: ImportsReport, facts: Sequence[Sequence] = (), walls: Sequence[float] = ()) -> ImportsReport:
+    """per_process and summed for a report of several Python processes (and the harness
+    headline when the command's wall times are known)."""
+    from profiler.analysis.imports import harness_headline, sum_modules, summarize_processes
+
+    per = summarize_processes(report.modules, report.runs, report.processes, facts)
+    wall = None
+    if walls:
+        w = sorted(walls)
+        n = len(w)
+        wall = w[n // 2] if n % 2 else (w[n // 2 - 1] + w[n // 2]) / 2
+    headline = harness_headline(per, wall) if facts else None
+    return replace(report, per_process=per, summed=sum_modules(report.modules), harness=headline)
+
+
 def import_outcomes(opts: ImportsOptions, interp: Interpreter | None) -> list[tuple[str, bool]]:
     """(name, failed) per import of one run of a Python target under the `phases` hook, in
     start order. `-X importtime` prints a failed import (`nt`, `winreg`, a module not
@@ -167,6 +245,8 @@ def imports(
     validate(opts)
     interp: Interpreter | None = None
     outcomes: list[tuple[str, bool]] | None = None
+    facts: list[list] = []
+    walls: list[float] = []
     if opts.from_log is not None:
         if opts.python:
             interp = resolve_python(opts.python)
@@ -185,10 +265,11 @@ def imports(
         if opts.target.is_python and opts.warmup >= 1:  # the first warm-up run tells failed imports
             outcomes = import_outcomes(opts, interp)
             logs = capture_logs(replace(opts, warmup=opts.warmup - 1), interp, progress)
-        else:
+        elif opts.target.is_python:
             logs = capture_logs(opts, interp, progress)
-            if opts.target.is_python:
-                outcomes = import_outcomes(opts, interp)
+            outcomes = import_outcomes(opts, interp)
+        else:
+            logs, facts, walls = capture_harness_logs(opts, progress)
         source, target = "capture", opts.target.label()
     machine = read_machine() if opts.read_machine else {}
     report = report_from_logs(
@@ -199,6 +280,8 @@ def imports(
         target=target,
         source=source,
     )
+    if report.processes > 1 or facts:
+        report = add_processes(report, facts, walls)
     if outcomes:
         from profiler.analysis.imports import mark_failed
 
