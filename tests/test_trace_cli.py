@@ -358,3 +358,38 @@ def test_cumulative_syscalls_are_the_subtree(fixtures):
         assert mods[name].cumulative_syscalls == inside, name
         assert mods[name].syscalls <= mods[name].cumulative_syscalls
     assert mods["json"].cumulative_syscalls > mods["json"].syscalls + mods["json.decoder"].syscalls
+
+
+def test_a_failing_variant_is_an_entry_not_an_abort(cli, real_python, tmp_path):
+    """Issue 10.1's rule in trace: with several variants, one whose target fails becomes a failed
+    entry (error line, exit codes, the cause when known) and the others are traced; exit 3 only
+    when every variant fails (or the one asked alone does). -I drops the script's folder as
+    python does (the launcher honours sys.flags.safe_path)."""
+    (tmp_path / "mylib").mkdir()
+    (tmp_path / "mylib" / "__init__.py").write_text("import json\n")
+    (tmp_path / "app.py").write_text("import mylib\nprint('ok')\n")
+    res = cli("trace", "--python", real_python, "--variant", "default,isolated", "--format", "json", "app.py", cwd=tmp_path)
+    assert res.returncode == 0, res
+    doc = res.json()
+    by = {v["variant"]: v for v in doc["variants"]}
+    assert "failed" not in by["default"] and "mylib" in {m["name"] for m in by["default"]["modules"]}
+    assert by["isolated"]["failed"] and by["isolated"]["exit_codes"] == [1] and "No module named 'mylib'" in by["isolated"]["error"]
+    assert any("isolated: failed" in w and "-I drops the script's folder" in w for w in doc["warnings"])
+    table = cli("trace", "--python", real_python, "--variant", "default,isolated", "app.py", cwd=tmp_path)
+    assert table.returncode == 0 and "failed: exited with code 1" in table.stdout
+    alone = cli("trace", "--python", real_python, "--variant", "isolated", "app.py", cwd=tmp_path)
+    assert_one_line_error(alone, 3)
+    every = cli("trace", "--python", real_python, "--variant", "default,isolated", "-c", "import nonexistent_mod")
+    assert_one_line_error(every, 3, "every variant")
+
+
+def test_no_site_keeps_the_paths_the_target_needs(cli, tmp_path):
+    """`no-site` means one thing everywhere: -S plus the sys.path entries site would add (an
+    installed package still imports); plain -S is `no-site-bare`."""
+    venv_python = os.path.join(os.path.dirname(sys.executable), "python")
+    res = cli("trace", "--python", venv_python, "--variant", "no-site,no-site-bare", "--format", "json", "-c", "import typer")
+    assert res.returncode == 0, res
+    by = {v["variant"]: v for v in res.json()["variants"]}
+    assert "failed" not in by["no-site"] and "typer" in {m["name"] for m in by["no-site"]["modules"]}
+    assert "site" not in {m["name"] for m in by["no-site"]["modules"]}  # site's work is skipped
+    assert by["no-site-bare"]["failed"] and "No module named 'typer'" in by["no-site-bare"]["error"]

@@ -157,26 +157,31 @@ def _strip_own_frames(exc, here=_HERE + "/"):
 
 def _run_target(target):
     main_mod = sys.modules["__main__"]
+    # -P, and -I since 3.11: python puts no script folder / current folder first on sys.path
+    safe_path = getattr(sys.flags, "safe_path", False)
     kind = target[0]
     if kind == "-m":
         import runpy  # python itself runs -m through runpy
 
         module, rest = target[1], target[2:]
         sys.argv = [module] + rest  # runpy replaces argv[0] with the module's path
-        sys.path.insert(0, posix.getcwd())
+        if not safe_path:
+            sys.path.insert(0, posix.getcwd())
         runpy._run_module_as_main(module, alter_argv=True)
         return 0
     if kind == "-c":
         code, rest = target[1], target[2:]
         sys.argv = ["-c"] + rest
-        sys.path.insert(0, "")
+        if not safe_path:
+            sys.path.insert(0, "")
         filename = "<string>"
         source = code
         extra = {}
     else:
         script, rest = target[0], target[1:]
         sys.argv = [script] + rest
-        sys.path.insert(0, _abspath(script).rpartition("/")[0] or "/")
+        if not safe_path:
+            sys.path.insert(0, _abspath(script).rpartition("/")[0] or "/")
         with open(script, "rb") as fh:
             source = fh.read()
         filename = script

@@ -28,13 +28,14 @@ def strace_argv(strace: str, log_path: str, argv) -> list[str]:
     return [strace, *STRACE_FLAGS, "-s", str(STRING_LIMIT), "-o", log_path, "--", *argv]
 
 
-def run_strace(argv, log_path: str, *, env=None) -> Completed:
+def run_strace(argv, log_path: str, *, env=None, check: bool = True) -> Completed:
     """Trace argv into log_path. Raises ToolMissing/ToolFailed (strace cannot trace) or
-    TargetFailed (the traced command exited non-zero or was killed)."""
+    TargetFailed (the command could not start; with `check`, also when it exited non-zero or
+    was killed: without, that run is returned, its returncode and stderr telling how)."""
     strace = find_strace()
     done = run(strace_argv(strace, log_path, argv), env=env, what="strace")
     check_strace_run(done, strace, log_path)
-    if done.returncode != 0:
+    if done.returncode != 0 and check:
         other = [ln for ln in done.stderr.splitlines() if not ln.startswith(strace + ": ")]
         code = done.returncode
         what = f"killed by signal {-code}" if code < 0 else f"exit code {code}"

@@ -241,6 +241,10 @@ class TraceResult:
     # the command as a whole: processes (not threads), Python processes, how each was
     # attributed, the log's wall span and the share of it with a Python process running
     harness: dict = field(default_factory=dict)
+    # a variant whose target failed (traced all the same; its figures describe the failing run)
+    failed: bool = False
+    error: str | None = None  # one line: "exit code 1: ModuleNotFoundError: No module named 'mylib'"
+    exit_codes: tuple[int, ...] = ()
 
     @property
     def total_syscalls(self) -> int:
@@ -261,6 +265,7 @@ class TraceResult:
             "filesystem": self.filesystem,
             "processes": [p.to_dict() for p in self.processes],
             "harness": self.harness,
+            **({"failed": True, "error": self.error, "exit_codes": list(self.exit_codes)} if self.failed else {}),
         }
 
 

@@ -157,7 +157,11 @@ def _side_by_side(results, tty: bool, top: int) -> list:
         t.add_column(r.variant, justify="right")
 
     def row(label, values):
-        t.add_row(label, *values)
+        # a failed variant shows no figures: they describe a run that did not do its work
+        t.add_row(label, *("" if r.failed else v for r, v in zip(results, values)))
+
+    if any(r.failed for r in results):
+        t.add_row("status", *(shorten(f"failed: {r.error}", 48) if r.failed else "ok" for r in results))
 
     row("syscalls", [fmt_count(r.total_syscalls) for r in results])
     row("failed syscalls", [fmt_count(r.total_errors) for r in results])
@@ -180,6 +184,6 @@ def _side_by_side(results, tty: bool, top: int) -> list:
     for r in results:
         t2.add_column(r.variant, justify="right")
     for n in names[:top]:
-        t2.add_row(n, *(fmt_count(c.get(n, 0)) for c in counts))
+        t2.add_row(n, *("" if r.failed else fmt_count(c.get(n, 0)) for r, c in zip(results, counts)))
     parts.append(t2)
     return parts

@@ -64,11 +64,16 @@ def trace_argv(
     variant: str = "command",
     keep_log: str | None = None,
     env: Mapping[str, str] | None = None,
+    check: bool = True,
 ) -> TraceResult:
-    """Trace any argv with `strace -f -tt -T -y`, parse and summarize the log."""
+    """Trace any argv with `strace -f -tt -T -y`, parse and summarize the log. With
+    check=False a target that exits non-zero is summarized all the same and marked failed
+    (`failed`, a one-line `error`, `exit_codes`); with check=True it raises TargetFailed."""
     import contextlib
+    from dataclasses import replace
 
     from profiler.capture.strace import run_strace
+    from profiler.capture.timing import describe_exit, last_line
     from profiler.sinks import replacing
 
     with tempfile.TemporaryDirectory(prefix="importprof-trace-") as tmp:
@@ -76,10 +81,16 @@ def trace_argv(
         # of a successful run (a failing run or a full disk leaves FILE as it was)
         kept = replacing(keep_log) if keep_log else contextlib.nullcontext(os.path.join(tmp, "trace.strace"))
         with kept as log_path:
-            done = run_strace(list(argv), log_path, env=env)
+            done = run_strace(list(argv), log_path, env=env, check=check)
             _check_log_complete(done.stderr, log_path, keep_log)
             text = read_log(log_path)
-    return summarize_log_text(text, variant, source=f"the strace log of {argv[0]}")
+    result = summarize_log_text(text, variant, source=f"the strace log of {argv[0]}")
+    if done.returncode != 0:
+        prefix = "/"  # strace's own lines ("/usr/bin/strace: ...") are not the program's
+        line = last_line("\n".join(ln for ln in done.stderr.splitlines() if not (ln.startswith(prefix) and "strace: " in ln)))
+        how = describe_exit(done.returncode)
+        result = replace(result, failed=True, error=f"{how}: {line}" if line else how, exit_codes=(done.returncode,))
+    return result
 
 
 def _check_log_complete(strace_stderr: str, log_path: str, shown: str | None) -> None:
@@ -94,17 +105,25 @@ def _check_log_complete(strace_stderr: str, log_path: str, shown: str | None) ->
             raise ToolFailed(f"the strace log was cut short ({reason.strip()} in {where}): not summarised")
 
 
-def trace_python(python: str, variant: Variant, target: Target, keep_log: str | None = None) -> TraceResult:
+def trace_python(python: str, variant: Variant, target: Target, keep_log: str | None = None, check: bool = True) -> TraceResult:
     """One variant of a Python target, through the bootstrap launcher with the markers hook
-    (installed before `site`, so start-up imports are attributed too)."""
+    (installed before `site`, so start-up imports are attributed too). `no-site` gets the
+    sys.path entries site would add through PYTHONPATH, as in every command."""
     from profiler.capture.bootstrap import bootstrap_argv
 
     flags = list(variant.flags)
+    env = None
+    if variant.keep_site_paths:
+        from profiler.workflows.no_site import no_site_env
+
+        extra = dict(no_site_env(python, target))
+        if extra:
+            env = {**os.environ, **extra}
     with tempfile.TemporaryDirectory(prefix="importprof-pyc-") as pyc:
         if variant.fresh_pycache:
             flags += ["-X", f"pycache_prefix={pyc}"]
         argv = bootstrap_argv(python, flags, target, ["markers"])
-        return trace_argv(argv, variant=variant.name, keep_log=keep_log)
+        return trace_argv(argv, variant=variant.name, keep_log=keep_log, env=env, check=check)
 
 
 def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progress=None) -> TraceReport:
@@ -142,15 +161,26 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             from profiler.model.interpreter import require
 
             require(interp, "trace")
+            from profiler.analysis.failures import explain_failure
+            from profiler.errors import TargetFailed
+
             several = len(variants) > 1
             results = []
             for i, v in enumerate(variants):
                 if progress:
                     progress(i, len(variants), v.name)
                 keep = _log_path_for(opts.keep_log, v.name, several) if opts.keep_log else None
-                results.append(trace_python(interp.path, v, opts.target, keep_log=keep))
+                # one variant alone fails as the target does (exit 3); among several, a failing
+                # variant becomes a failed entry and the others are traced (issue 10.1)
+                r = trace_python(interp.path, v, opts.target, keep_log=keep, check=not several)
+                if r.failed:
+                    hint = explain_failure(v.name, tuple(v.flags), opts.target.kind, r.error or "")
+                    warnings.append(f"{v.name}: failed ({r.error})" + (f": {hint}" if hint else ""))
+                results.append(r)
             if progress:
                 progress(len(variants), len(variants), "")
+            if results and all(r.failed for r in results):
+                raise TargetFailed("the target failed in every variant: " + "; ".join(f"{r.variant}: {r.error}" for r in results))
     for w in warnings:
         if warn:
             warn(w)
