@@ -92,7 +92,8 @@ def test_build_writes_six_variants_with_exact_argv(built, real_python):
     frozen = report["frozen"]
     assert {"tinyapp.core", "fastpkg.fast", "json"} <= set(frozen["modules"])
     why = {u["name"]: u["reason"] for u in frozen["not_frozen"]}
-    assert "__file__" in why["tinyapp.data"] and "namespace package" in why["nsp"] and "package of" in why["tinyapp"]
+    assert "__file__" in why["tinyapp.data"] and "namespace package" in why["nsp"]
+    assert "tinyapp" in frozen["packages"]  # with its real __path__: tinyapp.data imports from its file
 
 
 def test_every_variant_prints_the_same(built):

@@ -30,6 +30,7 @@ APP = {
     ),
     "fastpkg/__init__.py": "",
     "fastpkg/fast.py": "import textwrap\nWIDTH = len(textwrap.fill('x ' * 10, 8).splitlines())\n",
+    "fastpkg/late.py": "LATE = 'late'\n",  # never imported by main.py: not in the table
     # reads __file__ while importing: cannot be frozen, must be listed, still works
     "filepkg/__init__.py": "",
     "filepkg/data.py": "import os\nHERE = os.path.dirname(__file__)\nNAME = os.path.basename(HERE)\n",
@@ -86,12 +87,28 @@ def test_frozen_prints_what_python_prints_and_lists_what_it_could_not_freeze(ver
     assert {"tinyapp", "fastpkg", "json"} <= set(report.packages)
     why = {u.name: u.reason for u in report.not_frozen}
     assert "reads __file__" in why["filepkg.data"]
-    assert "package of filepkg.data" in why["filepkg"]
+    assert "filepkg" in report.packages  # frozen, with its real __path__: filepkg.data still imports from its file
     assert "namespace package" in why["nsp"]
     assert "extension module" in why["_decimal"] or "_decimal" in report.served
     assert "extension module" in why["_json"]
     assert why["__main__"].startswith("__main__")
     assert report.bytecode_bytes > 0 and report.executable_bytes > report.bytecode_bytes
+
+
+@pytest.mark.parametrize("version", ["3.8", "3.12"])
+def test_a_submodule_imported_later_is_found_below_a_frozen_package(version, app, tmp_path):
+    # a frozen package keeps its real folder as __path__: what the build run did not import
+    # (a plugin loaded by name, a codec looked up at run time) still imports, from its file
+    interp, target, report = _build(version, app, tmp_path / "frozen")
+    assert "fastpkg" in report.packages and "fastpkg.late" not in report.modules
+    assert "encodings" in report.packages or "encodings" in report.served
+    code = ("import importlib, pkgutil, codecs, fastpkg; print(importlib.import_module('fastpkg.late').LATE, "
+            "sorted(m.name for m in pkgutil.iter_modules(fastpkg.__path__)), codecs.lookup('cp1252').name, "
+            "fastpkg.__loader__.__name__)")
+    proc = subprocess.run([report.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(app)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["late", "['fast',", "'late']", "cp1252", "FrozenImporter"]
 
 
 @pytest.mark.parametrize("version", ["3.8", "3.13"])
@@ -110,8 +127,9 @@ def test_frozen_opens_no_file_of_a_frozen_module(version, app, tmp_path):
     assert "main.py" in text  # the script itself runs as python runs it
     for rel in ("tinyapp/__init__.py", "tinyapp/core.py", "fastpkg/fast.py", "json/__init__.py", "fractions.py"):
         assert rel not in text, rel
-    assert "/__pycache__/" not in text.replace("filepkg/__pycache__", "").replace("nsp/__pycache__", "")
-    assert "filepkg/data.py" in text  # not frozen: imported from its file
+    assert "/__pycache__/" not in text.replace("filepkg/__pycache__/data.", "").replace("nsp/__pycache__", "")
+    assert "filepkg/data.py" in text  # not frozen: imported from its file, below a frozen package
+    assert "filepkg/__init__.py" not in text
 
 
 # --- through the CLI: build and compare ------------------------------------------------------

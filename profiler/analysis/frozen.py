@@ -9,11 +9,10 @@ CPython's FrozenImporter serves marshalled bytecode and nothing else, so a modul
   not frozen   with the reason: an extension module (bytecode only: it loads from its file), a
                namespace package (no code to freeze), a module reading `__file__` while it is
                imported (frozen modules have none: 3.8-3.10 set no `__file__`, 3.11+ guess one in
-               the stdlib folder), no source, `__main__` (the target runs as python runs it), and
-               a package above any module not frozen: a frozen package's `__path__` is empty on
-               3.8-3.10 (and a guess in the stdlib folder on 3.11+), so its unfrozen submodules
-               could not be found.
-Modules not frozen still import, from their files, through the path importer.
+               the stdlib folder), no source, `__main__` (the target runs as python runs it).
+A frozen package keeps its real folder as `__path__` (the packer sets it first thing in the
+package's code: FrozenImporter alone leaves it empty on 3.8-3.10), so the modules not frozen
+still import, from their files, through the path importer — under frozen packages too.
 """
 
 from __future__ import annotations
@@ -58,18 +57,5 @@ def plan_frozen(records: Iterable[ModuleRecord], read_source: Callable[[str], st
                 not_frozen.append(Unpacked(name, "reads __file__ at import (a frozen module has no file of its own)"))
             else:
                 frozen[name] = PlannedModule(name, "source", origin, r.is_package)
-    return unfreeze_parents(frozen, not_frozen, served)
-
-
-def unfreeze_parents(frozen: dict[str, PlannedModule], not_frozen: list[Unpacked], served: list[str]) -> FrozenPlan:
-    """Packages above a module not frozen stay files (their `__path__` must be real)."""
-    out = list(not_frozen)
-    for u in not_frozen:
-        parts = u.name.split(".")
-        for i in range(len(parts) - 1, 0, -1):
-            parent = ".".join(parts[:i])
-            if parent in frozen and frozen[parent].is_package:
-                del frozen[parent]
-                out.append(Unpacked(parent, f"package of {u.name}, which is not frozen"))
-    out.sort(key=lambda u: u.name)
-    return FrozenPlan(tuple(sorted(frozen.values(), key=lambda m: m.name)), tuple(out), tuple(served))
+    not_frozen.sort(key=lambda u: u.name)
+    return FrozenPlan(tuple(frozen.values()), tuple(not_frozen), tuple(served))

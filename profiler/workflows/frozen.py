@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import replace
 from typing import Callable, Sequence
 
 from profiler.model.interpreter import Interpreter, require
@@ -19,7 +20,7 @@ from profiler.model.packing import FrozenReport, ModuleRecord, Unpacked
 
 def build_frozen(interp: Interpreter, records: Sequence[ModuleRecord], folder: str,
                  info: Callable[[str], None] | None = None) -> FrozenReport:
-    from profiler.analysis.frozen import plan_frozen, unfreeze_parents
+    from profiler.analysis.frozen import plan_frozen
     from profiler.capture import frozen as cap
     from profiler.capture.oxidized import read_source
 
@@ -31,11 +32,10 @@ def build_frozen(interp: Interpreter, records: Sequence[ModuleRecord], folder: s
     with tempfile.TemporaryDirectory(prefix="importprof-frozen-") as tmp:
         blob = os.path.join(tmp, "frozen-modules.bin")
         packed = cap.pack_modules(interp, plan.modules, blob)
-        if packed.failed:  # a source that does not compile here: leave it (and its packages) out
-            planned = {m.name: m for m in plan.modules if m.name in set(packed.modules)}
-            failed = [Unpacked(n, r) for n, r in packed.failed]
-            plan = unfreeze_parents(planned, list(plan.not_frozen) + failed, list(plan.served))
-            packed = cap.pack_modules(interp, plan.modules, blob)
+        if packed.failed:  # a source that does not compile here: left out (the packer did), listed
+            failed = tuple(Unpacked(n, r) for n, r in packed.failed)
+            plan = replace(plan, modules=tuple(m for m in plan.modules if m.name in set(packed.modules)),
+                           not_frozen=tuple(sorted(plan.not_frozen + failed, key=lambda u: u.name)))
         size = cap.link(interp, obj, blob, exe)
     return FrozenReport(
         executable=exe,
