@@ -511,6 +511,11 @@ def test_live_report_runs_the_parts(live_page):
     doctor = next(d["doc"] for d in data["documents"] if d["doc"]["schema"] == "importprof.doctor/1")
     assert isinstance(doctor["findings"], list) and doctor["checks"]  # live findings for the page's top
     assert data["interpreter"]["version"] and data["target"].startswith("-c ")
+    # facts with human labels (issue 11.12): the interpreter's too; one load row per reading
+    facts = {f["label"]: f["value"] for f in data["derived"]["interpreter"]}
+    assert facts["Python version"] == data["interpreter"]["version"] and "Interpreter run" in facts
+    readings = [tuple(str(f["value"]) for f in c["facts"]) for c in data["derived"]["conditions"]]
+    assert len(readings) == len(set(readings)), data["derived"]["conditions"]
     imports = next(d["doc"] for d in data["documents"] if d["doc"]["schema"] == "importprof.imports/1")
     assert {"<script>", EVIL_IMG, EVIL_AMP} <= {m["name"] for m in imports["modules"]}
 

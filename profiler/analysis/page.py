@@ -200,3 +200,35 @@ def peak_rss(results: list) -> list:
         mem = [b for b in (r.get("memory_usage_byte") or []) if isinstance(b, (int, float))] if isinstance(r, dict) else []
         out.append(max(mem) if mem else None)
     return out
+
+
+_INTERPRETER = (
+    ("path", "Interpreter run", "path"),
+    ("requested", "Asked for as", "text"),
+    ("version", "Python version", "text"),
+    ("implementation", "Implementation", "text"),
+    ("prefix", "sys.prefix", "path"),
+    ("base_prefix", "sys.base_prefix (differs in a venv)", "path"),
+    ("stdlib", "Standard library", "path"),
+    ("purelib", "site-packages", "path"),
+    ("libdir", "Library folder", "path"),
+    ("ldlibrary", "Python library", "text"),
+    ("enable_shared", "Built with --enable-shared", "yesno"),
+    ("include", "C headers", "path"),
+    ("source", "Found through", "text"),
+)
+
+
+def interpreter_facts(interp: dict | None) -> list[dict]:
+    """The measured interpreter's description → labelled facts (same shape as machine_facts);
+    unknown keys follow with their key as label; empty values are left out."""
+    interp = interp if isinstance(interp, dict) else {}
+    out, known = [], set()
+    for key, label, unit in _INTERPRETER:
+        known.add(key)
+        if interp.get(key) not in (None, ""):
+            out.append({"key": key, "label": label, "value": interp[key], "unit": unit})
+    for key, value in interp.items():
+        if key not in known and value not in (None, ""):
+            out.append({"key": key, "label": key.replace("_", " "), "value": value, "unit": "text"})
+    return out

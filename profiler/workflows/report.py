@@ -89,22 +89,29 @@ def page_data(documents: Sequence[tuple[str, dict]], machine: dict | None) -> di
     with labels and units (each machine once, the load and free memory of every document), the
     documents' mixed targets or interpreters, and per document what its part needs
     (`documents[i]` belongs to the i-th document)."""
-    from profiler.analysis.page import CONDITIONS, machine_facts, machine_identity, mixed_documents
+    from profiler.analysis.page import CONDITIONS, interpreter_facts, machine_facts, machine_identity, mixed_documents
 
     machines: list[dict] = []
     conditions: list[dict] = []
     seen: set = set()
-    for source, m in [("this run", machine or {})] + [(src, doc.get("machine") or {}) for src, doc in documents]:
+    for source, m in [("this run", machine or {})] + [(f"{kind_of(doc)} ({src})", doc.get("machine") or {}) for src, doc in documents]:
         if not isinstance(m, dict) or not m:
             continue
-        if any(m.get(k) is not None for k in CONDITIONS):
-            conditions.append({"source": source, "facts": machine_facts({k: m.get(k) for k in CONDITIONS})})
+        now = {k: m.get(k) for k in CONDITIONS}
+        if any(v is not None for v in now.values()):
+            same = next((c for c in conditions if c["values"] == now), None)
+            if same is not None:  # a live report's parts share one reading: one row
+                same["source"] += ", " + source
+            else:
+                conditions.append({"source": source, "values": now, "facts": machine_facts(now)})
         if machine_identity(m) in seen:
             continue
         seen.add(machine_identity(m))
         static = {k: v for k, v in m.items() if k not in CONDITIONS}
         machines.append({"source": source, "facts": machine_facts(static)})
     per_doc = [_document_data(doc) for _, doc in documents]
+    for c in conditions:
+        del c["values"]
     return {"machines": machines, "conditions": conditions, "mixed": mixed_documents(documents), "documents": per_doc}
 
 
@@ -338,6 +345,10 @@ def report_live(
             doc["machine"] = machine
         docs.append(("this run", doc))
     docs.extend(included)
+    from profiler.analysis.page import interpreter_facts
+
+    derived = page_data(docs, machine)
+    derived["interpreter"] = interpreter_facts(interp.to_dict() if interp else None)
     return PageReport(
         documents=tuple(docs),
         machine=machine,
@@ -347,5 +358,5 @@ def report_live(
         sources=tuple(opts.include),
         skipped=tuple(skipped),
         generated_at=_now(),
-        derived=page_data(docs, machine),
+        derived=derived,
     )

@@ -11,6 +11,7 @@ function fmtFact(f) {
     return num(x) ? x.toFixed(2) : "?";
   }).join(", ") : String(v);
   if (f.unit === "path") return pathLabel(v, 60);
+  if (f.unit === "yesno") return v ? "yes" : "no";
   return typeof v === "object" ? JSON.stringify(v) : String(v);
 }
 function factsPart(bundle, entries) {
@@ -64,7 +65,14 @@ function factsPart(bundle, entries) {
     if (d.python || d.python_version) seen(d.python, d.python_version, kindOf(d));
   });
   add(sec, [h("h3", { text: "Interpreters" })]);
-  if (bundle.interpreter) add(sec, [generic(bundle.interpreter, "interpreter", 1)]);
+  var interp = (bundle.derived || {}).interpreter;
+  if (interp && interp.length) {
+    var idl = h("dl", { class: "facts interpreter" });
+    interp.forEach(function (f) {
+      add(idl, [h("dt", { text: f.label, title: f.key }), h("dd", {}, [fmtFact(f)])]);
+    });
+    add(sec, [idl]);
+  } else if (bundle.interpreter) add(sec, [generic(bundle.interpreter, "interpreter", 1)]);
   add(sec, [dataTable([
     { key: "path", label: "path", fmt: function (v) {
       return v ? breakable(v) : "\u2014";
