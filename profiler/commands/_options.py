@@ -14,7 +14,8 @@ import typer
 
 
 _PY_HELP = ("Interpreter: a path or a name on PATH (a pyenv/asdf shim is resolved to the real "
-            "executable; a venv's interpreter stays the venv's). Default: python3 on PATH.")
+            "executable; a venv's interpreter stays the venv's), or a spec naming one: pyenv:3.12, "
+            "asdf:3.11, uv:3.13, system:3.11, venv (`importprof pythons` lists them). Default: python3 on PATH.")
 
 
 def finite(min_value: float | None = None) -> Callable[[str], float]:
@@ -48,7 +49,8 @@ def choice(*names: str) -> Callable[[str], str]:
 
 PythonOpt = Annotated[Optional[str], typer.Option("--python", metavar="PATH", help=_PY_HELP)]
 PythonsOpt = Annotated[
-    Optional[List[str]], typer.Option("--python", metavar="PATH", help=_PY_HELP + " Repeat to compare interpreters.")
+    Optional[List[str]], typer.Option("--python", metavar="PATH", help=_PY_HELP + " Repeat to compare interpreters; "
+                                      "pyenv:* or all name several at once (each measured once).")
 ]
 FlagsOpt = Annotated[
     Optional[List[str]],

@@ -23,5 +23,5 @@ def parse_lazy_record(text: str) -> LazyRun:
             eager=tuple(EagerImport(str(n), str(r), s) for n, r, s in d["eager"]),
             loads=tuple(LazyLoad(str(n), str(t), str(a), s) for n, t, a, s in d["loads"]),
         )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise BadInput(f"lazy record: bad or missing field ({exc})") from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise BadInput(f"lazy record: bad or missing field ({exc!r})") from None
