@@ -7,6 +7,7 @@ the full command line and importprof's identity fields.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from typing import Mapping
 
@@ -27,12 +28,14 @@ def parse_hyperfine_json(
     for i, r in enumerate(doc["results"]):
         try:
             for k in ("mean", "median", "min", "max"):
-                float(r[k])  # hyperfine always writes them; a failed importprof record is not its file
+                # hyperfine always writes them; a failed importprof record is not its file
+                if not math.isfinite(float(r[k])):
+                    raise ValueError(f"{k} is not a finite number")
             result = TimingResult.from_dict({"engine": "hyperfine", **r})
             if not result.exit_codes:  # hyperfine < 1.20 wrote no exit codes: all succeeded
                 result = replace(result, exit_codes=(0,) * len(result.times))
             spec = (specs or {}).get(r["command"])
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise BadInput(f"{source}: result {i} is malformed ({exc!r})") from None
         if spec is not None:
             result = replace(

@@ -31,6 +31,8 @@ def _json_lines(text: str, what: str):
 def parse_phase_records(text: str) -> list[ModulePhases]:
     out = []
     for lineno, d in _json_lines(text, "phases records"):
+        if not isinstance(d, dict):
+            raise BadInput(f"phases records: line {lineno}: not a JSON object")
         try:
             site = d.get("site")
             out.append(
@@ -46,7 +48,7 @@ def parse_phase_records(text: str) -> list[ModulePhases]:
                     **{k: _int(d[k], k) for k in _INT_KEYS},
                 )
             )
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
             raise BadInput(f"phases records: line {lineno}: bad record ({exc})") from None
     return out
 

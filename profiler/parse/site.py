@@ -30,14 +30,35 @@ def parse_site_record(text: str) -> SiteRun:
             )
         return SiteRun(
             main_us=int(d["main_us"]),
-            sys_path_before=tuple(d.get("sys_path_before") or ()),
-            sys_path_after=tuple(d.get("sys_path_after") or ()),
+            sys_path_before=_strings(d.get("sys_path_before"), "sys_path_before"),
+            sys_path_after=_strings(d.get("sys_path_after"), "sys_path_after"),
             pth=tuple(pth),
-            sitecustomize=d.get("sitecustomize"),
-            usercustomize=d.get("usercustomize"),
-            user_site=d.get("user_site"),
+            sitecustomize=_timed(d.get("sitecustomize"), "sitecustomize"),
+            usercustomize=_timed(d.get("usercustomize"), "usercustomize"),
+            user_site=_timed(d.get("user_site"), "user_site"),
             python=d.get("python"),
             version=d.get("version"),
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise BadInput(f"site record: bad field ({exc})") from None
+
+
+def _strings(value, key: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{key} is not a list of paths")
+    return tuple(value)
+
+
+def _timed(value, key: str) -> dict | None:
+    """sitecustomize / usercustomize / user_site: None, or an object with integer `us` and
+    a `path` that is a string or null."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError(f"{key} is not an object")
+    path = value.get("path")
+    if path is not None and not isinstance(path, str):
+        raise ValueError(f"{key}.path is not a string")
+    return {**value, "us": int(value["us"])}
