@@ -534,3 +534,8 @@ def test_names_from_the_target_render_as_text(live_page):
     assert "<code>&lt;img&gt;</code>" in dom
     assert "<code>&lt;b&gt;&amp;amp;</code>" in dom  # an entity in a name stays literal text
     assert re.search(r"<code[^>]*>[^<]*__import__\([^<]*&lt;script&gt;[^<]*</code>", dom)  # the target's label
+    # as typed (issue 11.7), in the target and in the command column: -c "__import__('<script>')"
+    text = re.sub(r"<[^>]+>", "", dom)
+    assert "-c \"__import__('&lt;script&gt;')\"" in text
+    assert "/python3 -c \"__import__('&lt;script&gt;')\"" in text or "/python -c \"__import__('&lt;script&gt;')\"" in text
+    assert "'\"'\"'" not in text

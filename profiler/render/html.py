@@ -66,8 +66,9 @@ def _target_labels(doc) -> set[str]:
     if isinstance(doc.get("target"), str):
         out.add(doc["target"])
     for r in doc.get("results") or doc.get("variants") or []:
-        if isinstance(r, dict) and isinstance(r.get("target"), str):
-            out.add(r["target"])
+        for key in ("target", "command"):  # a command line too is shown as typed
+            if isinstance(r, dict) and isinstance(r.get(key), str):
+                out.add(r[key])
     return out
 
 

@@ -49,7 +49,7 @@ function startupPart(doc, source, n, derived) {
         return r.key || r.variant;
       } },
       { key: "command", label: "command", fmt: function (v) {
-        return breakable(v);
+        return breakable(targetText(v));
       } },
       { key: "mean", label: "mean", num: true, fmt: function (v, r) {
         return r.failed ? h("span", { class: "failed", text: fmtFailed(r.error) }) : fmtS(v);
