@@ -161,7 +161,7 @@ def _side_by_side(results, tty: bool, top: int) -> list:
         t.add_row(label, *("" if r.failed else v for r, v in zip(results, values)))
 
     if any(r.failed for r in results):
-        t.add_row("status", *(shorten(f"failed: {r.error}", 48) if r.failed else "ok" for r in results))
+        t.add_row("status", *(shorten(f"failed: {r.error}", 72) if r.failed else "ok" for r in results))
 
     row("syscalls", [fmt_count(r.total_syscalls) for r in results])
     row("failed syscalls", [fmt_count(r.total_errors) for r in results])
