@@ -79,3 +79,13 @@ def test_why_all_lists_every_importer_shortest_first(real_python, tmp_path):
     assert "json → json.decoder → re" in out and "the chain that loaded re" in out
     plain = why(WhyOptions("re", target, python=real_python, read_machine=False))
     assert plain.importers is None and all(c.loaded for c in plain.chains) and len(plain.chains) == 1
+
+
+def test_why_all_on_the_command_line(cli, real_python):
+    res = cli("why", "re", "--all", "--python", real_python, "--format", "json", "-c", "import json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert {"json.decoder", "json.encoder"} <= set(doc["importers"])
+    assert sum(c["loaded"] for c in doc["chains"]) == 1 and len(doc["chains"]) >= 3
+    res = cli("why", "re", "--all", "--python", real_python, "-c", "import json")
+    assert "every import of re:" in res.stdout and "json → json.decoder → re" in res.stdout, res

@@ -30,6 +30,7 @@ def why(
     runs: runs_opt("Measured runs (medians over them).") = 1,
     fmt: format_opt("json") = None,
     output: OutputOpt = None,
+    all_: bool = typer.Option(False, "--all", help="Every module that imports MODULE, one chain each, shortest first (one more instrumented run)."),
 ) -> None:
     import sys
 
@@ -44,7 +45,7 @@ def why(
     check_outputs(output)
     log_text = sys.stdin.read() if from_log == "-" else None
     opts = WhyOptions(
-        module=module_name, target=target_of(ctx), python=python, report=report, from_log=from_log, log_text=log_text, runs=runs
+        module=module_name, target=target_of(ctx), python=python, report=report, from_log=from_log, log_text=log_text, runs=runs, all=all_
     )
     with Progress("importing") as bar:
         answer = run_why(opts, progress=bar.update, warn=warn)

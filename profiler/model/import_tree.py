@@ -9,7 +9,7 @@ into the JSON item (after the contract keys, never replacing one), and read back
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, NamedTuple
 
 IMPORTS_SCHEMA = "importprof.imports/1"
@@ -369,10 +369,17 @@ class ImportsReport:
         import json
 
         dumps = json.dumps
+        records = {"modules": self.modules, "cached": self.cached, "groups": self.groups, "per_process": self.per_process, "summed": self.summed}
+        shallow = replace(self, modules=(), cached=(), groups=(), per_process=(), summed=())
+        keys = shallow.to_dict()
+        if self.per_process or self.summed:
+            keys.setdefault("per_process", [])
+            keys.setdefault("summed", [])
         parts = []
-        for key, value in self.to_dict().items():
-            if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-                body = ",\n".join(["    " + dumps(v, ensure_ascii=False) for v in value])
+        for key, value in keys.items():
+            items = records.get(key)
+            if items:  # one record at a time: its dict lives only while it is encoded
+                body = ",\n".join(["    " + dumps(v.to_dict(), ensure_ascii=False) for v in items])
                 text = "[\n" + body + "\n  ]"
             else:
                 text = dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
