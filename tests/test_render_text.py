@@ -202,3 +202,19 @@ def test_reference_column_names_the_row_when_a_variant_repeats():
     text = render_startup_table(StartupReport.from_dict(doc), tty=False)
     header = next(ln for ln in text.splitlines() if "Mean" in ln)
     assert "vs default -c pass" in header
+
+
+def test_an_import_cost_smaller_than_its_uncertainty_says_noise():
+    """Issue 11.6 in the startup table: `-8.5 ms ± 27.9 ms` is not a cost, it is noise."""
+    from profiler.render.console_startup import render_startup_table
+
+    doc = load("startup")
+    doc["import_costs"] = [
+        {"module": "json", "variant": "default", "python": None, "mean": -0.0085, "stddev": 0.0279},
+        {"module": "json", "variant": "no-site", "python": None, "mean": 0.0071, "stddev": 0.0012},
+    ]
+    text = render_startup_table(StartupReport.from_dict(doc), tty=False)
+    rows = {ln.split("|")[2].strip(): ln for ln in text.splitlines() if ln.startswith("| json")}
+    assert "noise (-8.5 ms ± 27.9 ms)" in rows["default"]
+    assert "noise" not in rows["no-site"] and "7.1 ms ± 1.2 ms" in rows["no-site"]
+    assert "not measurable at these runs" in text and "raise --runs" in text

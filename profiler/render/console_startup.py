@@ -87,9 +87,14 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
             row = [ic.module, ic.variant]
             if many_py:
                 row.append(path_cell(ic.python, tty))
-            row.append(fmt_pm(ic.mean, ic.stddev))
+            noisy = ic.stddev is not None and ic.stddev > abs(ic.mean)  # issue 11.6
+            row.append(f"noise ({fmt_pm(ic.mean, ic.stddev)})" if noisy else fmt_pm(ic.mean, ic.stddev))
             c.add_row(*row)
         parts.append(c)
+        if any(ic.stddev is not None and ic.stddev > abs(ic.mean) for ic in report.import_costs):
+            from profiler.render.console_imports import NOISE_NOTE
+
+            parts.append(NOISE_NOTE)
     for note in report.notes:
         parts.append(f"note: {note}")
     return render_tables(parts, tty)
