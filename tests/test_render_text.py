@@ -218,3 +218,17 @@ def test_an_import_cost_smaller_than_its_uncertainty_says_noise():
     assert "noise (-8.5 ms ± 27.9 ms)" in rows["default"]
     assert "noise" not in rows["no-site"] and "7.1 ms ± 1.2 ms" in rows["no-site"]
     assert "not measurable at these runs" in text and "raise --runs" in text
+
+
+def test_doctor_findings_show_target_as_typed_and_short_paths_on_a_terminal():
+    from profiler.model.doctor import DoctorReport
+    from profiler.render.console_doctor import render_doctor_table
+
+    doc = load("doctor")
+    report = DoctorReport.from_dict(doc)
+    plain = render_doctor_table(report, tty=False)
+    assert plain.splitlines()[0].startswith('target: -c "import json, csv, argparse";')
+    longest = max((f["where"] for f in doc["findings"]), key=len)
+    assert longest in plain  # whole in a pipe
+    if len(longest) > 72:
+        assert longest not in render_doctor_table(report, tty=True)

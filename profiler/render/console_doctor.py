@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from profiler.model.doctor import DoctorReport
 from profiler.render.console import new_table, render_tables
+from profiler.render.text import path_cell, shown_target
 from profiler.render.units import fmt_seconds
 
 
@@ -13,7 +14,7 @@ def _cost(f) -> str:
 
 def render_doctor_table(report: DoctorReport, tty: bool = False) -> str:
     parts: list = []
-    head = f"target: {report.target}; python: {report.python} ({report.python_version})"
+    head = f"target: {shown_target(report.target)}; python: {path_cell(report.python, tty)} ({report.python_version})"
     if report.startup_s is not None:
         head += f"; start-up as is: {fmt_seconds(report.startup_s)} (mean)"
     parts.append(head)
@@ -31,7 +32,7 @@ def render_doctor_table(report: DoctorReport, tty: bool = False) -> str:
         parts.append("costs are measured savings unless marked (est.); findings overlap (site's total includes its "
                      ".pth files): do not add them up")
         for i, f in enumerate(report.findings, 1):
-            parts.append(f"{i}. {f.kind}, {_cost(f)}: {f.title}\n   where: {f.where}\n   fix: {f.fix}")
+            parts.append(f"{i}. {f.kind}, {_cost(f)}: {f.title}\n   where: {path_cell(f.where, tty, 72)}\n   fix: {f.fix}")
     skipped = [c for c in report.checks if not c.ran]
     if skipped:
         parts.append("not checked: " + "; ".join(f"{c.kind} ({c.note})" for c in skipped))

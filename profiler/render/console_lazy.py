@@ -42,7 +42,9 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
         t.add_row(*row)
     if report.results:
         parts += [t, RATIO_CONVENTION + " (here: eager)"]
-    parts.append(f"target: {report.target}; python: {report.python} ({report.python_version}); "
+    from profiler.render.text import path_cell, shown_target
+
+    parts.append(f"target: {shown_target(report.target)}; python: {path_cell(report.python, tty)} ({report.python_version}); "
                  f"lazy by: {'the lazy finder (importlib LazyLoader mechanism)' if report.mode == 'finder' else report.mode}")
     kept = len(report.must_stay_eager)
     if report.identical_output:
