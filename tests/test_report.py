@@ -387,6 +387,18 @@ def test_findings_come_first(from_dom):
         assert fix == "fix: " + f["fix"]
 
 
+def test_mixed_documents_are_said_to_whoever_builds_the_page():
+    """report_from_files hands the page's own warnings to `warn` (the command passes its stderr
+    writer): startup.json (-c pass) and imports.json measure different targets."""
+    from profiler.workflows.report import report_from_files
+
+    heard: list[str] = []
+    page = report_from_files([str(REPORT_FIXTURES / "startup.json"), str(REPORT_FIXTURES / "imports.json")], warn=heard.append)
+    assert heard == page.warnings() and len(heard) == 1
+    assert "different targets" in heard[0] and "-c pass (startup.json)" in heard[0]
+    assert report_from_files([str(REPORT_FIXTURES / "startup.json")], warn=heard.append).warnings() == []
+
+
 def test_page_fits_a_phone(from_page):
     """At a phone's width nothing but a table or a chart (each in its own sideways-scrolling box) is
     wider than the screen."""

@@ -191,7 +191,10 @@ def load_documents(paths: Sequence[str]) -> list[tuple[str, dict]]:
     return out
 
 
-def report_from_files(paths: Sequence[str], title: str | None = None) -> PageReport:
+def report_from_files(paths: Sequence[str], title: str | None = None,
+                      warn: Callable[[str], None] | None = None) -> PageReport:
+    """The page of saved documents; `warn` hears the page's own warnings (documents that
+    measure different targets or interpreters), which the page also shows at its top."""
     if not paths:
         raise UsageError("--from needs at least one JSON file")
     docs = load_documents(paths)
@@ -201,7 +204,7 @@ def report_from_files(paths: Sequence[str], title: str | None = None) -> PageRep
             for r in d.get("results") or []:
                 if isinstance(r, dict) and isinstance(r.get("target"), str) and r["target"]:
                     targets.append(r["target"])
-    return PageReport(
+    page = PageReport(
         documents=tuple(docs),
         machine={},
         title=title or "importprof report",
@@ -210,6 +213,9 @@ def report_from_files(paths: Sequence[str], title: str | None = None) -> PageRep
         generated_at=_now(),
         derived=page_data(docs, {}),
     )
+    for w in page.warnings() if warn else ():
+        warn(w)
+    return page
 
 
 # ------------------------------------------------------------------ live capture
