@@ -399,6 +399,42 @@ def test_mixed_documents_are_said_to_whoever_builds_the_page():
     assert report_from_files([str(REPORT_FIXTURES / "startup.json")], warn=heard.append).warnings() == []
 
 
+LABELS = r"""
+<script>
+(function () {
+  var out = Array.prototype.map.call(document.querySelectorAll("svg text.label"), function (t) {
+    var title = t.querySelector("title");
+    return [t.firstChild ? t.firstChild.nodeValue : "", title ? title.textContent : null];
+  });
+  var pre = document.createElement("pre");
+  pre.id = "test-results";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>
+"""
+
+
+def test_long_pth_names_are_not_cut(cli, tmp_path):
+    """Issue 11.12: this project's venv has `__editable__.importprof-0.1.0.pth`, which the bar
+    chart cut to `__editable__.importprof-0.1…`; now every label is whole (the hover title too)."""
+    import sys
+
+    site = tmp_path / "site.json"
+    res = cli("site", "--python", Path(sys.prefix) / "bin" / "python", "--runs", "1", "--format", "json", "-o", site)
+    assert res.returncode == 0, res
+    names = {os.path.basename(p["path"]) for p in json.loads(site.read_text())["pth"]}
+    assert any(len(n) > 28 for n in names), names  # long enough to have been cut before
+    page = tmp_path / "site.html"
+    assert cli("report", "--from", site, "-o", page).returncode == 0
+    copy = tmp_path / "site-labels.html"
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", LABELS + "</body>"), encoding="utf-8")
+    labels = harness_results(dump_dom(copy))
+    shown = {text for text, title in labels}
+    assert names <= shown, (names, labels)
+    assert all(text == title for text, title in labels), labels
+
+
 def test_page_fits_a_phone(from_page):
     """At a phone's width nothing but a table or a chart (each in its own sideways-scrolling box) is
     wider than the screen."""
