@@ -232,3 +232,37 @@ def interpreter_facts(interp: dict | None) -> list[dict]:
         if key not in known and value not in (None, ""):
             out.append({"key": key, "label": key.replace("_", " "), "value": value, "unit": "text"})
     return out
+
+
+def syscalls_side_by_side(variants: list) -> list[dict]:
+    """A trace of several variants → one row per syscall name (first-seen order) with each
+    variant's count (None where the variant made none)."""
+    names: list[str] = []
+    counts = []
+    for v in variants:
+        by = {r.get("name"): r.get("count") for r in (v.get("syscalls") or []) if isinstance(r, dict)} if isinstance(v, dict) else {}
+        counts.append(by)
+        names += [n for n in by if n not in names]
+    return [{"name": n, "counts": [c.get(n) for c in counts]} for n in names]
+
+
+def interpreters_seen(measured: dict | None, documents: list) -> list[dict]:
+    """Every (path, version) the documents name, once, with the kinds of document that ran it
+    ("measured" for a live report's own interpreter)."""
+    seen: dict[tuple, dict] = {}
+
+    def note(path, version, where):
+        if not path and not version:
+            return
+        row = seen.setdefault((path, version), {"path": path, "version": version, "where": []})
+        if where not in row["where"]:
+            row["where"].append(where)
+
+    if isinstance(measured, dict):
+        note(measured.get("path"), measured.get("version"), "measured")
+    for kind, doc in documents:
+        for r in doc.get("results") or []:
+            if isinstance(r, dict):
+                note(r.get("python"), r.get("python_version"), kind)
+        note(doc.get("python"), doc.get("python_version"), kind)
+    return [{**row, "where": ", ".join(row["where"])} for row in seen.values()]

@@ -89,7 +89,7 @@ def page_data(documents: Sequence[tuple[str, dict]], machine: dict | None) -> di
     with labels and units (each machine once, the load and free memory of every document), the
     documents' mixed targets or interpreters, and per document what its part needs
     (`documents[i]` belongs to the i-th document)."""
-    from profiler.analysis.page import CONDITIONS, interpreter_facts, machine_facts, machine_identity, mixed_documents
+    from profiler.analysis.page import CONDITIONS, interpreters_seen, machine_facts, machine_identity, mixed_documents
 
     machines: list[dict] = []
     conditions: list[dict] = []
@@ -112,7 +112,13 @@ def page_data(documents: Sequence[tuple[str, dict]], machine: dict | None) -> di
     per_doc = [_document_data(doc) for _, doc in documents]
     for c in conditions:
         del c["values"]
-    return {"machines": machines, "conditions": conditions, "mixed": mixed_documents(documents), "documents": per_doc}
+    return {
+        "machines": machines,
+        "conditions": conditions,
+        "mixed": mixed_documents(documents),
+        "interpreters": interpreters_seen(None, [(kind_of(doc), doc) for _, doc in documents]),
+        "documents": per_doc,
+    }
 
 
 def _document_data(doc: dict) -> dict:
@@ -132,6 +138,8 @@ def _document_data(doc: dict) -> dict:
             out["phases_us"] = page.phase_totals(mods)
     if kind in ("startup", "compare"):
         out["peak_rss_bytes"] = page.peak_rss(doc.get("results") or [])
+    if kind == "trace" and doc.get("variants"):
+        out["side_by_side"] = page.syscalls_side_by_side(doc["variants"])
     if kind == "compare" and not doc.get("rows"):
         out["rows"] = _compare_rows(doc)
     return out
@@ -353,8 +361,11 @@ def report_live(
     docs.extend(included)
     from profiler.analysis.page import interpreter_facts
 
+    from profiler.analysis.page import interpreters_seen
+
     derived = page_data(docs, machine)
     derived["interpreter"] = interpreter_facts(interp.to_dict() if interp else None)
+    derived["interpreters"] = interpreters_seen(interp.to_dict() if interp else None, [(kind_of(d), d) for _, d in docs])
     return PageReport(
         documents=tuple(docs),
         machine=machine,

@@ -139,3 +139,14 @@ test("peak RSS and compare rows come from Python", { skip: !bundle && "IMPORTPRO
   const bare = Object.assign({}, cmp.doc, { rows: [] });
   assert.deepEqual(P.compareRows(bare, { rows: [{ variant: "x" }] }), [{ variant: "x" }]);
 });
+
+test("trace's side-by-side rows and the interpreters list come from Python", { skip: !bundle && "IMPORTPROF_BUNDLE not set" }, () => {
+  const { doc, derived } = docOf("trace");
+  const names = new Set(doc.variants.flatMap((v) => v.syscalls.map((r) => r.name)));
+  assert.equal(derived.side_by_side.length, names.size);
+  const openat = derived.side_by_side.find((r) => r.name === "openat");
+  assert.deepEqual(openat.counts, doc.variants.map((v) => v.syscalls.find((r) => r.name === "openat").count));
+  const seen = bundle.derived.interpreters;
+  assert.equal(seen.length, new Set(seen.map((i) => i.path + "|" + i.version)).size);
+  assert.ok(seen.some((i) => /startup/.test(i.where) && /imports/.test(i.where)));
+});

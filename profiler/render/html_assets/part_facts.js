@@ -46,24 +46,8 @@ function factsPart(bundle, entries) {
       } };
     })), conditions, { id: "conditions-table" })]);
   }
-  var interps = [];
-  function seen(path, version, where) {
-    if (!path && !version) return;
-    var k = path + "|" + version;
-    var known = interps.filter(function (i) {
-      return i.k === k;
-    })[0];
-    if (!known) interps.push({ k: k, path: path, version: version, where: where });
-    else if (known.where.split(", ").indexOf(where) < 0) known.where += ", " + where;
-  }
-  if (bundle.interpreter) seen(bundle.interpreter.path, bundle.interpreter.version, "measured");
-  entries.forEach(function (e) {
-    var d = e.doc || {};
-    (d.results || []).forEach(function (r) {
-      seen(r.python, r.python_version, kindOf(d));
-    });
-    if (d.python || d.python_version) seen(d.python, d.python_version, kindOf(d));
-  });
+  /* every interpreter the documents name, once, with where it was seen: listed in Python */
+  var interps = derived.interpreters || [];
   add(sec, [h("h3", { text: "Interpreters" })]);
   var interp = (bundle.derived || {}).interpreter;
   if (interp && interp.length) {

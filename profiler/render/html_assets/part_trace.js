@@ -93,23 +93,15 @@ function filesystemBlock(fs) {
   if (Object.keys(extra).length) out.push(generic(extra, "filesystem", 1));
   return out;
 }
-function tracePart(doc, source, n) {
+function tracePart(doc, source, n, derived) {
   var sec = section("trace" + (n || ""), "Syscalls", source);
   add(sec, [h("p", { class: "lead", text: "What start-up asks the kernel for, traced with strace -f; each import's syscalls are charged to the innermost module being imported." })]);
   if (Array.isArray(doc.variants) && doc.variants.length) {
-    var names = [];
-    doc.variants.forEach(function (v) {
-      (v.syscalls || []).forEach(function (r) {
-        if (names.indexOf(r.name) < 0) names.push(r.name);
-      });
-    });
-    var rows = names.map(function (nm) {
-      var row = { name: nm };
-      doc.variants.forEach(function (v, i) {
-        var r = (v.syscalls || []).filter(function (x) {
-          return x.name === nm;
-        })[0];
-        row["v" + i] = r ? r.count : null;
+    /* one row per syscall with each variant's count: joined in Python (analysis/page.py) */
+    var rows = ((derived && derived.side_by_side) || []).map(function (r) {
+      var row = { name: r.name };
+      r.counts.forEach(function (c, i) {
+        row["v" + i] = c;
       });
       return row;
     });
