@@ -184,3 +184,21 @@ def test_compare_variant_frozen_import_stdlib(version, cli, tmp_path):
     doc = res.json()
     assert [r["variant"] for r in doc["results"]] == ["traditional", "no-site", "frozen"]
     assert not any(r.get("failed") for r in doc["results"])
+
+
+def _cargo() -> bool:
+    return bool(shutil.which("cargo")) or os.access(os.path.expanduser("~/.cargo/bin/cargo"), os.X_OK)
+
+
+@pytest.mark.parametrize("version", ["3.8", "3.10"])
+def test_compare_builds_and_runs_every_variant_on_3_8_to_3_10(version, cli, tmp_path):
+    # 3.8 died 'collecting its imports (exit -11)' (the launcher's at_exit segfault) and 3.8-3.10's
+    # filesystem/in-memory variants 'No module named os' (the finder came in before os could import)
+    if not _cargo():
+        pytest.skip("cargo is not installed (make setup installs Rust): the oxidized launcher is built with it")
+    res = cli("compare", "--python", pyenv_python(version), "--workload", "hello", "--runs", "1", "--warmup", "0",
+              "--syscalls", "off", "--build-dir", str(tmp_path / "b"), "--format", "json", timeout=1200)
+    assert res.returncode == 0, res
+    results = res.json()["results"]
+    assert [r["variant"] for r in results] == ["traditional", "no-site", "oxidized", "filesystem", "in-memory", "frozen"]
+    assert not any(r.get("failed") for r in results)
