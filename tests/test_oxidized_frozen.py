@@ -104,11 +104,12 @@ def test_a_submodule_imported_later_is_found_below_a_frozen_package(version, app
     assert "encodings" in report.packages or "encodings" in report.served
     code = ("import importlib, pkgutil, codecs, fastpkg; print(importlib.import_module('fastpkg.late').LATE, "
             "sorted(m.name for m in pkgutil.iter_modules(fastpkg.__path__)), codecs.lookup('cp1252').name, "
-            "fastpkg.__loader__.__name__)")
+            "fastpkg.__loader__.__name__, fastpkg.__file__ == fastpkg.__path__[0] + '/__init__.py', "
+            "__import__('fastpkg.fast').fast.__file__.endswith('/fastpkg/fast.py'))")
     proc = subprocess.run([report.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(app)})
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["late", "['fast',", "'late']", "cp1252", "FrozenImporter"]
+    assert proc.stdout.split() == ["late", "['fast',", "'late']", "cp1252", "FrozenImporter", "True", "True"]
 
 
 @pytest.mark.parametrize("version", ["3.8", "3.13"])
@@ -202,3 +203,12 @@ def test_compare_builds_and_runs_every_variant_on_3_8_to_3_10(version, cli, tmp_
     results = res.json()["results"]
     assert [r["variant"] for r in results] == ["traditional", "no-site", "oxidized", "filesystem", "in-memory", "frozen"]
     assert not any(r.get("failed") for r in results)
+
+
+def test_compare_harness_frozen_runs_importprof_itself(cli, tmp_path):
+    # importprof --help from a venv, frozen: its modules look for files beside themselves at run
+    # time (the help cache), which needs each frozen module's real __file__
+    res = cli("compare", "--workload", "harness", "--variant", "frozen", "--launches", "1", "--runs", "1", "--warmup", "0",
+              "--syscalls", "off", "--build-dir", str(tmp_path / "b"), "--format", "json")
+    assert res.returncode == 0, res
+    assert [r["variant"] for r in res.json()["results"]] == ["traditional", "frozen"]

@@ -8,11 +8,12 @@ CPython's FrozenImporter serves marshalled bytecode and nothing else, so a modul
   frozen       when it is a plain source module (.py through SourceFileLoader);
   not frozen   with the reason: an extension module (bytecode only: it loads from its file), a
                namespace package (no code to freeze), a module reading `__file__` while it is
-               imported (frozen modules have none: 3.8-3.10 set no `__file__`, 3.11+ guess one in
-               the stdlib folder), no source, `__main__` (the target runs as python runs it).
-A frozen package keeps its real folder as `__path__` (the packer sets it first thing in the
-package's code: FrozenImporter alone leaves it empty on 3.8-3.10), so the modules not frozen
-still import, from their files, through the path importer — under frozen packages too.
+               imported (left as a file, as the in-memory variant must: both then serve the same
+               modules from memory), no source, `__main__` (the target runs as python runs it).
+A frozen module keeps its real `__file__`, and a frozen package its real folder as `__path__`
+(the packer sets them first thing in the module's code, as python and CPython 3.11's own frozen
+stdlib have them; FrozenImporter alone sets none on 3.8-3.10 and guesses the stdlib folder on
+3.11+), so the modules not frozen still import, from their files, under frozen packages too.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def plan_frozen(records: Iterable[ModuleRecord], read_source: Callable[[str], st
             if source is None:
                 not_frozen.append(Unpacked(name, f"source unreadable: {origin}"))
             elif needs_file_at_import(source):
-                not_frozen.append(Unpacked(name, "reads __file__ at import (a frozen module has no file of its own)"))
+                not_frozen.append(Unpacked(name, "reads __file__ at import: left as a file, as in-memory must (its modules have no __file__)"))
             else:
                 frozen[name] = PlannedModule(name, "source", origin, r.is_package)
     not_frozen.sort(key=lambda u: u.name)

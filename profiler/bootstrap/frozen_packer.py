@@ -5,8 +5,8 @@ of the `profiler` package.
     python -S -E frozen_packer.py PLAN_JSON
 
 PLAN_JSON: {"out": BLOB_PATH, "modules": [{"name", "path", "is_package"}]}. Compiles each
-source (optimization level 0, as python does without -O; a package's with its real `__path__`
-set first), writes the blob that
+source (optimization level 0, as python does without -O; with its real `__file__`, and a
+package's real `__path__`, set first), writes the blob that
 oxidized_builds/frozen-launcher/launcher.c reads:
 
     "IPFROZEN" u32:count ( u32:name_len name NUL u8:is_package u32:code_len marshal(code) )*
@@ -21,12 +21,15 @@ import struct
 import sys
 
 
-def _with_real_path(source, filename):
-    """A package's code with `__path__ = [its folder]` as its first statement (after the
-    docstring and `from __future__` imports): FrozenImporter gives a frozen package an empty
-    `__path__` (3.8-3.10) or a guess in the stdlib folder (3.11+), so without it a submodule
-    left as a file (an extension module, a `__file__` reader, one imported only later) could not
-    be found. Python sets the same `__path__` for a package imported from its file."""
+def _with_real_location(source, filename, is_package):
+    """The module's code with `__file__ = its source path` (and, for a package, `__path__ = [its
+    folder]`) as its first statements (after the docstring and `from __future__` imports), as
+    python sets them for a module imported from its file and as CPython 3.11+ does for its own
+    frozen stdlib modules. FrozenImporter alone sets no `__file__` on 3.8-3.10 and guesses one
+    in the stdlib folder on 3.11+ (wrong for anything else: code that later looks for files
+    beside its module failed), and gives a package an empty `__path__` (3.8-3.10) or that guess,
+    so a submodule left as a file (an extension module, a `__file__` reader, one imported only
+    later) could not be found. The code itself still runs from memory."""
     import ast
     import os
 
@@ -38,13 +41,18 @@ def _with_real_path(source, filename):
         i = 1
     while i < len(body) and isinstance(body[i], ast.ImportFrom) and body[i].module == "__future__":
         i += 1
-    assign = ast.parse("__path__ = [%r]" % os.path.dirname(os.path.abspath(filename))).body[0]
+    path = os.path.abspath(filename)
+    text = "__file__ = %r\n" % path
+    if is_package:
+        text += "__path__ = [%r]\n" % os.path.dirname(path)
     line = body[i].lineno if i < len(body) else 1
-    for node in ast.walk(assign):
-        if "lineno" in node._attributes:
-            node.lineno, node.col_offset = line, 0
-            node.end_lineno, node.end_col_offset = line, 0
-    body.insert(i, assign)
+    prelude = ast.parse(text).body
+    for stmt in prelude:
+        for node in ast.walk(stmt):
+            if "lineno" in node._attributes:
+                node.lineno, node.col_offset = line, 0
+                node.end_lineno, node.end_col_offset = line, 0
+    body[i:i] = prelude
     return tree
 
 
@@ -55,8 +63,7 @@ def pack(plan):
         try:
             with open(m["path"], "rb") as fh:
                 source = fh.read()
-            if m["is_package"]:
-                source = _with_real_path(source, m["path"])
+            source = _with_real_location(source, m["path"], m["is_package"])
             code = compile(source, m["path"], "exec", dont_inherit=True, optimize=0)
         except (OSError, SyntaxError, ValueError) as exc:
             failed.append({"name": m["name"], "reason": "does not compile: %s" % (str(exc).splitlines() or [""])[0]})
