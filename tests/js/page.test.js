@@ -150,3 +150,10 @@ test("trace's side-by-side rows and the interpreters list come from Python", { s
   assert.equal(seen.length, new Set(seen.map((i) => i.path + "|" + i.version)).size);
   assert.ok(seen.some((i) => /startup/.test(i.where) && /imports/.test(i.where)));
 });
+
+test("axis steps are round numbers and fit", () => {
+  assert.equal(P.tickCount(120, 6), 4); // 0, 30, 60, 90, 120
+  assert.equal(P.tickCount(50, 3), 2); // 0, 25, 50 (not 16.7, 33.3)
+  assert.equal(P.tickCount(100, 9), 5);
+  assert.equal(P.tickCount(80, 1), 2);
+});

@@ -8,8 +8,18 @@ function niceMax(v) {
   for (var i = 0; i < steps.length; i++) if (steps[i] * p >= v) return steps[i] * p;
   return 10 * p;
 }
+/* how many steps the axis gets: as many as fit (80 px a label, 5 at most, 2 at least) whose
+ * step is a round number (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten: never 16.7/33.3) */
+function tickCount(max, room) {
+  for (var n = Math.min(5, Math.max(2, room)); n >= 2; n--) {
+    var step = max / n, p = Math.pow(10, Math.floor(Math.log10(step)));
+    var m = Math.round((step / p) * 1000) / 1000;
+    if ([1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].indexOf(m) >= 0) return n;
+  }
+  return 2;
+}
 function axis(g, x0, x1, y, max, fmt, height) {
-  var n = Math.max(2, Math.min(5, Math.floor((x1 - x0) / 80)));  // tick labels never overlap
+  var n = tickCount(max, Math.floor((x1 - x0) / 80));
   for (var i = 0; i <= n; i++) {
     var v = (max * i) / n, x = x0 + ((x1 - x0) * i) / n;
     add(g, [
