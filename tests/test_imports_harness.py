@@ -111,3 +111,12 @@ def test_log_with_several_headers_gets_per_process_and_summed(cli, fixtures):
     doc = cli("imports", "--from-log", fixtures / "importtime" / "command_subprocesses.log", "--format", "json").json()
     assert doc["processes"] == 3 and len(doc["per_process"]) == 3 and "harness" not in doc
     assert {m["name"] for m in doc["summed"]} >= {"json", "csv", "site"}
+
+
+def test_without_strace_the_command_stderr_is_read_with_a_warning(cli, real_python, harness):
+    res = cli("imports", "--runs", 1, "--warmup", 0, "--format", "json", "--", real_python, harness, cwd=harness.parent, env={"PATH": "/nonexistent"})
+    assert res.returncode == 0, res
+    assert "strace not found" in res.stderr and "reading the command's stderr instead" in res.stderr
+    doc = res.json()
+    # the three children whose stderr the harness captured are missed that way
+    assert doc["processes"] == 4 and "harness" not in doc and all(p["argv"] is None for p in doc["per_process"])

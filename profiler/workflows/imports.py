@@ -269,7 +269,15 @@ def imports(
             logs = capture_logs(opts, interp, progress)
             outcomes = import_outcomes(opts, interp)
         else:
-            logs, facts, walls = capture_harness_logs(opts, progress)
+            from profiler.errors import ToolFailed, ToolMissing
+
+            try:
+                logs, facts, walls = capture_harness_logs(opts, progress)
+            except (ToolMissing, ToolFailed) as exc:  # no strace, or ptrace denied: stderr only
+                if warn:
+                    warn(f"{exc}; reading the command's stderr instead (no argv, parent or wall time per process, "
+                         "and children whose stderr is captured or discarded are missed)")
+                logs = capture_logs(opts, interp, progress)
         source, target = "capture", opts.target.label()
     machine = read_machine() if opts.read_machine else {}
     report = report_from_logs(
