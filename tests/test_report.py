@@ -435,6 +435,26 @@ def test_long_pth_names_are_not_cut(cli, tmp_path):
     assert all(text == title for text, title in labels), labels
 
 
+def test_a_failed_variant_shows_its_error_and_no_figure(cli, tmp_path):
+    """PLAN item 3 on the page: a variant that fails is a row with `failed: <error>`, no bar,
+    no dots, no ratio; the others are drawn as usual."""
+    doc = tmp_path / "startup.json"
+    res = cli("startup", "--runs", "2", "--warmup", "0", "--variant", "default,no-site", "--format", "json", "-o", doc,
+              "-c", "import sys; sys.exit(1 if sys.flags.no_site else 0)")
+    assert res.returncode == 0, res
+    data = json.loads(doc.read_text())
+    assert [r["failed"] for r in data["results"]] == [False, True]
+    page = tmp_path / "page.html"
+    assert cli("report", "--from", doc, "-o", page).returncode == 0
+    dom = dump_dom(page)
+    assert 'data-rendered="ok"' in re.search(r"<html[^>]*>", dom).group(0)
+    text = re.sub(r"<[^>]+>", "", dom)
+    error = data["results"][1]["error"]
+    assert f"failed: {error}" in text
+    assert dom.count('class="bar"') == 1  # default's bar only
+    assert dom.count('class="run"') == len(data["results"][0]["times"])
+
+
 def test_page_fits_a_phone(from_page):
     """At a phone's width nothing but a table or a chart (each in its own sideways-scrolling box) is
     wider than the screen."""

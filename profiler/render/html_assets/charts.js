@@ -73,7 +73,8 @@ function barChart(rows, fmt, opts) {
     var room = Math.floor((labelW - 12) / 6.6);
     var label = s("text", { x: labelW - 8, y: mid + 4, "text-anchor": "end", class: "label" }, [opts.tail ? shortTail(r.label, room) : short(r.label, room)]);
     add(label, [s("title", {}, [String(r.label)])]);
-    add(g, [label, s("rect", { x: x0, y: y + 4, width: Math.max(0, w), height: rowH - 8, class: "bar", fill: r.color || null })]);
+    add(g, [label]);
+    if (num(r.value)) add(g, [s("rect", { x: x0, y: y + 4, width: Math.max(0, w), height: rowH - 8, class: "bar", fill: r.color || null })]);
     if (num(r.err) && r.err > 0 && num(r.value)) {
       var ea = x0 + ((x1 - x0) * Math.max(0, r.value - r.err)) / max;
       var eb = x0 + ((x1 - x0) * (r.value + r.err)) / max;
