@@ -102,11 +102,20 @@ def describe_difference(expected: ProgramOutput, got: ProgramOutput) -> str | No
 
 
 def bisect_candidates(eager: LazyRun, keep: Sequence[str] = ()) -> list[str]:
-    """The modules the eager run executed that the lazy finder could defer, in import order:
-    not imported before the program (start-up), not builtin/frozen/extension, not already kept."""
+    """The modules the eager run imported that the lazy finder could defer, in import order:
+    every module found (imports that failed and were caught count: lazy, they would fail later,
+    outside the program's try), else every module executed; not imported before the program
+    (start-up), not builtin/frozen/extension, not already kept."""
     startup = set(eager.startup)
     kept = set(keep)
-    return [n for n, kind, _ in eager.executed if kind in LAZY_KINDS and n not in startup and n not in kept]
+    pairs = eager.found or tuple((n, kind) for n, kind, _ in eager.executed)
+    out: list[str] = []
+    seen: set[str] = set()
+    for n, kind in pairs:
+        if kind in LAZY_KINDS and n not in startup and n not in kept and n not in seen:
+            seen.add(n)
+            out.append(n)
+    return out
 
 
 def _by_name(modules: Sequence[ModuleRecord]) -> dict[str, ModuleRecord]:

@@ -31,8 +31,9 @@ file:line of the first frame outside importlib):
   "use"        the program used an attribute (deferred to first use: the intended case)
 
 At exit (options["lazy_path"] set), one JSON object: executed modules with their kind and file, pending
-(found, never executed) modules, and the records above. options["lazy"] False: no finder, the
-same launcher and the same records (the eager reference run).
+(found, never executed) modules, every module found (`found`, with its kind: imports that
+failed are there too) and the records above. options["lazy"] False: the eager reference run,
+the same launcher and finder, which defers nothing and only records.
 """
 
 import sys
@@ -43,8 +44,19 @@ _KEEP = set()
 _EAGER = []  # [name, reason, site]
 _LOADS = []  # [name, trigger, attr, site]
 _STARTUP = []
+_FOUND = []  # [name, kind]: every module a finder found for the program, in import order
+_DEFER = [True]  # False: the eager reference run (find and record, defer nothing)
 _HERE = __file__
 _ModuleType = type(sys)
+
+
+def _caller(depth):
+    """The frame `depth` levels above the caller of this function, or None when the call came
+    from C with no Python frame above (the interpreter's own shutdown, a C callback)."""
+    try:
+        return sys._getframe(depth)
+    except ValueError:
+        return None
 
 
 def _site(frame):
@@ -97,7 +109,7 @@ class _LazyModule(_ModuleType):
                 if loader_state["is_loading"]:
                     return __class__.__getattribute__(self, attr)
                 loader_state["is_loading"] = True
-                frame = sys._getframe(1)
+                frame = _caller(2)
                 _LOADS.append([__spec__.name, _trigger(attr, frame), attr, _site(frame)])
                 __dict__ = __class__.__getattribute__(self, "__dict__")
                 original_name = __spec__.name
@@ -140,7 +152,7 @@ class _LazyLoader:
         module.__spec__.loader = self.loader
         module.__loader__ = self.loader
         if type(module) is not _ModuleType:
-            _EAGER.append([module.__spec__.name, "custom module type", _site(sys._getframe(1))])
+            _EAGER.append([module.__spec__.name, "custom module type", _site(_caller(2))])
             self.loader.exec_module(module)
             return
         module.__spec__.loader_state = {
@@ -205,9 +217,12 @@ class LazyFinder:
                 break
         if spec is None or target is not None:
             return spec
+        _FOUND.append([name, _loader_kind(spec.loader)])
+        if not _DEFER[0]:
+            return spec
         reason = _eager_reason(name, spec)
         if reason is not None:
-            _EAGER.append([name, reason, _site(sys._getframe(1))])
+            _EAGER.append([name, reason, _site(_caller(2))])
             return spec
         spec.loader = _LazyLoader(spec.loader)
         return spec
@@ -233,7 +248,7 @@ def _dump():
     if LazyFinder in sys.meta_path:
         sys.meta_path.remove(LazyFinder)
     modules = list(sys.modules.items())
-    eager, loads = list(_EAGER), list(_LOADS)
+    eager, loads, found = list(_EAGER), list(_LOADS), list(_FOUND)
     path = _OPTIONS.get("lazy_path")
     if not path:
         return
@@ -256,6 +271,7 @@ def _dump():
         "pending": pending,
         "eager": eager,
         "loads": loads,
+        "found": found,
     }
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh)
@@ -273,6 +289,8 @@ def install(options):
     if options.get("lazy_path"):
         launch.at_exit(_dump)
     if not options.get("lazy", True):
+        _DEFER[0] = False  # the eager reference: record what is found (failed imports too)
+        sys.meta_path.insert(0, LazyFinder)
         return
     if sys.version_info >= (3, 15):
         # PEP 810: -X lazy_imports=all does the deferring; keep the keep-eager set eager

@@ -61,6 +61,7 @@ class LazyRun:
     pending: tuple[str, ...]  # found, made lazy, never executed
     eager: tuple[EagerImport, ...]  # decided eager when found
     loads: tuple[LazyLoad, ...]  # lazy modules executed, in order
+    found: tuple[tuple[str, str], ...] = ()  # (name, kind) of every module a finder found, in order
 
     @property
     def executed_names(self) -> frozenset[str]:

@@ -22,6 +22,7 @@ def parse_lazy_record(text: str) -> LazyRun:
             pending=tuple(str(n) for n in d["pending"]),
             eager=tuple(EagerImport(str(n), str(r), s) for n, r, s in d["eager"]),
             loads=tuple(LazyLoad(str(n), str(t), str(a), s) for n, t, a, s in d["loads"]),
+            found=tuple((str(n), str(k)) for n, k in d.get("found") or ()),
         )
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise BadInput(f"lazy record: bad or missing field ({exc!r})") from None
