@@ -184,11 +184,16 @@ def lazy(
         else:
             keep = found
             if not complete:
-                warning(f"bisection stopped after {opts.max_bisect_runs} runs: the keep-eager set may not be minimal")
+                warning(f"bisection stopped after {opts.max_bisect_runs} runs: the keep-eager set ({len(keep)} modules) "
+                        "may not be minimal (raise --max-bisect-runs)")
             for name in keep:
                 others = [k for k in keep if k != name]
-                got, _ = runner.lazy_with(others)
-                must.append(MustStayEager(name, describe_difference(reference, got) or "needed with the others"))
+                if complete or frozenset(others) in runner.outputs:  # complete: ddmin has run each of these
+                    got, _ = runner.lazy_with(others)
+                    reason = describe_difference(reference, got) or "needed with the others"
+                else:
+                    reason = f"in the set the bisection kept eager (stopped after {opts.max_bisect_runs} runs)"
+                must.append(MustStayEager(name, reason))
     final, lazy_rec = runner.run(lazy=True, keep=keep)  # the verification run (never cached)
     final_difference = describe_difference(reference, final)
     identical = final_difference is None and not unstable
