@@ -72,6 +72,8 @@ CAPABILITIES: dict[str, tuple[tuple[int, int], tuple[int, int] | None, str]] = {
     "pycache_prefix": ((3, 8), None, "-X pycache_prefix"),
     # importprof's hooks inside the interpreter (bootstrap/: time.perf_counter_ns, 3.7+)
     "hooks": ((3, 7), None, "importprof's in-interpreter hooks"),
+    # `importprof lazy`'s import hooks (bootstrap/hook_lazy.py)
+    "lazy_hooks": ((3, 8), None, "importprof lazy's import hooks"),
     # the `frozen` variant: importprof's C launcher registering a PyImport_FrozenModules table
     "frozen": ((3, 8), (3, 13), "the frozen variant (CPython's FrozenImporter)"),
     # python-oxidized-importer 0.9 (with pyo3 0.17): CPython 3.8 to 3.11
@@ -89,6 +91,7 @@ COMMAND_NEEDS: dict[str, tuple[str, ...]] = {
     "trace": ("hooks",),
     "site": ("hooks",),
     "report": ("importtime", "hooks"),
+    "lazy": ("importtime", "lazy_hooks"),
     "pack": ("hooks", "oxidized"),
     "build": ("hooks",),
     "compare": ("hooks",),
