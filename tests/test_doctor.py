@@ -32,8 +32,8 @@ def _fresh_app(root: Path) -> Path:
 
 def test_no_pyc_on_a_fresh_app_with_dont_write_bytecode(cli, real_python, tmp_path):
     app = _fresh_app(tmp_path)
-    res = cli("doctor", "--python", real_python, "--runs", "2", "--timing-runs", "3", "--no-trace", "--format", "json", "app.py",
-              cwd=app, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    res = cli("doctor", "--python", real_python, "--runs", "2", "--timing-runs", "3", "--no-trace", "--lazy", "--format", "json",
+              "app.py", cwd=app, env={"PYTHONDONTWRITEBYTECODE": "1"})
     assert res.returncode == 0, res
     d = res.json()
     assert d["schema"] == "importprof.doctor/1" and isinstance(d["machine"], dict)
@@ -50,6 +50,8 @@ def test_no_pyc_on_a_fresh_app_with_dont_write_bytecode(cli, real_python, tmp_pa
     assert not list(app.rglob("*.pyc"))  # the doctor did not "fix" it behind our back
     kinds = {c["kind"]: c for c in d["checks"]}
     assert kinds["failed-lookups"]["ran"] is False and kinds["no-pyc"]["ran"] is True
+    assert kinds["lazy"]["ran"] is True and kinds["lazy"]["note"] == ""  # timed (--lazy), not the estimate
+    assert all(f["estimate"] is False for f in d["findings"] if f["kind"] == "lazy")
     assert DoctorReport.from_dict(d).findings[0].kind == d["findings"][0]["kind"]
 
 
