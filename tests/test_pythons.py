@@ -306,3 +306,23 @@ def test_startup_leaves_out_the_variants_an_old_python_lacks(cli):
     assert ("isolated", "2.7.") not in rows and ("no-frozen", "2.7.") not in rows
     assert any("variant no-frozen left out" in n and "3.11+" in n for n in doc["notes"])
     assert not any(r.get("failed") for r in doc["results"])
+
+
+def test_asdf_and_uv_installs_are_found(tmp_path, monkeypatch):
+    # their layouts, with real interpreters linked in: asdf installs/python/VERSION/bin/python,
+    # uv cpython-VERSION-PLATFORM/bin/python3
+    real = pyenv_python("3.12")
+    asdf = tmp_path / "asdf" / "installs" / "python" / "3.12.1" / "bin"
+    asdf.mkdir(parents=True)
+    (asdf / "python").symlink_to(real)
+    uv = tmp_path / "uv" / "cpython-3.12.1-linux-x86_64-gnu" / "bin"
+    uv.mkdir(parents=True)
+    (uv / "python3").symlink_to(real)
+    monkeypatch.setenv("ASDF_DATA_DIR", str(tmp_path / "asdf"))
+    monkeypatch.setenv("UV_PYTHON_INSTALL_DIR", str(tmp_path / "uv"))
+    assert candidates("asdf", "3.12") == [str(asdf / "python")]
+    assert candidates("uv", "3.12") == [str(uv / "python3")]
+    assert candidates("uv", "3.13") == []
+    found = resolve_pythons(["asdf:3.12", "uv:*"])
+    assert len(found) == 1 and found[0].version.startswith("3.12.")  # one real executable, measured once
+    assert found[0].source == "asdf"
