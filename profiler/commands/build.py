@@ -48,6 +48,8 @@ def build(
     from profiler.sinks import check_output_dir
 
     check_output_dir(output, "-o")
+    if pyoxidizer and variant:
+        raise UsageError("--variant picks importprof's own variants; --pyoxidizer builds pyoxidizer.bzl's five")
     if pyoxidizer:
         from profiler.workflows.pyoxidizer_build import PyOxidizerOptions, build_with_pyoxidizer
 
