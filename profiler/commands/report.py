@@ -36,7 +36,7 @@ def report(
     runs: runs_opt("Start-up runs per variant. Default: adaptive (at least 10, about 1 s per variant).") = None,
     import_runs: int = typer.Option(5, "--import-runs", metavar="N", min=1, help="Runs of the import capture (medians)."),
     warmup: warmup_opt(1) = 1,
-    skip: Optional[List[str]] = typer.Option(None, "--skip", metavar="PART[,PART...]", help="Parts not to run, comma-separated: startup, imports, trace, site."),
+    skip: Optional[List[str]] = typer.Option(None, "--skip", metavar="PART[,PART...]", help="Parts not to run, comma-separated: startup, imports, trace, site, doctor."),
     compare: bool = typer.Option(False, "--compare", help="Also build and time the oxidized variants (importprof compare: traditional, no-site, oxidized, filesystem, in-memory). Slow the first time: it builds."),
     include: Optional[List[str]] = typer.Option(None, "--include", metavar="FILE", help="Add a saved JSON document to a live report (e.g. compare --export-json FILE)."),
     from_: Optional[List[str]] = typer.Option(None, "--from", metavar="FILE", help="Build the page from saved JSON documents (any importprof kind; more files may follow)."),
@@ -55,7 +55,7 @@ def report(
         check_outputs(output)
         from profiler.workflows.report import report_from_files
 
-        page = report_from_files(files, title=title)
+        page = report_from_files(files, title=title, warn=warn)
     else:
         target = target_of(ctx)
         check_outputs(output)

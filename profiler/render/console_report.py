@@ -31,4 +31,8 @@ def _what(kind: str, doc: dict) -> str:
         return f"{n(len(doc.get('syscalls') or []), 'syscall kind')}, {n(len(doc.get('modules') or []), 'module')}"
     if kind == "site":
         return n(len(doc.get("pth") or []), ".pth file")
+    if kind == "doctor":
+        return n(len(doc.get("findings") or []), "finding")
+    if kind == "lazy":
+        return n(len(doc.get("must_stay_eager") or []), "module that must stay eager")
     return str(doc.get("schema") or "")
