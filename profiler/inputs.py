@@ -15,6 +15,8 @@ import os
 from typing import Iterable
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
+# document kinds importprof writes that have no published schema yet (read as objects only)
+WRITTEN_WITHOUT_SCHEMA = ("lazy", "doctor", "pythons", "pack", "build", "variant")
 MAX_NESTING = 200  # deeper JSON is not an importprof document (and would exhaust the stack)
 
 
@@ -62,7 +64,7 @@ def parse_json(text: str, source: str) -> object:
     except ValueError as exc:
         msg = getattr(exc, "msg", str(exc))
         line = getattr(exc, "lineno", None)
-        raise _bad(f"{source}: not JSON ({msg}{f' at line {line}' if line else ''})") from None
+        raise _bad(f"{source}: not JSON ({msg.removesuffix(' at')}{f', line {line}' if line else ''})") from None
 
 
 def read_json(path: str, what: str = "JSON document") -> object:
@@ -105,6 +107,8 @@ def check_document(doc: object, source: str, accept: Iterable[str] | None = None
     if doc.get("schema") != f"importprof.{kind}/1":
         raise _bad(f"{source}: {doc.get('schema')!r} is a version this importprof does not read (it reads importprof.{kind}/1)")
     if kind not in kinds():
+        if kind not in WRITTEN_WITHOUT_SCHEMA:
+            raise _bad(f"{source}: {doc.get('schema')!r} is not a document importprof writes")
         return
     problem = first_problem(doc, kind)
     if problem is None:

@@ -158,8 +158,8 @@ def test_output_in_a_read_only_folder(cli, fixtures, tmp_path, command):
 def test_startup_checks_its_outputs_before_measuring(cli, tmp_path, option):
     marker = tmp_path / "ran"
     with read_only(str(tmp_path / "ro")) as d:
-        res = cli("startup", "--runs", "1", "--warmup", "0", "-c", f"open({str(marker)!r}, 'w')",
-                  option, os.path.join(d, "out"))
+        res = cli("startup", "--runs", "1", "--warmup", "0", option, os.path.join(d, "out"),
+                  "-c", f"open({str(marker)!r}, 'w')")
         assert_one_line_error(res, 2, "Read-only file system")
     assert not marker.exists(), "the target ran although the output could not be written"
 
@@ -177,7 +177,7 @@ def test_startup_exports_on_a_full_disk(cli, tmp_path, option):
 def test_imports_checks_its_output_before_measuring(cli, tmp_path):
     marker = tmp_path / "ran"
     (tmp_path / "d").mkdir()
-    res = cli("imports", "--runs", "1", "--warmup", "0", "-c", f"open({str(marker)!r}, 'w')", "-o", tmp_path / "d")
+    res = cli("imports", "--runs", "1", "--warmup", "0", "-o", tmp_path / "d", "-c", f"open({str(marker)!r}, 'w')")
     assert_one_line_error(res, 2, "is a directory")
     assert not marker.exists()
 
@@ -185,15 +185,15 @@ def test_imports_checks_its_output_before_measuring(cli, tmp_path):
 @pytest.mark.parametrize(
     "args",
     [
-        ["pack", "-c", "pass", "-o"],
-        ["build", "-c", "pass", "-o"],
-        ["compare", "--workload", "hello", "--runs", "1", "--warmup", "0", "--syscalls", "off", "--build-dir"],
+        ["pack", "-o", "{}", "-c", "pass"],
+        ["build", "-o", "{}", "-c", "pass"],
+        ["compare", "--workload", "hello", "--runs", "1", "--warmup", "0", "--syscalls", "off", "--build-dir", "{}"],
     ],
     ids=["pack", "build", "compare"],
 )
 def test_output_folders_in_a_read_only_folder(cli, tmp_path, args):
     with read_only(str(tmp_path / "ro")) as d:
-        res = cli(*args, os.path.join(d, "out"))
+        res = cli(*[a.format(os.path.join(d, "out")) for a in args])
         assert_one_line_error(res, 2, "Read-only file system")
         assert listing(d) == []
 

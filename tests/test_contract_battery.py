@@ -1,0 +1,362 @@
+"""The contract, against a generated battery of bad inputs (issue 12): every command, every
+option that reads a file (empty, binary, truncated, CRLF, huge, wrong-schema, wrong types,
+NaN, deeply nested, UTF-16, missing, a directory) and every option that names a program
+(missing, a directory, not executable, ENOEXEC), numbers out of range, outputs that cannot be
+written. For each case:
+
+- exit code in {1, 2, 3} (a case marked "either" may also succeed: a CRLF or truncated log is
+  valid input, read tolerantly),
+- exactly one `importprof: error:` line on failure (none on success), no `Traceback`,
+- no new file in the working folder or the temporary folder, except the requested output,
+- the file named by -o unchanged when the command failed.
+
+Cases run through `profiler.commands.main()` in this process (the real command line, ~20 ms a
+case instead of a ~300 ms interpreter start); `test_a_sample_through_the_real_entry_point` runs
+one case per command as a real subprocess, and IMPORTPROF_BATTERY_SUBPROCESS=1 runs them all
+that way. Every case has a fresh folder, so the module is parallel-safe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SENTINEL = b'{"keep": "this output must survive a failure"}\n'
+SUBPROCESS = os.environ.get("IMPORTPROF_BATTERY_SUBPROCESS") == "1"
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    args: tuple[str, ...]  # placeholders: {f} bad input, {good} a valid imports doc, {p} a bad program, {out} the -o file
+    outcome: str = "fail"  # "fail": exit 1/2/3; "either": 0 is fine too
+    input_kind: str | None = None
+    input_format: str = "json"  # what a valid file of this option looks like: json | importtime | strace
+    program_kind: str | None = None
+
+
+# ------------------------------------------------------------------ bad files
+def _valid(fmt: str) -> bytes:
+    return {
+        "json": (FIXTURES / "report" / "imports.json").read_bytes(),
+        "importtime": (FIXTURES / "importtime" / "cryptography_fernet.log").read_bytes(),
+        "strace": (FIXTURES / "strace" / "multiproc.log").read_bytes(),
+    }[fmt]
+
+
+def make_input(kind: str, fmt: str, folder: Path) -> str:
+    path = folder / f"input-{kind}"
+    valid = _valid(fmt)
+    if kind == "missing":
+        return str(folder / "no-such-file.json")
+    if kind == "directory":
+        path.mkdir()
+        return str(path)
+    data = {
+        "empty": lambda: b"",
+        "binary": lambda: bytes(random.Random(7).randrange(256) for _ in range(4096)),
+        "truncated": lambda: valid[: len(valid) // 2],
+        "crlf": lambda: valid.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"),
+        "huge": lambda: b"x" * (8 << 20),
+        "wrong-schema": lambda: (FIXTURES / "report" / "trace.json").read_bytes().replace(b"importprof.trace/1", b"importprof.imports/1"),
+        "wrong-types": lambda: _wrong_types(),
+        "nan": lambda: valid.replace(b'"total_us": ', b'"total_us": NaN, "x": ', 1) if fmt == "json" else b'{"a": NaN}',
+        "deep": lambda: b'{"schema": "importprof.imports/1", "modules": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
+        "utf16": lambda: valid.decode("utf-8").encode("utf-16"),
+        "other-json": lambda: b'{"schema": "importprof.nothing/1"}',
+    }[kind]()
+    path.write_bytes(data)
+    return str(path)
+
+
+def _wrong_types() -> bytes:
+    doc = json.loads((FIXTURES / "report" / "imports.json").read_text())
+    doc["modules"][3]["self_us"] = "12"
+    doc["runs"] = "three"
+    return json.dumps(doc).encode()
+
+
+JSON_KINDS = ["empty", "binary", "truncated", "crlf", "huge", "wrong-schema", "wrong-types", "nan", "deep", "utf16", "other-json", "missing", "directory"]
+LOG_KINDS = ["empty", "binary", "truncated", "crlf", "huge", "wrong-types", "nan", "utf16", "missing", "directory"]
+TOLERATED = {"crlf", "truncated"}  # valid input for a tolerant log parser; JSON with CRLF is still JSON
+
+JSON_READERS = {
+    "show": ("show", "{f}", "-o", "{out}"),
+    "diff-old": ("diff", "{f}", "{good}", "-o", "{out}"),
+    "diff-new": ("diff", "{good}", "{f}", "-o", "{out}"),
+    "why-report": ("why", "json", "--report", "{f}", "-o", "{out}"),
+    "report-from": ("report", "--from", "{f}", "-o", "{out}"),
+    "report-include": ("report", "--include", "{f}", "-o", "{out}", "-c", "pass"),
+}
+LOG_READERS = {
+    "imports-from-log": (("imports", "--from-log", "{f}", "-o", "{out}"), "importtime"),
+    "why-from-log": (("why", "json", "--from-log", "{f}", "-o", "{out}"), "importtime"),
+    "trace-from-log": (("trace", "--from-log", "{f}", "-o", "{out}"), "strace"),
+}
+
+
+def _reader_cases() -> list[Case]:
+    cases = []
+    for name, args in JSON_READERS.items():
+        for kind in JSON_KINDS:
+            if name == "report-include" and kind == "crlf":
+                continue  # valid: it would run a whole live report (report --from reads it the same way)
+            cases.append(Case(f"{name}[{kind}]", args, "either" if kind == "crlf" else "fail", kind, "json"))
+    for name, (args, fmt) in LOG_READERS.items():
+        for kind in LOG_KINDS:
+            cases.append(Case(f"{name}[{kind}]", args, "either" if kind in TOLERATED else "fail", kind, fmt))
+    return cases
+
+
+# ------------------------------------------------------------------ bad programs
+def make_program(kind: str, folder: Path) -> str:
+    path = folder / f"prog-{kind}"
+    if kind == "missing":
+        return str(folder / "no-such-python")
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "not-executable":
+        path.write_text("#!/bin/sh\nexit 0\n")
+        path.chmod(0o644)
+    elif kind == "enoexec":
+        path.write_bytes(b"\x7fELF\x02garbage, not a program" + bytes(range(32)))
+        path.chmod(0o755)
+    elif kind == "not-python":
+        path.write_text("#!/bin/sh\necho hello\n")
+        path.chmod(0o755)
+    elif kind == "garbage-script":
+        path.write_bytes(b"\x00\x01 this is not python \xff\xfe")
+    return str(path)
+
+
+PROGRAM_KINDS = ["missing", "directory", "not-executable", "enoexec"]
+PYTHON_OPTIONS = {
+    "startup": ("startup", "--runs", "1", "--warmup", "0", "--python", "{p}", "-o", "{out}"),
+    "imports": ("imports", "--runs", "1", "--warmup", "0", "--python", "{p}", "-o", "{out}"),
+    "trace": ("trace", "--python", "{p}", "-o", "{out}"),
+    "why": ("why", "json", "--runs", "1", "--python", "{p}", "-o", "{out}"),
+    "site": ("site", "--runs", "1", "--python", "{p}", "-o", "{out}"),
+    "report": ("report", "--runs", "1", "--warmup", "0", "--python", "{p}", "-o", "{out}"),
+    "compare": ("compare", "--workload", "hello", "--runs", "1", "--warmup", "0", "--syscalls", "off", "--python", "{p}", "-o", "{out}"),
+    "pack": ("pack", "--python", "{p}", "-o", "{out}.d", "-c", "pass"),
+    "build": ("build", "--python", "{p}", "-o", "{out}.d", "-c", "pass"),
+    "lazy": ("lazy", "--runs", "1", "--warmup", "0", "--python", "{p}", "-o", "{out}"),
+    "doctor": ("doctor", "--python", "{p}", "-o", "{out}"),
+}
+COMMAND_TARGETS = {
+    "startup": ("startup", "--runs", "1", "--warmup", "0", "-o", "{out}", "--", "{p}"),
+    "imports": ("imports", "--runs", "1", "--warmup", "0", "-o", "{out}", "--", "{p}"),
+    "trace": ("trace", "-o", "{out}", "--", "{p}"),
+}
+SCRIPT_TARGETS = {
+    "startup": ("startup", "--runs", "1", "--warmup", "0", "-o", "{out}", "{p}"),
+    "imports": ("imports", "--runs", "1", "--warmup", "0", "-o", "{out}", "{p}"),
+    "why": ("why", "json", "--runs", "1", "-o", "{out}", "{p}"),
+    "trace": ("trace", "-o", "{out}", "{p}"),
+}
+
+
+def _program_cases() -> list[Case]:
+    cases = []
+    for name, args in PYTHON_OPTIONS.items():
+        for kind in PROGRAM_KINDS + ["not-python"]:
+            cases.append(Case(f"{name}--python[{kind}]", args, program_kind=kind))
+    for name, args in COMMAND_TARGETS.items():
+        for kind in PROGRAM_KINDS:
+            cases.append(Case(f"{name}--COMMAND[{kind}]", args, program_kind=kind))
+    for name, args in SCRIPT_TARGETS.items():
+        for kind in ["missing", "directory", "garbage-script"]:
+            cases.append(Case(f"{name}-SCRIPT[{kind}]", args, program_kind=kind))
+    return cases
+
+
+# ------------------------------------------------------------------ numbers and outputs
+GOOD_LOG = str(FIXTURES / "importtime" / "cryptography_fernet.log")
+GOOD_DOC = str(FIXTURES / "report" / "imports.json")
+NUMBER_CASES = [
+    ("imports", "--from-log", GOOD_LOG, "--min-ms", "nan"),
+    ("imports", "--from-log", GOOD_LOG, "--min-ms", "-1"),
+    ("imports", "--from-log", GOOD_LOG, "--budget", "nan"),
+    ("imports", "--from-log", GOOD_LOG, "--budget", "inf"),
+    ("imports", "--from-log", GOOD_LOG, "--budget", "-5"),
+    ("imports", "--from-log", GOOD_LOG, "--top", "0"),
+    ("imports", "--from-log", GOOD_LOG, "--runs", "0"),
+    ("show", GOOD_DOC, "--min-ms", "inf"),
+    ("show", GOOD_DOC, "--top", "-1"),
+    ("diff", GOOD_DOC, GOOD_DOC, "--fail-over", "nan"),
+    ("diff", GOOD_DOC, GOOD_DOC, "--fail-over", "-1"),
+    ("diff", GOOD_DOC, GOOD_DOC, "--fail-over-pct", "nan"),
+    ("diff", GOOD_DOC, GOOD_DOC, "--fail-over-pct", "1e999"),
+    ("diff", GOOD_DOC, GOOD_DOC, "--top", "0"),
+    ("trace", "--from-log", str(FIXTURES / "strace" / "multiproc.log"), "--top", "0"),
+    ("startup", "--runs", "0"),
+    ("startup", "--runs", "nan"),
+    ("startup", "--warmup", "-1"),
+    ("site", "--runs", "0"),
+    ("why", "json", "--runs", "0"),
+    ("report", "--runs", "0"),
+    ("report", "--import-runs", "0"),
+    ("compare", "--runs", "0"),
+    ("compare", "--launches", "0"),
+    ("lazy", "--runs", "0"),
+    ("lazy", "--top", "0"),
+    ("doctor", "--timing-runs", "0"),
+]
+
+OUTPUT_COMMANDS = {
+    "show": ("show", GOOD_DOC),
+    "diff": ("diff", GOOD_DOC, GOOD_DOC),
+    "why-report": ("why", "json", "--report", GOOD_DOC),
+    "imports-from-log": ("imports", "--from-log", GOOD_LOG),
+    "trace-from-log": ("trace", "--from-log", str(FIXTURES / "strace" / "multiproc.log")),
+    "report-from": ("report", "--from", GOOD_DOC),
+    # these would measure: the output is checked first, so they fail at once
+    "startup": ("startup", "--runs", "1", "--warmup", "0"),
+    "imports": ("imports", "--runs", "1", "--warmup", "0"),
+    "trace": ("trace",),
+    "why": ("why", "json", "--runs", "1"),
+    "site": ("site", "--runs", "1"),
+    "report": ("report", "--runs", "1", "--warmup", "0"),
+    "compare": ("compare", "--workload", "hello", "--runs", "1", "--warmup", "0", "--syscalls", "off"),
+    "lazy": ("lazy", "--runs", "1", "--warmup", "0"),
+    "doctor": ("doctor",),
+    "pythons": ("pythons",),
+}
+
+
+def _output_cases() -> list[Case]:
+    cases = []
+    for name, args in OUTPUT_COMMANDS.items():
+        cases.append(Case(f"{name}-o[directory]", args + ("-o", "{dir}")))
+        cases.append(Case(f"{name}-o[missing-folder]", args + ("-o", "{nofolder}")))
+        cases.append(Case(f"{name}-o[file-as-folder]", args + ("-o", "{out}/x.json")))
+    for name in ("startup", "compare"):
+        for opt in ("--export-json", "--export-markdown"):
+            cases.append(Case(f"{name}{opt}[directory]", OUTPUT_COMMANDS[name] + (opt, "{dir}", "-o", "{out}")))
+    cases.append(Case("trace--keep-log[directory]", ("trace", "--keep-log", "{dir}", "-o", "{out}")))
+    for name, args in (("pack", ("pack", "-o")), ("build", ("build", "-o")), ("compare", OUTPUT_COMMANDS["compare"] + ("--build-dir",))):
+        target = () if name == "compare" else ("-c", "pass")
+        cases.append(Case(f"{name}-dir[file]", args + ("{out}",) + target))
+        cases.append(Case(f"{name}-dir[under-a-file]", args + ("{out}/sub",) + target))
+    return cases
+
+
+CASES = (
+    _reader_cases()
+    + _program_cases()
+    + [Case("numbers:" + " ".join(a[:1] + a[-2:]), a + ("-o", "{out}")) for a in NUMBER_CASES]
+    + _output_cases()
+)
+
+
+# ------------------------------------------------------------------ running a case
+def _fill(args, values: dict) -> list[str]:
+    return [a.format(**values) for a in args]
+
+
+def _in_process(args: list[str], cwd: Path, tmp: Path) -> tuple[int, str, str]:
+    from profiler.commands import main
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    err = io.StringIO()
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    old_cwd, old_tmp, old_env = os.getcwd(), tempfile.tempdir, os.environ.get("TMPDIR")
+    os.chdir(cwd)
+    tempfile.tempdir = str(tmp)
+    os.environ["TMPDIR"] = str(tmp)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = main(args)
+            except BaseException:  # what main() let out: the traceback a user would see
+                import traceback
+
+                err.write("Traceback (most recent call last):\n" + traceback.format_exc())
+                rc = 1
+    finally:
+        os.chdir(old_cwd)
+        tempfile.tempdir = old_tmp
+        if old_env is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = old_env
+        for s, h in handlers.items():
+            signal.signal(s, h)
+    out.flush()
+    return rc, out.buffer.getvalue().decode("utf-8", "replace"), err.getvalue()
+
+
+def _subprocess(args: list[str], cwd: Path, tmp: Path) -> tuple[int, str, str]:
+    env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.run([sys.executable, "-m", "profiler", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=300)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def run_case(case: Case, root: Path, through_subprocess: bool = SUBPROCESS) -> None:
+    inputs, cwd, tmp = root / "inputs", root / "work", root / "tmp"
+    for d in (inputs, cwd, tmp):
+        d.mkdir()
+    out = cwd / "out.json"
+    out.write_bytes(SENTINEL)
+    (cwd / "a-directory").mkdir()
+    values = {
+        "out": str(out),
+        "good": GOOD_DOC,
+        "dir": str(cwd / "a-directory"),
+        "nofolder": str(cwd / "no-such-folder" / "out.json"),
+        "f": make_input(case.input_kind, case.input_format, inputs) if case.input_kind else "",
+        "p": make_program(case.program_kind, inputs) if case.program_kind else "",
+    }
+    before = sorted(os.listdir(cwd))
+    args = _fill(case.args, values)
+    rc, stdout, stderr = (_subprocess if through_subprocess else _in_process)(args, cwd, tmp)
+    shown = f"importprof {' '.join(args)}\nexit {rc}\n--stderr--\n{stderr[-3000:]}\n--stdout--\n{stdout[-1500:]}"
+
+    assert "Traceback" not in stderr, shown
+    errors = [ln for ln in stderr.splitlines() if ln.startswith("importprof: error:")]
+    if case.outcome == "fail" or rc != 0:
+        assert rc in (1, 2, 3), shown
+        assert len(errors) == 1, shown
+        assert out.read_bytes() == SENTINEL, f"the -o file changed although the command failed\n{shown}"
+    else:
+        assert rc == 0 and not errors, shown
+    after = sorted(os.listdir(cwd))
+    new = set(after) - set(before)
+    assert not (new - {"out.json"}), f"new files in the working folder: {sorted(new)}\n{shown}"
+    assert sorted(os.listdir(cwd / "a-directory")) == [], shown
+    assert os.listdir(tmp) == [], f"left in the temporary folder: {os.listdir(tmp)}\n{shown}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_contract(case, tmp_path):
+    run_case(case, tmp_path)
+
+
+SAMPLE = ["show[binary]", "diff-new[wrong-types]", "why-report[nan]", "report-from[deep]", "report-include[wrong-schema]",
+          "imports-from-log[empty]", "trace-from-log[utf16]", "startup--python[enoexec]", "trace--COMMAND[not-executable]",
+          "pack--python[missing]", "numbers:diff --fail-over nan", "site-o[directory]", "build-dir[under-a-file]"]
+
+
+@pytest.mark.parametrize("case_id", SAMPLE)
+def test_a_sample_through_the_real_entry_point(case_id, tmp_path):
+    """The same contract with a real interpreter start (python -m profiler): what main()
+    returns is what the process exits with, nothing printed after it."""
+    case = next(c for c in CASES if c.id == case_id)
+    run_case(case, tmp_path, through_subprocess=True)
+
+
+def test_the_battery_is_large():
+    assert len(CASES) >= 250, len(CASES)
