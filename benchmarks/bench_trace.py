@@ -124,7 +124,10 @@ def bench_parse(lines_wanted: int = 100_000) -> None:
             if g[0] is not None:
                 out.append(new(Syscall, (g[0], g[2], g[4], g[5], g[6], None, g[7], g[9], 0, False, None, None, False, None)))
 
-    best = {"parse_strace": float("inf"), "parse + summary": float("inf"), "general path only": float("inf"), "floor": float("inf")}
+    from profiler.parse.strace import _native
+
+    native = _native() is not None
+    best = {"parse_strace": float("inf"), "parse + summary": float("inf"), "pure Python": float("inf"), "general path only": float("inf"), "floor": float("inf")}
     for _ in range(3):
         t0 = clock()
         log = parse_strace(text)
@@ -135,10 +138,17 @@ def bench_parse(lines_wanted: int = 100_000) -> None:
         t3 = clock()
         floor()
         t4 = clock()
-        for k, v in (("parse_strace", t1 - t0), ("parse + summary", t2 - t0), ("general path only", t3 - t2), ("floor", t4 - t3)):
+        parse_strace(text, native=False)
+        t5 = clock()
+        for k, v in (("parse_strace", t1 - t0), ("parse + summary", t2 - t0), ("general path only", t3 - t2), ("floor", t4 - t3), ("pure Python", t5 - t4)):
             best[k] = min(best[k], v)
     print(f"parse speed: {len(lines):,} real strace lines ({len(text) / 2**20:.1f} MiB), CPU time, best of 3")
-    labels = {"floor": "pure-Python floor (regex + bare records)", "general path only": "line by line (parse_strace(fast=False))"}
+    labels = {
+        "parse_strace": "parse_strace" + (" (native fast path)" if native else " (native parser not built: pure Python)"),
+        "pure Python": "pure-Python fast path (native=False)",
+        "floor": "pure-Python floor (regex + bare records)",
+        "general path only": "line by line (parse_strace(fast=False))",
+    }
     for k, v in best.items():
         print(f"  {labels.get(k, k):42s} {v:6.3f} s   {len(lines) / v:10,.0f} lines/s")
     rate = len(lines) / best["parse_strace"]

@@ -215,12 +215,28 @@ def test_fast_path_equals_general_path(logs, name):
     the same logs with CRLF, odd line breaks and as an iterable of lines."""
     text = logs[name]
     slow = parse_strace(text, fast=False)
-    for variant in (text, text.replace("\n", "\r\n"), "noise\x0cline\n" + text, text.splitlines(True)):
-        fast = parse_strace(variant)
+    # the same log passing midnight half way
+    midnight = text.replace("04:38:56.9", "00:00:00.9").replace("04:43:02.6", "00:00:00.6").replace("04:38:5", "23:59:5").replace("04:43:02", "23:59:59")
+    variants = (text, text.replace("\n", "\r\n"), "noise\x0cline\n" + text, text.splitlines(True), midnight)
+    for variant in variants:
         ref = slow if variant is text or isinstance(variant, list) else parse_strace(variant, fast=False)
-        assert fast == ref
-        assert [c.args for c in fast.syscalls] == [c.args for c in ref.syscalls]
-        assert [(c.path, c.fd_path, c.path_cut, c.argv) for c in fast.syscalls] == [(c.path, c.fd_path, c.path_cut, c.argv) for c in ref.syscalls]
+        for native in (True, False):  # the native fast path (make setup builds it) and the pure-Python one
+            fast = parse_strace(variant, native=native)
+            assert fast == ref
+            assert [c.args for c in fast.syscalls] == [c.args for c in ref.syscalls]
+            assert [(c.time_s, c.path, c.fd_path, c.path_cut, c.argv) for c in fast.syscalls] == [
+                (c.time_s, c.path, c.fd_path, c.path_cut, c.argv) for c in ref.syscalls
+            ]
+    assert any(c.time_s > 86400 for c in parse_strace(midnight).syscalls) or "04:38:5" not in text
+
+
+def test_the_native_parser_is_built_where_cargo_is():
+    import shutil
+
+    from profiler.parse.strace import _native
+
+    if shutil.which("cargo") or os.path.exists(os.path.expanduser("~/.cargo/bin/cargo")):
+        assert _native() is not None, "make setup builds profiler/parse/_strace_native.abi3.so (scripts/setup.d/25-native-parser.sh)"
 
 
 def test_fast_path_keeps_strictness():

@@ -220,10 +220,30 @@ class _Parse:
         )
 
 
-def parse_strace(source: str | Iterable[str], fast: bool = True) -> StraceLog:
+def _native():
+    """The native fast path (profiler/native/, built by `make setup`), or None without it."""
+    try:
+        from profiler.parse import _strace_native
+    except ImportError:
+        return None
+    return _strace_native
+
+
+# the native parser makes its rows Syscall instances directly when Syscall has tuple's exact
+# layout (a NamedTuple with __slots__ = () everywhere: no __dict__, no __weakref__)
+_RECORD = Syscall if (Syscall.__basicsize__, Syscall.__itemsize__) == (tuple.__basicsize__, tuple.__itemsize__) and "__dict__" not in dir(Syscall) else None
+_KINDS = {name: where[1] for name, where in PATH_ARG.items()}
+_KINDS.update((name, 2) for name in ("execve", "execveat"))  # = _EXECS
+
+
+def parse_strace(source: str | Iterable[str], fast: bool = True, native: bool = True) -> StraceLog:
     """Parse a whole log (a string or an iterable of lines). `fast=False` sends every line
-    through the general path (the same result, slower: for tests and for comparison)."""
+    through the general path (the same result, slower: for tests and for comparison);
+    `native=False` uses the pure-Python fast path even when the native one is built."""
     if isinstance(source, str) and fast and not _odd_breaks(source):
+        mod = _native() if native else None
+        if mod is not None:
+            return _parse_native(source, mod)
         return _parse_text(source)
     if isinstance(source, str):
         lines = source.splitlines()
@@ -249,6 +269,54 @@ def parse_strace(source: str | Iterable[str], fast: bool = True) -> StraceLog:
                     state.syscalls.append(call)
                     continue
         state.general(raw, idx + 1)
+    return state.result()
+
+
+def _parse_native(text: str, mod) -> StraceLog:
+    """The native fast path: profiler/native/src/lib.rs makes the fields of each usual line
+    (the same decisions as _parse_text), the general path takes the others. Runs of native
+    rows become Syscalls in one C-level map; a log that passes midnight goes row by row."""
+    n = text.count("\n")
+    ends_with_newline = text.endswith("\n")
+    if text and not ends_with_newline:
+        n += 1
+    state = _Parse(n, ends_with_newline)
+    syscalls = state.syscalls
+    general = state.general
+    new = _tuple_new
+    rows, general_at, jumps = mod.parse_lines(text, _KINDS, _RECORD)
+    start = 0
+    if not jumps and _RECORD is not None:  # the rows are Syscalls already
+        for i in general_at:
+            if start < i:
+                syscalls.extend(rows[start:i])
+                state.last_t = rows[i - 1][1]
+            general(rows[i], i + 1)
+            start = i + 1
+            if state.day:  # a general line passed midnight: add the days row by row from here
+                break
+        else:
+            if start < len(rows):
+                syscalls.extend(rows[start:])
+                state.last_t = rows[-1][1]
+            return state.result()
+    day, last_t = state.day, state.last_t
+    for lineno in range(start + 1, len(rows) + 1):
+        row = rows[lineno - 1]
+        if row.__class__ is str:
+            state.day, state.last_t = day, last_t
+            general(row, lineno)
+            day, last_t = state.day, state.last_t
+            continue
+        t = row[1]
+        if last_t is not None and t + day < last_t - 43200:  # the clock passed midnight
+            day += 86400.0
+        if day:
+            t += day
+            row = (row[0], t, *row[2:])
+        last_t = t
+        syscalls.append(row if row.__class__ is Syscall else new(Syscall, row))
+    state.day, state.last_t = day, last_t
     return state.result()
 
 

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# importprof's native strace parser (profiler/native/, issue 15): the fast path of
+# profiler/parse/strace.py in Rust (pyo3 0.17, abi3), built into
+# profiler/parse/_strace_native.abi3.so. Idempotent: rebuilt only when its sources are newer.
+# Optional: without cargo, or if the build fails, one line and the pure-Python fast path runs
+# (the same records; tests/test_strace_parse.py compares them).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="$HOME/.cargo/bin:$PATH"
+out=profiler/parse/_strace_native.abi3.so
+if [ -f "$out" ] && [ -z "$(find profiler/native/Cargo.toml profiler/native/src -newer "$out")" ]; then
+    exit 0
+fi
+if ! command -v cargo >/dev/null; then
+    echo "setup: cargo not found: the strace parser stays pure Python (about half as fast)" >&2
+    exit 0
+fi
+echo "setup: building the native strace parser (profiler/native)" >&2
+if PYO3_PYTHON="$PWD/.venv/bin/python" cargo build --release --quiet --manifest-path profiler/native/Cargo.toml; then
+    cp profiler/native/target/release/lib_strace_native.so "$out.tmp"
+    mv "$out.tmp" "$out"
+else
+    echo "setup: the native strace parser did not build: the pure-Python parser runs" >&2
+fi
