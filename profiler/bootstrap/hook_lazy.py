@@ -143,6 +143,8 @@ class _LazyLoader:
         self.loader = loader
 
     def __getattr__(self, name):
+        if name == "loader":  # not set yet (copy, pickle): no recursion
+            raise AttributeError(name)
         return getattr(self.loader, name)
 
     def create_module(self, spec):

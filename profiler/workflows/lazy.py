@@ -80,10 +80,9 @@ def own_roots(target: Target, eager: LazyRun) -> list[str]:
 class _Runner:
     """One lazy/eager run of the program → (output, record); outputs cached by keep set."""
 
-    def __init__(self, opts: LazyOptions, interp, note: Note | None):
+    def __init__(self, opts: LazyOptions, interp):
         self.opts = opts
         self.interp = interp
-        self.note = note
         self.outputs: dict[frozenset[str], tuple[ProgramOutput, LazyRun | None]] = {}
         self.runs = 0
 
@@ -152,7 +151,7 @@ def lazy(
         if warn:
             warn(text)
 
-    runner = _Runner(opts, interp, info)
+    runner = _Runner(opts, interp)
     runner.run(lazy=False)  # warm-up: a first run may fill caches (.pyc files, the program's own)
     reference, eager_rec = runner.run(lazy=False)
     if reference.exit_code != 0:
