@@ -423,6 +423,7 @@ class TreeLine:
     module: ModuleRecord | None = None
     hidden_modules: int = 0
     hidden_us: int = 0  # Σ cumulative of the collapsed children
+    process: int | None = None  # of a summary line (a module line: module.process)
 
 
 def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> list[TreeLine]:
@@ -456,12 +457,12 @@ def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> list[TreeLine
             d, k = stack.pop()
             s = summaries.get(k)
             if s:
-                result.append(TreeLine(d + 1, None, s[0], s[1]))
+                result.append(TreeLine(d + 1, None, s[0], s[1], modules[k[1]].process))
 
     def close_process(proc) -> None:
         s = summaries.get(("root", proc))
         if s:
-            result.append(TreeLine(0, None, s[0], s[1]))
+            result.append(TreeLine(0, None, s[0], s[1], proc))
 
     process = None
     done: set = set()

@@ -79,7 +79,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
         for line in lines[: len(lines) - cut]:
             indent = "  " * line.depth
             if line.module is None:
-                row = [f"{indent}… {line.hidden_modules} more"] + ([""] if many else [])
+                row = [f"{indent}… {line.hidden_modules} more"] + ([str(line.process)] if many else [])
                 row += ["", _ms(line.hidden_us), "", ""]
             else:
                 m = line.module
