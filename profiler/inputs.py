@@ -16,7 +16,7 @@ from typing import Iterable
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 # document kinds importprof writes that have no published schema yet (read as objects only)
-WRITTEN_WITHOUT_SCHEMA = ("lazy", "doctor", "pythons", "pack", "build", "variant")
+WRITTEN_WITHOUT_SCHEMA = ("pythons", "pack", "build", "variant")
 MAX_NESTING = 200  # deeper JSON is not an importprof document (and would exhaust the stack)
 
 
