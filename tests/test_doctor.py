@@ -123,3 +123,24 @@ def test_sort_findings_costliest_first_measured_before_estimates():
     b = Finding("site", "t", "w", 100, "f")
     c = Finding("no-pyc", "t", "w", 300, "f")
     assert sort_findings([a, b, c]) == [c, b, a]
+
+
+def test_frozen_off_needs_3_11_and_a_non_frozen_os():
+    from profiler.analysis.doctor import frozen_off, frozen_off_finding
+
+    off = {"version": [3, 13, 0], "os_origin": "/py/lib/python3.13/os.py", "env_frozen": "off"}
+    assert frozen_off(off) and not frozen_off({**off, "os_origin": "frozen"}) and not frozen_off({**off, "version": [3, 10, 4]})
+    f = frozen_off_finding(off, 0.0017)
+    assert f.cost_us == 1700 and "PYTHON_FROZEN_MODULES=off" in f.title and f.where == "/py/lib/python3.13"
+    assert frozen_off_finding(off, -0.001) is None  # no saving measured: no finding
+
+
+def test_frozen_off_found_on_a_real_interpreter(cli, tmp_path):
+    from tests._interpreters import pyenv_python
+
+    python = pyenv_python("3.13")
+    res = cli("doctor", "--python", python, "--runs", "1", "--timing-runs", "3", "--no-trace", "--format", "json",
+              cwd=tmp_path, env={"PYTHON_FROZEN_MODULES": "off"})
+    assert res.returncode == 0, res
+    checks = {c["kind"]: c for c in res.json()["checks"]}
+    assert checks["frozen-off"]["ran"] and checks["frozen-off"]["note"] == ""  # detected (its cost may be noise)

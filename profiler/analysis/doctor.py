@@ -208,7 +208,12 @@ def frozen_off(facts: Mapping) -> bool:
 def frozen_off_finding(facts: Mapping, cost_s: float | None) -> Finding | None:
     if not frozen_off(facts) or cost_s is None or cost_s <= 0:
         return None
-    why = "-X frozen_modules=off" if facts.get("frozen_xoption") == "off" else "the interpreter's default here (a source tree or debug build)"
+    if facts.get("frozen_xoption") == "off":
+        why = "-X frozen_modules=off"
+    elif facts.get("env_frozen") == "off":
+        why = "PYTHON_FROZEN_MODULES=off"
+    else:
+        why = "the interpreter's default here: a source tree or a debug build"
     return Finding(
         kind="frozen-off",
         title=f"the stdlib's frozen modules are off ({why}): start-up modules are read from files",

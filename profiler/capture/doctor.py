@@ -18,6 +18,7 @@ print("IMPORTPROF-DOCTOR " + json.dumps({
     "pycache_prefix": getattr(sys, "pycache_prefix", None),
     "os_origin": getattr(getattr(os, "__spec__", None), "origin", None),
     "frozen_xoption": sys._xoptions.get("frozen_modules"),
+    "env_frozen": os.environ.get("PYTHON_FROZEN_MODULES"),
     "version": list(sys.version_info[:3]),
     "sys_path": sys.path,
 }))
