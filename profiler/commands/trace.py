@@ -19,7 +19,8 @@ def register(app: typer.Typer) -> None:
         help=(
             "Trace start-up with the real strace (-f -tt -T -y) and attribute every syscall to the "
             "module whose import made it: syscall counts, failed lookups, files opened, bytes read, "
-            "a read-size histogram; several --variant side by side."
+            "a read-size histogram; several --variant side by side. A -- COMMAND (a test harness...): "
+            "every Python process it starts, attributed, with the harness summary."
         ),
     )(trace)
 
@@ -30,7 +31,7 @@ def trace(
     variant: variant_opt("Several give one table side by side. Default: default.") = None,
     flags: FlagsOpt = None,
     keep_log: Optional[str] = typer.Option(None, "--keep-log", metavar="FILE", help="Keep the strace log in FILE (several variants: FILE.<variant>.ext)."),
-    from_log: Optional[str] = typer.Option(None, "--from-log", metavar="FILE", help="Summarize a saved strace log instead of running anything (modules only if it has importprof's markers)."),
+    from_log: Optional[str] = typer.Option(None, "--from-log", metavar="FILE", help="Summarize a saved strace log instead of running anything (modules from importprof's markers, or inferred from the lookups of its Python processes)."),
     top: TopOpt = 20,
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
