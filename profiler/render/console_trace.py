@@ -60,7 +60,8 @@ def _harness_line(r: TraceResult) -> str | None:
         return None
     how = h.get("attribution", {})
     ways = ", ".join(f"{n} by {k}" for k, n in how.items() if n)
-    line = f"{fmt_count(h['python_processes'])} Python processes of {fmt_count(h['processes'])}" + (f" (attributed {ways})" if ways else "")
+    n = h["python_processes"]
+    line = f"{fmt_count(n)} Python process{'' if n == 1 else 'es'} of {fmt_count(h['processes'])}" + (f" (attributed {ways})" if ways else "")
     if h.get("python_share") is not None:
         line += (
             f" · a Python process was running during {fmt_seconds(h['python_wall_s'])} of the command's "
