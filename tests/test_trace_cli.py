@@ -257,6 +257,14 @@ def test_lookups_agree_with_markers(fixtures):
         if m.opened and m.name != "(outside imports)":
             assert got[m.name].opened >= m.opened, m.name
     assert inferred.total_syscalls == marked.total_syscalls
+    # the timeline gets the inferred imports as spans too (first lookup to the open of the file)
+    spans = {s.name: s for s in inferred.spans}
+    assert spans["csv"].begin_s <= spans["csv"].end_s and spans["json.decoder"].depth == 0
+    from profiler.model.syscall_trace import TraceReport
+    from profiler.render.chrome_syscalls import render_chrome_syscalls
+
+    events = json.loads(render_chrome_syscalls(TraceReport((inferred,), machine={})))["traceEvents"]
+    assert "csv" in {e["name"] for e in events if e.get("cat") == "import"}
 
 
 HARNESS = """

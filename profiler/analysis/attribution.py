@@ -16,7 +16,8 @@ Two ways, chosen per process (`ProcessStat.attribution`):
     calls on its own file (fstat, read, mmap of the opened fd). What a module's body does
     besides importing is given to the next import; syscalls after the last one, and those of
     the interpreter's start-up (before its first listing of a sys.path entry), go to OUTSIDE.
-    Nesting is unknown: `cumulative_syscalls` equals `syscalls`. A failed import (no file
+    Nesting is unknown: `cumulative_syscalls` equals `syscalls`, and each import's span (for
+    the timeline) runs from its first lookup to the open of its file, at depth 0. A failed import (no file
     found) leaves no open, so its lookups go to the next module. A module's .pyc/.so opened
     again (a re-import after `del sys.modules[...]`) counts as another import of it; its .py
     opened again is linecache reading the source for a traceback, not an import.
@@ -243,10 +244,15 @@ def attribute_syscalls(log: StraceLog, prefix: str = MARKER_PREFIX, layout: Proc
             imported[proc].add(name)
             a = _acc(table, name)
             a.imports += 1
-            for p in pending.pop(pid, ()):
+            lookups = pending.pop(pid, ())
+            for p in lookups:
                 a.add(p)
             a.add(c)
             current[pid] = (name, {f})
+            # a span for the timeline: from its first lookup to the open of its file
+            t0 = lookups[0].time_s if lookups else c.time_s
+            t1 = None if c.time_s is None else c.time_s + (c.duration_s or 0.0)
+            spans.append(ImportSpan(name, pid, t0, t1, 0))
         elif cur is not None and (c.fd_path in cur[1] or c.path in cur[1]):
             _acc(table, cur[0]).add(c)
         else:
