@@ -46,6 +46,7 @@ _LOADS = []  # [name, trigger, attr, site]
 _STARTUP = []
 _FOUND = []  # [name, kind]: every module a finder found for the program, in import order
 _DEFER = [True]  # False: the eager reference run (find and record, defer nothing)
+_RECORD = [False]  # True when a record is written at exit (timed runs skip the bookkeeping)
 _HERE = __file__
 _ModuleType = type(sys)
 
@@ -109,8 +110,9 @@ class _LazyModule(_ModuleType):
                 if loader_state["is_loading"]:
                     return __class__.__getattribute__(self, attr)
                 loader_state["is_loading"] = True
-                frame = _caller(2)
-                _LOADS.append([__spec__.name, _trigger(attr, frame), attr, _site(frame)])
+                if _RECORD[0]:
+                    frame = _caller(2)
+                    _LOADS.append([__spec__.name, _trigger(attr, frame), attr, _site(frame)])
                 __dict__ = __class__.__getattribute__(self, "__dict__")
                 original_name = __spec__.name
                 attrs_then = loader_state["__dict__"]
@@ -154,7 +156,8 @@ class _LazyLoader:
         module.__spec__.loader = self.loader
         module.__loader__ = self.loader
         if type(module) is not _ModuleType:
-            _EAGER.append([module.__spec__.name, "custom module type", _site(_caller(2))])
+            if _RECORD[0]:
+                _EAGER.append([module.__spec__.name, "custom module type", _site(_caller(2))])
             self.loader.exec_module(module)
             return
         module.__spec__.loader_state = {
@@ -219,12 +222,14 @@ class LazyFinder:
                 break
         if spec is None or target is not None:
             return spec
-        _FOUND.append([name, _loader_kind(spec.loader)])
+        if _RECORD[0]:
+            _FOUND.append([name, _loader_kind(spec.loader)])
         if not _DEFER[0]:
             return spec
         reason = _eager_reason(name, spec)
         if reason is not None:
-            _EAGER.append([name, reason, _site(_caller(2))])
+            if _RECORD[0]:
+                _EAGER.append([name, reason, _site(_caller(2))])
             return spec
         spec.loader = _LazyLoader(spec.loader)
         return spec
@@ -289,6 +294,7 @@ def install(options):
     _STARTUP.extend(n for n in sys.modules if not n.startswith("_importprof"))
     launch = sys.modules["_importprof_launch"]
     if options.get("lazy_path"):
+        _RECORD[0] = True
         launch.at_exit(_dump)
     if not options.get("lazy", True):
         _DEFER[0] = False  # the eager reference: record what is found (failed imports too)
