@@ -119,3 +119,23 @@ def test_ignores_environment():
     assert not ignores_environment(["python3", "-X", "E", "x.py"])
     assert not ignores_environment(["python3", "x.py", "-I"])
     assert not ignores_environment(["python3", "-cE"])  # -c's code is "E"
+
+
+def test_a_pyenv_shim_is_no_interpreter():
+    """python3 on PATH may be a `#!` script (a pyenv shim) that execs bash, then the real
+    interpreter in the same pid: only the real one is a Python process."""
+    import shutil
+
+    from profiler.capture.harness import capture_processes
+
+    shim = shutil.which("python3")
+    with open(shim, "rb") as fh:
+        if fh.read(2) != b"#!":
+            pytest.skip("python3 on PATH is no script here")
+    cap = capture_processes(["python3", "-c", "import json"])
+    assert cap.returncode == 0
+    first = cap.processes[0]
+    assert first.executable == shim and not first.is_python and first.importtime_note is None
+    pys = cap.python_processes
+    assert len(pys) == 1 and pys[0].pid == first.pid and pys[0].replaced is not None
+    assert "json" in _modules(pys[0])
