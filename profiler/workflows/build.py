@@ -108,9 +108,8 @@ def select_variants(interp, requested: Sequence[str] | None) -> tuple[list[str],
 
 def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None,
                    variants: Sequence[str] | None = None, warn: Callable[[str], None] | None = None) -> tuple[list[BuiltVariant], Built]:
-    from profiler.capture.oxidized import clear_dir, discover_modules, install_launcher, no_site_sys_path, write_json
-    from profiler.workflows.no_site import extra_paths
-    from profiler.workflows.pack import check_target, pack_target
+    from profiler.capture.oxidized import clear_dir
+    from profiler.workflows.pack import check_target
 
     check_target(target)
     chosen, skipped = select_variants(interp, variants)
@@ -119,9 +118,30 @@ def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], N
             warn(line)
     target = _absolute(target)
     out_dir = os.path.abspath(out_dir)
+    existed = os.path.isdir(out_dir)
     os.makedirs(out_dir, exist_ok=True)
     for v in VARIANTS:
         clear_dir(os.path.join(out_dir, v))
+    before = set(os.listdir(out_dir))
+    try:
+        return _build_variants(interp, target, out_dir, chosen, skipped, info)
+    except BaseException:
+        # a failed build leaves nothing half-made (issue 12.6): a folder it made is removed;
+        # in an existing one, what it wrote and the previous build's report (its variants were
+        # cleared above) go
+        if not existed:
+            clear_dir(out_dir)
+        else:
+            for name in set(os.listdir(out_dir)) - before | {"build.json"}:
+                clear_dir(os.path.join(out_dir, name))
+        raise
+
+
+def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info) -> tuple[list[BuiltVariant], Built]:
+    from profiler.capture.oxidized import discover_modules, install_launcher, no_site_sys_path, write_json
+    from profiler.workflows.no_site import extra_paths
+    from profiler.workflows.pack import pack_target
+
     records, sys_path = discover_modules(interp.path, target)
     packed = None
     if any(v in OXIDIZED for v in chosen):

@@ -96,9 +96,19 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
     from profiler.model.interpreter import require
 
     require(interp, "pack")  # before any folder is cleared
+    existed = os.path.isdir(opts.out_dir)
     for s in SETS:  # a previous pack's files must not linger in lib/
         clear_dir(os.path.join(opts.out_dir, s))
-    packed = pack_target(interp, target, opts.out_dir, info=info)
-    report = replace(packed.report, machine=read_machine() if opts.read_machine else {})
-    write_json(os.path.join(opts.out_dir, "pack.json"), report.to_dict())
+    before = set(os.listdir(opts.out_dir)) if existed else set()
+    try:
+        packed = pack_target(interp, target, opts.out_dir, info=info)
+        report = replace(packed.report, machine=read_machine() if opts.read_machine else {})
+        write_json(os.path.join(opts.out_dir, "pack.json"), report.to_dict())
+    except BaseException:  # a failed pack leaves nothing half-made (issue 12.6)
+        if not existed:
+            clear_dir(opts.out_dir)
+        elif os.path.isdir(opts.out_dir):
+            for name in set(os.listdir(opts.out_dir)) - before | {"pack.json"}:
+                clear_dir(os.path.join(opts.out_dir, name))
+        raise
     return report
