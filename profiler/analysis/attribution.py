@@ -97,10 +97,20 @@ def _module_file(c: Syscall) -> str | None:
     path = c.ret_path or c.path
     if not path or not (path.endswith(".pyc") or path.endswith(".py") or path.endswith(".so")):
         return None
-    flags = c.args[2] if c.name != "open" and len(c.args) > 2 else (c.args[1] if len(c.args) > 1 else "")
+    flags = _flags_text(c)
     if any(f in flags for f in _WRITE_FLAGS):
         return None
     return path
+
+
+def _flags_text(c: Syscall) -> str:
+    """An open's flags (and mode): its arguments after the path string (no split needed)."""
+    text = c.args_text
+    q = text.rfind('"')
+    if q < 0:
+        args = c.args
+        return args[2] if c.name != "open" and len(args) > 2 else (args[1] if len(args) > 1 else "")
+    return text[q + 1 :]
 
 
 def _module_path(path: str) -> str:
@@ -125,7 +135,7 @@ class _Roots:
                 p = c.ret_path or c.path
                 if not p:
                     continue
-                if any("O_DIRECTORY" in a for a in c.args[1:3]):
+                if "O_DIRECTORY" in _flags_text(c):
                     listed.add(p.rstrip("/") or "/")
                 elif posixpath.basename(p).startswith("__init__."):
                     folder = posixpath.dirname(p)
@@ -140,7 +150,7 @@ class _Roots:
         if c.name not in ("openat", "open") or c.ret is None or c.ret < 0 or c.errno:
             return False
         p = c.ret_path or c.path
-        return p is not None and p.rstrip("/") in self._root_set and any("O_DIRECTORY" in a for a in c.args[1:3])
+        return p is not None and p.rstrip("/") in self._root_set and "O_DIRECTORY" in _flags_text(c)
 
     def module_name(self, path: str) -> str | None:
         mod = _module_path(path)

@@ -119,8 +119,10 @@ def filesystem_view(calls: Sequence[Syscall], top: int = 20) -> dict:
             bucket = read_size_bucket(n)
             hist_count[bucket] += 1
             hist_bytes[bucket] += n
-            if c.args:
-                read_by_file[c.fd_path or c.args[0]] += n
+            if c.fd_path:
+                read_by_file[c.fd_path] += n
+            elif c.args:
+                read_by_file[c.args[0]] += n
     families = [
         {"name": fam, "count": fam_count[fam], "errors": fam_errors[fam], "seconds": round(fam_seconds[fam], 6)}
         for fam in FAMILIES
@@ -163,7 +165,7 @@ class ProcessLayout:
                 self.first_time[c.pid] = c.time_s
             if c.name in _FORKS and c.ret is not None and c.ret > 0:
                 self.parent[c.ret] = c.pid
-                if any("CLONE_THREAD" in a for a in c.args):
+                if "CLONE_THREAD" in c.args_text:
                     self.threads.add(c.ret)
                 else:  # a forked child runs what its parent ran at the fork (until it execs)
                     src = self.process_of(c.pid)

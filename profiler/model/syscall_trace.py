@@ -74,6 +74,13 @@ class Syscall(_SyscallRecord):
             return Syscall.splitter(a)
         return a
 
+    @property
+    def args_text(self) -> str:
+        """The arguments as one text (as strace printed them, without the parentheses): for a
+        substring test (a flag, CLONE_THREAD) without splitting them."""
+        a = tuple.__getitem__(self, 3)
+        return a if a.__class__ is str else ", ".join(a)
+
     def _key(self) -> tuple:
         return (*tuple.__getitem__(self, slice(0, 3)), self.args, *tuple.__getitem__(self, slice(4, None)))
 
