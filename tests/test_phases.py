@@ -132,3 +132,21 @@ def test_parse_tolerates_truncated_last_line_and_names_bad_lines():
     assert parse_calls('"json"\n"os"\n') == frozenset({"json", "os"})
     with pytest.raises(BadInput):
         parse_calls("3\n")
+
+
+@pytest.mark.parametrize("hooks", [("phases",), ("phases", "sites", "site")])
+def test_site_main_is_charged_to_the_site_record(real_python, tmp_path, hooks):
+    """Issue 11.3: under the launcher `site.main()` runs after `import site` returned; a plain
+    run executes it inside that import (-X importtime's `site` row holds it). So its time and
+    its imports (sitecustomize at least) belong to the `site` record: the phases of `site` add
+    up to its self time instead of a few µs."""
+    mods = _run(real_python, tmp_path, "pass", hooks=hooks)
+    assert check_accounting(mods) == []
+    by = phases_by_name(mods)
+    site = by["site"]
+    assert by["sitecustomize"].parent == site.index  # imported by site.main(); was -1
+    kids = [m for m in mods if m.parent == site.index]
+    assert site.cumulative_us >= sum(m.cumulative_us for m in kids) > 0
+    assert site.exec_us > 0
+    no_site = _run(real_python, tmp_path, "pass", flags=("-S",))
+    assert "site" not in {m.name for m in no_site}

@@ -139,11 +139,54 @@ def _wrap_find_and_load(orig):
             _charge(now)
             _STACK.pop()
             rec["cumulative_us"] = now - rec["start_us"]
+            if name == "site" and _OPTIONS.get("site") and not rec["failed"] and not _SITE_MAIN[0]:
+                _charge_site_main(rec)
             for cb in ON_DONE:
                 cb(rec)
 
     _find_and_load.__wrapped__ = orig
     return _find_and_load
+
+
+_SITE_MAIN = [False]
+
+
+def _charge_site_main(rec):
+    """Under the launcher (`python -S` + `site.main()` called after the hooks), `site.main()`
+    runs after `import site` returned, while a plain run executes it inside the import of
+    `site` (-X importtime's `site` row holds it). So the launcher's one call of `site.main()`
+    is charged to the `site` record (exec phase), and what it imports (.pth files,
+    sitecustomize) becomes its children, as in the plain run: the phases of `site` then add up
+    to its self time (issue 11.3)."""
+    site = sys.modules.get("site")
+    orig = getattr(site, "main", None)
+    if orig is None:
+        return
+    _SITE_MAIN[0] = True
+
+    def main(*args, **kwargs):
+        site.main = orig  # once: a later call by the program is not part of the import
+        if _STOPPED[0] or _thread.get_ident() != _MAIN:
+            return orig(*args, **kwargs)
+        now = _now()
+        if _STACK:
+            _charge(now)
+        start = now
+        prev_phase = rec["phase"]
+        rec["phase"] = "exec"
+        _STACK.append(rec)
+        _LAST[0] = now
+        try:
+            return orig(*args, **kwargs)
+        finally:
+            now = _now()
+            _charge(now)
+            _STACK.pop()
+            rec["phase"] = prev_phase
+            rec["cumulative_us"] += now - start
+
+    main.__wrapped__ = orig
+    site.main = main
 
 
 def _wrap_find_spec(orig):
