@@ -53,7 +53,7 @@ def test_harness_json_per_process_summed_and_headline(cli, real_python, harness)
     assert cums == sorted(cums, reverse=True)
     h = doc["harness"]
     assert h["python_processes"] == 7 and h["imports_us"] == sum(p["imports_us"] for p in per)
-    assert h["command_wall_s"] > 0 and h["imports_share"] == pytest.approx(h["imports_us"] / 1e6 / h["command_wall_s"], abs=1e-3)
+    assert h["capture"] == "strace" and h["command_wall_s"] > 0 and h["imports_share"] == pytest.approx(h["imports_us"] / 1e6 / h["command_wall_s"], abs=1e-3)
 
 
 def test_harness_console_summary_above_the_module_tables(cli, real_python, harness):
@@ -61,6 +61,7 @@ def test_harness_console_summary_above_the_module_tables(cli, real_python, harne
     assert res.returncode == 0, res
     out = res.stdout
     assert "harness: 7 Python processes" in out and "import time / the command's wall time" in out
+    assert "read through strace" in out
     at = [out.index(s) for s in ("harness: 7 Python processes", "Python processes (7; top 3", "modules summed over the processes", "import tree per process")]
     assert at == sorted(at)
     assert "… 4 more (--top 3)" in out

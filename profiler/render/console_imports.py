@@ -161,6 +161,11 @@ def _process_tables(report, tty: bool, top: int) -> list:
         parts.append(t)
         if h.get("imports_share") is not None and h["imports_share"] > 1:
             parts.append("the share exceeds 100%: processes ran in parallel")
+        if h.get("capture") == "strace":
+            parts.append(
+                "read through strace (each `import time:` line's write is traced): import times are ~15-30% high "
+                "in absolute terms; comparisons between these processes are fair"
+            )
     procs = sorted(report.per_process, key=lambda p: (-p.imports_us, p.index))
     shown = procs[:top]
     t = new_table(tty, title=f"Python processes ({len(procs)}; top {len(shown)} by import time, ms)")

@@ -166,7 +166,7 @@ def add_processes(report: ImportsReport, facts: Sequence[Sequence] = (), walls: 
         w = sorted(walls)
         n = len(w)
         wall = w[n // 2] if n % 2 else (w[n // 2 - 1] + w[n // 2]) / 2
-    headline = harness_headline(per, wall) if facts else None
+    headline = {**harness_headline(per, wall), "capture": "strace"} if facts else None
     return replace(report, per_process=per, summed=sum_modules(report.modules), harness=headline)
 
 
