@@ -66,6 +66,7 @@ def test_every_process_of_a_harness(real_python, tmp_path):
         if p.signal is None:
             assert 0 < p.wall_s <= cap.wall_s, p
     assert all(procs[p.parent].start_s <= p.start_s for p in procs if p.parent is not None)
+    assert root.wall_s <= cap.span_s <= cap.wall_s  # the command alone, within what importprof timed
     # the program's own output is captured, not mixed into ours
     assert "import time:" in cap.stderr
     doc = cap.to_dict()

@@ -33,7 +33,9 @@ ProcessRecord fields (JSON keys are the same names):
                       environment) or "wrote no import time lines (...)"
 
 ProcessCapture: the whole run — `argv`, `returncode`, the command's captured `stdout`/`stderr`,
-`wall_s` (the traced command, start to finish, as seen from importprof) and `processes`.
+`wall_s` (the traced command, start to finish, as seen from importprof: strace's own start and
+end included), `span_s` (first exec to last exit, from the trace: the command alone) and
+`processes`.
 """
 
 from __future__ import annotations
@@ -156,6 +158,16 @@ class ProcessCapture:
     processes: tuple[ProcessRecord, ...] = field(default_factory=tuple)
 
     @property
+    def span_s(self) -> float | None:
+        """The command's own wall time as the trace shows it: from its first exec to the last
+        exit (without strace's start and end, which `wall_s` includes)."""
+        starts = [p.start_s for p in self.processes if p.start_s is not None]
+        ends = [p.end_s for p in self.processes if p.end_s is not None]
+        if not starts or not ends:
+            return None
+        return max(0.0, max(ends) - min(starts))
+
+    @property
     def python_processes(self) -> tuple[ProcessRecord, ...]:
         return tuple(p for p in self.processes if p.is_python)
 
@@ -164,5 +176,6 @@ class ProcessCapture:
             "argv": list(self.argv),
             "returncode": self.returncode,
             "wall_s": round(self.wall_s, 6),
+            "span_s": None if self.span_s is None else round(self.span_s, 6),
             "processes": [p.to_dict() for p in self.processes],
         }
