@@ -277,3 +277,36 @@ def test_column_aggregation_equals_tree_aggregation_property(shapes, data):
         logs.append(parse_importtime(text))
     assert parse_importtime(text) == parse_importtime_lines(text)
     assert aggregate_logs(logs) == aggregate_logs_by_trees(logs)
+
+
+_LINE = st.sampled_from([
+    "import time: self [us] | cumulative | imported package",
+    "import time: self [us] | cumulative | imported package\r",
+    "import time:       100 |        200 | a",
+    "import time:        50 |         50 |   b",
+    "import time:        50 |         50 |   b\r",
+    "import time: 1 | 2 | c",
+    "import time:  1 |  2 |    d.e",
+    "import time: 1 | 2 |",
+    "import time: x | 2 | a",
+    "import time: \u00b23 | 2 | a",
+    "import time: cached    | cached     |   c",
+    "noise from the program | with | bars",
+    "glued import time:        12 |         12 | g",
+    " import time:        12 |         12 | g",
+    "",
+    "\r",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=14), st.booleans())
+def test_whole_text_parse_equals_line_by_line_on_any_mix(lines, newline_at_end):
+    text = "\n".join(lines) + ("\n" if newline_at_end and lines else "")
+    try:
+        slow = parse_importtime_lines(text, "x")
+    except Exception as exc:
+        with pytest.raises(type(exc)):
+            parse_importtime(text, "x")
+        return
+    assert parse_importtime(text, "x") == slow
