@@ -41,3 +41,14 @@ def test_top_limits_the_group_table():
     assert "… 7 more (--top 5)" in table
     out = render_imports_table(r, tty=False, view=ImportsView(view="top", top=20))
     assert "more (--top" not in out
+
+
+def test_argv_as_typed_and_long_paths_cut_at_the_front():
+    from profiler.render.console_imports import _argv_text, _path_text
+
+    assert _argv_text(["python3", "-c", "import json, csv"]) == 'python3 -c "import json, csv"'
+    assert _argv_text(["python3", "-c", "print('x')"]) == 'python3 -c "print(\'x\')"'  # never '"'"'
+    assert _argv_text(["python3", "x.py"]) == "python3 x.py"
+    long = "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/certifi/core.py:16"
+    assert _path_text(long) == "…/python3.11/site-packages/certifi/core.py:16"
+    assert _path_text("<string>:1") == "<string>:1"

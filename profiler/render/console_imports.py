@@ -130,11 +130,37 @@ def _name(m) -> str:
     return m.name + (FAILED_MARK if m.extra.get("failed") else "")
 
 
+def _arg_text(a: str) -> str:
+    """One argument as a user would type it: bare, or in double quotes when it holds spaces or
+    shell characters (never the shell-escaped '"'"' forms)."""
+    if a and not any(ch in a for ch in " \t\n'\"$\\`;&|<>*?()"):
+        return a
+    if '"' not in a and "\\" not in a and "$" not in a and "`" not in a:
+        return f'"{a}"'
+    import shlex
+
+    return shlex.quote(a)
+
+
+def _path_text(path: str, width: int = 48) -> str:
+    """A long path cut at the front to its last components: `…/site-packages/certifi/core.py:16`
+    (whole in JSON)."""
+    if len(path) <= width:
+        return path
+    parts = path.split("/")
+    tail = parts[-1]
+    for p in reversed(parts[:-1]):
+        if len(p) + 1 + len(tail) + 2 > width:
+            break
+        tail = p + "/" + tail
+    return "…/" + tail
+
+
 def _argv_text(argv, width: int = 70) -> str:
-    """argv as typed (spaces, no shell quoting), cut in the middle when long."""
+    """argv as typed (double quotes where needed), cut in the middle when long."""
     if argv is None:
         return "?"
-    text = " ".join(argv)
+    text = " ".join(_arg_text(a) for a in argv)
     if len(text) <= width:
         return text
     half = (width - 1) // 2
@@ -233,7 +259,7 @@ def render_why_table(report, tty: bool) -> str:
             t.add_column("site")
         for j, h in enumerate(chain.hops):
             arrow = "  " * j + ("└─ " if j else "")
-            t.add_row(arrow + h.name + (FAILED_MARK if h.extra.get("failed") else ""), _ms(h.self_us), _ms(h.cumulative_us), *([str(h.extra.get("site") or "")] if sites else []))
+            t.add_row(arrow + h.name + (FAILED_MARK if h.extra.get("failed") else ""), _ms(h.self_us), _ms(h.cumulative_us), *([_path_text(str(h.extra.get("site") or ""))] if sites else []))
         parts.append(t)
     return render_tables(parts, tty)
 
