@@ -12,7 +12,8 @@ EXIT_OK = 0
 EXIT_GATE = 1
 EXIT_USAGE = 2
 EXIT_FAILED = 3
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT)
+EXIT_TERMINATED = 143  # SIGTERM
 
 
 class ImportprofError(Exception):
@@ -63,6 +64,12 @@ class GateFailed(ImportprofError):
 
 class TargetFailed(ImportprofError):
     """The measured target exited non-zero (or was killed)."""
+
+    exit_code = EXIT_FAILED
+
+
+class TimedOut(TargetFailed):
+    """A run did not finish within --timeout: it was killed with every process it started."""
 
     exit_code = EXIT_FAILED
 
