@@ -281,3 +281,23 @@ def test_pack_all_stdlib_and_a_module_target(cli, real_python, tmp_path):
     assert b.returncode == 0, b.stderr
     argv = {v["variant"]: v["argv"] for v in b.json()["variants"]}
     assert argv["in-memory"][1:] == ["-m", "platform"] and argv["no-site"][1:] == ["-S", "-m", "platform"]
+
+
+def test_compare_stacks_lazy_on_in_memory_when_asked(cli, real_python, app, tmp_path):
+    """issue 13: `compare --variant lazy,lazy+in-memory` puts the lazy fix and both fixes stacked
+    beside PyOxidizer's: each prints what traditional prints (build checks it), and the stacked
+    variant opens what the in-memory one opens, not what the lazy one does."""
+    res = cli("compare", "--python", real_python, "--variant", "in-memory,lazy,lazy+in-memory", "--runs", "2",
+              "--warmup", "0", "--build-dir", tmp_path / "b", "--format", "json", app / "main.py", "arg1")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert [r["variant"] for r in doc["results"]] == ["traditional", "in-memory", "lazy", "lazy+in-memory"]
+    assert not any(r["failed"] for r in doc["results"])
+    stacked = json.loads((tmp_path / "b" / "lazy+in-memory" / "variant.json").read_text())
+    assert "launch.py" in " ".join(stacked["argv"]) and stacked["argv"][0].endswith("importprof-launcher")
+    counts = {s["variant"]: s["total"] for s in doc["syscalls"]}
+    assert counts["lazy+in-memory"] < counts["lazy"]
+    # not built unless named
+    plain = cli("compare", "--python", real_python, "--runs", "1", "--warmup", "0", "--syscalls", "off",
+                "--build-dir", tmp_path / "c", "--format", "json", app / "main.py", "arg1")
+    assert not {"lazy", "lazy+in-memory"} & {r["variant"] for r in plain.json()["results"]}, plain

@@ -110,6 +110,8 @@ VARIANT_NEEDS: dict[str, tuple[str, ...]] = {
     "filesystem": ("hooks", "oxidized"),
     "in-memory": ("hooks", "oxidized"),
     "frozen": ("hooks", "frozen"),
+    "lazy": ("hooks", "lazy_hooks"),
+    "lazy+in-memory": ("hooks", "lazy_hooks", "oxidized"),
 }
 
 

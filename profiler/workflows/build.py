@@ -30,7 +30,10 @@ from profiler.errors import TargetFailed, UsageError
 from profiler.model.packing import BuildReport, BuiltVariant
 from profiler.model.target import Target
 
-VARIANTS = ("traditional", "no-site", "oxidized", "filesystem", "in-memory", "frozen")
+VARIANTS = ("traditional", "no-site", "oxidized", "filesystem", "in-memory", "frozen", "lazy", "lazy+in-memory")
+# built only when named (--variant): lazy loading may change what a program prints, which
+# `importprof lazy` checks and bisects; here the variants must print what traditional prints
+ON_REQUEST = ("lazy", "lazy+in-memory")
 VARIANT_FILE = "variant.json"
 
 
@@ -59,7 +62,7 @@ def _absolute(target: Target) -> Target:
     return target
 
 
-OXIDIZED = ("oxidized", "filesystem", "in-memory")
+OXIDIZED = ("oxidized", "filesystem", "in-memory", "lazy+in-memory")
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,8 @@ def select_variants(interp, requested: Sequence[str] | None) -> tuple[list[str],
     else:
         chosen = []
         for v in VARIANTS:
+            if v in ON_REQUEST:
+                continue
             reason = why_not_needs(interp, VARIANT_NEEDS[v])
             if reason is None:
                 chosen.append(v)
@@ -166,6 +171,18 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
             argv, venv = (interp.path, "-S", *argv_tail), env
         elif v == "frozen":  # no site, as no-site and the launcher variants (PyOxidizer's default)
             argv, venv = (frozen.executable, "-S", *argv_tail), env
+        elif v == "lazy":  # traditional, every import deferred to first use (importprof lazy's finder)
+            from profiler.capture.lazy import lazy_argv
+
+            argv, venv = tuple(lazy_argv(interp.path, interp.version, (), target)), ()
+        elif v == "lazy+in-memory":  # the two fixes stacked: the lazy finder above the in-memory one
+            from profiler.capture.lazy import lazy_argv
+
+            for part in ("packed-resources", "lib"):  # in-memory's own pack and extension modules
+                if os.path.exists(os.path.join(out_dir, "in-memory", part)):
+                    os.symlink(os.path.join("..", "in-memory", part), os.path.join(folder, part))
+            exe = install_launcher(packed.launcher, folder, {**home, "resources": "packed-resources"})
+            argv, venv = (exe, *lazy_argv(interp.path, interp.version, ("-S",), target)[1:]), env
         else:
             cfg = dict(home)
             if v in ("filesystem", "in-memory"):

@@ -24,6 +24,8 @@ NOTES = (
     "no site; in-memory: OxidizedFinder over a memory-mapped packed-resources file",
     "frozen: importprof's C launcher with the target's bytecode in CPython's frozen-modules table "
     "(FrozenImporter), no site",
+    "lazy (only with --variant): traditional with every import deferred to first use (importprof lazy's finder); "
+    "lazy+in-memory: the same finder above the in-memory launcher's, the two fixes stacked",
     "CPU = user + system of the process and the children it waited for (wait4 rusage)",
 )
 
