@@ -88,7 +88,7 @@ def validate(opts: CompareOptions) -> None:
 def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None):
     """Build the variants; returns (interpreter, target, build_dir, specs to time, launches)."""
     from profiler.capture.interpreter import resolve_python
-    from profiler.workflows.build import build_variants, default_name
+    from profiler.workflows.build import build_variants, default_name, select_variants
     from profiler.workloads import HARNESS_DRIVER, workload_target
 
     python = opts.python
@@ -105,6 +105,7 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
     build_dir = opts.build_dir or _default_build_dir(name, target, interp.path)
     if os.path.exists(build_dir) and not os.path.isdir(build_dir):
         raise UsageError(f"--build-dir {build_dir}: exists and is not a directory")
+    select_variants(interp, opts.variants)  # a variant this interpreter cannot have: refused before building
     if info:
         info(f"building the variants of {target.label()} in {build_dir}")
     variants, _made = build_variants(interp, target, build_dir, info=info, variants=opts.variants, warn=warn)
