@@ -10,7 +10,7 @@ import pytest
 from profiler.analysis.compare import compare_rows, syscall_count
 from profiler.analysis.packing import needs_file_at_import, plan_pack
 from profiler.model.measurement import TimingResult
-from profiler.model.packing import ModuleRecord
+from profiler.model.packing import LoadedModule
 
 
 @pytest.mark.parametrize(
@@ -34,7 +34,7 @@ def test_needs_file_at_import(source, expected):
 
 
 def _rec(name, origin=None, loader="SourceFileLoader", is_package=False):
-    return ModuleRecord(name, origin, origin, loader, is_package)
+    return LoadedModule(name, origin, origin, loader, is_package)
 
 
 def test_plan_pack_classifies_every_module():

@@ -8,7 +8,7 @@ from profiler.analysis.frozen import plan_frozen
 from profiler.capture.discovery import _matches, _uv_version, _version_key, is_multi_spec
 from profiler.errors import BadInput
 from profiler.model.interpreter import Interpreter, require, supported_commands, supported_variants, why_not
-from profiler.model.packing import ModuleRecord
+from profiler.model.packing import LoadedModule
 
 
 def interp(version, impl="cpython", shared=True, include="/inc"):
@@ -57,7 +57,7 @@ def test_version_prefixes_match_by_components():
 
 
 def test_frozen_plan_reasons():
-    R = ModuleRecord
+    R = LoadedModule
     records = [
         R("app", None, "/a/app/__init__.py", "SourceFileLoader", True),
         R("app.core", None, "/a/app/core.py", "SourceFileLoader", False),

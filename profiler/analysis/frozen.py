@@ -21,12 +21,12 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from profiler.analysis.packing import needs_file_at_import
-from profiler.model.packing import FrozenPlan, ModuleRecord, PlannedModule, Unpacked
+from profiler.model.packing import FrozenPlan, LoadedModule, PlannedModule, Unpacked
 
 _SKIP_PREFIXES = ("_importprof_hook_", "_importprof_launch")
 
 
-def plan_frozen(records: Iterable[ModuleRecord], read_source: Callable[[str], str | None]) -> FrozenPlan:
+def plan_frozen(records: Iterable[LoadedModule], read_source: Callable[[str], str | None]) -> FrozenPlan:
     frozen: dict[str, PlannedModule] = {}
     not_frozen: list[Unpacked] = []
     served: list[str] = []

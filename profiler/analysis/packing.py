@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Iterable
 
-from profiler.model.packing import ModuleRecord, PackPlan, PlannedModule, Unpacked
+from profiler.model.packing import LoadedModule, PackPlan, PlannedModule, Unpacked
 
 _SKIP_PREFIXES = ("_importprof_hook_", "_importprof_launch")  # importprof's own launcher and hooks
 
@@ -59,7 +59,7 @@ def _catches_name_error(handler: ast.ExceptHandler) -> bool:
     return any(n in ("NameError", "Exception", "BaseException") for n in names)
 
 
-def plan_pack(records: Iterable[ModuleRecord], read_source: Callable[[str], str | None]) -> PackPlan:
+def plan_pack(records: Iterable[LoadedModule], read_source: Callable[[str], str | None]) -> PackPlan:
     """Decide, for every recorded module, whether and how it is packed."""
     modules: list[PlannedModule] = []
     unpacked: list[Unpacked] = []

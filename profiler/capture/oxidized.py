@@ -16,14 +16,14 @@ from typing import Mapping, Sequence
 from profiler.capture.bootstrap import bootstrap_argv
 from profiler.capture.process import run
 from profiler.errors import TargetFailed, ToolFailed
-from profiler.model.packing import ModuleRecord, PlannedModule
+from profiler.model.packing import LoadedModule, PlannedModule
 from profiler.model.target import Target
 
 PACKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bootstrap", "oxidized_packer.py")
 LAUNCHER_CONFIG = "importprof-launcher.cfg"
 
 
-def discover_modules(python: str, target: Target, timeout: float = 600) -> tuple[list[ModuleRecord], list[str]]:
+def discover_modules(python: str, target: Target, timeout: float = 600) -> tuple[list[LoadedModule], list[str]]:
     """Run the target once (with site, as users run it) and return the modules it had at exit
     and its final sys.path."""
     with tempfile.TemporaryDirectory(prefix="importprof-pack-") as tmp:
@@ -35,7 +35,7 @@ def discover_modules(python: str, target: Target, timeout: float = 600) -> tuple
             raise TargetFailed(f"the target failed while collecting its imports (exit {proc.returncode}): {target.label()}", detail=tail or None)
         with open(out) as fh:
             data = json.load(fh)
-    return [ModuleRecord.from_dict(d) for d in data["modules"]], list(data.get("sys_path", []))
+    return [LoadedModule.from_dict(d) for d in data["modules"]], list(data.get("sys_path", []))
 
 
 def no_site_sys_path(python: str) -> list[str]:

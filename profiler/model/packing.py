@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
-class ModuleRecord:
+class LoadedModule:
     """A module as the target's interpreter had it in sys.modules at exit."""
 
     name: str
@@ -19,7 +19,7 @@ class ModuleRecord:
     alias_of: str | None = None
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ModuleRecord":
+    def from_dict(cls, d: dict) -> "LoadedModule":
         return cls(d["name"], d.get("file"), d.get("origin"), d.get("loader"), bool(d.get("is_package")), d.get("alias_of"))
 
 

@@ -15,10 +15,10 @@ from dataclasses import replace
 from typing import Callable, Sequence
 
 from profiler.model.interpreter import Interpreter, require
-from profiler.model.packing import FrozenReport, ModuleRecord, Unpacked
+from profiler.model.packing import FrozenReport, LoadedModule, Unpacked
 
 
-def build_frozen(interp: Interpreter, records: Sequence[ModuleRecord], folder: str,
+def build_frozen(interp: Interpreter, records: Sequence[LoadedModule], folder: str,
                  info: Callable[[str], None] | None = None) -> FrozenReport:
     from profiler.analysis.frozen import plan_frozen
     from profiler.capture import frozen as cap
