@@ -231,7 +231,7 @@ class StartupReport:
     engine: str = "builtin"
     interrupted: bool = False
     metric: tuple[str, ...] = field(default_factory=tuple)
-    harness: object = None  # model.harness.HarnessSummary for a `-- COMMAND` starting Python processes
+    harness: object = None  # model.harness.HarnessView for a `-- COMMAND` starting Python processes
 
     def to_dict(self) -> dict:
         return {
@@ -274,6 +274,6 @@ class StartupReport:
 def _harness(d):
     if not d:
         return None
-    from profiler.model.harness import HarnessSummary
+    from profiler.model.harness import HarnessView
 
-    return HarnessSummary.from_dict(d)
+    return HarnessView.from_dict(d)

@@ -55,7 +55,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
     parts: list = [_header(report)]
     many = report.processes > 1
     if report.per_process:  # several Python processes (issue 10.6): headline, processes, modules summed
-        parts.extend(_process_tables(report, tty, view.top))
+        parts.extend(process_tables(report.harness, report.per_process, report.summed, tty, view.top))
     ph = phase_headers(report.modules)  # issue 6: --phases columns (ms)
     partial = any(not m.in_all_runs for m in report.modules)
     noisy = False
@@ -167,11 +167,12 @@ def _argv_text(argv, width: int = 70) -> str:
     return text[:half] + "…" + text[-(width - 1 - half) :]
 
 
-def _process_tables(report, tty: bool, top: int) -> list:
+def process_tables(h: dict | None, per_process, summed, tty: bool, top: int) -> list:
+    """A harness's tables (`imports -- COMMAND`, and `startup -- COMMAND` above its own): the
+    headline, the Python processes by import time, the modules summed over them."""
     from profiler.render.console import new_table
 
     parts: list = []
-    h = report.harness
     if h:
         t = new_table(tty, title=f"harness: {h['python_processes']} Python processes")
         t.add_column("what", no_wrap=True)
@@ -192,7 +193,7 @@ def _process_tables(report, tty: bool, top: int) -> list:
                 "read through strace (each `import time:` line's write is traced): import times are ~15-30% high "
                 "in absolute terms; comparisons between these processes are fair"
             )
-    procs = sorted(report.per_process, key=lambda p: (-p.imports_us, p.index))
+    procs = sorted(per_process, key=lambda p: (-p.imports_us, p.index))
     shown = procs[:top]
     t = new_table(tty, title=f"Python processes ({len(procs)}; top {len(shown)} by import time, ms)")
     t.add_column("proc", justify="right")
@@ -209,9 +210,9 @@ def _process_tables(report, tty: bool, top: int) -> list:
         rest = procs[len(shown) :]
         t.add_row("", "", _ms(sum(p.imports_us for p in rest)), "", f"… {len(rest)} more (--top {top})")
     parts.append(t)
-    if report.summed:
-        shown_m = report.summed[:top]
-        t = new_table(tty, title=f"modules summed over the processes (top {len(shown_m)} of {len(report.summed)} by Σ cumulative, ms)")
+    if summed:
+        shown_m = summed[:top]
+        t = new_table(tty, title=f"modules summed over the processes (top {len(shown_m)} of {len(summed)} by Σ cumulative, ms)")
         t.add_column("module", no_wrap=True)
         t.add_column("processes", justify="right")
         t.add_column("Σ self", justify="right")

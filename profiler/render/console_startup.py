@@ -68,9 +68,10 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
         t.add_row(*row)
     parts: list = [t]
     if report.harness is not None:  # a `-- COMMAND` that starts Python processes: the harness first
-        from profiler.render.console_harness import harness_headline, harness_table
+        from profiler.render.console_imports import process_tables
 
-        parts[:0] = [harness_headline(report.harness), harness_table(report.harness, tty, top=20)]
+        h = report.harness
+        parts[:0] = process_tables(h.headline, h.per_process, h.summed, tty, top=10)
     if report.relative:
         parts.append(f"{RATIO_CONVENTION} (here: {ref_label})")
     if not many_py and report.results and report.results[0].python:

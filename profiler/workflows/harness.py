@@ -1,43 +1,27 @@
-"""The harness summary of a `-- COMMAND`: one traced run (capture/harness.py) → each Python
-process's import time lines parsed → the summary (analysis/harness.py). Shared by `startup`
-(`imports` and `trace` build theirs from the captures they already make)."""
+"""The harness view of a `-- COMMAND` for `startup`: one run of what `importprof imports --
+COMMAND` does (the harness capture under strace, each Python process's own import time lines),
+so both commands say the same thing about the same command."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from profiler.model.target import Target
 
 
-def logs_of(capture) -> tuple[dict, list[str]]:
-    """Each Python process's parsed `import time:` lines by process index; warnings for the
-    processes whose lines could not be read."""
-    from profiler.errors import BadInput
-    from profiler.parse.importtime import parse_importtime
-
-    logs, warnings = {}, []
-    for rec in capture.processes:
-        if rec.is_python and rec.importtime:
-            try:
-                logs[rec.index] = parse_importtime(rec.importtime_text, source=f"process {rec.index}")
-            except BadInput as exc:
-                warnings.append(f"process {rec.index} ({rec.executable}): its import times are unreadable: {exc}")
-    return logs, warnings
-
-
-def harness_summary(argv: Sequence[str]):
-    """(HarnessSummary or None, warnings). None when the command started no Python process or
-    strace cannot run here (a warning says so: the timing itself does not need it)."""
-    from profiler.analysis.harness import summarize_harness
-    from profiler.capture.harness import capture_processes
-    from profiler.errors import ToolFailed, ToolMissing
+def harness_view(target: Target):
+    """(HarnessView or None, warnings). None when the command started no Python process that
+    wrote import times, or strace cannot run here (a warning says so: timing needs no strace)."""
+    from profiler.errors import BadInput, TargetFailed, ToolFailed, ToolMissing
+    from profiler.model.harness import HarnessView
+    from profiler.workflows.imports import ImportsOptions, add_processes, capture_harness_logs, report_from_logs
 
     try:
-        capture = capture_processes(list(argv))
-    except (ToolMissing, ToolFailed) as exc:
-        return None, [f"no per-process summary: {exc}"]
-    logs, warnings = logs_of(capture)
-    summary = summarize_harness(capture, logs)
-    if summary.python_processes == 0:
-        return None, warnings
-    if summary.unreached:
-        warnings.append(f"{summary.unreached} Python process(es) ignore PYTHON* variables (-E/-I): their import times are not counted")
-    return summary, warnings
+        logs, facts, walls = capture_harness_logs(ImportsOptions(target=target, runs=1, warmup=0))
+    except (ToolMissing, ToolFailed, TargetFailed) as exc:
+        return None, [f"no per-process summary: {exc.message}"]
+    except BadInput:  # no Python process wrote import time lines: nothing to summarize
+        return None, []
+    report = add_processes(report_from_logs(logs, machine={}, python=None, python_version=None,
+                                            target=target.label(), source="harness"), facts, walls)
+    if not report.per_process or not report.harness:
+        return None, []
+    return HarnessView(report.harness, tuple(report.per_process), tuple(report.summed)), []

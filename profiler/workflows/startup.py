@@ -169,9 +169,9 @@ def startup(
 
     harness = None
     if not opts.target.is_python:
-        from profiler.workflows.harness import harness_summary
+        from profiler.workflows.harness import harness_view
 
-        harness, harness_warnings = harness_summary(opts.target.command_argv())
+        harness, harness_warnings = harness_view(opts.target)
         for w in harness_warnings:
             if warn:
                 warn(w)
