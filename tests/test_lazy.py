@@ -1,4 +1,4 @@
-"""Lazy-import candidates (issue 6): a small program written here, run under the real
+"""Lazy-import candidates (imports --lazy-candidates): a small program written here, run under the real
 interpreter with the `calls` hook."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _program(tmp: Path) -> Path:
 def test_lazy_candidates_on_a_small_program(real_python, tmp_path):
     prog = _program(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    res = run_instrumented(real_python, (), Target("script", str(prog)), ("phases", "sites", "calls"), cwd=str(tmp_path), env=env)
+    res = run_instrumented(real_python, (), Target("script", str(prog)), ("phases", "import_sites", "calls"), cwd=str(tmp_path), env=env)
     mods = parse_phase_records(res.phases)
     used = parse_calls(res.calls)
     assert {"used_mod", "klass_mod", "math"} <= used  # a function, a method, a C function

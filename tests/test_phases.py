@@ -1,4 +1,4 @@
-"""Import phases (issue 6): the bootstrap hook in real interpreters, the parser and the
+"""Import phases (imports --phases): the bootstrap hook in real interpreters, the parser and the
 accounting on real records."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def test_import_sites_name_file_and_line(real_python, tmp_path):
     proj = _project(tmp_path)
     (proj / "main.py").write_text("import os\n\n\nimport pkg  # line 4\n")
     res = run_instrumented(
-        real_python, (), Target("script", str(proj / "main.py")), ("phases", "sites"), cwd=str(proj), env=_env()
+        real_python, (), Target("script", str(proj / "main.py")), ("phases", "import_sites"), cwd=str(proj), env=_env()
     )
     by = phases_by_name(parse_phase_records(res.phases))
     assert by["pkg"].site.file == str(proj / "main.py") and by["pkg"].site.line == 4
@@ -134,7 +134,7 @@ def test_parse_tolerates_truncated_last_line_and_names_bad_lines():
         parse_calls("3\n")
 
 
-@pytest.mark.parametrize("hooks", [("phases",), ("phases", "sites", "site")])
+@pytest.mark.parametrize("hooks", [("phases",), ("phases", "import_sites", "site")])
 def test_site_main_is_charged_to_the_site_record(real_python, tmp_path, hooks):
     """Issue 11.3: under the launcher `site.main()` runs after `import site` returned; a plain
     run executes it inside that import (-X importtime's `site` row holds it). So its time and

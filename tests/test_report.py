@@ -320,7 +320,7 @@ def test_page_interactions(from_dom):
     assert got["crumbs"][0] == "all imports" and got["crumbs"][-1] == got["focus"][:40]
     assert got["rectsZoomed"] < got["rects"]
     assert got["focusBack"] == "all imports"
-    # phases (issue 6; the fixture was made with --phases): in the tooltip, and a colour per
+    # import phases (the fixture was made with --phases): in the tooltip, and a colour per
     # dominant phase on demand
     assert any(m.get("exec_us") is not None for m in modules)
     assert any(t.startswith("find ") and " exec " in t for t in got["tip"]), got["tip"]

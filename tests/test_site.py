@@ -1,4 +1,4 @@
-"""`importprof site` (issue 6): a real venv whose site-packages holds a .pth that imports a
+"""`importprof site`: a real venv whose site-packages holds a .pth that imports a
 module; the start-up note; the JSON contract; failures."""
 
 from __future__ import annotations

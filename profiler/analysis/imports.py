@@ -80,7 +80,7 @@ def _median(xs: Sequence[int]) -> int:
     return s[mid] if n % 2 else (s[mid - 1] + s[mid] + 1) // 2
 
 
-def _spread(xs: Sequence[int]) -> int:
+def _mad_us(xs: Sequence[int]) -> int:
     """Median absolute deviation, µs (0 with fewer than 2 values)."""
     if len(xs) < 2:
         return 0
@@ -88,11 +88,11 @@ def _spread(xs: Sequence[int]) -> int:
     return _median([abs(x - m) for x in xs])
 
 
-spread_us = _spread
+spread_us = _mad_us
 
 
 def _median_spread(xs: Sequence[int]) -> tuple[int, int]:
-    """(_median(xs), _spread(xs)) with one sort less."""
+    """(_median(xs), _mad_us(xs)) with one sort less."""
     s = sorted(xs)
     n = len(s)
     mid = n // 2
@@ -177,8 +177,8 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
                     runs_seen=len(s),
                     self_us_runs=tuple(a[1]),
                     cumulative_us_runs=tuple(a[2]),
-                    self_us_spread=_spread(s),
-                    cumulative_us_spread=_spread(c),
+                    self_us_spread=_mad_us(s),
+                    cumulative_us_spread=_mad_us(c),
                 )
             )
             for ch in reversed(children.get(key, ())):

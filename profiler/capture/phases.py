@@ -1,5 +1,5 @@
 """Run a target once under the bootstrap launcher with importprof's instrumentation hooks
-(`phases`, `sites`, `site`, `calls`) and collect their raw records (text)."""
+(`phases`, `import_sites`, `site`, `calls`) and collect their raw records (text)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from profiler.capture.process import run
 from profiler.errors import TargetFailed
 from profiler.model.target import Target
 
-HOOK_ORDER = ("phases", "sites", "site", "calls")
+HOOK_ORDER = ("phases", "import_sites", "site", "calls")
 _STARTUP: dict[tuple, list[str]] = {}
 
 

@@ -11,6 +11,6 @@ from profiler.model.target import Target
 def run_site(python: str, flags: Sequence[str] = (), runs: int = 1) -> list[InstrumentedRun]:
     """`runs` instrumented starts of `python [flags] -c pass` with site; flags must not hold -S."""
     return [
-        run_instrumented(python, flags, Target("code", "pass"), ("phases", "sites", "site"))
+        run_instrumented(python, flags, Target("code", "pass"), ("phases", "import_sites", "site"))
         for _ in range(runs)
     ]

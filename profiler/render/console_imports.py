@@ -26,7 +26,7 @@ def _noisy(value_us: int, spread_us: int) -> bool:
     return spread_us > 0 and spread_us * MAD_TO_SD > value_us
 
 
-def _spread(us: int, value_us: int | None = None) -> str:
+def _spread_cell(us: int, value_us: int | None = None) -> str:
     if value_us is not None and _noisy(value_us, us):
         return "noise"
     return f"±{us / 1000:.1f}" if us else ""
@@ -50,13 +50,13 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
     from profiler.analysis.imports import collapse_tree, filter_modules, top_modules
     from profiler.render.console import new_table, render_tables
 
-    from profiler.render.console_phases import lazy_table, phase_cells, phase_headers, phases_note  # issue 6
+    from profiler.render.console_phases import lazy_table, phase_cells, phase_headers, phases_note
 
     parts: list = [_header(report)]
     many = report.processes > 1
     if report.per_process:  # several Python processes (issue 10.6): headline, processes, modules summed
         parts.extend(process_tables(report.harness, report.per_process, report.summed, tty, view.top))
-    ph = phase_headers(report.modules)  # issue 6: --phases columns (ms)
+    ph = phase_headers(report.modules)  # --phases columns (ms)
     partial = any(not m.in_all_runs for m in report.modules)
     noisy = False
     if view.view == "top":
@@ -66,7 +66,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
             for m in top_modules(mods, view.top, by):
                 row = [_name(m)] + ([str(m.process)] if many else [])
                 spread = m.self_us_spread if by == "self_us" else m.cumulative_us_spread
-                row += [_ms(m.self_us), _ms(m.cumulative_us), _spread(spread, getattr(m, by)), _runs(m, report.runs)]
+                row += [_ms(m.self_us), _ms(m.cumulative_us), _spread_cell(spread, getattr(m, by)), _runs(m, report.runs)]
                 noisy = noisy or _noisy(getattr(m, by), spread)
                 t.add_row(*row, *phase_cells(m, ph))
             parts.append(t)
@@ -84,7 +84,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
             else:
                 m = line.module
                 row = [indent + _name(m)] + ([str(m.process)] if many else [])
-                row += [_ms(m.self_us), _ms(m.cumulative_us), _spread(m.cumulative_us_spread, m.cumulative_us), _runs(m, report.runs)]
+                row += [_ms(m.self_us), _ms(m.cumulative_us), _spread_cell(m.cumulative_us_spread, m.cumulative_us), _runs(m, report.runs)]
                 noisy = noisy or _noisy(m.cumulative_us, m.cumulative_us_spread)
             t.add_row(*row, *phase_cells(line.module, ph))
         parts.append(t)
@@ -92,7 +92,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
             parts.append(f"the tree is cut after {view.tree_lines} of {len(lines)} lines ({report.processes} processes): narrow it with --filter or --min-ms, or see --format json")
     if ph:
         parts.append(phases_note(report.modules, report.runs))
-    lazy = lazy_table(report, tty, view.top)  # issue 6: --lazy-candidates
+    lazy = lazy_table(report, tty, view.top)  # --lazy-candidates
     if lazy is not None:
         parts.append(lazy)
     if report.group_by:
@@ -254,7 +254,7 @@ def render_why_table(report, tty: bool) -> str:
         t.add_column("hop", no_wrap=True)
         t.add_column("self ms", justify="right")
         t.add_column("cumulative ms", justify="right")
-        # the file:line of each hop's import (issue 6); other extras (phases, kind...) stay in the JSON
+        # the file:line of each hop's import; other extras (phases, kind...) stay in the JSON
         sites = any(h.extra.get("site") for h in chain.hops)
         if sites:
             t.add_column("site")

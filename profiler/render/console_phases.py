@@ -1,4 +1,4 @@
-"""Phase columns and the lazy-candidates table for `importprof imports` (issue 6). Renders only."""
+"""Phase columns and the lazy-candidates table for `importprof imports` (--phases, --lazy-candidates). Renders only."""
 
 from __future__ import annotations
 

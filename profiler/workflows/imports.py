@@ -33,7 +33,7 @@ class ImportsOptions:
     flags: Sequence[str] = ()
     level: int = 1  # -X importtime=LEVEL (2: 3.14's cached rows)
     read_machine: bool = True
-    # issue 6 (profiler/workflows/phases.py): instrumented runs merged into the records
+    # the instrumented runs (profiler/workflows/phases.py) merged into the records
     phases: bool = False  # find_us/read_us/unmarshal_us/exec_us/compiled
     lazy_candidates: bool = False  # lazy_candidate
     sites: bool = False  # site: file:line of the import statement
@@ -299,7 +299,7 @@ def imports(
         if opts.target.kind == "script":
             extra_path = os.path.dirname(os.path.abspath(opts.target.value))
         report = add_groups(report, opts.group, interp, extra_path=extra_path)
-    if opts.phases or opts.lazy_candidates or opts.sites:  # issue 6
+    if opts.phases or opts.lazy_candidates or opts.sites:  # the instrumented runs
         from profiler.workflows.phases import annotate_report
 
         report = annotate_report(

@@ -1,5 +1,5 @@
 """Issue 6 inside `importprof imports` / `why`: instrumented runs of the target (bootstrap
-hooks `phases`, `sites`, `calls`) merged into an ImportsReport's module records.
+hooks `phases`, `import_sites`, `calls`) merged into an ImportsReport's module records.
 
   annotate_report(report, target, python, flags=(), *, phases=False, lazy=False, sites=False,
                   runs=3, warn=None) -> ImportsReport
@@ -52,7 +52,7 @@ def annotate_report(
     require(interp, "hooks", for_what="--phases/--lazy-candidates")
     facts: dict[str, dict] = {}
     if phases or sites:
-        hooks = ("phases", "sites", "site") if sites else ("phases",)  # sites cost a frame walk each
+        hooks = ("phases", "import_sites", "site") if sites else ("phases",)  # import_sites cost a frame walk each
         raw = [run_instrumented(interp.path, flags, target, hooks) for _ in range(max(1, runs if phases else 1))]
         run = median_run([PhaseRun(tuple(parse_phase_records(r.phases))) for r in raw])
         for name, m in phases_by_name(run.modules).items():
@@ -63,7 +63,7 @@ def annotate_report(
             if m.site is not None:
                 f["site"] = m.site.label
     if lazy:
-        r = run_instrumented(interp.path, flags, target, ("phases", "sites", "site", "calls"))
+        r = run_instrumented(interp.path, flags, target, ("phases", "import_sites", "site", "calls"))
         mods = parse_phase_records(r.phases)
         cands = {c.name for c in lazy_candidates(mods, parse_calls(r.calls))}
         cands -= never_lazy(report, mods, interp.path, flags)

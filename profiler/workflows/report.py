@@ -245,7 +245,7 @@ def _startup_doc(opts: ReportOptions, progress, warn) -> dict:
 def _imports_doc(opts: ReportOptions, progress, warn) -> dict:
     from profiler.workflows.imports import ImportsOptions, imports
 
-    # phases and sites (issue 6): find/read/unmarshal/exec per module and the file:line of
+    # the instrumented runs (import phases and import sites): find/read/unmarshal/exec per module and the file:line of
     # each import statement; they run the bootstrap, so Python targets only
     iopts = ImportsOptions(
         target=opts.target,

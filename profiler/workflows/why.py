@@ -68,7 +68,7 @@ def why(
                 from_log=opts.from_log,
                 log_text=opts.log_text,
                 read_machine=opts.read_machine,
-                sites=opts.from_log is None and opts.target.is_python,  # issue 6: file:line of each hop's import
+                sites=opts.from_log is None and opts.target.is_python,  # the import sites: file:line of each hop's import
             ),
             progress=progress,
             warn=warn,

@@ -1,4 +1,4 @@
-"""importprof hook `sites`: the file:line of the import statement that triggered each module.
+"""importprof hook `import_sites`: the file:line of the import statement that triggered each module.
 Standard library only, Python 3.8+.
 
 It turns on the `phases` hook's site recording (installing that hook first when the launcher
