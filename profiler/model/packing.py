@@ -110,10 +110,6 @@ class BuiltVariant:
     def to_dict(self) -> dict:
         return {"variant": self.name, "path": self.path, "argv": list(self.argv), "env": dict(self.env), "output_sha256": self.output_sha256}
 
-    @classmethod
-    def from_dict(cls, d: dict) -> "BuiltVariant":
-        return cls(d["variant"], d["path"], tuple(d["argv"]), tuple(sorted((d.get("env") or {}).items())), d.get("output_sha256", ""))
-
 
 @dataclass(frozen=True)
 class BuildReport:

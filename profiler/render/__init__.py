@@ -1,29 +1,45 @@
-"""Renderers: model → str|bytes. One file per output format; this registry maps a `--format`
-name to "module:function". Renderers never compute statistics and never open files.
+"""Renderers: model → str|bytes. One file per output format; this one registry maps a
+`--format` name and the report's kind (its SCHEMA) to "module:function" — `*` for a format
+every kind has. Renderers never compute statistics and never open files.
 
-Adding a format is one file in render/ plus one line here.
+Adding a format is one file in render/ plus its lines here.
 """
 
 from __future__ import annotations
 
 import importlib
 
-FORMATS: dict[str, str] = {
-    "json": "profiler.render.report_json:render_json",
-    "markdown": "profiler.render.markdown:render_markdown",
-    "chrome": "profiler.render.chrome_trace:render_chrome",
-    "speedscope": "profiler.render.speedscope:render_speedscope",
-    "folded": "profiler.render.folded:render_folded",
-    "html": "profiler.render.html:render_html",
+ANY = "*"
+FORMATS: dict[str, dict[str, str]] = {
+    "json": {ANY: "profiler.render.report_json:render_json"},
+    "markdown": {
+        "importprof.startup/1": "profiler.render.markdown:render_markdown",
+        "importprof.compare/1": "profiler.render.markdown:render_markdown",
+    },
+    "chrome": {
+        "importprof.imports/1": "profiler.render.chrome_imports:render_chrome_imports",
+        "importprof.trace/1": "profiler.render.chrome_syscalls:render_chrome_syscalls",
+    },
+    "speedscope": {"importprof.imports/1": "profiler.render.speedscope:render_speedscope"},
+    "folded": {"importprof.imports/1": "profiler.render.folded:render_folded"},
+    "html": {"importprof.report/1": "profiler.render.html:render_html"},
 }
 
 
 def get_renderer(fmt: str):
+    """The renderer of `fmt`: a function of the report that picks the kind's own renderer."""
     from profiler.errors import UsageError
 
-    try:
-        target = FORMATS[fmt]
-    except KeyError:
-        raise UsageError(f"unknown format {fmt!r} (known: {', '.join(sorted(FORMATS))})") from None
-    module, _, func = target.partition(":")
-    return getattr(importlib.import_module(module), func)
+    kinds = FORMATS.get(fmt)
+    if kinds is None:
+        raise UsageError(f"unknown format {fmt!r} (known: {', '.join(sorted(FORMATS))})")
+
+    def render(report):
+        schema = getattr(report, "SCHEMA", None)
+        target = kinds.get(schema) or kinds.get(ANY)
+        if target is None:
+            raise UsageError(f"--format {fmt} is not available for {schema or 'this report'}")
+        module, _, func = target.partition(":")
+        return getattr(importlib.import_module(module), func)(report)
+
+    return render

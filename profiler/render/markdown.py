@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from profiler.errors import UsageError
-
 
 def _ms(x: float | None) -> str:
     return "n/a" if x is None else f"{x * 1e3:.1f}"
@@ -16,18 +14,16 @@ def _cell(text: str) -> str:
 def render_markdown(report) -> str:
     from profiler.render.units import RATIO_CONVENTION, fmt_failed, fmt_ratio
 
-    results = getattr(report, "results", None)
-    if results is None:
-        raise UsageError("markdown output needs a report with timing results (startup, compare)")
-    rel = {x.key: x for x in getattr(report, "relative", ())}
+    results = report.results  # the registry sends startup and compare reports only
+    rel = {x.key: x for x in report.relative}
     lines = [
         "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative |",
         "|:---|---:|---:|---:|---:|",
     ]
     for r in results:
         name = _cell(r.key or r.command)
-        if getattr(r, "failed", False):  # no timing figure: the error instead
-            lines.append(f"| `{name}` | {_cell(fmt_failed(getattr(r, 'error', None)))} | | | |")
+        if r.failed:  # no timing figure: the error instead
+            lines.append(f"| `{name}` | {_cell(fmt_failed(r.error))} | | | |")
             continue
         mean = _ms(r.mean) + ("" if r.stddev is None else f" ± {_ms(r.stddev)}")
         x = rel.get(r.key)
