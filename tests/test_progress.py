@@ -24,8 +24,10 @@ def test_plain_progress_lines_and_warnings_on_stderr(cli):
 
 def test_report_says_which_part_it_is_in(cli, tmp_path):
     out = tmp_path / "page.html"
-    res = cli("report", "--runs", "3", "--warmup", "0", "--import-runs", "2", "--variant", "default",
-              "--skip", "trace", "-o", out, "-c", "import json")
+    # progress lines start once the command has run a second: a target that sleeps past it in
+    # the first part makes every later part announce itself, however fast the machine is
+    res = cli("report", "--runs", "1", "--warmup", "0", "--import-runs", "1", "--variant", "default",
+              "--skip", "trace,doctor", "-o", out, "-c", "import json, time; time.sleep(1.2)")
     assert res.returncode == 0, res
     parts = [ln.split(": ")[2].split(" (")[0] for ln in res.stderr.splitlines() if ln.startswith("importprof: report: ")]
     assert {"imports", "site"} <= set(parts), res.stderr  # each part announced once it runs
