@@ -256,6 +256,9 @@ def test_no_site_keeps_the_paths_an_installed_program_needs(cli, real_python, tm
     assert not by["default"]["failed"] and not by["no-site"]["failed"], res
     assert by["no-site-bare"]["failed"] and "No module named 'fakepkg'" in by["no-site-bare"]["error"]
     assert any("PYTHONPATH=" in n and "site-packages" in n for n in doc["notes"]), doc["notes"]
+    # the no-site command runs as written (its PYTHONPATH in front, as a shell takes it)
+    again = subprocess.run(["bash", "-c", by["no-site"]["command"]], capture_output=True, text=True)
+    assert by["no-site"]["command"].startswith("PYTHONPATH=") and again.stdout == "42\n", again
     assert "-S drops site-packages" in res.stderr
     # a stdlib-only target: no-site stays a plain -S
     plain = cli("startup", "--python", py, "--variant", "no-site", *FAST, "--format", "json", "-c", "import json")
@@ -271,6 +274,19 @@ def test_program_arguments_reach_the_program(cli, real_python, tmp_path):
     res = cli("startup", "--python", real_python, "app.py", "--runs", "3")
     line = assert_one_line_error(res, 2, "--runs")
     assert "importprof startup --python" in line and "--runs 3 app.py" in line
+
+
+def test_a_target_that_cannot_run_is_one_line_before_anything_runs(cli, tmp_path):
+    """The same message and exit code in every command: a SCRIPT that is no file (with how to
+    run a program or a module), a COMMAND that is not there; a misspelled option is said first."""
+    for command in ("startup", "imports", "trace", "lazy", "report"):
+        res = cli(command, "hyperfine", "--version", cwd=tmp_path)
+        line = assert_one_line_error(res, 2, "no such script: hyperfine")
+        assert f"importprof {command} -- hyperfine --version" in line
+        assert_one_line_error(cli(command, "--", "nosuchcmd", cwd=tmp_path), 3, "cannot run nosuchcmd: not found on PATH") \
+            if command != "lazy" else None
+    line = assert_one_line_error(cli("startup", "--rusn", "3", "-c", "pass"), 2, "no such option: --rusn")
+    assert "did you mean --runs?" in line
 
 
 @pytest.mark.parametrize("kind", ["enoexec", "directory", "broken-link", "not-executable", "missing"])

@@ -102,7 +102,7 @@ def parse(args: list[str]):
     name, rest = args[0], list(args[1:])
     cmd = load_command(name)
     ctx = cmd.make_context(f"importprof {name}", rest)
-    return name, dict(ctx.params), (target_of(ctx) if has_target(ctx) else None)
+    return name, dict(ctx.params), (target_of(ctx, check=False) if has_target(ctx) else None)
 
 
 def main(args: list[str]) -> int:

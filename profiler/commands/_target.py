@@ -73,6 +73,8 @@ class TargetCommand(TyperCommand):
                 break
             if a.startswith("-") and a != "-":
                 name, glued = _option_name(a)
+                if name not in own and not (len(a) > 2 and not a.startswith("--") and _cluster(a, own)):
+                    _no_such_option(ctx, name, own)
                 mine.append(a)
                 if own.get(name) and not glued and i + 1 < len(args):
                     mine.append(args[i + 1])
@@ -120,6 +122,21 @@ class TargetCommand(TyperCommand):
                 "the target is the program's."
             )
         super().format_options(ctx, formatter)
+
+
+def _cluster(token: str, own: dict[str, bool]) -> bool:
+    """`-iw0`: short flags run together, as click reads them."""
+    return all(f"-{ch}" in own for ch in token[1:2])
+
+
+def _no_such_option(ctx, name: str, own: dict[str, bool]) -> None:
+    """An unknown option before the target: said first (a misspelling must not make its value
+    the SCRIPT), with the close matches."""
+    import difflib
+
+    close = difflib.get_close_matches(name, [o for o in own if o.startswith("--")] if name.startswith("--") else list(own), n=3)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    raise UsageError(f"no such option: {name}{hint} (see `{ctx.command_path} --help`)")
 
 
 def _option_name(token: str) -> tuple[str, bool]:
@@ -180,11 +197,18 @@ def _program_args(ctx, own, mine, positionals, spelled, program_args) -> list[st
     return kept
 
 
-def target_of(ctx, default=None):
-    """The Target parsed by TargetCommand, else `default` (DEFAULT_TARGET: `-c pass`)."""
+def target_of(ctx, default=None, *, check: bool = True):
+    """The Target parsed by TargetCommand, else `default` (DEFAULT_TARGET: `-c pass`). With
+    `check` (every command that is about to run it), a SCRIPT that is not a file and a COMMAND
+    that cannot be executed are one line before anything runs, the same in every command."""
     from profiler.model.target import DEFAULT_TARGET
 
-    return ctx.meta.get(_META) or (DEFAULT_TARGET if default is None else default)
+    target = ctx.meta.get(_META) or (DEFAULT_TARGET if default is None else default)
+    if check:
+        from profiler.workflows.targets import check_target
+
+        check_target(target, ctx.command_path)
+    return target
 
 
 def has_target(ctx) -> bool:

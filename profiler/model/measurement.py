@@ -40,9 +40,12 @@ class CommandSpec:
 
     @property
     def command(self) -> str:
+        """The command line as a shell runs it, its extra environment first (`PYTHONPATH=...
+        python -S ...` for no-site): copied into a terminal, it runs what was timed."""
         import shlex
 
-        return shlex.join(self.argv)
+        env = [f"{k}={shlex.quote(v)}" for k, v in self.env or ()]
+        return " ".join([*env, shlex.join(self.argv)])
 
 
 @dataclass(frozen=True)
