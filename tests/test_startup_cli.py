@@ -339,3 +339,20 @@ def test_a_harness_command_gets_its_python_processes_summed(cli, real_python, tm
     assert next(m for m in h["summed"] if m["name"] == "json")["processes"] == 4  # the loop's four
     table = cli("startup", *FAST, "--", real_python, "run_all.py", cwd=tmp_path)
     assert table.stdout.startswith("harness: 7 Python processes"), table
+
+
+def test_harness_children_that_ignore_the_environment_are_counted_and_named(cli, real_python, tmp_path):
+    """-E / -I children never see PYTHONPROFILEIMPORTTIME: they are not in the import figures,
+    and the report says how many, which, and why (never silently fewer processes)."""
+    (tmp_path / "run.py").write_text(
+        "import subprocess, sys\n"
+        "for flags in ([], ['-I'], ['-E']):\n"
+        "    subprocess.run([sys.executable, *flags, '-c', 'import json'], check=True, capture_output=True)\n"
+    )
+    res = cli("startup", *FAST, "--format", "json", "--", real_python, "run.py", cwd=tmp_path)
+    assert res.returncode == 0, res
+    h = res.json()["harness"]
+    assert h["python_processes"] == 2 and h["python_processes_total"] == 4
+    assert sorted(tuple(u["argv"][1:2]) for u in h["unreached"]) == [("-E",), ("-I",)]
+    assert all("ignores PYTHONPROFILEIMPORTTIME" in u["reason"] for u in h["unreached"])
+    assert "2 of 4 Python processes wrote no import times" in res.stderr

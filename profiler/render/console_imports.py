@@ -178,6 +178,8 @@ def process_tables(h: dict | None, per_process, summed, tty: bool, top: int) -> 
         t.add_column("what", no_wrap=True)
         t.add_column("value", justify="right")
         t.add_row("Python processes (with import time lines)", str(h["python_processes"]))
+        if h.get("unreached"):
+            t.add_row("Python processes without import times (not counted below)", str(len(h["unreached"])))
         t.add_row("Σ import time (each process's total, median)", f"{_ms(h['imports_us'])} ms")
         if h.get("python_wall_s") is not None:
             t.add_row("Σ Python process wall time (exec to exit)", f"{h['python_wall_s'] * 1000:.1f} ms")

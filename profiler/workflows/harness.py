@@ -15,13 +15,13 @@ def harness_view(target: Target):
     from profiler.workflows.imports import ImportsOptions, add_processes, capture_harness_logs, report_from_logs
 
     try:
-        logs, facts, walls = capture_harness_logs(ImportsOptions(target=target, runs=1, warmup=0))
+        logs, facts, walls, unreached = capture_harness_logs(ImportsOptions(target=target, runs=1, warmup=0))
     except (ToolMissing, ToolFailed, TargetFailed) as exc:
         return None, [f"no per-process summary: {exc.message}"]
     except BadInput:  # no Python process wrote import time lines: nothing to summarize
         return None, []
     report = add_processes(report_from_logs(logs, machine={}, python=None, python_version=None,
-                                            target=target.label(), source="harness"), facts, walls)
+                                            target=target.label(), source="harness"), facts, walls, unreached)
     if not report.per_process or not report.harness:
         return None, []
-    return HarnessView(report.harness, tuple(report.per_process), tuple(report.summed)), []
+    return HarnessView(report.harness, tuple(report.per_process), tuple(report.summed)), list(report.warnings)

@@ -95,13 +95,15 @@ def capture_logs(
 def capture_harness_logs(
     opts: ImportsOptions,
     progress: Callable[[int, int, str], None] | None = None,
-) -> tuple[list[ParsedLog], list[list], list[float]]:
+) -> tuple[list[ParsedLog], list[list], list[float], list[dict]]:
     """`-- COMMAND` (issue 10.6): warm-up + runs under the harness capture (strace -f,
     capture/harness.py), which knows every process the command started and the `import time:`
     lines each Python process wrote itself (even when a harness captures or discards the child's
     stderr). Returns per run: the parsed log (one process per Python process with import rows,
     in exec order), the facts on those processes (analysis.imports.ProcessRun) and the
-    command's wall time. A command that exits non-zero raises TargetFailed."""
+    command's wall time; and the Python processes of the last run that wrote no import time
+    lines, with why (`-E`/`-I`, an environment without PYTHONPROFILEIMPORTTIME...): they are
+    counted and named, never silently dropped. A command that exits non-zero raises TargetFailed."""
     from profiler.analysis.imports import ProcessRun
     from profiler.capture.harness import capture_processes
     from profiler.capture.importtime import importtime_argv
@@ -113,6 +115,7 @@ def capture_harness_logs(
     logs: list[ParsedLog] = []
     facts: list[list] = []
     walls: list[float] = []
+    unreached: list[dict] = []
     for i in range(total):
         if progress:
             progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
@@ -124,6 +127,8 @@ def capture_harness_logs(
             continue
         run_no = len(logs) + 1
         procs, kept, warnings = [], [], []
+        unreached = [{"index": rec.index, "argv": list(rec.argv), "reason": rec.importtime_note or "wrote no import time lines"}
+                     for rec in cap.processes if rec.is_python and not rec.importtime]
         for rec in cap.processes:
             if not rec.is_python or not rec.importtime:
                 continue
@@ -135,7 +140,8 @@ def capture_harness_logs(
             warnings.extend(one.warnings)
             kept.extend([rec] * len(one.processes))
         if not procs:
-            raise BadInput(f"no Python process of `{opts.target.label()}` wrote import time lines")
+            why = "; ".join(sorted({u["reason"] for u in unreached}))
+            raise BadInput(f"no Python process of `{opts.target.label()}` wrote import time lines" + (f" ({why})" if why else ""))
         number = {rec.index: k for k, rec in enumerate(kept)}
         by_index = {rec.index: rec for rec in cap.processes}
 
@@ -152,12 +158,14 @@ def capture_harness_logs(
         walls.append(cap.wall_s)
     if progress:
         progress(total, total, "")
-    return logs, facts, walls
+    return logs, facts, walls, unreached
 
 
-def add_processes(report: ImportsReport, facts: Sequence[Sequence] = (), walls: Sequence[float] = ()) -> ImportsReport:
+def add_processes(report: ImportsReport, facts: Sequence[Sequence] = (), walls: Sequence[float] = (),
+                  unreached: Sequence[dict] = ()) -> ImportsReport:
     """per_process and summed for a report of several Python processes (and the harness
-    headline when the command's wall times are known)."""
+    headline when the command's wall times are known; it counts the Python processes that
+    wrote no import times too, with why, and a warning says so)."""
     from profiler.analysis.imports import harness_headline, sum_modules, summarize_processes
 
     per = summarize_processes(report.modules, report.runs, report.processes, facts)
@@ -167,7 +175,22 @@ def add_processes(report: ImportsReport, facts: Sequence[Sequence] = (), walls: 
         n = len(w)
         wall = w[n // 2] if n % 2 else (w[n // 2 - 1] + w[n // 2]) / 2
     headline = {**harness_headline(per, wall), "capture": "strace"} if facts else None
-    return replace(report, per_process=per, summed=sum_modules(report.modules), harness=headline)
+    warnings = report.warnings
+    if headline is not None:
+        headline["python_processes_total"] = len(per) + len(unreached)
+        headline["unreached"] = [dict(u) for u in unreached]
+        if unreached:
+            reasons = ", ".join(f"{n} {r}" for r, n in _count(u["reason"] for u in unreached))
+            warnings = (*warnings, f"{len(unreached)} of {len(per) + len(unreached)} Python processes wrote no import "
+                                   f"times and are not in the figures: {reasons}")
+    return replace(report, per_process=per, summed=sum_modules(report.modules), harness=headline, warnings=warnings)
+
+
+def _count(items) -> list[tuple[str, int]]:
+    out: dict[str, int] = {}
+    for x in items:
+        out[x] = out.get(x, 0) + 1
+    return sorted(out.items())
 
 
 def import_outcomes(opts: ImportsOptions, interp: Interpreter | None) -> list[tuple[str, bool]]:
@@ -247,6 +270,7 @@ def imports(
     outcomes: list[tuple[str, bool]] | None = None
     facts: list[list] = []
     walls: list[float] = []
+    unreached: list[dict] = []
     if opts.from_log is not None:
         if opts.python:
             interp = resolve_python(opts.python)
@@ -272,7 +296,7 @@ def imports(
             from profiler.errors import ToolFailed, ToolMissing
 
             try:
-                logs, facts, walls = capture_harness_logs(opts, progress)
+                logs, facts, walls, unreached = capture_harness_logs(opts, progress)
             except (ToolMissing, ToolFailed) as exc:  # no strace, or ptrace denied: stderr only
                 if warn:
                     warn(f"{exc}; reading the command's stderr instead (no argv, parent or wall time per process, "
@@ -289,7 +313,7 @@ def imports(
         source=source,
     )
     if report.processes > 1 or facts:
-        report = add_processes(report, facts, walls)
+        report = add_processes(report, facts, walls, unreached)
     if outcomes:
         from profiler.analysis.imports import mark_failed
 
