@@ -134,3 +134,17 @@ def test_help_lists_the_commands(cli):
     assert res.returncode == 0
     for name in ("imports", "show", "diff", "why"):
         assert name in res.stdout
+
+
+def test_a_program_that_exits_non_zero_on_purpose_is_measured_with_ignore_failure(cli, real_python, tmp_path):
+    """A red test suite or a linter exits 1 and its imports are still worth reading (QA P2)."""
+    code = "import json, sys; sys.stderr.write('1 test failed\\n'); sys.exit(1)"
+    res = cli("imports", "--python", real_python, "--runs", "1", "--warmup", "0", "-c", code)
+    line = assert_one_line_error(res, 3, "exited with code 1", "--ignore-failure")
+    assert "1 test failed" in res.stderr and "import time:" not in res.stderr  # the program's stderr, not import rows
+    ok = cli("imports", "--python", real_python, "--runs", "1", "--warmup", "0", "-i", "--format", "json", "-c", code)
+    assert ok.returncode == 0, ok
+    assert "json" in {m["name"] for m in ok.json()["modules"]}
+    (tmp_path / "h.py").write_text("import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'import csv']); sys.exit(1)\n")
+    harness = cli("imports", "--runs", "1", "--warmup", "0", "-i", "--format", "json", "--", real_python, "h.py", cwd=tmp_path)
+    assert harness.returncode == 0 and harness.json()["harness"]["python_processes"] == 2, harness

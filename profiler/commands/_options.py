@@ -106,3 +106,9 @@ MinMsOpt = Annotated[float, typer.Option("--min-ms", metavar="MS", parser=finite
 FilterOpt = Annotated[
     Optional[str], typer.Option("--filter", metavar="PREFIX", help="Only modules whose name starts with PREFIX (the tree keeps their ancestors).")
 ]
+
+IgnoreFailureOpt = Annotated[
+    bool,
+    typer.Option("--ignore-failure", "-i", help="The program exits non-zero on purpose (a red test suite, a linter): "
+                 "measure it anyway (as hyperfine -i). A crash with a traceback or a signal still fails in startup."),
+]

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from profiler.commands._options import (
-    FilterOpt, MinMsOpt, OutputOpt, PythonOpt, TopOpt, ViewOpt, format_opt, ms_opt, runs_opt, warmup_opt,
+    FilterOpt, IgnoreFailureOpt, MinMsOpt, OutputOpt, PythonOpt, TopOpt, ViewOpt, format_opt, ms_opt, runs_opt, warmup_opt,
 )
 from profiler.commands._target import TargetCommand
 
@@ -49,6 +49,7 @@ def imports(
     filter_: FilterOpt = None,
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
+    ignore_failure: IgnoreFailureOpt = False,
     budget: ms_opt("--budget", "Exit 1 when the total import time (Σ roots' cumulative, median) exceeds MS.") = None,
     phases: bool = typer.Option(False, "--phases", help="Split each import into find / read / unmarshal / exec (+ compiled) from instrumented runs (columns; JSON keys find_us, read_us, unmarshal_us, exec_us, compiled)."),
     lazy_candidates: bool = typer.Option(False, "--lazy-candidates", help="List modules never called into after their import (candidates for a lazy import; a heuristic, see README)."),
@@ -72,7 +73,7 @@ def imports(
         log_text = sys.stdin.read()
     opts = ImportsOptions(
         target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group,
-        level=level, phases=phases, lazy_candidates=lazy_candidates,
+        level=level, phases=phases, lazy_candidates=lazy_candidates, ignore_failure=ignore_failure,
     )
     with Progress("importing") as bar:
         report = run_imports(opts, progress=bar.update, warn=warn)

@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from profiler.commands._options import (
-    ExportJsonOpt, ExportMarkdownOpt, FlagsOpt, OutputOpt, PythonsOpt, format_opt, runs_opt, variant_opt, warmup_opt,
+    ExportJsonOpt, ExportMarkdownOpt, FlagsOpt, IgnoreFailureOpt, OutputOpt, PythonsOpt, format_opt, runs_opt, variant_opt, warmup_opt,
 )
 from profiler.commands._target import TargetCommand
 
@@ -36,7 +36,7 @@ def startup(
     import_: Optional[List[str]] = typer.Option(None, "--import", metavar="MODULE", help='Also measure the cost of `import MODULE` (-c "import MODULE" minus -c pass) per variant (repeatable).'),
     metric: Optional[List[str]] = typer.Option(None, "--metric", metavar="NAME", help="Extra metric: instructions (perf counters, else valgrind; slow but noise-free)."),
     reference: Optional[str] = typer.Option(None, "--reference", metavar="NAME", help="Variant the ratios are against (default: the first)."),
-    ignore_failure: bool = typer.Option(False, "--ignore-failure", "-i", help="Non-zero exit codes are the program's normal behaviour: time them (as hyperfine -i). A crash (traceback, signal) still fails the row."),
+    ignore_failure: IgnoreFailureOpt = False,
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
     export_json: ExportJsonOpt = None,

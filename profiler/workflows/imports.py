@@ -37,6 +37,7 @@ class ImportsOptions:
     phases: bool = False  # find_us/read_us/unmarshal_us/exec_us/compiled
     lazy_candidates: bool = False  # lazy_candidate
     sites: bool = False  # site: file:line of the import statement
+    ignore_failure: bool = False  # a non-zero exit is the program's own business (a red test suite, a linter)
 
 
 def validate(opts: ImportsOptions) -> None:
@@ -78,10 +79,11 @@ def capture_logs(
         if progress:
             progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
         cap = capture_importtime(opts.target, interp, flags=opts.flags, level=opts.level)
-        if cap.returncode != 0:
+        if cap.returncode != 0 and not opts.ignore_failure:
             tail = _program_stderr(cap.stderr)
             raise TargetFailed(
-                f"the target exited with code {cap.returncode}: {opts.target.label()}",
+                f"the target exited with code {cap.returncode}: {opts.target.label()} "
+                "(if it does so on purpose, --ignore-failure measures it anyway)",
                 detail=tail or None,
             )
         if i < opts.warmup:
@@ -120,9 +122,10 @@ def capture_harness_logs(
         if progress:
             progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
         cap = capture_processes(argv, importtime=True)
-        if cap.returncode != 0:
-            tail = "\n".join(cap.stderr.rstrip("\n").splitlines()[-10:])
-            raise TargetFailed(f"the target exited with code {cap.returncode}: {opts.target.label()}", detail=tail or None)
+        if cap.returncode != 0 and not opts.ignore_failure:
+            tail = _program_stderr(cap.stderr)
+            raise TargetFailed(f"the target exited with code {cap.returncode}: {opts.target.label()} "
+                               "(if it does so on purpose, --ignore-failure measures it anyway)", detail=tail or None)
         if i < opts.warmup:
             continue
         run_no = len(logs) + 1
