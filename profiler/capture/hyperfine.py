@@ -70,6 +70,17 @@ def hyperfine_argv(
     return argv
 
 
+def _hyperfine_limit(commands: int, plan: RunPlan) -> float:
+    """hyperfine has no limit per run: --timeout bounds the whole benchmark by the runs it
+    makes at most (adaptive runs stop after min_time_s, so min_runs bounds the slow case)."""
+    from profiler.capture.process import run_timeout
+
+    per_run = run_timeout()
+    if per_run is None:
+        return float("inf")
+    return per_run * commands * (plan.warmup + (plan.runs or plan.min_runs) + 1)
+
+
 def run_hyperfine(specs: Sequence[CommandSpec], plan: RunPlan) -> list[TimingResult]:
     exe, _ = find_hyperfine()
     tmp = tempfile.mkdtemp(prefix="importprof-hyperfine-")
@@ -78,7 +89,7 @@ def run_hyperfine(specs: Sequence[CommandSpec], plan: RunPlan) -> list[TimingRes
         pycache = {s.key: os.path.join(tmp, f"pycache-{i}") for i, s in enumerate(specs) if s.fresh_pycache}
         argv = hyperfine_argv(exe, specs, plan, export, pycache)
         try:
-            proc = run(argv, what="hyperfine")
+            proc = run(argv, what="hyperfine", timeout=_hyperfine_limit(len(specs), plan))
         except KeyboardInterrupt:
             from profiler.errors import Interrupted
 

@@ -73,7 +73,7 @@ def run_lazy(
     flags: Sequence[str] = (),
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
-    timeout: float = 600,
+    timeout: float | None = None,  # None: one run's limit (--timeout)
 ) -> LazyRunOutput:
     """One run to completion; a non-zero exit is data here (lazy loading may break the program)."""
     with tempfile.TemporaryDirectory(prefix="importprof-lazy-") as tmp:

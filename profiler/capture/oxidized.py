@@ -23,7 +23,7 @@ PACKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 LAUNCHER_CONFIG = "importprof-launcher.cfg"
 
 
-def discover_modules(python: str, target: Target, timeout: float = 600) -> tuple[list[LoadedModule], list[str]]:
+def discover_modules(python: str, target: Target, timeout: float | None = None) -> tuple[list[LoadedModule], list[str]]:
     """Run the target once (with site, as users run it) and return the modules it had at exit
     and its final sys.path."""
     with tempfile.TemporaryDirectory(prefix="importprof-pack-") as tmp:
@@ -97,7 +97,7 @@ def install_launcher(launcher: str, folder: str, config: Mapping[str, str]) -> s
     return exe
 
 
-def run_variant(argv: Sequence[str], env: Mapping[str, str] | None, cwd: str | None = None, timeout: float = 600):
+def run_variant(argv: Sequence[str], env: Mapping[str, str] | None, cwd: str | None = None, timeout: float | None = None):
     full = None
     if env:
         full = dict(os.environ)

@@ -48,7 +48,7 @@ def run_instrumented(
     fresh_pycache: bool = False,
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
-    timeout: float = 600,
+    timeout: float | None = None,  # None: one run's limit (--timeout)
     ignore_failure: bool = False,
     importers: bool = False,
 ) -> InstrumentedRun:

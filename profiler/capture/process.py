@@ -17,8 +17,43 @@ import time
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from profiler.errors import BadInput, TargetFailed, ToolMissing
+from profiler.errors import BadInput, TargetFailed, TimedOut, ToolMissing
 from profiler.model.measurement import RunSample
+
+# Every child runs in its own process group (its own session for `run`), so that a run that
+# passes its time limit, Ctrl-C or SIGTERM can stop it *and everything it started* (strace's
+# tracee, a shell's children): nothing is left running when importprof exits (issue 12.4/12.5).
+DEFAULT_RUN_TIMEOUT_S = 60.0
+_RUN_TIMEOUT_S: list = [DEFAULT_RUN_TIMEOUT_S]
+_LIVE_GROUPS: set = set()  # process groups of children still running
+
+
+def set_run_timeout(seconds: float | None) -> None:
+    """The limit for one run of a program (--timeout SECONDS; None or 0: no limit)."""
+    _RUN_TIMEOUT_S[0] = seconds if seconds else None
+
+
+def run_timeout() -> float | None:
+    return _RUN_TIMEOUT_S[0]
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL a child's whole process group; nothing when it is already gone."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def kill_live_groups() -> None:
+    """Kill every child group still registered (main() calls it on every exit path)."""
+    for pgid in list(_LIVE_GROUPS):
+        kill_group(pgid)
+        _LIVE_GROUPS.discard(pgid)
+
+
+def timed_out(what: str, limit: float) -> TimedOut:
+    return TimedOut(f"{what} did not finish within {limit:g} s (--timeout): stopped it and every process it started")
 
 
 @dataclass(frozen=True)
@@ -40,24 +75,40 @@ def run(
     missing: type = ToolMissing,
     what: str | None = None,
 ) -> Completed:
-    """Run argv to completion (no shell), capturing stdout and stderr."""
+    """Run argv to completion (no shell), capturing stdout and stderr, in a session of its
+    own. `timeout`: None = one run's limit (--timeout), math.inf = none. When it passes, or
+    on Ctrl-C/SIGTERM, the child's whole process group is killed (TimedOut: exit 3)."""
+    limit = run_timeout() if timeout is None else (None if timeout == float("inf") else timeout)
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             list(argv),
             env=dict(env) if env is not None else None,
             cwd=cwd,
-            timeout=timeout,
-            input=input,
-            capture_output=True,
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=text,
             errors="replace" if text else None,
-            stdin=None if input is not None else subprocess.DEVNULL,
+            start_new_session=True,
         )
     except OSError as exc:  # ENOENT, EACCES, ENOEXEC, EISDIR, a broken symlink...
         raise missing(f"cannot run {what or argv[0]} ({argv[0]}): {exec_problem(argv[0]) or exc.strerror}") from None
-    except subprocess.TimeoutExpired:
-        raise missing(f"{what or argv[0]} did not finish within {timeout:.0f} s") from None
-    return Completed(tuple(argv), proc.returncode, proc.stdout, proc.stderr)
+    _LIVE_GROUPS.add(proc.pid)
+    try:
+        try:
+            out, err = proc.communicate(input, timeout=limit)
+        except subprocess.TimeoutExpired:
+            kill_group(proc.pid)
+            proc.communicate()
+            raise timed_out(what or argv[0], limit) from None
+        except BaseException:  # Ctrl-C, SIGTERM: the child and its children go too
+            kill_group(proc.pid)
+            proc.wait()
+            raise
+    finally:
+        kill_group(proc.pid)  # what it left running in its group (a daemonized child...)
+        _LIVE_GROUPS.discard(proc.pid)
+    return Completed(tuple(argv), proc.returncode, out, err)
 
 
 class StderrTail:
@@ -144,6 +195,8 @@ class SpawnServer:
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
         try:
+            # its own process group, which the commands it forks share: killing the group
+            # stops the server, the running command and whatever that command started
             self.pid = os.posix_spawn(
                 exe,
                 [exe],
@@ -153,10 +206,12 @@ class SpawnServer:
                     (os.POSIX_SPAWN_DUP2, resp_w, 1),
                     (os.POSIX_SPAWN_DUP2, stderr.fd, 2),
                 ],
+                setpgroup=0,
             )
         finally:
             os.close(req_r)
             os.close(resp_w)
+        _LIVE_GROUPS.add(self.pid)
         self._buf = b""
 
     @staticmethod
@@ -173,7 +228,16 @@ class SpawnServer:
         view = memoryview(request)
         while view:
             view = view[os.write(self._req_w, view) :]
+        limit = run_timeout()
+        deadline = None if limit is None else time.monotonic() + limit
         while b"\n" not in self._buf:
+            if deadline is not None:
+                import select
+
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self._resp_r], [], [], left)[0]:
+                    self.close(kill=True)
+                    raise timed_out(what, limit)
             chunk = os.read(self._resp_r, 4096)
             if not chunk:
                 raise BadInput(f"the measuring spawner stopped while running {what}")
@@ -198,14 +262,13 @@ class SpawnServer:
             except OSError:
                 pass
         if kill:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            kill_group(self.pid)
         try:
             os.waitpid(self.pid, 0)
         except ChildProcessError:
             pass
+        kill_group(self.pid)  # a command's own children left in the group
+        _LIVE_GROUPS.discard(self.pid)
 
 
 def spawn_measured(
@@ -226,11 +289,12 @@ def spawn_measured(
     environ = os.environ if env is None else env
     t0 = time.perf_counter_ns()
     try:
-        pid = os.posix_spawn(argv[0], list(argv), environ, file_actions=actions)
+        pid = os.posix_spawn(argv[0], list(argv), environ, file_actions=actions, setpgroup=0)
     except OSError as exc:
         raise TargetFailed(f"cannot run {argv[0]}: {exec_problem(argv[0]) or exc.strerror}") from None
-    status, ru = _wait(pid)
+    status, ru = _wait(pid, argv[0])
     t1 = time.perf_counter_ns()
+    kill_group(pid)  # what it left running in its group (after the clock stopped)
     return RunSample(
         wall_s=(t1 - t0) / 1e9,
         user_s=ru.ru_utime,
@@ -240,15 +304,29 @@ def spawn_measured(
     )
 
 
-def _wait(pid: int):
+def _wait(pid: int, what: str = "the command"):
+    """wait4 for a child that leads its own process group, within one run's limit."""
+    _LIVE_GROUPS.add(pid)
+    limit = run_timeout()
     try:
+        if limit is not None and hasattr(os, "pidfd_open"):
+            import select
+
+            fd = os.pidfd_open(pid)
+            try:
+                if not select.select([fd], [], [], limit)[0]:
+                    raise timed_out(what, limit)
+            finally:
+                os.close(fd)
         _, status, ru = os.wait4(pid, 0)
     except BaseException:
-        # Ctrl-C (or anything else) while the child runs: do not leave it behind.
+        # the limit passed, Ctrl-C, SIGTERM: do not leave it (or what it started) behind
+        kill_group(pid)
         try:
-            os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
+        except ChildProcessError:
             pass
         raise
+    finally:
+        _LIVE_GROUPS.discard(pid)
     return status, ru

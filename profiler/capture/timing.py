@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from profiler.capture.process import SpawnServer, StderrTail, check_runnable, spawn_measured
-from profiler.errors import Interrupted, UsageError
+from profiler.errors import Interrupted, TimedOut, UsageError
 from profiler.model.measurement import CommandSpec, RunSample
 
 
@@ -149,7 +149,12 @@ def run_interleaved(
 
     def one(p: _Prepared, phase: str) -> None:
         out = outcomes[p.spec.key]
-        sample = _run_one(p, tail, tmp_root, server)
+        try:
+            sample = _run_one(p, tail, tmp_root, server)
+        except TimedOut as exc:  # name the run: which command, which run of it
+            n = len(out.exit_codes) + 1
+            who = f"{p.spec.variant} ({p.spec.target})" if p.spec.target else p.spec.variant
+            raise TimedOut(f"{phase} run {n} of {who}: {exc.message}") from None
         out.exit_codes.append(sample.exit_code)
         out.failure = _failure(sample, tail, plan, phase)
         if out.failure is None and phase == "measuring":

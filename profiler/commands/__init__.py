@@ -108,16 +108,26 @@ def parse(args: list[str]):
 def main(args: list[str]) -> int:
     from profiler.errors import EXIT_USAGE, ImportprofError
 
+    from profiler.workflows.session import interrupted, invocation, terminated
+
     try:
-        app = build_app()
-        result = app.main(args=args, prog_name="importprof", standalone_mode=False)
+        # one temporary folder, removed on every exit; SIGTERM handled as Ctrl-C; no child left
+        with invocation():
+            app = build_app()
+            result = app.main(args=args, prog_name="importprof", standalone_mode=False)
+        if result == 130 and interrupted():  # typer returns Ctrl-C as a bare 130
+            _common.error_line("terminated (SIGTERM)" if terminated() else "interrupted")
+            return 143 if terminated() else 130
         return int(result or 0) if isinstance(result, int) else 0
     except ImportprofError as exc:
+        if terminated() and exc.exit_code == 130:
+            _common.error_line("terminated (SIGTERM)")
+            return 143
         _common.error_line(exc.message, exc.detail)
         return exc.exit_code
     except KeyboardInterrupt:
-        _common.error_line("interrupted")
-        return 130
+        _common.error_line("terminated (SIGTERM)" if terminated() else "interrupted")
+        return 143 if terminated() else 130
     except BrokenPipeError:
         return 0
     except OSError as exc:  # a file or folder the workflow met (full disk, read-only...): one line
@@ -129,15 +139,18 @@ def main(args: list[str]) -> int:
     except Exception as exc:  # click/typer usage errors and exits (vendored or not)
         code = getattr(exc, "exit_code", None)
         fmt = getattr(exc, "format_message", None)
+        if type(exc).__name__ == "Exit" and code == 130:  # typer's wrapping of Ctrl-C (and SIGTERM)
+            _common.error_line("terminated (SIGTERM)" if terminated() else "interrupted")
+            return 143 if terminated() else 130
         if type(exc).__name__ == "Exit":
             return int(code or 0)
         if type(exc).__name__ == "NoArgsIsHelpError":
             sys.stdout.write(fmt() + "\n" if fmt else "")
             _common.error_line("no command given (see the list above)")
             return EXIT_USAGE
-        if type(exc).__name__ == "Abort":
-            _common.error_line("aborted")
-            return 130
+        if type(exc).__name__ == "Abort":  # click's wrapping of Ctrl-C (and SIGTERM, see session)
+            _common.error_line("terminated (SIGTERM)" if terminated() else "interrupted")
+            return 143 if terminated() else 130
         if code is not None and fmt is not None:
             msg = fmt()
             if type(exc).__name__ in ("UsageError", "BadParameter", "NoSuchOption", "MissingParameter", "BadOptionUsage", "BadArgumentUsage"):

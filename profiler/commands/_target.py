@@ -27,6 +27,10 @@ TARGET_USAGE = "[-c CODE | -m MODULE | SCRIPT | -- COMMAND] [ARGS]..."
 _TARGET_OPTS = {"-c": "code", "--code": "code", "-m": "module", "--module": "module"}
 _PROGRAM_HELP = ("-h", "--help")
 _META = "importprof.target"
+_TIMEOUT = "importprof.timeout"
+DEFAULT_TIMEOUT_S = 60.0
+TIMEOUT_HELP = (f"Stop one run of the program that takes longer than SECONDS, with every process it "
+                f"started, and exit 3 naming the run (default {DEFAULT_TIMEOUT_S:g}; 0: no limit).")
 _FILES = "importprof.files"
 
 
@@ -45,6 +49,7 @@ class TargetCommand(TyperCommand):
             if getattr(p, "param_type_name", "") == "option":
                 for o in (*p.opts, *p.secondary_opts):
                     own[o] = not (p.is_flag or p.count)
+        own.setdefault("--timeout", True)
         return own
 
     def parse_args(self, ctx, args):
@@ -67,6 +72,12 @@ class TargetCommand(TyperCommand):
                     raise UsageError(f"{ctx.command_path} needs a Python target (-c CODE, -m MODULE or SCRIPT), not `-- COMMAND`")
                 target = ("command", rest[0], rest[1:], [])
                 break
+            if a == "--timeout" or a.startswith("--timeout="):
+                # every command that runs a program takes it (parsed here: no command declares it)
+                value = a.partition("=")[2] if "=" in a else (args[i + 1] if i + 1 < len(args) else None)
+                ctx.meta[_TIMEOUT] = _seconds(value)
+                i += 1 if "=" in a else 2
+                continue
             kind, value, used = _target_option(a, args[i + 1 :])
             if kind:
                 target = (kind, value, args[i + 1 + used :], args[i : i + 1 + used])
@@ -101,6 +112,12 @@ class TargetCommand(TyperCommand):
             ctx.meta[_META] = Target(kind, value, tuple(program_args))
         return super().parse_args(ctx, [*mine, *positionals])
 
+    def invoke(self, ctx):
+        from profiler.workflows.session import set_run_timeout
+
+        set_run_timeout(ctx.meta.get(_TIMEOUT, DEFAULT_TIMEOUT_S))
+        return super().invoke(ctx)
+
     # -- help ------------------------------------------------------------------------------
     def collect_usage_pieces(self, ctx):
         return [*super().collect_usage_pieces(ctx), TARGET_USAGE]
@@ -122,6 +139,8 @@ class TargetCommand(TyperCommand):
                 "the target is the program's."
             )
         super().format_options(ctx, formatter)
+        with formatter.section("Time limit"):
+            formatter.write_dl([("--timeout SECONDS", TIMEOUT_HELP)])
 
 
 def _cluster(token: str, own: dict[str, bool]) -> bool:
@@ -137,6 +156,18 @@ def _no_such_option(ctx, name: str, own: dict[str, bool]) -> None:
     close = difflib.get_close_matches(name, [o for o in own if o.startswith("--")] if name.startswith("--") else list(own), n=3)
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
     raise UsageError(f"no such option: {name}{hint} (see `{ctx.command_path} --help`)")
+
+
+def _seconds(value: str | None) -> float:
+    import math
+
+    try:
+        seconds = float(value) if value is not None else math.nan
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        raise UsageError(f"--timeout needs SECONDS, a number >= 0 (0: no limit), not {value!r}")
+    return seconds
 
 
 def _option_name(token: str) -> tuple[str, bool]:

@@ -66,7 +66,7 @@ def startup(
         try:
             report = run_startup(opts, progress=bar.update, warn=warn)
         except TargetFailed as exc:
-            if ignore_failure or "Traceback" in (exc.detail or "") or "killed by signal" in exc.message:
+            if ignore_failure or "Traceback" in (exc.detail or "") or "killed by signal" in exc.message or type(exc).__name__ == "TimedOut":
                 raise
             raise TargetFailed(f"{exc.message}; if it exits non-zero on purpose, --ignore-failure times it anyway",
                                detail=exc.detail) from None

@@ -42,7 +42,7 @@ class LazyOptions:
     profile_runs: int = 3  # eager -X importtime runs (medians price `avoided`)
     max_bisect_runs: int = 60
     engine: str = "builtin"
-    timeout: float = 600
+    timeout: float | None = None  # None: one run's limit (--timeout)
     measure: bool = True  # False: correctness and avoided only (doctor's estimate)
 
 

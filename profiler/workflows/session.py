@@ -1,0 +1,88 @@
+"""One invocation of importprof: its temporary folder, its children, its signals (issue 12.5/12.6).
+
+`invocation()` wraps a whole command (main() enters it):
+- every temporary file and folder the run makes lives under ONE folder (`tempfile.tempdir` points
+  there for the invocation), removed on every exit path: success, error, Ctrl-C, SIGTERM;
+- SIGTERM becomes `Terminated` (a KeyboardInterrupt), so the same clean-up and partial-output
+  paths as Ctrl-C run; `terminated()` tells main() to exit 143 instead of 130;
+- every child process group still running is killed on the way out (capture/process.py runs
+  each child in its own group), so nothing importprof started outlives it.
+
+The measured programs' environment is not changed (TMPDIR stays theirs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import tempfile
+import threading
+
+_STATE = {"terminated": False, "interrupted": False}
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the main thread was (a KeyboardInterrupt: Ctrl-C's paths apply)."""
+
+
+def _on_sigterm(signum, frame):
+    _STATE["terminated"] = True
+    raise Terminated()
+
+
+def _on_sigint(signum, frame):
+    _STATE["interrupted"] = True
+    raise KeyboardInterrupt()
+
+
+def terminated() -> bool:
+    return _STATE["terminated"]
+
+
+def interrupted() -> bool:
+    """Ctrl-C or SIGTERM arrived (typer turns KeyboardInterrupt into a bare exit code 130)."""
+    return _STATE["interrupted"] or _STATE["terminated"]
+
+
+def set_run_timeout(seconds: float | None) -> None:
+    """--timeout SECONDS: the limit for one run of a program (None or 0: no limit)."""
+    from profiler.capture.process import set_run_timeout as _set
+
+    _set(seconds)
+
+
+@contextlib.contextmanager
+def invocation():
+    _STATE["terminated"] = _STATE["interrupted"] = False
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if main_thread else None
+    previous_int = signal.getsignal(signal.SIGINT) if main_thread else None
+    if previous_int is signal.default_int_handler:  # not when started with SIGINT ignored
+        signal.signal(signal.SIGINT, _on_sigint)
+    old_tempdir = tempfile.tempdir
+    folder = tempfile.mkdtemp(prefix=f"importprof-{os.getpid()}-")
+    tempfile.tempdir = folder
+    try:
+        yield folder
+    finally:
+        if main_thread:  # a second SIGTERM must not cut the clean-up short
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        try:
+            _kill_children()
+        finally:
+            tempfile.tempdir = old_tempdir
+            shutil.rmtree(folder, ignore_errors=True)
+            if main_thread:
+                signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+                if previous_int is signal.default_int_handler:
+                    signal.signal(signal.SIGINT, previous_int)
+
+
+def _kill_children() -> None:
+    import sys
+
+    process = sys.modules.get("profiler.capture.process")  # only if anything was started
+    if process is not None and hasattr(process, "kill_live_groups"):
+        process.kill_live_groups()

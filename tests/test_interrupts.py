@@ -1,0 +1,160 @@
+"""Hangs, Ctrl-C and SIGTERM in every command that runs a program (issue 12.4-12.6).
+
+The target starts a grandchild (`sleep <marker>`), touches a file to say it is running, then
+never exits. For each command:
+- `--timeout 2`: exit 3 with one line naming the run and the limit;
+- SIGINT to importprof's pid alone (not its group, as `kill -INT PID` does): exit 130, one line;
+- SIGTERM: exit 143, one line;
+and in every case no process importprof started is left (the target, its grandchild, strace),
+and the temporary folder (TMPDIR) is empty again.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+COMMANDS = {
+    "startup": ["startup", "--runs", "1", "--warmup", "0"],
+    "imports": ["imports", "--runs", "1", "--warmup", "0"],
+    "trace": ["trace"],
+    "why": ["why", "json", "--runs", "1"],
+    "report": ["report", "--runs", "1", "--warmup", "0", "--import-runs", "1"],
+    "lazy": ["lazy", "--runs", "1", "--warmup", "0"],
+    "doctor": ["doctor", "--runs", "1", "--timing-runs", "1"],
+    "pack": ["pack", "-o", "{tmp}/pack"],
+    "build": ["build", "-o", "{tmp}/build"],
+    "compare": ["compare", "--runs", "1", "--warmup", "0", "--syscalls", "off", "--build-dir", "{tmp}/builds"],
+}
+
+
+class Hang:
+    def __init__(self, tmp_path: Path):
+        self.marker = f"{random.randint(100000, 999999)}.{os.getpid()}"
+        self.ready = tmp_path / f"running-{self.marker}"
+        self.tmpdir = tmp_path / "tmp"
+        self.tmpdir.mkdir()
+        self.work = tmp_path / "work"
+        self.work.mkdir()
+        self.code = (
+            "import subprocess, time, pathlib; "
+            f"subprocess.Popen(['sleep', '{self.marker}']); "
+            f"pathlib.Path({str(self.ready)!r}).touch(); time.sleep(10**6)"
+        )
+
+    def start(self, command: str, *extra: str) -> subprocess.Popen:
+        args = [a.format(tmp=self.work) for a in COMMANDS[command]]
+        env = {**os.environ, "TMPDIR": str(self.tmpdir), "PYTHONPATH": str(REPO)}
+        return subprocess.Popen(
+            [sys.executable, "-m", "profiler", *args, *extra, "-c", self.code],
+            cwd=self.work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdin=subprocess.DEVNULL, start_new_session=True,  # our signals reach importprof's pid only
+        )
+
+    def wait_running(self, proc: subprocess.Popen, limit: float = 120) -> None:
+        deadline = time.monotonic() + limit
+        while not self.ready.exists():
+            if proc.poll() is not None:
+                out, err = proc.communicate()
+                pytest.fail(f"importprof ended before the target ran (exit {proc.returncode}):\n{err[-3000:]}")
+            if time.monotonic() > deadline:
+                self.cleanup(proc)
+                pytest.fail("the target never started")
+            time.sleep(0.05)
+
+    def left_running(self) -> list[str]:
+        """Processes still alive that this test's importprof started (found by the marker)."""
+        ps = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
+        return [ln.strip() for ln in ps.splitlines() if self.marker in ln and "ps -eo" not in ln]
+
+    def cleanup(self, proc: subprocess.Popen) -> None:
+        """After a failure: end what is ours, by pid (importprof's group, then marked leftovers)."""
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for line in self.left_running():
+            try:
+                os.kill(int(line.split()[0]), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+
+    def finish(self, proc: subprocess.Popen, limit: float = 120) -> tuple[int, str, str]:
+        try:
+            out, err = proc.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            self.cleanup(proc)
+            out, err = proc.communicate()
+            pytest.fail(f"importprof did not end within {limit} s:\n{err[-3000:]}")
+        time.sleep(0.3)  # a killed group's members are reaped by init
+        left = self.left_running()
+        tmp_left = sorted(os.listdir(self.tmpdir))
+        if left:
+            self.cleanup(proc)
+        shown = f"exit {proc.returncode}\n--stderr--\n{err[-3000:]}"
+        assert not left, f"left running: {left}\n{shown}"
+        assert not tmp_left, f"left in TMPDIR: {tmp_left}\n{shown}"
+        assert "Traceback" not in err, shown
+        return proc.returncode, out, err
+
+
+def _one_error(err: str) -> str:
+    lines = [ln for ln in err.splitlines() if ln.startswith("importprof: error:")]
+    assert len(lines) == 1, err[-3000:]
+    return lines[0]
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_timeout_kills_the_run_and_what_it_started(command, tmp_path):
+    hang = Hang(tmp_path)
+    proc = hang.start(command, "--timeout", "3")
+    rc, _, err = hang.finish(proc)
+    line = _one_error(err)
+    assert rc == 3, err[-3000:]
+    assert "did not finish within 3 s" in line, line
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_sigint_to_importprof_alone(command, tmp_path):
+    hang = Hang(tmp_path)
+    proc = hang.start(command)
+    hang.wait_running(proc)
+    os.kill(proc.pid, signal.SIGINT)
+    rc, _, err = hang.finish(proc)
+    assert rc == 130, err[-3000:]
+    assert "interrupted" in _one_error(err)
+
+
+@pytest.mark.parametrize("command", ["startup", "imports", "trace", "report", "build"])
+def test_sigterm(command, tmp_path):
+    hang = Hang(tmp_path)
+    proc = hang.start(command)
+    hang.wait_running(proc)
+    os.kill(proc.pid, signal.SIGTERM)
+    rc, _, err = hang.finish(proc)
+    assert rc == 143, err[-3000:]
+    assert "terminated" in _one_error(err)
+
+
+def test_timeout_is_stated_in_help():
+    out = subprocess.run([sys.executable, "-m", "profiler", "imports", "--help"], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO)}).stdout
+    assert "--timeout SECONDS" in out and "default 60" in out, out
+
+
+def test_timeout_must_be_a_number_of_seconds(tmp_path):
+    for bad in ("nan", "-1", "inf", "soon"):
+        proc = subprocess.run([sys.executable, "-m", "profiler", "imports", "--timeout", bad, "-c", "pass"],
+                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert "--timeout" in _one_error(proc.stderr)
