@@ -340,7 +340,18 @@ def run_case(case: Case, root: Path, through_subprocess: bool = SUBPROCESS) -> N
     assert os.listdir(tmp) == [], f"left in the temporary folder: {os.listdir(tmp)}\n{shown}"
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+MEASURING = ("startup", "imports", "trace", "why", "site", "report", "compare", "lazy", "doctor", "pythons", "pack", "build")
+
+
+def _spawns(case: Case) -> bool:
+    """Cases that start a program or an interpreter (make test-fast skips them)."""
+    if case.program_kind:
+        return True
+    head = case.id.split("[", 1)[0]
+    return any(head.startswith(m) for m in MEASURING) and not case.id.startswith("numbers:") and "from-log" not in head
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if _spawns(c) else []) for c in CASES])
 def test_contract(case, tmp_path):
     run_case(case, tmp_path)
 
@@ -350,6 +361,7 @@ SAMPLE = ["show[binary]", "diff-new[wrong-types]", "why-report[nan]", "report-fr
           "pack--python[missing]", "numbers:diff --fail-over nan", "site-o[directory]", "build-dir[under-a-file]"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case_id", SAMPLE)
 def test_a_sample_through_the_real_entry_point(case_id, tmp_path):
     """The same contract with a real interpreter start (python -m profiler): what main()

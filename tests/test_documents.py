@@ -12,9 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from _inproc import run_main
 from conftest import REPO, assert_one_line_error
 
 REPORT_FIXTURES = ["startup", "imports", "trace", "site", "compare", "why"]
+
+
+@pytest.fixture
+def inproc():
+    """The command line in-process (these commands read files; nothing is spawned)."""
+    return run_main
 
 
 def _fixture(fixtures, kind):
@@ -40,7 +47,7 @@ def test_the_saved_fixtures_conform(fixtures, kind):
     assert first_problem(_fixture(fixtures, kind), kind) is None
 
 
-def test_documents_importprof_writes_conform(cli, fixtures, tmp_path):
+def test_documents_importprof_writes_conform(inproc, fixtures, tmp_path):
     """What the quick commands write reads back (the schemas describe the real output)."""
     from profiler.inputs import read_document
 
@@ -55,7 +62,7 @@ def test_documents_importprof_writes_conform(cli, fixtures, tmp_path):
     }
     for name, args in made.items():
         out = tmp_path / f"{name}.json"
-        res = cli(*args, "--format", "json", "-o", out)
+        res = inproc(*args, "--format", "json", "-o", out)
         assert res.returncode == 0, res
         read_document(str(out))
 
@@ -87,13 +94,13 @@ IMPORTS_CASES = [
 
 
 @pytest.mark.parametrize("path,value,message", IMPORTS_CASES, ids=[c[2].split(":")[0] for c in IMPORTS_CASES])
-def test_imports_readers_name_the_first_offending_place(cli, fixtures, tmp_path, path, value, message):
+def test_imports_readers_name_the_first_offending_place(inproc, fixtures, tmp_path, path, value, message):
     good = str(fixtures / "report" / "imports.json")
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(_mutate(_fixture(fixtures, "imports"), path, value)))
     out = tmp_path / "out.json"
     for args in (["show", bad], ["diff", good, bad], ["diff", bad, good], ["why", "json", "--report", bad], ["report", "--from", bad]):
-        res = cli(*args, "-o", out)
+        res = inproc(*args, "-o", out)
         line = assert_one_line_error(res, 2, str(bad), message)
         assert "importprof.imports/1" in line, line
         assert not out.exists()
@@ -115,51 +122,51 @@ def test_imports_readers_name_the_first_offending_place(cli, fixtures, tmp_path,
         ("imports", ("schema",), "importprof.imports/2", "importprof.imports/2' is a version this importprof does not read"),
     ],
 )
-def test_report_from_and_include_refuse_a_bad_document_before_writing(cli, fixtures, tmp_path, kind, path, value, message):
+def test_report_from_and_include_refuse_a_bad_document_before_writing(inproc, fixtures, tmp_path, kind, path, value, message):
     bad = tmp_path / f"{kind}.json"
     bad.write_text(json.dumps(_mutate(_fixture(fixtures, kind), path, value)))
     out = tmp_path / "page.html"
-    res = cli("report", "--from", bad, "-o", out)
+    res = inproc("report", "--from", bad, "-o", out)
     assert_one_line_error(res, 2, str(bad), message)
     assert not out.exists()
     marker = tmp_path / "ran"
-    res = cli("report", "--include", bad, "-o", out, "-c", f"open({str(marker)!r}, 'w')")
+    res = inproc("report", "--include", bad, "-o", out, "-c", f"open({str(marker)!r}, 'w')")
     assert_one_line_error(res, 2, str(bad), message)
     assert not out.exists() and not marker.exists()
 
 
-def test_a_bundle_is_checked_document_by_document(cli, fixtures, tmp_path):
+def test_a_bundle_is_checked_document_by_document(inproc, fixtures, tmp_path):
     trace = _mutate(_fixture(fixtures, "trace"), ("variants", 0, "syscalls"), "lots")
     bundle = {"schema": "importprof.report/1", "documents": [{"source": "a", "doc": _fixture(fixtures, "imports")}, {"source": "b", "doc": trace}]}
     bad = tmp_path / "bundle.json"
     bad.write_text(json.dumps(bundle))
-    res = cli("report", "--from", bad, "-o", tmp_path / "page.html")
+    res = inproc("report", "--from", bad, "-o", tmp_path / "page.html")
     assert_one_line_error(res, 2, "documents[1]", "variants[0].syscalls: expected array")
 
 
-def test_a_hyperfine_file_is_checked_as_startup_results(cli, tmp_path):
+def test_a_hyperfine_file_is_checked_as_startup_results(inproc, tmp_path):
     bad = tmp_path / "hf.json"
     bad.write_text(json.dumps({"results": [{"command": "x", "mean": "slow", "times": []}]}))
-    res = cli("report", "--from", bad, "-o", tmp_path / "page.html")
+    res = inproc("report", "--from", bad, "-o", tmp_path / "page.html")
     assert_one_line_error(res, 2, "results[0].mean: expected number or null")
 
 
 @pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity", "1e999"])
-def test_non_finite_numbers_are_refused(cli, fixtures, tmp_path, token):
+def test_non_finite_numbers_are_refused(inproc, fixtures, tmp_path, token):
     text = (fixtures / "report" / "imports.json").read_text()
     doc = json.loads(text)
     doc["total_us"] = "@@"
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc).replace('"@@"', token))
     for args in (["show", bad], ["diff", bad, bad], ["why", "json", "--report", bad], ["report", "--from", bad]):
-        res = cli(*args)
+        res = inproc(*args)
         assert_one_line_error(res, 2, str(bad), "not valid JSON")
 
 
-def test_deeply_nested_json_is_one_line(cli, tmp_path):
+def test_deeply_nested_json_is_one_line(inproc, tmp_path):
     bad = tmp_path / "deep.json"
     bad.write_text('{"schema": "importprof.imports/1", "modules": ' + "[" * 100_000 + "]" * 100_000 + "}")
-    res = cli("show", bad)
+    res = inproc("show", bad)
     assert_one_line_error(res, 2, str(bad), "nested")
 
 

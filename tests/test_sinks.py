@@ -9,8 +9,16 @@ import stat
 
 import pytest
 
+from _inproc import run_main
 from _mounts import full_disk, listing, read_only
 from conftest import assert_one_line_error
+
+
+@pytest.fixture
+def inproc():
+    """The command line in-process: the checks under test happen before anything is spawned
+    (tests that do run a program are marked slow)."""
+    return run_main
 
 IMPORTS_DOC = "report/imports.json"
 LOG = "importtime/cryptography_fernet.log"
@@ -26,7 +34,7 @@ def test_write_atomic_into_a_directory_is_bad_output(tmp_path):
     assert listing(tmp_path) == []
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # mounts a tmpfs (root)
 def test_write_atomic_on_a_full_disk_keeps_the_old_file(tmp_path):
     from profiler.errors import OutputFailed
     from profiler.sinks import write_atomic
@@ -39,7 +47,7 @@ def test_write_atomic_on_a_full_disk_keeps_the_old_file(tmp_path):
         assert listing(d) == before
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # mounts a tmpfs (root)
 def test_write_atomic_read_only_folder_is_bad_output(tmp_path):
     from profiler.errors import BadOutput
     from profiler.sinks import check_output_dir, check_writable, write_atomic
@@ -128,60 +136,65 @@ def _readers(fixtures):
 
 
 @pytest.mark.parametrize("command", ["show", "diff", "why", "imports", "trace", "report"])
-def test_output_is_a_directory(cli, fixtures, tmp_path, command):
+def test_output_is_a_directory(inproc, fixtures, tmp_path, command):
     (tmp_path / "d").mkdir()
-    res = cli(*_readers(fixtures)[command], "-o", tmp_path / "d")
+    res = inproc(*_readers(fixtures)[command], "-o", tmp_path / "d")
     assert_one_line_error(res, 2, "is a directory")
     assert listing(tmp_path) == ["d"] and listing(tmp_path / "d") == []
 
 
+@pytest.mark.slow  # mounts a tmpfs (root)
 @pytest.mark.parametrize("command", ["show", "diff", "why", "imports", "trace", "report"])
-def test_output_on_a_full_disk(cli, fixtures, tmp_path, command):
+def test_output_on_a_full_disk(inproc, fixtures, tmp_path, command):
     with full_disk(str(tmp_path / "full")) as d:
         before = listing(d)
-        res = cli(*_readers(fixtures)[command], "-o", os.path.join(d, "out.json"))
+        res = inproc(*_readers(fixtures)[command], "-o", os.path.join(d, "out.json"))
         assert_one_line_error(res, 3, "No space left")
         assert open(os.path.join(d, "out.json"), "rb").read() == b'{"old": true}\n'
         assert stat.S_IMODE(os.stat(os.path.join(d, "out.json")).st_mode) == 0o600
         assert listing(d) == before
 
 
+@pytest.mark.slow  # mounts a tmpfs (root)
 @pytest.mark.parametrize("command", ["show", "diff", "why", "imports", "trace", "report"])
-def test_output_in_a_read_only_folder(cli, fixtures, tmp_path, command):
+def test_output_in_a_read_only_folder(inproc, fixtures, tmp_path, command):
     with read_only(str(tmp_path / "ro")) as d:
-        res = cli(*_readers(fixtures)[command], "-o", os.path.join(d, "out.json"))
+        res = inproc(*_readers(fixtures)[command], "-o", os.path.join(d, "out.json"))
         assert_one_line_error(res, 2, "Read-only file system")
         assert listing(d) == []
 
 
+@pytest.mark.slow  # mounts a tmpfs (root)
 @pytest.mark.parametrize("option", ["-o", "--export-json", "--export-markdown"])
-def test_startup_checks_its_outputs_before_measuring(cli, tmp_path, option):
+def test_startup_checks_its_outputs_before_measuring(inproc, tmp_path, option):
     marker = tmp_path / "ran"
     with read_only(str(tmp_path / "ro")) as d:
-        res = cli("startup", "--runs", "1", "--warmup", "0", option, os.path.join(d, "out"),
+        res = inproc("startup", "--runs", "1", "--warmup", "0", option, os.path.join(d, "out"),
                   "-c", f"open({str(marker)!r}, 'w')")
         assert_one_line_error(res, 2, "Read-only file system")
     assert not marker.exists(), "the target ran although the output could not be written"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", ["--export-json", "--export-markdown"])
-def test_startup_exports_on_a_full_disk(cli, tmp_path, option):
+def test_startup_exports_on_a_full_disk(inproc, tmp_path, option):
     with full_disk(str(tmp_path / "full")) as d:
         before = listing(d)
-        res = cli("startup", "--runs", "1", "--warmup", "0", "--variant", "default", option, os.path.join(d, "out.json"))
+        res = inproc("startup", "--runs", "1", "--warmup", "0", "--variant", "default", option, os.path.join(d, "out.json"))
         assert_one_line_error(res, 3, "No space left")
         assert open(os.path.join(d, "out.json"), "rb").read() == b'{"old": true}\n'
         assert listing(d) == before
 
 
-def test_imports_checks_its_output_before_measuring(cli, tmp_path):
+def test_imports_checks_its_output_before_measuring(inproc, tmp_path):
     marker = tmp_path / "ran"
     (tmp_path / "d").mkdir()
-    res = cli("imports", "--runs", "1", "--warmup", "0", "-o", tmp_path / "d", "-c", f"open({str(marker)!r}, 'w')")
+    res = inproc("imports", "--runs", "1", "--warmup", "0", "-o", tmp_path / "d", "-c", f"open({str(marker)!r}, 'w')")
     assert_one_line_error(res, 2, "is a directory")
     assert not marker.exists()
 
 
+@pytest.mark.slow  # mounts a tmpfs (root)
 @pytest.mark.parametrize(
     "args",
     [
@@ -191,9 +204,9 @@ def test_imports_checks_its_output_before_measuring(cli, tmp_path):
     ],
     ids=["pack", "build", "compare"],
 )
-def test_output_folders_in_a_read_only_folder(cli, tmp_path, args):
+def test_output_folders_in_a_read_only_folder(inproc, tmp_path, args):
     with read_only(str(tmp_path / "ro")) as d:
-        res = cli(*[a.format(os.path.join(d, "out")) for a in args])
+        res = inproc(*[a.format(os.path.join(d, "out")) for a in args])
         assert_one_line_error(res, 2, "Read-only file system")
         assert listing(d) == []
 
@@ -215,30 +228,33 @@ def test_stdout_on_a_full_disk(fixtures, tmp_path):
 
 
 # ------------------------------------------------------------------ trace --keep-log (12.8)
-def test_keep_log_is_not_overwritten_by_a_failing_run(cli, tmp_path):
+@pytest.mark.slow
+def test_keep_log_is_not_overwritten_by_a_failing_run(inproc, tmp_path):
     kept = tmp_path / "kept.strace"
     kept.write_text("the previous log\n")
-    res = cli("trace", "--keep-log", kept, "-c", "raise SystemExit(4)")
+    res = inproc("trace", "--keep-log", kept, "-c", "raise SystemExit(4)")
     assert_one_line_error(res, 3, "exit code 4")
     assert kept.read_text() == "the previous log\n"
     assert listing(tmp_path) == ["kept.strace"]
 
 
-def test_keep_log_replaces_a_file_keeping_its_mode(cli, tmp_path):
+@pytest.mark.slow
+def test_keep_log_replaces_a_file_keeping_its_mode(inproc, tmp_path):
     kept = tmp_path / "kept.strace"
     kept.write_text("old\n")
     os.chmod(kept, 0o600)
-    res = cli("trace", "--keep-log", kept, "-c", "import json")
+    res = inproc("trace", "--keep-log", kept, "-c", "import json")
     assert res.returncode == 0, res
     assert "execve(" in kept.read_text()
     assert stat.S_IMODE(os.stat(kept).st_mode) == 0o600
     assert listing(tmp_path) == ["kept.strace"]
 
 
-def test_keep_log_cut_short_by_a_full_disk_is_said(cli, tmp_path):
+@pytest.mark.slow
+def test_keep_log_cut_short_by_a_full_disk_is_said(inproc, tmp_path):
     with full_disk(str(tmp_path / "full")) as d:
         before = listing(d)
-        res = cli("trace", "--keep-log", os.path.join(d, "out.json"), "-c", "import json")
+        res = inproc("trace", "--keep-log", os.path.join(d, "out.json"), "-c", "import json")
         assert_one_line_error(res, 3, "cut short", "No space left")
         assert "syscalls" not in res.stdout
         assert open(os.path.join(d, "out.json"), "rb").read() == b'{"old": true}\n'
