@@ -184,8 +184,8 @@ def test_pack_without_output_is_a_usage_error(cli):
 
 def test_missing_script_and_a_file_as_build_dir_are_usage_errors(cli, real_python, tmp_path):
     missing = str(tmp_path / "missing.py")
-    assert_one_line_error(cli("pack", "-o", str(tmp_path / "p"), missing), 2, "script not found")
-    assert_one_line_error(cli("compare", "--python", real_python, "--build-dir", str(tmp_path / "b"), missing), 2, "script not found")
+    assert_one_line_error(cli("pack", "-o", str(tmp_path / "p"), missing), 2, "no such script")
+    assert_one_line_error(cli("compare", "--python", real_python, "--build-dir", str(tmp_path / "b"), missing), 2, "no such script")
     afile = tmp_path / "afile"
     afile.write_text("")
     assert_one_line_error(cli("compare", "--python", real_python, "--workload", "hello", "--build-dir", str(afile)), 2, "--build-dir")
