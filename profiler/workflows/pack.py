@@ -35,8 +35,9 @@ def check_target(target: Target) -> None:
     """What packing (and so build and compare) can take, checked before any folder is touched."""
     if not target.is_python:
         raise UsageError("the target must be Python (SCRIPT, -m MODULE or -c CODE), not `-- COMMAND`")
-    if target.kind == "script" and not os.path.isfile(target.value):
-        raise UsageError(f"script not found: {target.value}")
+    from profiler.workflows.targets import check_target as check_runnable
+
+    check_runnable(target)  # the message every command gives
 
 
 def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None,
