@@ -7,7 +7,7 @@ from collections import Counter
 
 from profiler.model.lazy import LazyReport
 from profiler.render.console import new_table, render_tables
-from profiler.render.units import RATIO_CONVENTION, fmt_bytes, fmt_failed, fmt_pm, fmt_ratio, fmt_seconds
+from profiler.render.units import RATIO_CONVENTION, fmt_seconds, timing_cells
 
 
 def _ms(us: int) -> str:
@@ -24,21 +24,7 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
         t.add_column(col, justify=just)
     rel = {x.key: x for x in report.relative}
     for r in report.results:
-        row = [r.variant]
-        if r.failed:
-            row += [fmt_failed(r.error), "", "", "", "", "", "", str(r.runs)]
-        else:
-            x = rel.get(r.key)
-            row += [
-                fmt_pm(r.mean, r.stddev),
-                fmt_seconds(r.median),
-                f"{fmt_seconds(r.min)} … {fmt_seconds(r.max, r.min)}",
-                fmt_seconds(r.user),
-                fmt_seconds(r.system),
-                fmt_bytes(r.peak_rss_bytes),
-                fmt_ratio(x.ratio, x.ratio_stddev, reference=x.key == x.reference) if x else "",
-                str(r.runs),
-            ]
+        row = [r.variant, *timing_cells(r, rel.get(r.key)), str(r.runs)]
         t.add_row(*row)
     if report.results:
         parts += [t, RATIO_CONVENTION + " (here: eager)"]

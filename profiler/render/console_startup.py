@@ -5,17 +5,11 @@ from __future__ import annotations
 from profiler.model.measurement import StartupReport
 from profiler.render.console import new_table, render_tables
 from profiler.render.text import path_cell, shown_target
-from profiler.render.units import RATIO_CONVENTION, fmt_bytes, fmt_count, fmt_failed, fmt_pm, fmt_ratio, fmt_seconds
+from profiler.render.units import RATIO_CONVENTION, fmt_count, fmt_pm, timing_cells
 
 
 def _label(r) -> str:
     return r.variant or r.key or r.command
-
-
-def _ratio_cell(x) -> str:
-    if x is None:
-        return ""
-    return fmt_ratio(x.ratio, x.ratio_stddev, reference=x.key == x.reference)
 
 
 def render_startup_table(report: StartupReport, tty: bool = False) -> str:
@@ -49,19 +43,7 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
         if many_py:
             row.append(f"{path_cell(r.python, tty)} ({r.python_version})")
         row.append(shown_target(r.target))
-        if getattr(r, "failed", False):
-            # a failed command has no timing figure at all: its error instead
-            row += [fmt_failed(getattr(r, "error", None)), "", "", "", "", "", ""]
-        else:
-            row += [
-                fmt_pm(r.mean, r.stddev),
-                fmt_seconds(r.median),
-                f"{fmt_seconds(r.min)} … {fmt_seconds(r.max, r.min)}",
-                fmt_seconds(r.user),
-                fmt_seconds(r.system),
-                fmt_bytes(r.peak_rss_bytes),
-                _ratio_cell(rel.get(r.key)),
-            ]
+        row += timing_cells(r, rel.get(r.key))
         if has_instr:
             row.append(fmt_count(r.instructions))
         row.append(str(r.runs))

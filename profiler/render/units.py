@@ -70,3 +70,16 @@ def fmt_ratio(ratio: float | None, sd: float | None = None, *, reference: bool =
 def fmt_failed(error: str | None) -> str:
     """The cell of a command that failed: its one-line error, and no timing figure."""
     return f"failed: {error or 'no error text'}"
+
+
+TIMING_COLUMNS = ("Mean ± σ", "Median", "Min … Max", "User", "System", "Peak RSS")
+
+
+def timing_cells(r, relative=None) -> list[str]:
+    """A timing result's cells under TIMING_COLUMNS plus the ratio: its figures, or for a
+    failed command its error alone (no figure at all)."""
+    if r.failed:
+        return [fmt_failed(r.error), "", "", "", "", "", ""]
+    ratio = "" if relative is None else fmt_ratio(relative.ratio, relative.ratio_stddev, reference=relative.key == relative.reference)
+    return [fmt_pm(r.mean, r.stddev), fmt_seconds(r.median), f"{fmt_seconds(r.min)} … {fmt_seconds(r.max, r.min)}",
+            fmt_seconds(r.user), fmt_seconds(r.system), fmt_bytes(r.peak_rss_bytes), ratio]
