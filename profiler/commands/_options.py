@@ -112,3 +112,7 @@ IgnoreFailureOpt = Annotated[
     typer.Option("--ignore-failure", "-i", help="The program exits non-zero on purpose (a red test suite, a linter): "
                  "measure it anyway (as hyperfine -i). A crash with a traceback or a signal still fails in startup."),
 ]
+
+EngineOpt = Annotated[
+    str, typer.Option("--engine", metavar="ENGINE", help="builtin (interleaved runs, wait4 rusage) or hyperfine (drives the real hyperfine -N).")
+]

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
+from profiler.commands._options import EngineOpt, TopOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
 from profiler.commands._target import PythonTargetCommand
 
 FORMATS = ("json",)
@@ -36,8 +36,8 @@ def lazy(
     warmup: warmup_opt(3) = 3,
     profile_runs: int = typer.Option(3, "--profile-runs", metavar="N", min=1, help="Eager -X importtime runs that price the avoided modules (medians)."),
     max_bisect_runs: int = typer.Option(60, "--max-bisect-runs", metavar="N", min=1, help="At most N program runs to find the must-stay-eager set."),
-    engine: str = typer.Option("builtin", "--engine", metavar="ENGINE", help="builtin (interleaved runs, wait4 rusage) or hyperfine."),
-    top: int = typer.Option(10, "--top", metavar="N", min=1, help="Rows per table."),
+    engine: EngineOpt = "builtin",
+    top: TopOpt = 10,
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:

@@ -6,6 +6,8 @@ from typing import List, Optional
 
 import typer
 
+from profiler.commands._options import OutputOpt, format_opt
+
 
 def register(app: typer.Typer) -> None:
     app.command(
@@ -23,14 +25,12 @@ def pythons(
     python: Optional[List[str]] = typer.Option(
         None, "--python", help="Interpreters to list (repeatable; PATH, NAME, pyenv:3.12, pyenv:*, venv, all). Default: all."
     ),
-    fmt: Optional[str] = typer.Option(None, "--format", help="Machine format: json."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the --format output (json by default) to FILE atomically."),
+    fmt: format_opt("json") = None,
+    output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import check_format, check_outputs, deliver, warn
+    from profiler.commands._common import check_outputs, deliver, warn
     from profiler.render.console_pythons import render_pythons_table
     from profiler.workflows.pythons import pythons as run_pythons
-
-    check_format(fmt, ("json",))
     check_outputs(output)
     report = run_pythons(python or None, warn=warn)
     deliver(report, fmt=fmt, output=output, table=render_pythons_table, formats=("json",))

@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from profiler.commands._options import (
-    ExportJsonOpt, ExportMarkdownOpt, FlagsOpt, IgnoreFailureOpt, OutputOpt, PythonsOpt, format_opt, runs_opt, variant_opt, warmup_opt,
+    EngineOpt, ExportJsonOpt, ExportMarkdownOpt, FlagsOpt, IgnoreFailureOpt, OutputOpt, PythonsOpt, format_opt, runs_opt, variant_opt, warmup_opt,
 )
 from profiler.commands._target import TargetCommand
 
@@ -30,7 +30,7 @@ def startup(
     python: PythonsOpt = None,
     variant: variant_opt("Default: default,no-site,isolated,no-frozen.") = None,
     flags: FlagsOpt = None,
-    engine: str = typer.Option("builtin", "--engine", metavar="ENGINE", help="builtin (interleaved runs, wait4 rusage) or hyperfine (drives the real hyperfine -N)."),
+    engine: EngineOpt = "builtin",
     runs: runs_opt("Runs per variant. Default: adaptive (at least 10, about 3 s per variant).") = None,
     warmup: warmup_opt(3) = 3,
     import_: Optional[List[str]] = typer.Option(None, "--import", metavar="MODULE", help='Also measure the cost of `import MODULE` (-c "import MODULE" minus -c pass) per variant (repeatable).'),
