@@ -158,3 +158,49 @@ def test_timeout_must_be_a_number_of_seconds(tmp_path):
                               capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp_path)
         assert proc.returncode == 2, proc.stderr
         assert "--timeout" in _one_error(proc.stderr)
+
+
+@pytest.mark.parametrize(
+    "args,heading",
+    [
+        (["startup", "--runs", "500", "--warmup", "0", "-c", "import time; time.sleep(0.02)"], "interrupted: partial results"),
+        (["report", "--runs", "500", "--warmup", "0", "--skip", "imports,trace,site", "-c", "import time; time.sleep(0.02)"],
+         "interrupted: partial results"),
+        (["compare", "--workload", "hello", "--runs", "500", "--warmup", "0", "--syscalls", "off"], "| traditional"),
+    ],
+    ids=["startup", "report", "compare"],
+)
+def test_ctrl_c_shows_the_runs_measured_so_far(args, heading, tmp_path):
+    """Once a few runs are measured, Ctrl-C prints their table, then the one error line."""
+    import threading
+
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO)}
+    extra = ["--build-dir", str(tmp_path / "builds")] if args[0] == "compare" else []
+    proc = subprocess.Popen([sys.executable, "-m", "profiler", *args[:1], *extra, *args[1:]],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    lines: list[str] = []
+    seen = threading.Event()
+
+    def read():
+        import re
+
+        for line in proc.stderr:
+            lines.append(line)
+            if re.search(r"\((\d+)/\d+\)", line):  # progress: "default (1/1500)": measuring
+                seen.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    if not seen.wait(90):
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("no progress seen:\n" + "".join(lines[-20:]))
+    time.sleep(3)  # a few rounds (progress lines are sparse once under way)
+    os.kill(proc.pid, signal.SIGINT)
+    out = proc.stdout.read()
+    proc.wait(60)
+    reader.join(10)
+    err = "".join(lines)
+    assert proc.returncode == 130, err[-3000:]
+    assert heading in out, out[-3000:]
+    assert "runs measured so far" in _one_error(err)

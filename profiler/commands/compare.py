@@ -56,7 +56,9 @@ def compare(
     check_output_dir(build_dir, "--build-dir")
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,
                           launches=launches, build_dir=build_dir, syscalls=syscalls, variants=variant or None)
-    with Progress("measuring") as bar:
+    from profiler.commands._common import showing_partial
+
+    with showing_partial(render_compare_table), Progress("measuring") as bar:
         report = run_compare(opts, progress=bar.update, warn=warn, info=info)
     deliver(report, fmt=fmt, output=output, table=render_compare_table, formats=FORMATS,
             exports=((export_json, "json"), (export_markdown, "markdown")))

@@ -74,7 +74,11 @@ def report(
             compare=compare,
             title=title,
         )
-        with Progress("report") as bar:
+        from profiler.commands._common import showing_partial
+        from profiler.render.console_startup import render_startup_table
+
+        # Ctrl-C while the start-up part measures: its runs so far as startup shows them
+        with showing_partial(render_startup_table), Progress("report") as bar:
             page = report_live(opts, progress=bar.update, warn=warn)
 
     from profiler.render.console_report import render_report_summary

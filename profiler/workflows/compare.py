@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
-from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
+from profiler.errors import BadInput, Interrupted, ToolFailed, ToolMissing, UsageError
 from profiler.model.compare import CompareReport
 from profiler.model.measurement import CommandSpec
 from profiler.model.target import Target
@@ -153,21 +153,19 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
             warn(msg)
 
     interp, target, build_dir, specs, launches = build(opts, info=info, warn=note)
-    m = measure(specs, plan, reference="traditional", progress=progress, warn=warn)
+
+    def report_of(m, counts=(), skipped=()) -> CompareReport:
+        return CompareReport(
+            workload=opts.workload, target=target.label(), python=interp.path, python_version=interp.version,
+            build_dir=build_dir, results=m.results, rows=tuple(compare_rows(m.results, counts)),
+            syscalls=tuple(counts), relative=m.relative, launches=launches,
+            warnings=(*unavailable, *m.warnings, *skipped), notes=NOTES, machine=m.machine,
+        )
+
+    try:
+        m = measure(specs, plan, reference="traditional", progress=progress, warn=warn)
+    except Interrupted as exc:  # Ctrl-C: the table of the runs measured so far (issue 12.5)
+        raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
     ok = [s for s, r in zip(specs, m.results) if not r.failed]
     counts, skipped = count_all_syscalls(opts, ok, warn=warn)
-    return CompareReport(
-        workload=opts.workload,
-        target=target.label(),
-        python=interp.path,
-        python_version=interp.version,
-        build_dir=build_dir,
-        results=m.results,
-        rows=tuple(compare_rows(m.results, counts)),
-        syscalls=tuple(counts),
-        relative=m.relative,
-        launches=launches,
-        warnings=(*unavailable, *m.warnings, *skipped),
-        notes=NOTES,
-        machine=m.machine,
-    )
+    return report_of(m, counts, skipped)
