@@ -42,3 +42,25 @@ def test_a_failed_pack_removes_the_folder_it_made(cli, tmp_path):
     res = cli("pack", "-o", out, "-c", "raise SystemExit(3)")
     assert_one_line_error(res, 3)
     assert not out.exists()
+
+
+def test_a_killed_invocations_folder_is_removed_by_the_next(tmp_path, fixtures):
+    """SIGKILL leaves the per-invocation folder; the next run removes it (its pid is gone)."""
+    from _inproc import run_main
+
+    import tempfile
+
+    stale = tmp_path / "importprof-999999999-abc123"  # no such pid
+    (stale / "sub").mkdir(parents=True)
+    alive = tmp_path / f"importprof-{os.getpid()}-keep"  # a running invocation's
+    alive.mkdir()
+    other = tmp_path / "importprof-run-old"  # not this naming: not ours to judge
+    other.mkdir()
+    old = tempfile.tempdir
+    tempfile.tempdir = str(tmp_path)
+    try:
+        res = run_main("show", fixtures / "report" / "imports.json", "--format", "json")
+    finally:
+        tempfile.tempdir = old
+    assert res.returncode == 0, res
+    assert sorted(os.listdir(tmp_path)) == sorted([alive.name, other.name])

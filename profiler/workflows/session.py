@@ -62,6 +62,7 @@ def invocation():
     if previous_int is signal.default_int_handler:  # not when started with SIGINT ignored
         signal.signal(signal.SIGINT, _on_sigint)
     old_tempdir = tempfile.tempdir
+    _remove_stale(tempfile.gettempdir())
     folder = tempfile.mkdtemp(prefix=f"importprof-{os.getpid()}-")
     tempfile.tempdir = folder
     try:
@@ -78,6 +79,30 @@ def invocation():
                 signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
                 if previous_int is signal.default_int_handler:
                     signal.signal(signal.SIGINT, previous_int)
+
+
+def _remove_stale(root: str) -> None:
+    """Folders of invocations that could not clean up (SIGKILL, a power cut): ours (same user),
+    named importprof-PID-*, whose PID no longer runs."""
+    import re
+
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        m = re.fullmatch(r"importprof-(\d+)-[A-Za-z0-9_]+", name)
+        if not m:
+            continue
+        path = os.path.join(root, name)
+        try:
+            if os.stat(path).st_uid != os.getuid() or not os.path.isdir(path):
+                continue
+            os.kill(int(m.group(1)), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except (OSError, OverflowError):
+            continue
 
 
 def _kill_children() -> None:
