@@ -76,13 +76,9 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise BadOutput(f"cannot write {shown}: folder {directory} does not exist")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".importprof-", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise output_error(shown, exc) from None
-    try:
+    with replacing(shown) as tmp:  # the temp file, the mode, the rename and the clean-up: once
         try:
-            with os.fdopen(fd, "wb") as fh:
+            with open(tmp, "wb") as fh:
                 fh.write(payload)
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -91,16 +87,8 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
                         os.fchown(fh.fileno(), st.st_uid, st.st_gid)
                     except OSError:
                         pass  # not ours to give away: the mode is still kept
-                os.fchmod(fh.fileno(), stat.S_IMODE(st.st_mode) if st is not None else _new_file_mode())
-            os.replace(tmp, path)
         except OSError as exc:
             raise output_error(shown, exc) from None
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 @contextlib.contextmanager
