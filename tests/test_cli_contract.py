@@ -65,6 +65,22 @@ def test_analysis_never_reads_raw_text():
         assert not bad, f"{f.relative_to(PKG.parent)} imports {bad}"
 
 
+# The one edge from render into analysis: the view functions a saved report is drawn with
+# (`show` re-renders any saved imports report with --view/--min-ms/--top/--filter, so the cut
+# of the tree cannot be made earlier). No statistics, no aggregation: those are the workflow's.
+RENDER_VIEW_FUNCTIONS = {"collapse_tree", "filter_modules", "top_modules", "lay_out_timeline", "stacks"}
+
+
+def test_render_computes_nothing_but_views():
+    for f in (PKG / "render").glob("*.py"):
+        tree = ast.parse(f.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(("profiler.analysis", "profiler.parse")):
+                names = {a.name for a in node.names}
+                assert node.module == "profiler.analysis.imports" and names <= RENDER_VIEW_FUNCTIONS, \
+                    f"{f.relative_to(PKG.parent)} imports {names} from {node.module}"
+
+
 def test_bootstrap_is_stdlib_only():
     for f in (PKG / "bootstrap").glob("*.py"):
         bad = {m for m in _imports(f) if m.startswith("profiler")}
