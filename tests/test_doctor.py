@@ -144,3 +144,22 @@ def test_frozen_off_found_on_a_real_interpreter(cli, tmp_path):
     assert res.returncode == 0, res
     checks = {c["kind"]: c for c in res.json()["checks"]}
     assert checks["frozen-off"]["ran"] and checks["frozen-off"]["note"] == ""  # detected (its cost may be noise)
+
+
+def test_doctor_advice_fits_the_entry_and_a_pth_processed_twice_is_one_finding():
+    """QA: in a venv, site processes its site-packages twice (one .pth, two findings before), and
+    failed-lookups advised moving the stdlib later and removing the program's own site-packages."""
+    from profiler.analysis.doctor import lookup_advice, pth_findings
+    from profiler.model.site import PthFile, PthLine, SiteReport
+
+    path = ["/app", "/py/lib/python311.zip", "/py/lib/python3.11", "/py/lib/python3.11/lib-dynload", "/venv/lib/python3.11/site-packages"]
+    assert "standard library is searched before site-packages" in lookup_advice(2, path[2], path)
+    assert "standard library" in lookup_advice(1, path[1], path)
+    assert "nothing comes after this entry" in lookup_advice(4, path[4], path)
+    assert "put this entry later" in lookup_advice(0, path[0], path)
+    line = PthLine(lineno=1, text="import _distutils_hack", seconds=0.0004)
+    pth = PthFile(path="/venv/lib/python3.11/site-packages/distutils-precedence.pth", seconds=0.0005, lines=(line,))
+    report = SiteReport(machine={}, python="/venv/bin/python", python_version="3.11.7", runs=1, seconds=0.002,
+                        pth=(pth, pth), sitecustomize=None, usercustomize=None, user_site=None, sys_path_added=1)
+    findings = pth_findings(report)
+    assert len(findings) == 1 and "processed 2 times" in findings[0].title and findings[0].cost_us == 1000

@@ -58,21 +58,28 @@ def no_pyc_finding(modules: Sequence[ModuleRecord], facts: Mapping) -> Finding |
 
 # -- pth-import -----------------------------------------------------------------------------
 def pth_findings(site: SiteReport) -> list[Finding]:
-    """One finding per .pth file whose lines execute code (cost: the file, as `site` measures)."""
-    out = []
+    """One finding per .pth file whose lines execute code (cost: the file, as `site` measures).
+    A file site processes twice (a venv: its prefix and its base lead to the same folder) is one
+    finding whose cost is both passes, and says so."""
+    by_file: dict[str, list] = {}
     for p in site.pth:
-        if not p.lines:
-            continue
+        if p.lines:
+            by_file.setdefault(posixpath.normpath(p.path), []).append(p)
+    out = []
+    for path, passes in by_file.items():
+        p = passes[0]
         first = p.lines[0]
         where = p.path if first.lineno is None else f"{p.path}:{first.lineno}"
         mods = f" importing {_names(list(p.modules), 4)}" if p.modules else ""
         name = posixpath.basename(p.path)
         stem = name[: -len(".pth")] if name.endswith(".pth") else name
+        twice = (f", processed {len(passes)} times (site reaches its folder more than once, as in a venv)"
+                 if len(passes) > 1 else "")
         out.append(Finding(
             kind="pth-import",
-            title=f"{name} runs {len(p.lines)} import line{'s' if len(p.lines) != 1 else ''} at every start{mods}",
+            title=f"{name} runs {len(p.lines)} import line{'s' if len(p.lines) != 1 else ''} at every start{mods}{twice}",
             where=where,
-            cost_us=int(round(p.seconds * 1e6)),
+            cost_us=int(round(sum(x.seconds for x in passes) * 1e6)),
             fix=f"PEP 829 (3.15) deprecates import lines in .pth files: move the code into a function and name it "
                 f"as an entry point `pkg.mod:callable` in {stem}.start beside the .pth (a matching .start file "
                 f"turns the .pth's import lines off; they are ignored from 3.18), or drop the line if nothing needs it",
@@ -106,12 +113,30 @@ def failed_lookups_by_entry(calls: Sequence[Syscall], sys_path: Sequence[str]) -
     return out
 
 
+def lookup_advice(index: int, entry: str, sys_path: Sequence[str]) -> str:
+    """What to do about failed lookups in sys.path[index], by what the entry is: moving the
+    stdlib or the last entry later cannot help, and site-packages holds what is installed."""
+    later = [e for e in sys_path[index + 1 :] if e]
+    name = posixpath.basename(entry.rstrip("/"))
+    if not later:
+        return ("nothing comes after this entry: these lookups are for modules that exist nowhere (failed imports, "
+                "optional dependencies probed): import them only where they are used")
+    if name.startswith("python") and (name.endswith(".zip") or "." in name[6:]) or name == "lib-dynload":
+        return ("the standard library is searched before site-packages by design: these lookups are for modules "
+                "installed further down; they shrink as fewer such modules are imported at start-up, not by "
+                "moving the stdlib")
+    if name in ("site-packages", "dist-packages"):
+        return ("installed packages live here: these lookups are for modules found further down sys.path or nowhere; "
+                "remove the later entries the program does not need, or import less at start-up")
+    return ("every import of a module found further down sys.path first fails here: put this entry later on "
+            "sys.path, or remove it if nothing is imported from it")
+
+
 def failed_lookup_findings(calls: Sequence[Syscall], sys_path: Sequence[str], top: int = 3) -> list[Finding]:
     out = []
     for i, entry, count, seconds in failed_lookups_by_entry(calls, sys_path)[:top]:
         first = " (sys.path[0]: the script's or current folder)" if i == 0 else ""
-        fix = ("every import of a module found further down sys.path first fails here: put this entry later on "
-               "sys.path, or remove it if nothing is imported from it")
+        fix = lookup_advice(i, entry, sys_path)
         if i == 0:
             fix += "; for sys.path[0], -P / PYTHONSAFEPATH (3.11+) leaves it out when the program's modules are elsewhere"
         if entry.endswith((".egg", ".zip")):
