@@ -16,7 +16,15 @@ def error_line(message: str, detail: str | None = None) -> None:
     sys.stderr.flush()
 
 
+_WARNED: set[str] = set()
+
+
 def warn(message: str) -> None:
+    """A warning on stderr, once per invocation (a report's parts share the machine facts, and
+    would each repeat that the machine is busy)."""
+    if message in _WARNED:
+        return
+    _WARNED.add(message)
     sys.stderr.write(f"importprof: warning: {message}\n")
     sys.stderr.flush()
 

@@ -43,7 +43,6 @@ class BuildOptions:
     python: str | None = None
     name: str | None = None
     out_dir: str | None = None
-    read_machine: bool = True
     variants: tuple[str, ...] | None = None  # --variant (default: every one this interpreter has)
 
 
@@ -246,7 +245,7 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
         pack=made.pack,
         frozen=made.frozen,
         warnings=made.skipped,
-        machine=read_machine() if opts.read_machine else {},
+        machine=read_machine(),
     )
     write_json(os.path.join(out_dir, "build.json"), report.to_dict())
     return report

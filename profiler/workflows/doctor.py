@@ -90,7 +90,7 @@ def doctor(
     from profiler.workflows.imports import ImportsOptions, imports
 
     profile = imports(ImportsOptions(target=opts.target, python=interp.path, runs=opts.runs, warmup=1,
-                                     phases=True, read_machine=False), warn=warn)
+                                     phases=True), warn=warn)
     for kind, f in (("no-pyc", rules.no_pyc_finding(profile.modules, facts)), ("in-memory", rules.in_memory_finding(profile.modules))):
         checks.append(Check(kind, True))
         if f:
@@ -102,7 +102,7 @@ def doctor(
 
     site_report = None
     try:
-        site_report = site(SiteOptions(python=interp.path, runs=opts.runs, read_machine=False))
+        site_report = site(SiteOptions(python=interp.path, runs=opts.runs))
         findings += rules.pth_findings(site_report)
         checks.append(Check("pth-import", True))
     except ImportprofError as exc:
@@ -146,7 +146,7 @@ def doctor(
         from profiler.workflows.trace import TraceOptions, trace
 
         try:
-            tr = trace(TraceOptions(target=t, python=interp.path, read_machine=False))
+            tr = trace(TraceOptions(target=t, python=interp.path))
             calls = tr.results[0].log.syscalls if tr.results and tr.results[0].log else ()
             findings += rules.failed_lookup_findings(calls, _sys_path(facts, t))
             checks.append(Check("failed-lookups", True))

@@ -32,7 +32,6 @@ class ImportsOptions:
     group: str | None = None
     flags: Sequence[str] = ()
     level: int = 1  # -X importtime=LEVEL (2: 3.14's cached rows)
-    read_machine: bool = True
     # the instrumented runs (profiler/workflows/phases.py) merged into the records
     phases: bool = False  # find_us/read_us/unmarshal_us/exec_us/compiled
     lazy_candidates: bool = False  # lazy_candidate
@@ -306,7 +305,7 @@ def imports(
                          "and children whose stderr is captured or discarded are missed)")
                 logs = capture_logs(opts, interp, progress)
         source, target = "capture", opts.target.label()
-    machine = read_machine() if opts.read_machine else {}
+    machine = read_machine()
     report = report_from_logs(
         logs,
         machine=machine,

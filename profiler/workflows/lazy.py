@@ -210,7 +210,7 @@ def lazy(
 
     profile = imports(
         ImportsOptions(target=opts.target, python=opts.python, runs=opts.profile_runs, warmup=1,
-                       flags=tuple(opts.flags), sites=True, read_machine=False),
+                       flags=tuple(opts.flags), sites=True),
     )
     avoided, avoided_us = avoided_modules(eager_rec, lazy_rec, profile.modules)
     statements = statement_savings(avoided, profile.modules, own_roots(opts.target, eager_rec))

@@ -20,7 +20,6 @@ class PackOptions:
     target: Target | None = None
     all_stdlib: bool = False
     python: str | None = None
-    read_machine: bool = True
 
 
 @dataclass(frozen=True)
@@ -103,7 +102,7 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
     before = set(os.listdir(opts.out_dir)) if existed else set()
     try:
         packed = pack_target(interp, target, opts.out_dir, info=info)
-        report = replace(packed.report, machine=read_machine() if opts.read_machine else {})
+        report = replace(packed.report, machine=read_machine())
         write_json(os.path.join(opts.out_dir, "pack.json"), report.to_dict())
     except BaseException:  # a failed pack leaves nothing half-made (issue 12.6)
         if not existed:

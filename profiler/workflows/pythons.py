@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 from profiler.model.interpreter import FoundInterpreter, PythonsReport
 
 
-def pythons(specs: Sequence[str] | None = None, *, read_machine: bool = True,
+def pythons(specs: Sequence[str] | None = None, *,
             warn: Callable[[str], None] | None = None) -> PythonsReport:
     from profiler.capture.discovery import discover_all, resolve_pythons
 
@@ -20,9 +20,7 @@ def pythons(specs: Sequence[str] | None = None, *, read_machine: bool = True,
             warn(msg)
 
     found = resolve_pythons(specs, warn=note) if specs else discover_all(warn=note)
-    machine = {}
-    if read_machine:
-        from profiler.capture.machine import read_machine as _read
+    from profiler.capture.machine import read_machine
 
-        machine = _read(0.0)
+    machine = read_machine(0.0)
     return PythonsReport(tuple(FoundInterpreter.of(i) for i in found), tuple(warnings), machine)

@@ -252,7 +252,6 @@ def _imports_doc(opts: ReportOptions, progress, warn) -> dict:
         python=opts.python,
         runs=opts.import_runs,
         warmup=opts.warmup,
-        read_machine=False,
         phases=opts.target.is_python,
         sites=opts.target.is_python,
     )
@@ -262,14 +261,14 @@ def _imports_doc(opts: ReportOptions, progress, warn) -> dict:
 def _trace_doc(opts: ReportOptions, progress, warn) -> dict:
     from profiler.workflows.trace import TraceOptions, trace
 
-    topts = TraceOptions(target=opts.target, python=opts.python, read_machine=False)
+    topts = TraceOptions(target=opts.target, python=opts.python)
     return trace(topts, warn=warn, progress=progress).to_dict()
 
 
 def _site_doc(opts: ReportOptions, progress, warn) -> dict:
     from profiler.workflows.site import SiteOptions, site
 
-    return site(SiteOptions(python=opts.python, runs=max(1, min(opts.import_runs, 3)), read_machine=False)).to_dict()
+    return site(SiteOptions(python=opts.python, runs=max(1, min(opts.import_runs, 3)))).to_dict()
 
 
 def _doctor_doc(opts: ReportOptions, progress, warn) -> dict:

@@ -15,7 +15,6 @@ class SiteOptions:
     python: str | None = None
     runs: int = 3
     flags: Sequence[str] = ()  # extra interpreter flags (e.g. -I); -S makes no sense here
-    read_machine: bool = True
 
 
 def site(opts: SiteOptions) -> SiteReport:
@@ -36,7 +35,7 @@ def site(opts: SiteOptions) -> SiteReport:
     require(interp, "site")
     raw = run_site(interp.path, opts.flags, opts.runs)
     runs = [(parse_site_record(r.site), parse_phase_records(r.phases)) for r in raw]
-    machine = read_machine() if opts.read_machine else {}
+    machine = read_machine()
     return build_site_report(runs, machine, interp.path, interp.version)
 
 
@@ -60,7 +59,7 @@ def startup_site_notes(results: Sequence) -> list[str]:
         if site_startup_note(d.mean, n.mean, None) is None:
             continue
         try:
-            report = site(SiteOptions(python=python, runs=1, read_machine=False))
+            report = site(SiteOptions(python=python, runs=1))
         except ImportprofError:
             report = None
         note = site_startup_note(d.mean, n.mean, report)

@@ -31,7 +31,6 @@ class TraceOptions:
     flags: Sequence[str] = ()
     keep_log: str | None = None
     from_log: str | None = None
-    read_machine: bool = True
 
 
 def read_log(path: str) -> str:
@@ -184,7 +183,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
     for w in warnings:
         if warn:
             warn(w)
-    machine = read_machine() if opts.read_machine else {}
+    machine = read_machine()
     return TraceReport(results=tuple(results), machine=machine, warnings=tuple(warnings))
 
 

@@ -25,7 +25,6 @@ class WhyOptions:
     log_text: str | None = None
     runs: int = 1
     warmup: int = 0
-    read_machine: bool = True
     all: bool = False  # every importer's chain (an instrumented run sees imports of loaded modules)
 
 
@@ -67,7 +66,6 @@ def why(
                 warmup=opts.warmup,
                 from_log=opts.from_log,
                 log_text=opts.log_text,
-                read_machine=opts.read_machine,
                 sites=opts.from_log is None and opts.target.is_python,  # the import sites: file:line of each hop's import
             ),
             progress=progress,
