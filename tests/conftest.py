@@ -111,3 +111,12 @@ def _no_process_in_fast_tests(request, monkeypatch):
     monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
     monkeypatch.setattr(os, "posix_spawn", refuse)
     monkeypatch.setattr(os, "fork", refuse)
+
+
+def write_tree(root: Path, files: dict) -> Path:
+    """A small project on disk: {relative path: text}; folders made as needed. Returns root."""
+    for rel, text in files.items():
+        p = Path(root) / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return Path(root)

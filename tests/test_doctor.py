@@ -12,7 +12,7 @@ from profiler.analysis.doctor import failed_lookups_by_entry, no_pyc_finding, so
 from profiler.model.doctor import DoctorReport, Finding
 from profiler.model.import_tree import ModuleRecord
 from profiler.model.syscall_trace import Syscall
-from tests.conftest import assert_one_line_error
+from tests.conftest import assert_one_line_error, write_tree
 
 APP = {
     "app.py": "import mylib.a\nimport mylib.b\nprint(mylib.a.X + mylib.b.Y)\n",
@@ -23,11 +23,7 @@ APP = {
 
 
 def _fresh_app(root: Path) -> Path:
-    for name, text in APP.items():
-        p = root / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    return root
+    return write_tree(root, APP)
 
 
 def test_no_pyc_on_a_fresh_app_with_dont_write_bytecode(cli, real_python, tmp_path):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import assert_one_line_error
+from tests.conftest import assert_one_line_error, write_tree
 
 APP = {
     "app.py": """\
@@ -42,12 +42,7 @@ HEAVY = {"mylib.report", "asyncio", "decimal", "email.parser", "json", "xml.dom.
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("lazyapp")
-    for name, text in APP.items():
-        p = root / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    return root
+    return write_tree(tmp_path_factory.mktemp("lazyapp"), APP)
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from profiler.capture.lazy import run_lazy
 from profiler.model.target import Target
 from profiler.parse.lazy import parse_lazy_record
 from tests._interpreters import pyenv_python
+from tests.conftest import write_tree
 
 PROG = """\
 import sys
@@ -40,10 +41,7 @@ FILES = {
 
 @pytest.fixture
 def prog(tmp_path: Path) -> Path:
-    for name, text in FILES.items():
-        p = tmp_path / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
+    write_tree(tmp_path, FILES)
     (tmp_path / "prog.py").write_text(PROG)
     return tmp_path / "prog.py"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import assert_one_line_error
+from tests.conftest import assert_one_line_error, write_tree
 
 pytestmark = pytest.mark.slow
 
@@ -48,12 +48,7 @@ APP = {
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("app")
-    for rel, text in APP.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    return root
+    return write_tree(tmp_path_factory.mktemp("app"), APP)
 
 
 @pytest.fixture(scope="module")

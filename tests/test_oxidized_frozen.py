@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests._interpreters import pyenv_python
+from tests.conftest import assert_one_line_error, write_tree
 
 pytestmark = pytest.mark.slow
 
@@ -51,12 +52,7 @@ APP = {
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("app")
-    for rel, text in APP.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    return root
+    return write_tree(tmp_path_factory.mktemp("app"), APP)
 
 
 def _build(version, app, folder, *args):
@@ -135,7 +131,6 @@ def test_frozen_opens_no_file_of_a_frozen_module(version, app, tmp_path):
 
 # --- through the CLI: build and compare ------------------------------------------------------
 
-from tests.conftest import assert_one_line_error  # noqa: E402
 
 
 @pytest.mark.parametrize("version", VERSIONS)
