@@ -41,7 +41,7 @@ TARGETS = [
     Target("code", "pass"),
     Target("code", "import email.mime.text, decimal, json, tomllib, argparse, logging, http.client"),
 ]
-HOOK_SETS = {"phases": ("phases",), "all hooks": ("phases", "sites", "site"), "with calls": ("phases", "sites", "site", "calls")}
+HOOK_SETS = {"phases": ("phases",), "all hooks": ("phases", "import_sites", "site"), "with calls": ("phases", "import_sites", "site", "calls")}
 
 
 def importtime_self(python: str, target: Target) -> dict[str, int]:

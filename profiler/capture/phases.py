@@ -54,6 +54,9 @@ def run_instrumented(
 ) -> InstrumentedRun:
     """One run; `hooks` among HOOK_ORDER (installed in that order, phases first).
     `importers`: the phases hook also records who imports what, cached imports included."""
+    unknown = [h for h in hooks if h not in HOOK_ORDER]
+    if unknown:  # a misspelled hook would silently measure without it
+        raise ValueError(f"unknown hook(s) {unknown}: known {HOOK_ORDER}")
     hooks = [h for h in HOOK_ORDER if h in hooks]
     with tempfile.TemporaryDirectory(prefix="importprof-hooks-") as tmp:
         paths = {name: os.path.join(tmp, f"{name}.out") for name in ("phases", "site", "calls", "importers")}
