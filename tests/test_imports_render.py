@@ -43,12 +43,15 @@ def test_top_limits_the_group_table():
     assert "more (--top" not in out
 
 
-def test_argv_as_typed_and_long_paths_cut_at_the_front():
-    from profiler.render.console_imports import _argv_text, _path_text
+def test_argv_as_typed_and_cut_paths_cut_on_a_terminal_only():
+    from profiler.render.text import path_cell, shown_argv
 
-    assert _argv_text(["python3", "-c", "import json, csv"]) == 'python3 -c "import json, csv"'
-    assert _argv_text(["python3", "-c", "print('x')"]) == 'python3 -c "print(\'x\')"'  # never '"'"'
-    assert _argv_text(["python3", "x.py"]) == "python3 x.py"
+    assert shown_argv(["python3", "-c", "import json, csv"]) == 'python3 -c "import json, csv"'
+    assert shown_argv(["python3", "-c", "print('x')"]) == 'python3 -c "print(\'x\')"'  # never '"'"'
+    assert shown_argv(["python3", "-c", 'print("it\'s")']) == 'python3 -c "print(\\"it\'s\\")"'
+    long_argv = ["python3", "-c", "import subprocess; " * 10]
+    cut = shown_argv(long_argv)
+    assert "…" in cut and cut.startswith("python3 -c") and len(cut) == 60  # whole in JSON only
     long = "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/certifi/core.py:16"
-    assert _path_text(long) == "…/python3.11/site-packages/certifi/core.py:16"
-    assert _path_text("<string>:1") == "<string>:1"
+    assert path_cell(long, tty=True, width=48) == "…/python3.11/site-packages/certifi/core.py:16"
+    assert path_cell(long, tty=False) == long  # a pipe or a file gets it whole

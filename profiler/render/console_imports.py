@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from profiler.render.text import path_cell, shown_argv
+
 
 @dataclass(frozen=True)
 class ImportsView:
@@ -130,43 +132,6 @@ def _name(m) -> str:
     return m.name + (FAILED_MARK if m.extra.get("failed") else "")
 
 
-def _arg_text(a: str) -> str:
-    """One argument as a user would type it: bare, or in double quotes when it holds spaces or
-    shell characters (never the shell-escaped '"'"' forms)."""
-    if a and not any(ch in a for ch in " \t\n'\"$\\`;&|<>*?()"):
-        return a
-    if '"' not in a and "\\" not in a and "$" not in a and "`" not in a:
-        return f'"{a}"'
-    import shlex
-
-    return shlex.quote(a)
-
-
-def _path_text(path: str, width: int = 48) -> str:
-    """A long path cut at the front to its last components: `…/site-packages/certifi/core.py:16`
-    (whole in JSON)."""
-    if len(path) <= width:
-        return path
-    parts = path.split("/")
-    tail = parts[-1]
-    for p in reversed(parts[:-1]):
-        if len(p) + 1 + len(tail) + 2 > width:
-            break
-        tail = p + "/" + tail
-    return "…/" + tail
-
-
-def _argv_text(argv, width: int = 70) -> str:
-    """argv as typed (double quotes where needed), cut in the middle when long."""
-    if argv is None:
-        return "?"
-    text = " ".join(_arg_text(a) for a in argv)
-    if len(text) <= width:
-        return text
-    half = (width - 1) // 2
-    return text[:half] + "…" + text[-(width - 1 - half) :]
-
-
 def process_tables(h: dict | None, per_process, summed, tty: bool, top: int) -> list:
     """A harness's tables (`imports -- COMMAND`, and `startup -- COMMAND` above its own): the
     headline, the Python processes by import time, the modules summed over them."""
@@ -206,7 +171,7 @@ def process_tables(h: dict | None, per_process, summed, tty: bool, top: int) -> 
     for p in shown:
         t.add_row(
             str(p.index), "" if p.parent is None else str(p.parent), _ms(p.imports_us),
-            "" if p.wall_s is None else f"{p.wall_s * 1000:.1f}", _argv_text(p.argv),
+            "" if p.wall_s is None else f"{p.wall_s * 1000:.1f}", shown_argv(p.argv),
         )
     if len(procs) > len(shown):
         rest = procs[len(shown) :]
@@ -262,7 +227,7 @@ def render_why_table(report, tty: bool) -> str:
             t.add_column("site")
         for j, h in enumerate(chain.hops):
             arrow = "  " * j + ("└─ " if j else "")
-            t.add_row(arrow + h.name + (FAILED_MARK if h.extra.get("failed") else ""), _ms(h.self_us), _ms(h.cumulative_us), *([_path_text(str(h.extra.get("site") or ""))] if sites else []))
+            t.add_row(arrow + h.name + (FAILED_MARK if h.extra.get("failed") else ""), _ms(h.self_us), _ms(h.cumulative_us), *([path_cell(str(h.extra.get("site") or ""), tty)] if sites else []))
         parts.append(t)
     return render_tables(parts, tty)
 

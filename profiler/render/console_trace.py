@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from profiler.model.syscall_trace import TraceReport, TraceResult
 from profiler.render.console import new_table, render_tables
-from profiler.render.text import path_cell
+from profiler.render.text import cut_middle, path_cell, shown_argv
 from profiler.render.units import fmt_bytes, fmt_count, fmt_seconds
 
 
@@ -31,27 +31,6 @@ def _headline(r: TraceResult) -> str:
         f"{fmt_count(fs['files_opened'])} files opened · {fmt_bytes(fs['bytes_read'])} read in {fmt_count(fs['reads'])} reads"
         + (f" · {procs} processes/threads" if procs > 1 else "")
     )
-
-
-def shorten(text: str, width: int = 60) -> str:
-    """Cut in the middle: `python3 -c "import…subprocess.run(x)"` (whole in JSON)."""
-    if len(text) <= width:
-        return text
-    keep = width - 1
-    return text[: keep - keep // 3] + "…" + text[len(text) - keep // 3 :]
-
-
-def _argv_text(argv) -> str:
-    import shlex
-
-    def one(a: str) -> str:
-        if a and not any(ch in a for ch in " \t\n'\"$\\`;&|<>*?()"):
-            return a
-        if '"' not in a and "\\" not in a and "$" not in a and "`" not in a:
-            return f'"{a}"'
-        return shlex.quote(a)
-
-    return " ".join(one(a) for a in argv)
 
 
 def _harness_line(r: TraceResult) -> str | None:
@@ -143,7 +122,7 @@ def _one(r: TraceResult, tty: bool, top: int) -> list:
         for p in r.processes:
             ex = f"killed by {p.signal}" if p.signal else ("" if p.exit_code is None else str(p.exit_code))
             t.add_row(
-                p.name, "" if p.parent is None else str(p.parent), "" if p.thread else shorten(_argv_text(p.argv)),
+                p.name, "" if p.parent is None else str(p.parent), "" if p.thread else shown_argv(p.argv),
                 fmt_seconds(p.wall_s) if p.wall_s is not None else "", fmt_count(p.syscalls), fmt_count(p.errors),
                 fmt_seconds(p.seconds), p.attribution or "", ex,
             )
@@ -162,7 +141,7 @@ def _side_by_side(results, tty: bool, top: int) -> list:
         t.add_row(label, *("" if r.failed else v for r, v in zip(results, values)))
 
     if any(r.failed for r in results):
-        t.add_row("status", *(shorten(f"failed: {r.error}", 72) if r.failed else "ok" for r in results))
+        t.add_row("status", *(cut_middle(f"failed: {r.error}", 72) if r.failed else "ok" for r in results))
 
     row("syscalls", [fmt_count(r.total_syscalls) for r in results])
     row("failed syscalls", [fmt_count(r.total_errors) for r in results])

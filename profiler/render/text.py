@@ -60,3 +60,19 @@ def path_cell(path: str | None, tty: bool, width: int = 56) -> str:
     """A path in a table: abbreviated on a terminal; whole when the table goes to a pipe or a
     file (DESIGN.md: plain-text tables are never cut, scripts read them)."""
     return short_path(path, width) if tty else (path or "")
+
+
+def cut_middle(text: str, width: int = 60) -> str:
+    """`python3 -c "import…subprocess.run(x)"`: the start and the end of a long text."""
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    return text[: keep - keep // 3] + "…" + text[len(text) - keep // 3 :]
+
+
+def shown_argv(argv, width: int = 60) -> str:
+    """A process's argv as a user would type it, cut in the middle in every table (issue 10.6:
+    "shortened in tables, whole in JSON"; a harness's argv can be kilobytes)."""
+    if argv is None:
+        return "?"
+    return cut_middle(" ".join(_quote(a) for a in argv), width)
