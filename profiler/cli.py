@@ -11,27 +11,43 @@ import os
 import sys
 
 
+def _answer(text: str) -> int:
+    """The fast paths' output with main()'s rules, without importing sinks (tempfile & co): a
+    closed pipe is fine (exit 0), a full disk is one line (exit 3)."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        sys.stdout = open(os.devnull, "w")  # the interpreter's final flush must not fail again
+        return 0
+    except OSError as exc:
+        sys.stdout = open(os.devnull, "w")
+        sys.stderr.write(f"importprof: error: cannot write to standard output: {exc.strerror or exc}\n")
+        return 3
+    return 0
+
+
 def app(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args in (["--version"], ["-V"]):
         from profiler import __version__
 
-        sys.stdout.write(f"importprof {__version__}\n")
-        return 0
-    from profiler.helpcache import cached_help, help_request
+        return _answer(f"importprof {__version__}\n")
+    from profiler.helpcache import cached_help, help_request, help_folder
 
     text = cached_help(args)
     if text is not None:  # exactly what click would print, without importing typer
-        sys.stdout.write(text)
-        return 0
+        return _answer(text)
     from profiler.commands import main
 
     code = main(args)
     if code == 0 and help_request(args) is not None and not os.environ.get("IMPORTPROF_NO_HELP_CACHE"):
-        from profiler.commands import render_help
-        from profiler.helpcache import store_help
+        folder = help_folder()  # None when the cache cannot be written: do not render in vain
+        if folder is not None:
+            from profiler.commands import render_help
+            from profiler.helpcache import store_help
 
-        store_help(render_help())
+            store_help(folder, render_help())
     return code
 
 

@@ -25,12 +25,19 @@ def help_request(args: list[str]) -> str | None:
 
 
 def _width() -> int:
-    """The width click formats help at: min(terminal columns, 80) - 2, at least 50."""
+    """The width click formats help at: min(terminal columns, 80) - 2, at least 50, with the
+    columns found as shutil.get_terminal_size finds them (COLUMNS first, then the terminal)."""
+    columns = 0
     try:
-        columns = os.get_terminal_size(sys.stdout.fileno()).columns
-    except (OSError, ValueError, AttributeError):
-        columns = int(os.environ.get("COLUMNS", "80") or 80)
-    return max(min(columns, 80) - 2, 50)
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        pass
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            columns = 80
+    return max(min(columns or 80, 80) - 2, 50)
 
 
 def cache_dir() -> str:
@@ -71,16 +78,34 @@ def cached_help(args: list[str]) -> str | None:
         return None
 
 
-def store_help(texts: dict[str, str]) -> None:
-    """Write every help text (best effort: a read-only home only costs speed)."""
+def help_folder() -> str | None:
+    """This key's cache folder, made (and the folders of older keys removed); None when the
+    cache cannot be written (then --help is not rendered for it in vain)."""
+    import shutil
+
     folder = cache_dir()
     try:
         os.makedirs(folder, exist_ok=True)
-        for name, text in texts.items():
-            path = os.path.join(folder, (name or "_") + ".txt")
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
+        probe = os.path.join(folder, f".probe-{os.getpid()}")
+        open(probe, "w").close()
+        os.unlink(probe)
     except OSError:
-        pass
+        return None
+    parent = os.path.dirname(folder)
+    for name in os.listdir(parent):
+        if name != os.path.basename(folder):
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+    return folder
+
+
+def store_help(folder: str, texts: dict[str, str]) -> None:
+    """Write every help text into `folder` (atomically each; best effort: a failure only costs
+    speed)."""
+    from profiler.errors import ImportprofError
+    from profiler.sinks import write_atomic
+
+    for name, text in texts.items():
+        try:
+            write_atomic(os.path.join(folder, (name or "_") + ".txt"), text)
+        except ImportprofError:
+            return

@@ -25,10 +25,14 @@ def test_help_lists_commands_and_imports_nothing_heavy():
     code = (
         "import sys; from profiler.cli import app; app(['--help']); "
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('rich', 'psutil', 'jsonschema', 'hypothesis') "
-        "or (m.startswith('profiler.') and not m.startswith(('profiler.cli', 'profiler.helpcache', 'profiler.commands', 'profiler.errors')))]; "
+        "or (m.startswith('profiler.') and not m.startswith(('profiler.cli', 'profiler.helpcache', 'profiler.commands', 'profiler.errors'))"
+        # main()'s own plumbing: the invocation's temporary folder, children and signals
+        " and m not in ('profiler.workflows', 'profiler.workflows.session'))]; "
         "sys.stderr.write('HEAVY=' + ','.join(sorted(heavy)))"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    # without the help cache: what is checked is what typer's path imports
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, IMPORTPROF_NO_HELP_CACHE="1"))
     assert proc.returncode == 0, proc.stderr
     for command in ("startup", "imports", "trace", "site", "why", "diff", "show", "pack", "build", "compare", "report"):
         assert f"  {command} " in proc.stdout, command
@@ -150,3 +154,35 @@ def test_setup_leaves_no_module_of_profiler_to_compile():
         if header[:4] != importlib.util.MAGIC_NUMBER or mtime != int(src.stat().st_mtime) & 0xFFFFFFFF:
             stale.append(str(src))
     assert not stale, f"compiled at every run (re-run make setup): {stale[:5]}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["startup", "--help"]])
+def test_the_fast_paths_keep_the_output_rules(args, tmp_path):
+    """--version and a cached --help write outside main(): a full disk is one line (exit 3), a
+    closed pipe is no error (exit 0); never a traceback."""
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    env.pop("IMPORTPROF_NO_HELP_CACHE", None)
+    subprocess.run([sys.executable, "-m", "profiler", *args], capture_output=True, env=env, check=True)  # cache it
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "profiler", *args], stdout=full, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.returncode == 3 and proc.stderr.startswith("importprof: error: cannot write to standard output"), proc.stderr
+    assert "Traceback" not in proc.stderr
+    r, w = os.pipe()
+    os.close(r)
+    proc = subprocess.run([sys.executable, "-m", "profiler", *args], stdout=w, stderr=subprocess.PIPE, text=True, env=env)
+    os.close(w)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+@pytest.mark.slow
+def test_the_help_cache_keys_the_width_as_click_reads_it(tmp_path):
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    env.pop("IMPORTPROF_NO_HELP_CACHE", None)
+    narrow = subprocess.run([sys.executable, "-m", "profiler", "startup", "--help"], capture_output=True, text=True,
+                            env=dict(env, COLUMNS="60")).stdout
+    wide = subprocess.run([sys.executable, "-m", "profiler", "startup", "--help"], capture_output=True, text=True,
+                          env=dict(env, COLUMNS="100")).stdout
+    typer_wide = subprocess.run([sys.executable, "-m", "profiler", "startup", "--help"], capture_output=True, text=True,
+                                env=dict(env, COLUMNS="100", IMPORTPROF_NO_HELP_CACHE="1")).stdout
+    assert wide == typer_wide != narrow
