@@ -73,7 +73,8 @@ def test_command_targets_and_leading_positionals():
 
 def test_report_from_takes_several_files_and_options_after_them():
     name, params, t = parse(["report", "--from", "a.json", "b.json", "-o", "page.html"])
-    assert params["from_"] == ["a.json"] and params["output"] == "page.html" and t is None
+    assert params["from_"] == ["a.json"] and params["files"] == ["b.json"] and t is None
+    assert params["output"] == "page.html"
 
 
 def test_counts_and_numbers_are_checked_by_the_parser():

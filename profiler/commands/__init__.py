@@ -95,18 +95,28 @@ def _first_sentence(text: str) -> str:
 
 def parse(args: list[str]):
     """Parse `importprof ARGS` exactly as a run would, without running anything: returns
-    (command name, its parameters, its Target or None). Usage errors raise as in a run.
+    (command name, its parameters with `files` for report --from's extra files, its Target or
+    None). Usage errors raise as in a run.
     For tests and tooling (the README test parses every documented command line with it)."""
-    from profiler.commands._target import has_target, target_of
+    from profiler.commands._target import files_of, has_target, target_of
 
     name, rest = args[0], list(args[1:])
     cmd = load_command(name)
     ctx = cmd.make_context(f"importprof {name}", rest)
-    return name, dict(ctx.params), (target_of(ctx, check=False) if has_target(ctx) else None)
+    params = {**ctx.params, "files": files_of(ctx)}
+    return name, params, (target_of(ctx, check=False) if has_target(ctx) else None)
+
+
+def _interrupted(by_sigterm: bool) -> int:
+    """One line and the shell's exit code: 130 for Ctrl-C, 143 for SIGTERM."""
+    from profiler.errors import EXIT_INTERRUPTED, EXIT_TERMINATED
+
+    _common.error_line("terminated (SIGTERM)" if by_sigterm else "interrupted")
+    return EXIT_TERMINATED if by_sigterm else EXIT_INTERRUPTED
 
 
 def main(args: list[str]) -> int:
-    from profiler.errors import EXIT_USAGE, ImportprofError
+    from profiler.errors import EXIT_INTERRUPTED, EXIT_USAGE, ImportprofError
 
     from profiler.workflows.session import interrupted, invocation, terminated
 
@@ -115,19 +125,16 @@ def main(args: list[str]) -> int:
         with invocation():
             app = build_app()
             result = app.main(args=args, prog_name="importprof", standalone_mode=False)
-        if result == 130 and interrupted():  # typer returns Ctrl-C as a bare 130
-            _common.error_line("terminated (SIGTERM)" if terminated() else "interrupted")
-            return 143 if terminated() else 130
+        if result == EXIT_INTERRUPTED and interrupted():  # typer returns Ctrl-C as a bare 130
+            return _interrupted(terminated())
         return int(result or 0) if isinstance(result, int) else 0
     except ImportprofError as exc:
-        if terminated() and exc.exit_code == 130:
-            _common.error_line("terminated (SIGTERM)")
-            return 143
+        if terminated() and exc.exit_code == EXIT_INTERRUPTED:
+            return _interrupted(True)
         _common.error_line(exc.message, exc.detail)
         return exc.exit_code
     except KeyboardInterrupt:
-        _common.error_line("terminated (SIGTERM)" if terminated() else "interrupted")
-        return 143 if terminated() else 130
+        return _interrupted(terminated())
     except BrokenPipeError:
         return 0
     except OSError as exc:  # a file or folder the workflow met (full disk, read-only...): one line
@@ -139,9 +146,6 @@ def main(args: list[str]) -> int:
     except Exception as exc:  # click/typer usage errors and exits (vendored or not)
         code = getattr(exc, "exit_code", None)
         fmt = getattr(exc, "format_message", None)
-        if type(exc).__name__ == "Exit" and code == 130:  # typer's wrapping of Ctrl-C (and SIGTERM)
-            _common.error_line("terminated (SIGTERM)" if terminated() else "interrupted")
-            return 143 if terminated() else 130
         if type(exc).__name__ == "Exit":
             return int(code or 0)
         if type(exc).__name__ == "NoArgsIsHelpError":
@@ -149,8 +153,7 @@ def main(args: list[str]) -> int:
             _common.error_line("no command given (see the list above)")
             return EXIT_USAGE
         if type(exc).__name__ == "Abort":  # click's wrapping of Ctrl-C (and SIGTERM, see session)
-            _common.error_line("terminated (SIGTERM)" if terminated() else "interrupted")
-            return 143 if terminated() else 130
+            return _interrupted(terminated())
         if code is not None and fmt is not None:
             msg = fmt()
             if type(exc).__name__ in ("UsageError", "BadParameter", "NoSuchOption", "MissingParameter", "BadOptionUsage", "BadArgumentUsage"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 
 def error_line(message: str, detail: str | None = None) -> None:
@@ -47,16 +47,15 @@ def deliver(
     fmt: str | None,
     output: str | None,
     table: Callable[[object, bool], str],
-    formats: Iterable[str] = ("json",),
     exports: Sequence[tuple[str | None, str]] = (),
 ) -> None:
     """DESIGN.md's output rules: a table on stdout by default; `--format` picks a machine
     format; `-o FILE` writes it atomically (json without --format); `--format` without `-o`
-    goes to stdout with no table. `exports` are extra (path, format) files (--export-json...)."""
+    goes to stdout with no table. `exports` are extra (path, format) files (--export-json...).
+    The format was checked by the parser (commands/_options.format_opt), before anything ran."""
     from profiler import sinks
     from profiler.render import get_renderer
 
-    check_format(fmt, formats)
     for path, efmt in exports:
         if path:
             sinks.emit(get_renderer(efmt)(report), path)
@@ -85,16 +84,6 @@ def showing_partial(table: Callable[[object, bool], str]):
             except Exception:  # partial output is best effort; the exit line still comes
                 pass
         raise
-
-
-def check_format(fmt: str | None, formats: Iterable[str]) -> None:
-    """A --format this command cannot write is a usage error: call it before measuring for
-    minutes (deliver checks again)."""
-    from profiler.errors import UsageError
-
-    formats = tuple(formats)
-    if fmt is not None and fmt not in formats:
-        raise UsageError(f"unknown --format {fmt!r} for this command (choose from: {', '.join(formats)})")
 
 
 def check_outputs(*paths: str | None) -> None:
@@ -167,6 +156,8 @@ class Progress:
         if self._pending is not None:
             pending, self._pending = self._pending, None
             self._line(*pending)
+            if phase in self._seen:  # the held-back line was this very phase
+                return
         self._seen.add(phase)
         count = f" ({done}/{total})" if total else ""
         sys.stderr.write(f"importprof: {self.description}: {current}{count}\n")

@@ -38,10 +38,10 @@ def finite(min_value: float | None = None) -> Callable[[str], float]:
     return parse
 
 
-def choice(*names: str) -> Callable[[str], str]:
+def choice(*names: str, what: str = "--format") -> Callable[[str], str]:
     def parse(text) -> str:
         if text not in names:
-            raise typer.BadParameter(f"unknown --format {text!r} for this command (choose from: {', '.join(names)})")
+            raise typer.BadParameter(f"unknown {what} {text!r} for this command (choose from: {', '.join(names)})")
         return text
 
     return parse
@@ -101,7 +101,15 @@ def ms_opt(name: str, help: str, default_min: float = 0.0):
     return Annotated[Optional[float], typer.Option(name, metavar="MS", parser=finite(default_min), help=help)]
 
 # the imports views (imports, show)
-ViewOpt = Annotated[str, typer.Option("--view", metavar="VIEW", help="tree (folds children under --min-ms) or top (top N by self and cumulative).")]
+ViewOpt = Annotated[str, typer.Option("--view", metavar="VIEW", parser=choice("tree", "top", what="--view"),
+                                      help="tree (folds children under --min-ms) or top (top N by self and cumulative).")]
+
+
+def view_options(view: str, min_ms: float, top: int, filter_: Optional[str]):
+    """The parsed view options of `imports` and `show`, as the renderer takes them."""
+    from profiler.render.console_imports import ImportsView
+
+    return ImportsView(view=view, min_ms=min_ms, top=top, filter=filter_)
 MinMsOpt = Annotated[float, typer.Option("--min-ms", metavar="MS", parser=finite(0.0), help="Tree view: fold modules whose cumulative is under MS.")]
 FilterOpt = Annotated[
     Optional[str], typer.Option("--filter", metavar="PREFIX", help="Only modules whose name starts with PREFIX (the tree keeps their ancestors).")

@@ -84,7 +84,7 @@ class TargetCommand(TyperCommand):
                 break
             if a.startswith("-") and a != "-":
                 name, glued = _option_name(a)
-                if name not in own and not (len(a) > 2 and not a.startswith("--") and _cluster(a, own)):
+                if name not in own:
                     _no_such_option(ctx, name, own)
                 mine.append(a)
                 if own.get(name) and not glued and i + 1 < len(args):
@@ -141,11 +141,6 @@ class TargetCommand(TyperCommand):
         super().format_options(ctx, formatter)
         with formatter.section("Time limit"):
             formatter.write_dl([("--timeout SECONDS", TIMEOUT_HELP)])
-
-
-def _cluster(token: str, own: dict[str, bool]) -> bool:
-    """`-iw0`: short flags run together, as click reads them."""
-    return all(f"-{ch}" in own for ch in token[1:2])
 
 
 def _no_such_option(ctx, name: str, own: dict[str, bool]) -> None:

@@ -56,7 +56,7 @@ def build(
         report = build_with_pyoxidizer(
             PyOxidizerOptions(target=target, name=name, out_dir=output, distribution=distribution), info=info
         )
-        deliver(report, fmt=fmt, output=None, table=render_pyoxidizer_build, formats=("json",))
+        deliver(report, fmt=fmt, output=None, table=render_pyoxidizer_build)
         return
     if distribution:
         raise UsageError("--distribution goes with --pyoxidizer")
@@ -64,4 +64,4 @@ def build(
 
     report = run_build(BuildOptions(target=target, python=python, name=name, out_dir=output, variants=variant or None),
                        info=info, warn=warn)
-    deliver(report, fmt=fmt, output=None, table=render_build_table, formats=("json",))
+    deliver(report, fmt=fmt, output=None, table=render_build_table)

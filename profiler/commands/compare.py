@@ -7,9 +7,10 @@ from typing import List, Optional
 import typer
 
 from profiler.commands._options import ExportJsonOpt, ExportMarkdownOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
+from profiler.render import formats_for
 from profiler.commands._target import PythonTargetCommand
 
-FORMATS = ("json", "markdown")
+FORMATS = formats_for("compare")  # from the render registry
 
 
 def register(app: typer.Typer) -> None:
@@ -60,5 +61,5 @@ def compare(
 
     with showing_partial(render_compare_table), Progress("measuring") as bar:
         report = run_compare(opts, progress=bar.update, warn=warn, info=info)
-    deliver(report, fmt=fmt, output=output, table=render_compare_table, formats=FORMATS,
+    deliver(report, fmt=fmt, output=output, table=render_compare_table,
             exports=((export_json, "json"), (export_markdown, "markdown")))

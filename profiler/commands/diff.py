@@ -35,5 +35,5 @@ def diff(
     check_outputs(output)
     opts = DiffOptions(old=old, new=new, fail_over_ms=fail_over, fail_over_pct=fail_over_pct)
     report = run_diff(opts)
-    deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_diff_table(r, tty, top), formats=("json",))
+    deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_diff_table(r, tty, top))
     check_gate(report, opts)

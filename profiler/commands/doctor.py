@@ -42,4 +42,4 @@ def doctor(
     opts = DoctorOptions(target=target_of(ctx), python=python, runs=runs, timing_runs=timing_runs, lazy=lazy, trace=not no_trace)
     with Progress("measuring") as bar:
         report = run_doctor(opts, progress=bar.update, warn=warn, info=info)
-    deliver(report, fmt=fmt, output=output, table=render_doctor_table, formats=FORMATS)
+    deliver(report, fmt=fmt, output=output, table=render_doctor_table)

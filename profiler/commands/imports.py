@@ -8,11 +8,13 @@ from typing import Optional
 import typer
 
 from profiler.commands._options import (
-    FilterOpt, IgnoreFailureOpt, MinMsOpt, OutputOpt, PythonOpt, TopOpt, ViewOpt, format_opt, ms_opt, runs_opt, warmup_opt,
+    FilterOpt, IgnoreFailureOpt, MinMsOpt, OutputOpt, PythonOpt, TopOpt, ViewOpt, format_opt, ms_opt, runs_opt, view_options,
+    warmup_opt,
 )
+from profiler.render import formats_for
 from profiler.commands._target import TargetCommand
 
-FORMATS = ("json", "speedscope", "chrome", "folded")
+FORMATS = formats_for("imports")  # from the render registry
 
 
 def register(app: typer.Typer) -> None:
@@ -25,15 +27,6 @@ def register(app: typer.Typer) -> None:
             "many Python processes gets a per-process summary."
         ),
     )(imports)
-
-
-def view_options(view: str, min_ms: float, top: int, filter_: Optional[str]):
-    from profiler.errors import UsageError
-    from profiler.render.console_imports import ImportsView
-
-    if view not in ("tree", "top"):
-        raise UsageError(f"unknown --view {view!r} (choose from: tree, top)")
-    return ImportsView(view=view, min_ms=min_ms, top=top, filter=filter_)
 
 
 def imports(
@@ -79,5 +72,5 @@ def imports(
         report = run_imports(opts, progress=bar.update, warn=warn)
     for w in report.warnings:
         warn(w)
-    deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_imports_table(r, tty, v), formats=FORMATS)
+    deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_imports_table(r, tty, v))
     check_budget(report, budget)

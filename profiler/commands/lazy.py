@@ -64,4 +64,4 @@ def lazy(
 
     with showing_partial(table), Progress("measuring") as bar:
         report = run_lazy(opts, progress=bar.update, warn=warn, info=info)
-    deliver(report, fmt=fmt, output=output, table=table, formats=FORMATS)
+    deliver(report, fmt=fmt, output=output, table=table)

@@ -42,4 +42,4 @@ def pack(
 
     check_output_dir(output, "-o")
     report = run_pack(PackOptions(out_dir=output, target=target, all_stdlib=all_stdlib, python=python), info=info)
-    deliver(report, fmt=fmt, output=None, table=render_pack_table, formats=("json",))
+    deliver(report, fmt=fmt, output=None, table=render_pack_table)

@@ -33,4 +33,4 @@ def pythons(
     from profiler.workflows.pythons import pythons as run_pythons
     check_outputs(output)
     report = run_pythons(python or None, warn=warn)
-    deliver(report, fmt=fmt, output=output, table=render_pythons_table, formats=("json",))
+    deliver(report, fmt=fmt, output=output, table=render_pythons_table)

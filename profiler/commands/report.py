@@ -83,7 +83,7 @@ def report(
 
     from profiler.render.console_report import render_report_summary
 
-    deliver(page, fmt=fmt or "html", output=output, table=render_report_summary, formats=("html", "json"))
+    deliver(page, fmt=fmt or "html", output=output, table=render_report_summary)
     if output and output != "-":
         import os
 

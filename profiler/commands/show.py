@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import typer
 
-from profiler.commands._options import FilterOpt, MinMsOpt, OutputOpt, TopOpt, ViewOpt, format_opt
-from profiler.commands.imports import FORMATS
+from profiler.commands._options import FilterOpt, MinMsOpt, OutputOpt, TopOpt, ViewOpt, format_opt, view_options
+from profiler.render import formats_for
+
+FORMATS = formats_for("imports")  # from the render registry
 
 
 def register(app: typer.Typer) -> None:
@@ -22,11 +24,10 @@ def show(
     output: OutputOpt = None,
 ) -> None:
     from profiler.commands._common import check_outputs, deliver
-    from profiler.commands.imports import view_options
     from profiler.render.console_imports import render_imports_table
     from profiler.workflows.imports import load_report
 
     v = view_options(view, min_ms, top, filter_)
     check_outputs(output)
     report = load_report(report_path)
-    deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_imports_table(r, tty, v), formats=FORMATS)
+    deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_imports_table(r, tty, v))

@@ -39,4 +39,4 @@ def site(
         except ValueError as exc:
             raise UsageError(f"cannot parse --flags {text!r}: {exc}") from None
     report = run_site(SiteOptions(python=python, runs=runs, flags=extra))
-    deliver(report, fmt=fmt, output=output, table=render_site_table, formats=("json",))
+    deliver(report, fmt=fmt, output=output, table=render_site_table)

@@ -9,9 +9,10 @@ import typer
 from profiler.commands._options import (
     EngineOpt, ExportJsonOpt, ExportMarkdownOpt, FlagsOpt, IgnoreFailureOpt, OutputOpt, PythonsOpt, format_opt, runs_opt, variant_opt, warmup_opt,
 )
+from profiler.render import formats_for
 from profiler.commands._target import TargetCommand
 
-FORMATS = ("json", "markdown")
+FORMATS = formats_for("startup")  # from the render registry
 
 
 def register(app: typer.Typer) -> None:
@@ -75,6 +76,5 @@ def startup(
         fmt=fmt,
         output=output,
         table=render_startup_table,
-        formats=FORMATS,
         exports=((export_json, "json"), (export_markdown, "markdown")),
     )

@@ -7,9 +7,10 @@ from typing import Optional
 import typer
 
 from profiler.commands._options import FlagsOpt, OutputOpt, PythonOpt, TopOpt, format_opt, variant_opt
+from profiler.render import formats_for
 from profiler.commands._target import TargetCommand
 
-FORMATS = ("json", "chrome")
+FORMATS = formats_for("trace")  # from the render registry
 
 
 def register(app: typer.Typer) -> None:
@@ -58,4 +59,4 @@ def trace(
 
         return render_trace_table(rep, tty, top=top)
 
-    deliver(report, fmt=fmt, output=output, table=table, formats=FORMATS)
+    deliver(report, fmt=fmt, output=output, table=table)

@@ -49,4 +49,4 @@ def why(
     )
     with Progress("importing") as bar:
         answer = run_why(opts, progress=bar.update, warn=warn)
-    deliver(answer, fmt=fmt, output=output, table=render_why_table, formats=("json",))
+    deliver(answer, fmt=fmt, output=output, table=render_why_table)

@@ -26,6 +26,12 @@ FORMATS: dict[str, dict[str, str]] = {
 }
 
 
+def formats_for(kind: str) -> tuple[str, ...]:
+    """The --format names a report kind ("imports" for importprof.imports/1) can be written in."""
+    schema = f"importprof.{kind}/1"
+    return tuple(fmt for fmt, kinds in FORMATS.items() if schema in kinds or ANY in kinds)
+
+
 def get_renderer(fmt: str):
     """The renderer of `fmt`: a function of the report that picks the kind's own renderer."""
     from profiler.errors import UsageError

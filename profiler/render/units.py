@@ -72,11 +72,9 @@ def fmt_failed(error: str | None) -> str:
     return f"failed: {error or 'no error text'}"
 
 
-TIMING_COLUMNS = ("Mean ± σ", "Median", "Min … Max", "User", "System", "Peak RSS")
-
-
 def timing_cells(r, relative=None) -> list[str]:
-    """A timing result's cells under TIMING_COLUMNS plus the ratio: its figures, or for a
+    """A timing result's cells (mean ± σ, median, min … max, user, system, peak RSS) and its
+    ratio: its figures, or for a
     failed command its error alone (no figure at all)."""
     if r.failed:
         return [fmt_failed(r.error), "", "", "", "", "", ""]

@@ -29,6 +29,13 @@ class Measurement:
         return [r for r in self.results if not r.failed]
 
 
+def check_reference(specs: Sequence[CommandSpec], reference: str | None) -> None:
+    """--reference names one of the commands (a key or a variant): a usage error before any run."""
+    if reference and not any(reference in (s.key, s.variant) for s in specs):
+        raise UsageError(f"--reference {reference!r} is not one of the measured variants "
+                         f"({', '.join(dict.fromkeys(s.variant for s in specs))})")
+
+
 def pick_reference(results: Sequence[TimingResult], reference: str | None) -> tuple[str, list[str]]:
     """The reference's key: `reference` names a key or a variant (default: the first result).
     A reference that failed gives way to the first measured result, with a warning."""
@@ -37,10 +44,8 @@ def pick_reference(results: Sequence[TimingResult], reference: str | None) -> tu
     chosen = results[0]
     if reference:
         chosen = next((r for r in results if r.key == reference), None) or next(
-            (r for r in results if r.variant == reference), None
+            (r for r in results if r.variant == reference), results[0]  # checked by measure()
         )
-        if chosen is None:
-            raise UsageError(f"--reference {reference!r} is not one of the measured variants")
     if not chosen.failed:
         return chosen.key, []
     fallback = next((r for r in results if not r.failed), None)
@@ -107,6 +112,7 @@ def measure(
 
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r} (builtin, hyperfine)")
+    check_reference(specs, reference)
     if engine == "hyperfine":
         from profiler.capture.hyperfine import find_hyperfine
 

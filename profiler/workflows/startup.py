@@ -131,13 +131,15 @@ def startup(
     from profiler.capture.discovery import resolve_pythons
     from profiler.capture.timing import RunPlan
     from profiler.errors import Interrupted
-    from profiler.workflows.measure import measure
+    from profiler.workflows.measure import check_reference, measure
     from profiler.workflows.no_site import no_site_env
 
     variants = validate(opts)
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     # pyenv:3.12, pyenv:*, all ... each interpreter once (capture/discovery.py)
     interps = resolve_pythons(list(opts.pythons) or [None], warn=warn) if opts.target.is_python else []
+    # the reference is checked on the plain specs, before no-site's discovery runs the target
+    check_reference(build_specs(interps, variants, opts.target, opts.imports), opts.reference)
     specs, unavailable = drop_unavailable(
         build_specs(interps, variants, opts.target, opts.imports, no_site_env=no_site_env), interps, warn)
     if "instructions" in opts.metrics:
