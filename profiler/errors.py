@@ -63,9 +63,15 @@ class GateFailed(ImportprofError):
 
 
 class TargetFailed(ImportprofError):
-    """The measured target exited non-zero (or was killed)."""
+    """The measured target exited non-zero (or was killed). `ignorable`: it only exited
+    non-zero (no traceback, no signal), which a program may do on purpose: a command with
+    --ignore-failure says so (commands/_common.py), no workflow names the option."""
 
     exit_code = EXIT_FAILED
+
+    def __init__(self, message: str, *, detail: str | None = None, ignorable: bool = False):
+        super().__init__(message, detail=detail)
+        self.ignorable = ignorable
 
 
 class TimedOut(TargetFailed):

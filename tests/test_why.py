@@ -89,3 +89,10 @@ def test_why_all_on_the_command_line(cli, real_python):
     assert sum(c["loaded"] for c in doc["chains"]) == 1 and len(doc["chains"]) >= 3
     res = cli("why", "re", "--all", "--python", real_python, "-c", "import json")
     assert "every import of re:" in res.stdout and "json → json.decoder → re" in res.stdout, res
+
+
+def test_all_without_a_run_is_refused_before_anything_runs(cli, fixtures):
+    from conftest import assert_one_line_error
+
+    res = cli("why", "json", "--all", "--from-log", fixtures / "importtime" / "boto3.log")
+    assert_one_line_error(res, 2, "--all needs a run of a Python target")

@@ -62,6 +62,7 @@ class Failure:
     phase: str  # "warm-up" | "measuring"
     error: str  # one line: the last line of its stderr, or how it ended
     stderr_tail: str  # the last lines of its stderr (shown indented under the error)
+    crashed: bool = False  # a signal or a Python traceback, not just a non-zero exit
 
 
 @dataclass
@@ -129,7 +130,7 @@ def _failure(sample: RunSample, tail: StderrTail, plan: RunPlan, phase: str) -> 
         return None
     how = describe_exit(sample.exit_code)
     line = last_line(text)
-    return Failure(sample.exit_code, phase, f"{how}: {line}" if line else how, "\n".join(text.splitlines()[-10:]))
+    return Failure(sample.exit_code, phase, f"{how}: {line}" if line else how, "\n".join(text.splitlines()[-10:]), crashed)
 
 
 def run_interleaved(

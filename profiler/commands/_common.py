@@ -86,6 +86,21 @@ def showing_partial(table: Callable[[object, bool], str]):
         raise
 
 
+@contextmanager
+def suggesting_ignore_failure():
+    """In a command that has --ignore-failure: a target that only exited non-zero (which a test
+    suite or a linter does on purpose) gets the hint; a crash or a time limit does not."""
+    from profiler.errors import TargetFailed
+
+    try:
+        yield
+    except TargetFailed as exc:
+        if not exc.ignorable:
+            raise
+        raise TargetFailed(f"{exc.message}; if it exits non-zero on purpose, --ignore-failure measures it anyway",
+                           detail=exc.detail) from None
+
+
 def check_outputs(*paths: str | None) -> None:
     from profiler import sinks
 

@@ -50,7 +50,7 @@ def imports(
 ) -> None:
     import sys
 
-    from profiler.commands._common import Progress, check_outputs, deliver, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warn
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_imports_table
@@ -68,7 +68,7 @@ def imports(
         target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group,
         level=level, phases=phases, lazy_candidates=lazy_candidates, ignore_failure=ignore_failure,
     )
-    with Progress("importing") as bar:
+    with suggesting_ignore_failure(), Progress("importing") as bar:
         report = run_imports(opts, progress=bar.update, warn=warn)
     for w in report.warnings:
         warn(w)

@@ -43,9 +43,8 @@ def startup(
     export_json: ExportJsonOpt = None,
     export_markdown: ExportMarkdownOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, showing_partial, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, showing_partial, suggesting_ignore_failure, warn
     from profiler.commands._target import target_of
-    from profiler.errors import TargetFailed
     from profiler.render.console_startup import render_startup_table
     from profiler.workflows.startup import StartupOptions, startup as run_startup
 
@@ -63,14 +62,8 @@ def startup(
         reference=reference,
         ignore_failure=ignore_failure,
     )
-    with showing_partial(render_startup_table), Progress("measuring") as bar:
-        try:
-            report = run_startup(opts, progress=bar.update, warn=warn)
-        except TargetFailed as exc:
-            if ignore_failure or "Traceback" in (exc.detail or "") or "killed by signal" in exc.message or type(exc).__name__ == "TimedOut":
-                raise
-            raise TargetFailed(f"{exc.message}; if it exits non-zero on purpose, --ignore-failure times it anyway",
-                               detail=exc.detail) from None
+    with showing_partial(render_startup_table), suggesting_ignore_failure(), Progress("measuring") as bar:
+        report = run_startup(opts, progress=bar.update, warn=warn)
     deliver(
         report,
         fmt=fmt,

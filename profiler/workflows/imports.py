@@ -81,9 +81,8 @@ def capture_logs(
         if cap.returncode != 0 and not opts.ignore_failure:
             tail = _program_stderr(cap.stderr)
             raise TargetFailed(
-                f"the target exited with code {cap.returncode}: {opts.target.label()} "
-                "(if it does so on purpose, --ignore-failure measures it anyway)",
-                detail=tail or None,
+                f"the target exited with code {cap.returncode}: {opts.target.label()}",
+                detail=tail or None, ignorable=cap.returncode > 0 and "Traceback (most recent call last)" not in tail,
             )
         if i < opts.warmup:
             continue
@@ -123,8 +122,8 @@ def capture_harness_logs(
         cap = capture_processes(argv, importtime=True)
         if cap.returncode != 0 and not opts.ignore_failure:
             tail = _program_stderr(cap.stderr)
-            raise TargetFailed(f"the target exited with code {cap.returncode}: {opts.target.label()} "
-                               "(if it does so on purpose, --ignore-failure measures it anyway)", detail=tail or None)
+            raise TargetFailed(f"the target exited with code {cap.returncode}: {opts.target.label()}", detail=tail or None,
+                               ignorable=cap.returncode > 0 and "Traceback (most recent call last)" not in tail)
         if i < opts.warmup:
             continue
         run_no = len(logs) + 1

@@ -55,7 +55,7 @@ def pick_reference(results: Sequence[TimingResult], reference: str | None) -> tu
 
 
 def _results(specs, outcomes, engine: str, tails: dict | None = None) -> list[TimingResult]:
-    """Outcomes → results; `tails` collects each failed command's stderr tail by key."""
+    """Outcomes → results; `tails` collects each failed command's Failure by key."""
     from profiler.analysis.statistics import summarize
 
     out = []
@@ -66,7 +66,7 @@ def _results(specs, outcomes, engine: str, tails: dict | None = None) -> list[Ti
         if o.failure is not None:
             out.append(TimingResult.failure(s, tuple(o.exit_codes), o.failure.error, engine))
             if tails is not None:
-                tails[s.key] = o.failure.stderr_tail
+                tails[s.key] = o.failure
         elif o.samples:
             out.append(summarize(s, o.samples, engine))
     return out
@@ -129,7 +129,7 @@ def measure(
         if warn:
             warn(w)
 
-    tails: dict[str, str] = {}
+    tails: dict = {}
     try:
         if engine == "builtin":
             results = _results(specs, run_interleaved(specs, plan, progress), engine, tails)
@@ -143,8 +143,10 @@ def measure(
 
     if results and all(r.failed for r in results):
         first = results[0]
+        failure = tails.get(first.key)
         raise TargetFailed(f"{first.key}: the command failed ({first.error}): {first.command}",
-                           detail=tails.get(first.key) or None) from None
+                           detail=(failure.stderr_tail or None) if failure else None,
+                           ignorable=failure is not None and not failure.crashed) from None
     m = _finish(specs, results, reference, warnings, machine)
     for w in m.warnings[len(warnings):]:
         if warn:

@@ -55,6 +55,8 @@ def why(
 
     if not opts.module or any(c.isspace() for c in opts.module):
         raise UsageError(f"not a module name: {opts.module!r}")
+    if opts.all and (opts.report is not None or opts.from_log is not None or not opts.target.is_python):
+        raise UsageError("--all needs a run of a Python target: a log or a report holds only the import that loaded the module")
     if opts.report is not None:
         report = load_report(opts.report)
     else:
@@ -73,11 +75,7 @@ def why(
         )
     importers = None
     if opts.all:
-        if opts.report is not None or opts.from_log is not None or not opts.target.is_python:
-            if warn:
-                warn("--all needs a run of a Python target: a log or report shows only the import that loaded the module")
-        else:
-            importers = importers_of(opts, opts.module)
+        importers = importers_of(opts, opts.module)
     answer = why_from_report(report, opts.module, importers)
     if not answer.chains:
         where = report.target or "the log"
