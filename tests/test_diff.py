@@ -138,10 +138,8 @@ def test_diff_on_real_captures_of_a_dotted_import(cli, tmp_path):
     assert "json.decoder" not in [m["name"] for m in doc["removed"]]
     assert [m["name"] for m in doc["added"] if m["name"].startswith("json")] == ["json.decoder"]
     assert all(m["wrapper"] for m in doc["added"] if m["name"] == "json.decoder")
-    ch = {c["name"]: c for c in doc["changed"]}
-    if "json.decoder" in ch:  # the load itself: a few hundred µs on both sides, never the wrapper's ~1 ms
-        assert ch["json.decoder"]["wrapper"] is False
-        assert abs(ch["json.decoder"]["delta_cumulative_us"]) < ch["json.decoder"]["old_cumulative_us"] * 10
+    # the load itself is paired with the load (listed as changed or not), never with the wrapper
+    assert all(c["wrapper"] is False for c in doc["changed"] if c["name"] == "json.decoder")
     res = cli("diff", old, new)
     assert "json.decoder (dotted import)" in res.stdout, res
 

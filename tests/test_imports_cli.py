@@ -149,3 +149,17 @@ def test_a_program_that_exits_non_zero_on_purpose_is_measured_with_ignore_failur
     (tmp_path / "h.py").write_text("import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'import csv']); sys.exit(1)\n")
     harness = cli("imports", "--runs", "1", "--warmup", "0", "-i", "--format", "json", "--", real_python, "h.py", cwd=tmp_path)
     assert harness.returncode == 0 and harness.json()["harness"]["python_processes"] == 2, harness
+
+
+def test_a_harness_process_with_unreadable_import_lines_is_named_not_dropped(cli, real_python, tmp_path):
+    """A child whose import time lines cannot be read is counted among the unreached, with why."""
+    (tmp_path / "h.py").write_text(
+        "import subprocess, sys\n"
+        "subprocess.run([sys.executable, '-c', 'import sys; sys.stderr.write(\"import time: x | 2 | bad\\\\n\")'])\n"
+    )
+    res = cli("imports", "--runs", "1", "--warmup", "0", "--format", "json", "--", real_python, "h.py", cwd=tmp_path)
+    assert res.returncode == 0, res
+    h = res.json()["harness"]
+    assert h["python_processes_total"] == 2
+    assert any("its import time lines" in u["reason"] for u in h["unreached"]), h
+    assert "wrote no import times" in res.stderr

@@ -78,10 +78,10 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
         "delta_pct": (100.0 * delta / old.total_us) if old.total_us else None,
     }
     if judge and old.total_us_runs and new.total_us_runs:
-        from profiler.analysis.imports import spread_us
+        from profiler.analysis.imports import mad_us
 
         totals["significant"] = is_significant(
-            old.total_us, new.total_us, old.total_us_runs, new.total_us_runs, spread_us(old.total_us_runs), spread_us(new.total_us_runs)
+            old.total_us, new.total_us, old.total_us_runs, new.total_us_runs, mad_us(old.total_us_runs), mad_us(new.total_us_runs)
         )
     notes = []
     if not judge:

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence
 
+from profiler.analysis.statistics import median
 from profiler.model.import_tree import (
     CachedRecord,
     GroupRecord,
@@ -80,7 +81,7 @@ def _median(xs: Sequence[int]) -> int:
     return s[mid] if n % 2 else (s[mid - 1] + s[mid] + 1) // 2
 
 
-def _mad_us(xs: Sequence[int]) -> int:
+def mad_us(xs: Sequence[int]) -> int:
     """Median absolute deviation, µs (0 with fewer than 2 values)."""
     if len(xs) < 2:
         return 0
@@ -88,11 +89,10 @@ def _mad_us(xs: Sequence[int]) -> int:
     return _median([abs(x - m) for x in xs])
 
 
-spread_us = _mad_us
 
 
 def _median_spread(xs: Sequence[int]) -> tuple[int, int]:
-    """(_median(xs), _mad_us(xs)) with one sort less."""
+    """(_median(xs), mad_us(xs)) with one sort less."""
     s = sorted(xs)
     n = len(s)
     mid = n // 2
@@ -177,8 +177,8 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
                     runs_seen=len(s),
                     self_us_runs=tuple(a[1]),
                     cumulative_us_runs=tuple(a[2]),
-                    self_us_spread=_mad_us(s),
-                    cumulative_us_spread=_mad_us(c),
+                    self_us_spread=mad_us(s),
+                    cumulative_us_spread=mad_us(c),
                 )
             )
             for ch in reversed(children.get(key, ())):
@@ -348,18 +348,6 @@ def parent_indices(modules: Sequence[ModuleRecord]) -> list[int | None]:
             stack.pop()
         out.append(stack[-1] if stack and m.depth > 0 else None)
         stack.append(i)
-    return out
-
-
-def occurrence_keys(modules: Sequence[ModuleRecord]) -> list[tuple[int, str, int]]:
-    """(process, name, occurrence) per module, in pre-order: the identity inside one target's
-    runs (what aggregate_runs uses). Across two targets use identity_keys."""
-    seen: Counter = Counter()
-    out = []
-    for m in modules:
-        k = (m.process, m.name)
-        out.append((m.process, m.name, seen[k]))
-        seen[k] += 1
     return out
 
 
@@ -747,11 +735,8 @@ def summarize_processes(
     for p in range(processes):
         known = [f[p] for f in facts if p < len(f)]
         first = known[0] if known else ProcessRun()
-        walls = sorted(k.wall_s for k in known if k.wall_s is not None)
-        wall = None
-        if walls:
-            n = len(walls)
-            wall = walls[n // 2] if n % 2 else (walls[n // 2 - 1] + walls[n // 2]) / 2
+        walls = [k.wall_s for k in known if k.wall_s is not None]
+        wall = median(walls) if walls else None
         out.append(ProcessSummary(p, first.argv, first.python, first.parent, wall, _median(sums[p]) if runs else 0))
     return tuple(out)
 

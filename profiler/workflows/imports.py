@@ -135,8 +135,9 @@ def capture_harness_logs(
                 continue
             try:
                 one = parse_importtime(rec.importtime_text, source=f"run {run_no}: process {rec.index}")
-            except BadInput:
-                continue  # a header and no rows: nothing imported to show
+            except BadInput as exc:  # unreadable lines (or a header and no rows): named, never dropped silently
+                unreached.append({"index": rec.index, "argv": list(rec.argv), "reason": f"its import time lines: {exc.message}"})
+                continue
             procs.extend(one.processes)
             warnings.extend(one.warnings)
             kept.extend([rec] * len(one.processes))
@@ -167,31 +168,25 @@ def add_processes(report: ImportsReport, facts: Sequence[Sequence] = (), walls: 
     """per_process and summed for a report of several Python processes (and the harness
     headline when the command's wall times are known; it counts the Python processes that
     wrote no import times too, with why, and a warning says so)."""
+    from collections import Counter
+
     from profiler.analysis.imports import harness_headline, sum_modules, summarize_processes
+    from profiler.analysis.statistics import median
 
     per = summarize_processes(report.modules, report.runs, report.processes, facts)
     wall = None
     if walls:
-        w = sorted(walls)
-        n = len(w)
-        wall = w[n // 2] if n % 2 else (w[n // 2 - 1] + w[n // 2]) / 2
+        wall = median(walls)
     headline = {**harness_headline(per, wall), "capture": "strace"} if facts else None
     warnings = report.warnings
     if headline is not None:
         headline["python_processes_total"] = len(per) + len(unreached)
         headline["unreached"] = [dict(u) for u in unreached]
         if unreached:
-            reasons = ", ".join(f"{n} {r}" for r, n in _count(u["reason"] for u in unreached))
+            reasons = ", ".join(f"{n} {r}" for r, n in sorted(Counter(u["reason"] for u in unreached).items()))
             warnings = (*warnings, f"{len(unreached)} of {len(per) + len(unreached)} Python processes wrote no import "
                                    f"times and are not in the figures: {reasons}")
     return replace(report, per_process=per, summed=sum_modules(report.modules), harness=headline, warnings=warnings)
-
-
-def _count(items) -> list[tuple[str, int]]:
-    out: dict[str, int] = {}
-    for x in items:
-        out[x] = out.get(x, 0) + 1
-    return sorted(out.items())
 
 
 def import_outcomes(opts: ImportsOptions, interp: Interpreter | None) -> list[tuple[str, bool]]:
