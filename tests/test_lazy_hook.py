@@ -130,3 +130,28 @@ def test_the_launcher_reuses_a_compiled_hook(prog, real_python, tmp_path, monkey
     second = run_lazy(real_python, version, Target("script", str(prog)), cwd=str(prog.parent), env=_env())
     assert first.stdout == second.stdout == "used from star sub\n"
     assert files[0].stat().st_mtime_ns == stamp  # read, not rewritten
+
+
+def test_a_missing_module_is_looked_for_once_per_finder(tmp_path, real_python):
+    """The finders are wrapped in place: a module that is nowhere costs each finder one lookup,
+    as without the hook (a front finder asking the others made importlib ask them all again)."""
+    prog = tmp_path / "p.py"
+    prog.write_text(
+        "import sys\n"
+        "from importlib.machinery import PathFinder\n"
+        "calls = []\n"
+        "original = PathFinder.find_spec\n"
+        "def counting(name, path=None, target=None):\n"
+        "    calls.append(name)\n"
+        "    return original(name, path, target)\n"
+        "PathFinder.find_spec = counting\n"
+        "try:\n"
+        "    import no_such_module_xyz\n"
+        "except ModuleNotFoundError:\n"
+        "    pass\n"
+        "print(calls.count('no_such_module_xyz'))\n"
+    )
+    version = _version(real_python)
+    for lazy in (False, True):
+        run = run_lazy(real_python, version, Target("script", str(prog)), lazy=lazy, cwd=str(tmp_path), env=_env())
+        assert run.returncode == 0 and run.stdout == "1\n", (lazy, run.stdout, run.stderr)

@@ -4,7 +4,7 @@ library only (builtin modules: sys, _thread), Python 3.8-3.14; it never imports 
 the `profiler` package. (On 3.15+ `importprof lazy` runs `-X lazy_imports=all` instead; this
 hook then only installs the keep-eager filter, when there is one, and records.)
 
-How: a meta-path finder first on `sys.meta_path` asks the other finders for the spec and, when
+How: each finder on `sys.meta_path` at start-up is wrapped in place: it finds the spec and, when
 the module can be lazy, wraps its loader. The wrapper's `exec_module` does not run the module:
 it swaps the module's class for `_LazyModule`, whose first attribute access runs the real
 `exec_module` (then the class is swapped back). This is `importlib.util.LazyLoader`'s mechanism,
@@ -205,21 +205,19 @@ def _eager_reason(name, spec):
     return None
 
 
-class LazyFinder:
-    """First on sys.meta_path: finds through the other finders, wraps what can be lazy."""
+class _LazyFinder(object):
+    """Takes the place of one finder on sys.meta_path: asks it, and wraps what can be lazy.
+    In its place rather than in front of all of them, so a module that is nowhere is looked
+    for once per finder, as without the hook (a front finder that asked the others would have
+    importlib ask them all again after its miss)."""
 
-    @classmethod
-    def find_spec(cls, name, path=None, target=None):
-        spec = None
-        for finder in sys.meta_path:
-            if finder is cls:
-                continue
-            find = getattr(finder, "find_spec", None)
-            if find is None:
-                continue
-            spec = find(name, path, target)
-            if spec is not None:
-                break
+    __slots__ = ("finder",)
+
+    def __init__(self, finder):
+        self.finder = finder
+
+    def find_spec(self, name, path=None, target=None):
+        spec = self.finder.find_spec(name, path, target)
         if spec is None or target is not None:
             return spec
         if _RECORD[0]:
@@ -233,6 +231,21 @@ class LazyFinder:
             return spec
         spec.loader = _LazyLoader(spec.loader)
         return spec
+
+    def __getattr__(self, attr):  # invalidate_caches, find_distributions...: the finder's own
+        return getattr(self.finder, attr)
+
+    def __repr__(self):
+        return "<importprof lazy: %r>" % (self.finder,)
+
+
+def _wrap_finders():
+    sys.meta_path[:] = [f if isinstance(f, _LazyFinder) or not hasattr(f, "find_spec") else _LazyFinder(f)
+                        for f in sys.meta_path]
+
+
+def _unwrap_finders():
+    sys.meta_path[:] = [f.finder if isinstance(f, _LazyFinder) else f for f in sys.meta_path]
 
 
 def _module_facts(name, mod):
@@ -252,8 +265,7 @@ def _module_facts(name, mod):
 
 def _dump():
     # first: the json import below is importprof's own, neither deferred nor recorded
-    if LazyFinder in sys.meta_path:
-        sys.meta_path.remove(LazyFinder)
+    _unwrap_finders()
     modules = list(sys.modules.items())
     eager, loads, found = list(_EAGER), list(_LOADS), list(_FOUND)
     path = _OPTIONS.get("lazy_path")
@@ -298,7 +310,7 @@ def install(options):
         launch.at_exit(_dump)
     if not options.get("lazy", True):
         _DEFER[0] = False  # the eager reference: record what is found (failed imports too)
-        sys.meta_path.insert(0, LazyFinder)
+        _wrap_finders()
         return
     if sys.version_info >= (3, 15):
         # PEP 810: -X lazy_imports=all does the deferring; keep the keep-eager set eager
@@ -306,4 +318,4 @@ def install(options):
         if _KEEP and setter is not None:
             setter(_keep_filter)
         return
-    sys.meta_path.insert(0, LazyFinder)
+    _wrap_finders()
