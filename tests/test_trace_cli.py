@@ -326,6 +326,10 @@ def test_program_traceback_without_importprof_frames(cli, real_python, tmp_path)
     assert "ValueError: inner" in res.stderr and "KeyError: 'outer'" in res.stderr and "direct cause" in res.stderr
     assert "launch.py" not in res.stderr and "hook_" not in res.stderr
     assert f'File "{script}", line 7, in <module>' in res.stderr  # the program's own frames stay
+    # a KeyboardInterrupt too: python's traceback, and death by SIGINT as python's
+    res = cli("trace", "--python", real_python, "-c", "raise KeyboardInterrupt")
+    assert res.returncode == 3 and "killed by signal 2" in res.stderr, res
+    assert "KeyboardInterrupt" in res.stderr and "launch.py" not in res.stderr
 
 
 def test_failed_imports_are_not_modules(cli, real_python):

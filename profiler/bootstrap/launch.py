@@ -128,6 +128,16 @@ def main(argv):
         strip(exc)
         the_sys.excepthook(type(exc), exc, exc.__traceback__)
         return 1
+    except KeyboardInterrupt as exc:  # the same, then die of SIGINT as python does
+        strip(exc)
+        the_sys.excepthook(type(exc), exc, exc.__traceback__)
+        import os
+        import signal
+
+        the_sys.stderr.flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        return 130
 
 
 def _strip_own_frames(exc, here=_HERE + "/"):

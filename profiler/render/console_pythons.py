@@ -46,9 +46,9 @@ def render_pythons_table(report: PythonsReport, tty: bool) -> str:
     lines = []
     for p in report.pythons:
         by_reason: dict[str, list[str]] = {}
-        for s in p.commands + p.variants:
+        labelled = [(s, s.name) for s in p.commands] + [(s, f"variant {s.name}") for s in p.variants]
+        for s, label in labelled:  # by position: the lazy command and the lazy variant are equal values
             if not s.supported:
-                label = s.name if s in p.commands else f"variant {s.name}"
                 by_reason.setdefault(s.reason, []).append(label)
         if by_reason:
             lines.append(f"  {p.interpreter.path} ({p.interpreter.version}):")
