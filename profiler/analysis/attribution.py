@@ -374,9 +374,9 @@ def harness_view(log: StraceLog, procs) -> dict:
         "python_processes": len(pys),
         "attribution": {MARKERS: sum(1 for p in pys if p.attribution == MARKERS), LOOKUPS: sum(1 for p in pys if p.attribution == LOOKUPS)},
         "wall_s": None if wall is None else round(wall, 6),
-        "python_wall_s": round(covered, 6) if intervals else None,
+        "python_busy_s": round(covered, 6) if intervals else None,
         "python_share": round(covered / wall, 4) if intervals and wall else None,
-        "python_wall_sum_s": round(sum(p.wall_s for p in pys if p.wall_s is not None), 6),
+        "python_wall_s": round(sum(p.wall_s for p in pys if p.wall_s is not None), 6),
     }
 
 

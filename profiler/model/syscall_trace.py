@@ -14,8 +14,8 @@ of objects with `variant` and those keys.
   `parent` (pid), `wall_s` (exec to exit), `attribution` ("markers" | "lookups" | null, see
   analysis/attribution.py) and its own `modules` rows.
 - `harness`: {processes, python_processes, attribution: {markers, lookups}, wall_s (the log's
-  span), python_wall_s (time with at least one Python process running), python_share
-  (python_wall_s / wall_s), python_wall_sum_s (Σ of the Python processes' wall times: nested
+  span), python_busy_s (time with at least one Python process running), python_share
+  (python_busy_s / wall_s), python_wall_s (Σ of the Python processes' wall times: nested
   interpreters overlap, so it can exceed wall_s)}.
 """
 

@@ -43,8 +43,8 @@ def _harness_line(r: TraceResult) -> str | None:
     line = f"{fmt_count(n)} Python process{'' if n == 1 else 'es'} of {fmt_count(h['processes'])}" + (f" (attributed {ways})" if ways else "")
     if h.get("python_share") is not None:
         line += (
-            f" · a Python process was running during {fmt_seconds(h['python_wall_s'])} of the command's "
-            f"{fmt_seconds(h['wall_s'])} ({h['python_share'] * 100:.0f} %); Σ their wall times {fmt_seconds(h['python_wall_sum_s'])}"
+            f" · a Python process was running during {fmt_seconds(h['python_busy_s'])} of the command's "
+            f"{fmt_seconds(h['wall_s'])} ({h['python_share'] * 100:.0f} %); Σ their wall times {fmt_seconds(h['python_wall_s'])}"
         )
     return line
 
