@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
 out=profiler/parse/_strace_native.abi3.so
-if [ -f "$out" ] && [ -z "$(find profiler/native/Cargo.toml profiler/native/src -newer "$out")" ]; then
+if [ -f "$out" ] && [ -z "$(find profiler/native/Cargo.toml profiler/native/Cargo.lock profiler/native/src -newer "$out")" ]; then
     exit 0
 fi
 if ! command -v cargo >/dev/null; then
@@ -16,8 +16,11 @@ if ! command -v cargo >/dev/null; then
     exit 0
 fi
 echo "setup: building the native strace parser (profiler/native)" >&2
-if PYO3_PYTHON="$PWD/.venv/bin/python" cargo build --release --quiet --manifest-path profiler/native/Cargo.toml; then
-    cp profiler/native/target/release/lib_strace_native.so "$out.tmp"
+# the build folder outside the package (build/ is ignored and `make clean` removes it): cargo's
+# hundred MB of objects must not become packages of profiler/ in a wheel
+target=build/native
+if PYO3_PYTHON="$PWD/.venv/bin/python" cargo build --release --quiet --manifest-path profiler/native/Cargo.toml --target-dir "$target"; then
+    cp "$target/release/lib_strace_native.so" "$out.tmp"
     mv "$out.tmp" "$out"
 else
     echo "setup: the native strace parser did not build: the pure-Python parser runs" >&2
