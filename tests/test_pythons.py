@@ -326,3 +326,15 @@ def test_asdf_and_uv_installs_are_found(tmp_path, monkeypatch):
     found = resolve_pythons(["asdf:3.12", "uv:*"])
     assert len(found) == 1 and found[0].version.startswith("3.12.")  # one real executable, measured once
     assert found[0].source == "asdf"
+
+
+def test_lazy_and_doctor_refuse_a_3_7_in_one_line_and_report_leaves_their_part_out(cli, tmp_path):
+    py = pyenv_python("3.7")
+    for command in ("lazy", "doctor"):
+        assert_one_line_error(cli(command, "--python", py, "-c", "pass"), 2, "is unavailable", "3.8+")
+    page = tmp_path / "r.html"
+    res = cli("report", "--python", py, "--runs", "1", "--import-runs", "1", "--skip", "trace", "--format", "json",
+              "-o", page, "-c", "pass")
+    assert res.returncode == 0, res
+    skipped = {s["part"]: s["reason"] for s in json.loads(page.read_text())["skipped"]}
+    assert "3.8+" in skipped["doctor"]

@@ -92,6 +92,7 @@ COMMAND_NEEDS: dict[str, tuple[str, ...]] = {
     "site": ("hooks",),
     "report": ("importtime", "hooks"),
     "lazy": ("importtime", "lazy_hooks"),
+    "doctor": ("importtime", "hooks", "lazy_hooks"),
     "pack": ("hooks", "oxidized"),
     "build": ("hooks",),
     "compare": ("hooks",),

@@ -65,10 +65,9 @@ def doctor(
 
     validate(opts)
     interp = resolve_python(opts.python)
-    if tuple(int(x) for x in interp.version.split(".")[:2]) < (3, 8):
-        from profiler.errors import BadInput
+    from profiler.model.interpreter import require
 
-        raise BadInput(f"doctor needs Python 3.8 or newer for its import hooks; {interp.path} is {interp.version}")
+    require(interp, "doctor")
     facts = probe_doctor_facts(interp.path)
     warnings: list[str] = []
     findings = []

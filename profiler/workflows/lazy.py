@@ -139,10 +139,9 @@ def lazy(
 
     validate(opts)
     interp = resolve_python(opts.python)
-    if tuple(int(x) for x in interp.version.split(".")[:2]) < (3, 8):
-        from profiler.errors import BadInput
+    from profiler.model.interpreter import require
 
-        raise BadInput(f"lazy needs Python 3.8 or newer for its import hooks; {interp.path} is {interp.version}")
+    require(interp, "lazy")
     warnings: list[str] = []
     notes: list[str] = []
 

@@ -316,6 +316,16 @@ def _part_progress(progress, part: str):
     return update
 
 
+def _part_unavailable(part: str, interp) -> str | None:
+    """Why `interp` cannot serve a part (as `importprof pythons` says), or None."""
+    from profiler.model.interpreter import COMMAND_NEEDS, why_not_needs
+
+    if interp is None or part not in COMMAND_NEEDS:
+        return None
+    reason = why_not_needs(interp, COMMAND_NEEDS[part])
+    return None if reason is None else f"{interp.path} ({interp.version}): {reason}"
+
+
 def report_live(
     opts: ReportOptions,
     progress: Callable[[int, int, str], None] | None = None,
@@ -343,6 +353,12 @@ def report_live(
             continue
         if part == "doctor" and not opts.target.is_python:
             skipped.append({"part": part, "reason": "doctor examines a Python target (-c, -m, SCRIPT), not `-- COMMAND`"})
+            continue
+        why_not = _part_unavailable(part, interp)
+        if why_not:  # this interpreter cannot serve the part: the others still make the page
+            skipped.append({"part": part, "reason": why_not})
+            if warn:
+                warn(f"report: {part} skipped: {why_not}")
             continue
         try:
             doc = _CAPTURE[part](opts, _part_progress(progress, part), warn)
