@@ -607,3 +607,19 @@ def test_names_from_the_target_render_as_text(live_page):
     assert "-c \"__import__('&lt;script&gt;')\"" in text
     assert "/python3 -c \"__import__('&lt;script&gt;')\"" in text or "/python -c \"__import__('&lt;script&gt;')\"" in text
     assert "'\"'\"'" not in text
+
+
+@pytest.mark.slow
+def test_the_report_s_doctor_reads_what_the_other_parts_measured(cli, real_python, tmp_path):
+    """report's doctor part takes the imports, site and trace reports the page already has
+    instead of measuring them a second time."""
+    out = tmp_path / "bundle.json"
+    res = cli("report", "--python", real_python, "--runs", "1", "--import-runs", "1", "--format", "json", "-o", out,
+              "-c", "import json")
+    assert res.returncode == 0, res
+    page = json.loads(out.read_text())
+    doc = next(d["doc"] for d in page["documents"] if d["doc"]["schema"] == "importprof.doctor/1")
+    notes = {c["kind"]: c["note"] for c in doc["checks"]}
+    assert notes["no-pyc"] == "from the report's imports part"
+    assert notes["pth-import"] == "from the report's site part"
+    assert notes["failed-lookups"] == "from the report's trace part"

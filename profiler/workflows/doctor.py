@@ -1,6 +1,7 @@
 """`importprof doctor`: run the measurements importprof already has over one target and turn
 them into findings, costliest first (model/doctor.py). Nothing is measured twice here: each
-check calls the workflow that owns the measurement.
+check calls the workflow that owns the measurement, and under `report` reads the reports its
+other parts made (DoctorOptions.measured) instead of measuring them again.
 
   imports --phases  → no-pyc (compile phase of modules compiled from source), in-memory (find + read)
   site              → pth-import (per .pth file that runs code), site (vs a bare start)
@@ -13,7 +14,7 @@ check calls the workflow that owns the measurement.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from profiler.errors import ImportprofError, UsageError
@@ -31,6 +32,13 @@ class DoctorOptions:
     timing_runs: int = 10  # timed runs per command (startup figures, lazy with --lazy)
     lazy: bool = False  # time eager vs lazy (else the untimed estimate)
     trace: bool = True  # failed lookups need strace
+    # reports already made for this target (report's parts: "imports" with phases, "site",
+    # "trace"): read instead of measured again
+    measured: dict = field(default_factory=dict)
+
+
+def _reused(opts: DoctorOptions, part: str) -> str:
+    return f"from the report's {part} part" if part in opts.measured else ""
 
 
 def validate(opts: DoctorOptions) -> None:
@@ -88,10 +96,10 @@ def doctor(
     step("profiling imports (phases)")
     from profiler.workflows.imports import ImportsOptions, imports
 
-    profile = imports(ImportsOptions(target=opts.target, python=interp.path, runs=opts.runs, warmup=1,
-                                     phases=True), warn=warn)
+    profile = opts.measured.get("imports") or imports(
+        ImportsOptions(target=opts.target, python=interp.path, runs=opts.runs, warmup=1, phases=True), warn=warn)
     for kind, f in (("no-pyc", rules.no_pyc_finding(profile.modules, facts)), ("in-memory", rules.in_memory_finding(profile.modules))):
-        checks.append(Check(kind, True))
+        checks.append(Check(kind, True, _reused(opts, "imports")))
         if f:
             findings.append(f)
 
@@ -101,9 +109,9 @@ def doctor(
 
     site_report = None
     try:
-        site_report = site(SiteOptions(python=interp.path, runs=opts.runs))
+        site_report = opts.measured.get("site") or site(SiteOptions(python=interp.path, runs=opts.runs))
         findings += rules.pth_findings(site_report)
-        checks.append(Check("pth-import", True))
+        checks.append(Check("pth-import", True, _reused(opts, "site")))
     except ImportprofError as exc:
         skipped(("pth-import", "site"), exc)
 
@@ -145,10 +153,10 @@ def doctor(
         from profiler.workflows.trace import TraceOptions, trace
 
         try:
-            tr = trace(TraceOptions(target=t, python=interp.path))
+            tr = opts.measured.get("trace") or trace(TraceOptions(target=t, python=interp.path))
             calls = tr.results[0].log.syscalls if tr.results and tr.results[0].log else ()
             findings += rules.failed_lookup_findings(calls, _sys_path(facts, t))
-            checks.append(Check("failed-lookups", True))
+            checks.append(Check("failed-lookups", True, _reused(opts, "trace")))
         except ImportprofError as exc:
             skipped(("failed-lookups",), exc)
     else:

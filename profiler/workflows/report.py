@@ -227,7 +227,7 @@ def report_from_files(paths: Sequence[str], title: str | None = None,
 
 
 # ------------------------------------------------------------------ live capture
-def _startup_doc(opts: ReportOptions, progress, warn) -> dict:
+def _startup_doc(opts: ReportOptions, progress, warn, made: dict):
     from profiler.workflows.startup import StartupOptions, startup
 
     sopts = StartupOptions(
@@ -239,10 +239,10 @@ def _startup_doc(opts: ReportOptions, progress, warn) -> dict:
         warmup=opts.warmup,
         min_time_s=opts.min_time_s,
     )
-    return startup(sopts, progress=progress, warn=warn).to_dict()
+    return startup(sopts, progress=progress, warn=warn)
 
 
-def _imports_doc(opts: ReportOptions, progress, warn) -> dict:
+def _imports_doc(opts: ReportOptions, progress, warn, made: dict):
     from profiler.workflows.imports import ImportsOptions, imports
 
     # the instrumented runs (import phases and import sites): find/read/unmarshal/exec per module and the file:line of
@@ -255,32 +255,33 @@ def _imports_doc(opts: ReportOptions, progress, warn) -> dict:
         phases=opts.target.is_python,
         sites=opts.target.is_python,
     )
-    return imports(iopts, progress=progress, warn=warn).to_dict()
+    return imports(iopts, progress=progress, warn=warn)
 
 
-def _trace_doc(opts: ReportOptions, progress, warn) -> dict:
+def _trace_doc(opts: ReportOptions, progress, warn, made: dict):
     from profiler.workflows.trace import TraceOptions, trace
 
     topts = TraceOptions(target=opts.target, python=opts.python)
-    return trace(topts, warn=warn, progress=progress).to_dict()
+    return trace(topts, warn=warn, progress=progress)
 
 
-def _site_doc(opts: ReportOptions, progress, warn) -> dict:
+def _site_doc(opts: ReportOptions, progress, warn, made: dict):
     from profiler.workflows.site import SiteOptions, site
 
-    return site(SiteOptions(python=opts.python, runs=max(1, min(opts.import_runs, 3)))).to_dict()
+    return site(SiteOptions(python=opts.python, runs=max(1, min(opts.import_runs, 3))))
 
 
-def _doctor_doc(opts: ReportOptions, progress, warn) -> dict:
+def _doctor_doc(opts: ReportOptions, progress, warn, made: dict):
     """`importprof doctor`'s findings (importprof.doctor/1): what slows start-up, priced,
     costliest first; the page shows them at its top."""
     from profiler.workflows.doctor import DoctorOptions, doctor
 
-    dopts = DoctorOptions(target=opts.target, python=opts.python, runs=max(1, min(opts.import_runs, 3)))
-    return doctor(dopts, progress=progress, warn=warn).to_dict()
+    dopts = DoctorOptions(target=opts.target, python=opts.python, runs=max(1, min(opts.import_runs, 3)),
+                          measured={k: made[k] for k in ("imports", "site", "trace") if k in made})
+    return doctor(dopts, progress=progress, warn=warn)
 
 
-def _compare_doc(opts: ReportOptions, progress, warn) -> dict:
+def _compare_doc(opts: ReportOptions, progress, warn, made: dict):
     from profiler.workflows.compare import CompareOptions, compare
 
     copts = CompareOptions(
@@ -290,7 +291,7 @@ def _compare_doc(opts: ReportOptions, progress, warn) -> dict:
         warmup=opts.warmup,
         min_time_s=opts.min_time_s,
     )
-    return compare(copts, progress=progress, warn=warn).to_dict()
+    return compare(copts, progress=progress, warn=warn)
 
 
 _CAPTURE = {
@@ -345,6 +346,7 @@ def report_live(
     machine = read_machine()
     docs: list[tuple[str, dict]] = []
     skipped: list[dict] = []
+    made: dict = {}  # the parts' reports: doctor reads what the others measured, never again
     if opts.compare and not opts.target.is_python:
         raise UsageError("--compare needs a Python target (SCRIPT, -m MODULE, -c CODE), not `-- COMMAND`")
     for part in PARTS + (OPTIONAL_PARTS if opts.compare else ()):
@@ -361,7 +363,8 @@ def report_live(
                 warn(f"report: {part} skipped: {why_not}")
             continue
         try:
-            doc = _CAPTURE[part](opts, _part_progress(progress, part), warn)
+            made[part] = _CAPTURE[part](opts, _part_progress(progress, part), warn, made)
+            doc = made[part].to_dict()
         except (ToolMissing, ToolFailed) as exc:
             if part == "startup":
                 raise
