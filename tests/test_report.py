@@ -623,3 +623,27 @@ def test_the_report_s_doctor_reads_what_the_other_parts_measured(cli, real_pytho
     assert notes["no-pyc"] == "from the report's imports part"
     assert notes["pth-import"] == "from the report's site part"
     assert notes["failed-lookups"] == "from the report's trace part"
+
+
+def test_the_page_tree_nests_a_repeated_name_by_position():
+    """`import json.decoder`: the wrapper row and the load share a name; json.scanner belongs
+    under the load (row 2), not under the first row of that name (the wrapper, row 0)."""
+    from profiler.analysis.page import import_tree
+
+    rows = [
+        {"name": "json.decoder", "depth": 0, "process": 0, "parent": None, "self_us": 5, "cumulative_us": 900},
+        {"name": "json", "depth": 1, "process": 0, "parent": "json.decoder", "self_us": 10, "cumulative_us": 895},
+        {"name": "json.decoder", "depth": 2, "process": 0, "parent": "json", "self_us": 20, "cumulative_us": 300},
+        {"name": "json.scanner", "depth": 3, "process": 0, "parent": "json.decoder", "self_us": 30, "cumulative_us": 30},
+    ]
+    tree = import_tree(rows)
+
+    def parents(node, up=None, out=None):
+        out = {} if out is None else out
+        if "m" in node:
+            out[node["m"]] = up
+        for kid in node.get("kids", ()):
+            parents(kid, node.get("m"), out)
+        return out
+
+    assert parents(tree) == {0: None, 1: 0, 2: 1, 3: 2}

@@ -128,36 +128,24 @@ PHASE_KEYS = ("find_us", "read_us", "unmarshal_us", "exec_us")
 
 
 def import_tree(modules: list, total_us: int | None = None) -> dict:
-    """The `imports` document's rows → the tree the icicle draws, nested by `parent` (within one
-    process, the first row of a name is its node; a parent must be shallower; a cycle a
-    malformed document could hold is broken). Nodes: {"m": row index, "cum": µs, "kids": [...]};
+    """The `imports` document's rows → the tree the icicle draws, nested as the rows are
+    (pre-order and depth, analysis.imports.parent_indices). Nodes: {"m": row index, "cum": µs, "kids": [...]};
     the top node and one per process when there are several: {"name", "cum", "kids"} (synthetic).
     The top's cum is the document's `total_us` for one process (Σ roots otherwise)."""
+    from types import SimpleNamespace
+
+    from profiler.analysis.imports import parent_indices
+
     rows = [m for m in modules if isinstance(m, dict)]
     procs: list = []
-    first: dict = {}
-    for i, m in enumerate(rows):
-        proc = m.get("process") or 0
-        if proc not in procs:
-            procs.append(proc)
-        first.setdefault((proc, str(m.get("name"))), i)
-    parent: dict[int, int | None] = {}
-    for i, m in enumerate(rows):
-        proc = m.get("process") or 0
-        p = first.get((proc, str(m.get("parent")))) if m.get("parent") is not None else None
-        if p is not None and p != i:
-            d, pd = m.get("depth"), rows[p].get("depth")
-            if isinstance(d, int) and isinstance(pd, int) and pd >= d:
-                p = None
-        parent[i] = p if p != i else None
-    for i in range(len(rows)):  # break cycles
-        seen, a = 0, parent[i]
-        while a is not None:
-            if a == i or seen > len(rows):
-                parent[i] = None
-                break
-            seen += 1
-            a = parent[a]
+    for m in rows:
+        if (m.get("process") or 0) not in procs:
+            procs.append(m.get("process") or 0)
+    # the rows are the document's pre-order: each one's parent is the nearest shallower row
+    # before it (exact when a name occurs twice, as the aggregation pairs them)
+    shape = [SimpleNamespace(process=m.get("process") or 0, depth=m.get("depth") if isinstance(m.get("depth"), int) else 0)
+             for m in rows]
+    parent: dict[int, int | None] = dict(enumerate(parent_indices(shape)))
 
     def cum(i: int) -> int:
         v = rows[i].get("cumulative_us")
