@@ -11,6 +11,11 @@ import sys
 _READ: dict = {}
 
 
+def forget() -> None:
+    """A new invocation reads the machine again."""
+    _READ.clear()
+
+
 def read_machine(sample_s: float = 0.25) -> dict:
     """The machine facts, read once per importprof invocation (a report running several
     parts records the state before its first measurement, and pays the CPU sample once)."""

@@ -120,6 +120,7 @@ def main(args: list[str]) -> int:
 
     from profiler.workflows.session import interrupted, invocation, terminated
 
+    _common.forget_warnings()
     try:
         # one temporary folder, removed on every exit; SIGTERM handled as Ctrl-C; no child left
         with invocation():

@@ -19,6 +19,11 @@ def error_line(message: str, detail: str | None = None) -> None:
 _WARNED: set[str] = set()
 
 
+def forget_warnings() -> None:
+    """A new invocation (main() may run many in one process) warns afresh."""
+    _WARNED.clear()
+
+
 def warn(message: str) -> None:
     """A warning on stderr, once per invocation (a report's parts share the machine facts, and
     would each repeat that the machine is busy)."""

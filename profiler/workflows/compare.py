@@ -166,6 +166,7 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
         m = measure(specs, plan, reference="traditional", progress=progress, warn=warn)
     except Interrupted as exc:  # Ctrl-C: the table of the runs measured so far (issue 12.5)
         raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
-    ok = [s for s, r in zip(specs, m.results) if not r.failed]
+    failed = {r.key for r in m.results if r.failed}
+    ok = [s for s in specs if s.key not in failed]
     counts, skipped = count_all_syscalls(opts, ok, warn=warn)
     return report_of(m, counts, skipped)

@@ -51,12 +51,19 @@ def no_site_env(python: str, target: Target) -> tuple[tuple[str, str], ...]:
         return ()
 
 
+_NO_SITE_PATH: dict[str, list] = {}
+
+
 def _no_site_env(python, target, discover_modules, no_site_sys_path):
+    if target == Target("code", "pass"):  # imports nothing: a plain -S, without running anything
+        return ()
+    if python not in _NO_SITE_PATH:
+        _NO_SITE_PATH[python] = no_site_sys_path(python)
     if python not in _SITE_OWN:
         _SITE_OWN[python] = frozenset(r.name for r in discover_modules(python, Target("code", "pass"))[0])
     records, sys_path = discover_modules(python, target)
     origins = [r.origin for r in records if r.origin and r.name not in _SITE_OWN[python]]
-    extra = extra_paths(sys_path, no_site_sys_path(python), target, origins)
+    extra = extra_paths(sys_path, _NO_SITE_PATH[python], target, origins)
     if not extra:
         return ()
     before = os.environ.get("PYTHONPATH")

@@ -162,7 +162,8 @@ def startup(
     if "instructions" in opts.metrics:
         from profiler.capture.instructions import measure_instructions
 
-        ok = [s for s, r in zip(specs, results) if not r.failed]
+        failed = {r.key for r in results if r.failed}
+        ok = [s for s in specs if s.key not in failed]
         counts = measure_instructions(ok)
         m = replace(m, results=tuple(replace(r, instructions=counts.get(r.key)) for r in results))
     # a note when site costs more than 2x a bare start, naming the costliest .pth (only when
