@@ -261,6 +261,13 @@ def stop():
 
 
 _IMPORTERS = []
+_IMPORTERS_SEEN = set()  # an import statement in a loop is recorded once, not once per pass
+
+
+def _note_importer(pair):
+    if pair not in _IMPORTERS_SEEN:
+        _IMPORTERS_SEEN.add(pair)
+        _IMPORTERS.append(pair)
 
 
 def _wrap_import(orig):
@@ -281,12 +288,12 @@ def _wrap_import(orig):
             for i in range(1, len(parts) + 1):
                 prefix = ".".join(parts[:i])
                 if not own.startswith(prefix + "."):  # a submodule needs its own package anyway
-                    _IMPORTERS.append((importer, prefix))
+                    _note_importer((importer, prefix))
             if fromlist:
                 for x in fromlist:
                     sub = mod.__name__ + "." + x
                     if x != "*" and sub in sys.modules:
-                        _IMPORTERS.append((importer, sub))
+                        _note_importer((importer, sub))
         except Exception:
             pass
         return mod

@@ -34,7 +34,7 @@ def _digits(s: str) -> bool:
 # the whole-text fast path: a log made only of header lines and clean rows (what -X importtime
 # writes when the program prints nothing to stderr) is read by two compiled patterns over the
 # whole text; anything else (noise, CRLF mixes, truncation, a malformed row) goes line by line.
-_ROWS = re.compile(r"^import time: +([0-9]+) \| +([0-9]+) \| ( *)(\S+)\r?$", re.M)
+_ROWS = re.compile("^" + _CLEAN.pattern + "$", re.M)  # _CLEAN, anchored to whole lines
 
 
 def _parse_clean(text: str) -> ParsedLog | None:
