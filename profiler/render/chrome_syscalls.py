@@ -41,9 +41,10 @@ def render_chrome_syscalls(report: TraceReport) -> str:
                 }
             )
         for c in calls:
-            if c.time_s is None or any(MARKER_PREFIX in a for a in c.args[:2]):
+            text = c.args_text  # the arguments unsplit: a substring test and a label need no split
+            if c.time_s is None or MARKER_PREFIX in text[:512]:
                 continue  # markers are drawn as the import spans
-            args = {"args": ", ".join(c.args)[:200], "ret": c.ret}
+            args = {"args": text[:200], "ret": c.ret}
             if c.errno:
                 args["errno"] = c.errno
             if c.ret_path:
