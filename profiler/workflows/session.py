@@ -17,6 +17,7 @@ import contextlib
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 
@@ -55,12 +56,14 @@ def set_run_timeout(seconds: float | None) -> None:
 
 @contextlib.contextmanager
 def invocation():
-    from profiler.capture import machine, process
-
     _STATE["terminated"] = _STATE["interrupted"] = False
-    # what lasts one invocation, fresh for each (callers that run main() in-process run many)
-    machine.forget()
-    process.set_run_timeout(process.DEFAULT_RUN_TIMEOUT_S)
+    # what lasts one invocation, fresh for each (callers that run main() in-process run many);
+    # a module not loaded yet has nothing to forget (and --help must not load it)
+    machine, process = (sys.modules.get(f"profiler.capture.{m}") for m in ("machine", "process"))
+    if machine is not None:
+        machine.forget()
+    if process is not None:
+        process.set_run_timeout(process.DEFAULT_RUN_TIMEOUT_S)
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if main_thread else None
     previous_int = signal.getsignal(signal.SIGINT) if main_thread else None
