@@ -116,6 +116,7 @@ class TargetCommand(TyperCommand):
         from profiler.workflows.session import set_run_timeout
 
         set_run_timeout(ctx.meta.get(_TIMEOUT, DEFAULT_TIMEOUT_S))
+        _python_from_shebang(ctx)
         return super().invoke(ctx)
 
     # -- help ------------------------------------------------------------------------------
@@ -141,6 +142,26 @@ class TargetCommand(TyperCommand):
         super().format_options(ctx, formatter)
         with formatter.section("Time limit"):
             formatter.write_dl([("--timeout SECONDS", TIMEOUT_HELP)])
+
+
+def _python_from_shebang(ctx) -> None:
+    """A SCRIPT with no --python runs where its `#!` line says (a venv's console script on the
+    venv's python, as the shell would run it), and a note on stderr says which and why."""
+    target = ctx.meta.get(_META)
+    if target is None or target.kind != "script" or "python" not in ctx.params or ctx.params["python"]:
+        return
+    from profiler.workflows.targets import script_python
+
+    found = script_python(target)
+    if found is None:
+        return
+    path, why = found
+    from profiler.commands._common import info
+
+    info(why)
+    if path is not None:
+        several = any(p.name == "python" and getattr(p, "multiple", False) for p in ctx.command.get_params(ctx))
+        ctx.params["python"] = [path] if several else path
 
 
 def _no_such_option(ctx, name: str, own: dict[str, bool]) -> None:

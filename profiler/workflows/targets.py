@@ -28,3 +28,64 @@ def check_target(target: Target, command_path: str = "importprof") -> None:
         problem = exec_problem(target.value)
         if problem is not None:
             raise TargetFailed(f"cannot run {target.value}: {problem}")
+
+
+_PYTHON_NAME = r"(python|pypy)(\d+(\.\d+)?)?[a-z]?(-dbg)?"
+
+
+def shebang_python(text: bytes) -> tuple[str, tuple[str, ...]] | None:
+    """The interpreter a script's first line names, with the flags it gives, or None when the
+    script names no Python. Understands `#!/abs/python3.12 [-flags]`, `#!/usr/bin/env
+    [-S] python3.12 [-flags]` (a name looked up on PATH) and pip's launcher for paths too long
+    or too odd for a `#!` line (`#!/bin/sh` then `'''exec' "/abs/python" "$0" "$@"`)."""
+    import re
+
+    lines = text.split(b"\n", 3)
+    first = lines[0].rstrip(b"\r").decode("utf-8", "replace")
+    if not first.startswith("#!"):
+        return None
+    words = first[2:].split()
+    if not words:
+        return None
+    if os.path.basename(words[0]) in ("sh", "bash") and len(lines) > 1:
+        m = re.match(r"""'''exec' (?:"([^"]+)"|(\S+)) "\$0" "\$@"$""", lines[1].rstrip(b"\r").decode("utf-8", "replace"))
+        path = m and (m.group(1) or m.group(2))
+        if path and re.fullmatch(_PYTHON_NAME, os.path.basename(path)):
+            return path, ()
+        return None
+    if os.path.basename(words[0]) == "env":
+        words = [w for w in words[1:] if w not in ("-S", "--split-string")]
+        if not words or words[0].startswith("-"):
+            return None
+    if not re.fullmatch(_PYTHON_NAME, os.path.basename(words[0])):
+        return None
+    return words[0], tuple(words[1:])
+
+
+def script_python(target: Target) -> tuple[str | None, str] | None:
+    """For a SCRIPT run with no --python: the interpreter its `#!` line names (a venv's console
+    script names the venv's python) and why, as one sentence; None when the script names no
+    Python or the default (`env python3`); (None, why) when it names one that is not there
+    (the default runs, as the sentence says)."""
+    import shutil
+
+    if target.kind != "script":
+        return None
+    try:
+        with open(target.value, "rb") as fh:
+            head = fh.read(1024)
+    except OSError:
+        return None
+    found = shebang_python(head)
+    if found is None:
+        return None
+    name, flags = found
+    if name == "python3" and not os.path.isabs(name):
+        return None  # the default already
+    path = name if os.path.isabs(name) else shutil.which(name)
+    if path is None or not os.access(path, os.X_OK):
+        return None, f"{target.value}'s #! line names {name}, which is not there: running it on the default python3"
+    why = f"running {target.value} on {path}, the interpreter its #! line names (--python overrides)"
+    if flags:
+        why += f"; its flags {' '.join(flags)} are not applied (give them with --flags)"
+    return path, why

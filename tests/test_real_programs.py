@@ -1,0 +1,72 @@
+"""Programs as users run them: console scripts in venvs, shebangs naming an interpreter,
+programs that exit non-zero on purpose (real venvs from the registry, tests/_realprograms.py)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from _interpreters import pyenv_python
+from _realprograms import real_venv, venv_bin, venv_python
+from profiler.model.target import Target
+from profiler.workflows.targets import script_python, shebang_python
+
+FAST = ("--runs", "2", "--warmup", "0")
+
+
+@pytest.mark.parametrize("text, expected", [
+    (b"#!/venv/bin/python\nimport re\n", ("/venv/bin/python", ())),
+    (b"#!/usr/bin/env python3.12\n", ("python3.12", ())),
+    (b"#!/usr/bin/env -S python3 -X dev\n", ("python3", ("-X", "dev"))),
+    (b"#!/usr/bin/python3 -I\r\n", ("/usr/bin/python3", ("-I",))),
+    (b"#!/opt/pypy3.10/bin/pypy3\n", ("/opt/pypy3.10/bin/pypy3", ())),
+    # pip's launcher when the venv's path does not fit a #! line (long, or with spaces)
+    (b"#!/bin/sh\n'''exec' \"/a b/venv/bin/python\" \"$0\" \"$@\"\n' '''\n", ("/a b/venv/bin/python", ())),
+    (b"#!/bin/sh\necho hi\n", None),
+    (b"#!/usr/bin/env node\n", None),
+    (b"import sys\n", None),
+    (b"#!\n", None),
+    (b"", None),
+])
+def test_shebang_python(text, expected):
+    assert shebang_python(text) == expected
+
+
+def test_script_python_names_the_interpreter_and_why(tmp_path):
+    script = tmp_path / "tool"
+    script.write_text(f"#!{sys.executable}\nprint('hi')\n")
+    path, why = script_python(Target("script", str(script)))
+    assert path == sys.executable
+    assert "#! line" in why and "--python overrides" in why
+    missing = tmp_path / "old"
+    missing.write_text("#!/nowhere/bin/python3.99\n")
+    assert script_python(Target("script", str(missing))) == (
+        None, f"{missing}'s #! line names /nowhere/bin/python3.99, which is not there: running it on the default python3")
+    default = tmp_path / "plain"
+    default.write_text("#!/usr/bin/env python3\n")
+    assert script_python(Target("script", str(default))) is None
+    assert script_python(Target("module", "json")) is None
+
+
+BLACK = ["black==26.10.1"]
+
+
+@pytest.fixture(scope="module")
+def black_venv():
+    return real_venv(pyenv_python("3.12"), BLACK)
+
+
+@pytest.mark.slow
+def test_console_script_runs_on_its_venv_python(cli, black_venv):
+    """`startup venv/bin/black --version` with no --python: black imports (it is only in the
+    venv), and the output says which interpreter ran and why."""
+    res = cli("startup", "--variant", "default", *FAST, venv_bin(black_venv, "black"), "--version")
+    assert res.returncode == 0, res
+    assert f"python: {venv_python(black_venv)} (3.12" in res.stdout
+    assert f"on {venv_python(black_venv)}, the interpreter its #! line names (--python overrides)" in res.stderr
+    # --python wins over the #! line (and then nothing is said about it)
+    other = cli("imports", "--python", sys.executable, venv_bin(black_venv, "black"), "--version")
+    assert other.returncode == 3 and "No module named 'black'" in other.stderr, other
+    assert "#! line" not in other.stderr
