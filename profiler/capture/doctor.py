@@ -26,7 +26,7 @@ print("IMPORTPROF-DOCTOR " + json.dumps({
 
 
 def probe_doctor_facts(python: str, flags: Sequence[str] = ()) -> dict:
-    proc = run([python, *flags, "-c", _PROBE], timeout=60, missing=BadInput, what="interpreter")
+    proc = run([python, *flags, "-c", _PROBE], missing=BadInput, what="interpreter")
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORTPROF-DOCTOR ")), None)
     if proc.returncode != 0 or line is None:
         raise BadInput(f"{python} could not report its start-up facts (exit {proc.returncode})")

@@ -136,7 +136,7 @@ def probe_module_origins(interp: Interpreter, names: Sequence[str], extra_path: 
     """name → {"kind": builtin|frozen|stdlib|site-packages|local|not found|unknown, "distribution": ...}
     as `interp` would resolve them (without importing them)."""
     payload = json.dumps([extra_path or "", *sorted(set(names))])
-    proc = run([interp.path, "-c", _ORIGIN_PROBE], input=payload, cwd=cwd, timeout=120, missing=BadInput, what="interpreter")
+    proc = run([interp.path, "-c", _ORIGIN_PROBE], input=payload, cwd=cwd, missing=BadInput, what="interpreter")
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORTPROF-ORIGINS ")), None)
     if proc.returncode != 0 or line is None:
         raise BadInput(f"{interp.path} could not tell where modules come from (exit {proc.returncode})")

@@ -76,7 +76,7 @@ def resolve_python(requested: str | None = None, *, source: str | None = None) -
             raise BadInput(f"interpreter not found on PATH: {requested}")
     # -S: the probe must not pay for (or be broken by) site; -E: ignore PYTHON* variables.
     # sys.prefix still reflects a venv without site (getpath reads pyvenv.cfg).
-    proc = run([path, "-S", "-E", "-c", _PROBE], timeout=60, missing=BadInput, what="interpreter")
+    proc = run([path, "-S", "-E", "-c", _PROBE], missing=BadInput, what="interpreter")
     line = next(
         (ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORTPROF-PROBE ")), None
     )

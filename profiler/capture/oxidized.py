@@ -39,7 +39,7 @@ def discover_modules(python: str, target: Target, timeout: float | None = None) 
 
 
 def no_site_sys_path(python: str) -> list[str]:
-    proc = run([python, "-S", "-c", "import sys, json; print(json.dumps(sys.path[1:]))"], timeout=60, what=python)
+    proc = run([python, "-S", "-c", "import sys, json; print(json.dumps(sys.path[1:]))"], what=python)
     if proc.returncode != 0:
         raise TargetFailed(f"{python} -S failed (exit {proc.returncode})")
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -22,7 +22,7 @@ def startup_modules(python: str, flags: Sequence[str]) -> list[str]:
     code (and so any hook) runs, which no instrumented run can see being imported."""
     key = (python, tuple(flags))
     if key not in _STARTUP:
-        proc = run([python, "-S", *[f for f in flags if f != "-S"], "-c", "import sys; print(' '.join(sys.modules))"], timeout=60, what="interpreter")
+        proc = run([python, "-S", *[f for f in flags if f != "-S"], "-c", "import sys; print(' '.join(sys.modules))"], what="interpreter")
         if proc.returncode != 0:
             raise TargetFailed(f"{python} -S -c pass failed (exit {proc.returncode})", detail=proc.stderr[-2000:] or None)
         _STARTUP[key] = proc.stdout.split()

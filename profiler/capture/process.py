@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -24,6 +25,9 @@ from profiler.model.measurement import RunSample
 # passes its time limit, Ctrl-C or SIGTERM can stop it *and everything it started* (strace's
 # tracee, a shell's children): nothing is left running when importprof exits (issue 12.4/12.5).
 DEFAULT_RUN_TIMEOUT_S = 60.0
+# What every wait below can pass to the OS: poll() takes a C int of milliseconds (about 24.8
+# days), and threading's waits stop at TIMEOUT_MAX. A limit beyond it is no limit at all.
+_PLATFORM_MAX_WAIT_S = min((2**31 - 1) / 1000.0, threading.TIMEOUT_MAX)
 _RUN_TIMEOUT_S: list = [DEFAULT_RUN_TIMEOUT_S]
 _LIVE_GROUPS: set = set()  # process groups of children still running
 
@@ -34,7 +38,15 @@ def set_run_timeout(seconds: float | None) -> None:
 
 
 def run_timeout() -> float | None:
-    return _RUN_TIMEOUT_S[0]
+    return wait_limit(_RUN_TIMEOUT_S[0])
+
+
+def wait_limit(seconds: float | None) -> float | None:
+    """The one rule for every wait on a child: None, 0, inf, nan or a limit longer than the
+    OS can wait for mean no limit (None); anything else is the seconds to wait."""
+    if seconds is None or seconds != seconds or seconds <= 0 or seconds > _PLATFORM_MAX_WAIT_S:
+        return None
+    return float(seconds)
 
 
 def kill_group(pgid: int) -> None:
@@ -78,7 +90,7 @@ def run(
     """Run argv to completion (no shell), capturing stdout and stderr, in a session of its
     own. `timeout`: None = one run's limit (--timeout), math.inf = none. When it passes, or
     on Ctrl-C/SIGTERM, the child's whole process group is killed (TimedOut: exit 3)."""
-    limit = run_timeout() if timeout is None else (None if timeout == float("inf") else timeout)
+    limit = run_timeout() if timeout is None else wait_limit(timeout)
     try:
         proc = subprocess.Popen(
             list(argv),

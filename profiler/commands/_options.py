@@ -8,6 +8,7 @@ numbers are finite, formats are the command's own.
 from __future__ import annotations
 
 import math
+import re
 from typing import Annotated, Callable, List, Optional
 
 import typer
@@ -16,6 +17,7 @@ import typer
 _PY_HELP = ("Interpreter: a path or a name on PATH (a pyenv/asdf shim is resolved to the real "
             "executable; a venv's interpreter stays the venv's), or a spec naming one: pyenv:3.12, "
             "asdf:3.11, uv:3.13, system:3.11, venv (`importprof pythons` lists them). Default: python3 on PATH.")
+_PY_SPECS = ("pyenv", "asdf", "uv", "system", "venv")
 
 
 def finite(min_value: float | None = None) -> Callable[[str], float]:
@@ -38,6 +40,56 @@ def finite(min_value: float | None = None) -> Callable[[str], float]:
     return parse
 
 
+# Counts have a ceiling, so a typo (--runs 1e9) is refused instead of starting a run that cannot end.
+MAX_COUNT = 100_000
+
+
+def integer(option: str, min_value: int = 0, max_value: int = MAX_COUNT) -> Callable[[str], int]:
+    """A parser for a whole number written as one (`3`, not `3.0`, `-0.0` or `1e3`), between
+    `min_value` and `max_value`."""
+
+    def parse(text) -> int:
+        if isinstance(text, int) and not isinstance(text, bool):
+            value = text
+        else:
+            word = str(text).strip()
+            if not re.fullmatch(r"[+-]?[0-9]{1,18}", word) or (word.startswith("-") and min_value >= 0):
+                raise typer.BadParameter(f"{text!r} is not a whole number from {min_value} to {max_value}")
+            value = int(word)
+        if not min_value <= value <= max_value:
+            raise typer.BadParameter(f"{text!r} is not a whole number from {min_value} to {max_value}")
+        return value
+
+    return parse
+
+
+def path_value(option: str) -> Callable[[str], str]:
+    """A parser for a path: an empty one is refused (it would write nothing, or somewhere else)."""
+
+    def parse(text) -> str:
+        if text is None:
+            return text
+        if not str(text).strip():
+            raise typer.BadParameter("needs a path, not an empty string")
+        return str(text)
+
+    return parse
+
+
+def python_value(text) -> str:
+    """--python: a path, a name or a spec; an empty one (or a spec with nothing after its colon,
+    `pyenv:`) is refused instead of meaning the default python3."""
+    if text is None:
+        return text
+    word = str(text)
+    if not word.strip():
+        raise typer.BadParameter("needs an interpreter (a path, a name or a spec such as pyenv:3.12), not an empty string")
+    kind, colon, rest = word.partition(":")
+    if colon and kind in _PY_SPECS and not rest.strip():
+        raise typer.BadParameter(f"{word!r} names no version after the colon (e.g. {kind}:3.12)")
+    return word
+
+
 def choice(*names: str, what: str = "--format") -> Callable[[str], str]:
     def parse(text) -> str:
         if text not in names:
@@ -47,9 +99,9 @@ def choice(*names: str, what: str = "--format") -> Callable[[str], str]:
     return parse
 
 
-PythonOpt = Annotated[Optional[str], typer.Option("--python", metavar="PATH", help=_PY_HELP)]
+PythonOpt = Annotated[Optional[str], typer.Option("--python", metavar="PATH", parser=python_value, help=_PY_HELP)]
 PythonsOpt = Annotated[
-    Optional[List[str]], typer.Option("--python", metavar="PATH", help=_PY_HELP + " Repeat to compare interpreters; "
+    Optional[List[str]], typer.Option("--python", metavar="PATH", parser=python_value, help=_PY_HELP + " Repeat to compare interpreters; "
                                       "pyenv:* or all name several at once (each measured once).")
 ]
 FlagsOpt = Annotated[
@@ -58,15 +110,15 @@ FlagsOpt = Annotated[
 ]
 OutputOpt = Annotated[
     Optional[str],
-    typer.Option("-o", "--output", metavar="FILE", help="Write the --format output (json by default) to FILE atomically; the table still goes to stdout."),
+    typer.Option("-o", "--output", metavar="FILE", parser=path_value("-o"), help="Write the --format output (json by default) to FILE atomically; the table still goes to stdout."),
 ]
 ExportJsonOpt = Annotated[
-    Optional[str], typer.Option("--export-json", metavar="FILE", help="Also write the JSON document (hyperfine-shaped results) to FILE.")
+    Optional[str], typer.Option("--export-json", metavar="FILE", parser=path_value("--export-json"), help="Also write the JSON document (hyperfine-shaped results) to FILE.")
 ]
 ExportMarkdownOpt = Annotated[
-    Optional[str], typer.Option("--export-markdown", metavar="FILE", help="Also write hyperfine's markdown table to FILE.")
+    Optional[str], typer.Option("--export-markdown", metavar="FILE", parser=path_value("--export-markdown"), help="Also write hyperfine's markdown table to FILE.")
 ]
-TopOpt = Annotated[int, typer.Option("--top", metavar="N", min=1, help="Rows per table (every table that can be cut).")]
+TopOpt = Annotated[int, typer.Option("--top", metavar="N", parser=integer("--top", 1), help=f"Rows per table (every table that can be cut; 1 to {MAX_COUNT}).")]
 
 
 def variant_opt(default_text: str):
@@ -82,11 +134,11 @@ def variant_opt(default_text: str):
 
 
 def runs_opt(help: str):
-    return Annotated[Optional[int], typer.Option("--runs", "-r", metavar="N", min=1, help=help)]
+    return Annotated[Optional[int], typer.Option("--runs", "-r", metavar="N", parser=integer("--runs", 1), help=f"{help} (1 to {MAX_COUNT})")]
 
 
 def warmup_opt(default: int):
-    return Annotated[int, typer.Option("--warmup", "-w", metavar="N", min=0, help=f"Warm-up runs, not measured (default {default}).")]
+    return Annotated[int, typer.Option("--warmup", "-w", metavar="N", parser=integer("--warmup", 0), help=f"Warm-up runs, not measured (default {default}; 0 to {MAX_COUNT}).")]
 
 
 def format_opt(*formats: str):

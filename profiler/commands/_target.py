@@ -29,8 +29,10 @@ _PROGRAM_HELP = ("-h", "--help")
 _META = "importprof.target"
 _TIMEOUT = "importprof.timeout"
 DEFAULT_TIMEOUT_S = 60.0
-TIMEOUT_HELP = (f"Stop one run of the program that takes longer than SECONDS, with every process it "
-                f"started, and exit 3 naming the run (default {DEFAULT_TIMEOUT_S:g}; 0: no limit).")
+MAX_TIMEOUT_S = 1_000_000  # about 11.5 days: a longer limit is a typo, not a wish
+TIMEOUT_HELP = (f"Stop one run of the program (or an interpreter asked for its facts) that takes longer "
+                f"than SECONDS, with every process it started, and exit 3 naming the run (default "
+                f"{DEFAULT_TIMEOUT_S:g}; at most {MAX_TIMEOUT_S}; 0: no limit).")
 _FILES = "importprof.files"
 
 
@@ -181,8 +183,8 @@ def _seconds(value: str | None) -> float:
         seconds = float(value) if value is not None else math.nan
     except ValueError:
         seconds = math.nan
-    if not math.isfinite(seconds) or seconds < 0:
-        raise UsageError(f"--timeout needs SECONDS, a number >= 0 (0: no limit), not {value!r}")
+    if not math.isfinite(seconds) or not 0 <= seconds <= MAX_TIMEOUT_S:
+        raise UsageError(f"--timeout needs SECONDS, a number from 0 (no limit) to {MAX_TIMEOUT_S}, not {value!r}")
     return seconds
 
 

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import PythonOpt, format_opt
+from profiler.commands._options import path_value, PythonOpt, format_opt
 from profiler.commands._target import PythonTargetCommand
 
 
@@ -27,7 +27,7 @@ def build(
     ctx: typer.Context,
     python: PythonOpt = None,
     name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="Build name (default: the target's stem)."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="DIR", help="Output folder (default: oxidized_builds/NAME)."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="DIR", parser=path_value("-o"), help="Output folder (default: oxidized_builds/NAME)."),
     pyoxidizer: bool = typer.Option(False, "--pyoxidizer", help="Use the real PyOxidizer (pyoxidizer build --system-rust, pyoxidizer.bzl)."),
     distribution: Optional[str] = typer.Option(None, "--distribution", metavar="ARCHIVE", help="Local python-build-standalone 3.8-3.10 archive (.tar.zst / .tar.gz) for --pyoxidizer."),
     fmt: format_opt("json") = None,

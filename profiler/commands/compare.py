@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import ExportJsonOpt, ExportMarkdownOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
+from profiler.commands._options import path_value, integer, ExportJsonOpt, ExportMarkdownOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
 from profiler.render import formats_for
 from profiler.commands._target import PythonTargetCommand
 
@@ -32,8 +32,8 @@ def compare(
     python: PythonOpt = None,
     runs: runs_opt("Runs per variant. Default: adaptive (at least 5, about 2 s per variant).") = None,
     warmup: warmup_opt(1) = 1,
-    launches: int = typer.Option(10, "--launches", metavar="N", min=1, help="harness: launches of the CLI per measured run."),
-    build_dir: Optional[str] = typer.Option(None, "--build-dir", metavar="DIR", help="Where to build the variants (default: under ~/.cache/importprof/oxidized/builds)."),
+    launches: int = typer.Option(10, "--launches", metavar="N", parser=integer("--launches", 1), help="harness: launches of the CLI per measured run."),
+    build_dir: Optional[str] = typer.Option(None, "--build-dir", metavar="DIR", parser=path_value("--build-dir"), help="Where to build the variants (default: under ~/.cache/importprof/oxidized/builds)."),
     syscalls: str = typer.Option("auto", "--syscalls", metavar="WHEN", help="Count syscalls with strace: auto (when strace works), on, off."),
     variant: Optional[List[str]] = typer.Option(
         None, "--variant", metavar="NAME[,NAME...]",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from profiler.commands._options import OutputOpt, PythonOpt, format_opt
+from profiler.commands._options import integer, OutputOpt, PythonOpt, format_opt
 from profiler.commands._target import PythonTargetCommand
 
 FORMATS = ("json",)
@@ -26,8 +26,8 @@ def register(app: typer.Typer) -> None:
 def doctor(
     ctx: typer.Context,
     python: PythonOpt = None,
-    runs: int = typer.Option(3, "--runs", "-r", metavar="N", min=1, help="Profiled runs per measurement (imports --phases, site)."),
-    timing_runs: int = typer.Option(10, "--timing-runs", metavar="N", min=1, help="Timed runs per command (start-up figures; lazy with --lazy)."),
+    runs: int = typer.Option(3, "--runs", "-r", metavar="N", parser=integer("--runs", 1), help="Profiled runs per measurement (imports --phases, site)."),
+    timing_runs: int = typer.Option(10, "--timing-runs", metavar="N", parser=integer("--timing-runs", 1), help="Timed runs per command (start-up figures; lazy with --lazy)."),
     lazy: bool = typer.Option(False, "--lazy", help="Time eager vs lazy imports (importprof lazy) instead of estimating the saving."),
     no_trace: bool = typer.Option(False, "--no-trace", help="Skip the strace run (no failed-lookups finding)."),
     fmt: format_opt(*FORMATS) = None,

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import EngineOpt, TopOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
+from profiler.commands._options import integer, EngineOpt, TopOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
 from profiler.commands._target import PythonTargetCommand
 
 FORMATS = ("json",)
@@ -34,8 +34,8 @@ def lazy(
     ),
     runs: runs_opt("Timing runs per variant. Default: adaptive (at least 10, about 3 s per variant).") = None,
     warmup: warmup_opt(3) = 3,
-    profile_runs: int = typer.Option(3, "--profile-runs", metavar="N", min=1, help="Eager -X importtime runs that price the avoided modules (medians)."),
-    max_bisect_runs: int = typer.Option(60, "--max-bisect-runs", metavar="N", min=1, help="At most N program runs to find the must-stay-eager set."),
+    profile_runs: int = typer.Option(3, "--profile-runs", metavar="N", parser=integer("--profile-runs", 1), help="Eager -X importtime runs that price the avoided modules (medians)."),
+    max_bisect_runs: int = typer.Option(60, "--max-bisect-runs", metavar="N", parser=integer("--max-bisect-runs", 1), help="At most N program runs to find the must-stay-eager set."),
     engine: EngineOpt = "builtin",
     top: TopOpt = 10,
     fmt: format_opt(*FORMATS) = None,

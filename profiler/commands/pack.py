@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from profiler.commands._options import PythonOpt, format_opt
+from profiler.commands._options import path_value, PythonOpt, format_opt
 from profiler.commands._target import PythonTargetCommand
 
 
@@ -26,7 +26,7 @@ def pack(
     ctx: typer.Context,
     all_stdlib: bool = typer.Option(False, "--all-stdlib", help="Pack what the import-stdlib workload imports (~540 stdlib modules)."),
     python: PythonOpt = None,
-    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="DIR", help="Folder to write the packed resources (and pack.json) into."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="DIR", parser=path_value("-o"), help="Folder to write the packed resources (and pack.json) into."),
     fmt: format_opt("json") = None,
 ) -> None:
     from profiler.commands._common import deliver, info

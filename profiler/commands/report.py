@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import FlagsOpt, OutputOpt, PythonOpt, format_opt, runs_opt, variant_opt, warmup_opt
+from profiler.commands._options import path_value, integer, FlagsOpt, OutputOpt, PythonOpt, format_opt, runs_opt, variant_opt, warmup_opt
 from profiler.commands._target import TargetCommand
 
 
@@ -34,7 +34,7 @@ def report(
     variant: variant_opt("Default: default,no-site,isolated,no-frozen.") = None,
     flags: FlagsOpt = None,
     runs: runs_opt("Start-up runs per variant. Default: adaptive (at least 10, about 1 s per variant).") = None,
-    import_runs: int = typer.Option(5, "--import-runs", metavar="N", min=1, help="Runs of the import capture (medians)."),
+    import_runs: int = typer.Option(5, "--import-runs", metavar="N", parser=integer("--import-runs", 1), help="Runs of the import capture (medians)."),
     warmup: warmup_opt(1) = 1,
     skip: Optional[List[str]] = typer.Option(None, "--skip", metavar="PART[,PART...]", help="Parts not to run, comma-separated: startup, imports, trace, site, doctor."),
     compare: bool = typer.Option(False, "--compare", help="Also build and time the oxidized variants (importprof compare: traditional, no-site, oxidized, filesystem, in-memory). Slow the first time: it builds."),
@@ -42,7 +42,7 @@ def report(
     from_: Optional[List[str]] = typer.Option(None, "--from", metavar="FILE", help="Build the page from saved JSON documents (any importprof kind; more files may follow)."),
     title: Optional[str] = typer.Option(None, "--title", metavar="TEXT", help="The page's title."),
     fmt: format_opt("html", "json") = None,
-    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE", help="Write the page to FILE atomically (default: stdout)."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE", parser=path_value("-o"), help="Write the page to FILE atomically (default: stdout)."),
 ) -> None:
     from profiler.commands._common import Progress, check_outputs, deliver, info, warn
     from profiler.commands._target import files_of, has_target, target_of

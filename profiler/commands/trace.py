@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from profiler.commands._options import FlagsOpt, OutputOpt, PythonOpt, TopOpt, format_opt, variant_opt
+from profiler.commands._options import path_value, FlagsOpt, OutputOpt, PythonOpt, TopOpt, format_opt, variant_opt
 from profiler.render import formats_for
 from profiler.commands._target import TargetCommand
 
@@ -31,7 +31,7 @@ def trace(
     python: PythonOpt = None,
     variant: variant_opt("Several give one table side by side. Default: default.") = None,
     flags: FlagsOpt = None,
-    keep_log: Optional[str] = typer.Option(None, "--keep-log", metavar="FILE", help="Keep the strace log in FILE (several variants: FILE.<variant>.ext)."),
+    keep_log: Optional[str] = typer.Option(None, "--keep-log", metavar="FILE", parser=path_value("--keep-log"), help="Keep the strace log in FILE (several variants: FILE.<variant>.ext)."),
     from_log: Optional[str] = typer.Option(None, "--from-log", metavar="FILE", help="Summarize a saved strace log instead of running anything (modules from importprof's markers, or inferred from the lookups of its Python processes)."),
     top: TopOpt = 20,
     fmt: format_opt(*FORMATS) = None,
