@@ -1,5 +1,11 @@
-"""The machine's state before measuring (psutil + platform): recorded under `machine` in
-every JSON document, and a warning when the machine is busy."""
+"""The machine's state while measuring (psutil + platform): recorded under `machine` in
+every JSON document, and a warning when the machine is busy.
+
+The CPU share is read only where a timing is reported, and never by sleeping for it: a command
+that times something calls start_sample() as its warm-up begins, and read_machine() after the
+warm-up gives the share of the machine other work used in between (the CPU importprof and its
+own children used is taken out, so the warm-up run does not count as load). A command that
+times nothing (a saved log read again) asks read_machine(0.0): no CPU share (null)."""
 
 from __future__ import annotations
 
@@ -9,16 +15,45 @@ import sys
 
 
 _READ: dict = {}
+_WINDOW: list = []  # (system CPU times, this process's os.times()) when start_sample() ran
 
 
 def forget() -> None:
     """A new invocation reads the machine again."""
     _READ.clear()
+    _WINDOW.clear()
+
+
+def start_sample() -> None:
+    """Open the CPU sample window (call it as the warm-up begins; costs no wait). The first
+    call of an invocation counts; read_machine() closes it."""
+    if _WINDOW:
+        return
+    import psutil
+
+    _WINDOW.append((psutil.cpu_times(), os.times()))
+
+
+def _window_percent() -> float | None:
+    """The share of the machine (percent of all cores) that work other than importprof and its
+    children used since start_sample(); None when no window is open or it is too short."""
+    import psutil
+
+    (cpu0, own0), cpu1, own1 = _WINDOW[0], psutil.cpu_times(), os.times()
+    total = sum(cpu1) - sum(cpu0)
+    if total <= 0.05:
+        return None
+    idle = (cpu1.idle - cpu0.idle) + (getattr(cpu1, "iowait", 0.0) - getattr(cpu0, "iowait", 0.0))
+    ours = sum(own1[:4]) - sum(own0[:4])  # user, system, children's user, children's system
+    return round(max(0.0, min(100.0, 100.0 * (total - idle - ours) / total)), 1)
 
 
 def read_machine(sample_s: float = 0.25) -> dict:
     """The machine facts, read once per importprof invocation (a report running several
-    parts records the state before its first measurement, and pays the CPU sample once)."""
+    parts records the state of its first measurement, and pays the CPU sample once).
+    `sample_s`: 0 reads no CPU share; otherwise the share over the window start_sample()
+    opened, or, when no window is open, a blocking sample of `sample_s` seconds (for callers
+    that time without a warm-up)."""
     if sample_s not in _READ:
         _READ[sample_s] = _read(sample_s)
     return dict(_READ[sample_s])
@@ -39,7 +74,12 @@ def _read(sample_s: float) -> dict:
     except Exception:  # not visible in many VMs
         freq = None
     vm = psutil.virtual_memory()
-    busy_percent = psutil.cpu_percent(interval=sample_s) if sample_s else None
+    if not sample_s:
+        busy_percent = None
+    elif _WINDOW:
+        busy_percent = _window_percent()
+    else:
+        busy_percent = psutil.cpu_percent(interval=sample_s)
     return {
         "hostname": platform.node(),
         "system": platform.system(),
