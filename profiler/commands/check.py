@@ -1,0 +1,44 @@
+"""`importprof check [NAME...]`: the start-up checks declared in pyproject.toml
+(`[tool.importprof.checks.NAME]`), a table; exit 1 when one fails; JSON and JUnit XML for CI."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from profiler.commands._options import OutputOpt, format_opt, ms_opt
+from profiler.render import formats_for
+
+FORMATS = formats_for("check")  # from the render registry
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "check",
+        help=(
+            "Run the start-up checks declared in pyproject.toml ([tool.importprof.checks.NAME]: budgets in ms or "
+            "instructions, forbidden modules, per-module budgets, growth against a baseline), all or the NAMEs given. "
+            "Exit 1 when a check fails; --format json or junit for CI."
+        ),
+    )(check)
+
+
+def check(
+    names: Optional[List[str]] = typer.Argument(None, metavar="[NAME]...", help="Checks to run (default: every one declared)."),
+    config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help="The file declaring the checks (default: ./pyproject.toml)."),
+    update_baseline: bool = typer.Option(False, "--update-baseline", help="Accept the figures measured now: write each check's baseline file."),
+    min_ms: ms_opt("--min-ms", "Fail on a module imported at start-up that the baseline did not import, costing at least MS (checks with a baseline; the key new_import_min_ms overrides).") = None,
+    fmt: format_opt(*FORMATS) = None,
+    output: OutputOpt = None,
+) -> None:
+    from profiler.commands._common import Progress, check_outputs, deliver, warn
+    from profiler.render.console_check import render_check_table
+    from profiler.workflows.check import CheckOptions, check as run_check, exit_code, raise_for
+
+    check_outputs(output)
+    opts = CheckOptions(names=names or [], config=config, update_baseline=update_baseline, min_ms=min_ms)
+    with Progress("checking") as bar:
+        report = run_check(opts, progress=bar.update, warn=warn)
+    deliver(report, fmt=fmt, output=output, table=render_check_table)
+    raise_for(report, exit_code(report))

@@ -1,0 +1,239 @@
+"""`importprof check [NAME...]`: the start-up checks a project declares in its pyproject.toml
+(`[tool.importprof.checks.NAME]`), each measured and judged; `--update-baseline` writes the
+figures measured now as each check's baseline.
+
+  check(opts, progress=, warn=) -> CheckReport
+  load_checks(path) -> tuple[CheckSpec, ...]
+  exit_code(report) -> int   (0 all pass, 1 a check failed, 2/3 a check could not run)
+
+Targets run in the current directory, as with every command; a check's `baseline` path is
+relative to the folder of the file that declares it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+from profiler.errors import EXIT_FAILED, EXIT_GATE, EXIT_OK, BadInput, ImportprofError, UsageError
+from profiler.model.check import CheckReport, CheckResult, CheckSpec
+
+DEFAULT_CONFIG = "pyproject.toml"
+
+
+@dataclass
+class CheckOptions:
+    names: Sequence[str] = ()
+    config: str | None = None  # default: ./pyproject.toml
+    update_baseline: bool = False
+    min_ms: float | None = None  # new imports of at least this (ms) against the baseline fail
+
+
+def config_path(config: str | None) -> str:
+    path = config or os.path.join(os.getcwd(), DEFAULT_CONFIG)
+    if config is None and not os.path.exists(path):
+        raise BadInput(f"no {DEFAULT_CONFIG} in {os.getcwd()} (run in the project's folder, or give --config FILE)")
+    return path
+
+
+def load_checks(path: str) -> tuple[CheckSpec, ...]:
+    from profiler.inputs import read_text
+    from profiler.parse.checks import parse_checks
+
+    return parse_checks(read_text(path, "config"), path)
+
+
+def select(specs: Sequence[CheckSpec], names: Sequence[str], path: str) -> list[CheckSpec]:
+    if not specs:
+        raise BadInput(f"{path} declares no check ([tool.importprof.checks.NAME] tables)")
+    by_name = {s.name: s for s in specs}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise UsageError(f"no check named {unknown[0]!r} in {path} (declared: {', '.join(by_name)})")
+    return [by_name[n] for n in dict.fromkeys(names)] if names else list(specs)
+
+
+def baseline_path(spec: CheckSpec) -> str | None:
+    if spec.baseline is None:
+        return None
+    return os.path.join(os.path.dirname(os.path.abspath(spec.source)), spec.baseline)
+
+
+def load_baseline(spec: CheckSpec) -> CheckResult | None:
+    """The check's saved result, or None when the file does not exist yet."""
+    path = baseline_path(spec)
+    if path is None or not os.path.exists(path):
+        return None
+    from profiler.inputs import read_document
+
+    doc = read_document(path, ["check"], "baseline")
+    try:
+        report = CheckReport.from_dict(doc)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadInput(f"{path}: not a valid importprof.check/1 baseline ({exc})") from None
+    for r in report.results:
+        if r.name == spec.name:
+            return r
+    if len(report.results) == 1:
+        return report.results[0]
+    raise BadInput(f"{path}: holds no result of the check {spec.name!r}")
+
+
+def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None):
+    """(Figures, ImportsReport, wall runs in ms, instruction counts, method, interpreter) of one check."""
+    from profiler.analysis.checks import Figures
+    from profiler.analysis.statistics import median
+    from profiler.model.target import Target
+    from profiler.model.variant import parse_variants
+    from profiler.parse.checks import target_parts
+    from profiler.workflows.imports import ImportsOptions, imports
+    from profiler.workflows.startup import StartupOptions, build_specs, startup
+
+    target = Target(*target_parts(spec.target))
+    interp = None
+    if target.is_python or spec.python:
+        from profiler.capture.interpreter import resolve_python
+
+        interp = resolve_python(spec.python)
+    if progress:
+        progress("imports")
+    report = imports(ImportsOptions(target=target, python=spec.python, runs=spec.runs, warmup=1))
+    if progress:
+        progress("wall time")
+    timed = startup(StartupOptions(target=target, pythons=[spec.python], variants=["default"] if target.is_python else [],
+                                   runs=spec.runs, warmup=1))
+    result = timed.results[0]
+    wall_runs = tuple(t * 1000 for t in result.times)
+    counts: tuple[int, ...] = ()
+    method = None
+    if spec.wants_instructions:
+        from profiler.capture.instructions import count_instructions, pick_method
+
+        method = pick_method()
+        cmd = build_specs([interp] if interp else [], parse_variants(["default"]), target)[0]
+        for i in range(spec.instruction_runs):
+            if progress:
+                progress(f"instructions {i + 1}")
+            counts += (count_instructions(cmd, method),)
+    figures = Figures(
+        wall_ms=median(wall_runs) if wall_runs else None,
+        import_ms=report.total_us / 1000 if report is not None else None,
+        instructions=int(median(counts)) if counts else None,
+        python_version=interp.version if interp else None,
+    )
+    return figures, report, wall_runs, counts, method, interp
+
+
+def run_check(spec: CheckSpec, *, update_baseline: bool = False, min_ms: float | None = None,
+              progress: Callable[[str], None] | None = None) -> CheckResult:
+    """One check, measured and judged; a check that cannot run is a result with status
+    "error" (and the exit code it would have had on its own), never an exception."""
+    from profiler.analysis.checks import judge_check, startup_modules, status_of
+
+    start = time.monotonic()
+    try:
+        baseline = None if update_baseline else load_baseline(spec)
+        figures, report, walls, counts, method, interp = measure_check(spec, progress)
+    except ImportprofError as exc:
+        if exc.exit_code == 130:
+            raise
+        detail = f" | {exc.detail.splitlines()[-1]}" if exc.detail else ""
+        return CheckResult(name=spec.name, status="error", target=spec.target, python=spec.python, baseline=spec.baseline,
+                           error=exc.message + detail, duration_s=time.monotonic() - start, exit_code=exc.exit_code)
+    findings = judge_check(spec, figures, report, baseline, min_ms=min_ms)
+    return CheckResult(
+        name=spec.name,
+        status=status_of(findings),
+        target=spec.target,
+        python=interp.path if interp else None,
+        python_version=figures.python_version,
+        wall_ms=figures.wall_ms,
+        wall_ms_runs=walls,
+        import_ms=figures.import_ms,
+        instructions=figures.instructions,
+        instructions_runs=counts,
+        instructions_method=method,
+        findings=findings,
+        modules=startup_modules(report) if report is not None else (),
+        baseline=spec.baseline,
+        duration_s=time.monotonic() - start,
+    )
+
+
+def check(
+    opts: CheckOptions,
+    progress: Callable[[int, int, str], None] | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> CheckReport:
+    from profiler.capture.machine import read_machine
+
+    path = config_path(opts.config)
+    specs = select(load_checks(path), opts.names, path)
+    if opts.min_ms is not None and opts.min_ms < 0:
+        raise UsageError("--min-ms cannot be negative")
+    results = []
+    for i, spec in enumerate(specs):
+        def step(what: str, i=i, spec=spec) -> None:
+            if progress:
+                progress(i, len(specs), f"{spec.name}: {what}")
+
+        results.append(run_check(spec, update_baseline=opts.update_baseline, min_ms=opts.min_ms, progress=step))
+    if progress:
+        progress(len(specs), len(specs), "")
+    written: list[str] = []
+    if opts.update_baseline:
+        written = write_baselines(specs, results, read_machine(), warn)
+    return CheckReport(results=tuple(results), machine=read_machine(), config=path, updated_baselines=tuple(written))
+
+
+def write_baselines(specs: Sequence[CheckSpec], results: Sequence[CheckResult], machine: dict,
+                    warn: Callable[[str], None] | None) -> list[str]:
+    """Each measured check with a `baseline` file gets its result written there (atomically)."""
+    import json
+
+    from profiler.sinks import write_atomic
+
+    written = []
+    for spec, result in zip(specs, results):
+        path = baseline_path(spec)
+        if path is None:
+            if warn:
+                warn(f"{spec.name}: no 'baseline' file declared, nothing to update")
+            continue
+        if result.status == "error":
+            if warn:
+                warn(f"{spec.name}: could not run, its baseline is left as it was")
+            continue
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        doc = CheckReport(results=(result,), machine=machine, config=spec.source).to_dict()
+        write_atomic(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        written.append(spec.baseline)
+    return written
+
+
+def exit_code(report: CheckReport) -> int:
+    """0 when every check passed; 1 when one failed; a check that could not run gives its own
+    code (2 bad input such as a missing interpreter, 3 the target or a tool failed)."""
+    errors = [r.exit_code or EXIT_FAILED for r in report.results if r.status == "error"]
+    if errors:
+        return max(errors)
+    if any(r.status == "fail" for r in report.results):
+        return EXIT_GATE
+    return EXIT_OK
+
+
+def raise_for(report: CheckReport, code: int) -> None:
+    """The one stderr line and exit code after the report was written."""
+    from profiler.errors import BadInput, GateFailed, TargetFailed
+
+    if code == EXIT_OK:
+        return
+    bad = [r for r in report.results if r.status != "pass"]
+    names = ", ".join(r.name for r in bad)
+    if code == EXIT_GATE:
+        raise GateFailed(f"{len(bad)} of {len(report.results)} checks failed: {names}")
+    err = next(r for r in bad if r.status == "error" and (r.exit_code or EXIT_FAILED) == code)
+    cls = BadInput if code == 2 else TargetFailed
+    raise cls(f"check {err.name} could not run: {err.error}")
