@@ -27,7 +27,35 @@ def _answer(text: str) -> int:
     return 0
 
 
+def _prepare_streams() -> None:
+    """Standard streams the OS may hand over in any state. A closed one (`>&-`, `<&-`) gets
+    /dev/null on its descriptor, so no file importprof opens later takes its number (and is
+    handed to a child as its stdout); a closed stdout is silence, as a closed pipe is, and a
+    closed stdin stays None, which a reader of `-` reports in one line. Text that the output's
+    encoding cannot carry (an ASCII locale) is replaced, as pip and git do, never a traceback."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)  # the lowest free number: this very fd
+            if null != fd:  # pragma: no cover - a lower one was free, so it was handled first
+                os.dup2(null, fd)
+                os.close(null)
+            if fd:
+                setattr(sys, name, open(fd, "w", closefd=False))
+            else:
+                sys.stdin = None
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "strict") == "strict":
+            try:
+                reconfigure(errors="replace")
+            except (ValueError, OSError):  # pragma: no cover - a stream that cannot change
+                pass
+
+
 def app(argv: list[str] | None = None) -> int:
+    _prepare_streams()
     args = list(sys.argv[1:] if argv is None else argv)
     if args in (["--version"], ["-V"]):
         from profiler import __version__

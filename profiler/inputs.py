@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from typing import Iterable
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
@@ -20,20 +21,98 @@ WRITTEN_WITHOUT_SCHEMA = ("pythons", "pack", "build", "variant")
 MAX_NESTING = 200  # deeper JSON is not an importprof document (and would exhaust the stack)
 
 
-def read_text(path: str, what: str = "file") -> str:
-    """The file's text (undecodable bytes replaced: logs carry program output)."""
+# Inputs are read whole; past this size a reader stops with one line saying how to raise it (a
+# log of a long run is tens of MB; /dev/zero or a runaway pipe would otherwise fill the memory).
+DEFAULT_MAX_INPUT_MB = 1024
+MAX_INPUT_ENV = "IMPORTPROF_MAX_INPUT_MB"
+# A named FIFO that no program has opened for writing would block the reader forever.
+FIFO_WAIT_S = 10.0
+_CHUNK = 1 << 20
+
+
+def max_input_bytes() -> int:
+    raw = os.environ.get(MAX_INPUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_INPUT_MB << 20
+    if not raw.isdigit() or not 0 < int(raw) <= 1 << 30:
+        raise _bad(f"{MAX_INPUT_ENV}={raw!r}: give a whole number of MiB from 1 to {1 << 30}")
+    return int(raw) << 20
+
+
+def read_text(path: str, what: str = "file", errors: str = "replace") -> str:
+    """The file's text (undecodable bytes replaced: logs carry program output; a document's
+    reader asks for surrogateescape, so a non-UTF-8 file name in it round-trips). Bounded:
+    larger than the input limit, a device (it may never end) or a FIFO nobody writes to is one
+    line, not a wait or a MemoryError."""
+    shown = f"cannot read {what} {path}"
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        st = os.stat(path)
     except FileNotFoundError:
-        raise _bad(f"cannot read {what} {path}: no such file") from None
-    except IsADirectoryError:
-        raise _bad(f"cannot read {what} {path}: it is a directory") from None
+        raise _bad(f"{shown}: no such file") from None
     except OSError as exc:
-        raise _bad(f"cannot read {what} {path}: {exc.strerror}") from None
+        raise _bad(f"{shown}: {exc.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise _bad(f"{shown}: it is a directory")
+    flags = os.O_RDONLY | os.O_CLOEXEC
+    named_fifo = stat.S_ISFIFO(st.st_mode) and not os.path.realpath(path).startswith(("/proc/", "pipe:"))
+    if named_fifo:
+        flags |= os.O_NONBLOCK  # opening waits for a writer otherwise
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise _bad(f"{shown}: {exc.strerror}") from None
+    try:
+        if named_fifo:
+            _await_writer(fd, shown)
+        return _read_fd(fd, shown).decode("utf-8", errors)
+    finally:
+        os.close(fd)
+
+
+def read_stdin(what: str = "log") -> str:
+    """`-`: standard input, with read_text's bounds; closed (`<&-`) is one line."""
+    import sys
+
+    shown = f"cannot read the {what} from standard input"
+    if sys.stdin is None:
+        raise _bad(f"{shown}: it is closed")
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, ValueError, OSError):  # replaced by a stream without a descriptor
+        data = sys.stdin.read()
+        return data if isinstance(data, str) else data.decode("utf-8", "replace")
+    return _read_fd(fd, shown).decode("utf-8", "replace")
+
+
+def _await_writer(fd: int, shown: str) -> None:
+    import fcntl
+    import select
+
+    if not select.select([fd], [], [], FIFO_WAIT_S)[0]:
+        raise _bad(f"{shown}: a FIFO (named pipe) that no program wrote to within {FIFO_WAIT_S:g} s")
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+
+
+def _read_fd(fd: int, shown: str) -> bytes:
+    st = os.fstat(fd)
+    if (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)) and not os.isatty(fd):
+        raise _bad(f"{shown}: a device, not a file (it may never end)")
+    limit = max_input_bytes()
+    chunks, total = [], 0
+    try:
+        while True:
+            chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise _bad(f"{shown}: larger than {limit >> 20} MiB, the input limit (raise it with {MAX_INPUT_ENV}=N)")
+    except OSError as exc:
+        raise _bad(f"{shown}: {exc.strerror}") from None
     except MemoryError:
-        raise _bad(f"cannot read {what} {path}: too large for memory") from None
-    return data.decode("utf-8", "replace")
+        raise _bad(f"{shown}: too large for memory (lower {MAX_INPUT_ENV})") from None
+    return b"".join(chunks)
 
 
 class _NotFinite(ValueError):
@@ -68,7 +147,7 @@ def parse_json(text: str, source: str) -> object:
 
 
 def read_json(path: str, what: str = "JSON document") -> object:
-    return parse_json(read_text(path, what), path)
+    return parse_json(read_text(path, what, errors="surrogateescape"), path)
 
 
 # ------------------------------------------------------------------ importprof documents

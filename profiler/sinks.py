@@ -24,7 +24,28 @@ from profiler.errors import PATH_ERRNOS, BadOutput, OutputFailed
 
 
 def _as_bytes(data: str | bytes) -> bytes:
-    return data.encode("utf-8") if isinstance(data, str) else data
+    """UTF-8. A file name that is not UTF-8 (legal on Linux) reaches a document as the str
+    Python made of it (its bytes as surrogate escapes): those go back to the very bytes, so the
+    name round-trips; any other lone surrogate becomes U+FFFD."""
+    if not isinstance(data, str):
+        return data
+    try:
+        return data.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    try:
+        return data.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return "".join(_unescaped(data)).encode("utf-8", "surrogateescape")
+
+
+def _unescaped(text: str):
+    for ch in text:
+        code = ord(ch)
+        if 0xD800 <= code <= 0xDFFF and not 0xDC80 <= code <= 0xDCFF:
+            yield "\ufffd"
+        else:
+            yield ch
 
 
 def _reason(exc: OSError) -> str:
@@ -58,8 +79,19 @@ def _destination(path: str) -> str:
     return path
 
 
+def _special(st) -> bool:
+    """Not a regular file nor a folder: a device, a FIFO, a socket (never replaced by a file)."""
+    return st is not None and not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode)
+
+
+def _no_empty(shown: str) -> None:
+    if not shown.strip():
+        raise BadOutput("an output path is empty: name a file")
+
+
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     shown = os.fspath(path)
+    _no_empty(shown)
     path = _destination(shown)
     payload = _as_bytes(data)
     try:
@@ -95,8 +127,11 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
 def replacing(path: str | os.PathLike):
     """A temp path beside `path` for a tool to write (strace -o): on a clean exit it replaces
     `path` atomically (keeping an existing file's mode, else the umask's); on any error it is
-    removed and `path` stays as it was."""
+    removed and `path` stays as it was. A device is written in place (the tool gets `path`
+    itself: renaming a file over /dev/null would replace the machine's null device); a FIFO or
+    a socket is refused (a tool writing into it would wait for a reader)."""
     shown = os.fspath(path)
+    _no_empty(shown)
     path = _destination(shown)
     if os.path.isdir(path):
         raise BadOutput(f"cannot write {shown}: it is a directory")
@@ -105,6 +140,16 @@ def replacing(path: str | os.PathLike):
         st = os.stat(path)
     except OSError:
         st = None
+    if _special(st):
+        if not stat.S_ISCHR(st.st_mode):
+            raise BadOutput(f"cannot write {shown}: {_kind(st)}, not a file (importprof writes only files and devices)")
+        try:
+            with open(path, "ab"):
+                pass
+        except OSError as exc:
+            raise output_error(shown, exc) from None
+        yield path
+        return
     try:
         fd, tmp = tempfile.mkstemp(prefix=".importprof-", suffix=".tmp", dir=directory)
         os.close(fd)
@@ -125,22 +170,56 @@ def replacing(path: str | os.PathLike):
         raise
 
 
+def _kind(st) -> str:
+    mode = st.st_mode
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    return "a special file"
+
+
 def _write_in_place(shown: str, path: str, payload: bytes) -> None:
+    """A device or a pipe (`-o /dev/stdout`, `-o >(gzip > x)`): written, never replaced. A FIFO
+    that no program reads is refused at once instead of waiting for a reader forever."""
+    import fcntl
+
     try:
-        with open(path, "wb") as fh:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise BadOutput(f"cannot write {shown}: a FIFO (named pipe) that no program reads") from None
+        raise output_error(shown, exc) from None
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        with open(fd, "wb", closefd=False) as fh:
             fh.write(payload)
+    except BrokenPipeError:
+        raise BadOutput(f"cannot write {shown}: its reader went away") from None
     except OSError as exc:
         raise output_error(shown, exc) from None
+    finally:
+        os.close(fd)
 
 
 def write_stdout(data: str | bytes) -> None:
+    if sys.stdout is None:  # started with stdout closed (in-process callers): silence, as a closed pipe
+        return
     try:
         if isinstance(data, bytes):
             sys.stdout.flush()
             sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
         else:
-            sys.stdout.write(data)
+            try:
+                sys.stdout.write(data)
+            except UnicodeEncodeError:  # a stream opened strict (an ASCII locale): as pip and git do
+                encoding = getattr(sys.stdout, "encoding", None) or "ascii"
+                sys.stdout.write(data.encode(encoding, "replace").decode(encoding, "replace"))
             sys.stdout.flush()
     except BrokenPipeError:
         raise
@@ -163,6 +242,7 @@ def check_writable(path: str | None) -> None:
     if path is None or path == "-":
         return
     shown = path
+    _no_empty(shown)
     path = _destination(path)
     if os.path.isdir(path):
         raise BadOutput(f"cannot write {shown}: it is a directory")

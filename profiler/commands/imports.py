@@ -48,7 +48,6 @@ def imports(
     lazy_candidates: bool = typer.Option(False, "--lazy-candidates", help="List modules never called into after their import (candidates for a lazy import; a heuristic, see README)."),
     level: int = typer.Option(1, "--importtime-level", help="-X importtime=LEVEL (2 also prints cached imports on Python 3.14+).", hidden=True),
 ) -> None:
-    import sys
 
     from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warn
     from profiler.commands._target import has_target, target_of
@@ -63,7 +62,9 @@ def imports(
     check_outputs(output)
     log_text = None
     if from_log == "-":
-        log_text = sys.stdin.read()
+        from profiler.inputs import read_stdin
+
+        log_text = read_stdin("log")
     opts = ImportsOptions(
         target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group,
         level=level, phases=phases, lazy_candidates=lazy_candidates, ignore_failure=ignore_failure,

@@ -32,7 +32,6 @@ def why(
     output: OutputOpt = None,
     all_: bool = typer.Option(False, "--all", help="Every module that imports MODULE, one chain each, shortest first (one more instrumented run)."),
 ) -> None:
-    import sys
 
     from profiler.commands._common import Progress, check_outputs, deliver, warn
     from profiler.commands._target import has_target, target_of
@@ -43,7 +42,9 @@ def why(
     if sum([has_target(ctx), report is not None, from_log is not None]) > 1:
         raise UsageError("give one of: a target, --report FILE, --from-log FILE")
     check_outputs(output)
-    log_text = sys.stdin.read() if from_log == "-" else None
+    from profiler.inputs import read_stdin
+
+    log_text = read_stdin("log") if from_log == "-" else None
     opts = WhyOptions(
         module=module_name, target=target_of(ctx), python=python, report=report, from_log=from_log, log_text=log_text, runs=runs, all=all_
     )
