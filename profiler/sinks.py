@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -73,8 +74,15 @@ def _new_file_mode() -> int:
 
 
 def _destination(path: str) -> str:
-    """The file actually written: a symlink's target (the link stays a link)."""
+    """The file actually written: a symlink's target (the link stays a link). A link to
+    something that is not a file (/dev/stdout to a pipe, whose target `pipe:[N]` names no path)
+    is opened through the link itself."""
     if os.path.islink(path):
+        try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return path
+        except OSError:
+            pass
         return os.path.realpath(path)
     return path
 
@@ -103,6 +111,8 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise BadOutput(f"cannot write {shown}: it is a directory")
     if st is not None and not stat.S_ISREG(st.st_mode):
+        if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):  # a disk, a socket
+            raise BadOutput(f"cannot write {shown}: {_kind(st)}, not a file (importprof writes files, character devices and pipes)")
         _write_in_place(shown, path, payload)  # /dev/stdout, a FIFO: not replaced by a file
         return
     directory = os.path.dirname(os.path.abspath(path))
@@ -127,9 +137,9 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
 def replacing(path: str | os.PathLike):
     """A temp path beside `path` for a tool to write (strace -o): on a clean exit it replaces
     `path` atomically (keeping an existing file's mode, else the umask's); on any error it is
-    removed and `path` stays as it was. A device is written in place (the tool gets `path`
-    itself: renaming a file over /dev/null would replace the machine's null device); a FIFO or
-    a socket is refused (a tool writing into it would wait for a reader)."""
+    removed and `path` stays as it was. A character device or a pipe gets a copy of what the
+    tool wrote, in place, once it is complete (renaming a file over /dev/null would replace the
+    machine's null device); a block device or a socket is refused."""
     shown = os.fspath(path)
     _no_empty(shown)
     path = _destination(shown)
@@ -141,14 +151,20 @@ def replacing(path: str | os.PathLike):
     except OSError:
         st = None
     if _special(st):
-        if not stat.S_ISCHR(st.st_mode):
-            raise BadOutput(f"cannot write {shown}: {_kind(st)}, not a file (importprof writes only files and devices)")
+        if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            raise BadOutput(f"cannot write {shown}: {_kind(st)}, not a file (importprof writes files, character devices and pipes)")
+        # the tool writes a file importprof can read back; the device gets a copy, in place
+        fd, tmp = tempfile.mkstemp(prefix="importprof-", suffix=".tmp")
+        os.close(fd)
         try:
-            with open(path, "ab"):
+            yield tmp
+            with open(tmp, "rb") as fh:
+                _write_in_place(shown, path, fh)
+        finally:
+            try:
+                os.unlink(tmp)
+            except OSError:
                 pass
-        except OSError as exc:
-            raise output_error(shown, exc) from None
-        yield path
         return
     try:
         fd, tmp = tempfile.mkstemp(prefix=".importprof-", suffix=".tmp", dir=directory)
@@ -183,7 +199,7 @@ def _kind(st) -> str:
     return "a special file"
 
 
-def _write_in_place(shown: str, path: str, payload: bytes) -> None:
+def _write_in_place(shown: str, path: str, payload) -> None:
     """A device or a pipe (`-o /dev/stdout`, `-o >(gzip > x)`): written, never replaced. A FIFO
     that no program reads is refused at once instead of waiting for a reader forever."""
     import fcntl
@@ -197,9 +213,12 @@ def _write_in_place(shown: str, path: str, payload: bytes) -> None:
     try:
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
         with open(fd, "wb", closefd=False) as fh:
-            fh.write(payload)
+            if isinstance(payload, bytes):
+                fh.write(payload)
+            else:  # a file: copied in chunks
+                shutil.copyfileobj(payload, fh)
     except BrokenPipeError:
-        raise BadOutput(f"cannot write {shown}: its reader went away") from None
+        raise  # its reader went away: as a closed stdout (`| head`), not an error
     except OSError as exc:
         raise output_error(shown, exc) from None
     finally:
