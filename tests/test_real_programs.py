@@ -70,3 +70,57 @@ def test_console_script_runs_on_its_venv_python(cli, black_venv):
     other = cli("imports", "--python", sys.executable, venv_bin(black_venv, "black"), "--version")
     assert other.returncode == 3 and "No module named 'black'" in other.stderr, other
     assert "#! line" not in other.stderr
+
+
+# --ignore-failure: one meaning in every command that runs a target
+
+LINT = "import sys\nprint('lint.py:1:1: F401 unused import')\nsys.exit(1)\n"
+
+
+@pytest.fixture()
+def programs(tmp_path):
+    (tmp_path / "lint.py").write_text(LINT)
+    (tmp_path / "bad_syntax.py").write_text("x = (\n")
+    return tmp_path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [
+    ("startup", "--variant", "default", *FAST),
+    ("imports", "--runs", "1", "--warmup", "0"),
+    ("trace",),
+])
+def test_ignore_failure_measures_a_chosen_exit_and_records_it(cli, real_python, programs, command):
+    lint = str(programs / "lint.py")
+    refused = cli(*command, "--python", real_python, lint)
+    assert refused.returncode == 3 and "--ignore-failure measures it anyway" in refused.stderr, refused
+    res = cli(*command, "--python", real_python, "-i", "--format", "json", lint)
+    assert res.returncode == 0, res
+    doc = res.json()
+    if command[0] == "startup":
+        assert doc["results"][0]["exit_codes"] == [1, 1]
+    else:
+        assert any("exited with code 1 (measured anyway: --ignore-failure)" in w for w in doc["warnings"]), doc["warnings"]
+    if command[0] == "trace":
+        assert doc["exit_codes"] == [1]
+    assert "exited with code 1 (measured anyway: --ignore-failure)" in res.stderr or command[0] == "startup"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [
+    ("startup", "--variant", "default", *FAST),
+    ("imports", "--runs", "1", "--warmup", "0"),
+    ("trace",),
+])
+@pytest.mark.parametrize("target, why", [
+    (("bad_syntax.py",), "SyntaxError"),
+    (("-m", "nonexistent_mod"), "No module named nonexistent_mod"),
+    (("-c", "import nonexistent_mod"), "ModuleNotFoundError"),
+])
+def test_a_program_that_never_ran_fails_even_with_the_flag(cli, real_python, programs, command, target, why):
+    target = tuple(str(programs / t) if t.endswith(".py") else t for t in target)
+    for flag in ((), ("--ignore-failure",)):
+        res = cli(*command, "--python", real_python, *flag, *target)
+        assert res.returncode == 3, res
+        assert why in res.stderr, res
+        assert "--ignore-failure measures it anyway" not in res.stderr, res

@@ -5,7 +5,7 @@ Run counts follow hyperfine: `--runs N` exactly, else adaptive (at least `min_ru
 command gets the same count, so the interleaving holds to the last run.
 
 A command that fails (exits non-zero, is killed by a signal, or — with `ignore_failure` —
-still ends in a Python traceback) is not measured further: its `Outcome` keeps the exit codes
+still ends in a Python traceback or never started: parse/exit_status.py) is not measured further: its `Outcome` keeps the exit codes
 seen and a one-line error, and the other commands go on. Deciding what that means for the
 report (a failed row, or exit 3 when everything failed) is the workflow's job
 (`profiler/workflows/measure.py`).
@@ -124,8 +124,11 @@ def _failure(sample: RunSample, tail: StderrTail, plan: RunPlan, phase: str) -> 
     a signal or a Python traceback still is a crash, not the program's normal exit."""
     if sample.exit_code == 0:
         return None
+    from profiler.parse.exit_status import read_ending
+
     text = tail.tail(lines=20)
-    crashed = sample.exit_code < 0 or "Traceback (most recent call last)" in text
+    ending = read_ending(sample.exit_code, text)
+    crashed = not ending.ran_on_purpose  # a signal, a traceback, or the program never started
     if plan.ignore_failure and not crashed:
         return None
     how = describe_exit(sample.exit_code)

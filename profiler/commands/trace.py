@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from profiler.commands._options import path_value, FlagsOpt, OutputOpt, PythonOpt, TopOpt, format_opt, variant_opt
+from profiler.commands._options import path_value, FlagsOpt, IgnoreFailureOpt, OutputOpt, PythonOpt, TopOpt, format_opt, variant_opt
 from profiler.render import formats_for
 from profiler.commands._target import TargetCommand
 
@@ -34,10 +34,11 @@ def trace(
     keep_log: Optional[str] = typer.Option(None, "--keep-log", metavar="FILE", parser=path_value("--keep-log"), help="Keep the strace log in FILE (several variants: FILE.<variant>.ext)."),
     from_log: Optional[str] = typer.Option(None, "--from-log", metavar="FILE", help="Summarize a saved strace log instead of running anything (modules from importprof's markers, or inferred from the lookups of its Python processes)."),
     top: TopOpt = 20,
+    ignore_failure: IgnoreFailureOpt = False,
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warn
     from profiler.commands._target import target_of
     from profiler.workflows.trace import TraceOptions, trace as run_trace
 
@@ -50,8 +51,9 @@ def trace(
         flags=flags or [],
         keep_log=keep_log,
         from_log=from_log,
+        ignore_failure=ignore_failure,
     )
-    with Progress("tracing") as bar:
+    with suggesting_ignore_failure(), Progress("tracing") as bar:
         report = run_trace(opts, warn=warn, progress=bar.update)
 
     def table(rep, tty):

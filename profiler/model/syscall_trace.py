@@ -273,6 +273,8 @@ class TraceResult:
             "processes": [p.to_dict() for p in self.processes],
             "harness": self.harness,
             **({"failed": True, "error": self.error, "exit_codes": list(self.exit_codes)} if self.failed else {}),
+            # measured anyway (--ignore-failure): the exit code is kept all the same
+            **({"exit_codes": list(self.exit_codes)} if self.exit_codes and not self.failed else {}),
         }
 
 

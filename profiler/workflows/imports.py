@@ -13,10 +13,11 @@ import os
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from profiler.errors import BadInput, GateFailed, TargetFailed, UsageError
+from profiler.errors import BadInput, GateFailed, UsageError
 from profiler.model.import_tree import ImportsReport, ParsedLog
 from profiler.model.interpreter import Interpreter
 from profiler.model.target import Target
+from profiler.workflows.targets import check_exit
 
 GROUPS = ("package", "distribution", "kind")
 
@@ -66,10 +67,12 @@ def capture_logs(
     opts: ImportsOptions,
     interp: Interpreter | None,
     progress: Callable[[int, int, str], None] | None = None,
+    exits: list[int] | None = None,
 ) -> list[ParsedLog]:
     """Warm-up + measured runs of the target, each parsed; a failing target raises
     TargetFailed with the program's own stderr (import rows removed) as detail."""
     from profiler.capture.importtime import capture_importtime
+    from profiler.capture.machine import read_machine
     from profiler.parse.importtime import parse_importtime
 
     total = opts.warmup + opts.runs
@@ -78,14 +81,13 @@ def capture_logs(
         if progress:
             progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
         cap = capture_importtime(opts.target, interp, flags=opts.flags, level=opts.level)
-        if cap.returncode != 0 and not opts.ignore_failure:
-            tail = _program_stderr(cap.stderr)
-            raise TargetFailed(
-                f"the target exited with code {cap.returncode}: {opts.target.label()}",
-                detail=tail or None, ignorable=cap.returncode > 0 and "Traceback (most recent call last)" not in tail,
-            )
+        check_exit(cap.returncode, _program_stderr(cap.stderr), opts.target, ignore_failure=opts.ignore_failure)
+        if i + 1 == max(opts.warmup, 1):  # the machine's load, read over the warm-up (no wait)
+            read_machine()
         if i < opts.warmup:
             continue
+        if exits is not None:
+            exits.append(cap.returncode)
         logs.append(parse_importtime(cap.stderr, source=f"run {len(logs) + 1}"))
     if progress:
         progress(total, total, "")
@@ -95,6 +97,7 @@ def capture_logs(
 def capture_harness_logs(
     opts: ImportsOptions,
     progress: Callable[[int, int, str], None] | None = None,
+    exits: list[int] | None = None,
 ) -> tuple[list[ParsedLog], list[list], list[float], list[dict]]:
     """`-- COMMAND` (issue 10.6): warm-up + runs under the harness capture (strace -f,
     capture/harness.py), which knows every process the command started and the `import time:`
@@ -107,6 +110,7 @@ def capture_harness_logs(
     from profiler.analysis.imports import ProcessRun
     from profiler.capture.harness import capture_processes
     from profiler.capture.importtime import importtime_argv
+    from profiler.capture.machine import read_machine
     from profiler.model.import_tree import ParsedLog as Log
     from profiler.parse.importtime import parse_importtime
 
@@ -120,12 +124,13 @@ def capture_harness_logs(
         if progress:
             progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
         cap = capture_processes(argv, importtime=True)
-        if cap.returncode != 0 and not opts.ignore_failure:
-            tail = _program_stderr(cap.stderr)
-            raise TargetFailed(f"the target exited with code {cap.returncode}: {opts.target.label()}", detail=tail or None,
-                               ignorable=cap.returncode > 0 and "Traceback (most recent call last)" not in tail)
+        check_exit(cap.returncode, _program_stderr(cap.stderr), opts.target, ignore_failure=opts.ignore_failure)
+        if i + 1 == max(opts.warmup, 1):  # the machine's load, read over the warm-up (no wait)
+            read_machine()
         if i < opts.warmup:
             continue
+        if exits is not None:
+            exits.append(cap.returncode)
         run_no = len(logs) + 1
         procs, kept, warnings = [], [], []
         unreached = [{"index": rec.index, "argv": list(rec.argv), "reason": rec.importtime_note or "wrote no import time lines"}
@@ -258,7 +263,7 @@ def imports(
     warn: Callable[[str], None] | None = None,
 ) -> ImportsReport:
     from profiler.capture.interpreter import resolve_python
-    from profiler.capture.machine import read_machine
+    from profiler.capture.machine import read_machine, start_sample
     from profiler.parse.importtime import parse_importtime
 
     validate(opts)
@@ -267,6 +272,7 @@ def imports(
     facts: list[list] = []
     walls: list[float] = []
     unreached: list[dict] = []
+    exits: list[int] = []  # the measured runs' exit codes (non-zero only with --ignore-failure)
     if opts.from_log is not None:
         if opts.python:
             interp = resolve_python(opts.python)
@@ -275,6 +281,7 @@ def imports(
         logs = [parse_importtime(text, source=name)]
         source, target = "log", None
     else:
+        start_sample()  # the CPU share other work used, read over the warm-up
         if opts.target.is_python or opts.python:
             interp = resolve_python(opts.python)
             if opts.target.is_python:  # one line for an interpreter without -X importtime (2.7, 3.6)
@@ -284,22 +291,23 @@ def imports(
         outcomes = None
         if opts.target.is_python and opts.warmup >= 1:  # the first warm-up run tells failed imports
             outcomes = import_outcomes(opts, interp)
-            logs = capture_logs(replace(opts, warmup=opts.warmup - 1), interp, progress)
+            logs = capture_logs(replace(opts, warmup=opts.warmup - 1), interp, progress, exits)
         elif opts.target.is_python:
-            logs = capture_logs(opts, interp, progress)
+            logs = capture_logs(opts, interp, progress, exits)
             outcomes = import_outcomes(opts, interp)
         else:
             from profiler.errors import ToolFailed, ToolMissing
 
             try:
-                logs, facts, walls, unreached = capture_harness_logs(opts, progress)
+                logs, facts, walls, unreached = capture_harness_logs(opts, progress, exits)
             except (ToolMissing, ToolFailed) as exc:  # no strace, or ptrace denied: stderr only
                 if warn:
                     warn(f"{exc}; reading the command's stderr instead (no argv, parent or wall time per process, "
                          "and children whose stderr is captured or discarded are missed)")
-                logs = capture_logs(opts, interp, progress)
+                exits.clear()
+                logs = capture_logs(opts, interp, progress, exits)
         source, target = "capture", opts.target.label()
-    machine = read_machine()
+    machine = read_machine(0.0) if opts.from_log is not None else read_machine()  # a saved log times nothing
     report = report_from_logs(
         logs,
         machine=machine,
@@ -310,6 +318,10 @@ def imports(
     )
     if report.processes > 1 or facts:
         report = add_processes(report, facts, walls, unreached)
+    if any(exits):
+        from profiler.workflows.targets import exits_note
+
+        report = replace(report, warnings=(*report.warnings, exits_note(exits)))
     if outcomes:
         from profiler.analysis.imports import mark_failed
 

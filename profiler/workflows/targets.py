@@ -89,3 +89,38 @@ def script_python(target: Target) -> tuple[str | None, str] | None:
     if flags:
         why += f"; its flags {' '.join(flags)} are not applied (give them with --flags)"
     return path, why
+
+
+def check_exit(returncode: int, stderr_tail: str, target: Target | str, *, ignore_failure: bool, how: str = "") -> str | None:
+    """One rule for every command that runs a target: exit 0 passes; a non-zero exit the
+    program chose passes with --ignore-failure; a program that never ran its own code (a
+    SyntaxError, no such module or script, a traceback, a signal) fails even with it.
+    TargetFailed says which (`ignorable` when the flag would have measured it). `how`: the
+    circumstance, e.g. " under strace". Returns the note a report keeps among its warnings when
+    the exit was ignored (the exit code, recorded and shown), else None."""
+    from profiler.parse.exit_status import read_ending
+
+    if returncode == 0:
+        return None
+    ending = read_ending(returncode, stderr_tail)
+    if ending.ran_on_purpose and ignore_failure:
+        return exits_note([returncode])
+    why = ending.why if ending.why and returncode > 0 else ""
+    if how:  # "the target failed under strace (exit code 4; it does not compile)"
+        what = f"killed by signal {-returncode}" if returncode < 0 else f"exit code {returncode}"
+        message = f"the target failed{how} ({what}{'; ' + why if why else ''})"
+    else:  # "the target exited with code 1 (no such module)"
+        what = f"killed by signal {-returncode}" if returncode < 0 else f"exited with code {returncode}"
+        message = f"the target {what}{f' ({why})' if why else ''}"
+    label = target if isinstance(target, str) else target.label()
+    raise TargetFailed(f"{message}: {label}", detail=stderr_tail.strip() or None,
+                       ignorable=ending.ran_on_purpose)
+
+
+def exits_note(codes) -> str:
+    """The warning a report keeps when --ignore-failure measured non-zero exits: which codes,
+    in how many of the runs (the exit codes, recorded and shown)."""
+    failed = [c for c in codes if c]
+    shown = ", ".join(str(c) for c in sorted(set(failed)))
+    where = "the target" if len(codes) == 1 else f"{len(failed)} of {len(codes)} runs"
+    return f"{where} exited with code {shown} (measured anyway: --ignore-failure)"

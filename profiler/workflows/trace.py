@@ -13,11 +13,12 @@ For other commands (compare...):
 from __future__ import annotations
 
 import os
+import shlex
 import tempfile
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
-from profiler.errors import BadInput, UsageError
+from profiler.errors import BadInput, TargetFailed, UsageError
 from profiler.model.syscall_trace import TraceReport, TraceResult
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant, parse_variants
@@ -31,6 +32,7 @@ class TraceOptions:
     flags: Sequence[str] = ()
     keep_log: str | None = None
     from_log: str | None = None
+    ignore_failure: bool = False  # a program that exits non-zero on purpose (a linter) is traced anyway
 
 
 def read_log(path: str) -> str:
@@ -64,10 +66,14 @@ def trace_argv(
     keep_log: str | None = None,
     env: Mapping[str, str] | None = None,
     check: bool = True,
+    ignore_failure: bool = False,
+    label: str | None = None,
 ) -> TraceResult:
     """Trace any argv with `strace -f -tt -T -y`, parse and summarize the log. With
     check=False a target that exits non-zero is summarized all the same and marked failed
-    (`failed`, a one-line `error`, `exit_codes`); with check=True it raises TargetFailed."""
+    (`failed`, a one-line `error`, `exit_codes`); with check=True it raises TargetFailed.
+    With ignore_failure a non-zero exit the program chose (workflows/targets.check_exit) is
+    a traced run like any other, its exit code kept in `exit_codes`."""
     import contextlib
     from dataclasses import replace
 
@@ -80,15 +86,27 @@ def trace_argv(
         # of a successful run (a failing run or a full disk leaves FILE as it was)
         kept = replacing(keep_log) if keep_log else contextlib.nullcontext(os.path.join(tmp, "trace.strace"))
         with kept as log_path:
-            done = run_strace(list(argv), log_path, env=env, check=check)
+            done = run_strace(list(argv), log_path, env=env, check=False)
+            # strace's own lines ("/usr/bin/strace: ...") are not the program's
+            program = "\n".join(ln for ln in done.stderr.splitlines() if not (ln.startswith("/") and "strace: " in ln))
+            ignored = False
+            if done.returncode != 0 and (check or ignore_failure):
+                from profiler.workflows.targets import check_exit
+
+                try:  # raised here, so that --keep-log FILE stays as it was
+                    ignored = check_exit(done.returncode, "\n".join(program.splitlines()[-10:]), label or shlex.join(argv),
+                                         ignore_failure=ignore_failure, how=" under strace") is not None
+                except TargetFailed:
+                    if check:
+                        raise
             _check_log_complete(done.stderr, log_path, keep_log)
             text = read_log(log_path)
     result = summarize_log_text(text, variant, source=f"the strace log of {argv[0]}")
     if done.returncode != 0:
-        prefix = "/"  # strace's own lines ("/usr/bin/strace: ...") are not the program's
-        line = last_line("\n".join(ln for ln in done.stderr.splitlines() if not (ln.startswith(prefix) and "strace: " in ln)))
+        line = last_line(program)
         how = describe_exit(done.returncode)
-        result = replace(result, failed=True, error=f"{how}: {line}" if line else how, exit_codes=(done.returncode,))
+        result = replace(result, failed=not ignored, error=None if ignored else (f"{how}: {line}" if line else how),
+                         exit_codes=(done.returncode,))
     return result
 
 
@@ -104,7 +122,8 @@ def _check_log_complete(strace_stderr: str, log_path: str, shown: str | None) ->
             raise ToolFailed(f"the strace log was cut short ({reason.strip()} in {where}): not summarised")
 
 
-def trace_python(python: str, variant: Variant, target: Target, keep_log: str | None = None, check: bool = True) -> TraceResult:
+def trace_python(python: str, variant: Variant, target: Target, keep_log: str | None = None, check: bool = True,
+                 ignore_failure: bool = False) -> TraceResult:
     """One variant of a Python target, through the bootstrap launcher with the markers hook
     (installed before `site`, so start-up imports are attributed too). `no-site` gets the
     sys.path entries site would add through PYTHONPATH, as in every command."""
@@ -122,11 +141,12 @@ def trace_python(python: str, variant: Variant, target: Target, keep_log: str | 
         if variant.fresh_pycache:
             flags += ["-X", f"pycache_prefix={pyc}"]
         argv = bootstrap_argv(python, flags, target, ["markers"])
-        return trace_argv(argv, variant=variant.name, keep_log=keep_log, env=env, check=check)
+        return trace_argv(argv, variant=variant.name, keep_log=keep_log, env=env, check=check, ignore_failure=ignore_failure,
+                          label=target.label())
 
 
 def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progress=None) -> TraceReport:
-    from profiler.capture.machine import read_machine
+    from profiler.capture.machine import read_machine, start_sample
 
     warnings: list[str] = []
     if opts.from_log is not None:
@@ -143,13 +163,15 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             warnings.append("the log ends with a truncated line (ignored)")
         results = [result]
     else:
+        start_sample()  # the CPU share other work used while tracing (no wait)
         from profiler.capture.strace import find_strace
 
         find_strace()
         if not opts.target.is_python:
             if opts.variants or opts.flags:
                 raise UsageError("variants apply to Python targets; a `-- COMMAND` target runs as is")
-            results = [trace_argv(opts.target.command_argv(), variant="command", keep_log=opts.keep_log)]
+            results = [trace_argv(opts.target.command_argv(), variant="command", keep_log=opts.keep_log,
+                                  ignore_failure=opts.ignore_failure)]
             if not results[0].attributed:
                 warnings.append("the command started no Python process that imported anything: no per-module attribution")
         else:
@@ -171,7 +193,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
                 keep = _log_path_for(opts.keep_log, v.name, several) if opts.keep_log else None
                 # one variant alone fails as the target does (exit 3); among several, a failing
                 # variant becomes a failed entry and the others are traced (issue 10.1)
-                r = trace_python(interp.path, v, opts.target, keep_log=keep, check=not several)
+                r = trace_python(interp.path, v, opts.target, keep_log=keep, check=not several, ignore_failure=opts.ignore_failure)
                 if r.failed:
                     hint = explain_failure(v.name, tuple(v.flags), opts.target.kind, r.error or "")
                     warnings.append(f"{v.name}: failed ({r.error})" + (f": {hint}" if hint else ""))
@@ -180,10 +202,14 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
                 progress(len(variants), len(variants), "")
             if results and all(r.failed for r in results):
                 raise TargetFailed("the target failed in every variant: " + "; ".join(f"{r.variant}: {r.error}" for r in results))
+    from profiler.workflows.targets import exits_note
+
+    warnings.extend(f"{r.variant}: {exits_note(r.exit_codes)}" if len(results) > 1 else exits_note(r.exit_codes)
+                    for r in results if r.exit_codes and not r.failed)
     for w in warnings:
         if warn:
             warn(w)
-    machine = read_machine()
+    machine = read_machine(0.0) if opts.from_log is not None else read_machine()  # a saved log times nothing
     return TraceReport(results=tuple(results), machine=machine, warnings=tuple(warnings))
 
 
