@@ -109,7 +109,10 @@ for v in "${todo[@]}"; do
     for so in "$dest.tmp/usr/lib/python$v/lib-dynload/"*.so "$dest.tmp/usr/lib/$TRIPLET/"libpython"$v"*.so*; do
         [ -f "$so" ] && [ ! -L "$so" ] && patchelf --force-rpath --set-rpath "$libdir" "$so"
     done
-    # Links to absolute paths (sitecustomize.py -> /etc/python3.X/...) point into the unpacked tree.
+    # Debian's sitecustomize.py only tries to import apport's hook (not installed here): without
+    # it start-up runs what upstream CPython's does, comparable with the pyenv builds.
+    rm -f "$dest.tmp/usr/lib/python$v/sitecustomize.py"
+    # Links to absolute paths point into the unpacked tree.
     while IFS= read -r -d '' l; do
         t=$(readlink "$l")
         [ -e "$dest.tmp$t" ] && ln -sfn "$dest.tmp$t" "$l"
