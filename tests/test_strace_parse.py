@@ -13,7 +13,7 @@ from profiler.errors import BadInput
 from profiler.model.syscall_trace import TraceReport
 from profiler.parse.strace import decode_string, fd_path, parse_strace, split_args
 
-LOGS = ("multiproc", "truncated", "markers-json-csv")
+LOGS = ("multiproc", "truncated", "markers-json-csv", "parallel")
 
 
 @pytest.fixture(scope="module")
@@ -249,3 +249,40 @@ def test_fast_path_keeps_strictness():
     assert len(log.syscalls) == 2 and not log.truncated_last_line  # whole, just no newline
     log = parse_strace(good + good[:30])
     assert len(log.syscalls) == 1 and log.truncated_last_line
+
+
+def _shift_clock(text: str, seconds: float) -> str:
+    """The same log with every -tt time moved by `seconds` (wrapping at midnight)."""
+    import re
+
+    def move(m) -> str:
+        t = (int(m.group(2)) * 3600 + int(m.group(3)) * 60 + float(m.group(4)) + seconds) % 86400
+        return "%s%02d:%02d:%09.6f" % (m.group(1), t // 3600, t % 3600 // 60, t % 60)
+
+    return re.sub(r"(?m)^(\d+ +)(\d+):(\d\d):(\d\d\.\d+)", move, text)
+
+
+def test_native_joins_the_unfinished_halves(logs):
+    """A multi-process log is mostly `<unfinished ...>`/`<... resumed>` halves: the native
+    parser joins the usual pairs itself (the general path took every half before) and gives
+    the general path's records, also when the log passes midnight between two halves."""
+    from profiler.parse.strace import _KINDS, _RECORD, _native
+
+    mod = _native()
+    if mod is None:
+        pytest.skip("the native parser is not built (make setup builds it)")
+    text = logs["parallel"]
+    assert text.count("<unfinished ...>") > 300
+    rows, general_at, lines, jumps = mod.parse_lines(text, _KINDS, _RECORD, True)
+    unjoined = mod.parse_lines(text, _KINDS, _RECORD, False)
+    assert len(general_at) < len(unjoined[1]) - 300 and not jumps
+    assert all(rows[i].__class__ is str for i in general_at) and sorted(lines) == lines
+    ref = parse_strace(text, fast=False)
+    assert parse_strace(text) == ref and parse_strace(text, native=False) == ref
+    first = ref.syscalls[0].time_s
+    middle = ref.syscalls[len(ref.syscalls) // 2].time_s
+    passing = _shift_clock(text, 86400 - middle)  # the middle record starts at 00:00:00
+    assert passing != text and "23:59:" in passing and "\n" + str(ref.syscalls[0].pid) in passing
+    slow = parse_strace(passing, fast=False)
+    assert parse_strace(passing) == slow
+    assert slow.syscalls[-1].time_s > 86400 > (slow.syscalls[0].time_s or first)

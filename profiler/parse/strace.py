@@ -272,34 +272,43 @@ def parse_strace(source: str | Iterable[str], fast: bool = True, native: bool = 
     return state.result()
 
 
-def _parse_native(text: str, mod) -> StraceLog:
+def _parse_native(text: str, mod, pairs: bool = True) -> StraceLog:
     """The native fast path: profiler/native/src/lib.rs makes the fields of each usual line
-    (the same decisions as _parse_text), the general path takes the others. Runs of native
-    rows become Syscalls in one C-level map; a log that passes midnight goes row by row."""
+    (the same decisions as _parse_text) and joins the usual `<unfinished ...>`/`<... resumed>`
+    pairs (the same record the general path makes of them: a multi-process log is half made of
+    such halves), the general path takes the others. Runs of native rows become Syscalls in
+    one C-level extend; a log that passes midnight is read again without the joined pairs,
+    row by row."""
     n = text.count("\n")
     ends_with_newline = text.endswith("\n")
     if text and not ends_with_newline:
         n += 1
+    pairs = pairs and _RECORD is not None  # the row-by-row way below reads a row's place as its line
+    rows, general_at, general_lines, jumps = mod.parse_lines(text, _KINDS, _RECORD, pairs)
+    if jumps and pairs:
+        return _parse_native(text, mod, pairs=False)
     state = _Parse(n, ends_with_newline)
     syscalls = state.syscalls
     general = state.general
     new = _tuple_new
-    rows, general_at, jumps = mod.parse_lines(text, _KINDS, _RECORD)
     start = 0
     if not jumps and _RECORD is not None:  # the rows are Syscalls already
-        for i in general_at:
+        for i, lineno in zip(general_at, general_lines):
             if start < i:
                 syscalls.extend(rows[start:i])
                 state.last_t = rows[i - 1][1]
-            general(rows[i], i + 1)
+            general(rows[i], lineno)
             start = i + 1
             if state.day:  # a general line passed midnight: add the days row by row from here
+                if pairs:
+                    return _parse_native(text, mod, pairs=False)
                 break
         else:
             if start < len(rows):
                 syscalls.extend(rows[start:])
                 state.last_t = rows[-1][1]
             return state.result()
+    # without pairs, a row's place is its line
     day, last_t = state.day, state.last_t
     for lineno in range(start + 1, len(rows) + 1):
         row = rows[lineno - 1]

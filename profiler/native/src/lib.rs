@@ -431,61 +431,273 @@ fn fast<'p>(
     Some((PyTuple::new(py, items), t))
 }
 
-/// parse_lines(text, kinds, record) → (rows, general, jumps): `rows` has one item per line: the fields
-/// of a Syscall (a tuple), or the line's text for the general path; `general` lists the
-/// (0-based) positions of the text items; `jumps` says whether the time of a row is more than
-/// 12 hours before the previous row's (a log passing midnight: the caller then adds the days
-/// line by line). `kinds`: {syscall name: 0 (path first), 1 (path after a dirfd), 2 (exec)}.
-/// The last line, when the text does not end with a newline, is always text (a cut line).
+/// The head of a line in the strict usual form: `PID +TIME ` (TIME: `H:MM:SS.f` or `S.f`)
+/// → (pid, seconds, where the body begins). None for any other shape.
+fn strict_head(line: &str) -> Option<(i64, f64, usize)> {
+    let b = line.as_bytes();
+    let e = digits(b, 0);
+    if e == 0 || e >= b.len() || b[e] != b' ' {
+        return None;
+    }
+    let pid: i64 = line[..e].parse().ok()?;
+    let mut i = e;
+    while i < b.len() && b[i] == b' ' {
+        i += 1;
+    }
+    let start = i;
+    let d = digits(b, i);
+    if d == start || d >= b.len() {
+        return None;
+    }
+    let (t, after) = if b[d] == b':' {
+        let m0 = d + 1;
+        if m0 + 3 > b.len() || !b[m0].is_ascii_digit() || !b[m0 + 1].is_ascii_digit() || b[m0 + 2] != b':' {
+            return None;
+        }
+        let s0 = m0 + 3;
+        if s0 + 3 > b.len() || !b[s0].is_ascii_digit() || !b[s0 + 1].is_ascii_digit() || b[s0 + 2] != b'.' {
+            return None;
+        }
+        let s1 = digits(b, s0 + 3);
+        if s1 == s0 + 3 {
+            return None;
+        }
+        let h: i64 = line[start..d].parse().ok()?;
+        let m: i64 = line[m0..m0 + 2].parse().ok()?;
+        let s: f64 = line[s0..s1].parse().ok()?;
+        ((h * 3600 + m * 60) as f64 + s, s1)
+    } else if b[d] == b'.' {
+        let f = digits(b, d + 1);
+        if f == d + 1 {
+            return None;
+        }
+        (line[start..f].parse().ok()?, f)
+    } else {
+        return None;
+    };
+    // exactly one space, then a body that does not begin with white space (the general path's
+    // head pattern would take more of it)
+    if after + 1 >= b.len() || b[after] != b' ' || b[after + 1].is_ascii_whitespace() {
+        return None;
+    }
+    Some((pid, t, after + 1))
+}
+
+const UNFINISHED: &str = " <unfinished ...>";
+
+/// The call name at the start of a body: `name(`.
+fn call_name(body: &str) -> Option<&str> {
+    let b = body.as_bytes();
+    if b.is_empty() || !(b[0].is_ascii_alphabetic() || b[0] == b'_') {
+        return None;
+    }
+    let mut i = 1;
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+        i += 1;
+    }
+    if i < b.len() && b[i] == b'(' {
+        Some(&body[..i])
+    } else {
+        None
+    }
+}
+
+/// The rest of a `<... NAME resumed>` body after the marker and one optional white space
+/// character (the general path's `<\.\.\. NAME resumed>\s?`), when NAME is `name`.
+fn resumed_rest<'a>(body: &'a str, name: &str) -> Option<&'a str> {
+    let rest = body.strip_prefix("<... ")?.strip_prefix(name)?.strip_prefix(" resumed>")?;
+    match rest.as_bytes().first() {
+        Some(c) if c.is_ascii_whitespace() => Some(&rest[1..]),
+        Some(c) if *c >= 0x80 => None, // a non-ASCII space would be taken too: the general path decides
+        _ => Some(rest),
+    }
+}
+
+struct Pending<'a> {
+    slot: usize,
+    line: &'a str, // the unfinished line, without trailing \r and without " <unfinished ...>"
+    name: &'a str,
+    lineno: usize,
+}
+
+/// parse_lines(text, kinds, record, pairs=False) → (rows, general, lines, jumps): `rows` holds
+/// the records in the order of the lines that start them: the fields of a Syscall (a tuple),
+/// or a line's text for the general path; `general` lists the positions of the text items in
+/// `rows` and `lines` their (1-based) line numbers; `jumps` says whether the time of a line is
+/// more than 12 hours before the previous one's (a log passing midnight: the caller then adds
+/// the days line by line). `kinds`: {syscall name: 0 (path first), 1 (path after a dirfd), 2
+/// (exec)}. The last line, when the text does not end with a newline, is always text (a cut
+/// line).
+///
+/// `pairs`: an `<unfinished ...>` line and the `<... NAME resumed>` line of the same pid that
+/// comes next for that pid are joined here, as the general path joins them (the record takes
+/// the unfinished line's place, time and line number; the resumed line is no item), when both
+/// are in the usual form, nothing else of that pid comes between them, the general path holds
+/// no unfinished call of that pid, and the joined text takes the fast path; anything else
+/// leaves both lines to the general path, in their places. With pairs the caller parses again
+/// without them when the log passes midnight.
 ///
 /// `record`: None, or a subclass of tuple with tuple's exact layout (no __dict__, no extra
 /// slots: Syscall, a NamedTuple with `__slots__ = ()`, checked by the caller); the rows are
 /// then made instances of it (the tuple's type set to it, with the reference a heap type's
 /// instance holds), as `tuple.__new__(record, row)` would make them, without the copy.
 #[pyfunction]
-fn parse_lines(py: Python, text: &str, kinds: &PyDict, record: Option<&PyType>) -> PyResult<PyObject> {
+#[pyo3(text_signature = "(text, kinds, record, pairs=False)")]
+fn parse_lines(py: Python, text: &str, kinds: &PyDict, record: Option<&PyType>, pairs: Option<bool>) -> PyResult<PyObject> {
     let r = res();
     let mut k: HashMap<String, i64> = HashMap::new();
     for (key, value) in kinds.iter() {
         k.insert(key.extract()?, value.extract()?);
     }
     let mut names: HashMap<String, PyObject> = HashMap::new();
-    let out = PyList::empty(py);
-    let general = PyList::empty(py);
+    let mut out: Vec<Option<PyObject>> = Vec::new();
+    let mut general: Vec<usize> = Vec::new();
+    let mut glines: Vec<usize> = Vec::new();
     let mut jumps = false;
     let mut last: Option<f64> = None;
+    let pairs = pairs.unwrap_or(false);
+    let mut pairing = pairs;
+    let mut pending: HashMap<i64, Pending> = HashMap::new();
+    // pids whose unfinished call the general path may hold (it saw an unfinished line of theirs
+    // and no line since that ends it): their next unfinished line is the general path's too
+    let mut held: std::collections::HashSet<i64> = std::collections::HashSet::new();
+    let mark = |t: f64, last: &mut Option<f64>, jumps: &mut bool| {
+        if let Some(l) = *last {
+            if t < l - 43200.0 {
+                *jumps = true;
+            }
+        }
+        *last = Some(t);
+    };
+    let as_text = |out: &mut Vec<Option<PyObject>>, general: &mut Vec<usize>, glines: &mut Vec<usize>, slot: Option<usize>, line: &str, lineno: usize| {
+        let s: PyObject = PyString::new(py, line).into_py(py);
+        match slot {
+            Some(i) => {
+                out[i] = Some(s);
+                general.push(i);
+            }
+            None => {
+                general.push(out.len());
+                out.push(Some(s));
+            }
+        }
+        glines.push(lineno);
+    };
+    let make = |t: &PyTuple| {
+        if let Some(cls) = record {
+            unsafe {
+                let tp = cls.as_ptr();
+                ffi::Py_INCREF(tp);
+                (*t.as_ptr()).ob_type = tp as *mut ffi::PyTypeObject;
+            }
+        }
+        let o: PyObject = t.into_py(py);
+        o
+    };
     if !text.is_empty() {
         let ends = text.ends_with('\n');
         let body = if ends { &text[..text.len() - 1] } else { text };
         let n = body.split('\n').count();
         for (i, line) in body.split('\n').enumerate() {
-            let cut = i + 1 == n && !ends;
-            let row = if cut { None } else { fast(py, &r, &k, &mut names, line, i + 1) };
+            let lineno = i + 1;
+            let cut = lineno == n && !ends;
+            if pairing {
+                if line.starts_with('[') || (line.as_bytes().first().map_or(false, |c| c.is_ascii_digit()) && {
+                    let e = digits(line.as_bytes(), 0);
+                    e < line.len() && line.as_bytes()[e] != b' ' && line.as_bytes()[e].is_ascii_whitespace()
+                }) {
+                    // `[pid N]` heads, or a pid followed by other white space: the general path's
+                    // own reading of pids; no more joining in this log
+                    pairing = false;
+                    let mut left: Vec<Pending> = pending.drain().map(|(_, p)| p).collect();
+                    left.sort_by_key(|p| p.slot);
+                    for p in left {
+                        let whole = format!("{}{}", p.line, UNFINISHED);
+                        as_text(&mut out, &mut general, &mut glines, Some(p.slot), &whole, p.lineno);
+                    }
+                }
+            }
+            let trimmed = line.trim_end_matches('\r');
+            let head = if pairing { strict_head(trimmed) } else { None };
+            if let Some((pid, t, b0)) = head {
+                if let Some(p) = pending.remove(&pid) {
+                    let mut joined = None;
+                    if !cut {
+                        if let Some(rest) = resumed_rest(&trimmed[b0..], p.name) {
+                            mark(t, &mut last, &mut jumps);
+                            let whole = format!("{}{}", p.line, rest);
+                            if let Some((row, _)) = fast(py, &r, &k, &mut names, &whole, p.lineno) {
+                                joined = Some(row);
+                            }
+                        }
+                    }
+                    match joined {
+                        Some(row) => {
+                            out[p.slot] = Some(make(row));
+                            continue;
+                        }
+                        None => {
+                            let whole = format!("{}{}", p.line, UNFINISHED);
+                            as_text(&mut out, &mut general, &mut glines, Some(p.slot), &whole, p.lineno);
+                            held.insert(pid);
+                        }
+                    }
+                }
+            }
+            let row = if cut { None } else { fast(py, &r, &k, &mut names, line, lineno) };
             match row {
                 Some((t, time)) => {
-                    if let Some(cls) = record {
-                        unsafe {
-                            let tp = cls.as_ptr();
-                            ffi::Py_INCREF(tp);
-                            (*t.as_ptr()).ob_type = tp as *mut ffi::PyTypeObject;
-                        }
-                    }
-                    if let Some(l) = last {
-                        if time < l - 43200.0 {
-                            jumps = true;
-                        }
-                    }
-                    last = Some(time);
-                    out.append(t)?;
+                    mark(time, &mut last, &mut jumps);
+                    out.push(Some(make(t)));
                 }
                 None => {
-                    general.append(i)?;
-                    out.append(PyString::new(py, line))?;
+                    if let Some((pid, t, b0)) = head {
+                        let body = &trimmed[b0..];
+                        if !cut && body.ends_with(UNFINISHED) && !held.contains(&pid) {
+                            if let Some(name) = call_name(body) {
+                                mark(t, &mut last, &mut jumps);
+                                pending.insert(pid, Pending { slot: out.len(), line: &trimmed[..trimmed.len() - UNFINISHED.len()], name, lineno });
+                                out.push(None);
+                                continue;
+                            }
+                        }
+                        // what the general path does with the call it may hold for this pid
+                        if body.starts_with("<... ") || body.starts_with("+++ ") {
+                            held.remove(&pid);
+                        } else if body.ends_with(UNFINISHED) {
+                            held.insert(pid);
+                        }
+                    } else if pairing && trimmed.ends_with(UNFINISHED) {
+                        // an unfinished call in another form: its pid is the general path's to read
+                        let e = digits(trimmed.as_bytes(), 0);
+                        match trimmed[..e].parse::<i64>() {
+                            Ok(pid) => {
+                                held.insert(pid);
+                            }
+                            Err(_) => pairing = false,
+                        }
+                    }
+                    as_text(&mut out, &mut general, &mut glines, None, line, lineno);
                 }
             }
         }
     }
-    Ok((out, general, jumps).into_py(py))
+    let mut left: Vec<Pending> = pending.drain().map(|(_, p)| p).collect();
+    left.sort_by_key(|p| p.slot);
+    for p in left {
+        let whole = format!("{}{}", p.line, UNFINISHED);
+        as_text(&mut out, &mut general, &mut glines, Some(p.slot), &whole, p.lineno);
+    }
+    // the text items in the order of their places
+    let mut order: Vec<(usize, usize)> = general.into_iter().zip(glines.into_iter()).collect();
+    order.sort_unstable();
+    let rows = PyList::empty(py);
+    for item in out {
+        rows.append(item.expect("every place is filled"))?;
+    }
+    let gpos = PyList::new(py, order.iter().map(|x| x.0));
+    let glin = PyList::new(py, order.iter().map(|x| x.1));
+    Ok((rows, gpos, glin, jumps).into_py(py))
 }
 
 #[pymodule]
