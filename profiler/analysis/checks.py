@@ -166,3 +166,11 @@ def _against_baseline(spec, figures, report, baseline: CheckResult, min_ms) -> l
 
 def status_of(findings: Sequence[Finding]) -> str:
     return "fail" if any(f.status == "fail" for f in findings) else "pass"
+
+
+def appeared_modules(before: Sequence[StartupModule], after: Sequence[StartupModule]) -> tuple[dict, ...]:
+    """Modules imported at start-up after and not before, costliest first."""
+    known = {m.name for m in before}
+    new = [m for m in after if m.name not in known]
+    return tuple({"name": m.name, "self_us": m.self_us, "cumulative_us": m.cumulative_us}
+                 for m in sorted(new, key=lambda m: (-m.cumulative_us, m.name)))

@@ -1,0 +1,136 @@
+"""`importprof bisect --good REV --bad REV --check NAME`: the first commit between two
+revisions that makes a declared start-up check fail. Each commit tested gets a temporary git
+worktree, the project's install step(s) (`--install CMD`, run there in order; default none:
+the worktree is the current directory of the check's target, so `-m mypkg` and `-c "import
+mypkg"` import the worktree's own code), then `importprof check NAME` run there. The check is
+the one declared now (--config, default ./pyproject.toml), so old commits need not declare it.
+
+  bisect(opts, progress=, warn=) -> BisectReport
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from profiler.errors import BadInput, UsageError
+from profiler.model.bisect import BisectReport, BisectStep
+from profiler.model.check import CheckResult
+
+
+@dataclass
+class BisectOptions:
+    good: str
+    bad: str
+    check: str
+    install: Sequence[str] = ()  # each a command line, split like a shell would (no shell runs it)
+    config: str | None = None
+
+
+def install_argvs(install: Sequence[str]) -> list[list[str]]:
+    out = []
+    for cmd in install:
+        try:
+            argv = shlex.split(cmd)
+        except ValueError as exc:
+            raise UsageError(f"--install {cmd!r}: {exc}") from None
+        if not argv:
+            raise UsageError("--install needs a command")
+        out.append(argv)
+    return out
+
+
+def bisect(
+    opts: BisectOptions,
+    progress: Callable[[int, int, str], None] | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> BisectReport:
+    import math
+    import tempfile
+
+    from profiler.capture import git
+    from profiler.capture.machine import read_machine
+    from profiler.workflows.check import config_path, load_checks, select
+
+    installs = install_argvs(opts.install)
+    config = os.path.abspath(config_path(opts.config))
+    select(load_checks(config), [opts.check], config)  # the check exists and its table is valid
+    repo = git.toplevel(os.getcwd())
+    good, bad = git.resolve_rev(repo, opts.good), git.resolve_rev(repo, opts.bad)
+    if good == bad:
+        raise UsageError("--good and --bad are the same commit")
+    if not git.is_ancestor(repo, good, bad):
+        raise BadInput(f"--good {opts.good} is not an ancestor of --bad {opts.bad}")
+    commits = git.commits_between(repo, good, bad)
+    root = tempfile.mkdtemp(prefix="importprof-bisect-")
+    tested: dict[str, tuple[BisectStep, CheckResult | None]] = {}
+    order: list[str] = []
+    # the most a bisection tests: good, bad, and log2 of the commits between
+    expected = 2 + max(0, math.ceil(math.log2(max(len(commits), 1))))
+
+    def test(commit: str) -> BisectStep:
+        if commit in tested:
+            return tested[commit][0]
+        if progress:
+            progress(len(order), expected, f"testing {commit[:10]}")
+        step, result = _test_commit(git, repo, commit, installs, opts.check, config, root)
+        tested[commit] = (step, result)
+        order.append(commit)
+        return step
+
+    first = test(good)
+    if first.status != "pass":
+        raise BadInput(f"--good {opts.good} ({good[:10]}) does not pass the check {opts.check}: {'; '.join(first.failing)}")
+    last = test(bad)
+    if last.status == "pass":
+        raise BadInput(f"--bad {opts.bad} ({bad[:10]}) passes the check {opts.check}: nothing to bisect")
+    lo, hi = -1, len(commits) - 1  # commits[lo] passes (lo == -1: good), commits[hi] does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if test(commits[mid]).status == "pass":
+            lo = mid
+        else:
+            hi = mid
+    if progress:
+        progress(expected, expected, "")
+    first_bad_commit = commits[hi]
+    last_good_commit = good if lo == -1 else commits[lo]
+    fb_step, fb_result = tested[first_bad_commit]
+    lg_step, lg_result = tested[last_good_commit]
+    appeared = ()
+    if fb_result is not None and lg_result is not None:
+        from profiler.analysis.checks import appeared_modules
+
+        appeared = appeared_modules(lg_result.modules, fb_result.modules)
+    return BisectReport(
+        check=opts.check, good=good, bad=bad, first_bad=fb_step, last_good=lg_step,
+        steps=tuple(tested[c][0] for c in order), commits=len(commits), appeared=appeared,
+        install=tuple(tuple(a) for a in installs), machine=read_machine(),
+    )
+
+
+def _test_commit(git, repo: str, commit: str, installs, check: str, config: str, root: str):
+    from profiler.inputs import read_document
+    from profiler.model.check import CheckReport
+
+    where = os.path.join(root, commit[:12])
+    out = os.path.join(root, f"{commit[:12]}.json")
+    title = git.subject(repo, commit)
+    git.add_worktree(repo, commit, where)
+    try:
+        for argv in installs:
+            proc = git.run_install(argv, where)
+            if proc.returncode != 0:
+                last = (proc.stderr.strip().splitlines() or [""])[-1]
+                return BisectStep(commit, title, "error", failing=(f"install step {shlex.join(argv)} exited {proc.returncode}: {last}",)), None
+        proc = git.run_check(check, config, where, out)
+        if not os.path.exists(out):
+            last = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+            return BisectStep(commit, title, "error", failing=(last,)), None
+        result = CheckReport.from_dict(read_document(out, ["check"], "check result")).results[0]
+    finally:
+        git.remove_worktree(repo, where)
+    failing = tuple(f.message for f in result.findings if f.status == "fail") or ((result.error,) if result.error else ())
+    return BisectStep(commit, title, result.status, result.wall_ms, result.import_ms, result.instructions, failing), result
