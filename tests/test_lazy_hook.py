@@ -1,4 +1,5 @@
-"""bootstrap/hook_lazy.py under real interpreters (3.8 ... 3.13): what is deferred, what stays
+"""bootstrap/hook_lazy.py under real interpreters (3.8 ... 3.13): PEP 810's lazy imports
+emulated (module-level imports and from-imports bound lazily, resolved on first use), what stays
 eager and why, and that the program still behaves as a program."""
 
 from __future__ import annotations
@@ -20,12 +21,24 @@ PROG = """\
 import sys
 import mod_used            # used below: loaded on first use
 import mod_unused          # never used: never executed
-import other               # imports mod_unused again (no load: __spec__ answered lazily)
-from mod_from import VALUE # a from-import reads the module at once
-from mod_star import *     # a star import reads __all__ at once
-import pkg.sub             # importing a submodule runs the package's __init__
-import _json               # an extension module stays eager (when it is not built in)
-print(mod_used.f(), VALUE, STAR, pkg.sub.X)
+import other               # imports mod_unused too (lazily: never executed either)
+from mod_from import VALUE # bound lazily: mod_from runs when VALUE is first used
+from mod_star import *     # a star import stays eager
+import pkg.sub             # pkg and pkg.sub run when pkg is first used
+from pkg import sub2       # a submodule by from-import: runs when sub2 is used
+try:
+    import mod_tried       # inside a try block: eager, as in 3.15
+except ImportError:
+    pass
+import no_such_module_xyz  # never used: never looked for
+from mod_from import missing  # fails at first use, not here
+before = sorted(k for k in sys.modules if k.startswith(("mod_", "pkg", "other", "decimal")))
+print(mod_used.f(), VALUE, STAR, pkg.sub.X, sub2.Y)
+print(",".join(before))
+try:
+    missing
+except ImportError as exc:
+    print("at first use:", exc)
 """
 
 FILES = {
@@ -34,8 +47,10 @@ FILES = {
     "other.py": "import mod_unused\n",
     "mod_from.py": "VALUE = 'from'\n",
     "mod_star.py": "__all__ = ['STAR']\nSTAR = 'star'\n",
+    "mod_tried.py": "",
     "pkg/__init__.py": "",
     "pkg/sub.py": "X = 'sub'\n",
+    "pkg/sub2.py": "Y = 'sub2'\n",
 }
 
 
@@ -57,39 +72,91 @@ def _version(python):
 
 
 @pytest.mark.parametrize("prefix", ["3.8", "3.11", "3.13"])
-def test_lazy_run_defers_unused_modules_and_says_why_others_ran(prefix, prog):
+def test_lazy_run_defers_imports_and_from_imports_until_first_use(prefix, prog):
     python = pyenv_python(prefix)
     version = _version(python)
     target = Target("script", str(prog))
-    eager = run_lazy(python, version, target, lazy=False, cwd=str(prog.parent), env=_env())
     lazy = run_lazy(python, version, target, lazy=True, cwd=str(prog.parent), env=_env())
-    assert eager.returncode == 0 and lazy.returncode == 0, lazy.stderr
-    assert eager.stdout == "unused ran\nused from star sub\n"
-    assert lazy.stdout == "used from star sub\n"  # mod_unused's print never ran
+    assert lazy.returncode == 0, lazy.stderr
+    out = lazy.stdout.splitlines()
+    assert out[0] == "used from star sub sub2"
+    # before any use only the star import (eager) and the try-block import had run
+    assert out[1] == "mod_star,mod_tried"
+    assert out[2] == "at first use: cannot import name 'missing' from 'mod_from' (%s)" % (prog.parent / "mod_from.py")
 
-    e, r = parse_lazy_record(eager.record), parse_lazy_record(lazy.record)
-    assert not e.lazy and e.pending == () and e.loads == ()
-    assert {"mod_unused", "decimal", "mod_used"} <= e.executed_names
+    r = parse_lazy_record(lazy.record)
     assert "mod_unused" in r.pending and "mod_unused" not in r.executed_names
     assert "decimal" not in r.executed_names and "decimal" not in r.pending  # never even found
-    loads = {ld.name: ld for ld in r.loads}
-    assert loads["mod_used"].trigger == "use" and loads["mod_used"].attr == "f"
-    assert loads["mod_used"].site == f"{prog}:9"
-    assert loads["mod_from"].trigger == "from" and loads["mod_from"].site == f"{prog}:5"
-    assert loads["mod_star"].trigger == "star"
-    assert loads["pkg"].trigger == "submodule" and loads["pkg"].site == f"{prog}:7"
-    assert loads["pkg.sub"].trigger == "use"
+    assert "no_such_module_xyz" in r.pending
+    loads = {}
+    for ld in r.loads:
+        loads.setdefault(ld.name, ld)
+    assert loads["mod_used"].trigger == "use" and loads["mod_used"].attr == "mod_used"
+    assert loads["mod_used"].site == f"{prog}:16"
+    assert loads["mod_from"].attr == "VALUE" and loads["mod_from"].site == f"{prog}:16"
+    assert loads["pkg"].site == f"{prog}:16"
+    eager = {(x.name, x.reason.split(" (")[0]): x.site for x in r.eager}
+    assert eager[("mod_star", "`from ... import *`")] == f"{prog}:6"
+    assert eager[("mod_tried", "inside a try block")] == f"{prog}:10"
+    assert r.counts["bindings"] >= 9 and r.counts["resolutions"] >= 5
     assert not any(n.startswith("_importprof") for n in r.executed_names | set(r.pending))
-    eager_reasons = {x.name: x.reason for x in r.eager}
-    kinds = {e[0]: e[1] for e in r.executed}
-    if kinds.get("_json") == "extension":
-        assert eager_reasons["_json"].startswith("extension module")
+
+
+@pytest.mark.parametrize("prefix", ["3.8", "3.12"])
+def test_the_eager_reference_defers_nothing(prefix, prog):
+    python = pyenv_python(prefix)
+    version = _version(python)
+    (prog.parent / "prog.py").write_text(PROG.replace("from mod_from import missing", "missing = ImportError('eager')"))
+    eager = run_lazy(python, version, Target("script", str(prog)), lazy=False, cwd=str(prog.parent), env=_env())
+    assert eager.returncode == 1 and "No module named 'no_such_module_xyz'" in eager.stderr
+    (prog.parent / "prog.py").write_text(PROG.replace("import no_such_module_xyz", "")
+                                         .replace("from mod_from import missing", "missing = 0"))
+    eager = run_lazy(python, version, Target("script", str(prog)), lazy=False, cwd=str(prog.parent), env=_env())
+    assert eager.returncode == 0, eager.stderr
+    assert eager.stdout.splitlines()[:2] == ["unused ran", "used from star sub sub2"]
+    e = parse_lazy_record(eager.record)
+    assert not e.lazy and e.pending == () and e.loads == ()
+    assert {"mod_unused", "decimal", "mod_used"} <= e.executed_names
+    assert ("decimal", "source") in e.found
+
+
+def test_from_import_semantics_match_an_eager_import(tmp_path, real_python):
+    """A lazily bound name is the very object an eager import binds; a package's lazy
+    `from . import sub` imports the submodule; rebinding `import a.b` then `import a.c` keeps
+    both; `import x as y`; a name read by another module (`from m import name`, getattr)."""
+    write_tree(tmp_path, {
+        "lib/__init__.py": "from . import sub\nfrom .sub import thing as renamed\n",
+        "lib/sub.py": "thing = object()\n",
+        "lib/other.py": "import json as j\n",
+        "user.py": "from lib import renamed\nimport lib\n",
+    })
+    (tmp_path / "p.py").write_text(
+        "import lib.sub\nimport lib.other\nimport os.path as osp\nimport user\n"
+        "from lib.sub import thing\n"
+        "print(thing is lib.sub.thing is lib.renamed is user.renamed, lib.sub is lib.__dict__['sub'] or 'x',\n"
+        "      lib.other.j.dumps([1]), osp.join('a', 'b'), getattr(user, 'lib').sub.thing is thing)\n"
+    )
+    version = _version(real_python)
+    for lazy in (False, True):
+        run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=lazy, cwd=str(tmp_path), env=_env())
+        assert run.returncode == 0, run.stderr
+        assert run.stdout == "True True [1] a/b True\n", (lazy, run.stdout)
+
+
+def test_star_import_reads_the_modules_lazy_names_resolved(tmp_path, real_python):
+    """`from m import *` without __all__ copies m's entries: m's own lazy names are resolved
+    first (the statement stays eager), so the importer gets values, not pending imports."""
+    write_tree(tmp_path, {"m.py": "from os.path import join\nimport json\n"})
+    (tmp_path / "p.py").write_text("from m import *\nprint(join('a', 'b'), json.dumps(2))\n")
+    version = _version(real_python)
+    run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=True, cwd=str(tmp_path), env=_env())
+    assert run.returncode == 0 and run.stdout == "a/b 2\n", run.stderr
 
 
 def test_keep_eager_set_runs_those_modules_at_once(prog, real_python):
     version = _version(real_python)
     out = run_lazy(real_python, version, Target("script", str(prog)), lazy=True, keep=["mod_unused"], cwd=str(prog.parent), env=_env())
-    assert out.stdout == "unused ran\nused from star sub\n"
+    assert out.stdout.startswith("unused ran\nused from star sub sub2\n"), out.stderr
     r = parse_lazy_record(out.record)
     assert ("mod_unused", "kept eager (keep-eager set)", f"{prog.parent / 'other.py'}:1") not in [
         (x.name, x.reason, x.site) for x in r.eager
@@ -128,7 +195,7 @@ def test_the_launcher_reuses_a_compiled_hook(prog, real_python, tmp_path, monkey
     assert len(files) == 1
     stamp = files[0].stat().st_mtime_ns
     second = run_lazy(real_python, version, Target("script", str(prog)), cwd=str(prog.parent), env=_env())
-    assert first.stdout == second.stdout == "used from star sub\n"
+    assert first.stdout == second.stdout and first.stdout.startswith("used from star sub sub2\n")
     assert files[0].stat().st_mtime_ns == stamp  # read, not rewritten
 
 

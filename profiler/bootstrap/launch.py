@@ -99,6 +99,7 @@ def at_exit(fn):
 _API = type(sys)("_importprof_launch")
 _API.load_hook = load_hook
 _API.at_exit = at_exit
+_API.compile_main = None  # set by a hook that compiles the -c/script target itself
 _API.__file__ = __file__
 
 
@@ -200,9 +201,10 @@ def _run_target(target):
                  "__loader__": main_mod.__dict__.get("__loader__"), "__spec__": None,
                  "__package__": None}
     namespace.update(extra)
+    compiler = _API.compile_main or compile  # a hook may compile the target (the lazy hook rewrites it)
     main_mod.__dict__.clear()
     main_mod.__dict__.update(namespace)
-    exec(compile(source, filename, "exec"), main_mod.__dict__)
+    exec(compiler(source, filename, "exec"), main_mod.__dict__)
     return 0
 
 

@@ -62,6 +62,8 @@ class LazyRun:
     eager: tuple[EagerImport, ...]  # decided eager when found
     loads: tuple[LazyLoad, ...]  # lazy modules executed, in order
     found: tuple[tuple[str, str], ...] = ()  # (name, kind) of every module a finder found, in order
+    counts: dict = field(default_factory=dict)  # emulation events: bindings, resolutions, rewritten_loads, cache_misses
+    calibration: dict = field(default_factory=dict)  # µs per event (binding_us, resolution_us, load_us)
 
     @property
     def executed_names(self) -> frozenset[str]:

@@ -23,6 +23,8 @@ def parse_lazy_record(text: str) -> LazyRun:
             eager=tuple(EagerImport(str(n), str(r), s) for n, r, s in d["eager"]),
             loads=tuple(LazyLoad(str(n), str(t), str(a), s) for n, t, a, s in d["loads"]),
             found=tuple((str(n), str(k)) for n, k in d.get("found") or ()),
+            counts={str(k): int(v) for k, v in (d.get("counts") or {}).items()},
+            calibration={str(k): float(v) for k, v in (d.get("calibration") or {}).items()},
         )
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise BadInput(f"lazy record: bad or missing field ({exc!r})") from None
