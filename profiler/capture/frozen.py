@@ -123,6 +123,41 @@ def pack_modules(interp: Interpreter, modules: Sequence[PlannedModule], blob: st
                   tuple((f["name"], f["reason"]) for f in d["failed"]))
 
 
+def elf_loader(path: str) -> str | None:
+    """The dynamic loader an ELF executable names (its PT_INTERP), or None (not a 64-bit
+    little-endian ELF, or static)."""
+    import struct
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+            if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
+                return None
+            phoff, = struct.unpack_from("<Q", head, 32)
+            phentsize, phnum = struct.unpack_from("<HH", head, 54)
+            fh.seek(phoff)
+            table = fh.read(phentsize * phnum)
+            for i in range(phnum):
+                p_type, _flags, p_offset, _vaddr, _paddr, p_filesz = struct.unpack_from("<IIQQQQ", table, i * phentsize)
+                if p_type == 3:  # PT_INTERP
+                    fh.seek(p_offset)
+                    return fh.read(p_filesz).rstrip(b"\0").decode("utf-8", "replace") or None
+    except OSError:
+        return None
+    return None
+
+
+def loader_flags(interp: Interpreter, cc: str) -> list[str]:
+    """An interpreter that brings its own C library (Debian sid's 3.14/3.15 set up by
+    scripts/setup.d/10-python-sid.sh, with their loader patched in) is linked against with that
+    loader: its libpython names newer glibc symbols than this system's linker knows, which the
+    loader found through the rpath provides at run time."""
+    own = elf_loader(os.path.realpath(interp.path))
+    if own is None or own == elf_loader(os.path.realpath(cc)):
+        return []
+    return [f"-Wl,--dynamic-linker={own}", "-Wl,--allow-shlib-undefined"]
+
+
 def link(interp: Interpreter, obj: str, blob: str, exe: str) -> int:
     """Link launcher.o + the blob (.incbin) + libpython into `exe`; returns its size in bytes."""
     lib = libpython(interp)
@@ -141,7 +176,9 @@ def link(interp: Interpreter, obj: str, blob: str, exe: str) -> int:
                 '    .section .note.GNU-stack,"",@progbits\n'
             )
         os.makedirs(os.path.dirname(os.path.abspath(exe)), exist_ok=True)
-        argv = [find_cc(), "-o", exe, obj, asm, f"-L{libdir}", f"-l:{os.path.basename(lib)}", f"-Wl,-rpath,{libdir}"]
+        cc = find_cc()
+        argv = [cc, "-o", exe, obj, asm, f"-L{libdir}", f"-l:{os.path.basename(lib)}", f"-Wl,-rpath,{libdir}",
+                *loader_flags(interp, cc)]
         proc = run(argv, timeout=300, what="gcc")
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-12:])

@@ -75,7 +75,7 @@ CAPABILITIES: dict[str, tuple[tuple[int, int], tuple[int, int] | None, str]] = {
     # `importprof lazy`'s import hooks (bootstrap/hook_lazy.py)
     "lazy_hooks": ((3, 8), None, "importprof lazy's import hooks"),
     # the `frozen` variant: importprof's C launcher registering a PyImport_FrozenModules table
-    "frozen": ((3, 8), (3, 13), "the frozen variant (CPython's FrozenImporter)"),
+    "frozen": ((3, 8), None, "the frozen variant (CPython's FrozenImporter)"),
     # python-oxidized-importer 0.9 (with pyo3 0.17): CPython 3.8 to 3.11
     "oxidized": ((3, 8), (3, 11), "the oxidized variants (python-oxidized-importer 0.9)"),
 }
