@@ -304,3 +304,113 @@ def _probe(shown: str, directory: str, what: str = "write") -> None:
         os.unlink(probe)
     except OSError:
         pass
+
+
+# ------------------------------------------------------------------ output folders
+# A folder importprof writes into (build -o, pack -o, compare --build-dir) holds this file: "*"
+# when importprof made the folder (everything in it is importprof's), else the names importprof
+# wrote into a folder of the user's (with --force), one a line. Nothing else in a folder is
+# ever replaced or removed.
+OUTPUT_MARKER = ".importprof-output"
+_LEGACY_REPORTS = ("build.json", "pack.json")  # what marked a folder before the marker existed
+
+
+def _marker(folder: str) -> set[str] | None:
+    """The names the marker gives importprof ({"*"}: all), or None without a marker."""
+    try:
+        with open(os.path.join(folder, OUTPUT_MARKER), encoding="utf-8", errors="surrogateescape") as fh:
+            return {line.strip() for line in fh if line.strip()} or {"*"}
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise output_error(folder, exc, "read") from None
+
+
+def _importprof_json(path: str) -> bool:
+    """A file importprof wrote: a JSON document whose schema is importprof's."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return head.lstrip().startswith(b"{") and b'"schema": "importprof.' in head
+
+
+def _owned(folder: str) -> set[str] | None:
+    names = _marker(folder)
+    if names is None:
+        try:
+            listed = os.listdir(folder)
+        except OSError:
+            listed = []
+        if any(_importprof_json(os.path.join(folder, r)) for r in _LEGACY_REPORTS) or \
+                any(_importprof_json(os.path.join(folder, n, "variant.json")) for n in listed):
+            names = {"*"}  # built by an importprof from before the marker
+    return names
+
+
+def _not_ours(folder: str, entries, owned: set[str]) -> list[str]:
+    """Of `entries` (the names importprof is about to write), those present that are not its own."""
+    if "*" in owned:
+        return []
+    out = []
+    for name in dict.fromkeys(entries):
+        path = os.path.join(folder, name)
+        if not os.path.lexists(path) or name in owned:
+            continue
+        if os.path.isfile(path) and not os.path.islink(path) and _importprof_json(path):
+            continue
+        if os.path.isdir(path) and not os.path.islink(path) and (not os.listdir(path) or _marker(path) == {"*"}):
+            continue
+        out.append(name)
+    return out
+
+
+def check_output_folder(path: str | None, option: str = "-o", *, force: bool = False, entries=()) -> None:
+    """Before anything runs: `path` may be written as importprof's output folder. A folder
+    importprof did not make (no marker) that is not empty is refused unless `force`; even then,
+    an entry importprof would replace (`entries`) that is not importprof's is refused."""
+    if path is None:
+        return
+    if not path.strip():
+        raise BadOutput(f"{option} needs a folder, not an empty string")
+    folder = os.path.abspath(path)
+    if not os.path.isdir(folder):
+        return  # missing (made later) or not a folder (check_output_dir says so)
+    owned = _owned(folder)
+    try:
+        present = [n for n in os.listdir(folder) if n != OUTPUT_MARKER]
+    except OSError as exc:
+        raise output_error(f"{option} {path}", exc, "read") from None
+    if "*" not in (owned or ()) and present and not force:  # not made by importprof (a marker lists what it wrote)
+        shown = ", ".join(sorted(present)[:3]) + (f" and {len(present) - 3} more" if len(present) > 3 else "")
+        raise BadOutput(f"{option} {path}: a folder importprof did not make, and not empty ({shown}); name a new or empty "
+                        f"folder, or add --force to replace only importprof's own files in it")
+    foreign = _not_ours(folder, entries, owned or set())
+    if foreign:
+        raise BadOutput(f"{option} {path}: {', '.join(sorted(foreign))} in it {'is' if len(foreign) == 1 else 'are'} not "
+                        f"importprof's (--force replaces only importprof's own files); move {'it' if len(foreign) == 1 else 'them'} "
+                        f"away or name another folder")
+
+
+def claim_output_folder(path: str, option: str = "-o", *, force: bool = False, entries=()) -> bool:
+    """Make `path` importprof's output folder, or take an existing one under check_output_folder's
+    rules; returns whether it existed. A folder importprof makes (or finds empty) is marked as
+    all its own; in a user's folder (with `force`) the marker lists the names importprof writes."""
+    check_output_folder(path, option, force=force, entries=entries)
+    folder = os.path.abspath(path)
+    existed = os.path.isdir(folder)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        marker = _marker(folder)
+        owned = marker if marker is not None else _owned(folder)
+        if marker is None or "*" not in marker:
+            if (owned and "*" in owned) or not [n for n in os.listdir(folder) if n != OUTPUT_MARKER]:
+                names = {"*"}  # made now, found empty, or built by an importprof from before the marker
+            else:
+                names = (owned or set()) | set(entries)
+            with open(os.path.join(folder, OUTPUT_MARKER), "w", encoding="utf-8", errors="surrogateescape") as fh:
+                fh.write("".join(f"{n}\n" for n in sorted(names)))
+    except OSError as exc:
+        raise output_error(f"{option} {path}", exc, "write into") from None
+    return existed

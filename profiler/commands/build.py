@@ -28,6 +28,7 @@ def build(
     python: PythonOpt = None,
     name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="Build name (default: the target's stem)."),
     output: Optional[str] = typer.Option(None, "-o", "--output", metavar="DIR", parser=path_value("-o"), help="Output folder (default: oxidized_builds/NAME)."),
+    force: bool = typer.Option(False, "--force", help="Build into a folder importprof did not make that is not empty, replacing only importprof's own files in it."),
     pyoxidizer: bool = typer.Option(False, "--pyoxidizer", help="Use the real PyOxidizer (pyoxidizer build --system-rust, pyoxidizer.bzl)."),
     distribution: Optional[str] = typer.Option(None, "--distribution", metavar="ARCHIVE", help="Local python-build-standalone 3.8-3.10 archive (.tar.zst / .tar.gz) for --pyoxidizer."),
     fmt: format_opt("json") = None,
@@ -45,16 +46,18 @@ def build(
     if not has_target(ctx):
         raise UsageError("build needs SCRIPT or -m MODULE")
     target = target_of(ctx)
-    from profiler.sinks import check_output_dir
+    from profiler.sinks import check_output_dir, check_output_folder
+    from profiler.workflows.build import BUILD_ENTRIES
 
     check_output_dir(output, "-o")
+    check_output_folder(output, "-o", force=force, entries=BUILD_ENTRIES)
     if pyoxidizer and variant:
         raise UsageError("--variant picks importprof's own variants; --pyoxidizer builds pyoxidizer.bzl's five")
     if pyoxidizer:
         from profiler.workflows.pyoxidizer_build import PyOxidizerOptions, build_with_pyoxidizer
 
         report = build_with_pyoxidizer(
-            PyOxidizerOptions(target=target, name=name, out_dir=output, distribution=distribution), info=info
+            PyOxidizerOptions(target=target, name=name, out_dir=output, distribution=distribution, force=force), info=info
         )
         deliver(report, fmt=fmt, output=None, table=render_pyoxidizer_build)
         return
@@ -62,6 +65,6 @@ def build(
         raise UsageError("--distribution goes with --pyoxidizer")
     from profiler.workflows.build import BuildOptions, build as run_build
 
-    report = run_build(BuildOptions(target=target, python=python, name=name, out_dir=output, variants=variant or None),
+    report = run_build(BuildOptions(target=target, python=python, name=name, out_dir=output, variants=variant or None, force=force),
                        info=info, warn=warn)
     deliver(report, fmt=fmt, output=None, table=render_build_table)

@@ -34,6 +34,7 @@ def compare(
     warmup: warmup_opt(1) = 1,
     launches: int = typer.Option(10, "--launches", metavar="N", parser=integer("--launches", 1), help="harness: launches of the CLI per measured run."),
     build_dir: Optional[str] = typer.Option(None, "--build-dir", metavar="DIR", parser=path_value("--build-dir"), help="Where to build the variants (default: under ~/.cache/importprof/oxidized/builds)."),
+    force: bool = typer.Option(False, "--force", help="Build into a --build-dir importprof did not make that is not empty, replacing only importprof's own files in it."),
     syscalls: str = typer.Option("auto", "--syscalls", metavar="WHEN", help="Count syscalls with strace: auto (when strace works), on, off."),
     variant: Optional[List[str]] = typer.Option(
         None, "--variant", metavar="NAME[,NAME...]",
@@ -52,11 +53,13 @@ def compare(
 
     target = target_of(ctx) if has_target(ctx) else None
     check_outputs(output, export_json, export_markdown)
-    from profiler.sinks import check_output_dir
+    from profiler.sinks import check_output_dir, check_output_folder
+    from profiler.workflows.build import BUILD_ENTRIES
 
     check_output_dir(build_dir, "--build-dir")
+    check_output_folder(build_dir, "--build-dir", force=force, entries=BUILD_ENTRIES)
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,
-                          launches=launches, build_dir=build_dir, syscalls=syscalls, variants=variant or None)
+                          launches=launches, build_dir=build_dir, syscalls=syscalls, variants=variant or None, force=force)
     from profiler.commands._common import showing_partial
 
     with showing_partial(render_compare_table), Progress("measuring") as bar:

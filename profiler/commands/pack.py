@@ -27,6 +27,7 @@ def pack(
     all_stdlib: bool = typer.Option(False, "--all-stdlib", help="Pack what the import-stdlib workload imports (~540 stdlib modules)."),
     python: PythonOpt = None,
     output: Optional[str] = typer.Option(None, "-o", "--output", metavar="DIR", parser=path_value("-o"), help="Folder to write the packed resources (and pack.json) into."),
+    force: bool = typer.Option(False, "--force", help="Pack into a folder importprof did not make that is not empty, replacing only importprof's own files in it."),
     fmt: format_opt("json") = None,
 ) -> None:
     from profiler.commands._common import deliver, info
@@ -38,8 +39,10 @@ def pack(
     target = target_of(ctx) if has_target(ctx) else None
     if not output:
         raise UsageError("pack needs -o DIR")
-    from profiler.sinks import check_output_dir
+    from profiler.sinks import check_output_dir, check_output_folder
+    from profiler.workflows.pack import PACK_ENTRIES
 
     check_output_dir(output, "-o")
-    report = run_pack(PackOptions(out_dir=output, target=target, all_stdlib=all_stdlib, python=python), info=info)
+    check_output_folder(output, "-o", force=force, entries=PACK_ENTRIES)
+    report = run_pack(PackOptions(out_dir=output, target=target, all_stdlib=all_stdlib, python=python, force=force), info=info)
     deliver(report, fmt=fmt, output=None, table=render_pack_table)

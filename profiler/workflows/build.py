@@ -35,6 +35,9 @@ VARIANTS = ("traditional", "no-site", "oxidized", "filesystem", "in-memory", "fr
 # `importprof lazy` checks and bisects; here the variants must print what traditional prints
 ON_REQUEST = ("lazy", "lazy+in-memory")
 VARIANT_FILE = "variant.json"
+# every name a build writes into its folder: in a folder of the user's (--force) these must be
+# absent or importprof's own, and nothing else in it is touched
+BUILD_ENTRIES = (*VARIANTS, "build.json")  # the packed sets (in-memory, filesystem) are variants too
 
 
 @dataclass
@@ -44,6 +47,7 @@ class BuildOptions:
     name: str | None = None
     out_dir: str | None = None
     variants: tuple[str, ...] | None = None  # --variant (default: every one this interpreter has)
+    force: bool = False  # --force: build into a folder importprof did not make (its own files only)
 
 
 def default_name(target: Target) -> str:
@@ -111,8 +115,10 @@ def select_variants(interp, requested: Sequence[str] | None) -> tuple[list[str],
 
 
 def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None,
-                   variants: Sequence[str] | None = None, warn: Callable[[str], None] | None = None) -> tuple[list[BuiltVariant], Built]:
+                   variants: Sequence[str] | None = None, warn: Callable[[str], None] | None = None,
+                   force: bool = False, option: str = "-o") -> tuple[list[BuiltVariant], Built]:
     from profiler.capture.oxidized import clear_dir
+    from profiler.sinks import claim_output_folder
     from profiler.workflows.pack import check_target
 
     check_target(target)
@@ -122,8 +128,7 @@ def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], N
             warn(line)
     target = _absolute(target)
     out_dir = os.path.abspath(out_dir)
-    existed = os.path.isdir(out_dir)
-    os.makedirs(out_dir, exist_ok=True)
+    existed = claim_output_folder(out_dir, option, force=force, entries=BUILD_ENTRIES)
     for v in VARIANTS:
         clear_dir(os.path.join(out_dir, v))
     before = set(os.listdir(out_dir))
@@ -233,7 +238,8 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"-o {out_dir}: exists and is not a directory")
     interp = resolve_python(opts.python)
-    variants, made = build_variants(interp, opts.target, out_dir, info=info, variants=opts.variants)  # notes: in the report
+    variants, made = build_variants(interp, opts.target, out_dir, info=info, variants=opts.variants,  # notes: in the report
+                                    force=opts.force)
     report = BuildReport(
         name=name,
         target=_absolute(opts.target).label(),

@@ -42,6 +42,7 @@ class CompareOptions:
     build_dir: str | None = None
     syscalls: str = "auto"  # auto | on | off
     variants: tuple[str, ...] | None = None  # --variant (default: every one the interpreter has)
+    force: bool = False  # --force: build into a --build-dir importprof did not make (its own files only)
 
 
 def harness_cli(python: str | None) -> tuple[str, Target]:
@@ -108,7 +109,8 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
     select_variants(interp, opts.variants)  # a variant this interpreter cannot have: refused before building
     if info:
         info(f"building the variants of {target.label()} in {build_dir}")
-    variants, _made = build_variants(interp, target, build_dir, info=info, variants=opts.variants, warn=warn)
+    variants, _made = build_variants(interp, target, build_dir, info=info, variants=opts.variants, warn=warn,
+                                     force=opts.force, option="--build-dir")
     specs = []
     for bv in variants:
         if launches:

@@ -12,6 +12,7 @@ from profiler.model.packing import PackReport, ResourceSet
 from profiler.model.target import Target
 
 SETS = ("in-memory", "filesystem")
+PACK_ENTRIES = (*SETS, "pack.json")  # every name a pack writes into its folder
 
 
 @dataclass
@@ -20,6 +21,7 @@ class PackOptions:
     target: Target | None = None
     all_stdlib: bool = False
     python: str | None = None
+    force: bool = False  # --force: pack into a folder importprof did not make (its own files only)
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,9 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
     from profiler.model.interpreter import require
 
     require(interp, "pack")  # before any folder is cleared
-    existed = os.path.isdir(opts.out_dir)
+    from profiler.sinks import claim_output_folder
+
+    existed = claim_output_folder(opts.out_dir, "-o", force=opts.force, entries=PACK_ENTRIES)
     for s in SETS:  # a previous pack's files must not linger in lib/
         clear_dir(os.path.join(opts.out_dir, s))
     before = set(os.listdir(opts.out_dir)) if existed else set()

@@ -22,6 +22,7 @@ class PyOxidizerOptions:
     target: Target
     name: str | None = None
     out_dir: str | None = None
+    force: bool = False  # --force: build into a folder importprof did not make (its own files only)
     distribution: str | None = None
     variants: tuple[str, ...] = VARIANTS
 
@@ -48,6 +49,9 @@ def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] |
     name = opts.name or default_name(opts.target)
     out_dir = os.path.abspath(opts.out_dir or os.path.join("oxidized_builds", name))
     project = os.path.join(out_dir, "pyoxidizer")
+    from profiler.sinks import claim_output_folder
+
+    claim_output_folder(out_dir, "-o", force=opts.force, entries=("pyoxidizer", *opts.variants))
     os.makedirs(project, exist_ok=True)
     shutil.copy2(config_path(), os.path.join(project, "pyoxidizer.bzl"))
     dist = os.path.abspath(opts.distribution)
