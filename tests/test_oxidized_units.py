@@ -8,9 +8,10 @@ import json
 import pytest
 
 from profiler.analysis.compare import compare_rows, syscall_count
-from profiler.analysis.packing import needs_file_at_import, plan_pack
+from profiler.analysis.frozen import plan_frozen_units
+from profiler.analysis.packing import module_of, needs_file_at_import, plan_pack
 from profiler.model.measurement import TimingResult
-from profiler.model.packing import LoadedModule
+from profiler.model.packing import LoadedModule, Unit
 
 
 @pytest.mark.parametrize(
@@ -33,50 +34,92 @@ def test_needs_file_at_import(source, expected):
     assert needs_file_at_import(source) is expected
 
 
-def _rec(name, origin=None, loader="SourceFileLoader", is_package=False):
-    return LoadedModule(name, origin, origin, loader, is_package)
+def _rec(name, origin=None, loader="SourceFileLoader", is_package=False, alias_of=None):
+    return LoadedModule(name, origin, origin, loader, is_package, alias_of)
 
 
-def test_plan_pack_classifies_every_module():
-    sources = {
-        "/lib/app/__init__.py": "from . import a, b\n",
-        "/lib/app/a.py": "X = 1\n",
-        "/lib/app/b.py": "import os\nD = os.path.dirname(__file__)\n",
-        "/lib/json/__init__.py": "pass\n",
-        "/lib/typing.py": "pass\n",
-    }
+SP = "/v/lib/python3.11/site-packages"
+# the files of a real layout (black 25.1's RECORD, shortened): a mypyc package, its data, a
+# top-level extension module, a plain module, metadata; a namespace package of two distributions
+UNITS = [
+    Unit("black", "distribution", SP, (
+        "30fcd23745efe32ce681__mypyc.cpython-311-x86_64-linux-gnu.so",
+        "_black_version.py",
+        "black-25.1.0.dist-info/METADATA", "black-25.1.0.dist-info/entry_points.txt", "black-25.1.0.dist-info/RECORD",
+        "black/__init__.cpython-311-x86_64-linux-gnu.so", "black/__init__.py", "black/__main__.py",
+        "black/mode.cpython-311-x86_64-linux-gnu.so", "black/mode.py", "black/py.typed",
+        "blib2to3/Grammar.txt", "blib2to3/__init__.py", "blib2to3/pgen2/__init__.py", "blib2to3/pgen2/driver.py",
+        "blib2to3/pgen2/old.pyc", "blib2to3/pgen2/driver.pyc",
+    ), "black-25.1.0.dist-info", "25.1.0"),
+    Unit("sphinxcontrib_jsmath", "distribution", SP, (
+        "sphinxcontrib/jsmath/__init__.py", "sphinxcontrib/jsmath/locales/de/LC_MESSAGES/x.mo",
+        "sphinxcontrib_jsmath-1.0.1.dist-info/METADATA",
+    ), "sphinxcontrib_jsmath-1.0.1.dist-info", "1.0.1"),
+    Unit("mypy_extensions", "distribution", SP, ("mypy_extensions.py", "mypy_extensions-1.2.0.dist-info/METADATA"),
+         "mypy_extensions-1.2.0.dist-info", "1.2.0"),
+    Unit("json", "stdlib", "/py/lib/python3.11", ("json/__init__.py", "json/decoder.py", "json/tool.py")),
+]
+
+
+def test_plan_pack_takes_whole_units_and_classifies_every_file():
     records = [
         _rec("sys", "built-in", "BuiltinImporter"),
         _rec("os", "frozen", "FrozenImporter"),
-        _rec("__main__", "/lib/main.py"),
-        _rec("app", "/lib/app/__init__.py", is_package=True),
-        _rec("app.a", "/lib/app/a.py"),
-        _rec("app.b", "/lib/app/b.py"),
-        _rec("json", "/lib/json/__init__.py", is_package=True),
-        _rec("_json", "/lib/lib-dynload/_json.cpython-311-x86_64-linux-gnu.so", "ExtensionFileLoader"),
-        _rec("nsp", None, "NamespaceLoader", is_package=True),
-        _rec("typing", "/lib/typing.py"),
+        _rec("__main__", "/v/bin/black"),
+        _rec("black", f"{SP}/black/__init__.cpython-311-x86_64-linux-gnu.so", "ExtensionFileLoader", is_package=True),
+        _rec("json", "/py/lib/python3.11/json/__init__.py", is_package=True),
+        _rec("os.path", None, None, alias_of="posixpath"),
         _rec("typing.io", None, None),  # typing puts it in sys.modules itself (a class)
-        _rec("gone", "/lib/gone.py"),
+        _rec("elsewhere", "/src/elsewhere.py"),
         _rec("_importprof_hook_x", "/x/hook.py"),
-        _rec("_importprof_launch", None, None),  # importprof's launcher, no spec
     ]
-    plan = plan_pack(records, sources.get)
-    packed = {m.name: m.kind for m in plan.modules}
-    # typing is a plain module: its unpacked typing.io does not keep it out (only packages do)
-    assert packed == {"app.a": "source", "json": "source", "_json": "extension", "typing": "source"}
+    plan = plan_pack(records, UNITS)
+    kinds = {m.name: m.kind for m in plan.modules}
+    # json.tool was not imported by the recording run: packed all the same (the unit is packed)
+    assert {"json", "json.decoder", "json.tool", "_black_version", "black.__main__"} <= set(kinds)
+    # an extension module shadows the source beside it, as in CPython's path finder
+    assert kinds["black"] == kinds["black.mode"] == kinds["30fcd23745efe32ce681__mypyc"] == "extension"
+    by_name = {m.name: m for m in plan.modules}
+    assert by_name["black"].is_package and by_name["blib2to3.pgen2"].is_package
+    # a .pyc beside its source is not a module of its own; a .pyc alone is
+    assert kinds["blib2to3.pgen2.driver"] == "source" and kinds["blib2to3.pgen2.old"] == "bytecode"
+    assert by_name["json.decoder"].path == "/py/lib/python3.11/json/decoder.py"
+    data = {(d.package, d.name) for d in plan.data}
+    assert data == {("black", "py.typed"), ("blib2to3", "Grammar.txt"), ("sphinxcontrib.jsmath", "locales/de/LC_MESSAGES/x.mo")}
+    dists = {d.name: d for d in plan.distributions}
+    assert set(dists) == {"black", "sphinxcontrib_jsmath"}
+    assert dict(dists["black"].files)["entry_points.txt"] == f"{SP}/black-25.1.0.dist-info/entry_points.txt"
     reasons = {u.name: u.reason for u in plan.unpacked}
-    assert "__file__" in reasons["app.b"]
-    assert reasons["app"] == "package of unpacked app.b"
-    assert "namespace" in reasons["nsp"]
-    assert "unreadable" in reasons["gone"]
-    assert "no file" in reasons["typing.io"]
-    assert reasons["__main__"].startswith("__main__")
-    assert set(plan.served) == {"sys", "os"}
-    for own in ("_importprof_hook_x", "_importprof_launch"):
-        assert own not in packed and own not in reasons
-    # every module ends in exactly one place
-    assert len(packed) + len(reasons) + len(plan.served) == len(records) - 2
+    assert "namespace package" in reasons["sphinxcontrib"] and "sphinxcontrib.jsmath" in kinds
+    assert "a module is named mypy_extensions" in reasons["mypy_extensions (metadata)"]
+    assert "outside every packed unit" in reasons["elsewhere"]
+    assert "no file" in reasons["typing.io"] and reasons["__main__"].startswith("__main__")
+    assert set(plan.served) == {"sys", "os", "os.path"}
+    assert "_importprof_hook_x" not in reasons and "_importprof_hook_x" not in kinds
+
+
+@pytest.mark.parametrize("rel, expected", [
+    ("pkg/__init__.py", ("pkg", "source", True)),
+    ("pkg/mod.py", ("pkg.mod", "source", False)),
+    ("pkg/_speedups.abi3.so", ("pkg._speedups", "extension", False)),
+    ("pkg/__pycache__/mod.cpython-311.pyc", None),
+    ("pkg/data-files/x.py", None),  # a folder that is no identifier: data
+    ("pkg/py.typed", None),
+    ("__init__.py", None),
+])
+def test_module_of(rel, expected):
+    assert module_of(rel) == expected
+
+
+def test_frozen_share_of_a_pack_plan_leaves_packages_with_data_as_files():
+    plan = plan_pack([], UNITS)
+    sources = {m.path: "x = 1\n" for m in plan.modules if m.kind == "source"}
+    frozen = plan_frozen_units(plan, sources.get)
+    names = {m.name for m in frozen.modules}
+    assert "json.tool" in names and "_black_version" in names
+    why = {u.name: u.reason for u in frozen.not_frozen}
+    assert "resource reader" in why["blib2to3"] and "extension module" in why["black.mode"]
+    assert "no source" in why["blib2to3.pgen2.old"]
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from profiler.analysis.statistics import mean, stddev
 from profiler.model.compare import SyscallCount, VariantRow
@@ -16,7 +16,9 @@ def cpu_times(r: TimingResult) -> list[float] | None:
 
 
 def compare_rows(results: Sequence[TimingResult], syscalls: Sequence[SyscallCount] = (),
-                 reference: str = "traditional", no_site: str = "no-site") -> list[VariantRow]:
+                 reference: str = "traditional", no_site: str = "no-site",
+                 origins: Mapping[str, tuple[int | None, int | None]] | None = None) -> list[VariantRow]:
+    """`origins`: per variant, (modules from its pack, modules from the fallback path finder)."""
     by = {r.variant: r for r in results if not r.failed}
     ref = by.get(reference)
     ns = by.get(no_site)
@@ -44,6 +46,8 @@ def compare_rows(results: Sequence[TimingResult], syscalls: Sequence[SyscallCoun
                 wall_stddev_s=r.stddev,
                 peak_rss_bytes=r.peak_rss_bytes,
                 syscalls=counts.get(r.variant),
+                packed_modules=(origins or {}).get(r.variant, (None, None))[0],
+                fallback_modules=(origins or {}).get(r.variant, (None, None))[1],
             )
         )
     return rows

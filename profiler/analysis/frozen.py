@@ -8,8 +8,7 @@ CPython's FrozenImporter serves marshalled bytecode and nothing else, so a modul
   frozen       when it is a plain source module (.py through SourceFileLoader);
   not frozen   with the reason: an extension module (bytecode only: it loads from its file), a
                namespace package (no code to freeze), a module reading `__file__` while it is
-               imported (left as a file, as the in-memory variant must: both then serve the same
-               modules from memory), no source, `__main__` (the target runs as python runs it).
+               imported (its spec would have no location), no source, `__main__` (the target runs as python runs it).
 A frozen module keeps its real `__file__`, and a frozen package its real folder as `__path__`
 (the packer sets them first thing in the module's code, as python and CPython 3.11's own frozen
 stdlib have them; FrozenImporter alone sets none on 3.8-3.10 and guesses the stdlib folder on
@@ -21,7 +20,7 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from profiler.analysis.packing import needs_file_at_import
-from profiler.model.packing import FrozenPlan, LoadedModule, PlannedModule, Unpacked
+from profiler.model.packing import FrozenPlan, LoadedModule, PackPlan, PlannedModule, Unpacked
 
 _SKIP_PREFIXES = ("_importprof_hook_", "_importprof_launch")
 
@@ -55,8 +54,26 @@ def plan_frozen(records: Iterable[LoadedModule], read_source: Callable[[str], st
             if source is None:
                 not_frozen.append(Unpacked(name, f"source unreadable: {origin}"))
             elif needs_file_at_import(source):
-                not_frozen.append(Unpacked(name, "reads __file__ at import: left as a file, as in-memory must (its modules have no __file__)"))
+                not_frozen.append(Unpacked(name, "reads __file__ at import: left as a file (a frozen module's spec has no location)"))
             else:
                 frozen[name] = PlannedModule(name, "source", origin, r.is_package)
     not_frozen.sort(key=lambda u: u.name)
     return FrozenPlan(tuple(frozen.values()), tuple(not_frozen), tuple(served))
+
+
+_LOADERS = {"source": "SourceFileLoader", "extension": "ExtensionFileLoader", "bytecode": "SourcelessFileLoader"}
+
+
+def plan_frozen_units(pack: PackPlan, read_source: Callable[[str], str | None]) -> FrozenPlan:
+    """The frozen variant's share of a pack plan (every module of the units the target imports
+    from): plan_frozen's rules over those modules, and a package holding data files stays a file
+    too (FrozenImporter has no resource reader: importlib.resources needs the package's spec to
+    point at its folder)."""
+    records = [LoadedModule(m.name, m.path, m.path, _LOADERS[m.kind], m.is_package) for m in pack.modules]
+    plan = plan_frozen(records, read_source)
+    with_data = {d.package for d in pack.data}
+    keep = tuple(m for m in plan.modules if m.name not in with_data)
+    moved = tuple(Unpacked(m.name, "package with data files: FrozenImporter has no resource reader, importlib.resources reads it from its folder")
+                  for m in plan.modules if m.name in with_data)
+    return FrozenPlan(keep, tuple(sorted(plan.not_frozen + moved, key=lambda u: u.name)),
+                      tuple(sorted(set(plan.served) | set(pack.served))))

@@ -1,23 +1,35 @@
-"""What to pack: pure decisions over the modules a target imported (records written by
-profiler/bootstrap/hook_oxidized_modules.py) and, for sources, their text.
+"""What to pack: pure decisions over the units a target imports from (distributions, standard
+library packages, source trees: profiler/capture/oxidized.py lists their files) and the modules
+it had at exit (records written by profiler/bootstrap/hook_oxidized_modules.py).
 
-A module is
-  served    by the interpreter itself (builtin, frozen): not packed, not needed;
-  packed    as bytecode (a .py source) or as a filesystem-relative extension module (.so);
-  unpacked  and listed with the reason: a namespace package, a module that reads `__file__`
-            while it is being imported (in-memory modules have no `__file__`), a module without
-            a source (.pyc only, zip), `__main__` (the target itself runs as python runs it).
-Unpacked modules still import at run time through the path importer behind OxidizedFinder.
+As PyOxidizer does, the unit is the distribution, not the modules one run happened to import:
+every module of every unit is packed, so a run that takes another path than the recording run
+still finds its modules. Within a unit a file is
+  a module     `.py` source (bytecode is packed), an extension module (`.so`: it stays a file,
+               copied beside the launcher, PyOxidizer's filesystem-relative location), or a `.pyc`
+               without source (its bytecode is packed); a folder of modules without
+               `__init__.py` is a namespace package, whose modules are packed while the path
+               finder builds the package itself (its `__path__` spans sys.path);
+  package data any other file below a package (importlib.resources, pkgutil.get_data);
+  metadata     the files of the distribution's `.dist-info` folder (importlib.metadata: version,
+               entry points).
+Packed modules keep their real `__file__` (the resources name each one's source file), and a
+packed package its real folder as `__path__`, so `__file__`-relative opens read the real files
+and anything not packed still imports through the ordinary path finder behind the pack.
+The recorded modules outside every unit are listed as not packed, with the reason; those the
+interpreter serves itself (builtin, frozen) are `served`.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Callable, Iterable
+from typing import Iterable, Sequence
 
-from profiler.model.packing import LoadedModule, PackPlan, PlannedModule, Unpacked
+from profiler.model.packing import DistributionMetadata, LoadedModule, PackageData, PackPlan, PlannedModule, Unit, Unpacked
 
 _SKIP_PREFIXES = ("_importprof_hook_", "_importprof_launch")  # importprof's own launcher and hooks
+# the order CPython's path finder tries a folder's files in: an extension module shadows a source
+_KIND_RANK = {"extension": 0, "source": 1, "bytecode": 2}
 
 
 def needs_file_at_import(source: str) -> bool:
@@ -59,68 +71,125 @@ def _catches_name_error(handler: ast.ExceptHandler) -> bool:
     return any(n in ("NameError", "Exception", "BaseException") for n in names)
 
 
-def plan_pack(records: Iterable[LoadedModule], read_source: Callable[[str], str | None]) -> PackPlan:
-    """Decide, for every recorded module, whether and how it is packed."""
-    modules: list[PlannedModule] = []
-    unpacked: list[Unpacked] = []
+def module_of(rel: str) -> tuple[str, str, bool] | None:
+    """A file's path below a sys.path entry → (module name, kind, is_package), or None when the
+    file is not an importable module (data, or a folder name that is no identifier)."""
+    parts = rel.split("/")
+    fname, dirs = parts[-1], parts[:-1]
+    if not all(d.isidentifier() for d in dirs) or "__pycache__" in dirs:
+        return None
+    if fname.endswith(".py"):
+        stem, kind = fname[:-3], "source"
+    elif fname.endswith(".pyc"):
+        stem, kind = fname[:-4], "bytecode"
+    elif fname.endswith(".so"):
+        stem, kind = fname.split(".", 1)[0], "extension"  # name.cpython-311-x86_64-linux-gnu.so, name.abi3.so
+        # C code imports any word as a name (mypyc's shared `<hash>__mypyc` module starts with a digit)
+        if stem and stem.replace("_", "a").isalnum() and stem.isascii():
+            return (".".join(dirs), kind, True) if stem == "__init__" and dirs else (".".join(dirs + [stem]), kind, False)
+        return None
+    else:
+        return None
+    if not stem.isidentifier():
+        return None
+    if stem == "__init__":
+        return (".".join(dirs), kind, True) if dirs else None
+    return ".".join(dirs + [stem]), kind, False
+
+
+def distribution_name(metadata_dir: str) -> tuple[str, str | None]:
+    """`Foo_Bar-1.0.dist-info` → ("foo_bar", "1.0"): the name as importlib.metadata normalizes it."""
+    base = metadata_dir.rsplit("/", 1)[-1]
+    if base.endswith(".dist-info"):
+        base = base[: -len(".dist-info")]
+    name, _, version = base.partition("-")
+    return name.lower().replace("-", "_").replace(".", "_"), version or None
+
+
+def plan_units(units: Sequence[Unit]) -> tuple[dict[str, PlannedModule], list[PackageData], list[DistributionMetadata], list[Unpacked]]:
+    modules: dict[str, PlannedModule] = {}
+    data_files: list[tuple[str, str]] = []  # (root, rel)
+    metas: list[tuple[Unit, list[str]]] = []
+    notes: list[Unpacked] = []
+    for u in units:
+        meta_files = []
+        for rel in u.files:
+            if u.metadata and rel.startswith(u.metadata + "/"):
+                meta_files.append(rel)
+                continue
+            if "__pycache__/" in rel:
+                continue
+            found = module_of(rel)
+            if found is None:
+                data_files.append((u.root, rel))
+                continue
+            name, kind, is_package = found
+            if kind == "bytecode" and rel[:-1] in u.files:
+                continue  # a legacy .pyc beside its source: the source is packed
+            old = modules.get(name)
+            if old is None or _KIND_RANK[kind] < _KIND_RANK[old.kind]:
+                modules[name] = PlannedModule(name, kind, u.root.rstrip("/") + "/" + rel, is_package)
+        if u.metadata:
+            metas.append((u, meta_files))
+    # folders of modules without __init__: namespace packages. Their modules are packed (the
+    # pack finds a module by its full name), the package itself is left to the path finder,
+    # which builds its __path__ from every sys.path entry (a namespace spans distributions)
+    spaces = sorted({".".join(n.split(".")[:i]) for n in modules for i in range(1, n.count(".") + 1)} - set(modules))
+    notes += [Unpacked(n, "namespace package: the path finder builds its __path__ across sys.path (its modules are packed)")
+              for n in spaces]
+    packages = {n for n, m in modules.items() if m.is_package}
+    data: list[PackageData] = []
+    for root, rel in data_files:
+        parts = rel.split("/")
+        for k in range(len(parts) - 1, 0, -1):
+            pkg = ".".join(parts[:k])
+            if pkg in packages:
+                data.append(PackageData(pkg, "/".join(parts[k:]), root.rstrip("/") + "/" + rel))
+                break
+    dists: list[DistributionMetadata] = []
+    for u, files in metas:
+        name, version = distribution_name(u.metadata)
+        clash = modules.get(name)
+        if clash is not None and not clash.is_package:
+            notes.append(Unpacked(f"{name} (metadata)", f"a module is named {name} too: the metadata is read from {u.metadata}"))
+            continue
+        prefix = len(u.metadata) + 1
+        dists.append(DistributionMetadata(name, version, tuple((f[prefix:], u.root.rstrip("/") + "/" + f) for f in sorted(files))))
+    return modules, data, dists, notes
+
+
+def plan_pack(records: Iterable[LoadedModule], units: Sequence[Unit]) -> PackPlan:
+    """Every module of every unit packed; the recorded modules outside them classified."""
+    modules, data, dists, unpacked = plan_units(units)
+    by_path = {m.path: m.name for m in modules.values() if m.path}
     served: list[str] = []
+    listed = {u.name for u in unpacked}
     for r in sorted(records, key=lambda r: r.name):
-        name = r.name
-        if name.startswith(_SKIP_PREFIXES):
+        name, loader, origin = r.name, r.loader or "", r.origin or ""
+        if name.startswith(_SKIP_PREFIXES) or name in modules or name in listed:
             continue
         if name == "__main__":
             unpacked.append(Unpacked(name, "__main__: the target itself runs as python runs it"))
-            continue
-        loader = r.loader or ""
-        origin = r.origin or ""
-        if loader in ("BuiltinImporter", "FrozenImporter") or origin in ("built-in", "frozen"):
+        elif loader in ("BuiltinImporter", "FrozenImporter") or origin in ("built-in", "frozen"):
             served.append(name)
-            continue
-        if r.alias_of and not origin:  # os.path: an alias the module that sets it recreates
+        elif r.alias_of and (not origin or origin in by_path):  # os.path: the module that sets it runs
             served.append(name)
-            continue
-        if loader == "OxidizedFinder":
-            unpacked.append(Unpacked(name, "already served by an OxidizedFinder"))
-            continue
-        if loader in ("NamespaceLoader", "_NamespaceLoader") or (r.is_package and not origin):
-            unpacked.append(Unpacked(name, "namespace package (no __init__.py)"))
-            continue
-        if not origin:
-            unpacked.append(Unpacked(name, f"no file to pack (loader {loader or 'unknown'})"))
-            continue
-        if origin.endswith(".py"):
-            if loader not in ("SourceFileLoader", ""):
-                unpacked.append(Unpacked(name, f"loaded by {loader}, not from a plain source file"))
-                continue
-            source = read_source(origin)
-            if source is None:
-                unpacked.append(Unpacked(name, f"source unreadable: {origin}"))
-                continue
-            if needs_file_at_import(source):
-                unpacked.append(Unpacked(name, "reads __file__ at import (in-memory modules have none)"))
-                continue
-            modules.append(PlannedModule(name, "source", origin, r.is_package))
-        elif loader == "ExtensionFileLoader" or origin.endswith(".so"):
-            modules.append(PlannedModule(name, "extension", origin, False))
+        elif loader in ("NamespaceLoader", "_NamespaceLoader") or (r.is_package and not origin):
+            unpacked.append(Unpacked(name, "namespace package outside the packed units: found by the path finder"))
+        elif not origin:
+            unpacked.append(Unpacked(name, f"no file (loader {loader or 'unknown'}): made at run time by its package"))
         else:
-            unpacked.append(Unpacked(name, f"no source to compile ({origin})"))
-    return _unpack_parents(modules, unpacked, served)
+            unpacked.append(Unpacked(name, f"outside every packed unit ({origin}): imports through the path finder"))
+    unpacked.sort(key=lambda u: u.name)
+    ordered = tuple(sorted(modules.values(), key=lambda m: m.name))
+    return PackPlan(ordered, tuple(unpacked), tuple(served), tuple(data), tuple(dists), tuple(units))
 
 
-def _unpack_parents(modules: list[PlannedModule], unpacked: list[Unpacked], served: list[str]) -> PackPlan:
-    """A package served by OxidizedFinder has no filesystem `__path__`, so an unpacked submodule
-    could not be found under it: the packages above an unpacked module stay unpacked too. A plain
-    module above one (`typing` above `typing.io`, which `typing` puts in sys.modules itself) is
-    not a package that submodules are found in: it stays packed."""
-    planned = {m.name: m for m in modules}
-    out_unpacked = list(unpacked)
-    for u in unpacked:
-        parts = u.name.split(".")
-        for i in range(len(parts) - 1, 0, -1):
-            parent = ".".join(parts[:i])
-            if parent in planned and planned[parent].is_package:
-                del planned[parent]
-                out_unpacked.append(Unpacked(parent, f"package of unpacked {u.name}"))
-    keep = [m for m in modules if m.name in planned]
-    out_unpacked.sort(key=lambda u: u.name)
-    return PackPlan(tuple(keep), tuple(out_unpacked), tuple(served))
+def without(plan: PackPlan, failed: Sequence[tuple[str, str]]) -> PackPlan:
+    """The plan less the modules the packer could not compile (listed with its reason)."""
+    if not failed:
+        return plan
+    names = {n for n, _ in failed}
+    return PackPlan(tuple(m for m in plan.modules if m.name not in names),
+                    tuple(sorted(plan.unpacked + tuple(Unpacked(n, r) for n, r in failed), key=lambda u: u.name)),
+                    plan.served, plan.data, plan.distributions, plan.units)

@@ -4,17 +4,27 @@ library + oxidized_importer only; it never imports the rest of the `profiler` pa
 
     importprof-launcher -S oxidized_packer.py PLAN_JSON
 
-PLAN_JSON: {"out": DIR, "lib": "lib", "modules": [{"name", "kind": "source"|"extension",
-"path", "is_package"}], "sets": ["in-memory", "filesystem"]}. For each set it writes
-DIR/<set>/packed-resources (python-packed-resources format, serialized by OxidizedFinder) and the
-files that set needs under DIR/<set>/lib/:
-  in-memory   bytecode (optimization level 0) and source in the resources; extension modules
-              as files (CPython cannot load them from memory on Linux);
-  filesystem  bytecode as .pyc files (+ .py source) and extension modules, the resources only
-              index them (paths relative to the executable's folder).
-Prints one JSON line: per set, counts and sizes.
+PLAN_JSON: {"out": DIR, "lib": "lib", "sets": ["in-memory", "filesystem"], "cache": DIR,
+  "modules": [{"name", "kind": "source"|"extension"|"bytecode", "path", "is_package"}],
+  "data": [{"package", "name", "path"}],                 package data files
+  "distributions": [{"name", "version", "files": [{"name", "path"}]}]}   .dist-info folders
+For each set it writes DIR/<set>/packed-resources (python-packed-resources format, serialized by
+OxidizedFinder) and the files that set needs under DIR/<set>/lib/:
+  in-memory   bytecode, package data and metadata in the resources; extension modules as files
+              (CPython cannot load them from memory on Linux), with their package's data files
+              beside them (their `__file__` is the copy);
+  filesystem  bytecode as .pyc files and extension modules under lib/; package data and metadata
+              indexed where they are.
+Every packed module names its real source file (so `__file__` is the real path and a package's
+`__path__` its real folder: `__file__`-relative opens work and what is not packed still imports
+through the path finder); its code is read from the pack. Bytecode is compiled once per source
+file version into the "cache" folder (keyed by path, size, mtime and the bytecode magic).
+Prints one JSON line: per set, counts and sizes; "failed": [[name, reason]] of the sources that
+do not compile with this interpreter (left out).
 """
 
+import hashlib
+import importlib.util
 import json
 import marshal
 import os
@@ -24,14 +34,10 @@ import sys
 
 import oxidized_importer
 
-MAGIC = None
 
-
-def _pyc_bytes(code, source_bytes):
-    import importlib.util
-
+def _pyc(bytecode):
     # unchecked hash-based pyc header (flags=0b01): the finder strips the 16 bytes anyway
-    return importlib.util.MAGIC_NUMBER + struct.pack("<I", 1) + b"\0" * 8 + marshal.dumps(code)
+    return importlib.util.MAGIC_NUMBER + struct.pack("<I", 1) + b"\0" * 8 + bytecode
 
 
 def _rel(lib, name, is_package, suffix):
@@ -49,30 +55,69 @@ def _write(root, rel, data):
     return len(data)
 
 
+def _read(path):
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def _bytecode(path, cache):
+    """marshal(code) of a source file, from the cache when this version was compiled before."""
+    st = os.stat(path)
+    key = hashlib.sha256(("%s\0%d\0%d\0" % (path, st.st_size, st.st_mtime_ns)).encode()
+                         + importlib.util.MAGIC_NUMBER).hexdigest()
+    cached = os.path.join(cache, key[:2], key) if cache else None
+    if cached:
+        try:
+            return _read(cached)
+        except OSError:
+            pass
+    code = compile(_read(path), path, "exec", dont_inherit=True, optimize=0)
+    data = marshal.dumps(code)
+    if cached:
+        try:
+            os.makedirs(os.path.dirname(cached), exist_ok=True)
+            tmp = "%s.%d.tmp" % (cached, os.getpid())
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, cached)
+        except OSError:
+            pass
+    return data
+
+
 def pack(plan):
-    out, lib = plan["out"], plan.get("lib", "lib")
-    compiled = []
+    out, lib, cache = plan["out"], plan.get("lib", "lib"), plan.get("cache")
+    compiled, failed = [], []
     for m in plan["modules"]:
-        if m["kind"] == "source":
-            with open(m["path"], "rb") as fh:
-                src = fh.read()
-            code = compile(src, m["path"], "exec", dont_inherit=True, optimize=0)
-            compiled.append((m, src, code))
-        else:
-            compiled.append((m, None, None))
-    summary = {}
+        try:
+            if m["kind"] == "source":
+                compiled.append((m, _bytecode(m["path"], cache)))
+            elif m["kind"] == "bytecode":
+                compiled.append((m, _read(m["path"])[16:]))
+            else:
+                compiled.append((m, None))
+        except (OSError, SyntaxError, ValueError) as exc:
+            failed.append([m["name"], "does not compile here: %s" % (str(exc).splitlines() or [""])[0]])
+    data_by_package = {}
+    for d in plan.get("data", ()):
+        data_by_package.setdefault(d["package"], []).append(d)
+    summary = {"failed": failed}
     for set_name in plan["sets"]:
         root = os.path.join(out, set_name)
         os.makedirs(root, exist_ok=True)
-        resources = []
-        stats = {"modules": 0, "extension_modules": 0, "bytecode_bytes": 0, "source_bytes": 0, "file_bytes": 0, "files": 0}
-        for m, src, code in compiled:
+        in_memory = set_name == "in-memory"
+        resources = {}
+        copied = set()  # packages whose data files were copied beside their extension modules
+        stats = {"modules": 0, "extension_modules": 0, "bytecode_modules": 0, "bytecode_bytes": 0, "source_bytes": 0,
+                 "file_bytes": 0, "files": 0, "package_data": 0, "package_data_bytes": 0, "distributions": 0}
+        for m, bc in compiled:
             r = oxidized_importer.OxidizedResource()
             r.name = m["name"]
             r.is_package = bool(m["is_package"])
             if m["kind"] == "extension":
                 r.is_extension_module = True
-                rel = os.path.join(lib, *m["name"].split(".")[:-1], os.path.basename(m["path"]))
+                rel = os.path.join(lib, *m["name"].split(".")[:-1 if not m["is_package"] else None],
+                                   os.path.basename(m["path"]))
                 dest = os.path.join(root, rel)
                 os.makedirs(os.path.dirname(dest), exist_ok=True)
                 shutil.copyfile(m["path"], dest)
@@ -80,26 +125,56 @@ def pack(plan):
                 stats["extension_modules"] += 1
                 stats["files"] += 1
                 stats["file_bytes"] += os.path.getsize(dest)
+                # its __file__ is the copy: the data files of its package go beside it, so that
+                # opens relative to __file__ (mypyc-compiled code reading a grammar) find them
+                package = m["name"] if m["is_package"] else m["name"].rpartition(".")[0]
+                if package and package not in copied:
+                    copied.add(package)
+                    for d in data_by_package.get(package, ()):
+                        target = os.path.join(root, lib, *package.split("."), *d["name"].split("/"))
+                        os.makedirs(os.path.dirname(target), exist_ok=True)
+                        shutil.copyfile(d["path"], target)
+                        stats["files"] += 1
+                        stats["file_bytes"] += os.path.getsize(target)
             else:
                 r.is_module = True
-                bc = marshal.dumps(code)
                 stats["modules"] += 1
                 stats["bytecode_bytes"] += len(bc)
-                stats["source_bytes"] += len(src)
-                if set_name == "in-memory":
+                if m["kind"] == "source":
+                    stats["source_bytes"] += os.path.getsize(m["path"])
+                    r.relative_path_module_source = m["path"]  # absolute: the real file is __file__
+                else:
+                    stats["bytecode_modules"] += 1
+                if in_memory:
                     r.in_memory_bytecode = bc
-                    r.in_memory_source = src
                 else:
                     rel_pyc = _rel(lib, m["name"], m["is_package"], ".pyc")
-                    rel_py = _rel(lib, m["name"], m["is_package"], ".py")
-                    stats["file_bytes"] += _write(root, rel_pyc, _pyc_bytes(code, src))
-                    stats["file_bytes"] += _write(root, rel_py, src)
-                    stats["files"] += 2
+                    stats["file_bytes"] += _write(root, rel_pyc, _pyc(bc))
+                    stats["files"] += 1
                     r.relative_path_module_bytecode = rel_pyc
-                    r.relative_path_module_source = rel_py
-            resources.append(r)
+            files = data_by_package.get(m["name"]) if m["is_package"] else None
+            if files:
+                if in_memory:
+                    r.in_memory_package_resources = {d["name"]: _read(d["path"]) for d in files}
+                else:
+                    r.relative_path_package_resources = {d["name"]: d["path"] for d in files}
+                stats["package_data"] += len(files)
+                stats["package_data_bytes"] += sum(os.path.getsize(d["path"]) for d in files)
+            resources[m["name"]] = r
+        for dist in plan.get("distributions", ()):
+            r = resources.get(dist["name"])
+            if r is None:  # an entry that holds only the metadata (no module of that name)
+                r = oxidized_importer.OxidizedResource()
+                r.name = dist["name"]
+                r.is_package = True
+                resources[dist["name"]] = r
+            if in_memory:
+                r.in_memory_distribution_resources = {f["name"]: _read(f["path"]) for f in dist["files"]}
+            else:
+                r.relative_path_distribution_resources = {f["name"]: f["path"] for f in dist["files"]}
+            stats["distributions"] += 1
         finder = oxidized_importer.OxidizedFinder()
-        finder.add_resources(resources)
+        finder.add_resources(list(resources.values()))
         data = finder.serialize_indexed_resources()
         with open(os.path.join(root, "packed-resources"), "wb") as fh:
             fh.write(data)

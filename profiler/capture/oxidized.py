@@ -16,26 +16,128 @@ from typing import Mapping, Sequence
 from profiler.capture.bootstrap import bootstrap_argv
 from profiler.capture.process import run
 from profiler.errors import TargetFailed, ToolFailed
-from profiler.model.packing import LoadedModule, PlannedModule
+from profiler.model.packing import LoadedModule, PackPlan, Unit
 from profiler.model.target import Target
 
 PACKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bootstrap", "oxidized_packer.py")
 LAUNCHER_CONFIG = "importprof-launcher.cfg"
 
 
-def discover_modules(python: str, target: Target, timeout: float | None = None) -> tuple[list[LoadedModule], list[str]]:
+def discover_modules(python: str, target: Target, timeout: float | None = None,
+                     any_exit: bool = False) -> tuple[list[LoadedModule], list[str]]:
     """Run the target once (with site, as users run it) and return the modules it had at exit
-    and its final sys.path."""
+    and its final sys.path. With `any_exit`, a non-zero exit is the program's behaviour (black
+    --check exits 1), not a failure, as long as it got to the end."""
+    records, sys_path, _ = loaded_modules(bootstrap_argv(python, [], target, ["oxidized_modules"], {}), None, timeout,
+                                          what=target.label(), any_exit=any_exit)
+    return records, sys_path
+
+
+def loaded_modules(argv_with_hook: Sequence[str], env: Mapping[str, str] | None, timeout: float | None = None,
+                   what: str = "", any_exit: bool = False) -> tuple[list[LoadedModule], list[str], int]:
+    """Run `argv_with_hook` (bootstrap_argv with the oxidized_modules hook, its out file filled
+    in here) and read what the hook wrote: (modules at exit, sys.path at exit, exit code)."""
+    import marshal
+
+    from profiler.capture.bootstrap import LAUNCH
+
+    argv = list(argv_with_hook)
+    i = argv.index(LAUNCH) + 1
     with tempfile.TemporaryDirectory(prefix="importprof-pack-") as tmp:
         out = os.path.join(tmp, "modules.json")
-        argv = bootstrap_argv(python, [], target, ["oxidized_modules"], {"oxidized_modules_out": out})
-        proc = run(argv, timeout=timeout, what=python)
-        if proc.returncode != 0 or not os.path.exists(out):
+        opts = marshal.loads(bytes.fromhex(argv[i]))
+        opts["oxidized_modules_out"] = out
+        argv[i] = marshal.dumps(opts, 4).hex()
+        full = dict(os.environ, **env) if env else None
+        proc = run(argv, env=full, timeout=timeout, what=argv[0])
+        if (proc.returncode != 0 and not any_exit) or not os.path.exists(out):
             tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
-            raise TargetFailed(f"the target failed while collecting its imports (exit {proc.returncode}): {target.label()}", detail=tail or None)
+            raise TargetFailed(f"the target failed while collecting its imports (exit {proc.returncode}): {what}", detail=tail or None)
         with open(out) as fh:
             data = json.load(fh)
-    return [LoadedModule.from_dict(d) for d in data["modules"]], list(data.get("sys_path", []))
+    return [LoadedModule.from_dict(d) for d in data["modules"]], list(data.get("sys_path", [])), proc.returncode
+
+
+_SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", "node_modules", ".mypy_cache", ".pytest_cache", ".tox"}
+# the standard library's own test suites are no part of a program
+_STDLIB_SKIP_DIRS = _SKIP_DIRS | {"test", "tests", "idle_test"}
+
+
+def _walk(entry: str, top: str, skip: set[str]) -> list[str]:
+    path = os.path.join(entry, top)
+    if os.path.isfile(path):
+        return [top]
+    out = []
+    for folder, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if d not in skip)
+        rel = os.path.relpath(folder, entry).replace(os.sep, "/")
+        out += [f"{rel}/{f}" for f in sorted(files)]
+    return out
+
+
+def _distributions(entry: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Each file a distribution's RECORD lists below `entry` → (its .dist-info folder, all its
+    files there: modules, data and metadata; byte-compiled caches and scripts outside left out)."""
+    import csv
+
+    owners: dict[str, tuple[str, tuple[str, ...]]] = {}
+    try:
+        names = sorted(n for n in os.listdir(entry) if n.endswith(".dist-info"))
+    except OSError:
+        return owners
+    for meta in names:
+        try:
+            with open(os.path.join(entry, meta, "RECORD"), newline="", encoding="utf-8") as fh:
+                rows = [row[0] for row in csv.reader(fh) if row]
+        except (OSError, UnicodeDecodeError, csv.Error):
+            continue
+        files = tuple(sorted({r for r in rows if not r.startswith(("../", "/")) and "__pycache__/" not in r
+                             and os.path.isfile(os.path.join(entry, r))}))
+        for f in files:
+            owners.setdefault(f, (meta, files))
+        owners.setdefault(meta + "/", (meta, files))
+    return owners
+
+
+def scan_units(records: Sequence[LoadedModule], sys_path: Sequence[str], stdlib: Sequence[str]) -> list[Unit]:
+    """The units the recorded modules came from: for each module's file, the sys.path entry it
+    sits under and its top-level name there; a top-level in the standard library is one unit,
+    one owned by a distribution (its RECORD lists the file) brings the whole distribution, any
+    other is its whole folder (a source tree, an editable install)."""
+    entries = sorted({os.path.abspath(p) for p in sys_path if p and os.path.isdir(p)}, key=len, reverse=True)
+    std = {os.path.abspath(p) for p in stdlib}
+    owners: dict[str, dict] = {}
+    units: dict[tuple[str, str], Unit] = {}
+    for r in records:
+        origin = r.origin
+        if not origin or not os.path.isabs(origin) or r.name == "__main__" or r.name.startswith("_importprof"):
+            continue
+        entry = next((e for e in entries if origin.startswith(e + "/")), None)
+        if entry is None:
+            continue
+        rel = origin[len(entry) + 1:]
+        top = rel.split("/", 1)[0]
+        if entry in std:
+            key = (entry, top)
+            if key not in units:
+                units[key] = Unit(top.split(".", 1)[0], "stdlib", entry, tuple(_walk(entry, top, _STDLIB_SKIP_DIRS)))
+            continue
+        if entry not in owners:
+            owners[entry] = _distributions(entry)
+        owned = owners[entry].get(rel)
+        if owned is not None:
+            meta, files = owned
+            key = (entry, meta)
+            if key not in units:
+                from profiler.analysis.packing import distribution_name
+
+                name, version = distribution_name(meta)
+                units[key] = Unit(name, "distribution", entry, files, meta, version)
+            continue
+        key = (entry, top)
+        if key not in units:
+            units[key] = Unit(top.split(".", 1)[0], "package", entry, tuple(_walk(entry, top, _SKIP_DIRS)))
+    return sorted(units.values(), key=lambda u: (u.kind != "stdlib", u.name))
 
 
 def no_site_sys_path(python: str) -> list[str]:
@@ -61,11 +163,20 @@ def read_source(path: str) -> str | None:
         return None
 
 
-def run_packer(launcher: str, python: str, modules: Sequence[PlannedModule], out_dir: str, sets: Sequence[str]) -> dict:
-    """Pack with the python-oxidized-importer crate (inside the launcher). Returns per-set stats."""
+def bytecode_cache() -> str:
+    from profiler.capture.cargo import cache_root
+
+    return os.path.join(os.path.dirname(cache_root()), "bytecode")
+
+
+def run_packer(launcher: str, python: str, plan: PackPlan, out_dir: str, sets: Sequence[str]) -> dict:
+    """Pack with the python-oxidized-importer crate (inside the launcher). Returns per-set stats
+    and `failed` ([name, reason] of the sources that do not compile)."""
     os.makedirs(out_dir, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="importprof-plan-", delete=False) as fh:
-        json.dump({"out": os.path.abspath(out_dir), "lib": "lib", "modules": [m.to_dict() for m in modules], "sets": list(sets)}, fh)
+        json.dump({"out": os.path.abspath(out_dir), "lib": "lib", "modules": [m.to_dict() for m in plan.modules],
+                   "data": [d.to_dict() for d in plan.data], "distributions": [d.to_dict() for d in plan.distributions],
+                   "sets": list(sets), "cache": bytecode_cache()}, fh)
         plan_path = fh.name
     try:
         proc = run([launcher, "-S", "-E", PACKER, plan_path], timeout=900, what="importprof-launcher")
@@ -103,6 +214,32 @@ def run_variant(argv: Sequence[str], env: Mapping[str, str] | None, cwd: str | N
         full = dict(os.environ)
         full.update(env)
     return run(list(argv), env=full, cwd=cwd, timeout=timeout, what=argv[0])
+
+
+def read_files(paths: Sequence[str]) -> list[bytes | None]:
+    out: list[bytes | None] = []
+    for p in paths:
+        try:
+            with open(p, "rb") as fh:
+                out.append(fh.read())
+        except OSError:
+            out.append(None)
+    return out
+
+
+def restore_files(contents) -> None:
+    """Put back what read_files read (a variant's run may rewrite the files its target names)."""
+    for path, data in contents:
+        if data is None:
+            continue
+        try:
+            with open(path, "rb") as fh:
+                if fh.read() == data:
+                    continue
+        except OSError:
+            pass
+        with open(path, "wb") as fh:
+            fh.write(data)
 
 
 def write_json(path: str, data: dict) -> None:

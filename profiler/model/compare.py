@@ -38,6 +38,10 @@ class VariantRow:
     wall_stddev_s: float | None
     peak_rss_bytes: int | None
     syscalls: int | None = None
+    # where the variant's modules came from in its check run: its own pack (OxidizedFinder, the
+    # frozen table) or the ordinary path finder behind it (None: not counted)
+    packed_modules: int | None = None
+    fallback_modules: int | None = None
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)

@@ -26,12 +26,57 @@ class LoadedModule:
 @dataclass(frozen=True)
 class PlannedModule:
     name: str
-    kind: str  # "source" | "extension"
+    kind: str  # "source" | "extension" | "bytecode" (a .pyc without source)
     path: str
     is_package: bool
 
     def to_dict(self) -> dict:
         return {"name": self.name, "kind": self.kind, "path": self.path, "is_package": self.is_package}
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What is packed as one, as PyOxidizer packs: a distribution (every file its RECORD lists
+    under its sys.path entry, metadata included), a top-level package or module of the standard
+    library, or a top-level package found on sys.path without a distribution (a source tree, an
+    editable install). `files` are relative to `root` (the sys.path entry), POSIX separators."""
+
+    name: str
+    kind: str  # "distribution" | "stdlib" | "package"
+    root: str
+    files: tuple[str, ...]
+    metadata: str | None = None  # the .dist-info folder (relative to root)
+    version: str | None = None
+
+    def summary(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "root": self.root, "files": len(self.files),
+                "metadata": self.metadata, "version": self.version}
+
+
+@dataclass(frozen=True)
+class PackageData:
+    """A file of a package that is not a module (importlib.resources, pkgutil.get_data, opens
+    relative to __file__): `name` is its path below the package's folder."""
+
+    package: str
+    name: str
+    path: str
+
+    def to_dict(self) -> dict:
+        return {"package": self.package, "name": self.name, "path": self.path}
+
+
+@dataclass(frozen=True)
+class DistributionMetadata:
+    """A distribution's metadata folder (importlib.metadata: version, entry points, files),
+    served under `name` (the normalized distribution name, as OxidizedFinder looks it up)."""
+
+    name: str
+    version: str | None
+    files: tuple[tuple[str, str], ...]  # (name inside the .dist-info folder, path)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "version": self.version, "files": [{"name": n, "path": p} for n, p in self.files]}
 
 
 @dataclass(frozen=True)
@@ -48,6 +93,9 @@ class PackPlan:
     modules: tuple[PlannedModule, ...]
     unpacked: tuple[Unpacked, ...]
     served: tuple[str, ...]  # builtin / frozen: the interpreter serves them
+    data: tuple[PackageData, ...] = ()
+    distributions: tuple[DistributionMetadata, ...] = ()
+    units: tuple[Unit, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -63,6 +111,10 @@ class ResourceSet:
     resources_bytes: int
     files: int
     file_bytes: int
+    bytecode_modules: int = 0  # .pyc-only modules
+    package_data: int = 0  # package data files (importlib.resources, pkgutil.get_data)
+    package_data_bytes: int = 0
+    distributions: int = 0  # distributions whose metadata is served (importlib.metadata)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -81,6 +133,8 @@ class PackReport:
     unpacked: tuple[Unpacked, ...]
     served: tuple[str, ...]
     machine: dict = field(default_factory=dict)
+    units: tuple[dict, ...] = ()  # Unit.summary() of every unit packed
+    distributions: tuple[str, ...] = ()  # whose metadata is served
 
     def to_dict(self) -> dict:
         return {
@@ -91,6 +145,8 @@ class PackReport:
             "python_version": self.python_version,
             "out_dir": self.out_dir,
             "sets": [s.to_dict() for s in self.sets],
+            "units": [dict(u) for u in self.units],
+            "distributions": list(self.distributions),
             "modules": [m.to_dict() for m in self.modules],
             "unpacked": [u.to_dict() for u in self.unpacked],
             "served": list(self.served),
@@ -106,9 +162,22 @@ class BuiltVariant:
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()
     output_sha256: str = ""
+    # a variant that could not be built, or did not behave as traditional: why, and what to do
+    failed: bool = False
+    error: str | None = None
+    hint: str | None = None
+    exit_code: int | None = None  # of the check run
+    # where the modules of the check run came from: the variant's own pack (OxidizedFinder or the
+    # frozen table) or the ordinary path finder behind it (None: not counted)
+    packed_modules: int | None = None
+    fallback_modules: int | None = None
+    fallback_sample: tuple[str, ...] = ()  # a few of the modules that fell back
 
     def to_dict(self) -> dict:
-        return {"variant": self.name, "path": self.path, "argv": list(self.argv), "env": dict(self.env), "output_sha256": self.output_sha256}
+        return {"variant": self.name, "path": self.path, "argv": list(self.argv), "env": dict(self.env),
+                "output_sha256": self.output_sha256, "failed": self.failed, "error": self.error, "hint": self.hint,
+                "exit_code": self.exit_code, "packed_modules": self.packed_modules,
+                "fallback_modules": self.fallback_modules, "fallback_sample": list(self.fallback_sample)}
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,17 @@ def _vs_no_site(row) -> str:
     return fmt_ratio(1.0 / row.speedup_vs_no_site)
 
 
+def _origin(row) -> str:
+    """How many modules the variant's check run took from its pack and from the fallback path
+    finder; a packing row that took most from the filesystem is marked."""
+    if row.packed_modules is None:
+        return "n/a"
+    text = f"{fmt_count(row.packed_modules)} / {fmt_count(row.fallback_modules)}"
+    if row.variant in ("filesystem", "in-memory", "frozen", "lazy+in-memory") and (row.fallback_modules or 0) > row.packed_modules:
+        text += " (mostly disk)"
+    return text
+
+
 def render_compare_table(report, tty: bool) -> str:
     what = f"workload {report.workload}" if report.workload else shown_target(report.target)
     if report.launches:
@@ -34,6 +45,9 @@ def render_compare_table(report, tty: bool) -> str:
     have_sys = any(r.syscalls is not None for r in report.rows)
     if have_sys:
         cols.append("syscalls")
+    have_origin = any(getattr(r, "packed_modules", None) is not None for r in report.rows)
+    if have_origin:
+        cols.append("modules: pack / fallback")
     for c in cols:
         t.add_column(c, justify="left" if c == "variant" else "right")
     failed = {r.variant: r for r in report.results if getattr(r, "failed", False)}
@@ -51,6 +65,8 @@ def render_compare_table(report, tty: bool) -> str:
         ]
         if have_sys:
             cells.append(fmt_count(r.syscalls))
+        if have_origin:
+            cells.append(_origin(r))
         t.add_row(*cells)
     for variant, r in failed.items():  # no timing figure at all: the error instead
         t.add_row(variant, fmt_failed(getattr(r, "error", None)), *[""] * (len(cols) - 2))
@@ -69,6 +85,10 @@ def render_compare_table(report, tty: bool) -> str:
     notes = [f"build: {path_cell(report.build_dir, tty)}"]
     if any(r.speedup_vs_no_site for r in report.rows):
         notes.append(f"vs no-site: {RATIO_CONVENTION} (here: no-site's wall time)")
+    if have_origin:
+        notes.append("modules: pack / fallback: modules the variant's check run took from its own pack (OxidizedFinder, "
+                      "the frozen table) / from the filesystem through the ordinary path finder behind it")
+    notes += [f"warning: {w}" for w in report.warnings if "fallback path finder" in w]
     notes += list(report.notes)
     parts.append("\n".join(notes))
     return render_tables(parts, tty)

@@ -146,20 +146,33 @@ def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], N
         raise
 
 
-def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info) -> tuple[list[BuiltVariant], Built]:
-    from profiler.capture.oxidized import discover_modules, install_launcher, no_site_sys_path, write_json
-    from profiler.workflows.no_site import extra_paths
-    from profiler.workflows.pack import pack_target
+def _failed(name: str, folder: str, argv, env, error: str, hint: str) -> BuiltVariant:
+    return BuiltVariant(name, folder, tuple(argv), tuple(env), failed=True, error=error, hint=hint)
 
-    records, sys_path = discover_modules(interp.path, target)
-    packed = None
+
+def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info) -> tuple[list[BuiltVariant], Built]:
+    from profiler.analysis.packing import plan_pack
+    from profiler.capture.oxidized import install_launcher, no_site_sys_path, scan_units, write_json
+    from profiler.errors import ImportprofError
+    from profiler.workflows.no_site import extra_paths
+    from profiler.workflows.pack import discover, pack_target, stdlib_entries
+
+    records, sys_path = discover(interp, target)
+    plan = plan_pack(records, scan_units(records, sys_path, stdlib_entries(interp)))
+    packed, pack_error = None, None
     if any(v in OXIDIZED for v in chosen):
-        packed = pack_target(interp, target, out_dir, info=info, discovered=(records, sys_path))
-    frozen = None
+        try:
+            packed = pack_target(interp, target, out_dir, info=info, discovered=(records, sys_path), plan=plan)
+        except ImportprofError as exc:  # the other variants are still built and measured
+            pack_error = exc
+    frozen, frozen_error = None, None
     if "frozen" in chosen:
         from profiler.workflows.frozen import build_frozen
 
-        frozen = build_frozen(interp, records, os.path.join(out_dir, "frozen"), info=info)
+        try:
+            frozen = build_frozen(interp, plan, os.path.join(out_dir, "frozen"), info=info)
+        except ImportprofError as exc:
+            frozen_error = exc
     origins = tuple(r.origin for r in records if r.origin and os.path.isabs(r.origin))
     extra = extra_paths(sys_path, no_site_sys_path(interp.path), target, origins)
     env = (("PYTHONPATH", os.pathsep.join(extra)),) if extra else ()
@@ -169,6 +182,14 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
     for v in chosen:
         folder = os.path.join(out_dir, v)
         os.makedirs(folder, exist_ok=True)
+        if v in OXIDIZED and packed is None:
+            built.append(_failed(v, folder, (), env, f"packing failed: {pack_error}",
+                                 "see the error; `importprof pack -o DIR TARGET` runs the packing alone"))
+            continue
+        if v == "frozen" and frozen is None:
+            built.append(_failed(v, folder, (), env, f"building the frozen executable failed: {frozen_error}",
+                                 "install the interpreter's headers and a C compiler (see `importprof pythons`)"))
+            continue
         if v == "traditional":
             argv, venv = (interp.path, *argv_tail), ()
         elif v == "no-site":
@@ -194,35 +215,120 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
             exe = install_launcher(packed.launcher, folder, cfg)
             argv, venv = (exe, *argv_tail), env
         built.append(BuiltVariant(v, folder, tuple(argv), tuple(venv)))
-    built = check_same_output(built)
+    built = check_behaviour(built, target, frozen_modules=frozen.modules if frozen else ())
     for bv in built:
-        write_json(os.path.join(bv.path, VARIANT_FILE), {"schema": "importprof.variant/1", **bv.to_dict()})
+        if os.path.isdir(bv.path):
+            write_json(os.path.join(bv.path, VARIANT_FILE), {"schema": "importprof.variant/1", **bv.to_dict()})
     return built, Built(launcher=packed.launcher if packed else None, pack=packed.report if packed else None,
                         frozen=frozen, skipped=tuple(skipped))
 
 
-def check_same_output(variants: Sequence[BuiltVariant]) -> list[BuiltVariant]:
-    """Run every variant once; all must exit 0 with the same stdout."""
-    from profiler.capture.oxidized import run_variant
+# where a module came from in a check run: the variant's own pack, or the ordinary path finder
+FILE_LOADERS = ("SourceFileLoader", "SourcelessFileLoader", "ExtensionFileLoader", "NamespaceLoader", "_NamespaceLoader")
 
-    outs = {}
+
+def watched_files(target: Target) -> list[str]:
+    """The existing files a target names in its arguments: what a program like black rewrites.
+    Each variant's run starts from their original contents, and what it leaves in them is
+    compared with what traditional left."""
+    out = []
+    for arg in target.args:
+        if arg.startswith("-") or "\0" in arg:
+            continue
+        path = os.path.abspath(arg)
+        if os.path.isfile(path) and path not in out:
+            out.append(path)
+    return out
+
+
+def _first_difference(a: str, b: str) -> tuple[int, str, str]:
+    la, lb = a.splitlines(), b.splitlines()
+    for i in range(max(len(la), len(lb))):
+        x = la[i] if i < len(la) else "<end>"
+        y = lb[i] if i < len(lb) else "<end>"
+        if x != y:
+            return i + 1, x, y
+    return 1, a[-80:], b[-80:]  # they differ only in a line ending
+
+
+def check_behaviour(variants: Sequence[BuiltVariant], target: Target, frozen_modules: Sequence[str] = ()) -> list[BuiltVariant]:
+    """Run every built variant once as it is and once with importprof's module recorder: a
+    variant counts when its exit code, stdout, stderr and the files the target names end as
+    traditional's (the first variant); otherwise it is a failed variant showing the first
+    differing line. The recorded run says how many modules came from the variant's pack and how
+    many from the path finder behind it."""
+    from profiler.capture.oxidized import read_files, restore_files, run_variant
+
+    watched = watched_files(target)
+    originals = list(zip(watched, read_files(watched)))
+    ref = None
     done = []
+    frozen_set = set(frozen_modules)
     for bv in variants:
-        proc = run_variant(bv.argv, dict(bv.env))
-        if proc.returncode != 0:
-            tail = "\n".join(proc.stderr.strip().splitlines()[-8:])
-            raise TargetFailed(f"variant {bv.name} exited {proc.returncode}: {' '.join(bv.argv)}", detail=tail or None)
-        outs[bv.name] = proc.stdout
-        done.append(replace(bv, output_sha256=hashlib.sha256(proc.stdout.encode()).hexdigest()))
-    ref = outs[variants[0].name]
-    for bv in variants[1:]:
-        if outs[bv.name] != ref:
-            a, b = ref.splitlines(), outs[bv.name].splitlines()
-            first = next((i for i in range(max(len(a), len(b))) if (a[i:i+1] != b[i:i+1])), 0)
-            detail = f"line {first + 1}: {variants[0].name}: {a[first] if first < len(a) else '<end>'!r}\n" \
-                     f"line {first + 1}: {bv.name}: {b[first] if first < len(b) else '<end>'!r}"
-            raise TargetFailed(f"variant {bv.name} printed something else than {variants[0].name}", detail=detail)
+        if bv.failed:
+            done.append(bv)
+            continue
+        try:
+            proc = run_variant(bv.argv, dict(bv.env))
+            after = read_files(watched)
+        finally:
+            restore_files(originals)
+        seen = (proc.returncode, proc.stdout, proc.stderr, after)
+        bv = replace(bv, exit_code=proc.returncode, output_sha256=hashlib.sha256(proc.stdout.encode()).hexdigest())
+        if ref is None:
+            ref = (bv.name, seen)
+        else:
+            error = _difference(ref, bv.name, seen, watched)
+            if error:
+                done.append(replace(bv, failed=True, error=error,
+                                    hint=f"run it to see: {' '.join(bv.argv)} (variant.json has its env)"))
+                continue
+        done.append(_with_counts(bv, target, frozen_set if bv.name == "frozen" else set(), originals))
     return done
+
+
+def _difference(ref, name: str, seen, watched) -> str | None:
+    rname, (rc, out, err, files) = ref
+    if seen[0] != rc:
+        tail = (seen[2].strip().splitlines() or [""])[-1]
+        return f"exit code {seen[0]}, {rname} exited {rc}" + (f"; stderr ends: {tail}" if tail else "")
+    for what, a, b in (("stdout", out, seen[1]), ("stderr", err, seen[2])):
+        if a != b:
+            n, x, y = _first_difference(a, b)
+            return f"{what} differs at line {n}: {rname} {x!r}, {name} {y!r}"
+    for path, a, b in zip(watched, files, seen[3]):
+        if a != b:
+            n, x, y = _first_difference((a or b"").decode("utf-8", "replace"), (b or b"").decode("utf-8", "replace"))
+            return f"{path} differs at line {n} after the run: {rname} {x!r}, {name} {y!r}"
+    return None
+
+
+def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals) -> BuiltVariant:
+    """The variant's run again under importprof's module recorder (bootstrap/launch.py with the
+    oxidized_modules hook, site as the variant has it): where each module came from."""
+    if bv.name in ("lazy", "lazy+in-memory"):  # already wrapped by the lazy launcher
+        return bv
+    from profiler.capture.bootstrap import bootstrap_argv
+    from profiler.capture.oxidized import loaded_modules, restore_files
+    from profiler.errors import ImportprofError
+
+    site = bv.name == "traditional"
+    argv = bootstrap_argv(bv.argv[0], [] if site else ["-S"], target, ["oxidized_modules"], {})
+    try:
+        records, _, _ = loaded_modules(argv, dict(bv.env) or None, what=bv.name, any_exit=True)
+    except ImportprofError:
+        return bv  # the recorder could not run there: the counts stay unknown (None)
+    finally:
+        restore_files(originals)
+    packed, fallback = 0, []
+    for r in records:
+        if r.name == "__main__" or r.name.startswith("_importprof") or r.alias_of:
+            continue
+        if r.loader == "OxidizedFinder" or (r.loader == "FrozenImporter" and r.name in frozen_set):
+            packed += 1
+        elif r.loader in FILE_LOADERS:
+            fallback.append(r.name)
+    return replace(bv, packed_modules=packed, fallback_modules=len(fallback), fallback_sample=tuple(sorted(fallback)[:8]))
 
 
 def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
@@ -254,4 +360,8 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
         machine=read_machine(),
     )
     write_json(os.path.join(out_dir, "build.json"), report.to_dict())
+    failed = [v for v in variants if v.failed]
+    if failed and len(failed) == len(variants) - 1 and variants[0].name == "traditional":
+        raise TargetFailed(f"every variant but traditional failed (the report is {os.path.join(out_dir, 'build.json')})",
+                           detail="\n".join(f"{v.name}: {v.error}" for v in failed))
     return report

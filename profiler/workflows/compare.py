@@ -42,6 +42,7 @@ class CompareOptions:
     build_dir: str | None = None
     syscalls: str = "auto"  # auto | on | off
     variants: tuple[str, ...] | None = None  # --variant (default: every one the interpreter has)
+    ignore_failure: bool = False  # the target exits non-zero on purpose: time it anyway
     force: bool = False  # --force: build into a --build-dir importprof did not make (its own files only)
 
 
@@ -112,6 +113,7 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
     variants, _made = build_variants(interp, target, build_dir, info=info, variants=opts.variants, warn=warn,
                                      force=opts.force, option="--build-dir")
     specs = []
+    failed = []  # (spec, BuiltVariant): not built, or not behaving as traditional
     for bv in variants:
         if launches:
             pairs = [f"{k}={v}" for k, v in bv.env]
@@ -119,9 +121,25 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
             env = None
         else:
             argv, env = bv.argv, (bv.env or None)
-        specs.append(CommandSpec(argv=tuple(argv), variant=bv.name, python=interp.path, python_version=interp.version,
-                                 target=target.label(), env=env, key=bv.name, target_kind=target.kind))
-    return interp, target, build_dir, specs, launches
+        spec = CommandSpec(argv=tuple(argv) or (bv.name,), variant=bv.name, python=interp.path, python_version=interp.version,
+                           target=target.label(), env=env, key=bv.name, target_kind=target.kind)
+        (failed.append((spec, bv)) if bv.failed else specs.append(spec))
+    return interp, target, build_dir, specs, launches, variants, failed
+
+
+PACKING = ("filesystem", "in-memory", "frozen", "lazy+in-memory")
+
+
+def module_origin_warning(bv) -> str | None:
+    """A packing variant that loaded most of its modules through the path finder behind its
+    pack does not measure what its name says: one line that says so."""
+    if bv.name not in PACKING or bv.failed or bv.packed_modules is None or not bv.fallback_modules:
+        return None
+    if bv.fallback_modules <= bv.packed_modules:
+        return None
+    return (f"variant {bv.name}: {bv.fallback_modules} of {bv.packed_modules + bv.fallback_modules} modules came from the "
+            f"filesystem through the fallback path finder, not from its pack (e.g. {', '.join(bv.fallback_sample[:4])}): "
+            "this row mostly measures the ordinary importer")
 
 
 def count_all_syscalls(opts: CompareOptions, specs, warn: Callable[[str], None] | None = None):
@@ -146,7 +164,7 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
     from profiler.workflows.measure import measure
 
     validate(opts)
-    plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_runs=5, min_time_s=opts.min_time_s)
+    plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_runs=5, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     unavailable: list[str] = []  # variants this interpreter cannot have: one line each, in the report
 
     def note(msg: str) -> None:
@@ -154,16 +172,38 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
         if warn:
             warn(msg)
 
-    interp, target, build_dir, specs, launches = build(opts, info=info, warn=note)
+    interp, target, build_dir, specs, launches, built, not_built = build(opts, info=info, warn=note)
+    from profiler.model.measurement import TimingResult
+
+    failures = tuple(TimingResult.failure(spec, (bv.exit_code,) if bv.exit_code is not None else (), f"{bv.error} (what to do: {bv.hint})")
+                     for spec, bv in not_built)
+    origins = {bv.name: (bv.packed_modules, bv.fallback_modules) for bv in built}
+    for bv in built:
+        if bv.failed and warn:
+            warn(f"variant {bv.name} failed: {bv.error}")
+    mostly_disk = [msg for msg in (module_origin_warning(bv) for bv in built) if msg]
+    for msg in mostly_disk:
+        note(msg)
+    traditional = next((bv for bv in built if bv.name == "traditional"), None)
+    if traditional is not None and traditional.exit_code:
+        from dataclasses import replace as _replace
+
+        plan = _replace(plan, ignore_failure=True)  # the program's own exit code, checked equal in every variant
 
     def report_of(m, counts=(), skipped=()) -> CompareReport:
+        order = {bv.name: i for i, bv in enumerate(built)}
+        results = tuple(sorted((*m.results, *failures), key=lambda r: order.get(r.variant, len(order))))
         return CompareReport(
             workload=opts.workload, target=target.label(), python=interp.path, python_version=interp.version,
-            build_dir=build_dir, results=m.results, rows=tuple(compare_rows(m.results, counts)),
+            build_dir=build_dir, results=results, rows=tuple(compare_rows(results, counts, origins=origins)),
             syscalls=tuple(counts), relative=m.relative, launches=launches,
             warnings=(*unavailable, *m.warnings, *skipped), notes=NOTES, machine=m.machine,
         )
 
+    if not specs:
+        from profiler.errors import TargetFailed
+
+        raise TargetFailed("every variant failed", detail="\n".join(f"{bv.name}: {bv.error}" for _, bv in not_built))
     try:
         m = measure(specs, plan, reference="traditional", progress=progress, warn=warn)
     except Interrupted as exc:  # Ctrl-C: the table of the runs measured so far (issue 12.5)

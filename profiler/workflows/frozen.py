@@ -2,9 +2,10 @@
 table (PyImport_FrozenModules) holds the target's bytecode, so CPython's own FrozenImporter
 serves those modules from memory, on CPython 3.8 to 3.13.
 
-Chain: the modules the target imported (one discovery run, shared with the oxidized variants)
-→ what can be frozen (analysis/frozen.py) → bytecode marshalled by the target interpreter →
-launcher.o (gcc, cached per interpreter) + the blob linked into `<folder>/importprof-frozen`.
+Chain: the units the target imports from (one discovery run and one plan, shared with the
+oxidized variants: every module of each distribution and standard library package) → what can
+be frozen (analysis/frozen.py) → bytecode marshalled by the target interpreter → launcher.o
+(gcc, cached per interpreter) + the blob linked into `<folder>/importprof-frozen`.
 """
 
 from __future__ import annotations
@@ -12,23 +13,25 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import replace
-from typing import Callable, Sequence
+from typing import Callable
 
 from profiler.model.interpreter import Interpreter, require
-from profiler.model.packing import FrozenReport, LoadedModule, Unpacked
+from profiler.model.packing import FrozenReport, PackPlan, Unpacked
 
 
-def build_frozen(interp: Interpreter, records: Sequence[LoadedModule], folder: str,
+def build_frozen(interp: Interpreter, pack_plan: PackPlan, folder: str,
                  info: Callable[[str], None] | None = None) -> FrozenReport:
-    from profiler.analysis.frozen import plan_frozen
+    from profiler.analysis.frozen import plan_frozen_units
     from profiler.capture import frozen as cap
     from profiler.capture.oxidized import read_source
 
     require(interp, "frozen", for_what="variant frozen")
-    plan = plan_frozen(records, read_source)
+    plan = plan_frozen_units(pack_plan, read_source)
     obj = cap.launcher_object(interp, info=info)
     os.makedirs(folder, exist_ok=True)
     exe = os.path.join(folder, cap.EXE_NAME)
+    if info:
+        info(f"freezing {len(plan.modules)} modules")
     with tempfile.TemporaryDirectory(prefix="importprof-frozen-") as tmp:
         blob = os.path.join(tmp, "frozen-modules.bin")
         packed = cap.pack_modules(interp, plan.modules, blob)

@@ -30,6 +30,7 @@ class Packed:
     sys_path: tuple[str, ...]  # the target's sys.path at exit (with site)
     launcher: str
     origins: tuple[str, ...] = ()  # files of every module the target imported
+    plan: object | None = None  # the PackPlan (the frozen variant freezes the same modules)
 
 
 def check_target(target: Target) -> None:
@@ -41,21 +42,39 @@ def check_target(target: Target) -> None:
     check_runnable(target)  # the message every command gives
 
 
+def stdlib_entries(interp) -> tuple[str, ...]:
+    """The sys.path entries of the standard library (its top-levels are its units)."""
+    return (interp.stdlib, os.path.join(interp.stdlib, "lib-dynload"))
+
+
+def discover(interp, target: Target) -> tuple:
+    """One recording run (with site, as users run it): (records, sys_path); a non-zero exit is
+    the program's own behaviour, compared variant by variant later."""
+    from profiler.capture.oxidized import discover_modules
+
+    return discover_modules(interp.path, target, any_exit=True)
+
+
 def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None,
-                discovered: tuple | None = None) -> Packed:
-    """`discovered`: (records, sys_path) of a discovery run already made (build shares one run
-    between the oxidized and frozen variants)."""
-    from profiler.analysis.packing import plan_pack
+                discovered: tuple | None = None, plan=None) -> Packed:
+    """`discovered`: (records, sys_path) of a discovery run already made, `plan` the PackPlan
+    made from it (build shares them between the oxidized and frozen variants)."""
+    from profiler.analysis.packing import plan_pack, without
     from profiler.capture.cargo import launcher_path
-    from profiler.capture.oxidized import discover_modules, read_source, run_packer
+    from profiler.capture.oxidized import run_packer, scan_units
     from profiler.model.interpreter import require
 
     check_target(target)
     require(interp, "oxidized", for_what="packing with python-oxidized-importer")
     launcher = launcher_path(interp, info=info)
-    records, sys_path = discovered if discovered is not None else discover_modules(interp.path, target)
-    plan = plan_pack(records, read_source)
-    stats = run_packer(launcher, interp.path, plan.modules, out_dir, SETS)
+    records, sys_path = discovered if discovered is not None else discover(interp, target)
+    if plan is None:
+        plan = plan_pack(records, scan_units(records, sys_path, stdlib_entries(interp)))
+    if info:
+        info(f"packing {len(plan.modules)} modules of {len(plan.units)} units "
+             f"({sum(1 for u in plan.units if u.kind == 'distribution')} distributions)")
+    stats = run_packer(launcher, interp.path, plan, out_dir, SETS)
+    plan = without(plan, [tuple(f) for f in stats.pop("failed", ())])
     resource_sets = tuple(
         ResourceSet(name=s, path=os.path.join(os.path.abspath(out_dir), s), **stats[s]) for s in SETS
     )
@@ -68,9 +87,11 @@ def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None
         modules=plan.modules,
         unpacked=plan.unpacked,
         served=plan.served,
+        units=tuple(u.summary() for u in plan.units),
+        distributions=tuple(d.name for d in plan.distributions),
     )
     origins = tuple(r.origin for r in records if r.origin and os.path.isabs(r.origin))
-    return Packed(report, tuple(sys_path), launcher, origins)
+    return Packed(report, tuple(sys_path), launcher, origins, plan)
 
 
 def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackReport:
