@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
 
 
 def check(
-    names: Optional[List[str]] = typer.Argument(None, metavar="[NAME]...", help="Checks to run (default: every one declared)."),
+    names: Optional[List[str]] = typer.Argument(None, metavar="NAME", help="Checks to run (default: every one declared)."),
     config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help="The file declaring the checks (default: ./pyproject.toml)."),
     update_baseline: bool = typer.Option(False, "--update-baseline", help="Accept the figures measured now: write each check's baseline file."),
     min_ms: ms_opt("--min-ms", "Fail on a module imported at start-up that the baseline did not import, costing at least MS (checks with a baseline; the key new_import_min_ms overrides).") = None,
