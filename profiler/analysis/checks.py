@@ -83,9 +83,11 @@ def judge_check(
     baseline: CheckResult | None,
     *,
     min_ms: float | None = None,
+    baseline_missing: bool = False,
 ) -> tuple[Finding, ...]:
     """Every rule the check declares, judged. `min_ms` (the command's --min-ms) stands in for
-    new_import_min_ms where the check has a baseline and does not set it."""
+    new_import_min_ms where the check has a baseline and does not set it. `baseline_missing`:
+    the declared baseline file does not exist yet (its rules are shown as skipped, with how)."""
     out: list[Finding] = []
     if spec.budget_ms is not None and figures.wall_ms is not None:
         ok = figures.wall_ms <= spec.budget_ms
@@ -130,6 +132,9 @@ def judge_check(
                     out.append(Finding("stay_lazy", "pass", f"{module} stays lazy (not imported at start-up)", module=module))
     if baseline is not None:
         out.extend(_against_baseline(spec, figures, report, baseline, min_ms))
+    elif baseline_missing:
+        out.append(Finding("max_growth_pct" if spec.max_growth_pct is not None else "new_import", "skipped",
+                           f"not checked: no baseline yet ({spec.baseline}; `importprof check {spec.name} --update-baseline` writes it)"))
     return tuple(out)
 
 

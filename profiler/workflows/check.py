@@ -94,9 +94,9 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
     target = Target(*target_parts(spec.target))
     interp = None
     if target.is_python or spec.python:
-        from profiler.capture.interpreter import resolve_python
+        from profiler.capture.interpreter import interpreter_for
 
-        interp = resolve_python(spec.python)
+        interp = interpreter_for(spec.python)
     if progress:
         progress("imports")
     report = imports(ImportsOptions(target=target, python=spec.python, runs=spec.runs, warmup=1))
@@ -142,7 +142,8 @@ def run_check(spec: CheckSpec, *, update_baseline: bool = False, min_ms: float |
         detail = f" | {exc.detail.splitlines()[-1]}" if exc.detail else ""
         return CheckResult(name=spec.name, status="error", target=spec.target, python=spec.python, baseline=spec.baseline,
                            error=exc.message + detail, duration_s=time.monotonic() - start, exit_code=exc.exit_code)
-    findings = judge_check(spec, figures, report, baseline, min_ms=min_ms)
+    missing = not update_baseline and baseline is None and spec.baseline is not None
+    findings = judge_check(spec, figures, report, baseline, min_ms=min_ms, baseline_missing=missing)
     return CheckResult(
         name=spec.name,
         status=status_of(findings),
