@@ -74,9 +74,16 @@ def run_instrumented(
             flags += ["-X", f"pycache_prefix={cache}"]
         argv = bootstrap_argv(python, flags, target, hooks, options)
         proc = run(argv, cwd=cwd, env=env, timeout=timeout, what="interpreter")
-        if proc.returncode != 0 and not ignore_failure:
+        if proc.returncode != 0:
+            from profiler.parse.exit_status import read_ending
+
             tail = "\n".join(proc.stderr.rstrip("\n").splitlines()[-10:])
-            raise TargetFailed(f"the target exited with code {proc.returncode}: {target.label()}", detail=tail or None)
+            ending = read_ending(proc.returncode, tail)
+            # --ignore-failure's one rule: a program that never ran its own code fails even so
+            if not (ignore_failure and ending.ran_on_purpose):
+                why = f" ({ending.why})" if ending.why and proc.returncode > 0 else ""
+                raise TargetFailed(f"the target exited with code {proc.returncode}{why}: {target.label()}", detail=tail or None,
+                                   ignorable=ending.ran_on_purpose)
         texts = {}
         for name, path in paths.items():
             try:

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import path_value, integer, ExportJsonOpt, ExportMarkdownOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
+from profiler.commands._options import path_value, integer, ExportJsonOpt, ExportMarkdownOpt, IgnoreFailureOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
 from profiler.render import formats_for
 from profiler.commands._target import PythonTargetCommand
 
@@ -41,6 +41,7 @@ def compare(
         help="Variants (repeatable, comma-separated): traditional, no-site, oxidized, filesystem, in-memory, frozen. "
         "Default: every one this interpreter supports (traditional is always built: the reference).",
     ),
+    ignore_failure: IgnoreFailureOpt = False,
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
     export_json: ExportJsonOpt = None,
@@ -59,10 +60,11 @@ def compare(
     check_output_dir(build_dir, "--build-dir")
     check_output_folder(build_dir, "--build-dir", force=force, entries=BUILD_ENTRIES)
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,
-                          launches=launches, build_dir=build_dir, syscalls=syscalls, variants=variant or None, force=force)
-    from profiler.commands._common import showing_partial
+                          launches=launches, build_dir=build_dir, syscalls=syscalls, variants=variant or None, force=force,
+                          ignore_failure=ignore_failure)
+    from profiler.commands._common import showing_partial, suggesting_ignore_failure
 
-    with showing_partial(render_compare_table), Progress("measuring") as bar:
+    with showing_partial(render_compare_table), suggesting_ignore_failure(), Progress("measuring") as bar:
         report = run_compare(opts, progress=bar.update, warn=warn, info=info)
     deliver(report, fmt=fmt, output=output, table=render_compare_table,
             exports=((export_json, "json"), (export_markdown, "markdown")))

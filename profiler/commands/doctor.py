@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from profiler.commands._options import integer, OutputOpt, PythonOpt, format_opt
+from profiler.commands._options import integer, IgnoreFailureOpt, OutputOpt, PythonOpt, format_opt
 from profiler.commands._target import PythonTargetCommand
 
 FORMATS = ("json",)
@@ -30,16 +30,18 @@ def doctor(
     timing_runs: int = typer.Option(10, "--timing-runs", metavar="N", parser=integer("--timing-runs", 1), help="Timed runs per command (start-up figures; lazy with --lazy)."),
     lazy: bool = typer.Option(False, "--lazy", help="Time eager vs lazy imports (importprof lazy) instead of estimating the saving."),
     no_trace: bool = typer.Option(False, "--no-trace", help="Skip the strace run (no failed-lookups finding)."),
+    ignore_failure: IgnoreFailureOpt = False,
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, info, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, info, suggesting_ignore_failure, warn
     from profiler.commands._target import target_of
     from profiler.render.console_doctor import render_doctor_table
     from profiler.workflows.doctor import DoctorOptions, doctor as run_doctor
 
     check_outputs(output)
-    opts = DoctorOptions(target=target_of(ctx), python=python, runs=runs, timing_runs=timing_runs, lazy=lazy, trace=not no_trace)
-    with Progress("measuring") as bar:
+    opts = DoctorOptions(target=target_of(ctx), python=python, runs=runs, timing_runs=timing_runs, lazy=lazy, trace=not no_trace,
+                         ignore_failure=ignore_failure)
+    with suggesting_ignore_failure(), Progress("measuring") as bar:
         report = run_doctor(opts, progress=bar.update, warn=warn, info=info)
     deliver(report, fmt=fmt, output=output, table=render_doctor_table)

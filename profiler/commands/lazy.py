@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import integer, EngineOpt, TopOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
+from profiler.commands._options import integer, EngineOpt, IgnoreFailureOpt, TopOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
 from profiler.commands._target import PythonTargetCommand
 
 FORMATS = ("json",)
@@ -38,10 +38,11 @@ def lazy(
     max_bisect_runs: int = typer.Option(60, "--max-bisect-runs", metavar="N", parser=integer("--max-bisect-runs", 1), help="At most N program runs to find the must-stay-eager set."),
     engine: EngineOpt = "builtin",
     top: TopOpt = 10,
+    ignore_failure: IgnoreFailureOpt = False,
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, info, showing_partial, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, info, showing_partial, suggesting_ignore_failure, warn
     from profiler.commands._target import target_of
     from profiler.render.console_lazy import render_lazy_table
     from profiler.workflows.lazy import LazyOptions, lazy as run_lazy
@@ -57,11 +58,12 @@ def lazy(
         profile_runs=profile_runs,
         max_bisect_runs=max_bisect_runs,
         engine=engine,
+        ignore_failure=ignore_failure,
     )
 
     def table(report, tty):
         return render_lazy_table(report, tty, top=top)
 
-    with showing_partial(table), Progress("measuring") as bar:
+    with showing_partial(table), suggesting_ignore_failure(), Progress("measuring") as bar:
         report = run_lazy(opts, progress=bar.update, warn=warn, info=info)
     deliver(report, fmt=fmt, output=output, table=table)

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import path_value, integer, FlagsOpt, OutputOpt, PythonOpt, format_opt, runs_opt, variant_opt, warmup_opt
+from profiler.commands._options import path_value, integer, FlagsOpt, IgnoreFailureOpt, OutputOpt, PythonOpt, format_opt, runs_opt, variant_opt, warmup_opt
 from profiler.commands._target import TargetCommand
 
 
@@ -41,17 +41,18 @@ def report(
     include: Optional[List[str]] = typer.Option(None, "--include", metavar="FILE", help="Add a saved JSON document to a live report (e.g. compare --export-json FILE)."),
     from_: Optional[List[str]] = typer.Option(None, "--from", metavar="FILE", help="Build the page from saved JSON documents (any importprof kind; more files may follow)."),
     title: Optional[str] = typer.Option(None, "--title", metavar="TEXT", help="The page's title."),
+    ignore_failure: IgnoreFailureOpt = False,
     fmt: format_opt("html", "json") = None,
     output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE", parser=path_value("-o"), help="Write the page to FILE atomically (default: stdout)."),
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, info, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, info, suggesting_ignore_failure, warn
     from profiler.commands._target import files_of, has_target, target_of
     from profiler.errors import UsageError
 
     if from_:
         files = list(from_) + files_of(ctx)
-        if has_target(ctx) or python or variant or flags or runs is not None or skip or include or compare:
-            raise UsageError("--from builds the page from saved documents: give no target, --python, --variant, --flags, --runs, --skip, --include or --compare with it")
+        if has_target(ctx) or python or variant or flags or runs is not None or skip or include or compare or ignore_failure:
+            raise UsageError("--from builds the page from saved documents: give no target, --python, --variant, --flags, --runs, --skip, --include, --compare or --ignore-failure with it")
         check_outputs(output)
         from profiler.workflows.report import report_from_files
 
@@ -73,12 +74,13 @@ def report(
             include=include or [],
             compare=compare,
             title=title,
+            ignore_failure=ignore_failure,
         )
         from profiler.commands._common import showing_partial
         from profiler.render.console_startup import render_startup_table
 
         # Ctrl-C while the start-up part measures: its runs so far as startup shows them
-        with showing_partial(render_startup_table), Progress("report") as bar:
+        with showing_partial(render_startup_table), suggesting_ignore_failure(), Progress("report") as bar:
             page = report_live(opts, progress=bar.update, warn=warn)
 
     from profiler.render.console_report import render_report_summary

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from profiler.commands._options import OutputOpt, PythonOpt, format_opt, runs_opt
+from profiler.commands._options import IgnoreFailureOpt, OutputOpt, PythonOpt, format_opt, runs_opt
 from profiler.commands._target import TargetCommand
 
 
@@ -31,9 +31,10 @@ def why(
     fmt: format_opt("json") = None,
     output: OutputOpt = None,
     all_: bool = typer.Option(False, "--all", help="Every module that imports MODULE, one chain each, shortest first (one more instrumented run)."),
+    ignore_failure: IgnoreFailureOpt = False,
 ) -> None:
 
-    from profiler.commands._common import Progress, check_outputs, deliver, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warn
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_why_table
@@ -46,8 +47,9 @@ def why(
 
     log_text = read_stdin("log") if from_log == "-" else None
     opts = WhyOptions(
-        module=module_name, target=target_of(ctx), python=python, report=report, from_log=from_log, log_text=log_text, runs=runs, all=all_
+        module=module_name, target=target_of(ctx), python=python, report=report, from_log=from_log, log_text=log_text, runs=runs, all=all_,
+        ignore_failure=ignore_failure,
     )
-    with Progress("importing") as bar:
+    with suggesting_ignore_failure(), Progress("importing") as bar:
         answer = run_why(opts, progress=bar.update, warn=warn)
     deliver(answer, fmt=fmt, output=output, table=render_why_table)

@@ -35,6 +35,7 @@ class DoctorOptions:
     # reports already made for this target (report's parts: "imports" with phases, "site",
     # "trace"): read instead of measured again
     measured: dict = field(default_factory=dict)
+    ignore_failure: bool = False  # the program exits non-zero on purpose (every part measures it anyway)
 
 
 def _reused(opts: DoctorOptions, part: str) -> str:
@@ -97,7 +98,8 @@ def doctor(
     from profiler.workflows.imports import ImportsOptions, imports
 
     profile = opts.measured.get("imports") or imports(
-        ImportsOptions(target=opts.target, python=interp.path, runs=opts.runs, warmup=1, phases=True), warn=warn)
+        ImportsOptions(target=opts.target, python=interp.path, runs=opts.runs, warmup=1, phases=True,
+                       ignore_failure=opts.ignore_failure), warn=warn)
     for kind, f in (("no-pyc", rules.no_pyc_finding(profile.modules, facts)), ("in-memory", rules.in_memory_finding(profile.modules))):
         checks.append(Check(kind, True, _reused(opts, "imports")))
         if f:
@@ -131,7 +133,7 @@ def doctor(
     if rules.frozen_off(facts):
         specs.append(CommandSpec(argv=(interp.path, "-X", "frozen_modules=on", *t.python_argv()), variant="frozen-on",
                                  flags=("-X", "frozen_modules=on"), key="frozen-on", target=t.label(), target_kind=t.kind, **common))
-    m = measure(specs, RunPlan(runs=opts.timing_runs, warmup=1), reference="as-is", progress=progress, warn=warn)
+    m = measure(specs, RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure), reference="as-is", progress=progress, warn=warn)
     warnings += list(m.warnings)
     mean = {r.key: r.mean for r in m.results if not r.failed}
     if site_report is not None:
@@ -153,7 +155,7 @@ def doctor(
         from profiler.workflows.trace import TraceOptions, trace
 
         try:
-            tr = opts.measured.get("trace") or trace(TraceOptions(target=t, python=interp.path))
+            tr = opts.measured.get("trace") or trace(TraceOptions(target=t, python=interp.path, ignore_failure=opts.ignore_failure))
             calls = tr.results[0].log.syscalls if tr.results and tr.results[0].log else ()
             findings += rules.failed_lookup_findings(calls, _sys_path(facts, t))
             checks.append(Check("failed-lookups", True, _reused(opts, "trace")))
@@ -168,7 +170,7 @@ def doctor(
 
     try:
         lz = lazy(LazyOptions(target=t, python=interp.path, runs=opts.timing_runs, warmup=1, measure=opts.lazy,
-                              profile_runs=opts.runs), progress=progress, warn=warn, info=info)
+                              profile_runs=opts.runs, ignore_failure=opts.ignore_failure), progress=progress, warn=warn, info=info)
         f = rules.lazy_finding(lz, measured=opts.lazy)
         checks.append(Check("lazy", True, "" if opts.lazy else "estimate (use --lazy to time it)"))
         if f:

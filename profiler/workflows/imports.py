@@ -322,6 +322,8 @@ def imports(
         from profiler.workflows.targets import exits_note
 
         report = replace(report, warnings=(*report.warnings, exits_note(exits)))
+        if warn:  # said by every command that runs imports (why, report...), once (warn dedups)
+            warn(exits_note(exits))
     if outcomes:
         from profiler.analysis.imports import mark_failed
 
@@ -336,7 +338,7 @@ def imports(
 
         report = annotate_report(
             report, opts.target, opts.python, opts.flags, phases=opts.phases, lazy=opts.lazy_candidates,
-            sites=opts.sites, runs=min(opts.runs, 3), warn=warn,
+            sites=opts.sites, runs=min(opts.runs, 3), warn=warn, ignore_failure=opts.ignore_failure,
         )
     return report
 

@@ -44,6 +44,7 @@ class LazyOptions:
     engine: str = "builtin"
     timeout: float | None = None  # None: one run's limit (--timeout)
     measure: bool = True  # False: correctness and avoided only (doctor's estimate)
+    ignore_failure: bool = False  # the program exits non-zero on purpose: lazy must exit the same way
 
 
 def validate(opts: LazyOptions) -> None:
@@ -153,9 +154,11 @@ def lazy(
     runner = _Runner(opts, interp)
     runner.run(lazy=False)  # warm-up: a first run may fill caches (.pyc files, the program's own)
     reference, eager_rec = runner.run(lazy=False)
-    if reference.exit_code != 0:
+    if reference.exit_code != 0:  # the lazy runs are then checked against this same exit code
+        from profiler.workflows.targets import check_exit
+
         tail = "\n".join(reference.stderr.rstrip("\n").splitlines()[-10:])
-        raise TargetFailed(f"the target exited with code {reference.exit_code}: {opts.target.label()}", detail=tail or None)
+        warning(check_exit(reference.exit_code, tail, opts.target, ignore_failure=opts.ignore_failure))
     if eager_rec is None:
         raise TargetFailed(f"the target ended without running exit handlers (os._exit?): {opts.target.label()}; "
                            "importprof lazy needs them to see which modules ran")
@@ -209,7 +212,7 @@ def lazy(
 
     profile = imports(
         ImportsOptions(target=opts.target, python=opts.python, runs=opts.profile_runs, warmup=1,
-                       flags=tuple(opts.flags), sites=True),
+                       flags=tuple(opts.flags), sites=True, ignore_failure=opts.ignore_failure),
     )
     avoided, avoided_us = avoided_modules(eager_rec, lazy_rec, profile.modules)
     statements = statement_savings(avoided, profile.modules, own_roots(opts.target, eager_rec))
@@ -254,7 +257,7 @@ def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, war
                                          keep=[*opts.keep_eager, *keep])),
                     variant="lazy", flags=(*opts.flags, *lazy_extra), key="lazy", **common),
     ]
-    plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s)
+    plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     try:
         m = measure(specs, plan, engine=opts.engine, reference="eager", progress=progress, warn=warn)
     except Interrupted as exc:

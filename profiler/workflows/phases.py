@@ -35,6 +35,7 @@ def annotate_report(
     sites: bool = False,
     runs: int = 3,
     warn: Callable[[str], None] | None = None,
+    ignore_failure: bool = False,
 ):
     from profiler.analysis.imports import annotate_modules
     from profiler.analysis.lazy import lazy_candidates
@@ -53,7 +54,8 @@ def annotate_report(
     facts: dict[str, dict] = {}
     if phases or sites:
         hooks = ("phases", "import_sites", "site") if sites else ("phases",)  # import_sites cost a frame walk each
-        raw = [run_instrumented(interp.path, flags, target, hooks) for _ in range(max(1, runs if phases else 1))]
+        raw = [run_instrumented(interp.path, flags, target, hooks, ignore_failure=ignore_failure)
+               for _ in range(max(1, runs if phases else 1))]
         run = median_run([PhaseRun(tuple(parse_phase_records(r.phases))) for r in raw])
         for name, m in phases_by_name(run.modules).items():
             f = facts.setdefault(name, {})
@@ -63,7 +65,7 @@ def annotate_report(
             if m.site is not None:
                 f["site"] = m.site.label
     if lazy:
-        r = run_instrumented(interp.path, flags, target, ("phases", "import_sites", "site", "calls"))
+        r = run_instrumented(interp.path, flags, target, ("phases", "import_sites", "site", "calls"), ignore_failure=ignore_failure)
         mods = parse_phase_records(r.phases)
         cands = {c.name for c in lazy_candidates(mods, parse_calls(r.calls))}
         cands -= never_lazy(report, mods, interp.path, flags)

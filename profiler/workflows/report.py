@@ -82,6 +82,7 @@ class ReportOptions:
     compare: bool = False  # also build and time the five oxidized variants (importprof compare)
     title: str | None = None
     min_time_s: float = 1.0
+    ignore_failure: bool = False  # the program exits non-zero on purpose: every part measures it anyway
 
 
 def page_data(documents: Sequence[tuple[str, dict]], machine: dict | None) -> dict:
@@ -238,6 +239,7 @@ def _startup_doc(opts: ReportOptions, progress, warn, made: dict):
         runs=opts.runs,
         warmup=opts.warmup,
         min_time_s=opts.min_time_s,
+        ignore_failure=opts.ignore_failure,
     )
     return startup(sopts, progress=progress, warn=warn)
 
@@ -254,6 +256,7 @@ def _imports_doc(opts: ReportOptions, progress, warn, made: dict):
         warmup=opts.warmup,
         phases=opts.target.is_python,
         sites=opts.target.is_python,
+        ignore_failure=opts.ignore_failure,
     )
     return imports(iopts, progress=progress, warn=warn)
 
@@ -261,7 +264,7 @@ def _imports_doc(opts: ReportOptions, progress, warn, made: dict):
 def _trace_doc(opts: ReportOptions, progress, warn, made: dict):
     from profiler.workflows.trace import TraceOptions, trace
 
-    topts = TraceOptions(target=opts.target, python=opts.python)
+    topts = TraceOptions(target=opts.target, python=opts.python, ignore_failure=opts.ignore_failure)
     return trace(topts, warn=warn, progress=progress)
 
 
@@ -277,7 +280,8 @@ def _doctor_doc(opts: ReportOptions, progress, warn, made: dict):
     from profiler.workflows.doctor import DoctorOptions, doctor
 
     dopts = DoctorOptions(target=opts.target, python=opts.python, runs=max(1, min(opts.import_runs, 3)),
-                          measured={k: made[k] for k in ("imports", "site", "trace") if k in made})
+                          measured={k: made[k] for k in ("imports", "site", "trace") if k in made},
+                          ignore_failure=opts.ignore_failure)
     return doctor(dopts, progress=progress, warn=warn)
 
 
@@ -290,6 +294,7 @@ def _compare_doc(opts: ReportOptions, progress, warn, made: dict):
         runs=opts.runs,
         warmup=opts.warmup,
         min_time_s=opts.min_time_s,
+        ignore_failure=opts.ignore_failure,
     )
     return compare(copts, progress=progress, warn=warn)
 

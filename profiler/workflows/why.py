@@ -26,6 +26,7 @@ class WhyOptions:
     runs: int = 1
     warmup: int = 0
     all: bool = False  # every importer's chain (an instrumented run sees imports of loaded modules)
+    ignore_failure: bool = False  # the program exits non-zero on purpose
 
 
 def why_from_report(report: ImportsReport, module: str, importers: Sequence[str] | None = None) -> WhyReport:
@@ -69,6 +70,7 @@ def why(
                 from_log=opts.from_log,
                 log_text=opts.log_text,
                 sites=opts.from_log is None and opts.target.is_python,  # the import sites: file:line of each hop's import
+                ignore_failure=opts.ignore_failure,
             ),
             progress=progress,
             warn=warn,
@@ -93,7 +95,7 @@ def importers_of(opts: WhyOptions, module: str) -> list[str]:
     from profiler.model.interpreter import require
 
     require(interp, "why")
-    run = run_instrumented(interp.path, (), opts.target, ("phases",), importers=True, ignore_failure=True)
+    run = run_instrumented(interp.path, (), opts.target, ("phases",), importers=True, ignore_failure=opts.ignore_failure)
     out = []
     for line in run.importers.splitlines():
         importer, _, name = line.partition(" ")
