@@ -53,8 +53,7 @@ def test_a_hook_writes_at_exit_even_when_the_program_imports_atexit(version, tmp
 
 import os
 
-from profiler.capture.discovery import candidates, expand_spec, resolve_pythons
-from profiler.capture.interpreter import resolve_python
+from profiler.capture.interpreter import candidates, expand_spec, resolve_python, resolve_pythons
 from profiler.errors import BadInput
 from profiler.model.interpreter import require, supported_commands, supported_variants
 from tests._interpreters import PYENV_ROOT, find_pyenv_python
@@ -128,7 +127,7 @@ def test_a_venv_is_kept_beside_its_base_interpreter(tmp_path):
     # the active venv is found by `venv` and by `all`
     import subprocess as sp
 
-    code = "from profiler.capture.discovery import resolve_pythons as r; print([i.path for i in r(['venv'])])"
+    code = "from profiler.capture.interpreter import resolve_pythons as r; print([i.path for i in r(['venv'])])"
     out = sp.run([__import__("sys").executable, "-c", code], env={**os.environ, "VIRTUAL_ENV": str(venv)},
                  capture_output=True, text=True, check=True).stdout
     assert str(venv / "bin" / "python") in out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from profiler.analysis.frozen import plan_frozen
-from profiler.capture.discovery import _matches, _uv_version, _version_key, is_multi_spec
+from profiler.capture.interpreter import _matches, _uv_version, _version_key, is_multi_spec
 from profiler.errors import BadInput
 from profiler.model.interpreter import Interpreter, require, supported_commands, supported_variants, why_not
 from profiler.model.packing import LoadedModule
@@ -22,7 +22,7 @@ def interp(version, impl="cpython", shared=True, include="/inc"):
     ("3.10.13", "frozen_modules", False), ("3.11.0", "frozen_modules", True),
     ("3.7.16", "pycache_prefix", False), ("3.8.0", "pycache_prefix", True),
     ("3.6.15", "hooks", False), ("3.7.16", "hooks", True),
-    ("3.7.16", "frozen", False), ("3.8.18", "frozen", True), ("3.13.0", "frozen", True), ("3.14.0", "frozen", False),
+    ("3.7.16", "frozen", False), ("3.8.18", "frozen", True), ("3.13.0", "frozen", True), ("3.14.0", "frozen", True), ("3.15.2", "frozen", True),
     ("3.7.16", "oxidized", False), ("3.8.18", "oxidized", True), ("3.11.7", "oxidized", True), ("3.12.1", "oxidized", False),
 ])
 def test_capabilities_by_version(version, cap, ok):

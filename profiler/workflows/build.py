@@ -333,7 +333,7 @@ def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals) -> Bui
 
 def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
           warn: Callable[[str], None] | None = None) -> BuildReport:
-    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.interpreter import interpreter_for
     from profiler.capture.machine import read_machine
     from profiler.capture.oxidized import write_json
 
@@ -343,7 +343,7 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
     out_dir = opts.out_dir or os.path.join("oxidized_builds", name)
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"-o {out_dir}: exists and is not a directory")
-    interp = resolve_python(opts.python)
+    interp = interpreter_for(opts.python)
     variants, made = build_variants(interp, opts.target, out_dir, info=info, variants=opts.variants,  # notes: in the report
                                     force=opts.force)
     report = BuildReport(

@@ -89,7 +89,7 @@ def validate(opts: CompareOptions) -> None:
 
 def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None):
     """Build the variants; returns (interpreter, target, build_dir, specs to time, launches)."""
-    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.interpreter import interpreter_for
     from profiler.workflows.build import build_variants, default_name, select_variants
     from profiler.workloads import HARNESS_DRIVER, workload_target
 
@@ -103,7 +103,7 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
         target, name = workload_target(opts.workload), opts.workload
     else:
         target, name = opts.target, default_name(opts.target)
-    interp = resolve_python(python)
+    interp = interpreter_for(python)
     build_dir = opts.build_dir or _default_build_dir(name, target, interp.path)
     if os.path.exists(build_dir) and not os.path.isdir(build_dir):
         raise UsageError(f"--build-dir {build_dir}: exists and is not a directory")

@@ -70,13 +70,10 @@ def doctor(
 ) -> DoctorReport:
     from profiler.analysis import doctor as rules
     from profiler.capture.doctor import probe_doctor_facts
-    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.interpreter import interpreter_for
 
     validate(opts)
-    interp = resolve_python(opts.python)
-    from profiler.model.interpreter import require
-
-    require(interp, "doctor")
+    interp = interpreter_for(opts.python, "doctor")
     facts = probe_doctor_facts(interp.path)
     warnings: list[str] = []
     findings = []

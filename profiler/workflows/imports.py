@@ -262,7 +262,7 @@ def imports(
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> ImportsReport:
-    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.interpreter import interpreter_for
     from profiler.capture.machine import read_machine, start_sample
     from profiler.parse.importtime import parse_importtime
 
@@ -275,7 +275,7 @@ def imports(
     exits: list[int] = []  # the measured runs' exit codes (non-zero only with --ignore-failure)
     if opts.from_log is not None:
         if opts.python:
-            interp = resolve_python(opts.python)
+            interp = interpreter_for(opts.python)
         text = read_log(opts.from_log, opts.log_text)
         name = "stdin" if opts.from_log == "-" else opts.from_log
         logs = [parse_importtime(text, source=name)]
@@ -283,11 +283,8 @@ def imports(
     else:
         start_sample()  # the CPU share other work used, read over the warm-up
         if opts.target.is_python or opts.python:
-            interp = resolve_python(opts.python)
-            if opts.target.is_python:  # one line for an interpreter without -X importtime (2.7, 3.6)
-                from profiler.model.interpreter import require
-
-                require(interp, "imports")
+            # one line for an interpreter without -X importtime (2.7, 3.6)
+            interp = interpreter_for(opts.python, "imports" if opts.target.is_python else None)
         outcomes = None
         if opts.target.is_python and opts.warmup >= 1:  # the first warm-up run tells failed imports
             outcomes = import_outcomes(opts, interp)

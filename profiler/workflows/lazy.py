@@ -136,13 +136,10 @@ def lazy(
         statement_savings,
         stayed_eager,
     )
-    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.interpreter import interpreter_for
 
     validate(opts)
-    interp = resolve_python(opts.python)
-    from profiler.model.interpreter import require
-
-    require(interp, "lazy")
+    interp = interpreter_for(opts.python, "lazy")
     warnings: list[str] = []
     notes: list[str] = []
 

@@ -97,7 +97,7 @@ def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None
 def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackReport:
     from dataclasses import replace
 
-    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.interpreter import interpreter_for
     from profiler.capture.machine import read_machine
     from profiler.capture.oxidized import clear_dir, write_json
 
@@ -115,10 +115,7 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
 
         target = workload_target("import-stdlib")
     check_target(target)
-    interp = resolve_python(opts.python)
-    from profiler.model.interpreter import require
-
-    require(interp, "pack")  # before any folder is cleared
+    interp = interpreter_for(opts.python, "pack")  # before any folder is cleared
     from profiler.sinks import claim_output_folder
 
     existed = claim_output_folder(opts.out_dir, "-o", force=opts.force, entries=PACK_ENTRIES)

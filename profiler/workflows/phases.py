@@ -40,17 +40,14 @@ def annotate_report(
     from profiler.analysis.imports import annotate_modules
     from profiler.analysis.lazy import lazy_candidates
     from profiler.analysis.phases import median_run, phases_by_name
-    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.interpreter import interpreter_for
     from profiler.capture.phases import run_instrumented
     from profiler.model.phases import PhaseRun
     from profiler.parse.phases import parse_calls, parse_phase_records
 
     if not (phases or lazy or sites):
         return report
-    interp = resolve_python(python)
-    from profiler.model.interpreter import require
-
-    require(interp, "hooks", for_what="--phases/--lazy-candidates")
+    interp = interpreter_for(python, "hooks", for_what="--phases/--lazy-candidates")
     facts: dict[str, dict] = {}
     if phases or sites:
         hooks = ("phases", "import_sites", "site") if sites else ("phases",)  # import_sites cost a frame walk each

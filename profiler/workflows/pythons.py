@@ -10,7 +10,7 @@ from profiler.model.interpreter import FoundInterpreter, PythonsReport
 
 def pythons(specs: Sequence[str] | None = None, *,
             warn: Callable[[str], None] | None = None) -> PythonsReport:
-    from profiler.capture.discovery import discover_all, resolve_pythons
+    from profiler.capture.interpreter import discover_all, resolve_pythons
 
     warnings: list[str] = []
 

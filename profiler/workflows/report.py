@@ -340,14 +340,14 @@ def report_live(
     """Run every part through its own workflow. A part whose workflow is not installed, or
     whose tool is missing or denied (strace), is skipped with the reason; a failing target
     stops everything (exit 3), as each command would."""
-    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.interpreter import interpreter_for
     from profiler.capture.machine import read_machine
 
     unknown = [p for p in opts.skip if p not in PARTS]
     if unknown:
         raise UsageError(f"unknown part {unknown[0]!r} for --skip (choose from: {', '.join(PARTS)})")
     included = load_documents(opts.include) if opts.include else []
-    interp = resolve_python(opts.python) if opts.target.is_python or opts.python else None
+    interp = interpreter_for(opts.python) if opts.target.is_python or opts.python else None
     machine = read_machine()
     docs: list[tuple[str, dict]] = []
     skipped: list[dict] = []

@@ -19,7 +19,7 @@ class SiteOptions:
 
 def site(opts: SiteOptions) -> SiteReport:
     from profiler.analysis.site import build_site_report
-    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.interpreter import interpreter_for
     from profiler.capture.machine import read_machine
     from profiler.capture.site import run_site
     from profiler.parse.phases import parse_phase_records
@@ -29,10 +29,7 @@ def site(opts: SiteOptions) -> SiteReport:
         raise UsageError("--runs must be at least 1")
     if "-S" in opts.flags:
         raise UsageError("-S skips site: nothing to measure")
-    interp = resolve_python(opts.python)
-    from profiler.model.interpreter import require
-
-    require(interp, "site")
+    interp = interpreter_for(opts.python, "site")
     raw = run_site(interp.path, opts.flags, opts.runs)
     runs = [(parse_site_record(r.site), parse_phase_records(r.phases)) for r in raw]
     machine = read_machine()

@@ -128,7 +128,7 @@ def startup(
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> StartupReport:
-    from profiler.capture.discovery import resolve_pythons
+    from profiler.capture.interpreter import resolve_pythons
     from profiler.capture.timing import RunPlan
     from profiler.errors import Interrupted
     from profiler.workflows.measure import check_reference, measure
@@ -136,7 +136,7 @@ def startup(
 
     variants = validate(opts)
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
-    # pyenv:3.12, pyenv:*, all ... each interpreter once (capture/discovery.py)
+    # pyenv:3.12, pyenv:*, all ... each interpreter once (capture/interpreter.py)
     interps = resolve_pythons(list(opts.pythons) or [None], warn=warn) if opts.target.is_python else []
     # the reference is checked on the plain specs, before no-site's discovery runs the target
     check_reference(build_specs(interps, variants, opts.target, opts.imports), opts.reference)

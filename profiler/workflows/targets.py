@@ -80,7 +80,9 @@ def script_python(target: Target) -> tuple[str | None, str] | None:
     if found is None:
         return None
     name, flags = found
-    if name == "python3" and not os.path.isabs(name):
+    from profiler.capture.interpreter import DEFAULT_PYTHON
+
+    if name == DEFAULT_PYTHON:
         return None  # the default already
     path = name if os.path.isabs(name) else shutil.which(name)
     if path is None or not os.access(path, os.X_OK):

@@ -175,13 +175,10 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             if not results[0].attributed:
                 warnings.append("the command started no Python process that imported anything: no per-module attribution")
         else:
-            from profiler.capture.interpreter import resolve_python
+            from profiler.capture.interpreter import interpreter_for
 
             variants = parse_variants(opts.variants, opts.flags, default=("default",))
-            interp = resolve_python(opts.python)
-            from profiler.model.interpreter import require
-
-            require(interp, "trace")
+            interp = interpreter_for(opts.python, "trace")
             from profiler.analysis.failures import explain_failure
             from profiler.errors import TargetFailed
 

@@ -88,13 +88,10 @@ def why(
 def importers_of(opts: WhyOptions, module: str) -> list[str]:
     """Every module of the target with an import statement of MODULE (in the order first seen),
     from one run under the phases hook recording builtins.__import__ (cached imports too)."""
-    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.interpreter import interpreter_for
     from profiler.capture.phases import run_instrumented
 
-    interp = resolve_python(opts.python)
-    from profiler.model.interpreter import require
-
-    require(interp, "why")
+    interp = interpreter_for(opts.python, "why")
     run = run_instrumented(interp.path, (), opts.target, ("phases",), importers=True, ignore_failure=opts.ignore_failure)
     out = []
     for line in run.importers.splitlines():
