@@ -7,7 +7,11 @@ from profiler.analysis.lazy import (
     bisect_candidates,
     describe_difference,
     is_own_file,
+    predict_lazy,
+    run_saving,
     statement_savings,
+    suggestion_for,
+    total_self_us,
     stayed_eager,
 )
 from profiler.model.import_tree import ModuleRecord
@@ -23,8 +27,9 @@ from profiler.model.lazy import (
 )
 
 
-def rec(name, cum, parent=None, site=None, depth=0):
-    return ModuleRecord(name, cum, cum, parent, depth, 0, 1, (cum,), (cum,), extra={"site": site} if site else {})
+def rec(name, cum, parent=None, site=None, depth=0, self_us=None):
+    own = cum if self_us is None else self_us
+    return ModuleRecord(name, own, cum, parent, depth, 0, 1, (own,), (cum,), extra={"site": site} if site else {})
 
 
 def run(executed, startup=(), eager=(), loads=(), pending=()):
@@ -43,20 +48,39 @@ def test_describe_difference_names_the_first_differing_line_or_the_exception():
     assert describe_difference(ok, ProgramOutput("a\nb\n", "warn\n", 0)) == "stderr line 1: 'warn' instead of (no line)"
 
 
-def test_bisect_candidates_skip_startup_native_and_kept_modules_in_import_order():
+def test_bisect_candidates_skip_startup_main_and_kept_modules_in_import_order():
+    # an extension module's import statement is deferred too (3.15 binds the name, looks nothing up)
     eager = run([("sys", "builtin"), ("encodings", "source"), ("b", "source"), ("_json", "extension"), ("a", "bytecode"),
-                 ("os", "frozen"), ("k", "source"), ("__main__", "main")], startup=["sys", "encodings"])
-    assert bisect_candidates(eager, keep=["k"]) == ["b", "a"]
+                 ("k", "source"), ("__main__", "main")], startup=["sys", "encodings"])
+    assert bisect_candidates(eager, keep=["k"]) == ["b", "_json", "a"]
 
 
-def test_avoided_modules_and_total_without_double_counting():
-    mods = [rec("app_dep", 500, site="app.py:1"), rec("heavy", 300, "app_dep", "dep.py:3", 1), rec("leaf", 100, "heavy", "h.py:1", 2),
+def test_avoided_modules_count_their_own_time_only():
+    """A saving is what the program stops doing: a module the lazy run does not import, at its
+    own cost; a cumulative whose parts the lazy run still imports is never counted."""
+    mods = [rec("app_dep", 500, site="app.py:1", self_us=50), rec("heavy", 300, "app_dep", "dep.py:3", 1, self_us=120),
+            rec("leaf", 100, "heavy", "h.py:1", 2), rec("shared", 80, "heavy", "h.py:2", 2),
             rec("used", 50, site="app.py:2")]
     eager = run([(m.name, "source") for m in mods])
-    lazy = run([("app_dep", "source"), ("used", "source")])
+    lazy = run([("app_dep", "source"), ("used", "source"), ("shared", "source")])  # shared: still imported (by used)
     avoided, total = avoided_modules(eager, lazy, mods)
-    assert [(a.name, a.cumulative_us) for a in avoided] == [("heavy", 300), ("leaf", 100)]
-    assert total == 300  # leaf is inside heavy's cumulative
+    assert [(a.name, a.self_us, a.cumulative_us) for a in avoided] == [("heavy", 120, 300), ("leaf", 100, 100)]
+    assert total == 220  # not heavy's cumulative 300: shared (80) is still imported
+    assert total <= total_self_us(mods) == 50 + 120 + 100 + 80 + 50
+
+
+def test_run_saving_and_prediction():
+    mods = [rec("a", 300, self_us=100), rec("b", 200, "a", self_us=200), rec("c", 10)]
+    eager = run([("a", "source"), ("b", "source"), ("c", "source")])
+    names, us = run_saving(eager, run([("c", "source")]), mods)
+    assert (names, us) == (["a", "b"], 300)
+    p = predict_lazy(0.2, 0.12, 0.003, {"bindings": 1000, "resolutions": 100, "rewritten_loads": 10},
+                     {"binding_us": 2.0, "resolution_us": 10.0, "load_us": -1.0})
+    assert abs(p.overhead_s - (0.003 + 0.002 + 0.001 - 0.00001)) < 1e-12
+    assert abs(p.lazy_mean - (0.12 - p.overhead_s)) < 1e-12 and abs(p.ratio - p.lazy_mean / 0.2) < 1e-12
+    assert "1000 lazy bindings × 2.00 µs" in p.how
+    assert suggestion_for("from x import y  # why", "m", ("x",)) == "lazy from x import y"
+    assert suggestion_for("from x import (", "m", ("x",)) == "__lazy_modules__ = ['x']  # in m"
 
 
 def test_statement_savings_charge_the_nearest_statement_of_the_targets_own_code():
@@ -71,9 +95,9 @@ def test_statement_savings_charge_the_nearest_statement_of_the_targets_own_code(
     avoided = [AvoidedModule(n, c) for n, c in (("json", 400), ("json.decoder", 200), ("argparse", 300), ("gettext", 100), ("certifi", 700))]
     got = statement_savings(avoided, mods, ["/app/"])
     assert got == [
-        StatementSaving("/app/mylib/__init__.py:2", ("json", "json.decoder"), 400),
-        StatementSaving("/app/app.py:3", ("argparse", "gettext"), 300),
-    ]  # certifi: imported by a .pth, not by the target's code
+        StatementSaving("/app/mylib/__init__.py:2", ("json", "json.decoder"), 400, self_us=600, imports=("json",)),
+        StatementSaving("/app/app.py:3", ("argparse", "gettext"), 300, self_us=400, imports=("argparse",)),
+    ]  # certifi: imported by a .pth, not by the target's code; self_us: Σ self below (rec's self = cum here)
     assert is_own_file("<string>", ["<string>"]) and not is_own_file("/apple/x.py", ["/app/"])
 
 

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from profiler.analysis.phases import children_index, drop_launcher
 from profiler.model.import_tree import ModuleRecord
-from profiler.model.lazy import AvoidedModule, EagerImport, LazyRun, ProgramOutput, StatementSaving
+from profiler.model.lazy import AvoidedModule, EagerImport, LazyRun, Prediction, ProgramOutput, StatementSaving
 from profiler.model.phases import LazyCandidate, ModulePhases
 
 
@@ -53,7 +53,9 @@ def lazy_candidates(mods: Sequence[ModulePhases], used: frozenset[str] | set[str
 # Pure steps of `workflows/lazy.py`: judge outputs, pick bisection candidates, price what the
 # lazy run avoided, per module and per import statement of the target's own code.
 
-LAZY_KINDS = ("source", "bytecode", "other")  # what the lazy finder can defer
+# what 3.15 (and the emulation) can defer: any module a module-level import statement names,
+# extension and builtin modules too (the statement binds a name; nothing is looked up)
+LAZY_KINDS = ("source", "bytecode", "other", "extension", "builtin", "frozen", "namespace")
 _TRIGGER_REASONS = {
     "from": "`from {name} import ...` reads the module at once",
     "star": "`from {name} import *` reads the module at once",
@@ -102,10 +104,10 @@ def describe_difference(expected: ProgramOutput, got: ProgramOutput) -> str | No
 
 
 def bisect_candidates(eager: LazyRun, keep: Sequence[str] = ()) -> list[str]:
-    """The modules the eager run imported that the lazy finder could defer, in import order:
+    """The modules the eager run imported that lazy imports could defer, in import order:
     every module found (imports that failed and were caught count: lazy, they would fail later,
     outside the program's try), else every module executed; not imported before the program
-    (start-up), not builtin/frozen/extension, not already kept."""
+    (start-up), not the main module, not already kept."""
     startup = set(eager.startup)
     kept = set(keep)
     pairs = eager.found or tuple((n, kind) for n, kind, _ in eager.executed)
@@ -129,15 +131,67 @@ def _by_name(modules: Sequence[ModuleRecord]) -> dict[str, ModuleRecord]:
 def avoided_modules(
     eager: LazyRun, lazy: LazyRun, modules: Sequence[ModuleRecord]
 ) -> tuple[list[AvoidedModule], int]:
-    """Modules the eager run executed and the lazy run did not, costliest first, with their
-    eager `-X importtime` cumulative (`modules`: an imports report's records); and the total
-    without double counting (Σ over avoided modules whose importer was not avoided)."""
+    """Modules the eager run executed and the lazy run did not, costliest first (own time),
+    with their eager `-X importtime` self and cumulative (`modules`: an imports report's
+    records); and the saving: Σ self of those modules. Only what the lazy run does not import
+    at all counts, at its own cost: a cumulative would count parts the lazy run still imports."""
     gone = eager.executed_names - lazy.executed_names
     index = _by_name(modules)
-    out = [AvoidedModule(n, index[n].cumulative_us if n in index else 0) for n in gone]
-    out.sort(key=lambda a: (-a.cumulative_us, a.name))
-    total = sum(index[n].cumulative_us for n in gone if n in index and index[n].parent not in gone)
-    return out, total
+    out = [AvoidedModule(n, index[n].cumulative_us if n in index else 0, index[n].self_us if n in index else 0)
+           for n in gone]
+    out.sort(key=lambda a: (-a.self_us, -a.cumulative_us, a.name))
+    return out, sum(a.self_us for a in out)
+
+
+def total_self_us(modules: Sequence[ModuleRecord]) -> int:
+    """The eager profile's whole import time (Σ self of the first process's modules)."""
+    return sum(m.self_us for m in _by_name(modules).values())
+
+
+def run_saving(eager: LazyRun, run: LazyRun, modules: Sequence[ModuleRecord]) -> tuple[list[str], int]:
+    """What one lazy run stops doing: the modules the eager run executed and it did not (import
+    order of the profile), and Σ of their eager self times."""
+    gone = eager.executed_names - run.executed_names
+    index = _by_name(modules)
+    order = {m.name: i for i, m in enumerate(modules)}
+    names = sorted(gone, key=lambda n: (order.get(n, len(order)), n))
+    return names, sum(index[n].self_us for n in names if n in index)
+
+
+def emulation_overhead_s(counts: dict, calibration: dict) -> float:
+    """The emulation's per-event cost in one run (s): lazy bindings, resolutions and module loads
+    counted by the hook, each at the per-event cost the hook timed in the same interpreter."""
+    us = (counts.get("bindings", 0) * calibration.get("binding_us", 0.0)
+          + counts.get("resolutions", 0) * calibration.get("resolution_us", 0.0)
+          + counts.get("rewritten_loads", 0) * calibration.get("load_us", 0.0))
+    return us / 1e6
+
+
+def predict_lazy(eager_mean: float, lazy_mean: float, launcher_s: float, counts: dict, calibration: dict) -> Prediction:
+    """3.15's lazy time from the emulated one: the measured lazy mean minus the launcher and the
+    per-event costs (see model.lazy.Prediction); never below zero."""
+    events = emulation_overhead_s(counts, calibration)
+    overhead = launcher_s + events
+    predicted = max(0.0, lazy_mean - overhead)
+    how = (f"measured lazy {lazy_mean * 1e3:.1f} ms minus the emulation's own {overhead * 1e3:.1f} ms: "
+           f"launcher {launcher_s * 1e3:.1f} ms (its -c pass beside python's) + "
+           f"{counts.get('bindings', 0)} lazy bindings × {calibration.get('binding_us', 0.0):.2f} µs + "
+           f"{counts.get('resolutions', 0)} resolutions × {calibration.get('resolution_us', 0.0):.2f} µs + "
+           f"{counts.get('rewritten_loads', 0)} module loads × {calibration.get('load_us', 0.0):+.2f} µs "
+           "(per-event costs timed by the hook in this interpreter)")
+    return Prediction(lazy_mean=predicted, ratio=predicted / eager_mean if eager_mean else 0.0, overhead_s=overhead,
+                      launcher_s=launcher_s, counts=dict(counts), calibration=dict(calibration), how=how)
+
+
+def suggestion_for(statement: str | None, importer: str | None, imports: Sequence[str]) -> str | None:
+    """The line to write: `lazy import ...` / `lazy from ... import ...` for a one-line import
+    statement; otherwise the `__lazy_modules__` entry that makes the import lazy."""
+    text = (statement or "").strip()
+    if text.startswith(("import ", "from ")) and "*" not in text and not text.endswith(("(", "\\")):
+        return "lazy " + text.split("#")[0].rstrip()
+    if imports:
+        return f"__lazy_modules__ = [{imports[0]!r}]  # in {importer or 'the importing module'}"
+    return None
 
 
 def site_file(site: str) -> str:
@@ -189,7 +243,7 @@ def statement_savings(
         return out
 
     order = {m.name: i for i, m in enumerate(modules)}
-    per: dict[str, tuple[list[str], int]] = {}
+    per: dict[str, tuple[list[str], int, list[str]]] = {}
     for name in sorted(gone, key=lambda n: order.get(n, len(order))):
         m = index.get(name)
         if m is None or m.parent in gone:
@@ -197,10 +251,14 @@ def statement_savings(
         site = own_statement(name)
         if site is None:
             continue
-        mods, cost = per.get(site, ([], 0))
-        per[site] = (mods + [n for n in below(name) if n not in mods], cost + m.cumulative_us)
-    out = [StatementSaving(site, tuple(mods), cost) for site, (mods, cost) in per.items()]
-    out.sort(key=lambda s: (-s.cumulative_us, s.site))
+        mods, cost, tops = per.get(site, ([], 0, []))
+        per[site] = (mods + [n for n in below(name) if n not in mods], cost + m.cumulative_us, tops + [name])
+    out = []
+    for site, (mods, cost, tops) in per.items():
+        imports = tuple(n for n in mods if index[n].extra.get("site") == site) or tuple(tops)
+        out.append(StatementSaving(site, tuple(mods), cost, self_us=sum(index[n].self_us for n in mods if n in index),
+                                   imports=imports))
+    out.sort(key=lambda s: (-s.self_us, -s.cumulative_us, s.site))
     return out
 
 

@@ -45,6 +45,7 @@ import posix
 
 _OPTIONS = {}
 _KEEP = set()
+_ONLY = set()  # (importer, module) pairs: only those imports lazy (empty: every import)
 _EAGER = []  # [name, reason, site]
 _LOADS = []  # [name, trigger, attr, site]
 _STARTUP = []
@@ -95,7 +96,8 @@ def _absolute(name, namespace, level):
 
 class _Pending(object):
     """What one name of one import statement will be bound to. kind 0: `import a.b` (binds a),
-    1: `import a.b as c`, 2: `from m import x [as y]`."""
+    1: `import a.b as c`, 2: `from m import x [as y]`, 4: submodule b as a lazy attribute of
+    package a (after `import a.b` resolved a)."""
 
     __slots__ = ("ns", "kind", "name", "attr", "level", "bound", "extra", "done", "busy", "site", "value")
 
@@ -114,10 +116,17 @@ class _Pending(object):
 
     def resolve(self):
         ns = self.ns
-        if self.kind == 0:
+        if self.kind == 0:  # the top package only; its submodules named become lazy attributes
+            top = __import__(self.name.partition(".")[0], ns, None, None, 0)
+            for dotted in (self.name,) + tuple(self.extra or ()):
+                _lazy_children(dotted)
+            return top
+        if self.kind == 4:  # a lazy submodule attribute of its package
+            __import__(self.name, ns, None, None, 0)
+            value = sys.modules[self.name]
             for dotted in self.extra or ():
-                __import__(dotted, ns, None, None, 0)
-            return __import__(self.name, ns, None, None, 0)
+                _lazy_children(dotted)
+            return value
         if self.kind == 1:
             __import__(self.name, ns, None, None, 0)
             return sys.modules[self.name]
@@ -155,6 +164,34 @@ class _Pending(object):
         return "<importprof lazy import %s%s>" % (self.name, "" if self.kind != 2 else " (%s)" % self.attr)
 
 
+def _lazy_children(dotted):
+    """After `import a.b.c` resolved `a`: a.b (and below it a.b.c) become lazy attributes of
+    their packages where they are not attributes yet, as in 3.15, where resolving `a` imports
+    `a` alone and `a.b` is imported when the program reads it."""
+    parts = dotted.split(".")
+    for i in range(1, len(parts)):
+        parent = sys.modules.get(".".join(parts[:i]))
+        d = getattr(parent, "__dict__", None) if parent is not None else None
+        if not isinstance(d, dict):
+            return
+        child, full = parts[i], ".".join(parts[:i + 1])
+        _QUIET[0] += 1
+        try:
+            current = d.get(child, _MISSING)
+        finally:
+            _QUIET[0] -= 1
+        if current is _MISSING:
+            p = _Pending(d, 4, full, None, 0, child, None)
+            p.extra = (dotted,) if full != dotted else ()
+            _PENDING.append(p)
+            _bind(d, child, p)
+            return
+        if isinstance(current, _Pending):
+            if current.kind == 4 and full != dotted and not current.done:
+                current.extra = tuple(current.extra or ()) + (dotted,)
+            return
+
+
 def _resolve(pending):
     """Run the import of `pending` once; put the value in its namespace under a plain key."""
     if pending.done:
@@ -162,6 +199,10 @@ def _resolve(pending):
     pending.busy = True
     try:
         value = pending.resolve()
+    except ImportError as exc:  # as 3.15 reports a failed lazy import, at its first use
+        target = pending.name if pending.kind != 2 else "%s.%s" % (pending.module_name(), pending.attr)
+        exc.__cause__ = ImportError("lazy import of %r raised an exception during resolution" % target)
+        raise
     finally:
         pending.busy = False
     pending.value = value
@@ -231,13 +272,6 @@ def _lazy_import(kind, name, names, level, lineno):
     site = None
     if _RECORD[0]:
         site = "%s:%d" % (frame.f_code.co_filename, lineno)
-    if _KEEP:
-        absname = _absolute(name, ns, level)
-        if absname in _KEEP or (kind == 2 and any(absname + "." + n in _KEEP for n, _ in names)):
-            if _RECORD[0]:
-                _EAGER.append([absname, "kept eager (keep-eager set)", site])
-            _eager_statement(ns, kind, name, names, level)
-            return
     if kind == 3:  # before `from name import *`: resolve the module's pending names (the
         # statement reads them all: without __all__ by iterating the dict, where the keys are ours)
         module = __import__(name, ns, None, ("*",), level)
@@ -251,6 +285,14 @@ def _lazy_import(kind, name, names, level, lineno):
             for p in todo:
                 _resolve(p)
         return
+    if _KEEP or _ONLY:
+        absname = _absolute(name, ns, level)
+        fromlist = tuple(n for n, _ in names) if kind == 2 else None
+        if not _keep_filter(ns.get("__name__"), absname, fromlist):
+            if _RECORD[0] and _KEEP and not _keep_filter(None, absname, fromlist, ()):
+                _EAGER.append([absname, "kept eager (keep-eager set)", site])
+            _eager_statement(ns, kind, name, names, level)
+            return
     if kind == 0:
         top = name.partition(".")[0]
         p = _Pending(ns, 0, name, None, 0, top, site)
@@ -588,14 +630,16 @@ def _dump():
         json.dump(doc, fh)
 
 
-def _keep_filter(importer, name, fromlist=None):
-    """3.15's filter: False keeps the import eager (the module, or a submodule named in the
-    from-list, is in the keep-eager set)."""
-    if name in _KEEP:
+def _keep_filter(importer, name, fromlist=None, only=_ONLY):
+    """3.15's filter (importing module, imported module, from-list): False keeps the import
+    eager: the module, or a submodule named in the from-list, is in the keep-eager set; or,
+    with options["lazy_only"] ([importer, module] pairs: one statement's change measured
+    alone), the import is not one of those."""
+    names = [name] + ["%s.%s" % (name, item) for item in fromlist or ()]
+    if _KEEP and any(n in _KEEP for n in names):
         return False
-    for item in fromlist or ():
-        if "%s.%s" % (name, item) in _KEEP:
-            return False
+    if only:
+        return any((importer, n) in only for n in names)
     return True
 
 
@@ -668,6 +712,7 @@ def _calibrate(n):
 def install(options):
     _OPTIONS.update(options)
     _KEEP.update(options.get("lazy_keep") or ())
+    _ONLY.update(tuple(pair) for pair in options.get("lazy_only") or ())
     _STARTUP.extend(n for n in sys.modules if not n.startswith("_importprof"))
     launch = sys.modules["_importprof_launch"]
     if options.get("lazy_path"):
@@ -679,7 +724,7 @@ def install(options):
     if sys.version_info >= (3, 15):
         # PEP 810: -X lazy_imports=all does the deferring; keep the keep-eager set eager
         setter = getattr(sys, "set_lazy_imports_filter", None)
-        if _KEEP and setter is not None:
+        if (_KEEP or _ONLY) and setter is not None:
             setter(_keep_filter)
         return
     try:

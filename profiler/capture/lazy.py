@@ -52,15 +52,29 @@ def lazy_argv(
     lazy: bool = True,
     keep: Sequence[str] = (),
     record_path: str | None = None,
+    only: Sequence[tuple[str, str]] = (),
+    calibrate: int = 0,
 ) -> list[str]:
-    """The launcher command line of one run (also what `lazy` times: no record_path)."""
+    """The launcher command line of one run (also what `lazy` times: no record_path).
+    `only`: (importer, module) pairs, the only imports made lazy (one statement's change);
+    `calibrate`: the hook times its own per-event costs with that many iterations."""
     options = {"lazy": lazy, "lazy_keep": sorted(keep)}
+    if only:
+        options["lazy_only"] = [list(p) for p in only]
+    if calibrate:
+        options["lazy_calibrate"] = int(calibrate)
     cache = hook_cache_dir()
     if cache:
         options["hook_cache"] = cache
     if record_path:
         options["lazy_path"] = record_path
     return bootstrap_argv(python, [*flags, *lazy_flags(python_version, lazy)], target, ("lazy",), options)
+
+
+def bare_launcher_argv(python: str, flags: Sequence[str], target: Target) -> list[str]:
+    """The launcher with no hook: what the lazy run pays for being started through it (timed
+    beside the bare interpreter on the same target, the difference is taken out of a prediction)."""
+    return bootstrap_argv(python, list(flags), target, (), {})
 
 
 def run_lazy(
@@ -70,6 +84,8 @@ def run_lazy(
     *,
     lazy: bool = True,
     keep: Sequence[str] = (),
+    only: Sequence[tuple[str, str]] = (),
+    calibrate: int = 0,
     flags: Sequence[str] = (),
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
@@ -78,7 +94,8 @@ def run_lazy(
     """One run to completion; a non-zero exit is data here (lazy loading may break the program)."""
     with tempfile.TemporaryDirectory(prefix="importprof-lazy-") as tmp:
         path = os.path.join(tmp, "lazy.json")
-        argv = lazy_argv(python, python_version, flags, target, lazy=lazy, keep=keep, record_path=path)
+        argv = lazy_argv(python, python_version, flags, target, lazy=lazy, keep=keep, record_path=path,
+                         only=only, calibrate=calibrate)
         proc = run(argv, cwd=cwd, env=env, timeout=timeout, missing=TargetFailed, what="target")
         try:
             with open(path, encoding="utf-8") as fh:

@@ -4,15 +4,18 @@ The `lazy` hook's record of one run (`LazyRun`), and the report:
   results           hyperfine-shaped timing records, `variant` "eager" / "lazy"
   must_stay_eager   [{name, reason}]: the smallest set kept eager for identical output, each
                     with the observable difference that forced it
-  avoided           [{name, cumulative_us}]: imported by the eager run, never executed by the
-                    lazy one, with the eager `-X importtime` cumulative (median, µs)
+  avoided           [{name, cumulative_us, self_us}]: imported by the eager run, never executed
+                    by the lazy one, with the eager `-X importtime` self time (what the program
+                    stops doing) and cumulative (context) (medians, µs)
   identical_output  the lazy run (with must_stay_eager kept eager) printed the same stdout and
                     stderr and exited with the same code as the eager run
   modules_eager / modules_lazy   modules executed (sys.modules at exit, importprof's excluded)
   statements        [{site, modules, cumulative_us}]: per import statement of the target's own
                     code (file:line), the avoided modules below it and their eager cost
 Additions: stayed_eager (what the lazy run executed at once, and why), relative (time ratios
-against eager), bisect_runs, mode, warnings, notes.
+against eager), bisect_runs, mode, warnings, notes; prediction (3.15's lazy time from the
+emulation, its own cost taken out), total_self_us; avoided_us is Σ self_us of the avoided
+modules (never a cumulative whose parts the lazy run still imports).
 """
 
 from __future__ import annotations
@@ -94,31 +97,89 @@ class MustStayEager:
 
 @dataclass(frozen=True)
 class AvoidedModule:
+    """A module the lazy run never imported. `self_us` is what the program stops doing (its own
+    eager import time); `cumulative_us` (its eager subtree) is context only: parts of that
+    subtree may still be imported by the lazy run."""
+
     name: str
     cumulative_us: int
+    self_us: int = 0
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "cumulative_us": self.cumulative_us}
+        return {"name": self.name, "cumulative_us": self.cumulative_us, "self_us": self.self_us}
 
     @classmethod
     def from_dict(cls, d: dict) -> "AvoidedModule":
-        return cls(str(d["name"]), int(d["cumulative_us"]))
+        return cls(str(d["name"]), int(d["cumulative_us"]), int(d.get("self_us") or 0))
 
 
 @dataclass(frozen=True)
 class StatementSaving:
-    """One import statement of the target's own code and the start-up cost laziness moved out."""
+    """One import statement of the target's own code and the start-up cost laziness moved out.
+
+    `saving_us` is measured for that one change: a run in which only this statement is lazy
+    (everything else as is), priced at the eager self time of each module that run no longer
+    imports (`saving_modules`); None when that run was not made. `self_us` is the same sum over
+    the avoided modules charged to it in the all-lazy run; `cumulative_us` the eager cumulative
+    of the topmost ones (context, never a saving)."""
 
     site: str  # file:line
     modules: tuple[str, ...]  # avoided modules below it (import order)
     cumulative_us: int  # Σ eager cumulative of the topmost avoided modules below it
+    self_us: int = 0
+    saving_us: int | None = None
+    saving_modules: tuple[str, ...] = ()
+    importer: str | None = None  # the importing module (3.15's filter and __lazy_modules__ speak of it)
+    imports: tuple[str, ...] = ()  # the modules the statement imports
+    statement: str | None = None  # its source line
+    suggestion: str | None = None  # the `lazy import ...` line to write (or the __lazy_modules__ entry)
+    identical_output: bool | None = None  # that one change kept the output identical
 
     def to_dict(self) -> dict:
-        return {"site": self.site, "modules": list(self.modules), "cumulative_us": self.cumulative_us}
+        return {"site": self.site, "modules": list(self.modules), "cumulative_us": self.cumulative_us,
+                "self_us": self.self_us, "saving_us": self.saving_us, "saving_modules": list(self.saving_modules),
+                "importer": self.importer, "imports": list(self.imports), "statement": self.statement,
+                "suggestion": self.suggestion, "identical_output": self.identical_output}
 
     @classmethod
     def from_dict(cls, d: dict) -> "StatementSaving":
-        return cls(str(d["site"]), tuple(d.get("modules") or ()), int(d["cumulative_us"]))
+        saving = d.get("saving_us")
+        same = d.get("identical_output")
+        return cls(str(d["site"]), tuple(d.get("modules") or ()), int(d["cumulative_us"]),
+                   self_us=int(d.get("self_us") or 0), saving_us=None if saving is None else int(saving),
+                   saving_modules=tuple(d.get("saving_modules") or ()), importer=d.get("importer"),
+                   imports=tuple(d.get("imports") or ()), statement=d.get("statement"),
+                   suggestion=d.get("suggestion"), identical_output=None if same is None else bool(same))
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What 3.15's `-X lazy_imports=all` would take, from a lazy run timed under the emulation
+    (3.8-3.14): the measured lazy mean minus the emulation's own cost, which is
+      launcher_s      starting through importprof's launcher (the launcher with no hook on
+                      `-c pass`, timed beside the bare interpreter on `-c pass`)
+      + Σ events × per-event cost: lazy bindings, resolutions, module loads from the
+                      rewritten-code cache, each timed in this interpreter by the hook itself
+                      (`calibration`, µs) and counted in the recorded lazy run (`counts`).
+    On 3.15+ nothing is emulated: lazy_mean is the measured one and overhead_s 0."""
+
+    lazy_mean: float  # s
+    ratio: float  # lazy_mean / eager mean
+    overhead_s: float
+    launcher_s: float = 0.0
+    counts: dict = field(default_factory=dict)
+    calibration: dict = field(default_factory=dict)
+    how: str = ""
+
+    def to_dict(self) -> dict:
+        return {"lazy_mean": self.lazy_mean, "ratio": self.ratio, "overhead_s": self.overhead_s,
+                "launcher_s": self.launcher_s, "counts": dict(self.counts), "calibration": dict(self.calibration),
+                "how": self.how}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Prediction":
+        return cls(float(d["lazy_mean"]), float(d["ratio"]), float(d["overhead_s"]), float(d.get("launcher_s") or 0.0),
+                   dict(d.get("counts") or {}), dict(d.get("calibration") or {}), str(d.get("how") or ""))
 
 
 @dataclass(frozen=True)
@@ -145,6 +206,8 @@ class LazyReport:
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     interrupted: bool = False
+    prediction: Prediction | None = None  # 3.15's lazy time, the emulation's own cost taken out
+    total_self_us: int = 0  # Σ self of every module of the eager profile: no saving exceeds it
 
     def to_dict(self) -> dict:
         return {
@@ -169,6 +232,8 @@ class LazyReport:
             "warnings": list(self.warnings),
             "notes": list(self.notes),
             "interrupted": self.interrupted,
+            "prediction": self.prediction.to_dict() if self.prediction else None,
+            "total_self_us": self.total_self_us,
         }
 
     @classmethod
@@ -198,4 +263,6 @@ class LazyReport:
             warnings=tuple(d.get("warnings") or ()),
             notes=tuple(d.get("notes") or ()),
             interrupted=bool(d.get("interrupted", False)),
+            prediction=Prediction.from_dict(d["prediction"]) if d.get("prediction") else None,
+            total_self_us=int(d.get("total_self_us") or 0),
         )

@@ -30,8 +30,16 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
         parts += [t, RATIO_CONVENTION + " (here: eager)"]
     from profiler.render.text import path_cell, shown_target
 
+    emulated = report.mode == "finder"
     parts.append(f"target: {shown_target(report.target)}; python: {path_cell(report.python, tty)} ({report.python_version}); "
-                 f"lazy by: {'the lazy finder (importlib LazyLoader mechanism)' if report.mode == 'finder' else report.mode}")
+                 f"lazy by: {'the PEP 810 emulation (module-level imports and from-imports bound lazily)' if emulated else report.mode}")
+    p = report.prediction
+    if p is not None and emulated:
+        parts.append(f"predicted for 3.15 -X lazy_imports=all: lazy {fmt_seconds(p.lazy_mean)}, lazy/eager {p.ratio:.2f}x "
+                     f"({1 / p.ratio:.2f}x faster)" if p.ratio else f"predicted for 3.15: lazy {fmt_seconds(p.lazy_mean)}")
+        parts.append(f"  how: {p.how}")
+    elif p is not None:
+        parts.append(f"measured with 3.15's own lazy imports: lazy/eager {p.ratio:.2f}x")
     kept = len(report.must_stay_eager)
     if report.identical_output:
         verdict = "identical (stdout, stderr, exit code)"
@@ -40,9 +48,11 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
     else:
         verdict = "DIFFERENT from the eager run (see the warnings)"
     parts.append(f"output: {verdict}" + (f"; {report.bisect_runs} runs spent bisecting" if report.bisect_runs else ""))
+    whole = f" of {_ms(report.total_self_us)} in all" if report.total_self_us else ""
     parts.append(
         f"modules executed: eager {report.modules_eager}, lazy {report.modules_lazy}; "
-        f"avoided {len(report.avoided)} modules worth {_ms(report.avoided_us)} of eager import time"
+        f"avoided {len(report.avoided)} modules worth {_ms(report.avoided_us)} of eager import time{whole} "
+        "(their own time: only modules the lazy run never imports)"
     )
     if report.must_stay_eager:
         m = new_table(tty, title="Must stay eager (what lazy loading changed)")
@@ -52,20 +62,25 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
             m.add_row(x.name, x.reason)
         parts.append(m)
     if report.statements:
-        s = new_table(tty, title="Import statements of the target whose cost laziness moved out")
+        s = new_table(tty, title="Import statements to make lazy (each measured alone: the saving of that one change)")
         s.add_column("Statement")
-        s.add_column("Eager cost", justify="right")
-        s.add_column("Modules avoided", justify="right")
-        s.add_column("First modules")
+        s.add_column("Saving alone", justify="right")
+        s.add_column("Modules no longer imported", justify="right")
+        s.add_column("Same output")
+        s.add_column("Write")
         for st in report.statements[:top]:
-            s.add_row(st.site, _ms(st.cumulative_us), str(len(st.modules)), ", ".join(st.modules[:3]) + (", …" if len(st.modules) > 3 else ""))
+            saving = _ms(st.saving_us) if st.saving_us is not None else f"(≤ {_ms(st.self_us)}, not run alone)"
+            count = str(len(st.saving_modules)) if st.saving_us is not None else str(len(st.modules))
+            same = "-" if st.identical_output is None else ("yes" if st.identical_output else "NO")
+            s.add_row(st.site, saving, count, same, st.suggestion or "")
         parts.append(s)
     if report.avoided:
-        a = new_table(tty, title=f"Avoided modules (top {min(top, len(report.avoided))} of {len(report.avoided)}, eager cumulative)")
+        a = new_table(tty, title=f"Avoided modules (top {min(top, len(report.avoided))} of {len(report.avoided)}, by own import time)")
         a.add_column("Module")
-        a.add_column("Eager cumulative", justify="right")
+        a.add_column("Self", justify="right")
+        a.add_column("Eager cumulative (context)", justify="right")
         for x in report.avoided[:top]:
-            a.add_row(x.name, _ms(x.cumulative_us))
+            a.add_row(x.name, _ms(x.self_us), _ms(x.cumulative_us))
         parts.append(a)
     if report.stayed_eager:
         counts = Counter(_short_reason(e.reason) for e in report.stayed_eager)
@@ -77,7 +92,7 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
 
 
 def _short_reason(reason: str) -> str:
-    for key, short in (("import *", "star imports"), ("from ", "from-imports"), ("submodule", "packages (submodule import)"),
+    for key, short in (("import *", "star imports"), ("try block", "try-block imports"), ("from ", "from-imports"), ("submodule", "packages (submodule import)"),
                        ("extension", "extension modules"), ("builtin", "builtin modules"), ("frozen", "frozen modules"),
                        ("keep-eager", "kept eager"), ("namespace", "namespace packages")):
         if key in reason:
