@@ -11,8 +11,8 @@ still finds its modules. Within a unit a file is
                `__init__.py` is a namespace package, whose modules are packed while the path
                finder builds the package itself (its `__path__` spans sys.path);
   package data any other file below a package (importlib.resources, pkgutil.get_data);
-  metadata     the files of the distribution's `.dist-info` folder (importlib.metadata: version,
-               entry points).
+  metadata     the distribution's `.dist-info` folder: listed, and read where it is (see
+               METADATA_ON_DISK).
 Packed modules keep their real `__file__` (the resources name each one's source file), and a
 packed package its real folder as `__path__`, so `__file__`-relative opens read the real files
 and anything not packed still imports through the ordinary path finder behind the pack.
@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Sequence
 
-from profiler.model.packing import DistributionMetadata, LoadedModule, PackageData, PackPlan, PlannedModule, Unit, Unpacked
+from profiler.model.packing import LoadedModule, PackageData, PackPlan, PlannedModule, Unit, Unpacked
 
 _SKIP_PREFIXES = ("_importprof_hook_", "_importprof_launch")  # importprof's own launcher and hooks
 # the order CPython's path finder tries a folder's files in: an extension module shadows a source
@@ -90,7 +90,8 @@ def module_of(rel: str) -> tuple[str, str, bool] | None:
         return None
     else:
         return None
-    if not stem.isidentifier():
+    # importlib takes any name without a dot (sysconfig imports `_sysconfigdata__linux_x86_64-linux-gnu`)
+    if not stem or not (stem.replace("-", "_").isidentifier() or stem.replace("-", "_").replace("_", "a").isalnum()):
         return None
     if stem == "__init__":
         return (".".join(dirs), kind, True) if dirs else None
@@ -106,16 +107,23 @@ def distribution_name(metadata_dir: str) -> tuple[str, str | None]:
     return name.lower().replace("-", "_").replace(".", "_"), version or None
 
 
-def plan_units(units: Sequence[Unit]) -> tuple[dict[str, PlannedModule], list[PackageData], list[DistributionMetadata], list[Unpacked]]:
+# python-oxidized-importer 0.9 serves packed metadata as OxidizedDistribution objects whose
+# `files` raises NotImplementedError; importlib.metadata yields them beside the path finder's, and
+# pytest reads `files` of every distribution while loading its plugins (it died on the first).
+# So metadata is read where it is installed, through the path finder behind the pack: version,
+# entry points and plugin discovery work as in traditional.
+METADATA_ON_DISK = ("metadata read from its .dist-info folder by the path finder (python-oxidized-importer 0.9's "
+                    "OxidizedDistribution has no `files`, which pytest's plugin loading reads)")
+
+
+def plan_units(units: Sequence[Unit]) -> tuple[dict[str, PlannedModule], list[PackageData], list[Unpacked]]:
     modules: dict[str, PlannedModule] = {}
     data_files: list[tuple[str, str]] = []  # (root, rel)
-    metas: list[tuple[Unit, list[str]]] = []
+    metas: list[Unit] = []
     notes: list[Unpacked] = []
     for u in units:
-        meta_files = []
         for rel in u.files:
             if u.metadata and rel.startswith(u.metadata + "/"):
-                meta_files.append(rel)
                 continue
             if "__pycache__/" in rel:
                 continue
@@ -130,7 +138,7 @@ def plan_units(units: Sequence[Unit]) -> tuple[dict[str, PlannedModule], list[Pa
             if old is None or _KIND_RANK[kind] < _KIND_RANK[old.kind]:
                 modules[name] = PlannedModule(name, kind, u.root.rstrip("/") + "/" + rel, is_package)
         if u.metadata:
-            metas.append((u, meta_files))
+            metas.append(u)
     # folders of modules without __init__: namespace packages. Their modules are packed (the
     # pack finds a module by its full name), the package itself is left to the path finder,
     # which builds its __path__ from every sys.path entry (a namespace spans distributions)
@@ -146,21 +154,14 @@ def plan_units(units: Sequence[Unit]) -> tuple[dict[str, PlannedModule], list[Pa
             if pkg in packages:
                 data.append(PackageData(pkg, "/".join(parts[k:]), root.rstrip("/") + "/" + rel))
                 break
-    dists: list[DistributionMetadata] = []
-    for u, files in metas:
-        name, version = distribution_name(u.metadata)
-        clash = modules.get(name)
-        if clash is not None and not clash.is_package:
-            notes.append(Unpacked(f"{name} (metadata)", f"a module is named {name} too: the metadata is read from {u.metadata}"))
-            continue
-        prefix = len(u.metadata) + 1
-        dists.append(DistributionMetadata(name, version, tuple((f[prefix:], u.root.rstrip("/") + "/" + f) for f in sorted(files))))
-    return modules, data, dists, notes
+    for u in metas:
+        notes.append(Unpacked(f"{distribution_name(u.metadata)[0]} (metadata)", METADATA_ON_DISK))
+    return modules, data, notes
 
 
 def plan_pack(records: Iterable[LoadedModule], units: Sequence[Unit]) -> PackPlan:
     """Every module of every unit packed; the recorded modules outside them classified."""
-    modules, data, dists, unpacked = plan_units(units)
+    modules, data, unpacked = plan_units(units)
     by_path = {m.path: m.name for m in modules.values() if m.path}
     served: list[str] = []
     listed = {u.name for u in unpacked}
@@ -182,7 +183,7 @@ def plan_pack(records: Iterable[LoadedModule], units: Sequence[Unit]) -> PackPla
             unpacked.append(Unpacked(name, f"outside every packed unit ({origin}): imports through the path finder"))
     unpacked.sort(key=lambda u: u.name)
     ordered = tuple(sorted(modules.values(), key=lambda m: m.name))
-    return PackPlan(ordered, tuple(unpacked), tuple(served), tuple(data), tuple(dists), tuple(units))
+    return PackPlan(ordered, tuple(unpacked), tuple(served), tuple(data), tuple(units))
 
 
 def without(plan: PackPlan, failed: Sequence[tuple[str, str]]) -> PackPlan:
@@ -192,4 +193,4 @@ def without(plan: PackPlan, failed: Sequence[tuple[str, str]]) -> PackPlan:
     names = {n for n, _ in failed}
     return PackPlan(tuple(m for m in plan.modules if m.name not in names),
                     tuple(sorted(plan.unpacked + tuple(Unpacked(n, r) for n, r in failed), key=lambda u: u.name)),
-                    plan.served, plan.data, plan.distributions, plan.units)
+                    plan.served, plan.data, plan.units)

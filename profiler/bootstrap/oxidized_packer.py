@@ -6,15 +6,14 @@ library + oxidized_importer only; it never imports the rest of the `profiler` pa
 
 PLAN_JSON: {"out": DIR, "lib": "lib", "sets": ["in-memory", "filesystem"], "cache": DIR,
   "modules": [{"name", "kind": "source"|"extension"|"bytecode", "path", "is_package"}],
-  "data": [{"package", "name", "path"}],                 package data files
-  "distributions": [{"name", "version", "files": [{"name", "path"}]}]}   .dist-info folders
+  "data": [{"package", "name", "path"}]}                 package data files
 For each set it writes DIR/<set>/packed-resources (python-packed-resources format, serialized by
 OxidizedFinder) and the files that set needs under DIR/<set>/lib/:
-  in-memory   bytecode, package data and metadata in the resources; extension modules as files
+  in-memory   bytecode and package data in the resources; extension modules as files
               (CPython cannot load them from memory on Linux), with their package's data files
               beside them (their `__file__` is the copy);
-  filesystem  bytecode as .pyc files and extension modules under lib/; package data and metadata
-              indexed where they are.
+  filesystem  bytecode as .pyc files and extension modules under lib/; package data indexed
+              where it is.
 Every packed module names its real source file (so `__file__` is the real path and a package's
 `__path__` its real folder: `__file__`-relative opens work and what is not packed still imports
 through the path finder); its code is read from the pack. Bytecode is compiled once per source
@@ -109,7 +108,7 @@ def pack(plan):
         resources = {}
         copied = set()  # packages whose data files were copied beside their extension modules
         stats = {"modules": 0, "extension_modules": 0, "bytecode_modules": 0, "bytecode_bytes": 0, "source_bytes": 0,
-                 "file_bytes": 0, "files": 0, "package_data": 0, "package_data_bytes": 0, "distributions": 0}
+                 "file_bytes": 0, "files": 0, "package_data": 0, "package_data_bytes": 0}
         for m, bc in compiled:
             r = oxidized_importer.OxidizedResource()
             r.name = m["name"]
@@ -161,18 +160,6 @@ def pack(plan):
                 stats["package_data"] += len(files)
                 stats["package_data_bytes"] += sum(os.path.getsize(d["path"]) for d in files)
             resources[m["name"]] = r
-        for dist in plan.get("distributions", ()):
-            r = resources.get(dist["name"])
-            if r is None:  # an entry that holds only the metadata (no module of that name)
-                r = oxidized_importer.OxidizedResource()
-                r.name = dist["name"]
-                r.is_package = True
-                resources[dist["name"]] = r
-            if in_memory:
-                r.in_memory_distribution_resources = {f["name"]: _read(f["path"]) for f in dist["files"]}
-            else:
-                r.relative_path_distribution_resources = {f["name"]: f["path"] for f in dist["files"]}
-            stats["distributions"] += 1
         finder = oxidized_importer.OxidizedFinder()
         finder.add_resources(list(resources.values()))
         data = finder.serialize_indexed_resources()

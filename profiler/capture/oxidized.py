@@ -99,6 +99,20 @@ def _distributions(entry: str) -> dict[str, tuple[str, tuple[str, ...]]]:
     return owners
 
 
+def _root_of(name: str, origin: str, is_package: bool) -> str | None:
+    """The folder a module's top-level package sits in, from its name and file:
+    /src/profiler/cli.py for profiler.cli → /src (None when the file does not sit as its name says)."""
+    parts = origin.split("/")
+    names = name.split(".")
+    folders = names if is_package else names[:-1]  # the folders holding the file, outermost first
+    stem = parts[-1].split(".", 1)[0]
+    if stem != ("__init__" if is_package else names[-1]) or len(parts) < len(folders) + 2:
+        return None
+    if parts[len(parts) - 1 - len(folders):-1] != folders:
+        return None
+    return "/".join(parts[: len(parts) - 1 - len(folders)]) or "/"
+
+
 def scan_units(records: Sequence[LoadedModule], sys_path: Sequence[str], stdlib: Sequence[str]) -> list[Unit]:
     """The units the recorded modules came from: for each module's file, the sys.path entry it
     sits under and its top-level name there; a top-level in the standard library is one unit,
@@ -114,7 +128,11 @@ def scan_units(records: Sequence[LoadedModule], sys_path: Sequence[str], stdlib:
             continue
         entry = next((e for e in entries if origin.startswith(e + "/")), None)
         if entry is None:
-            continue
+            # found by a finder of its own (setuptools' editable installs map a package to its
+            # source folder from sys.meta_path): the folder that holds its top-level package
+            entry = _root_of(r.name, origin, r.is_package)
+            if entry is None:
+                continue
         rel = origin[len(entry) + 1:]
         top = rel.split("/", 1)[0]
         if entry in std:
@@ -175,7 +193,7 @@ def run_packer(launcher: str, python: str, plan: PackPlan, out_dir: str, sets: S
     os.makedirs(out_dir, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="importprof-plan-", delete=False) as fh:
         json.dump({"out": os.path.abspath(out_dir), "lib": "lib", "modules": [m.to_dict() for m in plan.modules],
-                   "data": [d.to_dict() for d in plan.data], "distributions": [d.to_dict() for d in plan.distributions],
+                   "data": [d.to_dict() for d in plan.data],
                    "sets": list(sets), "cache": bytecode_cache()}, fh)
         plan_path = fh.name
     try:

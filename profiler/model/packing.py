@@ -67,19 +67,6 @@ class PackageData:
 
 
 @dataclass(frozen=True)
-class DistributionMetadata:
-    """A distribution's metadata folder (importlib.metadata: version, entry points, files),
-    served under `name` (the normalized distribution name, as OxidizedFinder looks it up)."""
-
-    name: str
-    version: str | None
-    files: tuple[tuple[str, str], ...]  # (name inside the .dist-info folder, path)
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "version": self.version, "files": [{"name": n, "path": p} for n, p in self.files]}
-
-
-@dataclass(frozen=True)
 class Unpacked:
     name: str
     reason: str
@@ -94,7 +81,6 @@ class PackPlan:
     unpacked: tuple[Unpacked, ...]
     served: tuple[str, ...]  # builtin / frozen: the interpreter serves them
     data: tuple[PackageData, ...] = ()
-    distributions: tuple[DistributionMetadata, ...] = ()
     units: tuple[Unit, ...] = ()
 
 
@@ -114,7 +100,6 @@ class ResourceSet:
     bytecode_modules: int = 0  # .pyc-only modules
     package_data: int = 0  # package data files (importlib.resources, pkgutil.get_data)
     package_data_bytes: int = 0
-    distributions: int = 0  # distributions whose metadata is served (importlib.metadata)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -134,7 +119,6 @@ class PackReport:
     served: tuple[str, ...]
     machine: dict = field(default_factory=dict)
     units: tuple[dict, ...] = ()  # Unit.summary() of every unit packed
-    distributions: tuple[str, ...] = ()  # whose metadata is served
 
     def to_dict(self) -> dict:
         return {
@@ -146,7 +130,6 @@ class PackReport:
             "out_dir": self.out_dir,
             "sets": [s.to_dict() for s in self.sets],
             "units": [dict(u) for u in self.units],
-            "distributions": list(self.distributions),
             "modules": [m.to_dict() for m in self.modules],
             "unpacked": [u.to_dict() for u in self.unpacked],
             "served": list(self.served),

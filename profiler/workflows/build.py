@@ -157,7 +157,14 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
     from profiler.workflows.no_site import extra_paths
     from profiler.workflows.pack import discover, pack_target, stdlib_entries
 
-    records, sys_path = discover(interp, target)
+    from profiler.capture.oxidized import read_files, restore_files
+
+    watched = watched_files(target)
+    originals = list(zip(watched, read_files(watched)))  # the recording run may rewrite them too
+    try:
+        records, sys_path = discover(interp, target)
+    finally:
+        restore_files(originals)
     plan = plan_pack(records, scan_units(records, sys_path, stdlib_entries(interp)))
     packed, pack_error = None, None
     if any(v in OXIDIZED for v in chosen):
@@ -175,6 +182,9 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
             frozen_error = exc
     origins = tuple(r.origin for r in records if r.origin and os.path.isabs(r.origin))
     extra = extra_paths(sys_path, no_site_sys_path(interp.path), target, origins)
+    # a package found by a finder of its own (an editable install's, put there by a .pth file
+    # that -S skips): its folder, so that the variants without site find it on the path
+    extra += [u.root for u in plan.units if u.root not in sys_path and u.root not in extra]
     env = (("PYTHONPATH", os.pathsep.join(extra)),) if extra else ()
     home = {"home": interp.base_prefix}
     built: list[BuiltVariant] = []
@@ -322,7 +332,7 @@ def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals) -> Bui
         restore_files(originals)
     packed, fallback = 0, []
     for r in records:
-        if r.name == "__main__" or r.name.startswith("_importprof") or r.alias_of:
+        if r.name in ("__main__", "__mp_main__") or r.name.startswith("_importprof") or r.alias_of:
             continue
         if r.loader == "OxidizedFinder" or (r.loader == "FrozenImporter" and r.name in frozen_set):
             packed += 1

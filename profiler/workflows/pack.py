@@ -88,7 +88,6 @@ def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None
         unpacked=plan.unpacked,
         served=plan.served,
         units=tuple(u.summary() for u in plan.units),
-        distributions=tuple(d.name for d in plan.distributions),
     )
     origins = tuple(r.origin for r in records if r.origin and os.path.isabs(r.origin))
     return Packed(report, tuple(sys_path), launcher, origins, plan)
