@@ -67,11 +67,13 @@ def test_unused_heavy_modules_are_avoided_with_their_cost(doc):
     avoided = {a["name"]: a["cumulative_us"] for a in d["avoided"]}
     assert HEAVY <= set(avoided)
     assert all(avoided[m] > 0 for m in HEAVY)
+    assert d["avoided_us"] == sum(a["self_us"] for a in d["avoided"])
     assert "mylib.registry" not in avoided and "mylib.plugin_hello" not in avoided
     assert d["modules_lazy"] < d["modules_eager"]
     assert d["modules_eager"] - d["modules_lazy"] == len(d["avoided"])
-    costs = [a["cumulative_us"] for a in d["avoided"]]
+    costs = [a["self_us"] for a in d["avoided"]]
     assert costs == sorted(costs, reverse=True)
+    costs = [a["cumulative_us"] for a in d["avoided"]]
     assert 0 < d["avoided_us"] <= sum(costs)
 
 
@@ -84,7 +86,25 @@ def test_statements_name_the_target_import_lines(doc):
     assert report_stmt["cumulative_us"] == {a["name"]: a["cumulative_us"] for a in d["avoided"]}["mylib.report"]
     assert "app.py:5" in by_site  # import argparse
     assert not any(s.startswith("app.py:2") for s in by_site)  # the plugin stays eager
-    assert sum(s["cumulative_us"] for s in d["statements"]) <= d["avoided_us"]
+    # each statement measured alone: the modules that one change stops importing, at their own cost
+    assert report_stmt["suggestion"] == "lazy import mylib.report" and report_stmt["importer"] == "__main__"
+    assert report_stmt["identical_output"] is True
+    assert {"mylib.report", "asyncio", "decimal"} <= set(report_stmt["saving_modules"])
+    self_of = {a["name"]: a["self_us"] for a in d["avoided"]}
+    assert report_stmt["saving_us"] == sum(self_of[m] for m in report_stmt["saving_modules"])
+    for st in d["statements"]:
+        assert st["saving_us"] is None or st["saving_us"] <= d["avoided_us"] <= d["total_self_us"]
+
+
+def test_prediction_takes_the_emulations_own_cost_out(doc, real_python):
+    d, res = doc
+    p = d["prediction"]
+    by = {r["variant"]: r["mean"] for r in d["results"]}
+    if d["mode"] == "finder":
+        assert p["overhead_s"] > 0 and p["counts"]["bindings"] > 0 and set(p["calibration"]) >= {"binding_us", "resolution_us"}
+        assert abs(p["lazy_mean"] - max(0.0, by["lazy"] - p["overhead_s"])) < 1e-9
+        assert "lazy bindings" in p["how"]
+    assert abs(p["ratio"] - p["lazy_mean"] / by["eager"]) < 1e-9
 
 
 def test_json_has_the_issue_keys_and_hyperfine_shaped_results(doc):

@@ -587,9 +587,12 @@ def _module_facts(name, mod):
     d = object.__getattribute__(mod, "__dict__")
     path = d.get("__file__")
     path = path if isinstance(path, str) else None
-    if name == "__main__":
-        return [name, "main", path]
     spec = d.get("__spec__")
+    if name == "__main__":
+        if path is None:  # 3.15 drops __main__.__file__ before exit handlers run; -m left its spec
+            origin = getattr(spec, "origin", None)
+            path = origin if isinstance(origin, str) else None
+        return [name, "main", path]
     if spec is None:
         return [name, "unknown", path]
     return [name, _loader_kind(spec.loader), path]

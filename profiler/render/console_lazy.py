@@ -39,7 +39,7 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
                      f"({1 / p.ratio:.2f}x faster)" if p.ratio else f"predicted for 3.15: lazy {fmt_seconds(p.lazy_mean)}")
         parts.append(f"  how: {p.how}")
     elif p is not None:
-        parts.append(f"measured with 3.15's own lazy imports: lazy/eager {p.ratio:.2f}x")
+        parts.append(f"3.15's own lazy imports: lazy/eager {p.ratio:.2f}x ({p.how})")
     kept = len(report.must_stay_eager)
     if report.identical_output:
         verdict = "identical (stdout, stderr, exit code)"

@@ -41,6 +41,7 @@ class LazyOptions:
     min_time_s: float = 3.0
     profile_runs: int = 3  # eager -X importtime runs (medians price `avoided`)
     max_bisect_runs: int = 60
+    statement_runs: int = 8  # the costliest statements each measured alone (one recorded run each)
     engine: str = "builtin"
     timeout: float | None = None  # None: one run's limit (--timeout)
     measure: bool = True  # False: correctness and avoided only (doctor's estimate)
@@ -87,13 +88,15 @@ class _Runner:
         self.outputs: dict[frozenset[str], tuple[ProgramOutput, LazyRun | None]] = {}
         self.runs = 0
 
-    def run(self, *, lazy: bool, keep: Sequence[str] = ()) -> tuple[ProgramOutput, LazyRun | None]:
+    def run(self, *, lazy: bool, keep: Sequence[str] = (), only: Sequence[tuple[str, str]] = (),
+            target: Target | None = None, calibrate: int = 0) -> tuple[ProgramOutput, LazyRun | None]:
         from profiler.capture.lazy import run_lazy
         from profiler.parse.lazy import parse_lazy_record
 
         out = run_lazy(
-            self.interp.path, self.interp.version, self.opts.target, lazy=lazy,
-            keep=[*self.opts.keep_eager, *keep], flags=self.opts.flags, timeout=self.opts.timeout,
+            self.interp.path, self.interp.version, target or self.opts.target, lazy=lazy,
+            keep=[*self.opts.keep_eager, *keep], only=only, calibrate=calibrate, flags=self.opts.flags,
+            timeout=self.opts.timeout,
         )
         self.runs += 1
         record = parse_lazy_record(out.record) if out.record else None
@@ -135,6 +138,7 @@ def lazy(
         describe_difference,
         statement_savings,
         stayed_eager,
+        total_self_us,
     )
     from profiler.capture.interpreter import interpreter_for
 
@@ -213,7 +217,13 @@ def lazy(
     )
     avoided, avoided_us = avoided_modules(eager_rec, lazy_rec, profile.modules)
     statements = statement_savings(avoided, profile.modules, own_roots(opts.target, eager_rec))
+    bisect_runs = max(0, runner.runs - 5)  # beyond the three eager, the first lazy and the verification
+    statements = _measure_statements(runner, reference, eager_rec, statements, keep, profile.modules, info)
     major_minor = tuple(int(p) for p in interp.version.split(".")[:2])
+    calibration: dict = {}
+    if major_minor < (3, 15):
+        _, cal_rec = runner.run(lazy=True, target=Target("code", "pass"), calibrate=2000)
+        calibration = dict(cal_rec.calibration) if cal_rec is not None else {}
     report = LazyReport(
         results=(),
         must_stay_eager=tuple(must),
@@ -228,17 +238,69 @@ def lazy(
         mode="-X lazy_imports=all" if major_minor >= (3, 15) else "finder",
         stayed_eager=tuple(stayed_eager(lazy_rec)),
         avoided_us=avoided_us,
-        bisect_runs=max(0, runner.runs - 5),  # beyond the three eager, the first lazy and the verification
+        bisect_runs=bisect_runs,
         warnings=tuple(warnings),
         notes=tuple(notes),
+        total_self_us=total_self_us(profile.modules),
     )
     if not opts.measure:
         return report
-    return _measured(report, opts, interp, keep, progress, warn)
+    return _measured(report, opts, interp, keep, progress, warn, dict(lazy_rec.counts), calibration)
 
 
-def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, warn) -> LazyReport:
-    from profiler.capture.lazy import lazy_argv, lazy_flags
+def _importer_of(site: str, eager: LazyRun, target: Target) -> str | None:
+    """The module whose file holds `site` (file:line), as the import system names it."""
+    from profiler.analysis.lazy import site_file
+
+    path = os.path.abspath(site_file(site))
+    names = [n for n, _, f in eager.executed if f and os.path.abspath(f) == path]
+    if not names and (site_file(site) == "<string>" or (target.kind == "script" and os.path.abspath(target.value) == path)):
+        return "__main__"  # (3.15 drops __main__.__file__ before exit handlers run)
+    return next((n for n in names if n != "__main__"), names[0] if names else None)
+
+
+def _source_line(site: str) -> str | None:
+    from profiler.analysis.lazy import site_file
+
+    head, _, line = site.rpartition(":")
+    try:
+        with open(site_file(site), encoding="utf-8", errors="replace") as fh:
+            for i, text in enumerate(fh, 1):
+                if i == int(line):
+                    return text.strip()
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _measure_statements(runner, reference, eager_rec, statements, keep, modules, note):
+    """Each of the costliest statements measured alone: a recorded run in which only that
+    statement's imports are lazy (3.15's filter, or the emulation's, on (importer, module)),
+    priced at the eager self time of every module that run no longer imports."""
+    from profiler.analysis.lazy import describe_difference, run_saving, suggestion_for
+
+    out = []
+    limit = runner.opts.statement_runs
+    if statements and limit and note:
+        note(f"measuring the {min(limit, len(statements))} costliest import statements one at a time")
+    for i, st in enumerate(statements):
+        importer = _importer_of(st.site, eager_rec, runner.opts.target)
+        text = _source_line(st.site)
+        st = replace(st, importer=importer, statement=text, suggestion=suggestion_for(text, importer, st.imports))
+        if i < limit and importer and st.imports:
+            got, rec = runner.run(lazy=True, keep=keep, only=[(importer, n) for n in st.imports])
+            if rec is not None:
+                names, saving = run_saving(eager_rec, rec, modules)
+                st = replace(st, saving_us=saving, saving_modules=tuple(names),
+                             identical_output=describe_difference(reference, got) is None)
+        out.append(st)
+    measured = sorted((s for s in out if s.saving_us is not None), key=lambda s: (-(s.saving_us or 0), s.site))
+    return tuple(measured + [s for s in out if s.saving_us is None])
+
+
+def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, warn, counts, calibration) -> LazyReport:
+    from profiler.analysis.lazy import predict_lazy
+    from profiler.capture.lazy import bare_launcher_argv, lazy_argv, lazy_flags
     from profiler.capture.timing import RunPlan
     from profiler.model.measurement import CommandSpec
     from profiler.workflows.measure import measure
@@ -247,22 +309,57 @@ def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, war
     label = t.label()
     common = dict(python=interp.path, python_version=interp.version, target=label, target_kind=t.kind)
     lazy_extra = tuple(lazy_flags(interp.version, True))
+    kept = [*opts.keep_eager, *keep]
+    emulated = report.mode == "finder"
+    if not emulated and not kept:  # 3.15, nothing to keep eager: the flag alone, no launcher
+        lazy_cmd = (interp.path, *opts.flags, *lazy_extra, *t.python_argv())
+    else:
+        lazy_cmd = tuple(lazy_argv(interp.path, interp.version, opts.flags, t, lazy=True, keep=kept))
     specs = [
         CommandSpec(argv=(interp.path, *opts.flags, *t.python_argv()), variant="eager",
                     flags=tuple(opts.flags), key="eager", **common),
-        CommandSpec(argv=tuple(lazy_argv(interp.path, interp.version, opts.flags, t, lazy=True,
-                                         keep=[*opts.keep_eager, *keep])),
-                    variant="lazy", flags=(*opts.flags, *lazy_extra), key="lazy", **common),
+        CommandSpec(argv=lazy_cmd, variant="lazy", flags=(*opts.flags, *lazy_extra), key="lazy", **common),
     ]
+    through_launcher = emulated or bool(kept)
+    if through_launcher:  # the launcher's own cost, timed beside python on -c pass (taken out of the prediction)
+        empty = Target("code", "pass")
+        base = dict(python=interp.path, python_version=interp.version, target="-c pass", target_kind="code",
+                    flags=tuple(opts.flags), role="baseline")
+        specs += [
+            CommandSpec(argv=(interp.path, *opts.flags, "-c", "pass"), variant="python -c pass", key="bare-empty", **base),
+            CommandSpec(argv=tuple(bare_launcher_argv(interp.path, opts.flags, empty)), variant="launcher -c pass",
+                        key="launcher-empty", **base),
+        ]
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     try:
         m = measure(specs, plan, engine=opts.engine, reference="eager", progress=progress, warn=warn)
     except Interrupted as exc:
         part = exc.partial
         if part is not None:
-            partial = replace(report, results=part.results, relative=part.relative, reference=part.reference,
-                              machine=part.machine, warnings=report.warnings + part.warnings, interrupted=True)
+            partial = replace(report, results=tuple(r for r in part.results if r.key in ("eager", "lazy")),
+                              relative=tuple(r for r in part.relative if r.key in ("eager", "lazy")),
+                              reference=part.reference, machine=part.machine,
+                              warnings=report.warnings + part.warnings, interrupted=True)
             raise Interrupted(exc.message, partial=partial) from None
         raise
-    return replace(report, results=m.results, relative=m.relative, reference=m.reference, machine=m.machine,
-                   warnings=report.warnings + m.warnings)
+    by = {r.key: r for r in m.results}
+    prediction = None
+    e, z = by.get("eager"), by.get("lazy")
+    if e is not None and z is not None and not e.failed and not z.failed and e.mean:
+        launcher_s = 0.0
+        b, lz = by.get("bare-empty"), by.get("launcher-empty")
+        if b is not None and lz is not None and not b.failed and not lz.failed:
+            launcher_s = max(0.0, lz.mean - b.mean)
+        if emulated:
+            prediction = predict_lazy(e.mean, z.mean, launcher_s, counts, calibration)
+        else:
+            from profiler.model.lazy import Prediction
+
+            lazy_mean = max(0.0, z.mean - launcher_s)
+            how = ("measured: 3.15's own lazy imports (-X lazy_imports=all), nothing emulated"
+                   + (f"; the keep-eager filter's launcher ({launcher_s * 1e3:.1f} ms, its -c pass beside python's) taken out"
+                      if through_launcher else ""))
+            prediction = Prediction(lazy_mean, lazy_mean / e.mean, launcher_s, launcher_s=launcher_s, how=how)
+    return replace(report, results=tuple(r for r in m.results if r.key in ("eager", "lazy")),
+                   relative=tuple(r for r in m.relative if r.key in ("eager", "lazy")), reference=m.reference,
+                   machine=m.machine, warnings=report.warnings + m.warnings, prediction=prediction)
