@@ -18,19 +18,35 @@ def load(kind: str) -> dict:
     return json.loads((REPORT_FIXTURES / f"{kind}.json").read_text())
 
 
+# One table of display strings for the console and the page (tests/js/page.test.js reads it too),
+# so the page's formatting cannot drift from render/units.py and render/text.py.
+FORMATTING_CASES = json.loads((FIXTURES / "formatting" / "cases.json").read_text())["functions"]
+
+
+def _python_formatter(name: str):
+    from profiler.render.text import short_path
+    from profiler.render.units import fmt_bytes, fmt_count
+
+    return {
+        "fmt_ratio": lambda ratio, sd, ref: fmt_ratio(ratio, sd, reference=ref),
+        "short_path": short_path,
+        "fmt_bytes": fmt_bytes,
+        "fmt_count": fmt_count,
+    }[name]
+
+
 @pytest.mark.parametrize(
-    "ratio, sd, ref, text",
-    [
-        (1.0, None, True, "1.00x (reference)"),
-        (4.8, None, False, "4.8x slower"),
-        (1 / 4.8, None, False, "4.8x faster"),
-        (1.25, 0.05, False, "1.25x ± 0.05 slower"),
-        (0.5, 0.05, False, "2.0x ± 0.2 faster"),  # the spread of 1/r is sd/r²
-        (None, None, False, "n/a"),
-    ],
+    "name, args, text",
+    [(name, args, text) for name, spec in FORMATTING_CASES.items() for args, text in spec["cases"]],
 )
-def test_one_ratio_convention(ratio, sd, ref, text):
-    assert fmt_ratio(ratio, sd, reference=ref) == text
+def test_shared_formatting_cases(name, args, text):
+    assert _python_formatter(name)(*args) == text
+
+
+def test_one_ratio_convention_is_in_the_shared_cases():
+    shown = {text for _, text in FORMATTING_CASES["fmt_ratio"]["cases"]}
+    assert {"1.00x (reference)", "4.8x slower", "4.8x faster"} <= shown
+    assert "1.00x = the reference" in RATIO_CONVENTION
 
 
 def test_startup_table_says_slower_or_faster_against_the_reference():

@@ -16,14 +16,15 @@ import math
 from importlib import resources
 
 _ASSETS = "profiler.render.html_assets"
-# The page's script, one file per page part (issue 16.6), in the order they are joined. Each
-# file only declares functions and constants (node's test runner loads them the same way, see
-# tests/js/); page.js starts the drawing. No chart library: the charts are hand-drawn SVG.
-SCRIPTS = (
-    "core.js", "charts.js", "table.js", "skeleton.js",
-    "part_findings.js", "part_startup.js", "part_imports.js", "part_why.js", "part_trace.js", "part_site.js",
-    "part_compare.js", "part_facts.js", "page.js",
-)
+
+
+def manifest() -> dict:
+    """html_assets/manifest.json: the page's scripts (one file per page part, each only declaring
+    functions and constants; page.js, last, starts the drawing) and style sheets, in the order
+    they are joined. node's tests load the scripts from the same list. No chart library: the
+    charts are hand-drawn SVG."""
+    return json.loads(resources.files(_ASSETS).joinpath("manifest.json").read_text(encoding="utf-8"))
+
 
 _JSON_ESCAPES = {
     "<": "\\u003c",
@@ -84,7 +85,11 @@ def shown_targets(bundle: dict) -> dict[str, str]:
 
 
 def _script() -> str:
-    return "".join(f"/* ---- {name} ---- */\n{_asset(name)}" for name in SCRIPTS)
+    return "".join(f"/* ---- {name} ---- */\n{_asset(name)}" for name in manifest()["scripts"])
+
+
+def _style() -> str:
+    return "".join(_asset(name) for name in manifest()["styles"])
 
 
 def render_html(report) -> str:
@@ -102,7 +107,7 @@ def render_html(report) -> str:
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
         f"<title>{html.escape(title)}</title>\n"
-        f"<style>\n{_asset('report.css')}</style>\n"
+        f"<style>\n{_style()}</style>\n"
         "</head>\n<body>\n"
         '<noscript><p class="noscript">This report draws its charts with JavaScript; '
         "enable it to see them.</p></noscript>\n"

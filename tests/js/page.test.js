@@ -13,10 +13,9 @@ const vm = require("node:vm");
 const REPO = path.join(__dirname, "..", "..");
 const ASSETS = path.join(REPO, "profiler", "render", "html_assets");
 
+// the page's files, in the order render/html.py joins them: its asset manifest
 function scriptOrder() {
-  const src = fs.readFileSync(path.join(REPO, "profiler", "render", "html.py"), "utf8");
-  const tuple = /SCRIPTS = \(([\s\S]*?)\)/.exec(src)[1];
-  return Array.from(tuple.matchAll(/"([\w.]+\.js)"/g), (m) => m[1]);
+  return JSON.parse(fs.readFileSync(path.join(ASSETS, "manifest.json"), "utf8")).scripts;
 }
 
 function loadPage() {
@@ -41,25 +40,24 @@ test("every page file is listed and loads without a document", () => {
   assert.deepEqual([...listed].sort(), onDisk);
   assert.equal(listed[listed.length - 1], "page.js");
   assert.equal(typeof P.start, "function");
-  assert.equal(P.ROOT, null); // nothing was drawn
+  assert.equal(P.PAGE.root, null); // nothing was drawn
 });
 
-test("one ratio convention, the same words as render/units.py fmt_ratio", () => {
-  // the same cases as tests/test_render_text.py::test_one_ratio_convention
-  assert.equal(P.fmtRatio(1.0, null, true), "1.00x (reference)");
-  assert.equal(P.fmtRatio(4.8), "4.8x slower");
-  assert.equal(P.fmtRatio(1 / 4.8), "4.8x faster");
-  assert.equal(P.fmtRatio(1.25, 0.05), "1.25x \u00b1 0.05 slower");
-  assert.equal(P.fmtRatio(0.5, 0.05), "2.0x \u00b1 0.2 faster");
-  assert.equal(P.fmtRatio(null), "n/a");
+// one table of display strings, read by tests/test_render_text.py too: the page formats as the
+// console tables do (render/units.py, render/text.py), by construction of the tests
+const CASES = JSON.parse(fs.readFileSync(path.join(REPO, "tests", "fixtures", "formatting", "cases.json"), "utf8")).functions;
+
+for (const [name, spec] of Object.entries(CASES)) {
+  test(`shared formatting cases: ${spec.js} as render's ${name}`, () => {
+    assert.equal(typeof P[spec.js], "function", spec.js);
+    for (const [args, expected] of spec.cases) {
+      assert.equal(P[spec.js](...args), expected, `${spec.js}(${JSON.stringify(args)})`);
+    }
+  });
+}
+
+test("the ratio convention's words", () => {
   assert.match(P.RATIO_CONVENTION, /1\.00x = the reference/);
-});
-
-test("paths are abbreviated in the middle as render/text.py short_path does", () => {
-  const long = "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/certifi/core.py";
-  assert.equal(P.shortPath(long, 40), "\u2026/site-packages/certifi/core.py");
-  assert.equal(P.shortPath("/short/path.py", 40), "/short/path.py");
-  assert.equal(P.shortPath("/a/" + "x".repeat(80), 20), "\u2026" + "x".repeat(19));
 });
 
 test("units", () => {

@@ -1,3 +1,4 @@
+// @ts-check
 /* importprof report page: charts — bars with error bars, strip plots (hand-drawn SVG).
  * No chart library: none draws icicles and error bars without bloating a self-contained page.
  */
@@ -32,7 +33,7 @@ function axis(g, x0, x1, y, max, fmt, height) {
 /* The drawing's width in user units = its width on screen (900 at most, 560 at least: a
  * phone scrolls the chart sideways rather than shrinking its text to an unreadable size). */
 function chartWidth() {
-  var room = main && main.clientWidth ? main.clientWidth : 900;
+  var room = PAGE.main && PAGE.main.clientWidth ? PAGE.main.clientWidth : 900;
   return Math.max(560, Math.min(900, room));
 }
 function sized(svg, W) {

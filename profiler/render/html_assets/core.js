@@ -1,20 +1,31 @@
+// @ts-check
 /* importprof report page: core — shared state, DOM helpers (text only), formatting, tooltip.
- * The page's script is these files concatenated in the order render/html.py lists, inside one
- * function (no globals); node's test runner loads the same files into a bare context
- * (tests/js), so only page.js may touch the document at load time. Data never goes through an
+ * The page's script is these files concatenated in the order manifest.json lists, inside one
+ * function (nothing leaks into the page's globals); node's test runner loads the same files
+ * into a bare context (tests/js), so only page.js may touch the document at load time. The one
+ * mutable state they share is PAGE (below); the rest are functions and constants. Data never goes through an
  * HTML parser: nodes are made with createElement/createElementNS, strings with textContent.
  */
 "use strict";
 
 var SVGNS = "http://www.w3.org/2000/svg";
-/* set by start() in page.js */
-var ROOT = null, main = null, tip = null, nav = null;
-var errors = [], built = [];
+/** The page's one piece of mutable state, set by start() in page.js: the document's root, the
+ * <main> the parts are drawn into, the tooltip, the table of contents, the parts drawn, the
+ * errors met, and the targets as typed (from Python, see render/html.py shown_targets). */
+var PAGE = {
+  /** @type {HTMLElement|null} */ root: null,
+  /** @type {HTMLElement|null} */ main: null,
+  /** @type {HTMLElement|null} */ tip: null,
+  /** @type {HTMLElement|null} */ nav: null,
+  /** @type {string[]} */ errors: [],
+  /** @type {string[]} */ built: [],
+  /** @type {Object<string, string>} */ shown: {},
+};
 
 function fail(where, err) {
   var msg = where + ": " + (err && err.message ? err.message : String(err));
-  errors.push(msg);
-  ROOT.setAttribute("data-render-error", errors.join(" | "));
+  PAGE.errors.push(msg);
+  PAGE.root.setAttribute("data-render-error", PAGE.errors.join(" | "));
   return h("p", { class: "render-error" }, ["Could not draw this part: " + msg]);
 }
 
@@ -65,6 +76,7 @@ function fmtUs(v) {
 }
 function fmtBytes(v) {
   if (!num(v)) return "n/a";
+  /** @type {Array<[string, number]>} */
   var units = [["GiB", 1073741824], ["MiB", 1048576], ["KiB", 1024]];
   for (var i = 0; i < units.length; i++) {
     if (Math.abs(v) >= units[i][1]) return (v / units[i][1]).toFixed(1) + " " + units[i][0];
@@ -152,9 +164,8 @@ function pathLabel(p, width) {
   return breakable(shown, "code", { title: shown !== String(p) ? String(p) : null, class: "path" });
 }
 /* a target label as the user typed it (render/text.py shown_target, done in Python) */
-var SHOWN = {};
 function targetText(label) {
-  return label && Object.prototype.hasOwnProperty.call(SHOWN, label) ? SHOWN[label] : label;
+  return label && Object.prototype.hasOwnProperty.call(PAGE.shown, label) ? PAGE.shown[label] : label;
 }
 function basename(p) {
   var parts = String(p).split("/");
@@ -168,18 +179,18 @@ function hue(name) {
 
 /* ---------- tooltip ---------- */
 function showTip(ev, lines) {
-  clear(tip);
+  clear(PAGE.tip);
   lines.forEach(function (ln, i) {
-    add(tip, [h(i === 0 ? "strong" : "div", {}, [ln])]);
+    add(PAGE.tip, [h(i === 0 ? "strong" : "div", {}, [ln])]);
   });
-  tip.hidden = false;
+  PAGE.tip.hidden = false;
   var x = ev.clientX + 14, y = ev.clientY + 14;
-  var r = tip.getBoundingClientRect();
+  var r = PAGE.tip.getBoundingClientRect();
   if (x + r.width > window.innerWidth - 8) x = Math.max(8, ev.clientX - r.width - 14);
   if (y + r.height > window.innerHeight - 8) y = Math.max(8, ev.clientY - r.height - 14);
-  tip.style.left = x + "px";
-  tip.style.top = y + "px";
+  PAGE.tip.style.left = x + "px";
+  PAGE.tip.style.top = y + "px";
 }
 function hideTip() {
-  tip.hidden = true;
+  PAGE.tip.hidden = true;
 }

@@ -1,3 +1,4 @@
+// @ts-check
 /* importprof report page: page — builds everything from the bundle in #importprof-data.
  * When everything is built without an exception, <html data-rendered="ok"> is set.
  */
@@ -5,7 +6,7 @@
 function build() {
   var bundle = JSON.parse(document.getElementById("importprof-data").textContent);
   var derived = bundle.derived || {};
-  SHOWN = derived.shown_targets || {};
+  PAGE.shown = derived.shown_targets || {};
   var entries = (bundle.documents || []).map(function (e, i) {
     return e && isRecord(e.doc) ? { doc: e.doc, source: e.source, derived: (derived.documents || [])[i] || {} } : null;
   }).filter(function (e) {
@@ -21,10 +22,10 @@ function build() {
       return h("span", {}, [i ? ", " : "", breakable(p)]);
     })))]);
   }
-  add(main, [header, nav]);
+  add(PAGE.main, [header, PAGE.nav]);
   var mixed = derived.mixed || [];
   if (mixed.length) {
-    add(main, [h("aside", { class: "mixed", id: "mixed", role: "note" }, [
+    add(PAGE.main, [h("aside", { class: "mixed", id: "mixed", role: "note" }, [
       h("strong", { text: "These documents do not measure the same thing" }),
       h("ul", {}, mixed.map(function (m) {
         var li = h("li", {}, [m.what === "target" ? "Different targets: " : "Different Python versions: "]);
@@ -37,7 +38,7 @@ function build() {
   }
   var missing = bundle.skipped || [];
   if (missing.length) {
-    add(main, [h("aside", { class: "skipped", id: "skipped" }, [h("strong", { text: "Not in this report" }), h("ul", {}, missing.map(function (m) {
+    add(PAGE.main, [h("aside", { class: "skipped", id: "skipped" }, [h("strong", { text: "Not in this report" }), h("ul", {}, missing.map(function (m) {
       return h("li", {}, [h("b", { text: m.part }), ": " + m.reason]);
     }))])]);
   }
@@ -50,33 +51,33 @@ function build() {
       if (k !== kind) return;
       counters[k] = (counters[k] || 0) + 1;
       var suffix = k === "other" ? i : counters[k] > 1 ? "-" + counters[k] : "";
-      add(main, [guarded(k, function () {
+      add(PAGE.main, [guarded(k, function () {
         return parts[k](e.doc, e.source, suffix, e.derived);
       })]);
     });
   });
-  if (!entries.length) add(main, [h("p", { class: "muted", text: "No documents in this report." })]);
-  add(main, [guarded("facts", function () {
+  if (!entries.length) add(PAGE.main, [h("p", { class: "muted", text: "No documents in this report." })]);
+  add(PAGE.main, [guarded("facts", function () {
     return factsPart(bundle, entries);
   })]);
 }
 
 function start() {
-  ROOT = document.documentElement;
-  main = document.getElementById("report");
-  tip = document.getElementById("tooltip");
-  nav = h("nav", { class: "toc", "aria-label": "sections" });
+  PAGE.root = document.documentElement;
+  PAGE.main = document.getElementById("report");
+  PAGE.tip = document.getElementById("tooltip");
+  PAGE.nav = h("nav", { class: "toc", "aria-label": "sections" });
   window.addEventListener("error", function (ev) {
     fail("script", ev.error || ev.message);
-    ROOT.setAttribute("data-rendered", "errors");
+    PAGE.root.setAttribute("data-rendered", "errors");
   });
   try {
     build();
   } catch (err) {
-    add(main, [fail("page", err)]);
+    add(PAGE.main, [fail("page", err)]);
   }
-  ROOT.setAttribute("data-sections", built.join(" "));
-  ROOT.setAttribute("data-rendered", errors.length ? "errors" : "ok");
+  PAGE.root.setAttribute("data-sections", PAGE.built.join(" "));
+  PAGE.root.setAttribute("data-rendered", PAGE.errors.length ? "errors" : "ok");
 }
 
 /* in a browser with the page's data: draw; under node's test runner (no document): nothing */

@@ -1,3 +1,4 @@
+// @ts-check
 /* importprof report page: the oxidized variants part (importprof.compare/1) and unknown documents.
  */
 /* ---------- oxidized variants ---------- */

@@ -1,3 +1,4 @@
+// @ts-check
 /* importprof report page: machine and interpreter facts.
  */
 /* ---------- facts ---------- */

@@ -1,3 +1,4 @@
+// @ts-check
 /* importprof report page: the import tree part (importprof.imports/1): icicle and tables.
  */
 /* ---------- import tree ---------- */
@@ -190,6 +191,7 @@ function importsPart(doc, source, n, derived) {
       " timed -X importtime runs. find, read, unmarshal, exec: ONE separate instrumented run (importprof's bootstrap), so " +
       "\u03a3 phases adds up to that run's self, not to the self column: the two runs can differ in either direction." }) : null,
   ]);
+  /** @type {Column[]} */
   var cols = [
     { key: "name", label: "module", nowrap: true, fmt: function (v) {
       return h("code", { text: v });

@@ -1,3 +1,4 @@
+// @ts-check
 /* importprof report page: the site and .pth part (importprof.site/1).
  */
 /* ---------- site / .pth ---------- */

@@ -1,3 +1,4 @@
+// @ts-check
 /* importprof report page: the start-up part (importprof.startup/1).
  */
 /* ---------- start-up ---------- */

@@ -1,3 +1,4 @@
+// @ts-check
 /* importprof report page: the syscalls part (importprof.trace/1).
  */
 /* ---------- syscalls ---------- */

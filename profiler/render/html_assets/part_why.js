@@ -1,3 +1,4 @@
+// @ts-check
 /* importprof report page: the import chains part (importprof.why/1).
  */
 /* ---------- why: the import chains to one module ---------- */

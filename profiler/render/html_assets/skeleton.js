@@ -1,10 +1,11 @@
+// @ts-check
 /* importprof report page: page skeleton — sections, the table of contents, guarded parts.
  */
 function section(id, title, source) {
   var sec = h("section", { id: id, class: "part" }, [h("h2", { text: title })]);
   if (source) add(sec, [h("p", { class: "source", text: "from " + source })]);
-  add(nav, [h("a", { href: "#" + id, text: title })]);
-  built.push(id);
+  add(PAGE.nav, [h("a", { href: "#" + id, text: title })]);
+  PAGE.built.push(id);
   return sec;
 }
 function guarded(where, fn) {

@@ -1,3 +1,4 @@
+// @ts-check
 /* importprof report page: sortable, filterable tables; generic values (keys not known yet).
  */
 /* ---------- sortable table ---------- */
@@ -18,7 +19,13 @@ function orderRows(rows, col, desc) {
     return x.row;
   });
 }
-/* columns: [{key, label, fmt(v,row)→string|Node, num, get(row)}]; opts: {sort, desc, limit, filter, id} */
+/**
+ * One column of a data table.
+ * @typedef {{key: string, label: string, num?: boolean, nowrap?: boolean, title?: string,
+ *            fmt?: function(any, any): (string|Node), get?: function(any): any}} Column
+ */
+/* opts: {sort, desc, limit, filter, id} */
+/** @param {Column[]} columns @param {any[]} rows @param {any} [opts] */
 function dataTable(columns, rows, opts) {
   opts = opts || {};
   var state = { sort: opts.sort || null, desc: opts.desc !== false, limit: opts.limit || 0, filter: "" };
