@@ -1,3 +1,4 @@
+// @ts-check
 /* importprof report page: the findings (importprof.doctor/1), shown first: what slows start-up,
  * priced, costliest first, each with where it is and the fix.
  */
