@@ -254,10 +254,17 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
         return None
     n = len(logs)
     plans = []
+    shapes: dict[tuple, tuple] = {}  # depths → _shape_of(depths): a log of many processes of one program has few shapes
     for p, proc in enumerate(ref):
         cols = proc.columns
         if all(log.processes[p] is proc or log.processes[p].same_shape(proc) for log in logs):
-            order, kids, roots, regular = _shape_of(cols[3])
+            depths = cols[3]
+            shape = shapes.get(depths) if isinstance(depths, tuple) else None
+            if shape is None:
+                shape = _shape_of(depths)
+                if isinstance(depths, tuple):
+                    shapes[depths] = shape
+            order, kids, roots, regular = shape
             if regular:
                 plans.append((cols, order, kids, roots))
                 continue
@@ -266,6 +273,7 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
     totals = [0] * n
     median_spread = _median_spread
     out: list[ModuleRecord] = []
+    parents_of: dict[int, dict[int, int]] = {}
     for p, plan in enumerate(plans):
         if plan is None:
             trees = []
@@ -289,10 +297,21 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
         names, _, _, depths, _ = cols
         self_cols = list(zip(*[log.processes[p].columns[1] for log in logs]))
         cum_cols = list(zip(*[log.processes[p].columns[2] for log in logs]))
-        parent_of: dict[int, int] = {}
-        for j, ks in kids.items():
-            for k in ks:
-                parent_of[k] = j
+        parent_of = parents_of.get(id(kids))
+        if parent_of is None:  # one per shape (kids is the shape's own)
+            parent_of = {}
+            for j, ks in kids.items():
+                for k in ks:
+                    parent_of[k] = j
+            parents_of[id(kids)] = parent_of
+        if n == 1:  # one run: its values are the medians, no spread
+            record = ModuleRecord
+            get = parent_of.get
+            for j in order:
+                pj = get(j)
+                s, c = self_cols[j], cum_cols[j]
+                out.append(record(names[j], s[0], c[0], None if pj is None else names[pj], depths[j], p, 1, s, c, 0, 0))
+            continue
         for j in order:
             s, c = self_cols[j], cum_cols[j]
             pj = parent_of.get(j)
@@ -417,24 +436,39 @@ class TreeLine:
 def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> list[TreeLine]:
     """Pre-order modules → tree lines; a module below `min_us` cumulative (and its subtree) is
     folded into one summary line under its parent ("… N more, X ms")."""
-    parents = parent_indices(modules)
-    visible: set[int] = set()
-    owner_of: dict[int, tuple] = {}  # hidden module → the key its summary hangs on
+    visible = bytearray(len(modules))
+    owner_of: list = [None] * len(modules)  # hidden module → the key its summary hangs on
     summaries: dict[tuple, list[int]] = {}
     shown: list[int] = []
+    # the parent (parent_indices' stack walk, inline: one pass over a log of many processes)
+    stack: list[int] = []
+    depths: list[int] = []
+    process = None
     for i, m in enumerate(modules):
-        p = parents[i]
-        if p is not None and p in owner_of:
-            owner = owner_of[i] = owner_of[p]
-            summaries[owner][0] += 1
-            continue
-        if m.cumulative_us >= min_us and (p is None or p in visible):
-            visible.add(i)
+        d = m.depth
+        if m.process != process:
+            stack, depths, process = [], [], m.process
+        while depths and depths[-1] >= d:
+            stack.pop()
+            depths.pop()
+        p = stack[-1] if stack and d > 0 else None
+        stack.append(i)
+        depths.append(d)
+        if p is not None:
+            owner = owner_of[p]
+            if owner is not None:
+                owner_of[i] = owner
+                summaries[owner][0] += 1
+                continue
+        if m.cumulative_us >= min_us and (p is None or visible[p]):
+            visible[i] = 1
             shown.append(i)
             continue
-        owner = ("m", p) if p in visible else ("root", m.process)
+        owner = ("m", p) if p is not None and visible[p] else ("root", process)
         owner_of[i] = owner
-        s = summaries.setdefault(owner, [0, 0])
+        s = summaries.get(owner)
+        if s is None:
+            s = summaries[owner] = [0, 0]
         s[0] += 1
         s[1] += m.cumulative_us
     result: list[TreeLine] = []
@@ -689,19 +723,26 @@ def sum_modules(modules: Sequence[ModuleRecord]) -> tuple[SummedModule, ...]:
     Σ cumulative of the per-process medians. A row nested in a row of the same name (the load
     below a dotted import's wrapper row) adds its self but not its cumulative (the outer row's
     cumulative holds it). Sorted by Σ cumulative, largest first."""
-    parents = parent_indices(modules)
     acc: dict[str, list] = {}
-    for i, m in enumerate(modules):
-        a = acc.get(m.name)
+    # the ancestors of the current row (parent_indices' stack walk) and how often each name is among them
+    stack: list[tuple[int, str]] = []
+    above: dict[str, int] = {}
+    process = None
+    for m in modules:
+        name, depth = m.name, m.depth
+        if m.process != process:
+            stack, above, process = [], {}, m.process
+        while stack and stack[-1][0] >= depth:
+            above[stack.pop()[1]] -= 1
+        a = acc.get(name)
         if a is None:
-            a = acc[m.name] = [set(), 0, 0]
-        a[0].add(m.process)
+            a = acc[name] = [set(), 0, 0]
+        a[0].add(process)
         a[1] += m.self_us
-        j = parents[i]
-        while j is not None and modules[j].name != m.name:
-            j = parents[j]
-        if j is None:
+        if not above.get(name):
             a[2] += m.cumulative_us
+        stack.append((depth, name))
+        above[name] = above.get(name, 0) + 1
     out = [SummedModule(name, len(a[0]), a[1], a[2]) for name, a in acc.items()]
     out.sort(key=lambda m: (-m.cumulative_us, -m.self_us, m.name))
     return tuple(out)

@@ -55,6 +55,9 @@ def _parse_clean(text: str) -> ParsedLog | None:
     starts.append(len(text))
     processes = []
     line = 1  # the header's line number
+    # one string per distinct name and indent: a log of many processes of one program repeats them
+    shared: dict[str, str] = {}
+    share = shared.setdefault
     for a, b in zip(starts, starts[1:]):
         chunk = text[a:b]
         found = _ROWS.findall(chunk)
@@ -63,6 +66,9 @@ def _parse_clean(text: str) -> ParsedLog | None:
             return None
         if n:
             selfs, cums, indents, names = zip(*found)
+            if len(starts) > 2:
+                names = tuple([share(x, x) for x in names])
+                indents = tuple([share(x, x) for x in indents])
             columns = (names, list(map(int, selfs)), list(map(int, cums)), None, range(line + 1, line + 1 + n))
             processes.append(ProcessLog(header_line=line, columns=columns, indents=indents))
         line += n + 1
