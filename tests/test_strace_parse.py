@@ -286,3 +286,23 @@ def test_native_joins_the_unfinished_halves(logs):
     slow = parse_strace(passing, fast=False)
     assert parse_strace(passing) == slow
     assert slow.syscalls[-1].time_s > 86400 > (slow.syscalls[0].time_s or first)
+
+
+@pytest.mark.parametrize("name", LOGS)
+def test_fast_summary_equals_careful_summary(logs, name):
+    """The one-pass summary (owners per call, tallies natively when built) gives the careful
+    summary's document and spans (a Python step per call and per view) on every real log;
+    the native tallies equal their pure-Python twin's."""
+    from profiler.analysis import syscalls
+
+    log = parse_strace(logs[name])
+    careful = summarize_trace(log, name, fast=False)
+    fast = summarize_trace(log, name)
+    assert json.dumps(fast.body(), sort_keys=True) == json.dumps(careful.body(), sort_keys=True)
+    assert fast.spans == careful.spans
+    calls = list(log.syscalls)
+    owners = [c.pid % 7 - 1 for c in calls]  # some calls owned by nobody (-1)
+    py = syscalls.tally_calls(calls, owners, native=False)
+    assert py[0] and py[10]
+    if syscalls._native_tally() is not None:
+        assert syscalls.tally_calls(calls, owners) == py

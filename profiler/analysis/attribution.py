@@ -31,8 +31,20 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
+from typing import Sequence
 
-from profiler.analysis.syscalls import ProcessLayout, bytes_read, count_syscalls, filesystem_view, is_failed_lookup, opened_path, process_stats
+from profiler.analysis.syscalls import (
+    ProcessLayout,
+    bytes_read,
+    count_syscalls,
+    filesystem_from_tallies,
+    filesystem_view,
+    is_failed_lookup,
+    opened_path,
+    process_stats,
+    syscall_stats,
+    tally_calls,
+)
 from profiler.model.process import looks_like_python
 from profiler.model.syscall_trace import MARKER_PREFIX, ImportSpan, ModuleStat, StraceLog, Syscall, TraceResult
 
@@ -53,6 +65,7 @@ def marker_of(call: Syscall, prefix: str = MARKER_PREFIX) -> tuple[str, str] | N
 
 
 _MARKER_CALLS = frozenset({"stat", "newfstatat", "fstatat64", "statx", "stat64", "lstat", "lstat64"})
+_MODULE_OPENS = frozenset({"openat", "open", "openat2"})  # the calls _module_file can return a file for
 
 
 class _Acc:
@@ -282,6 +295,167 @@ def attribute_syscalls(log: StraceLog, prefix: str = MARKER_PREFIX, layout: Proc
     return per_pid, modes, spans, plain, python
 
 
+def _attribute_owners(log: StraceLog, prefix: str, lay: ProcessLayout, pids: Sequence[int]):
+    """attribute_syscalls without a Python step per call for the sums: each non-marker call
+    gets its owner's number (`owners`, parallel to `plain`; `keys[number]` = (pid, module)),
+    and tally_calls sums them in one pass. The accumulators returned hold what only this walk
+    knows (imports, failures, and the cumulative counts of the imports a call is nested in,
+    added per run of calls between two markers instead of per call)."""
+    roots = _Roots(log.syscalls)
+    marked: set[int] = set()
+    opened_modules: set[int] = set()
+    process_of = lay.process_of
+    marker_calls, module_opens = _MARKER_CALLS, _MODULE_OPENS
+    for c in log.syscalls:
+        name = c.name
+        if name in marker_calls:
+            if c.path is not None and c.path.startswith(prefix):
+                marked.add(process_of(c.pid))
+        elif name in module_opens:
+            f = _module_file(c)
+            if f is not None and roots.module_name(f) is not None:
+                opened_modules.add(process_of(c.pid))
+    python = set()
+    for pid in pids:
+        proc = process_of(pid)
+        if proc in marked or proc in opened_modules or looks_like_python(lay.command.get(proc) or ""):
+            python.add(pid)
+    modes = {pid: (MARKERS if process_of(pid) in marked else LOOKUPS) for pid in python}
+
+    per_pid: dict[int, dict[str, _Acc]] = defaultdict(dict)
+    stacks: dict[int, list[tuple[str, float | None]]] = defaultdict(list)
+    spans: list[ImportSpan] = []
+    plain: list[Syscall] = []
+    owners: list[int] = []
+    keys: list[tuple[int, str]] = []
+    number: dict[tuple[int, str], int] = {}
+
+    def owner(pid: int, name: str) -> int:
+        k = (pid, name)
+        o = number.get(k)
+        if o is None:
+            o = number[k] = len(keys)
+            keys.append(k)
+            _acc(per_pid[pid], name)
+        return o
+
+    # markers: per pid, the calls since its stack last changed (their nesting is the same)
+    run: dict[int, int] = defaultdict(int)
+    top: dict[int, int] = {}  # pid -> owner number of the innermost import (or OUTSIDE)
+
+    def flush(pid: int) -> None:
+        k = run.pop(pid, 0)
+        stack = stacks[pid]
+        if k and len(stack) > 1:
+            table = per_pid[pid]
+            inner = stack[-1][0]
+            for n in {n for n, _ in stack[:-1]} - {inner}:
+                table[n].cumulative += k
+
+    pending: dict[int, list[int]] = defaultdict(list)
+    current: dict[int, tuple[str, set]] = {}
+    started: set[int] = set()
+    imported: dict[int, set] = defaultdict(set)
+    outside: dict[int, int] = {}  # pid -> owner number of its OUTSIDE row, for the calls of other processes
+    listing_calls = ("openat", "open")
+    for c in log.syscalls:
+        pid = c.pid
+        mode = modes.get(pid)
+        if mode is None:
+            if c.name in marker_calls and c.path is not None and c.path.startswith(prefix):
+                continue  # a marker of a process we do not attribute: still not counted
+            o = outside.get(pid)
+            if o is None:
+                o = outside[pid] = owner(pid, OUTSIDE)
+            owners.append(o)  # not attributed: its own OUTSIDE row (summed into the modules' total)
+            plain.append(c)
+            continue
+        if mode == MARKERS:
+            m = _is_marker(c, prefix)
+            if m is not None:
+                flush(pid)
+                top.pop(pid, None)
+                table = per_pid[pid]
+                stack = stacks[pid]
+                kind, name = m
+                if kind == "b":
+                    stack.append((name, c.time_s))
+                    _acc(table, name).imports += 1
+                else:
+                    if kind == "f":
+                        _acc(table, name).failures += 1
+                    for i in range(len(stack) - 1, -1, -1):
+                        if stack[i][0] == name:
+                            while len(stack) > i:
+                                n, t0 = stack.pop()
+                                end = None if c.time_s is None else c.time_s + (c.duration_s or 0.0)
+                                spans.append(ImportSpan(n, pid, t0, end, len(stack)))
+                            break
+                continue
+            o = top.get(pid)
+            if o is None:
+                stack = stacks[pid]
+                o = top[pid] = owner(pid, stack[-1][0] if stack else OUTSIDE)
+            owners.append(o)
+            plain.append(c)
+            run[pid] += 1
+            continue
+        if c.name in marker_calls and c.path is not None and c.path.startswith(prefix):
+            continue
+        i = len(plain)
+        plain.append(c)
+        proc = process_of(pid)
+        if proc not in started:
+            if c.name in listing_calls and c.line > lay.exec_line.get(proc, 0) and roots.is_listing(c):
+                started.add(proc)  # the first sys.path listing: imports begin (before: interpreter start-up)
+            else:
+                o = outside.get(pid)
+                if o is None:
+                    o = outside[pid] = owner(pid, OUTSIDE)
+                owners.append(o)
+                continue
+        owners.append(-1)
+        f = _module_file(c) if c.name in module_opens else None
+        name = roots.module_name(f) if f is not None else None
+        if name is not None and _is_main_script(lay, pid, f):
+            name = "__main__"
+        cur = current.get(pid)
+        if name is not None and f.endswith(".py") and name in imported[proc] and (cur is None or name != cur[0]):
+            name = None
+        if name is not None and cur is not None and name == cur[0]:
+            cur[1].add(f)
+            owners[i] = owner(pid, name)
+        elif name is not None:
+            imported[proc].add(name)
+            o = owner(pid, name)
+            per_pid[pid][name].imports += 1
+            lookups = pending.pop(pid, ())
+            for p in lookups:
+                owners[p] = o
+            owners[i] = o
+            current[pid] = (name, {f})
+            t0 = plain[lookups[0]].time_s if lookups else c.time_s
+            t1 = None if c.time_s is None else c.time_s + (c.duration_s or 0.0)
+            spans.append(ImportSpan(name, pid, t0, t1, 0))
+        elif cur is not None and (c.fd_path in cur[1] or c.path in cur[1]):
+            owners[i] = owner(pid, cur[0])
+        else:
+            pending[pid].append(i)
+    for pid, idxs in pending.items():
+        if idxs:
+            o = owner(pid, OUTSIDE)
+            for p in idxs:
+                owners[p] = o
+    for pid in list(run):
+        flush(pid)
+    for pid, stack in stacks.items():
+        while stack:
+            n, t0 = stack.pop()
+            spans.append(ImportSpan(n, pid, t0, None, len(stack)))
+    spans.sort(key=lambda s: (s.pid, s.begin_s if s.begin_s is not None else 0.0, s.depth))
+    return per_pid, modes, spans, plain, python, owners, keys
+
+
 def _is_main_script(lay: ProcessLayout, pid: int, path: str) -> bool:
     """Whether `path` is the script the process runs (`python [options] app.py`): its open
     is no import."""
@@ -307,12 +481,27 @@ def _stats(table: dict[str, _Acc], processes: dict[str, int] | None = None) -> t
     )
 
 
-def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARKER_PREFIX) -> TraceResult:
+def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARKER_PREFIX, fast: bool = True) -> TraceResult:
     """The whole summary of one log: syscalls, modules (when some process could be
     attributed), file system, processes, and the harness view. Marker calls are excluded from
-    every count."""
+    every count. `fast` (the default): the attribution gives each call its owner and one pass
+    (tally_calls, native when built) counts everything; `fast=False`: the careful way, a
+    Python step per call and per view (the same result; tests compare both on real logs)."""
     lay = ProcessLayout(log)
-    per_pid, modes, spans, plain, python = attribute_syscalls(log, prefix, lay)
+    pids = log.pids
+    if fast:
+        per_pid, modes, spans, plain, python, owners, keys = _attribute_owners(log, prefix, lay, pids)
+        tallies = tally_calls(plain, owners)
+        for o, (n, failed, opened, nbytes, seconds) in enumerate(tallies[10]):
+            pid, name = keys[o]
+            a = per_pid[pid][name]
+            a.syscalls, a.failed, a.opened, a.bytes_read, a.seconds = n, failed, opened, nbytes, seconds
+        for table in per_pid.values():
+            for a in table.values():
+                a.cumulative += a.syscalls
+    else:
+        per_pid, modes, spans, plain, python = attribute_syscalls(log, prefix, lay)
+        tallies = None
     total: dict[str, _Acc] = {}
     in_processes: dict[str, set] = defaultdict(set)
     attributed = bool(modes)
@@ -332,12 +521,13 @@ def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARK
                     in_processes[name].add(lay.process_of(pid))
     modules = _stats(total, {n: len(p) for n, p in in_processes.items()}) if attributed else ()
     per_process = {pid: _stats(table) for pid, table in per_pid.items() if pid in modes}
-    procs = process_stats(log, plain, layout=lay, python=python, modes=modes, modules=per_process)
+    procs = process_stats(log, plain, layout=lay, python=python, modes=modes, modules=per_process,
+                          by_pid=tallies[1] if tallies else None, pids=pids)
     return TraceResult(
         variant=variant,
-        syscalls=count_syscalls(plain),
+        syscalls=syscall_stats(tallies[0]) if tallies else count_syscalls(plain),
         modules=modules,
-        filesystem=filesystem_view(plain),
+        filesystem=filesystem_from_tallies(plain, tallies) if tallies else filesystem_view(plain),
         processes=procs,
         spans=tuple(spans),
         log=log,

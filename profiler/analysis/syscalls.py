@@ -223,17 +223,25 @@ def process_stats(
     python: frozenset | set = frozenset(),
     modes: dict | None = None,
     modules: dict | None = None,
+    by_pid: dict | None = None,
+    pids: Sequence[int] | None = None,
 ) -> tuple[ProcessStat, ...]:
     """One record per pid (threads included, marked ` thread`): parent, program and argv,
     counts, exit, wall time; for Python processes how their syscalls were attributed
-    (`modes[pid]`) and their own module rows (`modules[pid]`)."""
+    (`modes[pid]`) and their own module rows (`modules[pid]`). `by_pid`: tally_calls' per-pid
+    counters of `calls`, when the caller has them; `pids`: log.pids, when known."""
     calls = log.syscalls if calls is None else calls
     lay = layout or ProcessLayout(log)
-    count, errors, seconds = _tally(calls, lambda c: c.pid)
+    if by_pid is None:
+        count, errors, seconds = _tally(calls, lambda c: c.pid)
+    else:
+        count = Counter({pid: v[0] for pid, v in by_pid.items()})
+        errors = Counter({pid: v[1] for pid, v in by_pid.items()})
+        seconds = defaultdict(float, {pid: v[2] for pid, v in by_pid.items()})
     modes = modes or {}
     modules = modules or {}
     out = []
-    for pid in log.pids:
+    for pid in log.pids if pids is None else pids:
         prog = lay.command.get(pid) or lay.program(pid)
         name = f"{posixpath.basename(prog) if prog else 'pid'}[{pid}]"
         thread = pid in lay.threads
@@ -260,3 +268,179 @@ def process_stats(
             )
         )
     return tuple(out)
+
+
+# --- the summary's tallies in one pass --------------------------------------------------------
+
+# {name: (family index or -1, path-taking, an open, a read)}: what tally_calls needs per name
+_FAMILY_NAMES = list(FAMILIES)
+TALLY_KINDS: dict[str, tuple[int, bool, bool, bool]] = {
+    name: (_FAMILY_NAMES.index(FAMILY_OF[name]) if name in FAMILY_OF else -1, name in PATH_ARG, name in OPENS, name in READS)
+    for name in set(FAMILY_OF) | set(PATH_ARG) | OPENS | READS
+}
+
+
+def _native_tally():
+    """The native tallies (profiler/native/, built by `make setup` beside the parser), or None."""
+    try:
+        from profiler.analysis import _syscall_tally
+    except ImportError:
+        return None
+    return _syscall_tally.tally_calls
+
+
+def tally_calls(calls: Sequence[Syscall], owners: Sequence[int] | None = None, native: bool = True) -> tuple:
+    """Everything count_syscalls, filesystem_view, process_stats and the attribution's
+    accumulators count, in one pass over the calls (natively when built; `native=False` or a
+    value the native pass cannot hold runs the same pass in Python). Returns (by_name, by_pid,
+    families, failed_paths, opens, read_by_file, unnamed_reads, reads, read_total, read_sizes,
+    by_owner) as profiler/native/src/lib.rs `tally_calls` documents; `owners` gives each call
+    its owner's number (-1: none) and by_owner sums (syscalls, failed, opened, bytes_read,
+    seconds) per number."""
+    fn = _native_tally() if native else None
+    if fn is not None:
+        try:
+            return fn(calls if isinstance(calls, list) else list(calls), owners if owners is None or isinstance(owners, list) else list(owners), TALLY_KINDS)
+        except (OverflowError, TypeError):  # a return value past 64 bits: the Python pass holds any int
+            pass
+    return _tally_calls_py(calls, owners)
+
+
+def _tally_calls_py(calls: Sequence[Syscall], owners: Sequence[int] | None) -> tuple:
+    kinds = TALLY_KINDS
+    none = (-1, False, False, False)
+    by_name: dict = {}
+    by_pid: dict = {}
+    fams = [[0, 0, 0.0] for _ in FAMILIES]
+    failed_paths: dict = {}
+    opens: dict = {}
+    read_by_file: dict = {}
+    unnamed: list = []
+    reads = read_total = 0
+    sizes: dict = {}
+    own: list = []
+    for i, c in enumerate(calls):
+        pid, _, name, _, ret, errno, ret_path, dur = tuple.__getitem__(c, slice(0, 8))
+        fam, path_arg, is_open, is_read = kinds.get(name, none)
+        n = by_name.get(name)
+        if n is None:
+            n = by_name[name] = [0, 0, 0.0]
+        p = by_pid.get(pid)
+        if p is None:
+            p = by_pid[pid] = [0, 0, 0.0]
+        n[0] += 1
+        p[0] += 1
+        if errno:
+            n[1] += 1
+            p[1] += 1
+        if dur:
+            n[2] += dur
+            p[2] += dur
+        if fam >= 0:
+            f = fams[fam]
+            f[0] += 1
+            if errno:
+                f[1] += 1
+            if dur:
+                f[2] += dur
+        lookup_failed = path_arg and errno in LOOKUP_MISSES
+        opened = False
+        got = 0
+        if lookup_failed:
+            path = c.path
+            if path is not None:
+                failed_paths[path] = failed_paths.get(path, 0) + 1
+        elif is_open:
+            if ret is not None and ret >= 0 and not errno:
+                path = ret_path or c.path
+                if path is not None:
+                    opened = True
+                    opens[path] = opens.get(path, 0) + 1
+        elif is_read and not errno and ret is not None:
+            reads += 1
+            read_total += ret
+            lo = read_size_bucket(ret)[0]
+            h = sizes.get(lo)
+            if h is None:
+                h = sizes[lo] = [0, 0]
+            h[0] += 1
+            h[1] += ret
+            fd = c.fd_path
+            if fd:
+                read_by_file[fd] = read_by_file.get(fd, 0) + ret
+            else:
+                unnamed.append((i, ret))
+            if ret > 0:
+                got = ret
+        if owners is not None:
+            o = owners[i]
+            if o >= 0:
+                while len(own) <= o:
+                    own.append([0, 0, 0, 0, 0.0])
+                a = own[o]
+                a[0] += 1
+                if dur:
+                    a[4] += dur
+                if lookup_failed:
+                    a[1] += 1
+                elif opened:
+                    a[2] += 1
+                else:
+                    a[3] += got
+    return (
+        {k: tuple(v) for k, v in by_name.items()},
+        {k: tuple(v) for k, v in by_pid.items()},
+        [tuple(f) for f in fams],
+        failed_paths,
+        opens,
+        read_by_file,
+        unnamed,
+        reads,
+        read_total,
+        {k: tuple(v) for k, v in sizes.items()},
+        [tuple(a) for a in own],
+    )
+
+
+def syscall_stats(by_name: dict) -> tuple[SyscallStat, ...]:
+    """count_syscalls from tally_calls' per-name counters."""
+    return tuple(
+        SyscallStat(name, n, errors, round(seconds, 6))
+        for name, (n, errors, seconds) in sorted(by_name.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    )
+
+
+def filesystem_from_tallies(calls: Sequence[Syscall], tallies: tuple, top: int = 20) -> dict:
+    """filesystem_view from tally_calls' counters (the same document)."""
+    _, _, fams, failed_paths, opens, read_by_file, unnamed, reads, read_total, sizes, _ = tallies
+    failed_dirs: Counter = Counter()
+    for path, n in failed_paths.items():  # first-seen order, as the careful view counts them
+        failed_dirs[posixpath.dirname(posixpath.normpath(path)) or "/"] += n
+    read_by_file = Counter(read_by_file)
+    for i, n in unnamed:
+        args = calls[i].args
+        if args:
+            read_by_file[args[0]] += n
+    opens = Counter(opens)
+    families = [
+        {"name": fam, "count": f[0], "errors": f[1], "seconds": round(f[2], 6)}
+        for fam, f in zip(FAMILIES, fams)
+    ]
+    histogram = []
+    for lo in sorted(sizes):
+        hi = lo * 2 - 1 if lo else 0
+        count, nbytes = sizes[lo]
+        label = "0 B (end of file)" if hi == 0 else f"{_size_label(lo)}–{_size_label(hi + 1)}"
+        histogram.append({"name": label, "min_bytes": lo, "max_bytes": hi, "count": count, "bytes": nbytes})
+    files = sorted(set(opens) | {p for p in read_by_file if p.startswith("/")}, key=lambda p: (-read_by_file[p], -opens[p], p))
+    return {
+        "families": families,
+        "lookups_failed": sum(failed_paths.values()),
+        "failed_lookup_dirs": [{"name": d, "count": n} for d, n in failed_dirs.most_common(top)],
+        "files_opened": len(opens),
+        "opens": sum(opens.values()),
+        "files": [{"name": p, "opens": opens[p], "bytes_read": read_by_file[p]} for p in files[:top]],
+        "reads": reads,
+        "bytes_read": read_total,
+        "read_sizes": histogram,
+    }

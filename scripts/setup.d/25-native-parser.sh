@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
 out=profiler/parse/_strace_native.abi3.so
-if [ -f "$out" ] && [ -z "$(find profiler/native/Cargo.toml profiler/native/Cargo.lock profiler/native/src -newer "$out")" ]; then
+tally=profiler/analysis/_syscall_tally.abi3.so
+if [ -f "$out" ] && [ -f "$tally" ] && [ -z "$(find profiler/native/Cargo.toml profiler/native/Cargo.lock profiler/native/src -newer "$out")" ]; then
     exit 0
 fi
 if ! command -v cargo >/dev/null; then
@@ -21,6 +22,10 @@ echo "setup: building the native strace parser (profiler/native)" >&2
 target=build/native
 if PYO3_PYTHON="$PWD/.venv/bin/python" cargo build --release --quiet --manifest-path profiler/native/Cargo.toml --target-dir "$target"; then
     cp "$target/release/lib_strace_native.so" "$out.tmp"
+    # the same library is also the analysis layer's module of trace tallies (it exports both
+    # init functions; analysis never imports parse)
+    cp "$target/release/lib_strace_native.so" "$tally.tmp"
+    mv "$tally.tmp" "$tally"
     mv "$out.tmp" "$out"
 else
     echo "setup: the native strace parser did not build: the pure-Python parser runs" >&2

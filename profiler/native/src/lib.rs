@@ -705,3 +705,249 @@ fn _strace_native(_py: Python, m: &PyModule) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_lines, m)?)?;
     Ok(())
 }
+
+// ---------------------------------------------------------------------------------------------
+// The tallies of a trace's summary in one pass (the fast path of profiler/analysis/syscalls.py
+// `tally_calls`, whose pure-Python twin gives the same figures; tests compare both).
+
+#[derive(Clone, Copy)]
+struct Kind {
+    family: i64,     // index in FAMILIES, -1 for none
+    path_arg: bool,  // in PATH_ARG (a failed lookup when ENOENT/ENOTDIR)
+    open: bool,      // in OPENS
+    read: bool,      // in READS
+}
+
+/// Keys in first-seen order.
+struct Ordered<K: std::hash::Hash + Eq + Clone, V> {
+    at: HashMap<K, usize>,
+    items: Vec<(K, V)>,
+}
+
+impl<K: std::hash::Hash + Eq + Clone, V: Default> Ordered<K, V> {
+    fn new() -> Self {
+        Ordered { at: HashMap::new(), items: Vec::new() }
+    }
+    fn get(&mut self, k: &K) -> &mut V {
+        let i = match self.at.get(k) {
+            Some(&i) => i,
+            None => {
+                self.items.push((k.clone(), V::default()));
+                self.at.insert(k.clone(), self.items.len() - 1);
+                self.items.len() - 1
+            }
+        };
+        &mut self.items[i].1
+    }
+}
+
+fn opt_str(o: &PyAny) -> PyResult<Option<&str>> {
+    if o.is_none() {
+        Ok(None)
+    } else {
+        Ok(Some(o.downcast::<PyString>()?.to_str()?))
+    }
+}
+
+/// tally_calls(calls, owners, kinds) → (by_name, by_pid, families, failed_paths, opens,
+/// read_by_file, unnamed_reads, reads, read_total, read_sizes, by_owner):
+/// - by_name / by_pid: {key: (count, errors, seconds)} (first-seen order);
+/// - families: [(count, errors, seconds)] per family index;
+/// - failed_paths: {path: n} of the failed lookups that have a path; opens: {path: n};
+/// - read_by_file: {fd path: bytes}; unnamed_reads: [(position, bytes)] of reads without an fd
+///   path (the caller reads their first argument);
+/// - read_sizes: {lowest size of the power-of-two bucket (0 for 0): (count, bytes)};
+/// - by_owner (when `owners` gives an owner number per call, -1 for none): per number
+///   (syscalls, failed lookups, opens, bytes read, seconds), as attribution._Acc.add sums them.
+/// `kinds`: {syscall name: (family index or -1, path_arg, open, read)}.
+#[pyfunction]
+fn tally_calls(py: Python, calls: &PyList, owners: Option<&PyList>, kinds: &PyDict) -> PyResult<PyObject> {
+    let mut table: HashMap<String, Kind> = HashMap::new();
+    let mut nfam = 0usize;
+    for (key, value) in kinds.iter() {
+        let (family, path_arg, open, read): (i64, bool, bool, bool) = value.extract()?;
+        if family >= 0 {
+            nfam = nfam.max(family as usize + 1);
+        }
+        table.insert(key.extract()?, Kind { family, path_arg, open, read });
+    }
+    let none = Kind { family: -1, path_arg: false, open: false, read: false };
+    // per name object (the parser shares one str per name): its kind and its tally slot
+    let mut by_ptr: HashMap<usize, (Kind, usize)> = HashMap::new();
+    let mut names: Vec<(PyObject, i64, i64, f64)> = Vec::new();
+    let mut name_at: HashMap<String, usize> = HashMap::new();
+    let mut pids: Ordered<i64, (i64, i64, f64)> = Ordered::new();
+    let mut fams: Vec<(i64, i64, f64)> = vec![(0, 0, 0.0); nfam];
+    let mut failed_paths: Ordered<String, i64> = Ordered::new();
+    let mut opens: Ordered<String, i64> = Ordered::new();
+    let mut read_by_file: Ordered<String, i64> = Ordered::new();
+    let mut unnamed: Vec<(usize, i64)> = Vec::new();
+    let mut reads: i64 = 0;
+    let mut read_total: i64 = 0;
+    let mut hist: Ordered<i64, (i64, i64)> = Ordered::new();
+    let mut own: Vec<(i64, i64, i64, i64, f64)> = Vec::new();
+    let owner_of: Option<Vec<i64>> = match owners {
+        Some(o) => Some(o.extract()?),
+        None => None,
+    };
+    for (i, item) in calls.iter().enumerate() {
+        let c: &PyTuple = item.downcast()?;
+        let name_obj = c.get_item(2)?;
+        let ptr = name_obj.as_ptr() as usize;
+        let (kind, slot) = match by_ptr.get(&ptr) {
+            Some(&v) => v,
+            None => {
+                let s: &str = name_obj.downcast::<PyString>()?.to_str()?;
+                let kind = *table.get(s).unwrap_or(&none);
+                let slot = match name_at.get(s) {
+                    Some(&j) => j,
+                    None => {
+                        names.push((name_obj.into_py(py), 0, 0, 0.0));
+                        name_at.insert(s.to_string(), names.len() - 1);
+                        names.len() - 1
+                    }
+                };
+                // the pointer stays valid: `calls` holds the object for the whole pass
+                by_ptr.insert(ptr, (kind, slot));
+                (kind, slot)
+            }
+        };
+        let pid: i64 = c.get_item(0)?.extract()?;
+        let ret_o = c.get_item(4)?;
+        let ret: Option<i64> = if ret_o.is_none() { None } else { Some(ret_o.extract()?) };
+        let errno = opt_str(c.get_item(5)?)?;
+        let failed_call = errno.map_or(false, |e| !e.is_empty());
+        let dur_o = c.get_item(7)?;
+        let dur: f64 = if dur_o.is_none() { 0.0 } else { dur_o.extract()? };
+        // the three _tally counters (per name, per pid, per family)
+        let n = &mut names[slot];
+        n.1 += 1;
+        if failed_call {
+            n.2 += 1;
+        }
+        if dur != 0.0 {
+            n.3 += dur;
+        }
+        let p = pids.get(&pid);
+        p.0 += 1;
+        if failed_call {
+            p.1 += 1;
+        }
+        if dur != 0.0 {
+            p.2 += dur;
+        }
+        if kind.family >= 0 {
+            let f = &mut fams[kind.family as usize];
+            f.0 += 1;
+            if failed_call {
+                f.1 += 1;
+            }
+            if dur != 0.0 {
+                f.2 += dur;
+            }
+        }
+        // the file-system view, and what an owner's accumulator adds
+        let lookup_failed = kind.path_arg && matches!(errno, Some("ENOENT") | Some("ENOTDIR"));
+        let mut opened = false;
+        let mut got: i64 = 0;
+        if lookup_failed {
+            if let Some(path) = opt_str(c.get_item(10)?)? {
+                *failed_paths.get(&path.to_string()) += 1;
+            }
+        } else if kind.open {
+            if let Some(r) = ret {
+                if r >= 0 && !failed_call {
+                    let rp = opt_str(c.get_item(6)?)?;
+                    let path = match rp {
+                        Some(x) if !x.is_empty() => Some(x),
+                        _ => opt_str(c.get_item(10)?)?,
+                    };
+                    if let Some(path) = path {
+                        opened = true;
+                        *opens.get(&path.to_string()) += 1;
+                    }
+                }
+            }
+        } else if kind.read && !failed_call {
+            if let Some(r) = ret {
+                reads += 1;
+                read_total += r;
+                let lo = if r <= 0 { 0 } else { 1i64 << (63 - r.leading_zeros() as i64) };
+                let h = hist.get(&lo);
+                h.0 += 1;
+                h.1 += r;
+                match opt_str(c.get_item(11)?)? {
+                    Some(fp) if !fp.is_empty() => *read_by_file.get(&fp.to_string()) += r,
+                    _ => unnamed.push((i, r)),
+                }
+                if r > 0 {
+                    got = r;
+                }
+            }
+        }
+        if let Some(ow) = &owner_of {
+            let o = ow[i];
+            if o >= 0 {
+                let o = o as usize;
+                if own.len() <= o {
+                    own.resize(o + 1, (0, 0, 0, 0, 0.0));
+                }
+                let a = &mut own[o];
+                a.0 += 1;
+                if dur != 0.0 {
+                    a.4 += dur;
+                }
+                if lookup_failed {
+                    a.1 += 1;
+                } else if opened {
+                    a.2 += 1;
+                } else {
+                    a.3 += got;
+                }
+            }
+        }
+    }
+    let by_name = PyDict::new(py);
+    for (name, count, errors, seconds) in names {
+        by_name.set_item(name, (count, errors, seconds))?;
+    }
+    let by_pid = PyDict::new(py);
+    for (pid, v) in pids.items {
+        by_pid.set_item(pid, v)?;
+    }
+    let counter = |o: Ordered<String, i64>| -> PyResult<&PyDict> {
+        let d = PyDict::new(py);
+        for (k, v) in o.items {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    };
+    let sizes = PyDict::new(py);
+    for (lo, v) in hist.items {
+        sizes.set_item(lo, v)?;
+    }
+    let owners_out = PyList::empty(py);
+    for a in own {
+        owners_out.append(a)?;
+    }
+    let items: [PyObject; 11] = [
+        by_name.into_py(py),
+        by_pid.into_py(py),
+        fams.into_py(py),
+        counter(failed_paths)?.into_py(py),
+        counter(opens)?.into_py(py),
+        counter(read_by_file)?.into_py(py),
+        unnamed.into_py(py),
+        reads.into_py(py),
+        read_total.into_py(py),
+        sizes.into_py(py),
+        owners_out.into_py(py),
+    ];
+    Ok(PyTuple::new(py, items).into_py(py))
+}
+
+#[pymodule]
+fn _syscall_tally(_py: Python, m: &PyModule) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(tally_calls, m)?)?;
+    Ok(())
+}
