@@ -128,3 +128,21 @@ def test_a_program_that_never_ran_fails_even_with_the_flag(cli, real_python, pro
         assert res.returncode == 3, res
         assert why in res.stderr, res
         assert "--ignore-failure measures it anyway" not in res.stderr, res
+
+
+@pytest.mark.slow
+def test_diff_pairs_black_across_versions(cli, tmp_path):
+    """black 23.1.0 (mypyc-compiled on 3.11) shows a tiny `black` row nested in the one that
+    loaded it; it was taken for a dotted import's wrapper, so the load was paired with the
+    nested row (0.1 ms → 140 ms) and the real load listed as removed."""
+    py = pyenv_python("3.11")
+    old_venv, new_venv = real_venv(py, ["black==23.1.0"]), real_venv(py, ["black==26.10.1"])
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    for venv, out in ((old_venv, old), (new_venv, new)):
+        res = cli("imports", "--runs", "1", "--warmup", "0", "-o", out, venv_bin(venv, "black"), "--version")
+        assert res.returncode == 0, res
+    doc = cli("diff", old, new, "--format", "json").json()
+    black = [c for c in doc["changed"] if c["name"] == "black"]
+    assert len(black) == 1 and not black[0]["wrapper"], black
+    assert black[0]["old_cumulative_us"] > 50_000 and black[0]["new_cumulative_us"] > 50_000, black
+    assert all(not m.get("wrapper") for m in doc["removed"] if m["name"] == "black")

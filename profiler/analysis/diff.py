@@ -105,13 +105,30 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
     )
 
 
-def gate_failures(report: DiffReport, fail_over_ms: float | None, fail_over_pct: float | None) -> list[str]:
-    """The CI gate: the total grew by more than MS milliseconds or PCT percent."""
-    out = []
+def gate_failures(report: DiffReport, fail_over_ms: float | None, fail_over_pct: float | None,
+                  any_change: bool = False) -> list[str]:
+    """The CI gate: the total grew by more than MS milliseconds or PCT percent, and the growth
+    is significant (the verdict the table and the JSON show). `any_change`: any growth over
+    the threshold fails, significant or not. Reports too short to judge (under 3 runs)
+    fail on the growth alone, and the message says so."""
+    grew = []
     delta = report.totals["delta_us"]
     if fail_over_ms is not None and delta > fail_over_ms * 1000:
-        out.append(f"total import time grew by {delta / 1000:.1f} ms (over --fail-over {fail_over_ms:g} ms)")
+        grew.append(f"total import time grew by {delta / 1000:.1f} ms (over --fail-over {fail_over_ms:g} ms)")
     pct = report.totals.get("delta_pct")
     if fail_over_pct is not None and pct is not None and pct > fail_over_pct:
-        out.append(f"total import time grew by {pct:.1f}% (over --fail-over-pct {fail_over_pct:g}%)")
-    return out
+        grew.append(f"total import time grew by {pct:.1f}% (over --fail-over-pct {fail_over_pct:g}%)")
+    if not grew or any_change:
+        return grew
+    significant = report.totals.get("significant")
+    if significant is None:
+        return [f"{g}; significance not judged (needs 3 runs or more in both reports)" for g in grew]
+    return grew if significant else []
+
+
+def gate_passed_note(report: DiffReport, fail_over_ms: float | None, fail_over_pct: float | None) -> str | None:
+    """When the growth is over a threshold but not significant, the gate passes: say why."""
+    if gate_failures(report, fail_over_ms, fail_over_pct) or not gate_failures(report, fail_over_ms, fail_over_pct, any_change=True):
+        return None
+    return ("the total grew over the --fail-over threshold, but within the runs' spread (not significant): the gate "
+            "passes (--any-change fails on any growth over the threshold)")

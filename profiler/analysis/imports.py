@@ -373,15 +373,21 @@ def parent_indices(modules: Sequence[ModuleRecord]) -> list[int | None]:
 def dotted_wrappers(modules: Sequence[ModuleRecord]) -> list[bool]:
     """True for the row of a dotted import (`import a.b`) that only wraps its package's import:
     `a/__init__` imported `a.b` itself, so the row that loaded `a.b` is nested below `a`, and
-    the outer `a.b` row (self: a few µs) merely waited for `a`. Detected as a row with a
-    descendant of the same name."""
+    the outer `a.b` row (self: a few µs) merely waited for `a`. Detected as a row of a dotted
+    name with a descendant of the same name inside its package's row: an undotted name never
+    wraps (a mypyc-compiled `black` 23.1 shows a 74 µs `black` row nested in the 400 ms one
+    that loaded it: the outer row is the load)."""
     parents = parent_indices(modules)
     out = [False] * len(modules)
     for i, m in enumerate(modules):
-        j = parents[i]
+        package = m.name.rpartition(".")[0]
+        if not package:
+            continue
+        j, inside_package = parents[i], False
         while j is not None:
-            if modules[j].name == m.name:
+            if modules[j].name == m.name and inside_package:
                 out[j] = True
+            inside_package = inside_package or modules[j].name == package
             j = parents[j]
     return out
 

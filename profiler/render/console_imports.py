@@ -235,21 +235,27 @@ def render_why_table(report, tty: bool) -> str:
 WRAPPER_MARK = " (dotted import)"  # the outer row of `import a.b` (see DiffReport notes)
 
 
+def _modules(n: int) -> str:
+    return f"{n} module" if n == 1 else f"{n} modules"
+
+
 def render_diff_table(report, tty: bool, top: int = 25) -> str:
     from profiler.render.console import new_table, render_tables
 
     tot = report.totals
     sign = "+" if tot["delta_us"] >= 0 else ""
     pct = f" ({sign}{tot['delta_pct']:.1f}%)" if tot.get("delta_pct") is not None else ""
+    verdict = {True: "significant", False: "not significant (within the runs' spread)"}.get(
+        tot.get("significant"), "significance not judged (needs 3 runs or more in both reports)")
     parts: list = [
-        f"total import time: {_ms(tot['old_us'])} ms → {_ms(tot['new_us'])} ms, {sign}{_ms(tot['delta_us'])} ms{pct}"
+        f"total import time: {_ms(tot['old_us'])} ms → {_ms(tot['new_us'])} ms, {sign}{_ms(tot['delta_us'])} ms{pct}: {verdict}"
     ]
     if not (report.added or report.removed or report.changed):
         parts.append("no differences")
         return render_tables(parts, tty)
     for title, rows in (("added", report.added), ("removed", report.removed)):
         if rows:
-            t = new_table(tty, title=f"{title}: {len(rows)} modules (top {min(top, len(rows))} by cumulative, ms)")
+            t = new_table(tty, title=f"{title}: {_modules(len(rows))} (top {min(top, len(rows))} by cumulative, ms)")
             t.add_column("module", no_wrap=True)
             t.add_column("self", justify="right")
             t.add_column("cumulative", justify="right")
@@ -257,7 +263,7 @@ def render_diff_table(report, tty: bool, top: int = 25) -> str:
                 t.add_row(m.name + (WRAPPER_MARK if m.extra.get("wrapper") else ""), _ms(m.self_us), _ms(m.cumulative_us))
             parts.append(t)
     if report.changed:
-        t = new_table(tty, title=f"changed: {len(report.changed)} modules (top {min(top, len(report.changed))} by impact, ms)")
+        t = new_table(tty, title=f"changed: {_modules(len(report.changed))} (top {min(top, len(report.changed))} by impact, ms)")
         t.add_column("module", no_wrap=True)
         t.add_column("cumulative", justify="right")
         t.add_column("Δ cumulative", justify="right")

@@ -14,6 +14,7 @@ class DiffOptions:
     new: str
     fail_over_ms: float | None = None
     fail_over_pct: float | None = None
+    any_change: bool = False  # the gate fails on any growth over the threshold, significant or not
 
 
 def diff(opts: DiffOptions) -> DiffReport:
@@ -26,9 +27,15 @@ def diff(opts: DiffOptions) -> DiffReport:
     return diff_reports(load_report(opts.old), load_report(opts.new), opts.old, opts.new)
 
 
+def gate_note(report: DiffReport, opts: DiffOptions) -> str | None:
+    from profiler.analysis.diff import gate_passed_note
+
+    return None if opts.any_change else gate_passed_note(report, opts.fail_over_ms, opts.fail_over_pct)
+
+
 def check_gate(report: DiffReport, opts: DiffOptions) -> None:
     from profiler.analysis.diff import gate_failures
 
-    failures = gate_failures(report, opts.fail_over_ms, opts.fail_over_pct)
+    failures = gate_failures(report, opts.fail_over_ms, opts.fail_over_pct, opts.any_change)
     if failures:
         raise GateFailed("; ".join(failures))
