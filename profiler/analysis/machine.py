@@ -15,7 +15,7 @@ def busy_warnings(machine: dict) -> list[str]:
         )
     cpu = machine.get("cpu_percent")
     if cpu is not None and cpu > 25.0 and not out:
-        out.append(f"the machine is busy: CPU {cpu:.0f}% used before measuring; timings will be noisy")
+        out.append(f"the machine is busy: CPU {cpu:.0f}% used by other work while measuring; timings will be noisy")
     avail = machine.get("memory_available_bytes")
     total = machine.get("memory_total_bytes")
     if avail and total and avail < 0.1 * total:

@@ -25,7 +25,7 @@ _MACHINE = (
     ("logical_cores", "Logical cores", "count"),
     ("cpu_frequency", "CPU frequency", "MHz"),
     ("load_average", "Load average (1, 5, 15 min)", "load"),
-    ("cpu_percent", "CPU busy before measuring", "percent"),
+    ("cpu_percent", "CPU used by other work while measuring", "percent"),
     ("memory_total_bytes", "Memory (total)", "bytes"),
     ("memory_available_bytes", "Memory (available)", "bytes"),
     ("importprof_version", "importprof version", "text"),

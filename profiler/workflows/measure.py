@@ -107,7 +107,7 @@ def measure(
     the first failure's stderr tail. Warnings are returned and, as they arise, passed to
     `warn`. `machine`: facts already read by the caller (else read here)."""
     from profiler.analysis.machine import busy_warnings
-    from profiler.capture.machine import read_machine
+    from profiler.capture.machine import read_machine, start_sample
     from profiler.capture.timing import run_interleaved
 
     if engine not in ENGINES:
@@ -117,8 +117,9 @@ def measure(
         from profiler.capture.hyperfine import find_hyperfine
 
         find_hyperfine()
-    if machine is None:
-        machine = read_machine()
+    sampling = machine is None  # the machine's load is read over the warm-up and the runs, not waited for before them
+    if sampling:
+        start_sample()
     warnings = list(busy_warnings(machine)) if machine else []
     if engine == "builtin" and plan.use_spawner:
         from profiler.capture.spawner import spawner_path
@@ -137,10 +138,19 @@ def measure(
             results = _hyperfine(specs, plan, tails)
     except Interrupted as exc:
         partial = _results(specs, exc.partial or {}, engine) if engine == "builtin" else []
+        if sampling:
+            machine = read_machine()
         report = _finish(specs, partial, reference, warnings, machine, interrupted=True)
         runs = sum(r.runs for r in report.results)
         raise Interrupted(f"interrupted: showing the {runs} runs measured so far", partial=report) from None
 
+    if sampling:
+        machine = read_machine()
+        busy = busy_warnings(machine)
+        for w in busy:
+            if warn:
+                warn(w)
+        warnings = busy + warnings
     if results and all(r.failed for r in results):
         first = results[0]
         failure = tails.get(first.key)
