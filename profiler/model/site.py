@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from profiler.model.document import Document, Record
+
 
 @dataclass(frozen=True)
-class PthLine:
+class PthLine(Record):
     """A `.pth` line that executes code (`import ...`)."""
 
     lineno: int | None
@@ -17,61 +19,40 @@ class PthLine:
     seconds: float
     modules: tuple[str, ...] = ()  # every module imported while the line ran, in import order
 
-    def to_dict(self) -> dict:
-        return {"lineno": self.lineno, "text": self.text, "seconds": self.seconds, "modules": list(self.modules)}
-
 
 @dataclass(frozen=True)
-class PthFile:
+class PthFile(Record):
     path: str
     seconds: float  # processing the whole file (reading, sys.path additions, executed lines)
     lines: tuple[PthLine, ...] = ()
     modules: tuple[str, ...] = ()  # every module its lines imported, in import order
     modules_us: int = 0  # Σ cumulative µs of the top-level imports its lines made
 
-    def to_dict(self) -> dict:
-        return {
-            "path": self.path,
-            "seconds": self.seconds,
-            "lines": [ln.to_dict() for ln in self.lines],
-            "modules": list(self.modules),
-            "modules_us": self.modules_us,
-        }
-
 
 @dataclass(frozen=True)
-class Customize:
+class Customize(Record):
     """sitecustomize / usercustomize when one was imported."""
 
     path: str | None
     seconds: float
     modules: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict:
-        return {"path": self.path, "seconds": self.seconds, "modules": list(self.modules)}
-
 
 @dataclass(frozen=True)
-class UserSite:
+class UserSite(Record):
     path: str | None
     enabled: bool
     exists: bool
     seconds: float
 
-    def to_dict(self) -> dict:
-        return {"path": self.path, "enabled": self.enabled, "exists": self.exists, "seconds": self.seconds}
-
 
 @dataclass(frozen=True)
-class SiteModule:
+class SiteModule(Record):
     """A module imported while `site.main()` ran (top-level imports only)."""
 
     name: str
     cumulative_us: int
     context: tuple = ()
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "cumulative_us": self.cumulative_us, "context": list(self.context)}
 
 
 @dataclass(frozen=True)
@@ -90,7 +71,7 @@ class SiteRun:
 
 
 @dataclass(frozen=True)
-class SiteReport:
+class SiteReport(Document):
     SCHEMA = "importprof.site/1"
 
     machine: dict
@@ -110,21 +91,3 @@ class SiteReport:
     @property
     def costliest_pth(self) -> PthFile | None:
         return max(self.pth, key=lambda p: p.seconds) if self.pth else None
-
-    def to_dict(self) -> dict:
-        return {
-            "schema": self.SCHEMA,
-            "machine": self.machine,
-            "python": self.python,
-            "python_version": self.python_version,
-            "runs": self.runs,
-            "seconds": self.seconds,
-            "pth": [p.to_dict() for p in self.pth],
-            "sitecustomize": self.sitecustomize.to_dict() if self.sitecustomize else None,
-            "usercustomize": self.usercustomize.to_dict() if self.usercustomize else None,
-            "user_site": self.user_site.to_dict() if self.user_site else None,
-            "sys_path_added": self.sys_path_added,
-            "sys_path_entries": list(self.sys_path_entries),
-            "modules": [m.to_dict() for m in self.modules],
-            "warnings": list(self.warnings),
-        }

@@ -1,0 +1,123 @@
+"""Documents declared once (profiler/model/document.py): a document's dataclass fields are its
+JSON keys, and its JSON schema (profiler/schemas/<kind>.json) must name exactly those keys, at
+every level the schema describes: adding a field without its schema entry, or a schema entry
+no field writes, fails here. Saved real documents (tests/fixtures/report/) read back into the
+dataclasses and write out the same JSON."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import pkgutil
+import typing
+
+import pytest
+
+from conftest import FIXTURES, REPO
+from profiler.model.document import Document, Record, field_types
+
+SCHEMAS = REPO / "profiler" / "schemas"
+
+
+def _all_documents() -> list[type]:
+    import profiler.model as pkg
+
+    for m in pkgutil.iter_modules(pkg.__path__):
+        importlib.import_module(f"profiler.model.{m.name}")
+    out, todo = [], list(Document.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if dataclasses.is_dataclass(cls) and cls.SCHEMA:
+            out.append(cls)
+    return sorted(out, key=lambda c: c.__name__)
+
+
+def _record_of(tp) -> type | None:
+    """The record type a field holds (itself, in a tuple, or optional)."""
+    for arg in (tp, *typing.get_args(tp)):
+        if isinstance(arg, type) and issubclass(arg, Record):
+            return arg
+        inner = typing.get_args(arg)
+        if inner and isinstance(inner[0], type) and issubclass(inner[0], Record):
+            return inner[0]
+    return None
+
+
+def _object_schema(prop: dict) -> dict | None:
+    """The object schema a property describes (directly, or as the items of an array)."""
+    if "properties" in prop:
+        return prop
+    items = prop.get("items")
+    if isinstance(items, dict) and "properties" in items:
+        return items
+    return None
+
+
+def _disagreements(cls: type, schema: dict, where: str, envelope: bool) -> list[str]:
+    keys = set(cls.saved_fields()) | ({"schema"} if envelope else set())
+    props = set(schema.get("properties", {}))
+    out = []
+    if keys - props:
+        out.append(f"{where}: fields the schema does not name: {sorted(keys - props)}")
+    if props - keys:
+        out.append(f"{where}: schema keys no field writes: {sorted(props - keys)}")
+    hints = field_types(cls)
+    for name in cls.saved_fields():
+        sub = _record_of(hints[name])
+        nested = _object_schema(schema.get("properties", {}).get(name, {}))
+        if sub is not None and nested is not None:
+            out += _disagreements(sub, nested, f"{where}.{name}", envelope=False)
+    return out
+
+
+DOCUMENTS = _all_documents()
+
+
+def test_documents_are_declared_with_the_base():
+    # the pilot kinds at least; every kind moves here as its model is touched
+    names = {c.SCHEMA for c in DOCUMENTS}
+    assert "importprof.site/1" in names
+
+
+@pytest.mark.parametrize("cls", DOCUMENTS, ids=lambda c: c.SCHEMA)
+def test_the_schema_names_exactly_the_fields(cls):
+    kind = cls.SCHEMA.split(".", 1)[1].split("/")[0]
+    schema = json.loads((SCHEMAS / f"{kind}.json").read_text())
+    assert schema["properties"]["schema"] == {"const": cls.SCHEMA}
+    assert _disagreements(cls, schema, kind, envelope=True) == []
+
+
+@pytest.mark.parametrize("cls", DOCUMENTS, ids=lambda c: c.SCHEMA)
+def test_a_saved_document_reads_back_and_writes_the_same_json(cls):
+    kind = cls.SCHEMA.split(".", 1)[1].split("/")[0]
+    saved = FIXTURES / "report" / f"{kind}.json"
+    if not saved.exists():
+        pytest.skip(f"no saved {kind} document in tests/fixtures/report")
+    doc = json.loads(saved.read_text())
+    again = cls.from_dict(doc).to_dict()
+    assert again == {k: v for k, v in doc.items() if k in again}
+    assert set(doc) <= set(again), sorted(set(doc) - set(again))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Inner(Record):
+    a: int
+    tags: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Outer(Document):
+    SCHEMA = ""  # an example, not a document kind
+    items: tuple[_Inner, ...]
+    best: _Inner | None = None
+    pair: tuple[int, int] | None = None
+
+
+def test_record_round_trip_through_annotations():
+    value = _Outer(items=(_Inner(1, ("x",)), _Inner(2)), best=_Inner(3), pair=(4, 5))
+    d = value.to_dict()
+    assert d == {"schema": "", "items": [{"a": 1, "tags": ["x"]}, {"a": 2, "tags": []}],
+                 "best": {"a": 3, "tags": []}, "pair": [4, 5]}
+    assert _Outer.from_dict(json.loads(json.dumps(d))) == value
