@@ -36,6 +36,28 @@ def lazy(
     warmup: warmup_opt(3) = 3,
     profile_runs: int = typer.Option(3, "--profile-runs", metavar="N", parser=integer("--profile-runs", 1), help="Eager -X importtime runs that price the avoided modules (medians)."),
     max_bisect_runs: int = typer.Option(60, "--max-bisect-runs", metavar="N", parser=integer("--max-bisect-runs", 1), help="At most N program runs to find the must-stay-eager set."),
+    apply: Optional[str] = typer.Option(
+        None, "--apply", metavar="DIR",
+        help="Write the lazy imports the measurement justifies into the files under DIR (your own code), verify the "
+             "output stays identical (bisecting back what does not), then show the program before and after.",
+    ),
+    style: str = typer.Option("lazy-modules", "--style", metavar="lazy-modules|keyword",
+                              help="How --apply writes it: a __lazy_modules__ list (inert before 3.15) or the `lazy` keyword (requires-python >= 3.15)."),
+    diff: bool = typer.Option(False, "--diff", help="With --apply: print the unified diff of the edit and write nothing."),
+    filter_out: Optional[str] = typer.Option(
+        None, "--filter-out", metavar="FILE",
+        help="Instead of editing sources, write a module installing sys.set_lazy_imports_filter that keeps the must-stay-eager "
+             "modules eager, for running the program with -X lazy_imports=all (3.15+).",
+    ),
+    verify_with: Optional[List[str]] = typer.Option(
+        None, "--verify-with", metavar="CMD",
+        help="Also check this command's output and exit code before and after (repeatable; {python} is replaced by each interpreter).",
+    ),
+    min_ms: float = typer.Option(1.0, "--min-ms", metavar="MS", help="With --apply: make a statement lazy only when it saves at least MS ms."),
+    oldest_python: Optional[str] = typer.Option(
+        None, "--oldest-python", metavar="PATH",
+        help="With --apply: the oldest interpreter to prove the edit changes nothing on (default: the oldest pyenv one requires-python allows).",
+    ),
     engine: EngineOpt = "builtin",
     top: TopOpt = 10,
     ignore_failure: IgnoreFailureOpt = False,
@@ -60,6 +82,22 @@ def lazy(
         engine=engine,
         ignore_failure=ignore_failure,
     )
+
+    if apply is not None or filter_out is not None or diff:
+        from profiler.render.console_lazy_apply import render_lazy_apply_diff, render_lazy_apply_table
+        from profiler.workflows.lazy_apply import ApplyOptions, lazy_apply
+
+        aopts = ApplyOptions(lazy=opts, directory=apply, style=style, diff=diff, filter_out=filter_out,
+                             verify_with=tuple(verify_with or ()), min_ms=min_ms, oldest_python=oldest_python,
+                             proof_runs=runs or 10, profile_runs=profile_runs, max_bisect_runs=max_bisect_runs)
+
+        def apply_table(report, tty):
+            return render_lazy_apply_diff(report) if diff else render_lazy_apply_table(report, tty, top=top)
+
+        with Progress("applying") as bar:
+            report = lazy_apply(aopts, progress=bar.update, warn=warn, info=info)
+        deliver(report, fmt=fmt, output=output, table=apply_table)
+        return
 
     def table(report, tty):
         return render_lazy_table(report, tty, top=top)

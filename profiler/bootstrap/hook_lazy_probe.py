@@ -1,0 +1,33 @@
+"""importprof hook `lazy_probe`: at exit, the modules the program loaded (name, file) and, on
+Python 3.15+ (PEP 810), the imports still lazy (`sys.lazy_modules`: bound but never reified).
+Standard library only; runs inside the measured interpreter and never imports the rest of the
+`profiler` package. Options: "lazy_probe_path" (where the JSON record goes)."""
+
+import sys
+
+_OPTIONS = {}
+
+
+def _dump():
+    modules = []
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("_importprof"):
+            continue
+        path = getattr(mod, "__dict__", {}).get("__file__") if hasattr(mod, "__dict__") else None
+        modules.append([name, path if isinstance(path, str) else None])
+    lazy = getattr(sys, "lazy_modules", None)
+    import json
+
+    doc = {
+        "python": "%d.%d.%d" % sys.version_info[:3],
+        "modules": modules,
+        "unreified": sorted(lazy) if lazy is not None else None,
+    }
+    with open(_OPTIONS["lazy_probe_path"], "w", encoding="utf-8") as fh:
+        json.dump(doc, fh)
+
+
+def install(options):
+    _OPTIONS.update(options)
+    if options.get("lazy_probe_path"):
+        sys.modules["_importprof_launch"].at_exit(_dump)

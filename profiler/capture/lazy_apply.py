@@ -1,0 +1,84 @@
+"""The runs `importprof lazy --apply` makes to prove an edit: the target as a user runs it (no
+launcher: what changed is the source, not the interpreter), a `--verify-with` command, the
+`lazy_probe` hook's record (modules loaded, imports still lazy at exit), and a compile check of
+new file contents by the interpreter that will run them.
+
+Every run gets a fresh, empty `PYTHONPYCACHEPREFIX`: two edits of one file can have the same
+size within the same second, and a .pyc validated by mtime and size would then run the old code."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from profiler.capture.bootstrap import bootstrap_argv
+from profiler.capture.process import run
+from profiler.errors import TargetFailed
+from profiler.model.target import Target
+
+
+@dataclass(frozen=True)
+class Outcome:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _env(pycache: str, extra: Mapping[str, str] | None = None) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPYCACHEPREFIX"] = pycache
+    env.update(extra or {})
+    return env
+
+
+def run_fresh(argv: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
+              timeout: float | None = None, what: str = "target") -> Outcome:
+    """argv to completion with a fresh pycache folder; a non-zero exit is data."""
+    with tempfile.TemporaryDirectory(prefix="importprof-apply-") as tmp:
+        proc = run(argv, cwd=cwd, env=_env(tmp, env), timeout=timeout, missing=TargetFailed, what=what)
+    return Outcome(tuple(argv), proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_probe(python: str, flags: Sequence[str], target: Target, *, cwd: str | None = None,
+              env: Mapping[str, str] | None = None, timeout: float | None = None) -> tuple[Outcome, dict | None]:
+    """One run under the launcher with the `lazy_probe` hook: the outcome and its record (None
+    when the program never reached its exit handlers)."""
+    with tempfile.TemporaryDirectory(prefix="importprof-probe-") as tmp:
+        path = os.path.join(tmp, "probe.json")
+        argv = bootstrap_argv(python, flags, target, ("lazy_probe",), {"lazy_probe_path": path})
+        cache = os.path.join(tmp, "pycache")
+        proc = run(argv, cwd=cwd, env=_env(cache, env), timeout=timeout, missing=TargetFailed, what="target")
+        try:
+            with open(path, encoding="utf-8") as fh:
+                record = json.load(fh)
+        except (OSError, ValueError):
+            record = None
+    return Outcome(tuple(argv), proc.returncode, proc.stdout, proc.stderr), record
+
+
+_COMPILE = (
+    "import sys\n"
+    "with open(sys.argv[1], 'rb') as fh:\n"
+    "    data = fh.read()\n"
+    "try:\n"
+    "    compile(data, sys.argv[2], 'exec', dont_inherit=True)\n"
+    "except SyntaxError as e:\n"
+    "    print('line %s: %s' % (e.lineno, e.msg)); sys.exit(1)\n"
+)
+
+
+def compile_with(python: str, path: str, source: bytes) -> str | None:
+    """None when `python` compiles `source` (the new contents of `path`), else why (one line)."""
+    with tempfile.TemporaryDirectory(prefix="importprof-compile-") as tmp:
+        copy = os.path.join(tmp, "source.py")
+        with open(copy, "wb") as fh:
+            fh.write(source)
+        proc = run([python, "-I", "-c", _COMPILE, copy, path], timeout=120, missing=TargetFailed, what="the compile check")
+    if proc.returncode == 0:
+        return None
+    text = proc.stdout.strip() or proc.stderr.strip()
+    return text.splitlines()[-1] if text else f"exit code {proc.returncode}"

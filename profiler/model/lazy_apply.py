@@ -1,0 +1,160 @@
+"""`importprof lazy --apply DIR` / `--filter-out FILE`: what was made lazy, and the proof
+(`importprof.lazy_apply/1`).
+
+  statements   [{site, modules, saving_us, measured, static, decision, why, disagreement}]
+               (saving_us: the self time of the modules the lazy run avoided below it; for a
+               statement of the must-stay-eager set, the eager cumulative lazy would have moved)
+               every import statement under DIR the lazy run moved cost out of start-up:
+               measured  "identical" (lazy kept the output) / "differs" (a module it defers
+                         must stay eager) / "differs in verification" (the edit changed the
+                         output and bisection took it back)
+               static    [{kind, text, line}] the reasons from the AST (analysis/lazy_static.py)
+               decision  "applied" / "eager" / "below --min-ms" / "skipped"
+               disagreement  where measured and static say different things, in words
+  files        [{path, lines, status}]   status: "edited", "unchanged", "would edit" (--diff),
+               or why the file was left alone (does not parse, read-only, fails to compile)
+  checks       [{python, command, identical, difference}]  before vs after, per interpreter and
+               per --verify-with command (the final edits)
+  proof        [{python, python_version, lazy, side, ...}]  per interpreter: `before` and
+               `after` figures — startup mean_s/stddev_s/min_s/max_s, import_us, modules,
+               peak_rss_bytes, unreified (imports still lazy at exit; null before 3.15),
+               output_identical — and overlap (the two start-up ranges overlap)
+  predicted_us the lazy measurement's saving of the applied statements (what 3.15 should show)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA = "importprof.lazy_apply/1"
+
+
+@dataclass(frozen=True)
+class StatementVerdict:
+    site: str
+    modules: tuple[str, ...]
+    saving_us: int
+    measured: str
+    static: tuple[dict, ...]
+    decision: str
+    why: str = ""
+    disagreement: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "site": self.site, "modules": list(self.modules), "saving_us": self.saving_us,
+            "measured": self.measured, "static": [dict(s) for s in self.static], "decision": self.decision,
+            "why": self.why, "disagreement": self.disagreement,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "StatementVerdict":
+        return cls(str(d["site"]), tuple(d.get("modules") or ()), int(d["saving_us"]), str(d["measured"]),
+                   tuple(d.get("static") or ()), str(d["decision"]), str(d.get("why") or ""), d.get("disagreement"))
+
+
+@dataclass(frozen=True)
+class FileEdit:
+    path: str
+    lines: tuple[int, ...]
+    status: str
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "lines": list(self.lines), "status": self.status}
+
+
+@dataclass(frozen=True)
+class Check:
+    python: str
+    command: str
+    identical: bool
+    difference: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"python": self.python, "command": self.command, "identical": self.identical,
+                "difference": self.difference}
+
+
+@dataclass(frozen=True)
+class Side:
+    """One interpreter, before or after the edit."""
+
+    mean_s: float | None
+    stddev_s: float | None
+    min_s: float | None
+    max_s: float | None
+    import_us: int | None
+    modules: int | None
+    peak_rss_bytes: int | None
+    unreified: int | None
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class ProofRow:
+    python: str
+    python_version: str
+    lazy: bool  # PEP 810 applies here (3.15+): the edit takes effect
+    before: Side
+    after: Side
+    output_identical: bool
+    overlap: bool
+
+    def to_dict(self) -> dict:
+        return {"python": self.python, "python_version": self.python_version, "lazy": self.lazy,
+                "before": self.before.to_dict(), "after": self.after.to_dict(),
+                "output_identical": self.output_identical, "overlap": self.overlap}
+
+
+@dataclass(frozen=True)
+class LazyApplyReport:
+    SCHEMA = SCHEMA
+
+    action: str  # "apply" | "diff" | "filter-out"
+    directory: str | None
+    style: str
+    target: str
+    python: str
+    python_version: str
+    min_ms: float
+    must_stay_eager: tuple[str, ...]
+    statements: tuple[StatementVerdict, ...]
+    files: tuple[FileEdit, ...] = ()
+    checks: tuple[Check, ...] = ()
+    proof: tuple[ProofRow, ...] = ()
+    predicted_us: int = 0
+    diff: str = ""
+    filter_path: str | None = None
+    filter_eager: tuple[str, ...] = ()
+    bisect_runs: int = 0
+    machine: dict = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": self.SCHEMA,
+            "machine": self.machine,
+            "action": self.action,
+            "directory": self.directory,
+            "style": self.style,
+            "target": self.target,
+            "python": self.python,
+            "python_version": self.python_version,
+            "min_ms": self.min_ms,
+            "must_stay_eager": list(self.must_stay_eager),
+            "statements": [s.to_dict() for s in self.statements],
+            "files": [f.to_dict() for f in self.files],
+            "checks": [c.to_dict() for c in self.checks],
+            "proof": [p.to_dict() for p in self.proof],
+            "predicted_us": self.predicted_us,
+            "diff": self.diff,
+            "filter_path": self.filter_path,
+            "filter_eager": list(self.filter_eager),
+            "bisect_runs": self.bisect_runs,
+            "warnings": list(self.warnings),
+            "notes": list(self.notes),
+        }
