@@ -222,3 +222,19 @@ def test_a_missing_module_is_looked_for_once_per_finder(tmp_path, real_python):
     for lazy in (False, True):
         run = run_lazy(real_python, version, Target("script", str(prog)), lazy=lazy, cwd=str(tmp_path), env=_env())
         assert run.returncode == 0 and run.stdout == "1\n", (lazy, run.stdout, run.stderr)
+
+
+@pytest.mark.parametrize("prefix", ["3.8", "3.13"])
+def test_annotations_resolve_no_lazy_name_as_on_314_and_later(prefix, tmp_path):
+    """3.14+ evaluates annotations when read (PEP 649): under 3.15 a def annotated with a lazily
+    imported class does not import it. Before 3.14 the emulation compiles with deferred
+    (string) annotations, so the module stays unimported until the program reads a value."""
+    python = pyenv_python(prefix)
+    write_tree(tmp_path, {"typed_mod.py": "class T:\n    pass\n"})
+    (tmp_path / "p.py").write_text(
+        "import sys\nfrom typed_mod import T\n\ndef f(x: T) -> T:\n    return x\n\n"
+        "class C:\n    field: T\n\nprint('typed_mod' in sys.modules, f.__annotations__['x'])\n"
+    )
+    run = run_lazy(python, _version(python), Target("script", str(tmp_path / "p.py")), lazy=True, cwd=str(tmp_path), env=_env())
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "False T\n"

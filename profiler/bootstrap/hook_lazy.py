@@ -27,6 +27,9 @@ keyed by the source's mtime and size, the interpreter's magic number and this fi
 a timed run reads it as the import system reads a .pyc (never the program's own __pycache__).
 A cache miss compiles with `ast` imported out of sight (sys.modules restored after).
 
+Before 3.14 the rewritten code is compiled with PEP 563's deferred annotations (strings), as
+3.14+ defers annotations itself (PEP 649): a def's annotations then resolve no lazy name.
+
 What the emulation costs beyond 3.15's mechanism (a lazy binding and its resolution are Python
 calls here, C in 3.15) is counted (`counts`) and, with options["lazy_calibrate"], timed per event
 in this interpreter (`calibration`), so that importprof can take it out of the prediction.
@@ -399,7 +402,7 @@ def _compile_rewritten(source, path):
             _AST[0] = ast
         tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         eager = _rewrite(tree, ast)
-        code = compile(tree, path, "exec", dont_inherit=True)
+        code = compile(tree, path, "exec", _DEFERRED_ANNOTATIONS[0], dont_inherit=True)
     finally:
         for name in set(sys.modules) - before:
             del sys.modules[name]
@@ -408,6 +411,11 @@ def _compile_rewritten(source, path):
 
 
 _AST = [None]
+# 3.14+ evaluates annotations when they are read (PEP 649), never when a function or class is
+# defined: under 3.15 an annotation naming a lazily imported class does not import it. Before
+# 3.14 the rewritten code is compiled as under `from __future__ import annotations` (PEP 563,
+# the same flag value on 3.8-3.13), so that it does not either (annotations are then strings).
+_DEFERRED_ANNOTATIONS = [0x1000000 if sys.version_info < (3, 14) else 0]
 
 
 def _cache_path(path):
