@@ -238,3 +238,15 @@ def test_annotations_resolve_no_lazy_name_as_on_314_and_later(prefix, tmp_path):
     run = run_lazy(python, _version(python), Target("script", str(tmp_path / "p.py")), lazy=True, cwd=str(tmp_path), env=_env())
     assert run.returncode == 0, run.stderr
     assert run.stdout == "False T\n"
+
+
+def test_a_submodule_imported_lazily_elsewhere_is_an_attribute_of_its_package(tmp_path, real_python):
+    """Module b's `import pkg.sub` (never used in b) makes pkg.sub reachable from module a's
+    plain `import pkg`, as an eager import would and as 3.15 does (sys.lazy_modules)."""
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/sub.py": "X = 'x'\n", "a.py": "import pkg\n\ndef get():\n    return pkg.sub.X\n",
+                          "b.py": "import pkg.sub\n"})
+    (tmp_path / "p.py").write_text("import a\nimport b\nb.__name__\nprint(a.get())\n")
+    version = _version(real_python)
+    for lazy in (False, True):
+        run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=lazy, cwd=str(tmp_path), env=_env())
+        assert run.returncode == 0 and run.stdout == "x\n", (lazy, run.stderr)

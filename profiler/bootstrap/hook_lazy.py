@@ -120,8 +120,9 @@ class _Pending(object):
     def resolve(self):
         ns = self.ns
         if self.kind == 0:  # the top package only; its submodules named become lazy attributes
-            top = __import__(self.name.partition(".")[0], ns, None, None, 0)
-            for dotted in (self.name,) + tuple(self.extra or ()):
+            top_name = self.name.partition(".")[0]
+            top = __import__(top_name, ns, None, None, 0)
+            for dotted in (self.name,) + tuple(self.extra or ()) + tuple(_SUBMODULES.get(top_name, ())):
                 _lazy_children(dotted)
             return top
         if self.kind == 4:  # a lazy submodule attribute of its package
@@ -165,6 +166,21 @@ class _Pending(object):
 
     def __repr__(self):
         return "<importprof lazy import %s%s>" % (self.name, "" if self.kind != 2 else " (%s)" % self.attr)
+
+
+_SUBMODULES = {}  # top package -> dotted names imported lazily anywhere (`import a.b` in any module)
+
+
+def _register_submodule(dotted):
+    """`import a.b` anywhere makes a.b reachable as an attribute of a, for every module that
+    holds a (3.15 keeps such names in sys.lazy_modules): once a is imported, a.b is a lazy
+    attribute of it."""
+    top = dotted.partition(".")[0]
+    names = _SUBMODULES.setdefault(top, [])
+    if dotted not in names:
+        names.append(dotted)
+    if top in sys.modules:
+        _lazy_children(dotted)
 
 
 def _lazy_children(dotted):
@@ -302,11 +318,15 @@ def _lazy_import(kind, name, names, level, lineno):
         _PENDING.append(p)
         _COUNTS["bindings"] += 1
         _bind(ns, top, p)
+        if top != name:
+            _register_submodule(name)
     elif kind == 1:
         p = _Pending(ns, 1, name, None, 0, names, site)
         _PENDING.append(p)
         _COUNTS["bindings"] += 1
         _bind(ns, names, p)
+        if "." in name:
+            _register_submodule(name)
     else:
         for attr, bound in names:
             p = _Pending(ns, 2, name, attr, level, bound, site)
