@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from profiler.model.document import Record
+
 # the path prefix of the import markers (profiler/bootstrap/hook_markers.py has the same value:
 # the bootstrap never imports the package)
 MARKER_PREFIX = "/.importprof-mark/"
@@ -130,18 +132,15 @@ class StraceLog:
 
 
 @dataclass(frozen=True)
-class SyscallStat:
+class SyscallStat(Record):
     name: str
     count: int
     errors: int
     seconds: float
 
-    def to_dict(self) -> dict:
-        return {"name": self.name, "count": self.count, "errors": self.errors, "seconds": self.seconds}
-
 
 @dataclass(frozen=True)
-class ModuleStat:
+class ModuleStat(Record):
     """Syscalls made while a module was being imported (its own, not its nested imports').
     `failed` are failed path lookups (ENOENT/ENOTDIR), `opened` successful opens.
     `cumulative_syscalls`: its own plus those of the imports nested in it (the subtree; known
@@ -161,18 +160,7 @@ class ModuleStat:
     processes: int = 1
     failed_import: bool = False
 
-    def to_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "syscalls": self.syscalls,
-            "failed": self.failed,
-            "opened": self.opened,
-            "bytes_read": self.bytes_read,
-            "seconds": self.seconds,
-            "cumulative_syscalls": self.cumulative_syscalls,
-            "processes": self.processes,
-            "failed_import": self.failed_import,
-        }
+    NOT_SAVED = ("imports",)  # a count for merging rows; the document has processes
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
+from profiler.model.document import Record
 
 
 @dataclass(frozen=True)
-class Target:
+class Target(Record):
     kind: str  # "code" | "module" | "script" | "command"
     value: str = "pass"  # the code, module name, script path, or command[0]
     args: tuple[str, ...] = field(default_factory=tuple)
@@ -42,13 +43,6 @@ class Target:
         if self.kind == "command":
             return shlex.join(self.command_argv())
         return shlex.join(self.python_argv())
-
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "value": self.value, "args": list(self.args)}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Target":
-        return cls(kind=d["kind"], value=d["value"], args=tuple(d.get("args", ())))
 
 
 DEFAULT_TARGET = Target("code", "pass")
