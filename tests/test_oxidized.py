@@ -103,19 +103,20 @@ def test_every_variant_prints_the_same(built):
     assert len({v["output_sha256"] for v in report["variants"]}) == 1
 
 
-def test_in_memory_imports_from_memory(built):
+def test_in_memory_imports_from_memory(built, app):
     out, _ = built
     v = _variant(out, "in-memory")
     code = "import fastpkg.fast as c, sys; print(type(c.__loader__).__name__, getattr(c, '__file__', None), 'site' in sys.modules)"
-    proc = _run(v, argv=[v["argv"][0], "-c", code])
+    proc = _run(v, argv=[v["argv"][0], "-c", code], cwd=str(app))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["OxidizedFinder", "None", "False"]
+    # served from memory, with its real file as __file__ (opens relative to it still work)
+    assert proc.stdout.split() == ["OxidizedFinder", str(app / "fastpkg" / "fast.py"), "False"]
     # its path hook is installed (as PyOxidizer does): pkgutil can list an in-memory package
-    proc = _run(v, argv=[v["argv"][0], "-c", "import pkgutil, fastpkg; print([m.name for m in pkgutil.iter_modules(fastpkg.__path__)])"])
+    proc = _run(v, argv=[v["argv"][0], "-c", "import pkgutil, fastpkg; print([m.name for m in pkgutil.iter_modules(fastpkg.__path__)])"], cwd=str(app))
     assert proc.returncode == 0 and proc.stdout.strip() == "['fast']", proc.stderr
     # the filesystem variant: the same finder, over files
     f = _variant(out, "filesystem")
-    proc = _run(f, argv=[f["argv"][0], "-c", code])
+    proc = _run(f, argv=[f["argv"][0], "-c", code], cwd=str(app))
     assert proc.stdout.split()[0] == "OxidizedFinder"
 
 
@@ -141,11 +142,15 @@ def test_in_memory_opens_no_file_of_the_packed_module(built, tmp_path):
 def test_pack_lists_what_it_cannot_pack(built):
     _, report = built
     unpacked = {u["name"]: u["reason"] for u in report["pack"]["unpacked"]}
-    assert "__file__" in unpacked["tinyapp.data"]
-    assert "package of unpacked tinyapp.data" in unpacked["tinyapp"]
-    assert "namespace" in unpacked["nsp"]
+    assert "namespace" in unpacked["nsp"] and unpacked["__main__"].startswith("__main__")
     packed = {m["name"]: m["kind"] for m in report["pack"]["modules"]}
+    # a module reading __file__ at import is packed: its __file__ is its real file
+    assert packed["tinyapp.data"] == packed["tinyapp"] == "source"
     assert packed["tinyapp.core"] == "source" and packed["nsp.sub"] == "source"
+    # the unit is the top-level package: json.tool was never imported, it is packed all the same
+    assert packed["json.tool"] == "source"
+    units = {u["name"]: u["kind"] for u in report["pack"]["units"]}
+    assert units["tinyapp"] == "package" and units["json"] == "stdlib"
     assert packed["fastpkg"] == "source" and packed["fastpkg.fast"] == "source"
     assert packed["json.decoder"] == "source"
     assert "extension" in packed.values()  # _decimal & co stay files, still packed
@@ -161,6 +166,9 @@ def test_pack_command_writes_both_sets(cli, real_python, tmp_path):
     assert "in-memory" in res.stdout and "filesystem" in res.stdout
     doc = json.loads((out / "pack.json").read_text())
     assert doc["schema"] == "importprof.pack/1" and "machine" in doc
+    from profiler.inputs import first_problem
+
+    assert first_problem(doc, "pack") is None  # profiler/schemas/pack.json describes it
     names = {m["name"] for m in doc["modules"]}
     assert {"csv", "_csv"} <= names
     # what the recording hook imports itself (json, to write its records) is not the target's
@@ -192,14 +200,43 @@ def test_build_reports_a_variant_that_differs(cli, real_python, tmp_path):
     script = tmp_path / "loader.py"
     (tmp_path / "mod1.py").write_text("X = 1\n")
     script.write_text("import mod1\nprint(type(mod1.__loader__).__name__)\n")
-    res = cli("build", "--python", real_python, "-o", str(tmp_path / "b"), str(script))
-    assert_one_line_error(res, 3, "printed something else")
+    res = cli("build", "--python", real_python, "-o", str(tmp_path / "b"), "--format", "json",
+              "--variant", "no-site,in-memory", str(script))
+    assert res.returncode == 0, res.stderr  # one variant differs: a failed row, the others stand
+    v = {x["variant"]: x for x in res.json()["variants"]}
+    assert not v["no-site"]["failed"] and v["in-memory"]["failed"]
+    assert v["in-memory"]["error"] == "stdout differs at line 1: traditional 'SourceFileLoader', in-memory 'OxidizedFinder'"
+    assert "run it to see" in v["in-memory"]["hint"]
+    # every variant but traditional differs (no site: sys.flags.no_site is 1 in each): exit 3
+    script.write_text("import sys\nprint(sys.flags.no_site)\n")
+    res = cli("build", "--python", real_python, "-o", str(tmp_path / "b2"), "--variant", "no-site,oxidized", str(script))
+    assert_one_line_error(res, 3, "every variant but traditional failed")
 
 
-def test_cargo_missing_is_one_line_exit_3(cli, real_python, tmp_path, app):
+def test_a_program_rewriting_its_own_module_fails_by_design_and_says_which(cli, real_python, tmp_path):
+    (tmp_path / "mod.py").write_text("X = 1\n")
+    (tmp_path / "rewrite.py").write_text(
+        "import importlib, pathlib\nimport mod\np = pathlib.Path(mod.__file__)\norig = p.read_text()\n"
+        "p.write_text('X = 2\\n')\nimportlib.reload(mod)\np.write_text(orig)\nprint(mod.X)\n")
+    res = cli("build", "--python", real_python, "-o", str(tmp_path / "b"), "--variant", "no-site,in-memory,frozen",
+              "--format", "json", str(tmp_path / "rewrite.py"))
+    assert res.returncode == 0, res  # no-site behaves: the others are failed rows, not a failed build
+    v = {x["variant"]: x for x in res.json()["variants"]}
+    assert not v["no-site"]["failed"]
+    for name in ("in-memory", "frozen"):
+        assert v[name]["error"] == (f"stdout differs at line 1: traditional '2', {name} '1'; by design: the program "
+                                    f"rewrote the file of packed module mod ({tmp_path / 'mod.py'}) while it ran; "
+                                    "a packed build runs the code packed at build time")
+
+
+def test_cargo_missing_fails_the_oxidized_variants_only(cli, real_python, tmp_path, app):
     env = {"IMPORTPROF_CACHE": str(tmp_path / "cache"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    res = cli("build", "--python", real_python, "-o", str(tmp_path / "b"), str(app / "main.py"), env=env)
-    assert_one_line_error(res, 3, "cargo not found")
+    res = cli("build", "--python", real_python, "-o", str(tmp_path / "b"), "--format", "json", str(app / "main.py"), env=env)
+    assert res.returncode == 0, res.stderr
+    v = {x["variant"]: x for x in res.json()["variants"]}
+    for name in ("oxidized", "filesystem", "in-memory"):
+        assert v[name]["failed"] and "cargo not found" in v[name]["error"] and "importprof pack" in v[name]["hint"]
+    assert not v["no-site"]["failed"] and not v["frozen"]["failed"]  # still built and checked
 
 
 def test_pyoxidizer_without_distribution_says_what_to_download(cli, app, tmp_path):
@@ -268,9 +305,10 @@ def test_pack_all_stdlib_and_a_module_target(cli, real_python, tmp_path):
     doc = res.json()
     names = {m["name"] for m in doc["modules"]}
     assert len(names) > 450 and {"asyncio", "email.mime.text", "xml.etree.ElementTree", "_ssl"} <= names
-    unpacked = {u["name"]: u["reason"] for u in doc["unpacked"]}
-    assert "__file__" in unpacked["lib2to3.pygram"]  # reads its grammar files beside itself
-    assert unpacked["lib2to3"] == "package of unpacked lib2to3.pygram"
+    # lib2to3.pygram reads its grammar beside __file__: packed, its __file__ is its real file,
+    # and the grammar is package data of lib2to3
+    assert {"lib2to3", "lib2to3.pygram"} <= names
+    assert all(s["package_data"] > 0 for s in doc["sets"])
     # -m MODULE builds too, each variant printing the same
     b = cli("build", "--python", real_python, "-o", str(tmp_path / "plat"), "--format", "json", "-m", "platform")
     assert b.returncode == 0, b.stderr

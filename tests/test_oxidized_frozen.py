@@ -31,7 +31,7 @@ APP = {
     ),
     "fastpkg/__init__.py": "",
     "fastpkg/fast.py": "import textwrap\nWIDTH = len(textwrap.fill('x ' * 10, 8).splitlines())\n",
-    "fastpkg/late.py": "LATE = 'late'\n",  # never imported by main.py: not in the table
+    "fastpkg/late.py": "LATE = 'late'\n",  # never imported by main.py: frozen all the same (the unit is the package)
     # reads __file__ while importing: cannot be frozen, must be listed, still works
     "filepkg/__init__.py": "",
     "filepkg/data.py": "import os\nHERE = os.path.dirname(__file__)\nNAME = os.path.basename(HERE)\n",
@@ -56,15 +56,18 @@ def app(tmp_path_factory) -> Path:
 
 
 def _build(version, app, folder, *args):
+    from profiler.analysis.packing import plan_pack
     from profiler.capture.interpreter import resolve_python
-    from profiler.capture.oxidized import discover_modules
+    from profiler.capture.oxidized import discover_modules, scan_units
     from profiler.model.target import Target
     from profiler.workflows.frozen import build_frozen
+    from profiler.workflows.pack import stdlib_entries
 
     interp = resolve_python(pyenv_python(version))
     target = Target("script", str(app / "main.py"), ("arg1", *args))
-    records, _ = discover_modules(interp.path, target)
-    return interp, target, build_frozen(interp, records, str(folder))
+    records, sys_path = discover_modules(interp.path, target)
+    plan = plan_pack(records, scan_units(records, sys_path, stdlib_entries(interp)))
+    return interp, target, build_frozen(interp, plan, str(folder))
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -93,19 +96,25 @@ def test_frozen_prints_what_python_prints_and_lists_what_it_could_not_freeze(ver
 
 @pytest.mark.parametrize("version", ["3.8", "3.12"])
 def test_a_submodule_imported_later_is_found_below_a_frozen_package(version, app, tmp_path):
-    # a frozen package keeps its real folder as __path__: what the build run did not import
-    # (a plugin loaded by name, a codec looked up at run time) still imports, from its file
+    # the whole package is frozen, what the build run did not import too; and a frozen package
+    # keeps its real folder as __path__: a module that is not in the table (here one added after
+    # the build) still imports, from its file
+    app = Path(shutil.copytree(app, tmp_path / "app"))
     interp, target, report = _build(version, app, tmp_path / "frozen")
-    assert "fastpkg" in report.packages and "fastpkg.late" not in report.modules
+    assert "fastpkg" in report.packages and "fastpkg.late" in report.modules
     assert "encodings" in report.packages or "encodings" in report.served
+    (app / "fastpkg" / "added.py").write_text("ADDED = 'added'\n")
     code = ("import importlib, pkgutil, codecs, fastpkg; print(importlib.import_module('fastpkg.late').LATE, "
+            "importlib.import_module('fastpkg.added').ADDED, "
             "sorted(m.name for m in pkgutil.iter_modules(fastpkg.__path__)), codecs.lookup('cp1252').name, "
-            "fastpkg.__loader__.__name__, fastpkg.__file__ == fastpkg.__path__[0] + '/__init__.py', "
+            "fastpkg.__loader__.__name__, type(fastpkg.added.__loader__).__name__, "
+            "fastpkg.__file__ == fastpkg.__path__[0] + '/__init__.py', "
             "__import__('fastpkg.fast').fast.__file__.endswith('/fastpkg/fast.py'))")
     proc = subprocess.run([report.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(app)})
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["late", "['fast',", "'late']", "cp1252", "FrozenImporter", "True", "True"]
+    assert proc.stdout.split() == ["late", "added", "['added',", "'fast',", "'late']", "cp1252", "FrozenImporter",
+                                   "SourceFileLoader", "True", "True"]
 
 
 @pytest.mark.parametrize("version", ["3.8", "3.13"])

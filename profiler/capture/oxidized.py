@@ -234,6 +234,18 @@ def run_variant(argv: Sequence[str], env: Mapping[str, str] | None, cwd: str | N
     return run(list(argv), env=full, cwd=cwd, timeout=timeout, what=argv[0])
 
 
+def file_stamps(paths) -> dict[str, tuple[int, int]]:
+    """(mtime_ns, size) of each file that exists: what tells a rewritten file."""
+    out = {}
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        out[p] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
 def read_files(paths: Sequence[str]) -> list[bytes | None]:
     out: list[bytes | None] = []
     for p in paths:

@@ -155,12 +155,15 @@ class BuiltVariant:
     packed_modules: int | None = None
     fallback_modules: int | None = None
     fallback_sample: tuple[str, ...] = ()  # a few of the modules that fell back
+    # the files the target names, as the check run left them: (path, sha256; "" when absent)
+    files_sha256: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict:
         return {"variant": self.name, "path": self.path, "argv": list(self.argv), "env": dict(self.env),
                 "output_sha256": self.output_sha256, "failed": self.failed, "error": self.error, "hint": self.hint,
                 "exit_code": self.exit_code, "packed_modules": self.packed_modules,
-                "fallback_modules": self.fallback_modules, "fallback_sample": list(self.fallback_sample)}
+                "fallback_modules": self.fallback_modules, "fallback_sample": list(self.fallback_sample),
+                "files_sha256": dict(self.files_sha256)}
 
 
 @dataclass(frozen=True)

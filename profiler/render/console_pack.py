@@ -9,16 +9,21 @@ from profiler.render.units import fmt_bytes, fmt_count
 
 def _sets_table(pack, tty: bool):
     t = new_table(tty, title=f"packed resources: {shown_target(pack.target)} ({pack.python_version}, {pack.python})")
-    for col in ("set", "modules", "extensions", "bytecode", "source", "packed-resources", "files", "file bytes", "folder"):
+    for col in ("set", "modules", "extensions", "bytecode", "source", "package data", "packed-resources", "files", "file bytes", "folder"):
         t.add_column(col, justify="left" if col in ("set", "folder") else "right")
     for s in pack.sets:
         t.add_row(s.name, fmt_count(s.modules), fmt_count(s.extension_modules), fmt_bytes(s.bytecode_bytes), fmt_bytes(s.source_bytes),
+                  f"{fmt_count(s.package_data)} ({fmt_bytes(s.package_data_bytes)})",
                   fmt_bytes(s.resources_bytes), fmt_count(s.files), fmt_bytes(s.file_bytes), s.path)
     return t
 
 
 def _unpacked_lines(pack) -> list[str]:
-    lines = [f"{len(pack.modules)} modules packed; {len(pack.served)} served by the interpreter itself (builtin/frozen); "
+    units = getattr(pack, "units", ())
+    kinds = [u["kind"] for u in units]
+    lines = [f"{len(units)} units packed whole ({kinds.count('distribution')} distributions, {kinds.count('stdlib')} "
+             f"standard library top-levels, {kinds.count('package')} source trees)"] if units else []
+    lines += [f"{len(pack.modules)} modules packed; {len(pack.served)} served by the interpreter itself (builtin/frozen); "
              f"{len(pack.unpacked)} not packed (they import from the filesystem):"]
     for u in pack.unpacked:
         lines.append(f"  {u.name}: {u.reason}")
@@ -41,8 +46,14 @@ def render_build_table(report, tty: bool) -> str:
     t.add_column("argv (variant.json)")
     t.add_column("env")
     t.add_column("output sha256", justify="right")
+    t.add_column("modules: pack / fallback", justify="right")
     for v in report.variants:
-        t.add_row(v.name, " ".join(v.argv), " ".join(f"{k}=…({len(val.split(':'))} paths)" for k, val in v.env) or "-", v.output_sha256[:12] or "-")
+        if getattr(v, "failed", False):
+            t.add_row(v.name, f"failed: {v.error} (what to do: {v.hint})", "", "", "")
+            continue
+        origin = "n/a" if v.packed_modules is None else f"{fmt_count(v.packed_modules)} / {fmt_count(v.fallback_modules)}"
+        t.add_row(v.name, " ".join(v.argv), " ".join(f"{k}=…({len(val.split(':'))} paths)" for k, val in v.env) or "-",
+                  v.output_sha256[:12] or "-", origin)
     parts: list = [t]
     if report.pack is not None:
         parts += [_sets_table(report.pack, tty), "\n".join(_unpacked_lines(report.pack))]

@@ -225,7 +225,7 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
             exe = install_launcher(packed.launcher, folder, cfg)
             argv, venv = (exe, *argv_tail), env
         built.append(BuiltVariant(v, folder, tuple(argv), tuple(venv)))
-    built = check_behaviour(built, target, frozen_modules=frozen.modules if frozen else ())
+    built = check_behaviour(built, target, frozen_modules=frozen.modules if frozen else (), plan=plan)
     for bv in built:
         if os.path.isdir(bv.path):
             write_json(os.path.join(bv.path, VARIANT_FILE), {"schema": "importprof.variant/1", **bv.to_dict()})
@@ -261,13 +261,18 @@ def _first_difference(a: str, b: str) -> tuple[int, str, str]:
     return 1, a[-80:], b[-80:]  # they differ only in a line ending
 
 
-def check_behaviour(variants: Sequence[BuiltVariant], target: Target, frozen_modules: Sequence[str] = ()) -> list[BuiltVariant]:
+def check_behaviour(variants: Sequence[BuiltVariant], target: Target, frozen_modules: Sequence[str] = (),
+                    plan=None) -> list[BuiltVariant]:
     """Run every built variant once as it is and once with importprof's module recorder: a
     variant counts when its exit code, stdout, stderr and the files the target names end as
     traditional's (the first variant); otherwise it is a failed variant showing the first
-    differing line. The recorded run says how many modules came from the variant's pack and how
+    differing line, and, where the build cannot work by design, which module did what (see
+    by_design). The recorded run says how many modules came from the variant's pack and how
     many from the path finder behind it."""
-    from profiler.capture.oxidized import read_files, restore_files, run_variant
+    from profiler.capture.oxidized import file_stamps, read_files, restore_files, run_variant
+
+    packed_files = {m.path: m.name for m in plan.modules} if plan is not None else {}
+    rewritten: list[str] = []
 
     watched = watched_files(target)
     originals = list(zip(watched, read_files(watched)))
@@ -278,23 +283,58 @@ def check_behaviour(variants: Sequence[BuiltVariant], target: Target, frozen_mod
         if bv.failed:
             done.append(bv)
             continue
+        before = file_stamps(packed_files) if ref is None else None
         try:
             proc = run_variant(bv.argv, dict(bv.env))
             after = read_files(watched)
         finally:
             restore_files(originals)
+        if before is not None:  # the reference run: did the program rewrite a packed module's file?
+            now = file_stamps(packed_files)
+            rewritten = sorted(p for p in before if now.get(p) != before[p])
         seen = (proc.returncode, proc.stdout, proc.stderr, after)
-        bv = replace(bv, exit_code=proc.returncode, output_sha256=hashlib.sha256(proc.stdout.encode()).hexdigest())
+        bv = replace(bv, exit_code=proc.returncode, output_sha256=hashlib.sha256(proc.stdout.encode()).hexdigest(),
+                     files_sha256=tuple((p, hashlib.sha256(d).hexdigest() if d is not None else "") for p, d in zip(watched, after)))
         if ref is None:
             ref = (bv.name, seen)
         else:
             error = _difference(ref, bv.name, seen, watched)
             if error:
-                done.append(replace(bv, failed=True, error=error,
+                why = by_design(bv, rewritten, packed_files, proc.stderr, plan)
+                done.append(replace(bv, failed=True, error=error + (f"; {why}" if why else ""),
                                     hint=f"run it to see: {' '.join(bv.argv)} (variant.json has its env)"))
                 continue
         done.append(_with_counts(bv, target, frozen_set if bv.name == "frozen" else set(), originals))
     return done
+
+
+PACKING = ("filesystem", "in-memory", "frozen", "lazy+in-memory")
+
+
+def by_design(bv: BuiltVariant, rewritten: Sequence[str], packed_files: dict, stderr: str, plan) -> str | None:
+    """Why a packing variant cannot behave as traditional, when it is the build's design and not
+    a bug: the program rewrote a packed module's file (a pack serves the code of build time), or
+    it reached a file through an extension module's `__file__`, which is its copy beside the
+    launcher, outside what was copied there."""
+    if bv.name not in PACKING:
+        return None
+    if rewritten:
+        shown = ", ".join(f"{packed_files[p]} ({p})" for p in rewritten[:3])
+        return (f"by design: the program rewrote the file of packed module {shown} while it ran; "
+                "a packed build runs the code packed at build time")
+    lib = os.path.join(bv.path, "lib") + os.sep
+    import re
+
+    for path in re.findall(r"""['"](/[^'"\n]+)['"]""", stderr):
+        if not path.startswith(lib):
+            continue
+        rel = path[len(lib):].split(os.sep)
+        owners = sorted(m.name for m in (plan.modules if plan is not None else ()) if m.kind == "extension"
+                        and m.name.split(".")[: len(rel) - 1][:1] == rel[:1])
+        who = f"extension module {owners[0]}" if owners else "an extension module"
+        return (f"by design: {who} is loaded from its copy beside the launcher ({lib}...), and {path} "
+                "was reached from its __file__ outside the package data copied there")
+    return None
 
 
 def _difference(ref, name: str, seen, watched) -> str | None:
