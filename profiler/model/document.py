@@ -7,8 +7,10 @@ document starts with: `"schema": "importprof.<kind>/1"` (the class's SCHEMA) bef
 So adding a field to a document is one line in its dataclass; the JSON schema beside it
 (profiler/schemas/<kind>.json) is checked against the fields by tests/test_documents_declared.py.
 
-A field that is not saved (derived, or only for this run) is named in `NOT_SAVED`; a key a
-class spells differently on disk is not allowed: the field is named as the key.
+A field that is not saved (only for this run) is named in `NOT_SAVED`; a property the document
+carries for its readers (a figure derived from the fields) is named in `DERIVED` and written
+after the fields (never read back). A key a class spells differently on disk is not allowed:
+the field is named as the key.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, ClassVar
 
 
 def _dump(value: Any) -> Any:
-    if isinstance(value, Record):
+    if hasattr(value, "to_dict"):  # a record, or a model object with its own JSON form
         return value.to_dict()
     if isinstance(value, (tuple, list)):
         return [_dump(v) for v in value]
@@ -71,13 +73,17 @@ class Record:
     """Mixin for frozen dataclasses whose JSON form is their fields."""
 
     NOT_SAVED: ClassVar[tuple[str, ...]] = ()
+    DERIVED: ClassVar[tuple[str, ...]] = ()
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             f.name: _dump(getattr(self, f.name))
             for f in dataclasses.fields(self)  # type: ignore[arg-type]
             if f.name not in self.NOT_SAVED
         }
+        for name in self.DERIVED:
+            out[name] = _dump(getattr(self, name))
+        return out
 
     @classmethod
     def from_dict(cls, d: dict):
@@ -91,7 +97,9 @@ class Record:
 
     @classmethod
     def saved_fields(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in dataclasses.fields(cls) if f.name not in cls.NOT_SAVED)  # type: ignore[arg-type]
+        """The keys of its JSON: the saved fields, then the derived figures."""
+        fields = tuple(f.name for f in dataclasses.fields(cls) if f.name not in cls.NOT_SAVED)  # type: ignore[arg-type]
+        return fields + tuple(cls.DERIVED)
 
 
 class Document(Record):

@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from profiler.errors import BadInput
+from profiler.model.document import Record
 
 
 @dataclass(frozen=True)
-class Interpreter:
+class Interpreter(Record):
     path: str  # what importprof runs: sys.executable as the interpreter reports it
     requested: str  # what the user asked for (may be a shim or a bare name)
     version: str  # "3.11.7"
@@ -45,23 +46,6 @@ class Interpreter:
 
     def supports(self, capability: str) -> bool:
         return why_not(self, capability) is None
-
-    def to_dict(self) -> dict:
-        return {
-            "path": self.path,
-            "requested": self.requested,
-            "version": self.version,
-            "implementation": self.implementation,
-            "prefix": self.prefix,
-            "base_prefix": self.base_prefix,
-            "stdlib": self.stdlib,
-            "purelib": self.purelib,
-            "libdir": self.libdir,
-            "ldlibrary": self.ldlibrary,
-            "enable_shared": self.enable_shared,
-            "include": self.include,
-            "source": self.source,
-        }
 
 
 # capability → (first version, last version or None, what it is). Versions are CPython's.
@@ -172,18 +156,17 @@ def require(interp: Interpreter, feature: str, *, for_what: str | None = None) -
 
 
 @dataclass(frozen=True)
-class Support:
+class Support(Record):
     """One command or variant for one interpreter: supported, or the reason it is not."""
 
     name: str
     reason: str | None = None
+    DERIVED = ("supported",)
 
     @property
     def supported(self) -> bool:
         return self.reason is None
 
-    def to_dict(self) -> dict:
-        return {"name": self.name, "supported": self.reason is None, "reason": self.reason}
 
 
 @dataclass(frozen=True)
