@@ -159,3 +159,123 @@ def test_doctor_advice_fits_the_entry_and_a_pth_processed_twice_is_one_finding()
                         pth=(pth, pth), sitecustomize=None, usercustomize=None, user_site=None, sys_path_added=1)
     findings = pth_findings(report)
     assert len(findings) == 1 and "processed 2 times" in findings[0].title and findings[0].cost_us == 1000
+
+
+# --- savings counted honestly, and doctor --verify ------------------------------------------
+
+def test_no_finding_exceeds_the_measured_whole_start_up():
+    from profiler.analysis.doctor import cap_findings
+
+    big = Finding("in-memory", "estimate: finding and reading 300 modules' files", "w", 120_000, "f", estimate=True)
+    small = Finding("no-pyc", "t", "w", 2_000, "f")
+    capped = cap_findings([big, small], 0.1148)
+    assert [f.cost_us for f in capped] == [114_800, 2_000]
+    assert "at most the whole start-up: 114.8 ms measured, 120.0 ms estimated" in capped[0].title
+    assert cap_findings([big], None) == [big]  # nothing measured: nothing to cap against
+
+
+def test_lazy_estimate_counts_only_modules_the_lazy_run_never_imported_at_their_own_cost():
+    from profiler.analysis.doctor import lazy_finding, lazy_saving_us
+    from profiler.model.lazy import AvoidedModule, LazyReport
+    from profiler.model.measurement import TimingResult
+
+    # flake8.checker: 58.6 ms cumulative, but its dependencies are imported by others anyway
+    avoided = (AvoidedModule("flake8.checker", cumulative_us=58_600, self_us=1_200), AvoidedModule("multiprocessing.pool", 9_000, 800))
+    report = LazyReport(results=(), must_stay_eager=(), avoided=avoided, identical_output=True, modules_eager=10,
+                        modules_lazy=8, statements=(), avoided_us=67_600)
+    f = lazy_finding(report, measured=False)
+    assert f.cost_us == 2_000 and f.estimate
+    assert lazy_saving_us(report) is None  # not timed
+    timed = [TimingResult(command="x", mean=m, stddev=0.0, median=m, user=0.0, system=0.0, min=m, max=m, times=(m,), memory_usage_byte=(None,),
+                          exit_codes=(0,), variant=v) for v, m in (("eager", 0.1), ("lazy", 0.0925))]
+    from dataclasses import replace
+
+    assert lazy_saving_us(replace(report, results=tuple(timed))) == 7_500
+
+
+def test_a_verified_finding_keeps_its_estimate_beside_the_measured_saving():
+    from profiler.analysis.doctor import saving_us, verified
+    from profiler.render.console_doctor import render_doctor_table
+
+    assert saving_us(0.120, 0.095) == 25_000 and saving_us(0.1, None) is None
+    assert saving_us(0.1, 0.104) == -4_000  # a fix that made it slower says so
+    f = verified(Finding("pth-import", "x.pth runs 1 import line", "/sp/x.pth:1", 17_588, "fix"), 25_528, "with and without x.pth")
+    d = f.to_dict()
+    assert (d["cost_us"], d["estimated_us"], d["measured_us"], d["verify"]) == (17_588, 17_588, 25_528, "with and without x.pth")
+    assert Finding.from_dict(d) == f
+    unverified = Finding("failed-lookups", "t", "w", 574, "fix")
+    assert Finding.from_dict(unverified.to_dict()) == unverified and unverified.to_dict()["measured_us"] is None
+    report = DoctorReport(findings=(f, unverified), target="-m pip --version", python="/v/bin/python", python_version="3.11.7",
+                          startup_s=0.5931, verified=True)
+    assert DoctorReport.from_dict(report.to_dict()) == report
+    table = render_doctor_table(report)
+    assert "Estimated" in table and "Measured" in table
+    assert "pth-import, estimated 17.6 ms, measured 25.5 ms" in table and "verified: with and without x.pth" in table
+    assert "failed-lookups, estimated 574 µs, measured -" in table
+    plain = render_doctor_table(replace_verified(report))
+    assert "Measured" not in plain and "Cost (estimated)" in plain and "every figure is an estimate" in plain
+
+
+def replace_verified(report):
+    from dataclasses import replace
+
+    return replace(report, verified=False, findings=tuple(replace(f, measured_us=None, verify="") for f in report.findings))
+
+
+def _site_packages_listing(venv: Path) -> dict:
+    return {str(p.relative_to(venv)): p.stat().st_mtime_ns for p in venv.rglob("*") if "__pycache__" not in p.parts}
+
+
+def test_verify_on_pip_from_a_real_venv(cli, real_python, tmp_path):
+    """doctor --verify on `pip --version` (pip from PyPI in a real venv): the .pth, lazy and
+    in-memory fixes are applied in scratch overlays and timed; the venv is left as it was."""
+    import tempfile
+
+    from tests._realprograms import real_venv, venv_python
+
+    venv = real_venv(real_python, ["pip==25.3"])
+    before = _site_packages_listing(venv)
+    scratch_before = set(glob.glob(os.path.join(tempfile.gettempdir(), "importprof-doctor-verify-*")))
+    res = cli("doctor", "--verify", "--python", venv_python(venv), "--runs", "1", "--timing-runs", "3", "--no-trace",
+              "--format", "json", "-m", "pip", "--version", cwd=tmp_path)
+    assert res.returncode == 0, res
+    d = res.json()
+    assert d["verified"] is True
+    by_kind = {f["kind"]: f for f in d["findings"]}
+    pth = by_kind["pth-import"]  # the venv's setuptools ships distutils-precedence.pth
+    assert pth["where"].endswith("distutils-precedence.pth:1") and isinstance(pth["measured_us"], int)
+    assert "with and without distutils-precedence.pth" in pth["verify"]
+    assert isinstance(by_kind["lazy"]["measured_us"], int) and "eager vs lazy" in by_kind["lazy"]["verify"]
+    mem = by_kind["in-memory"]
+    assert isinstance(mem["measured_us"], int) or mem["verify"].startswith("not verified: "), mem
+    for f in d["findings"]:
+        assert f["estimated_us"] == f["cost_us"] <= d["startup_s"] * 1e6 + 1
+        assert f["verify"], f  # measured, or why not
+    assert _site_packages_listing(venv) == before  # never the user's files
+    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "importprof-doctor-verify-*"))) == scratch_before
+
+
+def test_verify_no_pyc_and_site_in_scratch_folders(cli, tmp_path):
+    """A fresh app under PYTHONDONTWRITEBYTECODE: no-pyc is verified with the app's bytecode in a
+    scratch -X pycache_prefix folder (the app's own folder gets no .pyc); 3.12 has no in-memory
+    build, and says so."""
+    from tests._interpreters import pyenv_python
+
+    python = pyenv_python("3.12")
+    app = _fresh_app(tmp_path)
+    res = cli("doctor", "--verify", "--python", python, "--runs", "1", "--timing-runs", "3", "--no-trace", "--format", "json",
+              "app.py", cwd=app, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert res.returncode == 0, res
+    d = res.json()
+    by_kind = {f["kind"]: f for f in d["findings"]}
+    no_pyc = by_kind["no-pyc"]
+    assert isinstance(no_pyc["measured_us"], int) and "pycache_prefix" in no_pyc["verify"]
+    if "in-memory" in by_kind:
+        assert by_kind["in-memory"]["measured_us"] is None and "needs CPython 3.8 to 3.11" in by_kind["in-memory"]["verify"]
+    if "site" in by_kind:
+        assert isinstance(by_kind["site"]["measured_us"], int) or "output differs" in by_kind["site"]["verify"]
+    assert not list(app.rglob("*.pyc"))
+    plain = cli("doctor", "--python", python, "--runs", "1", "--timing-runs", "2", "--no-trace", "app.py", cwd=app,
+                env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert plain.returncode == 0, plain
+    assert "Cost (estimated)" in plain.stdout and "every figure is an estimate" in plain.stdout and "Measured" not in plain.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from dataclasses import replace
 from typing import Mapping, Sequence
 
 from profiler.analysis.syscalls import call_path, is_failed_lookup
@@ -23,6 +24,34 @@ def _names(names: Sequence[str], shown: int = 6) -> str:
 def sort_findings(findings: Sequence[Finding]) -> list[Finding]:
     """Costliest first; measured before estimated at equal cost."""
     return sorted(findings, key=lambda f: (-f.cost_us, f.estimate, f.kind, f.where))
+
+
+def cap_findings(findings: Sequence[Finding], startup_s: float | None) -> list[Finding]:
+    """No finding saves more than the whole start-up measured as is: a figure above it (an
+    estimate summing parts that overlap, or a traced run's slower calls) is cut to it, and says so."""
+    if startup_s is None or startup_s <= 0:
+        return list(findings)
+    whole = int(round(startup_s * 1e6))
+    out = []
+    for f in findings:
+        if f.cost_us > whole:
+            f = replace(f, cost_us=whole, title=f"{f.title} (at most the whole start-up: {whole / 1000:.1f} ms measured, "
+                                                f"{f.cost_us / 1000:.1f} ms estimated)")
+        out.append(f)
+    return out
+
+
+def saving_us(without_s: float | None, with_s: float | None) -> int | None:
+    """Start-up saved by a fix: the mean without it minus the mean with it (µs; negative when the
+    fix made start-up slower), None when either side was not measured."""
+    if without_s is None or with_s is None:
+        return None
+    return int(round((without_s - with_s) * 1e6))
+
+
+def verified(finding: Finding, measured_us: int | None, how: str) -> Finding:
+    """The finding with what --verify measured (or, with measured_us None, why it could not)."""
+    return replace(finding, measured_us=measured_us, verify=how)
 
 
 # -- no-pyc ---------------------------------------------------------------------------------
@@ -174,14 +203,25 @@ def lazy_finding(report: LazyReport, measured: bool) -> Finding | None:
                   + ("" if report.identical_output else " (output NOT identical: see importprof lazy)"),
             where=where, cost_us=cost, fix=fix, measured_by="lazy (eager vs lazy, timed)",
         )
-    if not report.avoided_us:
+    # what the program stops doing: the modules the lazy run did not import at all, each at its
+    # own (self) cost; an eager cumulative would count parts the lazy run still imports
+    saved = sum(a.self_us for a in report.avoided)
+    if not saved:
         return None
     return Finding(
         kind="lazy",
         title=f"estimate: {len(report.avoided)} modules imported but never used at start-up "
-              f"(their eager import time; `importprof doctor --lazy` or `importprof lazy` measures it)",
-        where=where, cost_us=report.avoided_us, fix=fix, estimate=True, measured_by="lazy (avoided, untimed)",
+              f"(their own eager import time; `importprof doctor --verify` or `importprof lazy` times it)",
+        where=where, cost_us=saved, fix=fix, estimate=True, measured_by="lazy (avoided modules' self time, untimed)",
     )
+
+
+def lazy_saving_us(report: LazyReport) -> int | None:
+    """What the lazy run measured: eager mean − lazy mean (µs), None when it was not timed."""
+    by = {r.variant: r for r in report.results if not r.failed and r.mean is not None}
+    if "eager" not in by or "lazy" not in by:
+        return None
+    return saving_us(by["eager"].mean, by["lazy"].mean)
 
 
 # -- in-memory ------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ def doctor(
     timing_runs: int = typer.Option(10, "--timing-runs", metavar="N", parser=integer("--timing-runs", 1), help="Timed runs per command (start-up figures; lazy with --lazy)."),
     lazy: bool = typer.Option(False, "--lazy", help="Time eager vs lazy imports (importprof lazy) instead of estimating the saving."),
     no_trace: bool = typer.Option(False, "--no-trace", help="Skip the strace run (no failed-lookups finding)."),
+    verify: bool = typer.Option(False, "--verify", help="Apply each finding's fix in a scratch overlay (never your files) and time start-up with and without it: measured beside estimated."),
     ignore_failure: IgnoreFailureOpt = False,
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
@@ -41,7 +42,7 @@ def doctor(
 
     check_outputs(output)
     opts = DoctorOptions(target=target_of(ctx), python=python, runs=runs, timing_runs=timing_runs, lazy=lazy, trace=not no_trace,
-                         ignore_failure=ignore_failure)
+                         ignore_failure=ignore_failure, verify=verify)
     with suggesting_ignore_failure(), Progress("measuring") as bar:
         report = run_doctor(opts, progress=bar.update, warn=warn, info=info)
     deliver(report, fmt=fmt, output=output, table=render_doctor_table)

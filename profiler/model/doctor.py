@@ -3,6 +3,10 @@
 
   findings: [{kind, title, where, cost_us, fix}]   (+ `estimate`: true when cost_us is not a
             measured saving but an estimate, `measured_by`: the measurement it comes from)
+Additions: per finding `estimated_us` (the saving doctor predicts from its measurements, never more
+than the measured whole start-up), `measured_us` (with --verify: the start-up the fix saved,
+applied in a scratch overlay and timed side by side with the program as is; null when not
+verified), `verify` (how it was verified, or why not); `verified` on the report (--verify ran).
 Kinds: no-pyc, pth-import, failed-lookups, lazy, in-memory, site, frozen-off. Findings may
 overlap (site's total includes its .pth files' imports): they are not meant to be summed.
 """
@@ -24,6 +28,13 @@ class Finding:
     fix: str
     estimate: bool = False
     measured_by: str = ""  # e.g. "imports --phases", "site", "trace", "lazy"
+    measured_us: int | None = None  # --verify: start-up saved by the fix, timed (None: not verified)
+    verify: str = ""  # --verify: what was timed (with and without the fix), or why it was not
+
+    @property
+    def estimated_us(self) -> int:
+        """The saving predicted before anything is changed (cost_us: the same figure)."""
+        return self.cost_us
 
     def to_dict(self) -> dict:
         return {
@@ -34,6 +45,9 @@ class Finding:
             "fix": self.fix,
             "estimate": self.estimate,
             "measured_by": self.measured_by,
+            "estimated_us": self.estimated_us,
+            "measured_us": self.measured_us,
+            "verify": self.verify,
         }
 
     @classmethod
@@ -46,6 +60,8 @@ class Finding:
             fix=str(d["fix"]),
             estimate=bool(d.get("estimate", False)),
             measured_by=str(d.get("measured_by") or ""),
+            measured_us=None if d.get("measured_us") is None else int(d["measured_us"]),
+            verify=str(d.get("verify") or ""),
         )
 
 
@@ -73,6 +89,7 @@ class DoctorReport:
     startup_s: float | None = None  # the target's mean start-up as is (for scale), when measured
     checks: tuple[Check, ...] = ()
     warnings: tuple[str, ...] = ()
+    verified: bool = False  # --verify: each fix applied in a scratch overlay and timed
 
     def to_dict(self) -> dict:
         return {
@@ -85,6 +102,7 @@ class DoctorReport:
             "findings": [f.to_dict() for f in self.findings],
             "checks": [c.to_dict() for c in self.checks],
             "warnings": list(self.warnings),
+            "verified": self.verified,
         }
 
     @classmethod
@@ -100,4 +118,5 @@ class DoctorReport:
             startup_s=d.get("startup_s"),
             checks=tuple(Check(str(c["kind"]), bool(c["ran"]), str(c.get("note") or "")) for c in d.get("checks") or ()),
             warnings=tuple(d.get("warnings") or ()),
+            verified=bool(d.get("verified", False)),
         )

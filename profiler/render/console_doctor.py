@@ -12,6 +12,10 @@ def _cost(f) -> str:
     return fmt_seconds(f.cost_us / 1e6) + (" (est.)" if f.estimate else "")
 
 
+def _measured(f) -> str:
+    return "-" if f.measured_us is None else fmt_seconds(f.measured_us / 1e6)
+
+
 def render_doctor_table(report: DoctorReport, tty: bool = False) -> str:
     parts: list = []
     head = f"target: {shown_target(report.target)}; python: {path_cell(report.python, tty)} ({report.python_version})"
@@ -24,15 +28,27 @@ def render_doctor_table(report: DoctorReport, tty: bool = False) -> str:
         t = new_table(tty, title=f"Findings, costliest first ({len(report.findings)})")
         t.add_column("#", justify="right")
         t.add_column("Kind")
-        t.add_column("Cost", justify="right")
+        t.add_column("Estimated" if report.verified else "Cost (estimated)", justify="right")
+        if report.verified:
+            t.add_column("Measured", justify="right")
         t.add_column("What")
         for i, f in enumerate(report.findings, 1):
-            t.add_row(str(i), f.kind, _cost(f), f.title)
+            t.add_row(str(i), f.kind, _cost(f), *((_measured(f),) if report.verified else ()), f.title)
         parts.append(t)
-        parts.append("costs are measured savings unless marked (est.); findings overlap (site's total includes its "
-                     ".pth files): do not add them up")
+        if report.verified:
+            parts.append("estimated: the saving predicted from the measurements; measured: start-up as is minus start-up "
+                         "with the fix applied in a scratch overlay, timed side by side (- : not verified, see below); "
+                         "findings overlap (site's total includes its .pth files): do not add them up")
+        else:
+            parts.append("every figure is an estimate of the saving, from the measurement named (est.: a rougher one); "
+                         "--verify applies each fix in a scratch overlay and times it; findings overlap (site's total "
+                         "includes its .pth files): do not add them up")
         for i, f in enumerate(report.findings, 1):
-            parts.append(f"{i}. {f.kind}, {_cost(f)}: {f.title}\n   where: {path_cell(f.where, tty, 72)}\n   fix: {f.fix}")
+            figure = f"estimated {_cost(f)}" + (f", measured {_measured(f)}" if report.verified else "")
+            text = f"{i}. {f.kind}, {figure}: {f.title}\n   where: {path_cell(f.where, tty, 72)}\n   fix: {f.fix}"
+            if report.verified and f.verify:
+                text += f"\n   verified: {f.verify}"
+            parts.append(text)
     skipped = [c for c in report.checks if not c.ran]
     if skipped:
         parts.append("not checked: " + "; ".join(f"{c.kind} ({c.note})" for c in skipped))

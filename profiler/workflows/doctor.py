@@ -36,6 +36,7 @@ class DoctorOptions:
     # "trace"): read instead of measured again
     measured: dict = field(default_factory=dict)
     ignore_failure: bool = False  # the program exits non-zero on purpose (every part measures it anyway)
+    verify: bool = False  # apply each finding's fix in a scratch overlay and time it beside the program as is
 
 
 def _reused(opts: DoctorOptions, part: str) -> str:
@@ -161,19 +162,26 @@ def doctor(
     else:
         checks.append(Check("failed-lookups", False, "--no-trace"))
 
-    # lazy: measured with --lazy, else the estimate
-    step("lazy imports " + ("(timed)" if opts.lazy else "(estimate: not timed)"))
+    # lazy: measured with --lazy, else the estimate (--verify times it too, beside the estimate)
+    timed_lazy = opts.lazy or opts.verify
+    step("lazy imports " + ("(timed)" if timed_lazy else "(estimate: not timed)"))
     from profiler.workflows.lazy import LazyOptions, lazy
 
+    lz = None
     try:
-        lz = lazy(LazyOptions(target=t, python=interp.path, runs=opts.timing_runs, warmup=1, measure=opts.lazy,
+        lz = lazy(LazyOptions(target=t, python=interp.path, runs=opts.timing_runs, warmup=1, measure=timed_lazy,
                               profile_runs=opts.runs, ignore_failure=opts.ignore_failure), progress=progress, warn=warn, info=info)
         f = rules.lazy_finding(lz, measured=opts.lazy)
-        checks.append(Check("lazy", True, "" if opts.lazy else "estimate (use --lazy to time it)"))
+        checks.append(Check("lazy", True, "" if timed_lazy else "estimate (use --lazy or --verify to time it)"))
         if f:
             findings.append(f)
     except ImportprofError as exc:
         skipped(("lazy",), exc)
+
+    findings = rules.cap_findings(findings, mean.get("as-is"))
+    if opts.verify:
+        step("verifying each fix in a scratch overlay, timed beside the program as is")
+        findings = _verify(opts, interp, findings, lz, progress, warn, info)
 
     return DoctorReport(
         findings=tuple(rules.sort_findings(findings)),
@@ -184,4 +192,121 @@ def doctor(
         startup_s=mean.get("as-is"),
         checks=tuple(checks),
         warnings=tuple(warnings),
+        verified=opts.verify,
     )
+
+
+def _pth_file(where: str) -> str:
+    """A pth-import finding's `where` (path or path:line) → the .pth file."""
+    head, sep, tail = where.rpartition(":")
+    return head if sep and tail.isdigit() else where
+
+
+def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Note | None, info: Note | None) -> list:
+    """--verify: each finding's fix applied in a scratch folder (never to the user's files) and
+    the start-up timed with and without it, all side by side in one measurement:
+
+      no-pyc      as is vs -X pycache_prefix=<scratch> holding the target's .pyc (compiled there first)
+      pth-import  two scratch venvs over site-packages (links), with and without that one .pth
+      site        as is vs -S, else -I: the first whose output is identical to the program's as is
+      lazy        eager vs lazy, as `importprof lazy` timed it (3.15: -X lazy_imports=all)
+      in-memory   traditional vs the in-memory build (`importprof compare`), where supported
+      frozen-off  already timed: as is vs -X frozen_modules=on
+    """
+    import shutil
+    import tempfile
+
+    from profiler.analysis import doctor as rules
+    from profiler.capture.doctor import compile_into_prefix, pth_overlays, run_output
+    from profiler.capture.timing import RunPlan
+    from profiler.model.measurement import CommandSpec
+    from profiler.workflows.measure import measure
+
+    t = opts.target
+    common = dict(python=interp.path, python_version=interp.version, target=t.label(), target_kind=t.kind)
+    argv = t.python_argv()
+    specs = [CommandSpec(argv=(interp.path, *argv), variant="as-is", key="as-is", **common)]
+    pairs: dict[int, tuple[str, str, str]] = {}  # finding index → (key without the fix, key with it, how)
+    out = list(findings)
+    as_is_output = None
+
+    def add(exe_argv: tuple, variant: str) -> str:
+        """A command to time, named for what it runs (the name is its key: warnings show it)."""
+        key, n = variant, 2
+        while any(s.key == key for s in specs):
+            key, n = f"{variant} ({n})", n + 1
+        specs.append(CommandSpec(argv=exe_argv, variant=key, key=key, **common))
+        return key
+
+    scratch = tempfile.mkdtemp(prefix="importprof-doctor-verify-")
+    try:
+        for i, f in enumerate(findings):
+            if f.kind == "no-pyc":
+                prefix = os.path.join(scratch, "pycache")
+                rc, tail = compile_into_prefix(interp.path, argv, prefix)
+                if rc != 0 and not opts.ignore_failure:
+                    out[i] = rules.verified(f, None, f"not verified: compiling the .pyc (one run of the target) exited {rc}: {tail}")
+                    continue
+                key = add((interp.path, "-X", f"pycache_prefix={prefix}", *argv), "no-pyc fixed (-X pycache_prefix)")
+                pairs[i] = ("as-is", key, "as is vs -X pycache_prefix=<scratch folder holding the target's .pyc>")
+            elif f.kind == "pth-import":
+                pth = _pth_file(f.where)
+                try:
+                    full, without = pth_overlays(interp, pth, os.path.join(scratch, f"pth-{i}"))
+                except (ValueError, OSError) as exc:
+                    out[i] = rules.verified(f, None, f"not verified: {exc}")
+                    continue
+                k_full = add((full, *argv), f"overlay with {os.path.basename(pth)}")
+                k_without = add((without, *argv), f"overlay without {os.path.basename(pth)}")
+                pairs[i] = (k_full, k_without, f"two scratch venvs over site-packages (links), with and without {os.path.basename(pth)}")
+            elif f.kind == "site":
+                if as_is_output is None:
+                    as_is_output = run_output((interp.path, *argv))
+                flag = next((fl for fl in ("-S", "-I") if run_output((interp.path, fl, *argv)) == as_is_output), None)
+                if flag is None:
+                    out[i] = rules.verified(f, None, "not verified: with -S and with -I the program's output differs")
+                    continue
+                key = add((interp.path, flag, *argv), f"site fixed ({flag})")
+                pairs[i] = ("as-is", key, f"as is vs {flag} (same output)")
+            elif f.kind == "lazy":
+                saved = rules.lazy_saving_us(lz) if lz is not None else None
+                how = f"eager vs lazy ({lz.mode}), timed by importprof lazy" if lz is not None and saved is not None else \
+                      "not verified: the lazy run was not timed"
+                out[i] = rules.verified(f, saved, how)
+            elif f.kind == "frozen-off":
+                out[i] = rules.verified(f, f.cost_us, "as is vs -X frozen_modules=on, timed")
+            elif f.kind == "in-memory":
+                out[i] = _verify_in_memory(opts, interp, f, progress, warn, info)
+            else:
+                out[i] = rules.verified(f, None, "not verified: no scratch fix for this kind (it depends on where modules are installed)")
+        if len(specs) > 1:
+            m = measure(specs, RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure),
+                        reference="as-is", progress=progress, warn=warn)
+            mean = {r.key: r.mean for r in m.results if not r.failed}
+            for i, (without_key, with_key, how) in pairs.items():
+                saved = rules.saving_us(mean.get(without_key), mean.get(with_key))
+                out[i] = rules.verified(out[i], saved, how if saved is not None else f"not verified: a run failed ({how})")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return out
+
+
+def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | None, info: Note | None):
+    """The in-memory build (PyOxidizer's importer) timed beside the traditional layout."""
+    from profiler.analysis import doctor as rules
+    from profiler.model.interpreter import VARIANT_NEEDS, why_not_needs
+    from profiler.workflows.compare import CompareOptions, compare
+
+    reason = why_not_needs(interp, VARIANT_NEEDS["in-memory"])
+    if reason is not None:
+        return rules.verified(f, None, f"not verified: the in-memory build {reason}")
+    try:
+        rep = compare(CompareOptions(target=opts.target, python=interp.path, runs=opts.timing_runs, min_time_s=0.0,
+                                     syscalls="off", variants=("traditional", "in-memory"), ignore_failure=opts.ignore_failure),
+                      progress=progress, warn=warn, info=info)
+    except ImportprofError as exc:
+        return rules.verified(f, None, f"not verified: the in-memory build failed: {exc}")
+    mean = {r.variant: r.mean for r in rep.results if not r.failed}
+    saved = rules.saving_us(mean.get("traditional"), mean.get("in-memory"))
+    return rules.verified(f, saved, "traditional vs in-memory build (importprof compare)" if saved is not None
+                          else "not verified: a variant failed to run")

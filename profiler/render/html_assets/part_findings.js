@@ -15,14 +15,19 @@ function findingsPart(doc, source, n) {
   findings.forEach(function (f) {
     add(list, [h("li", { class: "finding", "data-kind": f.kind }, [
       h("div", { class: "finding-head" }, [
-        h("span", { class: "cost" + (f.estimate ? " estimate" : ""), title: f.estimate ? "an estimate, not a measured saving" : "measured" },
-          [(f.estimate ? "\u2248 " : "") + fmtUs(f.cost_us)]),
+        // doctor --verify times each fix: the measured saving first, the estimate beside it
+        num(f.measured_us)
+          ? h("span", { class: "cost", title: "measured: start-up as is minus start-up with the fix (doctor --verify)" },
+            ["measured " + fmtUs(f.measured_us) + " (estimated " + fmtUs(f.cost_us) + ")"])
+          : h("span", { class: "cost estimate", title: "an estimate of the saving (doctor --verify measures it)" },
+            ["\u2248 " + fmtUs(f.cost_us) + " estimated"]),
         h("span", { class: "kind", text: f.kind }),
         breakable(f.title, "strong", {}, AFTER_SLASH),
       ]),
       f.where ? h("div", { class: "where" }, ["where: ", pathLabel(f.where, 72)]) : null,
       h("div", { class: "fix" }, ["fix: ", breakable(f.fix, "span", {}, AFTER_SLASH)]),
       f.measured_by ? h("div", { class: "muted", text: "measured by " + f.measured_by }) : null,
+      f.verify ? h("div", { class: "muted", text: "verified: " + f.verify }) : null,
     ])]);
   });
   if (findings.length) add(sec, [list]);
@@ -35,6 +40,6 @@ function findingsPart(doc, source, n) {
       return c.kind + (c.note ? " (" + c.note + ")" : "");
     }).join("; ")])]);
   }
-  add(sec, [notes(doc), rest(doc, ["findings", "checks", "target", "startup_s", "python", "python_version", "warnings", "notes"])]);
+  add(sec, [notes(doc), rest(doc, ["findings", "checks", "target", "startup_s", "python", "python_version", "warnings", "notes", "verified"])]);
   return sec;
 }
