@@ -14,6 +14,8 @@ EXIT_USAGE = 2
 EXIT_FAILED = 3
 EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT)
 EXIT_TERMINATED = 143  # SIGTERM
+EXIT_HANGUP = 129  # SIGHUP (the terminal closed): handled as SIGTERM
+EXIT_QUIT = 131  # SIGQUIT: handled as SIGTERM
 
 
 class ImportprofError(Exception):

@@ -4,7 +4,7 @@ The target starts a grandchild (`sleep <marker>`), touches a file to say it is r
 never exits. For each command:
 - `--timeout 2`: exit 3 with one line naming the run and the limit;
 - SIGINT to importprof's pid alone (not its group, as `kill -INT PID` does): exit 130, one line;
-- SIGTERM: exit 143, one line;
+- SIGTERM, SIGHUP, SIGQUIT: exit 143, 129, 131, one line;
 and in every case no process importprof started is left (the target, its grandchild, strace),
 and the temporary folder (TMPDIR) is empty again.
 """
@@ -135,15 +135,21 @@ def test_sigint_to_importprof_alone(command, tmp_path):
     assert "interrupted" in _one_error(err)
 
 
-@pytest.mark.parametrize("command", ["startup", "imports", "trace", "report", "build"])
-def test_sigterm(command, tmp_path):
+@pytest.mark.parametrize("command,signame", [
+    *((c, "SIGTERM") for c in ("startup", "imports", "trace", "report", "build")),
+    # the terminal closing (SIGHUP) and SIGQUIT end importprof as SIGTERM does: children stopped,
+    # the temporary folder removed, the shell's code for the signal
+    *((c, s) for c in ("startup", "lazy", "doctor") for s in ("SIGHUP", "SIGQUIT")),
+])
+def test_terminating_signals(command, signame, tmp_path):
     hang = Hang(tmp_path)
     proc = hang.start(command)
     hang.wait_running(proc)
-    os.kill(proc.pid, signal.SIGTERM)
+    signum = getattr(signal, signame)
+    os.kill(proc.pid, signum)
     rc, _, err = hang.finish(proc)
-    assert rc == 143, err[-3000:]
-    assert "terminated" in _one_error(err)
+    assert rc == 128 + signum, err[-3000:]
+    assert f"terminated ({signame})" in _one_error(err)
 
 
 def test_timeout_is_stated_in_help():

@@ -108,11 +108,19 @@ def parse(args: list[str]):
 
 
 def _interrupted(by_sigterm: bool) -> int:
-    """One line and the shell's exit code: 130 for Ctrl-C, 143 for SIGTERM."""
-    from profiler.errors import EXIT_INTERRUPTED, EXIT_TERMINATED
+    """One line and the shell's exit code: 130 for Ctrl-C, 128 + the signal for SIGTERM (143),
+    SIGHUP (129) and SIGQUIT (131)."""
+    import signal
 
-    _common.error_line("terminated (SIGTERM)" if by_sigterm else "interrupted")
-    return EXIT_TERMINATED if by_sigterm else EXIT_INTERRUPTED
+    from profiler.errors import EXIT_INTERRUPTED
+    from profiler.workflows.session import terminating_signal
+
+    if not by_sigterm:
+        _common.error_line("interrupted")
+        return EXIT_INTERRUPTED
+    signum = terminating_signal()
+    _common.error_line(f"terminated ({signal.Signals(signum).name})")
+    return 128 + signum
 
 
 def main(args: list[str]) -> int:

@@ -3,8 +3,9 @@
 `invocation()` wraps a whole command (main() enters it):
 - every temporary file and folder the run makes lives under ONE folder (`tempfile.tempdir` points
   there for the invocation), removed on every exit path: success, error, Ctrl-C, SIGTERM;
-- SIGTERM becomes `Terminated` (a KeyboardInterrupt), so the same clean-up and partial-output
-  paths as Ctrl-C run; `terminated()` tells main() to exit 143 instead of 130;
+- SIGTERM, SIGHUP (the terminal closed) and SIGQUIT become `Terminated` (a KeyboardInterrupt),
+  so the same clean-up and partial-output paths as Ctrl-C run; `terminated()` tells main() to
+  exit 128 + the signal's number (143, 129, 131) instead of 130;
 - every child process group still running is killed on the way out (capture/process.py runs
   each child in its own group), so nothing importprof started outlives it.
 
@@ -21,7 +22,9 @@ import sys
 import tempfile
 import threading
 
-_STATE = {"terminated": False, "interrupted": False}
+_STATE = {"terminated": False, "interrupted": False, "signal": None}
+# handled as SIGTERM: each stops the children and removes the temporaries before exiting
+TERMINATING = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
 
 
 class Terminated(KeyboardInterrupt):
@@ -30,6 +33,7 @@ class Terminated(KeyboardInterrupt):
 
 def _on_sigterm(signum, frame):
     _STATE["terminated"] = True
+    _STATE["signal"] = signum
     raise Terminated()
 
 
@@ -40,6 +44,11 @@ def _on_sigint(signum, frame):
 
 def terminated() -> bool:
     return _STATE["terminated"]
+
+
+def terminating_signal() -> int:
+    """The signal that ended the invocation (SIGTERM, SIGHUP or SIGQUIT; SIGTERM when unknown)."""
+    return _STATE["signal"] or signal.SIGTERM
 
 
 def interrupted() -> bool:
@@ -57,6 +66,7 @@ def set_run_timeout(seconds: float | None) -> None:
 @contextlib.contextmanager
 def invocation():
     _STATE["terminated"] = _STATE["interrupted"] = False
+    _STATE["signal"] = None
     # what lasts one invocation, fresh for each (callers that run main() in-process run many);
     # a module not loaded yet has nothing to forget (and --help must not load it)
     machine, process = (sys.modules.get(f"profiler.capture.{m}") for m in ("machine", "process"))
@@ -65,7 +75,7 @@ def invocation():
     if process is not None:
         process.set_run_timeout(process.DEFAULT_RUN_TIMEOUT_S)
     main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _on_sigterm) if main_thread else None
+    previous = {s: signal.signal(s, _on_sigterm) for s in TERMINATING if signal.getsignal(s) != signal.SIG_IGN} if main_thread else {}
     previous_int = signal.getsignal(signal.SIGINT) if main_thread else None
     if previous_int is signal.default_int_handler:  # not when started with SIGINT ignored
         signal.signal(signal.SIGINT, _on_sigint)
@@ -76,15 +86,17 @@ def invocation():
     try:
         yield folder
     finally:
-        if main_thread:  # a second SIGTERM must not cut the clean-up short
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if main_thread:  # a second signal must not cut the clean-up short
+            for s in previous:
+                signal.signal(s, signal.SIG_IGN)
         try:
             _kill_children()
         finally:
             tempfile.tempdir = old_tempdir
             shutil.rmtree(folder, ignore_errors=True)
             if main_thread:
-                signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+                for s, handler in previous.items():
+                    signal.signal(s, handler if handler is not None else signal.SIG_DFL)
                 if previous_int is signal.default_int_handler:
                     signal.signal(signal.SIGINT, previous_int)
 
