@@ -10,7 +10,7 @@ For the same target on the same interpreter, interleaved runs of:
      wrappers' cost, Σ phases excludes most of it) — the overhead in isolation.
 Sums run over the modules every run imported (the interpreter's own start-up modules,
 imported before any hook can run, are only in A), and medians over runs are compared:
-ratio = Σ phases / Σ importtime self. Aim (issue 15): within 5 %. A' runs through the same launcher as
+ratio = Σ phases / Σ importtime self. Aim: within 5 %. A' runs through the same launcher as
 B (the launcher imports nothing itself), so B/A' isolates the hooks' cost.
 Also printed: every hook (phases + sites + site), and with `calls` (lazy candidates;
 sys.setprofile is expected to cost much more). Then (valgrind callgrind; BENCH_INSTRUCTIONS=0 skips
@@ -133,7 +133,7 @@ def main() -> None:
         instructions(python)
 
 
-AIM = 0.05  # issue 15: phases hook vs the uninstrumented launcher
+AIM = 0.05  # phases hook vs the uninstrumented launcher
 
 
 def _ir(argv) -> int | None:

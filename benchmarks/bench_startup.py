@@ -5,7 +5,7 @@ Prints ratios measured in one run, alternating engines block by block so drift h
   2. per-run overhead: the measured time of /bin/true (almost nothing but spawn + wait) and the
      harness's wall time per run (aim: builtin at most 1.1x hyperfine -N's);
   3. importprof's own start-up against a bare `python -c pass` of the same (venv) interpreter,
-     as installed, with and without PYTHONDONTWRITEBYTECODE=1 (issue 15's aims: --version
+     as installed, with and without PYTHONDONTWRITEBYTECODE=1 (the aims: --version
      <= 1.2x, --help <= 2x, every command's --help <= 2x), met/MISSED printed beside each.
 Usage: .venv/bin/python benchmarks/bench_startup.py [--rounds 5] [--runs 60]
 """

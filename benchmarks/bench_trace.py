@@ -1,5 +1,5 @@
 """`importprof trace` costs, measured side by side in one run (not a test: prints ratios, the
-aims of issue 15 with met/MISSED). PYTHONDONTWRITEBYTECODE as in the environment it runs in.
+aims with met/MISSED). PYTHONDONTWRITEBYTECODE as in the environment it runs in.
 
 1. Attribution overhead: importing ~300 stdlib modules under plain `strace -f` versus under
    importprof's capture (`strace -f -tt -T -y -s 256` + the bootstrap launcher with the markers

@@ -64,7 +64,7 @@ def test_data_flows_one_way():
 
 
 def test_analysis_never_reads_raw_text():
-    # issue 16.4: arguments are decoded at the parse boundary; analysis works on the model only
+    # arguments are decoded at the parse boundary; analysis works on the model only
     for f in (PKG / "analysis").glob("*.py"):
         bad = {m for m in _imports(f) if m.startswith("profiler.parse")}
         assert not bad, f"{f.relative_to(PKG.parent)} imports {bad}"

@@ -1,4 +1,4 @@
-"""The contract, against a generated battery of bad inputs (issue 12): every command, every
+"""The contract, against a generated battery of bad inputs: every command, every
 option that reads a file (empty, binary, truncated, CRLF, huge, wrong-schema, wrong types,
 NaN, deeply nested, UTF-16, missing, a directory) and every option that names a program
 (missing, a directory, not executable, ENOEXEC), numbers out of range, outputs that cannot be

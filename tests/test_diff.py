@@ -96,7 +96,7 @@ def test_cli_diff_failures(cli, tmp_path):
     assert_one_line_error(cli("diff", bad, bad, "--fail-over", -1), 2, "--fail-over")
 
 
-# ---------------------------------------------------------------------------- identity (issue 11.2)
+# ---------------------------------------------------------------------------- identity
 def tree_log(preorder):
     """[(depth, name, self_us)] in pre-order → an -X importtime log (post-order rows)."""
     out: list[str] = []

@@ -1,4 +1,4 @@
-"""Saved documents are validated where they are read (issue 12.2): one JSON schema per kind in
+"""Saved documents are validated where they are read: one JSON schema per kind in
 profiler/schemas/, the first offending place named, NaN/Infinity refused, and every reader
 (show, diff either side, why --report, report --from / --include) refuses a document of the
 right `schema` but the wrong shape with one error line, before writing anything."""

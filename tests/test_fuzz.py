@@ -1,4 +1,4 @@
-"""Fuzzing every parser and every document reader (issue 12): whatever the input, the only
+"""Fuzzing every parser and every document reader: whatever the input, the only
 exception that may come out is the project's own error family (ImportprofError, printed as one
 `importprof: error:` line by main()). Inputs are real fixtures cut and mutated (so the deep
 paths run) plus generated and random text.

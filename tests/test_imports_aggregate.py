@@ -193,7 +193,7 @@ def test_py314_cached_in_json(fixtures):
     assert all(c["name"] for c in doc["cached"])
 
 
-# ---------------------------------------------------------------------------- fast paths == careful paths (issue 15)
+# ---------------------------------------------------------------------------- fast paths == careful paths
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

@@ -120,7 +120,7 @@ def test_failures(cli, fixtures, tmp_path, real_python):
     assert_one_line_error(res, 3, "code 4")
     assert not out.exists()
     assert_one_line_error(cli("imports", "--python", "/nonexistent/python", "-c", "pass"), 2, "interpreter")
-    # a target that cannot run: exit 3, as in every command (issue 10.4)
+    # a target that cannot run: exit 3, as in every command
     assert_one_line_error(cli("imports", "--runs", 1, "--warmup", 0, "--", "/nonexistent/cmd"), 3, "cannot run /nonexistent/cmd")
     assert_one_line_error(cli("show", tmp_path / "missing.json"), 2, "no such file")
     notjson = tmp_path / "x.json"

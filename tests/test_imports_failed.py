@@ -1,4 +1,4 @@
-"""Failed imports (issue 11.4): shown as failed with their cost, never as loaded modules; the
+"""Failed imports: shown as failed with their cost, never as loaded modules; the
 interpreter's own start-up modules are never lazy-import candidates. Real interpreters."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""`importprof imports -- COMMAND` on a real harness (issue 10.6): per process, summed, the
-headline; and logs of many processes drawn within bounds (issue 12.7). Real interpreters, real
+"""`importprof imports -- COMMAND` on a real harness: per process, summed, the
+headline; and logs of many processes drawn within bounds. Real interpreters, real
 strace (through capture/harness.py)."""
 
 from __future__ import annotations

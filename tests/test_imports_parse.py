@@ -184,7 +184,7 @@ def test_malformed_number_names_the_line():
 @pytest.mark.parametrize("column", ["self", "cumulative"])
 def test_only_ascii_digits_are_numbers(number, column):
     """'²3' passes str.isdigit() but int() refuses it; '٣' (Arabic-Indic) is a digit int()
-    reads as 3: both are malformed numbers that name the line (issue 12.3)."""
+    reads as 3: both are malformed numbers that name the line."""
     a, b = (number, "40") if column == "self" else ("12", number)
     bad = f"import time: self [us] | cumulative | imported package\nimport time: {a:>9} | {b:>10} | json\nimport time:         1 |          1 | csv\n"
     with pytest.raises(BadInput, match=r"x\.log: line 2: malformed import time row"):

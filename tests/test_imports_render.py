@@ -1,4 +1,4 @@
-"""The imports tables: noise said in words (issue 11.6), --top limits every table it can (11.10)."""
+"""The imports tables: noise said in words, --top limits every table it can."""
 
 from __future__ import annotations
 

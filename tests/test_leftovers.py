@@ -1,4 +1,4 @@
-"""Nothing left behind (issue 12.6): a failed build/pack removes what it made (a folder it
+"""Nothing left behind: a failed build/pack removes what it made (a folder it
 created goes; in an existing folder, no half-made variant and no stale report stay)."""
 
 from __future__ import annotations

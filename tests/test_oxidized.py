@@ -317,7 +317,7 @@ def test_pack_all_stdlib_and_a_module_target(cli, real_python, tmp_path):
 
 
 def test_compare_stacks_lazy_on_in_memory_when_asked(cli, real_python, app, tmp_path):
-    """issue 13: `compare --variant lazy,lazy+in-memory` puts the lazy fix and both fixes stacked
+    """`compare --variant lazy,lazy+in-memory` puts the lazy fix and both fixes stacked
     beside PyOxidizer's: each prints what traditional prints (build checks it), and the stacked
     variant opens what the in-memory one opens, not what the lazy one does."""
     res = cli("compare", "--python", real_python, "--variant", "in-memory,lazy,lazy+in-memory", "--runs", "2",

@@ -1,4 +1,4 @@
-"""Progress and warnings on stderr (issue 11.9): a command that runs for more than a second says
+"""Progress and warnings on stderr: a command that runs for more than a second says
 where it is, one plain line per phase when stderr is not a terminal (a rich bar when it is);
 stdout keeps only the output, and every warning the JSON carries also reached stderr."""
 

@@ -1,4 +1,4 @@
-"""The human renderers' shared text: one ratio convention (issue 11.1), failed rows, targets
+"""The human renderers' shared text: one ratio convention, failed rows, targets
 as typed and long paths (11.7). Real documents from tests/fixtures/report, no process run."""
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def test_phase_columns_say_they_come_from_another_run_and_by_how_much():
     assert f"site {total / 1000:.2f} vs {site.self_us / 1000:.2f} ms" in text  # 0.06 vs 1.34: said, not hidden
 
 
-# ------------------------------------------------------------------ failed rows (11.1 / PLAN item 3)
+# ------------------------------------------------------------------ failed rows
 def _with_a_failure(doc: dict) -> dict:
     doc = json.loads(json.dumps(doc))
     bad = doc["results"][-1]

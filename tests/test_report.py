@@ -178,7 +178,7 @@ HARNESS = r"""
     out.startupRatios = column("startup-table", "vs reference (time)");
     out.compareRatios = column("compare-table", "vs no-site (wall time)");
     out.conventions = Array.prototype.map.call(document.querySelectorAll("p.convention"), function (p) { return p.textContent; });
-    // issue 11.12: how cells may wrap, cut labels, one story about sitecustomize, facts, mixed documents
+    // how cells may wrap, cut labels, one story about sitecustomize, facts, mixed documents
     var wraps = {};
     Array.prototype.forEach.call(document.querySelectorAll("table.data td, table.data td code"), function (td) {
       var st = getComputedStyle(td);
@@ -220,7 +220,7 @@ def harness_results(dom: str) -> dict:
 # ------------------------------------------------------------------ unit: the page's script under node
 @pytest.mark.slow
 def test_page_script_under_node(tmp_path):
-    """tests/js/page.test.js with node's own test runner (issue 16.6): the page's files load
+    """tests/js/page.test.js with node's own test runner: the page's files load
     without a document, format as the Python renderers do, and draw the data Python derived
     (the import tree, peak RSS, compare rows) instead of rebuilding it. node and npm are set-up
     requirements (`make setup`): missing is a failure, not a skip."""
@@ -440,7 +440,7 @@ def test_long_pth_names_are_not_cut(cli, tmp_path):
 
 
 def test_a_failed_variant_shows_its_error_and_no_figure(cli, tmp_path):
-    """PLAN item 3 on the page: a variant that fails is a row with `failed: <error>`, no bar,
+    """On the page too, a variant that fails is a row with `failed: <error>`, no bar,
     no dots, no ratio; the others are drawn as usual."""
     doc = tmp_path / "startup.json"
     res = cli("startup", "--runs", "2", "--warmup", "0", "--variant", "default,no-site", "--format", "json", "-o", doc,
@@ -522,7 +522,7 @@ def test_bad_input_and_failing_target(cli, tmp_path):
 
 
 def test_live_compare_part(cli, tmp_path):
-    """--compare runs `importprof compare` (issue 5) through its workflow: five variants."""
+    """--compare runs `importprof compare` through its workflow: five variants."""
     out = tmp_path / "compare.html"
     res = cli("report", "--compare", "--skip", "startup,imports,trace,site,doctor", "--runs", "2", "-o", out, "-c", "import json")
     assert res.returncode == 0, res
@@ -552,7 +552,7 @@ def test_live_without_strace_says_why(cli, tmp_path, real_python):
 
 
 # ------------------------------------------------------------------ live: a module named <script>
-EVIL_IMG = "<img>"  # no spaces: the importtime parser (issue 3) takes a name to end at a space
+EVIL_IMG = "<img>"  # no spaces: the importtime parser takes a name to end at a space
 EVIL_AMP = "<b>&amp;"
 
 
@@ -583,7 +583,7 @@ def test_live_report_runs_the_parts(live_page):
     doctor = next(d["doc"] for d in data["documents"] if d["doc"]["schema"] == "importprof.doctor/1")
     assert isinstance(doctor["findings"], list) and doctor["checks"]  # live findings for the page's top
     assert data["interpreter"]["version"] and data["target"].startswith("-c ")
-    # facts with human labels (issue 11.12): the interpreter's too; one load row per reading
+    # facts with human labels: the interpreter's too; one load row per reading
     facts = {f["label"]: f["value"] for f in data["derived"]["interpreter"]}
     assert facts["Python version"] == data["interpreter"]["version"] and "Interpreter run" in facts
     readings = [tuple(str(f["value"]) for f in c["facts"]) for c in data["derived"]["conditions"]]
@@ -606,7 +606,7 @@ def test_names_from_the_target_render_as_text(live_page):
     assert "<code>&lt;img&gt;</code>" in dom
     assert "<code>&lt;b&gt;&amp;amp;</code>" in dom  # an entity in a name stays literal text
     assert re.search(r"<code[^>]*>[^<]*__import__\([^<]*&lt;script&gt;[^<]*</code>", dom)  # the target's label
-    # as typed (issue 11.7), in the target and in the command column: -c "__import__('<script>')"
+    # as typed, in the target and in the command column: -c "__import__('<script>')"
     text = re.sub(r"<[^>]+>", "", dom)
     assert "-c \"__import__('&lt;script&gt;')\"" in text
     assert "/python3 -c \"__import__('&lt;script&gt;')\"" in text or "/python -c \"__import__('&lt;script&gt;')\"" in text

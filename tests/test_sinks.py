@@ -1,4 +1,4 @@
-"""Outputs fail cleanly (issue 12.1, 12.8): a directory, a full disk, a read-only folder are one
+"""Outputs fail cleanly: a directory, a full disk, a read-only folder are one
 `importprof: error:` line (exit 2 for a bad path, 3 for a write that could not finish), the
 file named by -o is unchanged, no temp file is left, and the check happens before measuring."""
 

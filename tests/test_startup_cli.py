@@ -203,7 +203,7 @@ def test_command_target_rejects_variants(cli):
     assert_one_line_error(cli("startup", "--variant", "no-site", "--", "/bin/true"), 2, "variants apply to Python targets")
 
 
-# --- real projects (issue 10): failing variants are rows, no-site keeps installed packages ---
+# --- real projects: failing variants are rows, no-site keeps installed packages ---
 
 def _app(tmp_path):
     """A script beside its own package, as users have them."""

@@ -274,6 +274,7 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
     median_spread = _median_spread
     out: list[ModuleRecord] = []
     parents_of: dict[int, dict[int, int]] = {}
+    singles: dict[int, tuple[int]] = {}
     for p, plan in enumerate(plans):
         if plan is None:
             trees = []
@@ -310,6 +311,9 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
             for j in order:
                 pj = get(j)
                 s, c = self_cols[j], cum_cols[j]
+                # one (value,) tuple per distinct value: a log of many processes repeats them
+                s = singles.setdefault(s[0], s)
+                c = singles.setdefault(c[0], c)
                 out.append(record(names[j], s[0], c[0], None if pj is None else names[pj], depths[j], p, 1, s, c, 0, 0))
             continue
         for j in order:
@@ -723,7 +727,7 @@ def every_import_chain(report: ImportsReport, module: str, importers: Sequence[s
     return tuple(sorted(out, key=lambda c: (len(c.hops), not c.loaded, order[id(c)])))
 
 
-# ---------------------------------------------------------------------------- several processes (issue 10.6)
+# ---------------------------------------------------------------------------- several processes
 def sum_modules(modules: Sequence[ModuleRecord]) -> tuple[SummedModule, ...]:
     """Per module name across processes: in how many processes it was imported, Σ self and
     Σ cumulative of the per-process medians. A row nested in a row of the same name (the load

@@ -1,6 +1,6 @@
 """What the report page shows beyond the documents themselves, derived once in Python (pure:
-documents in, plain data out) so the page's script only draws (issue 16.6) and every figure
-has one meaning (issue 11):
+documents in, plain data out) so the page's script only draws and every figure
+has one meaning:
 
   machine_facts(machine)        → [{key, label, value, unit}]: human labels and units
   mixed_documents(entries)      → warnings when documents measure different targets or

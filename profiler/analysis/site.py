@@ -156,7 +156,7 @@ def site_startup_note(default_mean: float, no_site_mean: float, report: SiteRepo
         mods = f", importing {', '.join(worst.modules[:3])}" if worst.modules else ""
         more = f" and {len(worst.modules) - 3} more" if len(worst.modules) > 3 else ""
         text += f"; costliest .pth: {worst.path} ({worst.seconds * 1e3:.1f} ms{mods}{more})"
-        # issue 11.3: the .pth figure is from another run than the site cost above: say so,
+        # the .pth figure is from another run than the site cost above: say so,
         # by how much the two runs' site figures differ, and why a part may exceed that whole
         gap = report.seconds - cost
         text += (

@@ -8,7 +8,7 @@ from typing import Callable, Iterable, Sequence
 
 from profiler.model.syscall_trace import PATH_ARG, ProcessStat, StraceLog, Syscall, SyscallStat
 
-# file-system families (the view of issue 4, item 3)
+# file-system families
 FAMILIES: dict[str, frozenset[str]] = {
     "stat": frozenset(
         {"stat", "lstat", "fstat", "newfstatat", "fstatat64", "statx", "stat64", "lstat64", "fstat64", "oldstat", "oldlstat", "oldfstat"}

@@ -157,7 +157,7 @@ def _charge_site_main(rec):
     `site` (-X importtime's `site` row holds it). So the launcher's one call of `site.main()`
     is charged to the `site` record (exec phase), and what it imports (.pth files,
     sitecustomize) becomes its children, as in the plain run: the phases of `site` then add up
-    to its self time (issue 11.3)."""
+    to its self time."""
     site = sys.modules.get("site")
     orig = getattr(site, "main", None)
     if orig is None:

@@ -23,7 +23,7 @@ from profiler.model.measurement import RunSample
 
 # Every child runs in its own process group (its own session for `run`), so that a run that
 # passes its time limit, Ctrl-C or SIGTERM can stop it *and everything it started* (strace's
-# tracee, a shell's children): nothing is left running when importprof exits (issue 12.4/12.5).
+# tracee, a shell's children): nothing is left running when importprof exits.
 DEFAULT_RUN_TIMEOUT_S = 60.0
 # What every wait below can pass to the OS: poll() takes a C int of milliseconds (about 24.8
 # days), and threading's waits stop at TIMEOUT_MAX. A limit beyond it is no limit at all.

@@ -114,7 +114,7 @@ def check_outputs(*paths: str | None) -> None:
 
 
 class Progress:
-    """Progress on stderr (issue 11.9): a rich bar when stderr is a terminal; otherwise one
+    """Progress on stderr: a rich bar when stderr is a terminal; otherwise one
     plain line per phase (`importprof: measuring: no-site (3/40)`), starting only once the
     command has run for a second, so quick commands stay silent and a log shows where time
     went. A phase is the `current` label with its numbers dropped (`run 3` and `run 4` are one

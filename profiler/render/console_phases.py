@@ -22,7 +22,7 @@ def phase_cells(m, headers: list[str]) -> list[str]:
 
 
 def phases_note(modules, runs: int, worst: int = 3) -> str:
-    """The footnote of the phase columns (issue 11.3): they come from ONE separate instrumented
+    """The footnote of the phase columns: they come from ONE separate instrumented
     run, self/cumulative from the median of the timed runs, so a row's phases need not add up
     to its self: say so, and by how much for the rows where they differ most."""
     text = (

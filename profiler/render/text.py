@@ -1,4 +1,4 @@
-"""Text shown in the human tables (issue 11.7): targets as a user types them, and long paths
+"""Text shown in the human tables: targets as a user types them, and long paths
 abbreviated in the middle on a terminal. JSON keeps both whole: only tables call these.
 
 The JSON label of `-c "print('hi')"` is shlex's `-c 'print('"'"'hi'"'"')'`; a table shows
@@ -71,8 +71,8 @@ def cut_middle(text: str, width: int = 60) -> str:
 
 
 def shown_argv(argv, width: int = 60) -> str:
-    """A process's argv as a user would type it, cut in the middle in every table (issue 10.6:
-    "shortened in tables, whole in JSON"; a harness's argv can be kilobytes)."""
+    """A process's argv as a user would type it, cut in the middle in every table (shortened
+    in tables, whole in JSON: a harness's argv can be kilobytes)."""
     if argv is None:
         return "?"
     return cut_middle(" ".join(_quote(a) for a in argv), width)

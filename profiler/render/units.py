@@ -36,7 +36,7 @@ def fmt_count(n: int | None) -> str:
     return f"{n:,}"
 
 
-# One ratio convention for every table, export and the HTML page (PLAN item 5, issue 11.1):
+# One ratio convention for every table, export and the HTML page :
 # ratio = mean / the reference's mean, a TIME ratio. 1.00x is the reference itself; 2.0 takes
 # twice as long ("2.0x slower"); 0.25 takes a quarter of the time ("4.0x faster": for a ratio
 # below 1 the text says 1/ratio and "faster", so a reader never has to know which way it goes).

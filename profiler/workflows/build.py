@@ -135,7 +135,7 @@ def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], N
     try:
         return _build_variants(interp, target, out_dir, chosen, skipped, info)
     except BaseException:
-        # a failed build leaves nothing half-made (issue 12.6): a folder it made is removed;
+        # a failed build leaves nothing half-made: a folder it made is removed;
         # in an existing one, what it wrote and the previous build's report (its variants were
         # cleared above) go
         if not existed:

@@ -205,7 +205,7 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
         raise TargetFailed("every variant but traditional failed", detail="\n".join(f"{bv.name}: {bv.error}" for _, bv in not_built))
     try:
         m = measure(specs, plan, reference="traditional", progress=progress, warn=warn)
-    except Interrupted as exc:  # Ctrl-C: the table of the runs measured so far (issue 12.5)
+    except Interrupted as exc:  # Ctrl-C: the table of the runs measured so far
         raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
     failed = {r.key for r in m.results if r.failed}
     ok = [s for s in specs if s.key not in failed]

@@ -125,7 +125,7 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
         packed = pack_target(interp, target, opts.out_dir, info=info)
         report = replace(packed.report, machine=read_machine())
         write_json(os.path.join(opts.out_dir, "pack.json"), report.to_dict())
-    except BaseException:  # a failed pack leaves nothing half-made (issue 12.6)
+    except BaseException:  # a failed pack leaves nothing half-made
         if not existed:
             clear_dir(opts.out_dir)
         elif os.path.isdir(opts.out_dir):

@@ -123,7 +123,7 @@ def page_data(documents: Sequence[tuple[str, dict]], machine: dict | None) -> di
 
 
 def _document_data(doc: dict) -> dict:
-    """What one document's part of the page needs beyond the document (issue 16.6: the page's
+    """What one document's part of the page needs beyond the document (the page's
     script draws, it does not rebuild the import tree or recompute peak RSS)."""
     from profiler.analysis import page
 

@@ -189,7 +189,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
                     progress(i, len(variants), v.name)
                 keep = _log_path_for(opts.keep_log, v.name, several) if opts.keep_log else None
                 # one variant alone fails as the target does (exit 3); among several, a failing
-                # variant becomes a failed entry and the others are traced (issue 10.1)
+                # variant becomes a failed entry and the others are traced
                 r = trace_python(interp.path, v, opts.target, keep_log=keep, check=not several, ignore_failure=opts.ignore_failure)
                 if r.failed:
                     hint = explain_failure(v.name, tuple(v.flags), opts.target.kind, r.error or "")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# importprof's native strace parser (profiler/native/, issue 15): the fast path of
+# importprof's native strace parser (profiler/native/): the fast path of
 # profiler/parse/strace.py in Rust (pyo3 0.17, abi3), built into
 # profiler/parse/_strace_native.abi3.so. Idempotent: rebuilt only when its sources are newer.
 # Optional: without cargo, or if the build fails, one line and the pure-Python fast path runs

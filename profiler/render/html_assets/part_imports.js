@@ -18,7 +18,7 @@ function hydrateTree(tree, mods) {
   }
   return visit(tree || { name: "all imports", cum: 0, kids: [] }, null);
 }
-/* the instrumented run's phases beside the timed runs' self (issue 11.3): say they come from
+/* the instrumented run's phases beside the timed runs' self: say they come from
  * different runs and how far apart they are */
 function phaseGap(m, phasesUs, runs) {
   if (!m || !num(phasesUs) || !num(m.self_us)) return null;

@@ -79,7 +79,7 @@ function startupPart(doc, source, n, derived) {
     add(sec, [
       h("h3", { text: "Cost of each import (-c \"import X\" minus -c pass)" }),
       barChart(doc.import_costs.map(function (c) {
-        var noisy = num(c.stddev) && num(c.mean) && c.stddev > Math.abs(c.mean);  // issue 11.6
+        var noisy = num(c.stddev) && num(c.mean) && c.stddev > Math.abs(c.mean);  // smaller than its own spread: noise
         return { label: c.module + " (" + c.variant + ")", value: c.mean, err: c.stddev,
           note: noisy ? "noise: not measurable at these runs (raise --runs)" : "" };
       }), fmtS),
