@@ -279,6 +279,7 @@ def imports(
         text = read_log(opts.from_log, opts.log_text)
         name = "stdin" if opts.from_log == "-" else opts.from_log
         logs = [parse_importtime(text, source=name)]
+        del text  # a big log's text is not kept while its records are made
         source, target = "log", None
     else:
         start_sample()  # the CPU share other work used, read over the warm-up
@@ -313,6 +314,7 @@ def imports(
         target=target,
         source=source,
     )
+    del logs  # the parsed rows: the report holds what is kept
     if report.processes > 1 or facts:
         report = add_processes(report, facts, walls, unreached)
     if any(exits):
