@@ -91,6 +91,12 @@ def pick_method() -> str:
     return "valgrind"
 
 
-def measure_instructions(specs: Sequence[CommandSpec]) -> dict[str, int]:
+def measure_instructions(specs: Sequence[CommandSpec], runs: int = 1) -> dict[str, list[int]]:
+    """`runs` counts per spec, interleaved (spec by spec within each round): their spread is
+    the metric's own run-to-run variation (hash randomization, ASLR), shown beside it."""
     method = pick_method()
-    return {s.key: count_instructions(s, method) for s in specs}
+    out: dict[str, list[int]] = {s.key: [] for s in specs}
+    for _ in range(runs):
+        for s in specs:
+            out[s.key].append(count_instructions(s, method))
+    return out

@@ -3,12 +3,12 @@ or exported (json, speedscope, chrome, folded); `--budget MS` is a CI gate."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
 from profiler.commands._options import (
-    FilterOpt, IgnoreFailureOpt, MinMsOpt, OutputOpt, PythonOpt, TopOpt, ViewOpt, format_opt, ms_opt, runs_opt, view_options,
+    FilterOpt, IgnoreFailureOpt, MinMsOpt, OutputOpt, PythonOpt, TopOpt, ViewOpt, format_opt, integer, ms_opt, runs_opt, view_options,
     warmup_opt,
 )
 from profiler.render import formats_for
@@ -46,6 +46,8 @@ def imports(
     budget: ms_opt("--budget", "Exit 1 when the total import time (Σ roots' cumulative, median) exceeds MS.") = None,
     phases: bool = typer.Option(False, "--phases", help="Split each import into find / read / unmarshal / exec (+ compiled) from instrumented runs (columns; JSON keys find_us, read_us, unmarshal_us, exec_us, compiled)."),
     lazy_candidates: bool = typer.Option(False, "--lazy-candidates", help="List modules never called into after their import (candidates for a lazy import; a heuristic, see README)."),
+    metric: Optional[List[str]] = typer.Option(None, "--metric", metavar="NAME", help="Extra metric: instructions (retired by the target and by the bare interpreter, counted --instruction-runs times with their range; perf counters, else valgrind: slow but noise-free)."),
+    instruction_runs: int = typer.Option(3, "--instruction-runs", metavar="N", parser=integer("--instruction-runs", 1), help="With --metric instructions: counts of each command (median shown with their range)."),
     level: int = typer.Option(1, "--importtime-level", help="-X importtime=LEVEL (2 also prints cached imports on Python 3.14+).", hidden=True),
 ) -> None:
 
@@ -68,6 +70,7 @@ def imports(
     opts = ImportsOptions(
         target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group,
         level=level, phases=phases, lazy_candidates=lazy_candidates, ignore_failure=ignore_failure,
+        metrics=metric or [], instruction_runs=instruction_runs,
     )
     with suggesting_ignore_failure(), Progress("importing") as bar:
         report = run_imports(opts, progress=bar.update, warn=warn)

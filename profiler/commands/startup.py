@@ -7,7 +7,8 @@ from typing import List, Optional
 import typer
 
 from profiler.commands._options import (
-    EngineOpt, ExportJsonOpt, ExportMarkdownOpt, FlagsOpt, IgnoreFailureOpt, OutputOpt, PythonsOpt, format_opt, runs_opt, variant_opt, warmup_opt,
+    EngineOpt, ExportJsonOpt, ExportMarkdownOpt, FlagsOpt, IgnoreFailureOpt, OutputOpt, PythonsOpt, format_opt, integer, runs_opt, variant_opt,
+    warmup_opt,
 )
 from profiler.render import formats_for
 from profiler.commands._target import TargetCommand
@@ -36,6 +37,7 @@ def startup(
     warmup: warmup_opt(3) = 3,
     import_: Optional[List[str]] = typer.Option(None, "--import", metavar="MODULE", help='Also measure the cost of `import MODULE` (-c "import MODULE" minus -c pass) per variant (repeatable).'),
     metric: Optional[List[str]] = typer.Option(None, "--metric", metavar="NAME", help="Extra metric: instructions (perf counters, else valgrind; slow but noise-free)."),
+    instruction_runs: int = typer.Option(3, "--instruction-runs", metavar="N", parser=integer("--instruction-runs", 1), help="With --metric instructions: counts per command (the median is shown with their range, the metric's own run-to-run variation)."),
     reference: Optional[str] = typer.Option(None, "--reference", metavar="NAME", help="Variant the ratios are against (default: the first)."),
     ignore_failure: IgnoreFailureOpt = False,
     fmt: format_opt(*FORMATS) = None,
@@ -59,6 +61,7 @@ def startup(
         warmup=warmup,
         imports=import_ or [],
         metrics=metric or [],
+        instruction_runs=instruction_runs,
         reference=reference,
         ignore_failure=ignore_failure,
     )

@@ -338,6 +338,10 @@ class ImportsReport:
     # imports_us), python_wall_s (Σ per-process wall_s), command_wall_s, imports_share (imports_us
     # / command wall; processes running in parallel can make it exceed 1)
     harness: Mapping[str, Any] | None = None
+    # --metric instructions: instructions retired by the target and by the bare interpreter
+    # (`python [flags] -c pass`), each counted several times: method, target, target_runs, bare,
+    # bare_runs, difference (target - bare: what the program adds, imports first), variation_pct
+    instructions: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict:
         d = {
@@ -363,6 +367,8 @@ class ImportsReport:
             d["summed"] = [m.to_dict() for m in self.summed]
         if self.harness is not None:
             d["harness"] = dict(self.harness)
+        if self.instructions is not None:
+            d["instructions"] = dict(self.instructions)
         return d
 
     def to_json(self) -> str:
@@ -414,6 +420,7 @@ class ImportsReport:
             per_process=tuple(ProcessSummary.from_dict(p) for p in d.get("per_process") or ()),
             summed=tuple(SummedModule.from_dict(m) for m in d.get("summed") or ()),
             harness=d.get("harness"),
+            instructions=d.get("instructions"),
         )
 
 

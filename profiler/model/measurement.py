@@ -75,12 +75,13 @@ class TimingResult:
     key: str = ""
     user_times: tuple[float, ...] | None = None
     system_times: tuple[float, ...] | None = None
-    instructions: int | None = None
+    instructions: int | None = None  # median of instructions_runs
     engine: str = "builtin"
     role: str = "target"
     module: str | None = None
     failed: bool = False
     error: str | None = None
+    instructions_runs: tuple[int, ...] | None = None  # --metric instructions: every count
 
     @classmethod
     def failure(cls, spec: CommandSpec, exit_codes: tuple[int, ...], error: str, engine: str = "builtin") -> "TimingResult":
@@ -96,6 +97,13 @@ class TimingResult:
     @property
     def runs(self) -> int:
         return len(self.times)
+
+    @property
+    def instructions_variation_pct(self) -> float | None:
+        """(max - min) / median of the instruction counts, percent (None below two counts)."""
+        from profiler.model.check import variation_pct
+
+        return variation_pct(self.instructions_runs or ())
 
     @property
     def peak_rss_bytes(self) -> int | None:
@@ -136,6 +144,8 @@ class TimingResult:
             "module": self.module,
             "failed": self.failed,
             "error": self.error,
+            "instructions_runs": None if self.instructions_runs is None else list(self.instructions_runs),
+            "instructions_variation_pct": self.instructions_variation_pct,
         }
 
     @classmethod
@@ -172,6 +182,7 @@ class TimingResult:
             module=d.get("module"),
             failed=bool(d.get("failed", False)),
             error=d.get("error"),
+            instructions_runs=None if d.get("instructions_runs") is None else tuple(int(c) for c in d["instructions_runs"]),
         )
 
 

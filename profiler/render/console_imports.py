@@ -122,7 +122,21 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
         parts.append(NOISE_NOTE)
     if partial:
         parts.append("runs: a module seen in only some runs shows seen/total (e.g. 3/5)")
+    if report.instructions is not None:
+        parts.append(instructions_line(report.instructions))
     return render_tables(parts, tty)
+
+
+def instructions_line(ins) -> str:
+    """--metric instructions: the counts, each with its own run-to-run range."""
+    def counted(value, runs, spread) -> str:
+        return f"{value:,}" + (f" (range {spread:.2f} % over {len(runs)} runs)" if spread is not None else "")
+
+    text = f"instructions ({ins['method']}): target {counted(ins['target'], ins['target_runs'], ins.get('variation_pct'))}"
+    if ins.get("bare") is not None:
+        text += (f"; bare interpreter (-c pass) {counted(ins['bare'], ins.get('bare_runs') or (), ins.get('bare_variation_pct'))}"
+                 f"; the program adds {ins['difference']:,}")
+    return text
 
 
 FAILED_MARK = " (failed)"

@@ -45,7 +45,8 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
         row.append(shown_target(r.target))
         row += timing_cells(r, rel.get(r.key))
         if has_instr:
-            row.append(fmt_count(r.instructions))
+            spread = r.instructions_variation_pct
+            row.append(fmt_count(r.instructions) + (f" (range {spread:.2f} %)" if spread is not None else ""))
         row.append(str(r.runs))
         t.add_row(*row)
     parts: list = [t]

@@ -109,14 +109,13 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
     counts: tuple[int, ...] = ()
     method = None
     if spec.wants_instructions:
-        from profiler.capture.instructions import count_instructions, pick_method
+        from profiler.capture.instructions import measure_instructions, pick_method
 
         method = pick_method()
         cmd = build_specs([interp] if interp else [], parse_variants(["default"]), target)[0]
-        for i in range(spec.instruction_runs):
-            if progress:
-                progress(f"instructions {i + 1}")
-            counts += (count_instructions(cmd, method),)
+        if progress:
+            progress("instructions")
+        counts = tuple(measure_instructions([cmd], spec.instruction_runs)[cmd.key])
     figures = Figures(
         wall_ms=median(wall_runs) if wall_runs else None,
         import_ms=report.total_us / 1000 if report is not None else None,

@@ -38,11 +38,18 @@ class ImportsOptions:
     lazy_candidates: bool = False  # lazy_candidate
     sites: bool = False  # site: file:line of the import statement
     ignore_failure: bool = False  # a non-zero exit is the program's own business (a red test suite, a linter)
+    metrics: Sequence[str] = ()  # "instructions": also count instructions retired (target and bare interpreter)
+    instruction_runs: int = 3
 
 
 def validate(opts: ImportsOptions) -> None:
     if opts.runs < 1:
         raise UsageError("--runs must be at least 1")
+    unknown = [m for m in opts.metrics if m != "instructions"]
+    if unknown:
+        raise UsageError(f"unknown metric {unknown[0]!r} (known: instructions)")
+    if opts.metrics and opts.from_log is not None:
+        raise UsageError("--metric instructions runs the target: not with --from-log")
     if opts.warmup < 0:
         raise UsageError("--warmup cannot be negative")
     if opts.group is not None and opts.group not in GROUPS:
@@ -332,6 +339,8 @@ def imports(
         if opts.target.kind == "script":
             extra_path = os.path.dirname(os.path.abspath(opts.target.value))
         report = add_groups(report, opts.group, interp, extra_path=extra_path)
+    if "instructions" in opts.metrics:
+        report = replace(report, instructions=count_instructions_of(opts, interp))
     if opts.phases or opts.lazy_candidates or opts.sites:  # the instrumented runs
         from profiler.workflows.phases import annotate_report
 
@@ -340,6 +349,39 @@ def imports(
             sites=opts.sites, runs=min(opts.runs, 3), warn=warn, ignore_failure=opts.ignore_failure,
         )
     return report
+
+
+def count_instructions_of(opts: ImportsOptions, interp: Interpreter | None) -> dict:
+    """--metric instructions: the target and the bare interpreter with the same flags
+    (`python [flags] -c pass`), each counted `instruction_runs` times, interleaved; the
+    difference is what the program adds to a bare start (its imports first)."""
+    from profiler.analysis.statistics import median
+    from profiler.capture.instructions import measure_instructions, pick_method
+    from profiler.model.check import variation_pct
+    from profiler.model.measurement import CommandSpec
+
+    method = pick_method()
+    if opts.target.is_python:
+        assert interp is not None
+        specs = [CommandSpec(argv=(interp.path, *opts.flags, *opts.target.python_argv()), variant="default", key="target"),
+                 CommandSpec(argv=(interp.path, *opts.flags, "-c", "pass"), variant="default", key="bare")]
+    else:
+        from profiler.capture.importtime import importtime_argv
+
+        specs = [CommandSpec(argv=tuple(importtime_argv(opts.target, None)), variant="command", key="target")]
+    counts = measure_instructions(specs, max(1, opts.instruction_runs))
+    target = int(median(counts["target"]))
+    bare = int(median(counts["bare"])) if "bare" in counts else None
+    return {
+        "method": method,
+        "target": target,
+        "target_runs": counts["target"],
+        "variation_pct": variation_pct(counts["target"]),
+        "bare": bare,
+        "bare_runs": counts.get("bare", []),
+        "bare_variation_pct": variation_pct(counts.get("bare", [])),
+        "difference": None if bare is None else target - bare,
+    }
 
 
 def check_budget(report: ImportsReport, budget_ms: float | None) -> None:

@@ -28,6 +28,7 @@ class StartupOptions:
     min_time_s: float = 3.0
     imports: Sequence[str] = ()
     metrics: Sequence[str] = ()
+    instruction_runs: int = 3  # counts per command with --metric instructions (median shown, with their range)
     reference: str | None = None
     ignore_failure: bool = False
 
@@ -164,8 +165,12 @@ def startup(
 
         failed = {r.key for r in results if r.failed}
         ok = [s for s in specs if s.key not in failed]
-        counts = measure_instructions(ok)
-        m = replace(m, results=tuple(replace(r, instructions=counts.get(r.key)) for r in results))
+        from profiler.analysis.statistics import median
+
+        counts = measure_instructions(ok, max(1, opts.instruction_runs))
+        m = replace(m, results=tuple(
+            replace(r, instructions=int(median(counts[r.key])), instructions_runs=tuple(counts[r.key])) if counts.get(r.key) else r
+            for r in results))
     # a note when site costs more than 2x a bare start, naming the costliest .pth (only when
     # default and no-site ran on the same interpreter)
     from profiler.workflows.site import startup_site_notes
