@@ -107,6 +107,19 @@ fn quoted(b: &[u8], i: usize) -> Option<(usize, usize, bool)> {
     None
 }
 
+/// A quoted string inside an array at i (no escapes: the caller refused backslashes):
+/// (inside start, inside end, end).
+fn quoted_in_array(b: &[u8], i: usize) -> Option<(usize, usize, usize)> {
+    let mut j = i + 1;
+    while j < b.len() {
+        if b[j] == b'"' {
+            return Some((i + 1, j, j + 1));
+        }
+        j += 1;
+    }
+    None
+}
+
 /// The path of a call whose path comes first (kind 0) or after a dirfd (kind 1): (dirfd's -y
 /// path, path inside the quotes, cut), or None when the arguments have another shape.
 fn path_arg<'a>(args: &'a str, kind: i64) -> Option<(Option<&'a str>, &'a str, bool)> {
@@ -359,6 +372,7 @@ fn fast<'p>(
     let mut path: Option<String> = None;
     let mut fdp: Option<&str> = None;
     let mut cut = false;
+    let mut argv: Option<Vec<String>> = None;
     match kinds.get(name) {
         None => {
             if args.contains('<') {
@@ -380,7 +394,49 @@ fn fast<'p>(
                 cut = cut_s;
             }
         }
-        Some(_) => return None, // exec calls: their argv is decoded by the Python path
+        Some(_) => {
+            // execve("path", ["argv0", ...], envp): the path and the argv array (strings with
+            // escapes, execveat and other shapes: the Python path decodes them)
+            if name != "execve" || args.contains('\\') {
+                return None;
+            }
+            let b = args.as_bytes();
+            let (s, e, cut_s) = quoted(b, 0)?;
+            let mut i = e + 1; // after the closing quote
+            if cut_s {
+                i += 3;
+            }
+            if !b[i..].starts_with(b", [") {
+                return None;
+            }
+            i += 3;
+            let mut items: Vec<String> = Vec::new();
+            loop {
+                if i >= b.len() {
+                    return None;
+                }
+                match b[i] {
+                    b']' => break,
+                    b'"' => {
+                        let (qs, qe, _) = quoted_in_array(b, i)?;
+                        let mut item = args[qs..qe].to_string();
+                        i = qe + 1;
+                        if b[i..].starts_with(b"...") {
+                            item.push_str("...");
+                            i += 3;
+                        }
+                        items.push(item);
+                    }
+                    b'[' | b'{' | b'(' | b'<' => return None,
+                    _ => i += 1,
+                }
+            }
+            if s < e && !args[s..e].is_empty() {
+                path = Some(args[s..e].to_string());
+                cut = cut_s;
+            }
+            argv = Some(items);
+        }
     }
     let ret_s = c.ret;
     let ret: PyObject = if ret_s == "?" {
@@ -426,7 +482,7 @@ fn fast<'p>(
         path.map_or_else(|| py.None(), |p| p.into_py(py)),
         fdp.map_or_else(|| py.None(), |p| p.into_py(py)),
         cut.into_py(py),
-        py.None(),
+        argv.map_or_else(|| py.None(), |a| PyTuple::new(py, a).into_py(py)),
     ];
     Some((PyTuple::new(py, items), t))
 }
