@@ -8,10 +8,15 @@
    (CPython's own FrozenImporter over the target's bytecode) vs `no-site`, every variant the
    version supports side by side (in-memory too on 3.8-3.11). Aim: frozen faster than no-site
    (> 1.00x, CPU) on each.
+4. real programs from PyPI in a cached venv on CPython 3.11 (tests/_oxidized_programs.py: pip,
+   black, httpie, pygments, sphinx-build, a pytest suite; `--only real`): every variant built,
+   behaving as traditional (importprof build's check), its CPU time against no-site's, and where
+   the packing variants took their modules from. Aims: every variant of every program built and
+   identical; in-memory uses less CPU than no-site on each program.
 Aims, not gates: misses are printed as MISSED and the script still exits 0. The machine is
 shared (2 cores, other jobs running): the busy warning and the ± columns say how far to trust it.
 Usage: .venv/bin/python benchmarks/bench_oxidized.py [--runs 10] [--harness-runs 5] [--launches 10]
-       [--versions 3.8,3.11,3.12,3.13] [--only oxidized|frozen]
+       [--versions 3.8,3.11,3.12,3.13] [--real-runs 5] [--only oxidized|frozen|real]
 """
 
 from __future__ import annotations
@@ -46,14 +51,96 @@ def main() -> None:
     ap.add_argument("--launches", type=int, default=10)
     ap.add_argument("--python", default=None)
     ap.add_argument("--versions", default="3.8,3.11,3.12,3.13")
-    ap.add_argument("--only", choices=("oxidized", "frozen"), default=None)
+    ap.add_argument("--real-runs", type=int, default=5)
+    ap.add_argument("--only", choices=("oxidized", "frozen", "real"), default=None)
     args = ap.parse_args()
     say = lambda m: print(m, file=sys.stderr)  # noqa: E731
 
-    if args.only != "frozen":
+    if args.only in (None, "oxidized"):
         oxidized(args, say)
-    if args.only != "oxidized":
+    if args.only in (None, "frozen"):
         frozen(args, say)
+    if args.only in (None, "real"):
+        real(args, say)
+
+
+REAL_VARIANTS = ("traditional", "no-site", "oxidized", "filesystem", "in-memory", "frozen")
+NOT_BUILT = ("packing failed", "building the frozen executable failed")
+
+
+def _cell(report, variant: str) -> tuple[str, bool, float | None]:
+    """(table cell, built and identical, CPU time ratio vs no-site) of one variant."""
+    result = next((r for r in report.results if r.variant == variant), None)
+    if result is None:
+        return "absent", False, None
+    if result.failed:
+        what = "NOT BUILT" if (result.error or "").startswith(NOT_BUILT) else "DIFFERS"
+        return f"{what}: {(result.error or '')[:60]}", False, None
+    row = _row(report, variant)
+    ratio = (1.0 / row.speedup_vs_no_site_cpu) if row.speedup_vs_no_site_cpu else None
+    origin = "" if row.packed_modules is None or variant not in ("filesystem", "in-memory", "frozen") else \
+        f" ({row.packed_modules}/{row.fallback_modules})"
+    return f"ok {ratio:.2f}x{origin}" if ratio else f"ok{origin}", True, ratio
+
+
+def real(args, say) -> None:
+    """Real programs: every variant built, identical, and its CPU time against no-site's."""
+    import tempfile
+
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from _interpreters import find_pyenv_python
+    from _oxidized_programs import PROGRAMS, REQUIREMENTS, write_workdir
+    from _realprograms import RealProgramUnavailable, build_real_venv
+
+    from profiler.errors import ImportprofError
+    from profiler.model.target import Target
+
+    python = find_pyenv_python("3.11")
+    if python is None:
+        print("real programs: skipped (no pyenv CPython 3.11, which every variant needs)")
+        return
+    try:
+        venv = build_real_venv(python, list(REQUIREMENTS))
+    except RealProgramUnavailable as exc:
+        print(f"real programs: skipped ({exc})")
+        return
+    lines, all_ok, faster = [], True, []
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="bench-oxidized-real-") as tmp:
+        for i, (name, make) in enumerate(PROGRAMS.items()):
+            work = os.path.join(tmp, f"work{i}")
+            os.makedirs(work)
+            from pathlib import Path
+
+            write_workdir(Path(work))
+            argv = make(str(venv / "bin"))
+            os.chdir(work)  # the programs' files are named relative to it
+            try:
+                report = compare(CompareOptions(target=Target("script", argv[0], tuple(argv[1:])), python=str(venv / "bin" / "python"),
+                                                runs=args.real_runs, warmup=1, syscalls="off", build_dir=os.path.join(tmp, f"b{i}")),
+                                 warn=say, info=say)
+            except ImportprofError as exc:
+                lines.append(f"| {name} | " + " | ".join(["FAILED: " + str(exc)[:60]] * len(REAL_VARIANTS)) + " |")
+                all_ok = False
+                continue
+            finally:
+                os.chdir(here)
+            cells = [_cell(report, v) for v in REAL_VARIANTS]
+            all_ok = all_ok and all(ok for _, ok, _ in cells)
+            mem = cells[REAL_VARIANTS.index("in-memory")][2]
+            faster.append((name, mem))
+            lines.append(f"| {name} | " + " | ".join(c for c, _, _ in cells) + " |")
+    print(f"real programs on {python} ({args.real_runs} runs per variant, interleaved): "
+          "ok = built and identical to traditional (exit code, stdout, stderr, files written); "
+          "ratio = CPU time vs no-site's (below 1.00x: less CPU); (pack/fallback modules)")
+    print("| program | " + " | ".join(REAL_VARIANTS) + " |")
+    print("| --- " * (len(REAL_VARIANTS) + 1) + "|")
+    for line in lines:
+        print(line)
+    print(f"every variant of every program built and identical (aim): {_verdict(all_ok)}")
+    for name, mem in faster:
+        shown = f"{mem:.2f}x" if mem is not None else "n/a"
+        print(f"  {name}: in-memory CPU {shown} of no-site's (aim < 1.00x): {_verdict(mem is not None and mem < 1.0)}")
 
 
 def frozen(args, say) -> None:

@@ -229,6 +229,19 @@ def test_a_program_rewriting_its_own_module_fails_by_design_and_says_which(cli, 
                                     "a packed build runs the code packed at build time")
 
 
+def test_compare_times_a_program_whose_exit_code_is_its_behaviour(cli, real_python, tmp_path):
+    # black --check exits 1 when a file would change: the same exit in every variant is the
+    # program's behaviour, timed and traced as any run (strace's run raised on it before)
+    (tmp_path / "exits.py").write_text("import sys\nprint('checked')\nsys.exit(1)\n")
+    res = cli("compare", "--python", real_python, "--variant", "no-site", "--runs", "1", "--warmup", "0",
+              "--build-dir", str(tmp_path / "b"), "--format", "json", str(tmp_path / "exits.py"))
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert [(r["variant"], r["failed"], r["exit_codes"]) for r in doc["results"]] == [("traditional", False, [1]), ("no-site", False, [1])]
+    if shutil.which("strace"):
+        assert [s["variant"] for s in doc.get("syscalls", [])] in (["traditional", "no-site"], [])
+
+
 def test_cargo_missing_fails_the_oxidized_variants_only(cli, real_python, tmp_path, app):
     env = {"IMPORTPROF_CACHE": str(tmp_path / "cache"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     res = cli("build", "--python", real_python, "-o", str(tmp_path / "b"), "--format", "json", str(app / "main.py"), env=env)

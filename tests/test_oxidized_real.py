@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests._interpreters import pyenv_python
-from tests._oxidized_programs import FILES, PROGRAMS, REQUIREMENTS, UNFORMATTED, write_workdir
+from tests._oxidized_programs import FILES, PROGRAMS, REQUIREMENTS, REQUIREMENTS_FROZEN_ONLY, UNFORMATTED, write_workdir
 from tests._realprograms import real_venv, venv_python
 from tests.conftest import REPO
 
@@ -68,6 +68,22 @@ def test_real_program_builds_in_every_variant_and_behaves_as_traditional(program
         assert v["in-memory"]["output_sha256"] == _sha(expected)
 
 
+@pytest.mark.parametrize("program", ["black --check", "pygmentize"])
+def test_real_program_on_3_13_builds_every_variant_it_has(program, cli, tmp_path):
+    # 3.13 has no oxidized variants (python-oxidized-importer 0.9): traditional, no-site, frozen
+    venv = real_venv(pyenv_python("3.13"), list(REQUIREMENTS_FROZEN_ONLY))
+    work = write_workdir(tmp_path / "work")
+    res = cli("build", "--python", venv_python(venv), "-o", tmp_path / "b", "--format", "json",
+              *PROGRAMS[program](str(venv / "bin")), cwd=work, timeout=900)
+    assert res.returncode == 0, res
+    doc = res.json()
+    v = {x["variant"]: x for x in doc["variants"]}
+    assert list(v) == ["traditional", "no-site", "frozen"]
+    assert {n: x["error"] for n, x in v.items() if x["failed"]} == {}
+    assert v["frozen"]["packed_modules"] > v["frozen"]["fallback_modules"] > 0
+    assert any("unavailable on 3.13" in w for w in doc["warnings"])
+
+
 def test_a_difference_in_a_file_the_program_writes_is_a_failed_row(cli, real_python, tmp_path):
     # writes its module's loader into the file it is given: the in-memory variant leaves another
     # text there than traditional, and only the file shows it (stdout and exit code agree)
@@ -100,7 +116,7 @@ def test_the_readme_real_program_table_comes_from_its_command_line(venv, cli, tm
     assert argv[0] == "importprof"
     runs = argv.index("--runs")
     argv[runs + 1] = "2"  # few runs: the figures are the benchmark's business
-    res = cli(*argv[1:], "--build-dir", tmp_path / "b", cwd=work, timeout=900)
+    res = cli(argv[1], "--build-dir", tmp_path / "b", *argv[2:], cwd=work, timeout=900)
     assert res.returncode == 0, res
     header = next(ln for ln in res.stdout.splitlines() if "variant" in ln and "pack / fallback" in ln)
     assert "vs no-site (wall)" in header

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Sequence
 
-from profiler.model.packing import LoadedModule, PackageData, PackPlan, PlannedModule, Unit, Unpacked
+from profiler.model.packing import LoadedModule, PackageData, PackPlan, PlannedModule, Unit, Unpacked, distribution_name
 
 _SKIP_PREFIXES = ("_importprof_hook_", "_importprof_launch")  # importprof's own launcher and hooks
 # the order CPython's path finder tries a folder's files in: an extension module shadows a source
@@ -96,15 +96,6 @@ def module_of(rel: str) -> tuple[str, str, bool] | None:
     if stem == "__init__":
         return (".".join(dirs), kind, True) if dirs else None
     return ".".join(dirs + [stem]), kind, False
-
-
-def distribution_name(metadata_dir: str) -> tuple[str, str | None]:
-    """`Foo_Bar-1.0.dist-info` → ("foo_bar", "1.0"): the name as importlib.metadata normalizes it."""
-    base = metadata_dir.rsplit("/", 1)[-1]
-    if base.endswith(".dist-info"):
-        base = base[: -len(".dist-info")]
-    name, _, version = base.partition("-")
-    return name.lower().replace("-", "_").replace(".", "_"), version or None
 
 
 # python-oxidized-importer 0.9 serves packed metadata as OxidizedDistribution objects whose

@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 from profiler.capture.bootstrap import bootstrap_argv
 from profiler.capture.process import run
 from profiler.errors import TargetFailed, ToolFailed
-from profiler.model.packing import LoadedModule, PackPlan, Unit
+from profiler.model.packing import LoadedModule, PackPlan, Unit, distribution_name
 from profiler.model.target import Target
 
 PACKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bootstrap", "oxidized_packer.py")
@@ -147,8 +147,6 @@ def scan_units(records: Sequence[LoadedModule], sys_path: Sequence[str], stdlib:
             meta, files = owned
             key = (entry, meta)
             if key not in units:
-                from profiler.analysis.packing import distribution_name
-
                 name, version = distribution_name(meta)
                 units[key] = Unit(name, "distribution", entry, files, meta, version)
             continue

@@ -34,6 +34,15 @@ class PlannedModule:
         return {"name": self.name, "kind": self.kind, "path": self.path, "is_package": self.is_package}
 
 
+def distribution_name(metadata_dir: str) -> tuple[str, str | None]:
+    """`Foo_Bar-1.0.dist-info` → ("foo_bar", "1.0"): the name as importlib.metadata normalizes it."""
+    base = metadata_dir.rsplit("/", 1)[-1]
+    if base.endswith(".dist-info"):
+        base = base[: -len(".dist-info")]
+    name, _, version = base.partition("-")
+    return name.lower().replace("-", "_").replace(".", "_"), version or None
+
+
 @dataclass(frozen=True)
 class Unit:
     """What is packed as one, as PyOxidizer packs: a distribution (every file its RECORD lists

@@ -1,5 +1,7 @@
 """`importprof build`: one folder per variant, each with a `variant.json` whose `argv` is the exact
-command that runs it, every variant checked to give the same output.
+command that runs it, every variant checked to behave as traditional (exit code, stdout, stderr,
+the files the target names). A variant that cannot be built, or behaves otherwise, is a failed
+variant with its reason and what to do; the others are still built (and measured by compare).
 
   traditional  the interpreter running the target with `site`, as users run it
   no-site      the same with -S
@@ -13,8 +15,9 @@ command that runs it, every variant checked to give the same output.
 The oxidized variants need python-oxidized-importer 0.9's CPython (3.8-3.11): elsewhere they are
 left out with the reason (refused when named with --variant). The launcher variants never run
 `site` (PyOxidizer's default). Paths that `site` adds to sys.path
-(site-packages, .pth paths) are given to the other variants through PYTHONPATH (`env`), so that
-modules left unpacked still import.
+(site-packages, .pth paths, an editable install's folder) are given to the other variants
+through PYTHONPATH (`env`), so that whatever is not packed still imports through the path
+finder behind the pack.
 
 `--pyoxidizer` drives the real `pyoxidizer build --system-rust` over pyoxidizer.bzl instead.
 """

@@ -62,13 +62,13 @@ def _default_build_dir(name: str, target: Target, interp_path: str) -> str:
     return os.path.join(cache_root(), "builds", f"{name}-{key}")
 
 
-def count_syscalls(argv, env, variant):
+def count_syscalls(argv, env, variant, ignore_failure: bool = False):
     from profiler.analysis.compare import syscall_count
     from profiler.workflows.trace import trace_argv
 
     full = dict(os.environ)
     full.update(env or {})
-    tr = trace_argv(list(argv), variant=variant, env=full)
+    tr = trace_argv(list(argv), variant=variant, env=full, ignore_failure=ignore_failure)
     return syscall_count(variant, tr.total_syscalls, tr.total_errors, tr.filesystem)
 
 
@@ -141,12 +141,12 @@ def module_origin_warning(bv) -> str | None:
             "this row mostly measures the ordinary importer")
 
 
-def count_all_syscalls(opts: CompareOptions, specs, warn: Callable[[str], None] | None = None):
+def count_all_syscalls(opts: CompareOptions, specs, warn: Callable[[str], None] | None = None, ignore_failure: bool = False):
     """One strace run per variant; ([], warning) when strace cannot run and --syscalls auto."""
     if opts.syscalls == "off":
         return [], []
     try:
-        return [count_syscalls(s.argv, dict(s.env or ()), s.variant) for s in specs], []
+        return [count_syscalls(s.argv, dict(s.env or ()), s.variant, ignore_failure) for s in specs], []
     except (ToolMissing, ToolFailed) as exc:
         if opts.syscalls == "on":
             raise
@@ -209,5 +209,5 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
         raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
     failed = {r.key for r in m.results if r.failed}
     ok = [s for s in specs if s.key not in failed]
-    counts, skipped = count_all_syscalls(opts, ok, warn=warn)
+    counts, skipped = count_all_syscalls(opts, ok, warn=warn, ignore_failure=plan.ignore_failure)
     return report_of(m, counts, skipped)
