@@ -60,3 +60,16 @@ def test_a_metric_imports_cannot_give_is_a_usage_error(cli, tmp_path, fixtures):
     assert_one_line_error(cli("imports", "--metric", "cycles", "-c", "pass"), 2, "unknown metric 'cycles'")
     log = fixtures / "importtime" / "boto3.log"
     assert_one_line_error(cli("imports", "--from-log", str(log), "--metric", "instructions"), 2, "--from-log")
+
+
+def test_the_readme_metric_line_runs(cli, tmp_path):
+    """The README's `--metric instructions` example (the README test leaves --metric lines to
+    this file: they run valgrind)."""
+    import shlex
+
+    from test_readme import console_lines
+
+    text = next(t for _, t in console_lines() if "--metric instructions" in t and t.startswith("importprof imports"))
+    res = cli(*shlex.split(text, comments=True)[1:], cwd=tmp_path)
+    assert res.returncode == 0, res
+    assert "the program adds" in res.stdout
