@@ -146,3 +146,28 @@ def test_diff_pairs_black_across_versions(cli, tmp_path):
     assert len(black) == 1 and not black[0]["wrapper"], black
     assert black[0]["old_cumulative_us"] > 50_000 and black[0]["new_cumulative_us"] > 50_000, black
     assert all(not m.get("wrapper") for m in doc["removed"] if m["name"] == "black")
+
+
+@pytest.mark.slow
+def test_no_site_keeps_sys_path_in_the_default_order(black_venv, tmp_path):
+    """no-site gives site's entries back after the standard library, where site puts them: in
+    first-occurrence order sys.path is the default variant's (before: PYTHONPATH put
+    site-packages ahead of the stdlib)."""
+    import json
+    import subprocess
+
+    from profiler.workflows.no_site import no_site_env
+
+    script = tmp_path / "show_path.py"
+    script.write_text("import sys, json, black\nprint(json.dumps(sys.path))\n")
+    py = venv_python(black_venv)
+    env = dict(no_site_env(py, Target("script", str(script))))
+    assert env, "black comes from site-packages: no-site must give it back"
+    default = json.loads(subprocess.run([py, str(script)], capture_output=True, text=True, check=True).stdout)
+    no_site = json.loads(subprocess.run([py, "-S", str(script)], capture_output=True, text=True, check=True,
+                                        env={**os.environ, **env}).stdout)
+    seen = list(dict.fromkeys(no_site))
+    assert seen == [p for p in default if p in seen]
+    assert seen == default  # black's venv adds nothing but its site-packages
+    stdlib = next(i for i, p in enumerate(seen) if p.endswith("lib-dynload"))
+    assert seen.index(os.path.join(str(black_venv), "lib", "python3.12", "site-packages")) > stdlib

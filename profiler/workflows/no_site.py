@@ -2,7 +2,8 @@
 sitecustomize, no site-packages scan) with the sys.path entries that `site` would have added
 and that the target imports from given back through PYTHONPATH — so an installed program still
 runs, and a stdlib-only target stays a plain `python -S`. Plain `-S` is the `no-site-bare`
-variant (or `--flags=-S`).
+variant (or `--flags=-S`). The entries keep site's place: after the standard library
+(`site_order`), so no lookup of a stdlib module goes through site-packages first.
 """
 
 from __future__ import annotations
@@ -66,5 +67,19 @@ def _no_site_env(python, target, discover_modules, no_site_sys_path):
     extra = extra_paths(sys_path, _NO_SITE_PATH[python], target, origins)
     if not extra:
         return ()
-    before = os.environ.get("PYTHONPATH")
-    return (("PYTHONPATH", os.pathsep.join([*([before] if before else []), *extra])),)
+    return (("PYTHONPATH", os.pathsep.join(site_order(_NO_SITE_PATH[python], extra))),)
+
+
+def site_order(no_site_path: Sequence[str], extra: Sequence[str]) -> list[str]:
+    """PYTHONPATH for no-site: the entries site would add go after the standard library, where
+    site appends them. PYTHONPATH is put before the standard library, so it names the -S path
+    first (the user's own PYTHONPATH entries, then the stdlib: python's sys.path[1:] under -S)
+    and then the site entries; python appends its stdlib entries once more after them, where
+    they are found again only by lookups that failed everywhere before (a module that exists
+    nowhere). In first-occurrence order, sys.path is the default's minus what the target does
+    not import from."""
+    out: list[str] = []
+    for p in (*no_site_path, *extra):
+        if p and p not in out:
+            out.append(p)
+    return out
