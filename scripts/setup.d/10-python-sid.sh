@@ -33,12 +33,17 @@ installed() {
 
 todo=()
 for v in "${VERSIONS[@]}"; do installed "$v" || todo+=("$v"); done
-((${#todo[@]})) || exit 0
+# why a version could not be had, for the tests' skip reasons (tests/_interpreters.py)
+UNAVAILABLE="$CACHE/unavailable.txt"
+((${#todo[@]})) || { rm -f "$UNAVAILABLE"; exit 0; }
+mkdir -p "$CACHE"
+rm -f "$UNAVAILABLE"
+skip() { say "$*"; printf '%s\n' "$*" >> "$UNAVAILABLE"; }
 
 for tool in patchelf dpkg-deb apt-get; do
-    command -v "$tool" >/dev/null || { say "python ${todo[*]} from Debian sid skipped: $tool is missing (scripts/apt-packages.txt)"; exit 0; }
+    command -v "$tool" >/dev/null || { skip "python ${todo[*]} from Debian sid skipped: $tool is missing (scripts/apt-packages.txt)"; exit 0; }
 done
-[ -r "$KEYRING" ] || { say "python ${todo[*]} from Debian sid skipped: no $KEYRING (debian-archive-keyring)"; exit 0; }
+[ -r "$KEYRING" ] || { skip "python ${todo[*]} from Debian sid skipped: no $KEYRING (debian-archive-keyring)"; exit 0; }
 
 APT="$CACHE/apt"
 mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$CACHE/debs"
@@ -54,7 +59,7 @@ APT_OPTS=(
 )
 say "python ${todo[*]}: apt-get update (Debian sid, private lists under $APT)"
 if ! err=$(apt-get -q "${APT_OPTS[@]}" update 2>&1 >/dev/null) || grep -q '^[WE]:' <<<"$err"; then
-    say "python ${todo[*]} from Debian sid skipped: $(grep -m1 '^[WE]:' <<<"$err" || echo "apt-get update failed")"
+    skip "python ${todo[*]} from Debian sid skipped: $(grep -m1 '^[WE]:' <<<"$err" || echo "apt-get update failed")"
     exit 0
 fi
 
@@ -77,14 +82,14 @@ for p in "${want[@]}"; do
 done
 say "python ${todo[*]}: apt-get download ${#avail[@]} packages"
 if ! (cd "$CACHE/debs" && apt-get -q "${APT_OPTS[@]}" download "${avail[@]}" >/dev/null); then
-    say "python ${todo[*]} from Debian sid skipped: apt-get download failed"
+    skip "python ${todo[*]} from Debian sid skipped: apt-get download failed"
     exit 0
 fi
 
 for v in "${todo[@]}"; do
     full=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "python$v-minimal" 2>/dev/null |
            awk '/^Version:/ {print $2; exit}')
-    if [ -z "$full" ]; then say "python $v skipped: Debian sid has no python$v"; continue; fi
+    if [ -z "$full" ]; then skip "python $v skipped: Debian sid has no python$v"; continue; fi
     pyver=${full%%-*}           # 3.15.2-1 -> 3.15.2
     mine=()                     # this version's packages and the shared libraries
     for p in "${avail[@]}"; do
@@ -137,7 +142,7 @@ for v in "${todo[@]}"; do
               done || true)
     [ -z "$missing" ] || say "python $v: unresolved libraries: $(echo $missing)"
     if ! "$py" -c 'import sys, ssl, sqlite3, decimal, lzma, bz2, zlib, ctypes, readline' 2>/dev/null; then
-        say "python $v skipped: the unpacked interpreter does not start: $("$py" -c 'import ssl, sqlite3, decimal, lzma, bz2, zlib, ctypes' 2>&1 | tail -1)"
+        skip "python $v skipped: the unpacked interpreter does not start: $("$py" -c 'import ssl, sqlite3, decimal, lzma, bz2, zlib, ctypes' 2>&1 | tail -1)"
         continue
     fi
     # The build-time paths sysconfig reports (INCLUDEPY, LIBDIR, LIBPL, the wheels ensurepip
