@@ -16,9 +16,9 @@ runs from a real venv per interpreter with the same pinned versions (tests/_real
                self-registering plugin that must stay eager), written to a temporary folder
 
 Aim: each prediction within ±15 % of 3.15's measured ratio (met/MISSED per row). Where a row
-misses, the causes are measured and printed: the modules of the program's own packages (not
-the stdlib, which differs between versions) that one side imported and the other did not, and
-the share of the emulation's overhead in the measured lazy time.
+misses, the causes are measured and printed (two recorded runs per side): the modules both
+versions import eagerly that one lazy run imports and the other defers, the modules only one
+version imports at all (stdlib differences), the emulation's overhead and the timings' spread.
 Usage: .venv/bin/python benchmarks/bench_lazy.py [--runs 10] [--only pip,app] [--pythons 3.11,3.14,3.15]
 """
 
@@ -37,7 +37,12 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 from profiler.model.target import Target  # noqa: E402
 from profiler.workflows.lazy import LazyOptions, lazy  # noqa: E402
 
-PINS = ["pip==25.3", "pypistats==1.14.0", "black==26.10.1", "httpie==3.2.4", "sphinx==9.0.4"]
+# black's wheels for 3.11-3.14 are compiled by mypyc (its modules are extension modules, whose
+# imports are C calls no lazy mechanism sees), 3.15 has none: black is built from its source on
+# every interpreter (PIP_NO_BINARY=black; the marker only names that venv apart), the same code
+PINS = ["pip==25.3", "pypistats==1.14.0", "black==26.10.1; implementation_name == 'cpython'", "httpie==3.2.4",
+        "sphinx==9.0.4"]
+BUILD_ENV = {"PIP_NO_BINARY": "black"}
 AIM = 0.15
 
 APP = {
@@ -78,12 +83,49 @@ def _targets(venv: str, app: str) -> list[tuple[str, Target]]:
     ]
 
 
-def _own_modules(report_modules: set[str]) -> set[str]:
-    """The modules of the programs' packages (comparable across Python versions)."""
-    tops = ("pip", "pypistats", "black", "blib2to3", "httpie", "sphinx", "docutils", "requests", "urllib3", "rich",
-            "click", "pygments", "jinja2", "babel", "mylib", "packaging", "platformdirs", "pathspec", "charset_normalizer",
-            "idna", "certifi", "multidict", "markdown_it", "mdurl", "httpx", "httpcore", "anyio", "pytablewriter")
-    return {m for m in report_modules if m.partition(".")[0] in tops}
+def _sets(python: str, target: Target, cwd: str) -> tuple[set[str], set[str], str]:
+    """Modules executed by one eager and one lazy recorded run (3.15: -X lazy_imports=all)."""
+    import subprocess
+
+    from profiler.capture.lazy import run_lazy
+    from profiler.parse.lazy import parse_lazy_record
+
+    version = subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    out = []
+    for lazy_run in (False, True):
+        rec = run_lazy(python, version, target, lazy=lazy_run, cwd=cwd).record
+        out.append(set(parse_lazy_record(rec).executed_names) if rec else set())
+    return out[0], out[1], version
+
+
+def _causes(r, python, target, ref, python315, target315, cwd) -> list[str]:
+    """Why a prediction misses, measured: which modules the two runs import differently (among
+    the modules both versions' eager runs import), the stdlib's own differences between the
+    versions, the emulation's overhead and the run-to-run spread of the two ratios."""
+    e1, l1, v1 = _sets(python, target, cwd)
+    e2, l2, v2 = _sets(python315, target315, cwd)
+    both = e1 & e2
+    more = sorted((l1 - l2) & both)
+    less = sorted((l2 - l1) & both)
+    lines = [
+        f"modules both versions import eagerly: {len(both)}; lazy on {v1} imports {len(more)} of them that 3.15 defers"
+        + (f" ({', '.join(more[:8])}{', …' if len(more) > 8 else ''})" if more else "")
+        + f", and defers {len(less)} that 3.15 imports" + (f" ({', '.join(less[:8])}{', …' if len(less) > 8 else ''})" if less else ""),
+        f"modules only one version's eager run imports (stdlib and dependency differences): {len(e1 - e2)} on {v1}, "
+        f"{len(e2 - e1)} on {v2}; lazy runs: {len(l1)} vs {len(l2)} modules",
+    ]
+    e = {x.variant: x for x in r.results}
+    ee = {x.variant: x for x in ref.results}
+    if r.prediction and "lazy" in e:
+        lines.append(f"emulation overhead taken out: {r.prediction.overhead_s * 1e3:.1f} ms of {e['lazy'].mean * 1e3:.1f} ms lazy "
+                     f"(launcher {r.prediction.launcher_s * 1e3:.1f} ms)")
+    if "eager" in e and "eager" in ee:
+        spread = [x.stddev / x.mean for x in (e["eager"], e["lazy"], ee["eager"], ee["lazy"]) if x.mean and x.stddev is not None]
+        lines.append(f"eager {e['eager'].mean * 1e3:.1f} ms on {v1} vs {ee['eager'].mean * 1e3:.1f} ms on 3.15; import time "
+                     f"{r.total_self_us / 1e3:.1f} vs {ref.total_self_us / 1e3:.1f} ms, avoided {r.avoided_us / 1e3:.1f} vs "
+                     f"{ref.avoided_us / 1e3:.1f} ms; run-to-run spread (stddev/mean) up to {max(spread, default=0):.0%}")
+    return lines
 
 
 def main() -> None:
@@ -102,20 +144,24 @@ def main() -> None:
     started = time.time()
     rows: dict[str, dict[str, object]] = {}
     notes: list[str] = []
+    venvs: dict[str, str] = {}
     for v in versions:
         python = find_pyenv_python(v)
         if python is None:
             notes.append(f"Python {v}: not installed (make setup provisions 3.14 and 3.15)")
             continue
         try:
-            venv = str(build_real_venv(python, PINS))
+            os.environ.update(BUILD_ENV)
+            venvs[v] = str(build_real_venv(python, PINS))
         except (RealProgramUnavailable, OSError) as exc:
             notes.append(f"Python {v}: no venv with {' '.join(PINS)}: {exc}")
-            continue
-        vpython = os.path.join(venv, "bin", "python")
-        for name, target in _targets(venv, app):
-            if only and name not in only:
-                continue
+    # program by program, the interpreters one after the other: the three measurements of a row
+    # are minutes closer in time than interpreter by interpreter (the machine's load drifts)
+    names = [n for n, _ in _targets("", app) if not only or n in only]
+    for name in names:
+        for v, venv in venvs.items():
+            target = dict(_targets(venv, app))[name]
+            vpython = os.path.join(venv, "bin", "python")
             cwd = os.getcwd()
             os.chdir(tmp)
             try:
@@ -126,7 +172,7 @@ def main() -> None:
                 continue
             finally:
                 os.chdir(cwd)
-            rows.setdefault(name, {})[v] = r
+            rows.setdefault(name, {})[v] = (r, vpython, target)
     load = os.getloadavg()[0]
     print(f"lazy imports: predicted (3.11, 3.14: emulation, its own cost taken out) vs measured (3.15: -X lazy_imports=all)")
     print(f"lazy/eager time ratio, {args.runs} interleaved runs per variant; same pins on every interpreter: {' '.join(PINS)}")
@@ -137,11 +183,13 @@ def main() -> None:
     misses = []
     for name, per in rows.items():
         ref = per.get("3.15")
+        ref = ref[0] if isinstance(ref, tuple) else ref
         ref_ratio = ref.prediction.ratio if hasattr(ref, "prediction") and ref.prediction else None
         line = f"{name:10}"
         verdicts = []
         for v in versions:
             r = per.get(v)
+            r = r[0] if isinstance(r, tuple) else r
             ratio = r.prediction.ratio if hasattr(r, "prediction") and r.prediction else None
             line += f" {ratio:9.2f}x" if ratio is not None else f" {'-':>10}"
             if v != "3.15":
@@ -152,39 +200,23 @@ def main() -> None:
                     ok = abs(off) <= AIM
                     verdicts.append(f" {('met' if ok else 'MISSED') + f' {off:+.0%}':>11}")
                     if not ok:
-                        misses.append((name, v, r, ref, off))
+                        misses.append((name, v, per[v], per["3.15"], off))
         print(line + "".join(verdicts))
     for name, per in rows.items():
         for v, r in per.items():
             if isinstance(r, str):
                 print(f"  {name} on {v}: {r}")
             else:
+                r = r[0]
                 e = {x.variant: x.mean for x in r.results}
                 kept = ", ".join(m.name for m in r.must_stay_eager) or "-"
                 p = r.prediction
                 print(f"  {name} on {v} ({r.python_version}): eager {e.get('eager', 0) * 1e3:.1f} ms, lazy {e.get('lazy', 0) * 1e3:.1f} ms "
                       f"measured, {p.lazy_mean * 1e3 if p else 0:.1f} ms predicted (overhead {p.overhead_s * 1e3 if p else 0:.1f} ms); "
                       f"modules {r.modules_eager} -> {r.modules_lazy}; identical {r.identical_output}; kept eager: {kept}")
-    for name, v, r, ref, off in misses:
-        if not hasattr(ref, "prediction"):
-            continue
+    for name, v, (r, python, target), (ref, python315, target315), off in misses:
         print(f"cause, {name} on {v} ({off:+.0%}):")
-        mine = _own_modules({a.name for a in r.avoided})
-        theirs = _own_modules({a.name for a in ref.avoided})
-        only_315 = sorted(theirs - mine)
-        only_em = sorted(mine - theirs)
-        print(f"  program modules deferred by 3.15 but imported under the emulation: {len(only_315)}"
-              + (f" ({', '.join(only_315[:6])}{', …' if len(only_315) > 6 else ''})" if only_315 else ""))
-        print(f"  program modules deferred by the emulation but imported by 3.15: {len(only_em)}"
-              + (f" ({', '.join(only_em[:6])}{', …' if len(only_em) > 6 else ''})" if only_em else ""))
-        e = {x.variant: x.mean for x in r.results}
-        ee = {x.variant: x.mean for x in ref.results}
-        if r.prediction and e.get("lazy"):
-            print(f"  emulation overhead taken out: {r.prediction.overhead_s * 1e3:.1f} ms of {e['lazy'] * 1e3:.1f} ms lazy")
-        if ee.get("eager") and e.get("eager"):
-            print(f"  eager time {e['eager'] * 1e3:.1f} ms on {v} vs {ee['eager'] * 1e3:.1f} ms on 3.15; "
-                  f"import time {r.total_self_us / 1e3:.1f} ms vs {ref.total_self_us / 1e3:.1f} ms; "
-                  f"avoided {r.avoided_us / 1e3:.1f} ms vs {ref.avoided_us / 1e3:.1f} ms of own import time")
+        print("  " + "\n  ".join(_causes(r, python, target, ref, python315, target315, tmp)))
     for n in notes:
         print("note:", n)
     print(f"aim: each prediction within ±{AIM:.0%} of 3.15's measured ratio: "
