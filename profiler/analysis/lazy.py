@@ -174,7 +174,7 @@ def predict_lazy(eager_mean: float, lazy_mean: float, launcher_s: float, counts:
     overhead = launcher_s + events
     predicted = max(0.0, lazy_mean - overhead)
     how = (f"measured lazy {lazy_mean * 1e3:.1f} ms minus the emulation's own {overhead * 1e3:.1f} ms: "
-           f"launcher {launcher_s * 1e3:.1f} ms (its -c pass beside python's) + "
+           f"launcher {launcher_s * 1e3:.1f} ms (CPU time of its -c pass beside python's) + "
            f"{counts.get('bindings', 0)} lazy bindings × {calibration.get('binding_us', 0.0):.2f} µs + "
            f"{counts.get('resolutions', 0)} resolutions × {calibration.get('resolution_us', 0.0):.2f} µs + "
            f"{counts.get('rewritten_loads', 0)} module loads × {calibration.get('load_us', 0.0):+.2f} µs "

@@ -681,7 +681,7 @@ def _calibrate(n):
     rewritten cache beyond python's own .pyc path."""
     import time
 
-    clock = time.perf_counter
+    clock = time.process_time  # CPU time: a loaded machine's scheduling does not inflate it
     bind_src = "for _ in range(%d):\n    __importprof_lazy__(2, 'sys', (('path', 'p'),), 0, 1)\n    p\n" % n
     plain_src = "for _ in range(%d):\n    from sys import path as p\n    p\n" % n
     empty_src = "for _ in range(%d):\n    p\n" % n

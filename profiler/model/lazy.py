@@ -157,7 +157,8 @@ class Prediction:
     """What 3.15's `-X lazy_imports=all` would take, from a lazy run timed under the emulation
     (3.8-3.14): the measured lazy mean minus the emulation's own cost, which is
       launcher_s      starting through importprof's launcher (the launcher with no hook on
-                      `-c pass`, timed beside the bare interpreter on `-c pass`)
+                      `-c pass`, timed beside the bare interpreter on `-c pass`: the difference
+                      of their CPU times, user + system)
       + Σ events × per-event cost: lazy bindings, resolutions, module loads from the
                       rewritten-code cache, each timed in this interpreter by the hook itself
                       (`calibration`, µs) and counted in the recorded lazy run (`counts`).
