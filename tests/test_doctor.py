@@ -194,6 +194,8 @@ def test_lazy_estimate_counts_only_modules_the_lazy_run_never_imported_at_their_
 
 
 def test_a_verified_finding_keeps_its_estimate_beside_the_measured_saving():
+    from dataclasses import replace
+
     from profiler.analysis.doctor import saving_us, verified
     from profiler.render.console_doctor import render_doctor_table
 
@@ -212,6 +214,8 @@ def test_a_verified_finding_keeps_its_estimate_beside_the_measured_saving():
     assert "Estimated" in table and "Measured" in table
     assert "pth-import, estimated 17.6 ms, measured 25.5 ms" in table and "verified: with and without x.pth" in table
     assert "failed-lookups, estimated 574 µs, measured -" in table
+    why_not = verified(unverified, None, "not verified: no scratch fix for this kind")
+    assert "\n   not verified: no scratch fix" in render_doctor_table(replace(report, findings=(why_not,)))
     plain = render_doctor_table(replace_verified(report))
     assert "Measured" not in plain and "Cost (estimated)" in plain and "every figure is an estimate" in plain
 

@@ -46,8 +46,8 @@ def render_doctor_table(report: DoctorReport, tty: bool = False) -> str:
         for i, f in enumerate(report.findings, 1):
             figure = f"estimated {_cost(f)}" + (f", measured {_measured(f)}" if report.verified else "")
             text = f"{i}. {f.kind}, {figure}: {f.title}\n   where: {path_cell(f.where, tty, 72)}\n   fix: {f.fix}"
-            if report.verified and f.verify:
-                text += f"\n   verified: {f.verify}"
+            if report.verified and f.verify:  # how it was timed, or "not verified: why"
+                text += "\n   " + (f.verify if f.verify.startswith("not verified") else f"verified: {f.verify}")
             parts.append(text)
     skipped = [c for c in report.checks if not c.ran]
     if skipped:

@@ -27,7 +27,7 @@ function findingsPart(doc, source, n) {
       f.where ? h("div", { class: "where" }, ["where: ", pathLabel(f.where, 72)]) : null,
       h("div", { class: "fix" }, ["fix: ", breakable(f.fix, "span", {}, AFTER_SLASH)]),
       f.measured_by ? h("div", { class: "muted", text: "measured by " + f.measured_by }) : null,
-      f.verify ? h("div", { class: "muted", text: "verified: " + f.verify }) : null,
+      f.verify ? h("div", { class: "muted", text: (/^not verified/.test(f.verify) ? "" : "verified: ") + f.verify }) : null,
     ])]);
   });
   if (findings.length) add(sec, [list]);
