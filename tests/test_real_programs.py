@@ -171,3 +171,34 @@ def test_no_site_keeps_sys_path_in_the_default_order(black_venv, tmp_path):
     assert seen == default  # black's venv adds nothing but its site-packages
     stdlib = next(i for i, p in enumerate(seen) if p.endswith("lib-dynload"))
     assert seen.index(os.path.join(str(black_venv), "lib", "python3.12", "site-packages")) > stdlib
+
+
+# traced figures say they are traced
+
+@pytest.mark.slow
+def test_trace_shows_the_untraced_wall_time_beside_the_traced_one(cli, real_python):
+    res = cli("trace", "--python", real_python, "--format", "json", "-c", "import json")
+    assert res.returncode == 0, res
+    h = res.json()["harness"]
+    assert h["untraced_runs"] == 3 and h["untraced_wall_s"] > 0 and h["wall_s"] > 0
+    table = cli("trace", "--python", real_python, "-c", "import json")
+    head = table.stdout.splitlines()[:2]
+    assert "inside syscalls (traced)" in head[0]
+    assert head[1].startswith("times are traced: strace stops the program at every syscall; the traced run took ")
+    assert ", the same command untraced " in head[1] and "(median of 3 runs)" in head[1]
+    both = cli("trace", "--python", real_python, "--variant", "default,no-site", "-c", "import json")
+    assert "| time in syscalls (traced) " in both.stdout and "| wall time untraced (median) " in both.stdout
+
+
+@pytest.mark.slow
+def test_startup_of_a_command_labels_the_traced_harness_figures(cli, tmp_path):
+    venv = real_venv(pyenv_python("3.12"), ["pytest==8.3.3"])
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test_a():\n    assert 1\n")
+    res = cli("startup", "--runs", "2", "--warmup", "0", "--", venv_bin(venv, "pytest"), "-q", str(tmp_path / "tests"))
+    assert res.returncode == 0, res
+    out = res.stdout
+    assert out.startswith("harness: 1 Python process (one capture traced by strace: its times are traced, not measured)"), out
+    assert "| the command's wall time (traced) " in out
+    assert "| the command's wall time untraced (the timing table's median) " in out
+    assert "the command's wall time (median)" not in out

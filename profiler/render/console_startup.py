@@ -54,7 +54,9 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
         from profiler.render.console_imports import process_tables
 
         h = report.harness
-        parts[:0] = process_tables(h.headline, h.per_process, h.summed, tty, top=10)
+        measured = next((r for r in report.results if not r.failed), None)
+        parts[:0] = process_tables(h.headline, h.per_process, h.summed, tty, top=10,
+                                   untraced_wall_s=measured.median if measured is not None else None)
     if report.relative:
         parts.append(f"{RATIO_CONVENTION} (here: {ref_label})")
     if not many_py and report.results and report.results[0].python:

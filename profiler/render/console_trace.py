@@ -27,10 +27,22 @@ def _headline(r: TraceResult) -> str:
     procs = len(r.processes)
     return (
         f"{fmt_count(r.total_syscalls)} syscalls ({fmt_count(r.total_errors)} failed) · "
-        f"{fmt_seconds(r.total_seconds)} inside syscalls · {fmt_count(fs['lookups_failed'])} failed lookups · "
+        f"{fmt_seconds(r.total_seconds)} inside syscalls (traced) · {fmt_count(fs['lookups_failed'])} failed lookups · "
         f"{fmt_count(fs['files_opened'])} files opened · {fmt_bytes(fs['bytes_read'])} read in {fmt_count(fs['reads'])} reads"
         + (f" · {procs} processes/threads" if procs > 1 else "")
     )
+
+
+def traced_note(r: TraceResult) -> str:
+    """strace stops the program at every syscall, so the traced times are mostly strace's: the
+    untraced wall time of the same command goes beside them (counts are exact either way)."""
+    h = r.harness or {}
+    traced = f"the traced run took {fmt_seconds(h['wall_s'])}" if h.get("wall_s") is not None else "the run was traced"
+    if h.get("untraced_wall_s") is not None:
+        n = h.get("untraced_runs", 0)
+        traced += f", the same command untraced {fmt_seconds(h['untraced_wall_s'])} (median of {n} run{'' if n == 1 else 's'})"
+    return (f"times are traced: strace stops the program at every syscall; {traced}. "
+            "The counts are exact; the times compare only with each other")
 
 
 def _harness_line(r: TraceResult) -> str | None:
@@ -54,7 +66,7 @@ def _module_label(m) -> str:
 
 
 def _one(r: TraceResult, tty: bool, top: int) -> list:
-    parts: list = [_headline(r)]
+    parts: list = [_headline(r), traced_note(r)]
     harness = _harness_line(r)
     if harness:
         parts.append(harness)
@@ -145,7 +157,10 @@ def _side_by_side(results, tty: bool, top: int) -> list:
 
     row("syscalls", [fmt_count(r.total_syscalls) for r in results])
     row("failed syscalls", [fmt_count(r.total_errors) for r in results])
-    row("time in syscalls", [fmt_seconds(r.total_seconds) for r in results])
+    row("time in syscalls (traced)", [fmt_seconds(r.total_seconds) for r in results])
+    row("wall time (traced)", [fmt_seconds(r.harness["wall_s"]) if r.harness.get("wall_s") is not None else "" for r in results])
+    row("wall time untraced (median)", [fmt_seconds(r.harness["untraced_wall_s"]) if r.harness.get("untraced_wall_s") is not None
+                                        else "" for r in results])
     row("failed lookups", [fmt_count(r.filesystem["lookups_failed"]) for r in results])
     row("files opened", [fmt_count(r.filesystem["files_opened"]) for r in results])
     for fam in ("stat", "open", "getdents", "readlink", "access"):

@@ -153,7 +153,8 @@ def doctor(
         from profiler.workflows.trace import TraceOptions, trace
 
         try:
-            tr = opts.measured.get("trace") or trace(TraceOptions(target=t, python=interp.path, ignore_failure=opts.ignore_failure))
+            tr = opts.measured.get("trace") or trace(TraceOptions(target=t, python=interp.path, ignore_failure=opts.ignore_failure,
+                                                                    untraced_runs=0))  # counts only
             calls = tr.results[0].log.syscalls if tr.results and tr.results[0].log else ()
             findings += rules.failed_lookup_findings(calls, _sys_path(facts, t))
             checks.append(Check("failed-lookups", True, _reused(opts, "trace")))

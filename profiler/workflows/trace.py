@@ -33,6 +33,7 @@ class TraceOptions:
     keep_log: str | None = None
     from_log: str | None = None
     ignore_failure: bool = False  # a program that exits non-zero on purpose (a linter) is traced anyway
+    untraced_runs: int = 3  # runs without strace after one warm-up: the wall time beside the traced figures (0: none)
 
 
 def read_log(path: str) -> str:
@@ -145,6 +146,55 @@ def trace_python(python: str, variant: Variant, target: Target, keep_log: str | 
                           label=target.label())
 
 
+def _untraced_specs(opts: TraceOptions, results) -> list:
+    """What each traced result ran, as it runs without strace or importprof's markers hook."""
+    from profiler.model.measurement import CommandSpec
+
+    if not opts.target.is_python:
+        return [CommandSpec(argv=tuple(opts.target.command_argv()), variant="command", key="command")]
+    from profiler.capture.interpreter import interpreter_for
+
+    interp = interpreter_for(opts.python, "trace")
+    by_name = {v.name: v for v in parse_variants(opts.variants, opts.flags, default=("default",))}
+    specs = []
+    for r in results:
+        v = by_name[r.variant]
+        env = None
+        if v.keep_site_paths:
+            from profiler.workflows.no_site import no_site_env
+
+            env = no_site_env(interp.path, opts.target) or None
+        specs.append(CommandSpec(argv=(interp.path, *v.flags, *opts.target.python_argv()), variant=v.name, key=v.name,
+                                 env=env, fresh_pycache=v.fresh_pycache))
+    return specs
+
+
+def with_untraced_walls(results, specs, opts: TraceOptions, progress=None) -> list:
+    """strace stops the program at every syscall: the traced run's times are strace's. Each
+    result gets the wall time of the same command run untraced (median of opts.untraced_runs,
+    after one warm-up) in harness["untraced_wall_s"], shown beside the traced figures."""
+    from dataclasses import replace
+
+    from profiler.analysis.statistics import median
+    from profiler.capture.timing import RunPlan, run_interleaved
+
+    wanted = [s for s, r in zip(specs, results) if not r.failed]
+    if opts.untraced_runs < 1 or not wanted:
+        return list(results)
+    if progress:
+        progress(0, 0, "untraced runs")
+    outcomes = run_interleaved(wanted, RunPlan(runs=opts.untraced_runs, warmup=1, ignore_failure=opts.ignore_failure,
+                                               use_spawner=False))
+    out = []
+    for s, r in zip(specs, results):
+        o = outcomes.get(s.key)
+        if o is not None and o.samples and o.failure is None:
+            r = replace(r, harness={**r.harness, "untraced_wall_s": round(median([x.wall_s for x in o.samples]), 6),
+                                    "untraced_runs": len(o.samples)})
+        out.append(r)
+    return out
+
+
 def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progress=None) -> TraceReport:
     from profiler.capture.machine import read_machine, start_sample
 
@@ -199,6 +249,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
                 progress(len(variants), len(variants), "")
             if results and all(r.failed for r in results):
                 raise TargetFailed("the target failed in every variant: " + "; ".join(f"{r.variant}: {r.error}" for r in results))
+        results = with_untraced_walls(results, _untraced_specs(opts, results), opts, progress)
     from profiler.workflows.targets import exits_note
 
     warnings.extend(f"{r.variant}: {exits_note(r.exit_codes)}" if len(results) > 1 else exits_note(r.exit_codes)
