@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 from profiler.analysis.statistics import median
 from profiler.model.import_tree import (
@@ -432,9 +432,9 @@ def top_modules(modules: Sequence[ModuleRecord], n: int, by: str = "self_us") ->
     return tuple(sorted(modules, key=lambda m: (-getattr(m, by), m.name))[: max(n, 0)])
 
 
-@dataclass(frozen=True)
-class TreeLine:
-    """A line of the tree view: a module, or a summary of children collapsed under min."""
+class TreeLine(NamedTuple):
+    """A line of the tree view: a module, or a summary of children collapsed under min (a
+    named tuple: a log of many processes makes a hundred thousand of them)."""
 
     depth: int
     module: ModuleRecord | None = None
@@ -446,41 +446,39 @@ class TreeLine:
 def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> list[TreeLine]:
     """Pre-order modules → tree lines; a module below `min_us` cumulative (and its subtree) is
     folded into one summary line under its parent ("… N more, X ms")."""
-    visible = bytearray(len(modules))
-    owner_of: list = [None] * len(modules)  # hidden module → the key its summary hangs on
+    # one walk: a row under min_us is folded with its whole subtree (the rows after it that are
+    # deeper, in its process), skipped at once; so a row's parent is always a shown row
+    depth = [m.depth for m in modules]
+    procs = [m.process for m in modules]
+    cums = [m.cumulative_us for m in modules]
     summaries: dict[tuple, list[int]] = {}
     shown: list[int] = []
-    # the parent (parent_indices' stack walk, inline: one pass over a log of many processes)
-    stack: list[int] = []
-    depths: list[int] = []
+    stack: list[int] = []  # the shown ancestors of the current row (parent_indices' stack walk)
     process = None
-    for i, m in enumerate(modules):
-        d = m.depth
-        if m.process != process:
-            stack, depths, process = [], [], m.process
-        while depths and depths[-1] >= d:
+    n = len(modules)
+    i = 0
+    while i < n:
+        d = depth[i]
+        proc = procs[i]
+        if proc != process:
+            stack, process = [], proc
+        while stack and depth[stack[-1]] >= d:
             stack.pop()
-            depths.pop()
-        p = stack[-1] if stack and d > 0 else None
-        stack.append(i)
-        depths.append(d)
-        if p is not None:
-            owner = owner_of[p]
-            if owner is not None:
-                owner_of[i] = owner
-                summaries[owner][0] += 1
-                continue
-        if m.cumulative_us >= min_us and (p is None or visible[p]):
-            visible[i] = 1
+        if cums[i] >= min_us:
             shown.append(i)
+            stack.append(i)
+            i += 1
             continue
-        owner = ("m", p) if p is not None and visible[p] else ("root", process)
-        owner_of[i] = owner
+        owner = ("m", stack[-1]) if stack and d > 0 else ("root", proc)
         s = summaries.get(owner)
         if s is None:
             s = summaries[owner] = [0, 0]
-        s[0] += 1
-        s[1] += m.cumulative_us
+        s[1] += cums[i]
+        j = i + 1
+        while j < n and depth[j] > d and procs[j] == proc:
+            j += 1
+        s[0] += j - i
+        i = j
     result: list[TreeLine] = []
     stack: list[tuple[int, tuple]] = []
 
