@@ -212,3 +212,48 @@ def test_ctrl_c_shows_the_runs_measured_so_far(args, heading, tmp_path):
     assert proc.returncode == 130, err[-3000:]
     assert heading in out, out[-3000:]
     assert "runs measured so far" in _one_error(err)
+
+
+# ------------------------------------------------------------------ detached descendants
+# A target whose child leaves its process group and session (setsid, as a daemon does) escapes
+# killpg: importprof is the invocation's child subreaper, so the orphan comes back to it and is
+# stopped after the run (with one warning), and a tracer (strace -f follows it) is not left
+# waiting for it: the command ends when the target ends.
+DETACHING = {
+    "startup": ["startup", "--runs", "1", "--warmup", "0", "--variant", "default"],
+    "imports": ["imports", "--runs", "1", "--warmup", "0"],
+    "trace": ["trace"],
+    "why": ["why", "subprocess", "--runs", "1"],
+}
+
+
+def _detaching_code(marker: str, then: str) -> str:
+    return ("import subprocess; "
+            f"subprocess.Popen(['setsid', 'sleep', '{marker}'], stdin=subprocess.DEVNULL); {then}")
+
+
+@pytest.mark.parametrize("command", list(DETACHING))
+def test_a_detached_descendant_is_stopped_when_the_target_ends(command, tmp_path):
+    hang = Hang(tmp_path)
+    env = {**os.environ, "TMPDIR": str(hang.tmpdir), "PYTHONPATH": str(REPO)}
+    # the sleep holds the target's stdout and stderr: waiting for their end would wait 1000+ s
+    proc = subprocess.Popen([sys.executable, "-m", "profiler", *DETACHING[command], "--timeout", "300",
+                             "-c", _detaching_code(hang.marker, "pass")],
+                            cwd=hang.work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    rc, _, err = hang.finish(proc, limit=200)
+    assert rc == 0, err[-3000:]
+    assert "left processes running" in err and "stopped them" in err, err[-3000:]
+
+
+@pytest.mark.parametrize("command", ["startup", "trace"])
+def test_timeout_stops_detached_descendants_too(command, tmp_path):
+    hang = Hang(tmp_path)
+    env = {**os.environ, "TMPDIR": str(hang.tmpdir), "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "profiler", *DETACHING[command], "--timeout", "3",
+                             "-c", _detaching_code(hang.marker, "import time; time.sleep(10**6)")],
+                            cwd=hang.work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    rc, _, err = hang.finish(proc)
+    assert rc == 3, err[-3000:]
+    assert "stopped it and every process it started" in _one_error(err)

@@ -109,7 +109,8 @@ def capture_processes(
     with tempfile.TemporaryDirectory(prefix="importprof-harness-") as tmp:
         log_path = keep_log or os.path.join(tmp, "harness.strace")
         t0 = time.perf_counter()
-        done = run(harness_strace_argv(strace, log_path, argv, writes=importtime), env=environ, cwd=cwd, timeout=timeout, what="strace")
+        done = run(harness_strace_argv(strace, log_path, argv, writes=importtime), env=environ, cwd=cwd, timeout=timeout, what="strace",
+                   tracer_log=log_path)
         wall = time.perf_counter() - t0
         check_strace_run(done, strace, log_path)
         with open(log_path, encoding="utf-8", errors="replace") as fh:

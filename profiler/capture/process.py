@@ -58,14 +58,131 @@ def kill_group(pgid: int) -> None:
 
 
 def kill_live_groups() -> None:
-    """Kill every child group still registered (main() calls it on every exit path)."""
+    """Kill every child group still registered and every descendant that detached itself
+    (main() calls it on every exit path), then stop being the invocation's subreaper."""
     for pgid in list(_LIVE_GROUPS):
         kill_group(pgid)
         _LIVE_GROUPS.discard(pgid)
+    left = stop_orphans()[1]
+    if _REAPER["previous"] is not None:
+        _prctl(_PR_SET_CHILD_SUBREAPER, _REAPER["previous"])
+    _REAPER.update(active=False, previous=None, before=frozenset())
+    _LEFT_BEHIND["said"] = False
+    if left:
+        _warn_left_running(left)
+
+
+# ------------------------------------------------------------------ detached descendants
+# A target's child that leaves its process group (setsid, a daemon's double fork) escapes
+# killpg. importprof makes itself a child subreaper (Linux prctl): such an orphan becomes
+# importprof's child instead of init's, and after each run every orphan is stopped (and
+# reaped). Children importprof had before its first run (an in-process caller's) are not
+# touched, nor those of runs still going (their leaders are in _LIVE_GROUPS).
+_PR_SET_CHILD_SUBREAPER, _PR_GET_CHILD_SUBREAPER = 36, 37
+_REAPER: dict = {"active": False, "previous": None, "before": frozenset()}
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _subreaper_state() -> int | None:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        flag = ctypes.c_int(0)
+        if libc.prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) != 0:
+            return None
+        return flag.value
+    except (OSError, AttributeError):
+        return None
+
+
+def become_subreaper() -> bool:
+    """Before the first child of an invocation: orphans of what it starts come back to us."""
+    if _REAPER["active"]:
+        return True
+    previous = _subreaper_state()
+    if previous is None or not _prctl(_PR_SET_CHILD_SUBREAPER, 1):
+        return False
+    _REAPER.update(active=True, previous=previous, before=frozenset(_children()))
+    return True
+
+
+def subreaping() -> bool:
+    return _REAPER["active"]
+
+
+def _children() -> set[int]:
+    pids: set[int] = set()
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return pids
+    for tid in tasks:
+        try:
+            with open(f"/proc/self/task/{tid}/children") as fh:
+                pids.update(int(p) for p in fh.read().split())
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def _orphans() -> set[int]:
+    return _children() - _REAPER["before"] - _LIVE_GROUPS
+
+
+def stop_orphans() -> tuple[int, list[int]]:
+    """SIGKILL and reap every detached descendant that came back to us; returns how many were
+    stopped and the pids that could not be (left running), which callers report instead of
+    claiming otherwise."""
+    if not _REAPER["active"]:
+        return 0, []
+    stubborn: list[int] = []
+    stopped = 0
+    for _ in range(50):  # each round reparents the next generation
+        orphans = _orphans() - set(stubborn)
+        if not orphans:
+            break
+        for pid in orphans:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            except PermissionError:  # a setuid program: not ours to stop
+                stubborn.append(pid)
+                continue
+            try:
+                os.waitpid(pid, 0)
+                stopped += 1
+            except ChildProcessError:
+                pass
+    return stopped, stubborn
+
+
+def _warn_left_running(pids: list[int]) -> None:
+    sys.stderr.write(f"importprof: warning: left running (could not be stopped): process{'es' if len(pids) > 1 else ''} "
+                     f"{', '.join(map(str, sorted(pids)))} started by the target\n")
+    sys.stderr.flush()
+
+
+def _after_run() -> None:
+    """What a run left behind outside its group is stopped now, before the next run starts."""
+    stopped, left = stop_orphans()
+    if stopped or left:
+        _note_left_behind(left)
 
 
 def timed_out(what: str, limit: float) -> TimedOut:
-    return TimedOut(f"{what} did not finish within {limit:g} s (--timeout): stopped it and every process it started")
+    stopped = "every process it started" if subreaping() else "the processes of its group (detached ones may run on)"
+    return TimedOut(f"{what} did not finish within {limit:g} s (--timeout): stopped it and {stopped}")
 
 
 @dataclass(frozen=True)
@@ -86,11 +203,17 @@ def run(
     text: bool = True,
     missing: type = ToolMissing,
     what: str | None = None,
+    tracer_log: str | None = None,
 ) -> Completed:
     """Run argv to completion (no shell), capturing stdout and stderr, in a session of its
     own. `timeout`: None = one run's limit (--timeout), math.inf = none. When it passes, or
-    on Ctrl-C/SIGTERM, the child's whole process group is killed (TimedOut: exit 3)."""
+    on Ctrl-C/SIGTERM, the child's whole process group is killed (TimedOut: exit 3).
+    The run ends when the program ends: what it left running (a daemon holding the output
+    pipes) is stopped instead of waited for. `tracer_log`: argv is a tracer (strace -o LOG)
+    whose own child is the program; the tracer follows the program's descendants and would
+    wait for a daemon too, so once the program is gone what it left is stopped."""
     limit = run_timeout() if timeout is None else wait_limit(timeout)
+    become_subreaper()
     try:
         proc = subprocess.Popen(
             list(argv),
@@ -108,19 +231,116 @@ def run(
     _LIVE_GROUPS.add(proc.pid)
     try:
         try:
-            out, err = proc.communicate(input, timeout=limit)
+            out, err = _communicate(proc, input, limit, tracer_log)
         except subprocess.TimeoutExpired:
-            kill_group(proc.pid)
-            proc.communicate()
+            _drain(proc)
             raise timed_out(what or argv[0], limit) from None
         except BaseException:  # Ctrl-C, SIGTERM: the child and its children go too
-            kill_group(proc.pid)
-            proc.wait()
+            _drain(proc)
             raise
     finally:
         kill_group(proc.pid)  # what it left running in its group (a daemonized child...)
         _LIVE_GROUPS.discard(proc.pid)
+        _after_run()  # and what left the group (setsid): it came back to us as an orphan
     return Completed(tuple(argv), proc.returncode, out, err)
+
+
+_POLL_S = 0.1  # how often a run is looked at while its output is read
+_GRACE_S = 0.5  # how long the program may be gone while its output stays open, before what holds it is stopped
+
+
+def _communicate(proc, input, limit: float | None, tracer_log: str | None):
+    """proc.communicate(), ended when the program ends (see run) or the limit passes."""
+    deadline = None if limit is None else time.monotonic() + limit
+    ended_at = None
+    data = input
+    while True:
+        step = _POLL_S
+        if deadline is not None:
+            step = min(step, deadline - time.monotonic())
+            if step <= 0:
+                raise subprocess.TimeoutExpired(proc.args, limit)
+        try:
+            return proc.communicate(data, timeout=step)
+        except subprocess.TimeoutExpired:
+            data = None  # sent already: communicate() resumes where it was
+        if not _program_ended(proc, tracer_log):
+            ended_at = None
+            continue
+        ended_at = ended_at or time.monotonic()
+        if time.monotonic() - ended_at < _GRACE_S:
+            continue
+        # What is left came back to us as orphans (their parent, the program, is gone): stopped,
+        # a tracer sees its last tracee end and exits as it would have, with the program's status.
+        # Without a subreaper they are out of reach: the tracer's group is stopped instead.
+        if tracer_log is None or not subreaping():
+            kill_group(proc.pid)
+        _note_left_behind(stop_orphans()[1])
+        ended_at = None
+        if deadline is None:
+            deadline = time.monotonic() + 10  # nothing of ours holds the pipes any more: EOF follows
+
+
+def _drain(proc) -> None:
+    """Stop the run and everything it started, then read its pipes to their end: a detached
+    descendant holding them comes back to us once its parent is killed, and is stopped too."""
+    for _ in range(50):
+        kill_group(proc.pid)
+        stop_orphans()
+        try:
+            proc.communicate(timeout=0.2)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+        except ValueError:  # communicate() had not started reading: nothing to drain
+            break
+    for stream in (proc.stdin, proc.stdout, proc.stderr):  # held by something out of reach
+        try:
+            if stream is not None:
+                stream.close()
+        except OSError:
+            pass
+    proc.wait()
+
+
+def _program_ended(proc, tracer_log: str | None) -> bool:
+    if tracer_log is None:
+        return proc.poll() is not None
+    if proc.poll() is not None:
+        return True
+    try:  # the tracer has started the program (its first log line) and has no child left
+        started = os.path.getsize(tracer_log) > 0
+    except OSError:
+        return False
+    return started and not _children_of(proc.pid)
+
+
+def _children_of(pid: int) -> set[int]:
+    pids: set[int] = set()
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return pids
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                pids.update(int(p) for p in fh.read().split())
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+_LEFT_BEHIND: dict = {"said": False}
+
+
+def _note_left_behind(stubborn: list[int]) -> None:
+    if stubborn:
+        _warn_left_running(stubborn)
+    elif not _LEFT_BEHIND["said"]:
+        _LEFT_BEHIND["said"] = True
+        sys.stderr.write("importprof: warning: the target ended but left processes running (a daemon, a background "
+                         "job): importprof stopped them instead of waiting for them\n")
+        sys.stderr.flush()
 
 
 class StderrTail:
@@ -204,6 +424,7 @@ class SpawnServer:
     from it, so its peak RSS is its own, and it is timed there (monotonic clock + wait4)."""
 
     def __init__(self, exe: str, stderr: StderrTail):
+        become_subreaper()
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
         try:
@@ -255,6 +476,7 @@ class SpawnServer:
                 raise BadInput(f"the measuring spawner stopped while running {what}")
             self._buf += chunk
         line, self._buf = self._buf.split(b"\n", 1)
+        _after_run()  # a detached child of the command came back to us: stopped before the next run
         wall_ns, ut, st, rss_kib, code, exec_err = (int(f) for f in line.split())
         if exec_err:
             name = _errno.errorcode.get(exec_err, str(exec_err))
@@ -281,6 +503,7 @@ class SpawnServer:
             pass
         kill_group(self.pid)  # a command's own children left in the group
         _LIVE_GROUPS.discard(self.pid)
+        _after_run()
 
 
 def spawn_measured(
@@ -299,6 +522,7 @@ def spawn_measured(
         (os.POSIX_SPAWN_DUP2, stderr.fd if stderr is not None else null, 2),
     ]
     environ = os.environ if env is None else env
+    become_subreaper()
     t0 = time.perf_counter_ns()
     try:
         pid = os.posix_spawn(argv[0], list(argv), environ, file_actions=actions, setpgroup=0)
@@ -307,6 +531,7 @@ def spawn_measured(
     status, ru = _wait(pid, argv[0])
     t1 = time.perf_counter_ns()
     kill_group(pid)  # what it left running in its group (after the clock stopped)
+    _after_run()
     return RunSample(
         wall_s=(t1 - t0) / 1e9,
         user_s=ru.ru_utime,

@@ -33,7 +33,7 @@ def run_strace(argv, log_path: str, *, env=None, check: bool = True) -> Complete
     TargetFailed (the command could not start; with `check`, also when it exited non-zero or
     was killed: without, that run is returned, its returncode and stderr telling how)."""
     strace = find_strace()
-    done = run(strace_argv(strace, log_path, argv), env=env, what="strace")
+    done = run(strace_argv(strace, log_path, argv), env=env, what="strace", tracer_log=log_path)
     check_strace_run(done, strace, log_path)
     if done.returncode != 0 and check:
         other = [ln for ln in done.stderr.splitlines() if not ln.startswith(strace + ": ")]
