@@ -53,9 +53,19 @@ def loaded_modules(argv_with_hook: Sequence[str], env: Mapping[str, str] | None,
         if (proc.returncode != 0 and not any_exit) or not os.path.exists(out):
             tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
             raise TargetFailed(f"the target failed while collecting its imports (exit {proc.returncode}): {what}", detail=tail or None)
-        with open(out) as fh:
-            data = json.load(fh)
+        try:
+            with open(out, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except ValueError as exc:  # cut short: a file-size limit (ulimit -f) or a full disk
+            raise TargetFailed(f"the target's list of imports ({what}) is incomplete: {exc}{_fsize_hint()}") from None
     return [LoadedModule.from_dict(d) for d in data["modules"]], list(data.get("sys_path", [])), proc.returncode
+
+
+def _fsize_hint() -> str:
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    return "" if soft == resource.RLIM_INFINITY else f" (files are limited to {soft} bytes here: ulimit -f)"
 
 
 _SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", "node_modules", ".mypy_cache", ".pytest_cache", ".tox"}
