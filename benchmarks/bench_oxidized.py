@@ -44,6 +44,23 @@ def _verdict(ok: bool) -> str:
     return "met" if ok else "MISSED"
 
 
+def _measured(what: str, opts, say):
+    """compare() or, when it fails as a whole (every variant but traditional failed), None and
+    one line saying so: the benchmark goes on to its end."""
+    from profiler.errors import ImportprofError
+
+    try:
+        return compare(opts, warn=say, info=say)
+    except ImportprofError as exc:
+        print(f"{what}: FAILED: {exc}" + (f" ({exc.detail.splitlines()[0]})" if getattr(exc, "detail", None) else ""))
+        return None
+
+
+def _x(value) -> str:
+    """A ratio, or why there is none (the variant failed: its row says why)."""
+    return "n/a (failed)" if value is None else f"{value:.2f}x"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=10)
@@ -92,7 +109,6 @@ def real(args, say) -> None:
     from _oxidized_programs import PROGRAMS, REQUIREMENTS, write_workdir
     from _realprograms import RealProgramUnavailable, build_real_venv
 
-    from profiler.errors import ImportprofError
     from profiler.model.target import Target
 
     python = find_pyenv_python("3.11")
@@ -116,15 +132,15 @@ def real(args, say) -> None:
             argv = make(str(venv / "bin"))
             os.chdir(work)  # the programs' files are named relative to it
             try:
-                report = compare(CompareOptions(target=Target("script", argv[0], tuple(argv[1:])), python=str(venv / "bin" / "python"),
-                                                runs=args.real_runs, warmup=1, syscalls="off", build_dir=os.path.join(tmp, f"b{i}")),
-                                 warn=say, info=say)
-            except ImportprofError as exc:
-                lines.append(f"| {name} | " + " | ".join(["FAILED: " + str(exc)[:60]] * len(REAL_VARIANTS)) + " |")
-                all_ok = False
-                continue
+                report = _measured(name, CompareOptions(target=Target("script", argv[0], tuple(argv[1:])),
+                                                        python=str(venv / "bin" / "python"), runs=args.real_runs, warmup=1,
+                                                        syscalls="off", build_dir=os.path.join(tmp, f"b{i}")), say)
             finally:
                 os.chdir(here)
+            if report is None:
+                lines.append(f"| {name} | " + " | ".join(["FAILED (above)"] * len(REAL_VARIANTS)) + " |")
+                all_ok = False
+                continue
             cells = [_cell(report, v) for v in REAL_VARIANTS]
             all_ok = all_ok and all(ok for _, ok, _ in cells)
             mem = cells[REAL_VARIANTS.index("in-memory")][2]
@@ -153,16 +169,19 @@ def frozen(args, say) -> None:
         if not found:
             lines.append(f"{version}: skipped (no pyenv CPython {version}.x under {root}/versions)")
             continue
-        report = compare(CompareOptions(workload="import-stdlib", python=found[0], runs=args.runs, warmup=2, syscalls="off"),
-                         warn=say, info=say)
+        report = _measured(f"import-stdlib on {found[0]}", CompareOptions(workload="import-stdlib", python=found[0], runs=args.runs,
+                                                                          warmup=2, syscalls="off"), say)
+        if report is None:
+            lines.append(f"{version}: FAILED (above): MISSED")
+            continue
         print(render_compare_table(report, tty=False))
         fz = _row(report, "frozen")
-        line = (f"{report.python_version}: frozen vs no-site {fz.speedup_vs_no_site:.2f}x wall, "
-                f"{fz.speedup_vs_no_site_cpu:.2f}x CPU")
+        line = (f"{report.python_version}: frozen vs no-site {_x(fz.speedup_vs_no_site)} wall, "
+                f"{_x(fz.speedup_vs_no_site_cpu)} CPU")
         mem = next((r for r in report.rows if r.variant == "in-memory"), None)
         if mem is not None:
-            line += f"; in-memory {mem.speedup_vs_no_site:.2f}x wall, {mem.speedup_vs_no_site_cpu:.2f}x CPU"
-        line += f" (aim frozen > {AIM_FROZEN_SPEEDUP:.2f}x CPU): {_verdict(fz.speedup_vs_no_site_cpu > AIM_FROZEN_SPEEDUP)}"
+            line += f"; in-memory {_x(mem.speedup_vs_no_site)} wall, {_x(mem.speedup_vs_no_site_cpu)} CPU"
+        line += f" (aim frozen > {AIM_FROZEN_SPEEDUP:.2f}x CPU): {_verdict((fz.speedup_vs_no_site_cpu or 0) > AIM_FROZEN_SPEEDUP)}"
         lines.append(line)
     print("import-stdlib, frozen (CPython's FrozenImporter) vs no-site (python -S), per version:")
     for line in lines:
@@ -170,20 +189,28 @@ def frozen(args, say) -> None:
 
 
 def oxidized(args, say) -> None:
-    stdlib = compare(CompareOptions(workload="import-stdlib", python=args.python, runs=args.runs, warmup=2, syscalls="off"), warn=say, info=say)
-    print(render_compare_table(stdlib, tty=False))
-    mem, ns = _row(stdlib, "in-memory"), _row(stdlib, "no-site")
-    print(f"import-stdlib: in-memory vs no-site: {mem.speedup_vs_no_site:.2f}x wall, "
-          f"{mem.speedup_vs_no_site_cpu:.2f}x CPU (aim >= {AIM_STDLIB_SPEEDUP}x; PyOxidizer 1.19x): "
-          f"{_verdict(mem.speedup_vs_no_site >= AIM_STDLIB_SPEEDUP)}")
+    stdlib = _measured("import-stdlib", CompareOptions(workload="import-stdlib", python=args.python, runs=args.runs, warmup=2,
+                                                        syscalls="off"), say)
+    if stdlib is not None:
+        print(render_compare_table(stdlib, tty=False))
+        mem = _row(stdlib, "in-memory")
+        print(f"import-stdlib: in-memory vs no-site: {_x(mem.speedup_vs_no_site)} wall, "
+              f"{_x(mem.speedup_vs_no_site_cpu)} CPU (aim >= {AIM_STDLIB_SPEEDUP}x; PyOxidizer 1.19x): "
+              f"{_verdict((mem.speedup_vs_no_site or 0) >= AIM_STDLIB_SPEEDUP)}")
 
-    harness = compare(CompareOptions(workload="harness", runs=args.harness_runs, warmup=1, launches=args.launches, syscalls="off"), warn=say, info=say)
+    harness = _measured("harness", CompareOptions(workload="harness", runs=args.harness_runs, warmup=1, launches=args.launches,
+                                                  syscalls="off"), say)
+    if harness is None:
+        return
     print(render_compare_table(harness, tty=False))
     hm = _row(harness, "in-memory")
-    saved = 1 - hm.pct_of_traditional / 100
-    print(f"harness ({args.launches} x importprof --help): in-memory CPU {hm.pct_of_traditional:.1f}% of traditional, "
-          f"{saved:.1%} saved (aim >= {AIM_HARNESS_SAVED:.0%}; Mercurial 12.4%): {_verdict(saved >= AIM_HARNESS_SAVED)}")
-    busy = [w for w in stdlib.warnings + harness.warnings if "busy" in w]
+    if hm.pct_of_traditional is None:
+        print(f"harness ({args.launches} x importprof --help): in-memory failed (its row says why): MISSED")
+    else:
+        saved = 1 - hm.pct_of_traditional / 100
+        print(f"harness ({args.launches} x importprof --help): in-memory CPU {hm.pct_of_traditional:.1f}% of traditional, "
+              f"{saved:.1%} saved (aim >= {AIM_HARNESS_SAVED:.0%}; Mercurial 12.4%): {_verdict(saved >= AIM_HARNESS_SAVED)}")
+    busy = [w for w in (stdlib.warnings if stdlib else ()) + harness.warnings if "busy" in w]
     if busy:
         print(f"note: {busy[0]}")
 

@@ -101,6 +101,33 @@ def test_a_difference_in_a_file_the_program_writes_is_a_failed_row(cli, real_pyt
     assert (tmp_path / "out.txt").read_text() == "original\n"  # put back after each run
 
 
+def test_package_data_and_metadata_read_alike_in_every_variant(venv, cli, tmp_path):
+    # package data three ways (pkgutil.get_data, importlib.resources, an open beside __file__),
+    # importlib.metadata (version, entry points: what plugin discovery reads), for a program's
+    # own package and for distributions in the venv
+    app = tmp_path / "app"
+    (app / "pkg" / "sub").mkdir(parents=True)
+    (app / "pkg" / "__init__.py").write_text("")
+    (app / "pkg" / "data.txt").write_text("data\n")
+    (app / "pkg" / "sub" / "deep.json").write_text('{"deep": 1}\n')
+    (app / "main.py").write_text(
+        "import importlib.metadata as md, importlib.resources, os, pkgutil\nimport pkg, pygments, certifi\n"
+        "print(pkgutil.get_data('pkg', 'data.txt'), pkgutil.get_data('pkg', 'sub/deep.json'))\n"
+        "print(importlib.resources.files('pkg').joinpath('sub/deep.json').read_text().strip())\n"
+        "print(open(os.path.join(os.path.dirname(pkg.__file__), 'data.txt')).read().strip())\n"
+        "print(len(importlib.resources.files('certifi').joinpath('cacert.pem').read_bytes()) > 1000)\n"
+        "print(md.version('pygments'), md.version('black'), sorted(e.name for e in md.entry_points(group='console_scripts')\n"
+        "      if e.value.startswith(('black', 'pygments'))))\n"
+        "print(sorted({e.name for e in md.entry_points(group='pytest11')}), md.distribution('httpie').read_text('METADATA')[:20])\n")
+    res = cli("build", "--python", venv_python(venv), "-o", tmp_path / "b", "--format", "json", str(app / "main.py"), timeout=900)
+    assert res.returncode == 0, res
+    v = {x["variant"]: x for x in res.json()["variants"]}
+    assert list(v) == VARIANTS and {n: x["error"] for n, x in v.items() if x["failed"]} == {}
+    out = subprocess.run(v["in-memory"]["argv"], capture_output=True, text=True, env={**os.environ, **v["in-memory"]["env"]}, timeout=120)
+    assert out.stdout.splitlines()[:5] == ["b'data\\n' b'{\"deep\": 1}\\n'", '{"deep": 1}', "data", "True", "2.19.2 25.1.0 "
+                                          "['black', 'blackd', 'pygmentize']"], out.stderr
+
+
 def _readme_compare_line() -> str:
     text = (REPO / "README.md").read_text()
     lines = [ln[2:] for ln in text.splitlines() if ln.startswith("$ importprof compare --python $VENV/bin/python")]

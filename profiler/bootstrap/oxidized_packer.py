@@ -14,6 +14,8 @@ OxidizedFinder) and the files that set needs under DIR/<set>/lib/:
               beside them (their `__file__` is the copy);
   filesystem  bytecode as .pyc files and extension modules under lib/; package data indexed
               where it is.
+Paths in the resources are absolute (the launcher gives the finder "/" as its origin, see the
+package data aliases below).
 Every packed module names its real source file (so `__file__` is the real path and a package's
 `__path__` its real folder: `__file__`-relative opens work and what is not packed still imports
 through the path finder); its code is read from the pack. Bytecode is compiled once per source
@@ -106,6 +108,7 @@ def pack(plan):
         os.makedirs(root, exist_ok=True)
         in_memory = set_name == "in-memory"
         resources = {}
+        aliases = []  # package data by the package's folder (pkgutil.get_data)
         copied = set()  # packages whose data files were copied beside their extension modules
         stats = {"modules": 0, "extension_modules": 0, "bytecode_modules": 0, "bytecode_bytes": 0, "source_bytes": 0,
                  "file_bytes": 0, "files": 0, "package_data": 0, "package_data_bytes": 0}
@@ -120,7 +123,7 @@ def pack(plan):
                 dest = os.path.join(root, rel)
                 os.makedirs(os.path.dirname(dest), exist_ok=True)
                 shutil.copyfile(m["path"], dest)
-                r.relative_path_extension_module_shared_library = rel
+                r.relative_path_extension_module_shared_library = dest  # absolute: any origin
                 stats["extension_modules"] += 1
                 stats["files"] += 1
                 stats["file_bytes"] += os.path.getsize(dest)
@@ -150,7 +153,7 @@ def pack(plan):
                     rel_pyc = _rel(lib, m["name"], m["is_package"], ".pyc")
                     stats["file_bytes"] += _write(root, rel_pyc, _pyc(bc))
                     stats["files"] += 1
-                    r.relative_path_module_bytecode = rel_pyc
+                    r.relative_path_module_bytecode = os.path.join(root, rel_pyc)  # absolute: any origin
             files = data_by_package.get(m["name"]) if m["is_package"] else None
             if files:
                 if in_memory:
@@ -160,8 +163,18 @@ def pack(plan):
                 stats["package_data"] += len(files)
                 stats["package_data_bytes"] += sum(os.path.getsize(d["path"]) for d in files)
             resources[m["name"]] = r
+            if files:
+                # pkgutil.get_data asks the finder for `<package's real folder>/<name>`; with the
+                # launcher's origin at "/" the finder looks that path up as the resources of a
+                # package named by the folder's parts (/venv/lib/pkg → "venv.lib.pkg"): an entry
+                # of that name, holding only the package's data, answers it
+                alias = oxidized_importer.OxidizedResource()
+                alias.name = ".".join(p for p in os.path.dirname(m["path"]).split(os.sep) if p)
+                alias.is_package = True
+                alias.relative_path_package_resources = {d["name"]: d["path"] for d in files}
+                aliases.append(alias)
         finder = oxidized_importer.OxidizedFinder()
-        finder.add_resources(list(resources.values()))
+        finder.add_resources(list(resources.values()) + [a for a in aliases if a.name not in resources])
         data = finder.serialize_indexed_resources()
         with open(os.path.join(root, "packed-resources"), "wb") as fh:
             fh.write(data)

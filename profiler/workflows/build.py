@@ -190,6 +190,7 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
     extra += [u.root for u in plan.units if u.root not in sys_path and u.root not in extra]
     env = (("PYTHONPATH", os.pathsep.join(extra)),) if extra else ()
     home = {"home": interp.base_prefix}
+    origin = FINDER_ORIGIN
     built: list[BuiltVariant] = []
     argv_tail = tuple(target.python_argv())
     for v in chosen:
@@ -219,12 +220,12 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
             for part in ("packed-resources", "lib"):  # in-memory's own pack and extension modules
                 if os.path.exists(os.path.join(out_dir, "in-memory", part)):
                     os.symlink(os.path.join("..", "in-memory", part), os.path.join(folder, part))
-            exe = install_launcher(packed.launcher, folder, {**home, "resources": "packed-resources"})
+            exe = install_launcher(packed.launcher, folder, {**home, "resources": "packed-resources", **origin})
             argv, venv = (exe, *lazy_argv(interp.path, interp.version, ("-S",), target)[1:]), env
         else:
             cfg = dict(home)
             if v in ("filesystem", "in-memory"):
-                cfg["resources"] = "packed-resources"
+                cfg.update({"resources": "packed-resources", **origin})
             exe = install_launcher(packed.launcher, folder, cfg)
             argv, venv = (exe, *argv_tail), env
         built.append(BuiltVariant(v, folder, tuple(argv), tuple(venv)))
@@ -234,6 +235,12 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
             write_json(os.path.join(bv.path, VARIANT_FILE), {"schema": "importprof.variant/1", **bv.to_dict()})
     return built, Built(launcher=packed.launcher if packed else None, pack=packed.report if packed else None,
                         frozen=frozen, skipped=tuple(skipped))
+
+
+# the finder's origin (relative_path_origin): "/", so that pkgutil.get_data's path below any
+# package's real folder reaches that package's data (bootstrap/oxidized_packer.py registers it
+# under the folder's name)
+FINDER_ORIGIN = {"origin": "/"}
 
 
 # where a module came from in a check run: the variant's own pack, or the ordinary path finder

@@ -9,7 +9,10 @@
 //!                    binary's folder unless absolute) that an `OxidizedFinder` indexes
 //!                    (memory-mapped) and serves from `sys.meta_path[0]`, in front of the
 //!                    builtin, frozen and path importers, with its path hook first in
-//!                    `sys.path_hooks`. Without it the standard importers run.
+//!                    `sys.path_hooks`. Without it the standard importers run;
+//! * `origin=DIR`     the finder's `relative_path_origin` (default: the binary's folder): the
+//!                    folder whose paths `get_data` (pkgutil.get_data) maps to packed package
+//!                    resources.
 //!
 //! The command line is python's (`-c`, `-m`, a script, `-X`...). `site` is never imported
 //! (PyOxidizer's default). On 3.11+ the finder is installed between the "core" and "main" phases
@@ -28,10 +31,11 @@ const CONFIG_NAME: &str = "importprof-launcher.cfg";
 struct LauncherConfig {
     home: Option<String>,
     resources: Option<PathBuf>,
+    origin: Option<PathBuf>,
 }
 
 fn read_config(exe_dir: &Path) -> LauncherConfig {
-    let mut cfg = LauncherConfig { home: None, resources: None };
+    let mut cfg = LauncherConfig { home: None, resources: None, origin: None };
     let default_home = env!("IMPORTPROF_DEFAULT_HOME");
     if !default_home.is_empty() {
         cfg.home = Some(default_home.to_string());
@@ -48,6 +52,7 @@ fn read_config(exe_dir: &Path) -> LauncherConfig {
         match line.split_once('=') {
             Some(("home", v)) => cfg.home = Some(v.to_string()),
             Some(("resources", v)) => cfg.resources = Some(exe_dir.join(v)),
+            Some(("origin", v)) => cfg.origin = Some(exe_dir.join(v)),
             _ => {
                 eprintln!("importprof-launcher: ignoring config line {:?}", line);
             }
@@ -61,11 +66,15 @@ fn fail(what: &str, status: ffi::PyStatus) -> ! {
     unsafe { ffi::Py_ExitStatusException(status) }
 }
 
-fn install_finder(resources: &Path) -> PyResult<()> {
+fn install_finder(resources: &Path, origin: Option<&PathBuf>) -> PyResult<()> {
     // Called with the GIL held by this (the only) thread, after the core phase.
     let py = unsafe { Python::assume_gil_acquired() };
     let module = py.import("oxidized_importer")?;
-    let finder = module.getattr("OxidizedFinder")?.call0()?;
+    let kwargs = pyo3::types::PyDict::new(py);
+    if let Some(origin) = origin {
+        kwargs.set_item("relative_path_origin", origin.to_string_lossy().to_string())?;
+    }
+    let finder = module.getattr("OxidizedFinder")?.call((), Some(kwargs))?;
     finder.call_method1("index_file_memory_mapped", (resources.to_string_lossy().to_string(),))?;
     let sys = py.import("sys")?;
     sys.getattr("meta_path")?.call_method1("insert", (0, finder))?;
@@ -131,7 +140,7 @@ fn main() {
             fail("initialisation", status);
         }
         if let Some(resources) = &cfg.resources {
-            if let Err(err) = install_finder(resources) {
+            if let Err(err) = install_finder(resources, cfg.origin.as_ref()) {
                 let py = Python::assume_gil_acquired();
                 err.print(py);
                 eprintln!(
