@@ -23,12 +23,15 @@ MARK = "import time:"
 _HEADER_REST = "self [us] | cumulative | imported package"
 _ROW = re.compile(r"^ *([^|\s]*) *\| *([^|\s]*) *\| ?(.*)$")
 # the common case, a whole clean row (fast path; everything else goes the careful way)
-_CLEAN = re.compile(r"import time: +([0-9]+) \| +([0-9]+) \| ( *)(\S+)\r?")
+# µs fit in 15 digits (31 years); a longer number is no time, and past 4300 digits int() refuses it
+MAX_DIGITS = 15
+_CLEAN = re.compile(r"import time: +([0-9]{1,15}) \| +([0-9]{1,15}) \| ( *)(\S+)\r?")
 
 
 def _digits(s: str) -> bool:
-    """ASCII digits only: str.isdigit() also accepts '²' (which int() refuses) and '٣'."""
-    return s.isascii() and s.isdigit()
+    """ASCII digits only: str.isdigit() also accepts '²' (which int() refuses) and '٣'; at most
+    MAX_DIGITS of them."""
+    return s.isascii() and s.isdigit() and len(s) <= MAX_DIGITS
 
 
 # the whole-text fast path: a log made only of header lines and clean rows (what -X importtime
@@ -140,7 +143,9 @@ def parse_importtime_lines(text: str, source: str = "log") -> ParsedLog:
                 warnings.append(f"{source}: line {no} is truncated (no newline at the end); ignored it")
                 continue
             bad = a if not _digits(a) else b if not _digits(b) else name_field
-            raise BadInput(f"{source}: line {no}: malformed import time row ({bad.strip() or 'empty'!r}): {line[at:][:120]!r}")
+            shown = bad.strip()
+            shown = f"{shown[:20]}... ({len(shown)} characters)" if len(shown) > 40 else shown
+            raise BadInput(f"{source}: line {no}: malformed import time row ({shown or 'empty'!r}): {line[at:][:120]!r}")
         indent = len(name_field) - len(name_field.lstrip(" "))
         if truncated_tail:
             warnings.append(f"{source}: line {no} has no newline at the end (truncated log?)")
