@@ -37,11 +37,26 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+@pytest.fixture(scope="module")
+def builds(venv, cli, tmp_path_factory):
+    """program → (its work folder, the build's CLI result): each program built once per session."""
+    made = {}
+
+    def build(program):
+        if program not in made:
+            root = tmp_path_factory.mktemp("real")
+            work = write_workdir(root / "work")
+            argv = PROGRAMS[program](str(venv / "bin"))
+            made[program] = work, cli("build", "--python", venv_python(venv), "-o", root / "b", "--format", "json", *argv,
+                                      cwd=work, timeout=900)
+        return made[program]
+
+    return build
+
+
 @pytest.mark.parametrize("program", list(PROGRAMS))
-def test_real_program_builds_in_every_variant_and_behaves_as_traditional(program, venv, cli, tmp_path):
-    work = write_workdir(tmp_path / "work")
-    argv = PROGRAMS[program](str(venv / "bin"))
-    res = cli("build", "--python", venv_python(venv), "-o", tmp_path / "b", "--format", "json", *argv, cwd=work, timeout=900)
+def test_real_program_builds_in_every_variant_and_behaves_as_traditional(program, builds):
+    work, res = builds(program)
     assert res.returncode == 0, res
     from profiler.inputs import first_problem
 
@@ -156,10 +171,8 @@ def test_the_readme_real_program_table_comes_from_its_command_line(venv, cli, tm
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed (make setup installs it)")
-def test_in_memory_black_opens_none_of_its_packed_modules(venv, cli, tmp_path):
-    work = write_workdir(tmp_path / "work")
-    res = cli("build", "--python", venv_python(venv), "-o", tmp_path / "b", "--format", "json", "--variant", "in-memory",
-              str(venv / "bin" / "black"), "--check", "formatted.py", cwd=work, timeout=900)
+def test_in_memory_black_opens_none_of_its_packed_modules(venv, builds, tmp_path):
+    work, res = builds("black --check")
     assert res.returncode == 0, res
     v = {x["variant"]: x for x in res.json()["variants"]}["in-memory"]
     assert not v["failed"], v["error"]

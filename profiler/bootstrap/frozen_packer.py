@@ -4,9 +4,9 @@ of the `profiler` package.
 
     python -S -E frozen_packer.py PLAN_JSON
 
-PLAN_JSON: {"out": BLOB_PATH, "modules": [{"name", "path", "is_package"}]}. Compiles each
+PLAN_JSON: {"out": BLOB_PATH, "modules": [{"name", "path", "is_package"}], "cache": DIR}. Compiles each
 source (optimization level 0, as python does without -O; with its real `__file__`, and a
-package's real `__path__`, set first), writes the blob that
+package's real `__path__`, set first; once per file version, kept in the "cache" folder), writes the blob that
 oxidized_builds/frozen-launcher/launcher.c reads:
 
     "IPFROZEN" u32:count ( u32:name_len name NUL u8:is_package u32:code_len marshal(code) )*
@@ -56,19 +56,49 @@ def _with_real_location(source, filename, is_package):
     return tree
 
 
+def _cached(path, is_package, cache):
+    """marshal(code) of the module with its real location first, from the cache when this
+    version of the file was compiled before (keyed by path, size, mtime, package or not and the
+    bytecode magic)."""
+    import hashlib
+    import importlib.util
+    import os
+
+    st = os.stat(path)
+    key = hashlib.sha256(("frozen-1\0%s\0%d\0%d\0%d\0" % (path, st.st_size, st.st_mtime_ns, is_package)).encode()
+                         + importlib.util.MAGIC_NUMBER).hexdigest()
+    cached = os.path.join(cache, key[:2], key) if cache else None
+    if cached:
+        try:
+            with open(cached, "rb") as fh:
+                return fh.read()
+        except OSError:
+            pass
+    with open(path, "rb") as fh:
+        source = fh.read()
+    data = marshal.dumps(compile(_with_real_location(source, path, is_package), path, "exec", dont_inherit=True, optimize=0))
+    if cached:
+        try:
+            os.makedirs(os.path.dirname(cached), exist_ok=True)
+            tmp = "%s.%d.tmp" % (cached, os.getpid())
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, cached)
+        except OSError:
+            pass
+    return data
+
+
 def pack(plan):
     entries = []
     failed = []
     for m in plan["modules"]:
         try:
-            with open(m["path"], "rb") as fh:
-                source = fh.read()
-            source = _with_real_location(source, m["path"], m["is_package"])
-            code = compile(source, m["path"], "exec", dont_inherit=True, optimize=0)
+            data = _cached(m["path"], bool(m["is_package"]), plan.get("cache"))
         except (OSError, SyntaxError, ValueError) as exc:
             failed.append({"name": m["name"], "reason": "does not compile: %s" % (str(exc).splitlines() or [""])[0]})
             continue
-        entries.append((m["name"], bool(m["is_package"]), marshal.dumps(code)))
+        entries.append((m["name"], bool(m["is_package"]), data))
     out = bytearray(b"IPFROZEN" + struct.pack("<I", len(entries)))
     for name, is_package, data in entries:
         raw = name.encode("utf-8")  # what the import system looks names up by

@@ -108,7 +108,9 @@ def launcher_object(interp: Interpreter, info: Callable[[str], None] | None = No
 def pack_modules(interp: Interpreter, modules: Sequence[PlannedModule], blob: str) -> Packed:
     """Marshal the modules with the target interpreter itself into `blob`."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="importprof-frozen-", delete=False) as fh:
-        json.dump({"out": blob, "modules": [m.to_dict() for m in modules]}, fh)
+        from profiler.capture.oxidized import bytecode_cache
+
+        json.dump({"out": blob, "modules": [m.to_dict() for m in modules], "cache": bytecode_cache()}, fh)
         plan_path = fh.name
     try:
         proc = run([interp.path, "-S", "-E", PACKER, plan_path], timeout=900, what=interp.path)
