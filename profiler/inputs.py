@@ -123,6 +123,21 @@ def _constant(name: str):
     raise _NotFinite(f"{name} is not a number JSON allows")
 
 
+# I-JSON (RFC 7493): integers beyond 2**53 do not survive other JSON readers, and no time, size,
+# count or depth importprof writes comes near it
+MAX_JSON_INT = 2**53
+
+
+def _int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > 16:  # before int(): past 4300 digits it raises, and a long one costs quadratic time
+        raise _NotFinite(f"a number of {digits} digits is larger than any importprof document holds")
+    value = int(text)
+    if abs(value) > MAX_JSON_INT:
+        raise _NotFinite(f"{text} is larger than any importprof document holds (at most 2**53)")
+    return value
+
+
 def _float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
@@ -135,7 +150,7 @@ def parse_json(text: str, source: str) -> object:
     import json
 
     try:
-        return json.loads(text, parse_constant=_constant, parse_float=_float)
+        return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
     except _NotFinite as exc:
         raise _bad(f"{source}: not valid JSON ({exc})") from None
     except RecursionError:
@@ -431,6 +446,10 @@ def _imports_rules(doc: dict) -> str | None:
     for m in doc["modules"]:
         names.setdefault(m.get("process", 0), set()).add(m["name"])
     for i, m in enumerate(doc["modules"]):
+        depth = m.get("depth")
+        if isinstance(depth, int) and depth > len(names.get(m.get("process", 0), ())):
+            # a depth is a place in the chain of imports: never deeper than the modules there are
+            return f"modules[{i}].depth: {depth} is deeper than the {len(names.get(m.get('process', 0), ()))} modules of its process"
         parent = m.get("parent")
         if parent is not None and parent not in names.get(m.get("process", 0), ()):
             return f"modules[{i}].parent: {parent!r} is not a module of process {m.get('process', 0)}"
