@@ -199,3 +199,30 @@ def test_launcher_project_and_cache_key_resolve(tmp_path, monkeypatch):
     assert build_key(other, src) != build_key(interp, src)
     monkeypatch.setenv("IMPORTPROF_CACHE", str(tmp_path))
     assert cache_root() == str(tmp_path / "oxidized")
+
+
+def test_pack_and_build_tables_say_what_was_packed_and_why_a_variant_failed():
+    from profiler.model.packing import BuildReport, BuiltVariant, PackReport, ResourceSet, Unpacked
+    from profiler.render.console_pack import render_build_table, render_pack_table
+
+    sets = tuple(ResourceSet(n, f"/b/{n}", 543, 48, 9_000_000, 8_000_000, 10_000_000, 54, 7_000_000, package_data=12,
+                             package_data_bytes=40_000) for n in ("in-memory", "filesystem"))
+    why = "metadata read from its .dist-info folder by the path finder"
+    pack = PackReport("black --check f.py", "/v/bin/python", "3.11.7", "/b", sets, (), (
+        Unpacked("__main__", "__main__: the target itself runs as python runs it"),
+        *(Unpacked(f"{d} (metadata)", why) for d in ("black", "click", "pathspec"))), ("sys",),
+        units=(UNITS[0].summary(), UNITS[3].summary()))
+    text = render_pack_table(pack, tty=False)
+    assert "12 (39.1 KiB)" in text  # package data: files (bytes)
+    assert "2 units packed whole (1 distributions, 1 standard library top-levels, 0 source trees)" in text
+    assert f"  3 (black (metadata), click (metadata), pathspec (metadata)): {why}" in text  # one line for a shared reason
+    variants = (
+        BuiltVariant("traditional", "/b/traditional", ("/v/bin/python", "x.py"), packed_modules=0, fallback_modules=180),
+        BuiltVariant("in-memory", "/b/in-memory", ("/b/in-memory/importprof-launcher", "x.py"), packed_modules=181, fallback_modules=0),
+        BuiltVariant("frozen", "/b/frozen", (), failed=True, error="building the frozen executable failed: no C compiler",
+                     hint="install the interpreter's headers and a C compiler"),
+    )
+    build = BuildReport("x", "x.py", "/v/bin/python", "3.11.7", "/b", None, variants, pack)
+    text = render_build_table(build, tty=False)
+    assert "181 / 0" in text and "0 / 180" in text
+    assert "failed: building the frozen executable failed: no C compiler (what to do: install the interpreter's headers and a C compiler)" in text

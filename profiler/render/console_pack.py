@@ -25,8 +25,14 @@ def _unpacked_lines(pack) -> list[str]:
              f"standard library top-levels, {kinds.count('package')} source trees)"] if units else []
     lines += [f"{len(pack.modules)} modules packed; {len(pack.served)} served by the interpreter itself (builtin/frozen); "
              f"{len(pack.unpacked)} not packed (they import from the filesystem):"]
+    by_reason: dict[str, list[str]] = {}
     for u in pack.unpacked:
-        lines.append(f"  {u.name}: {u.reason}")
+        by_reason.setdefault(u.reason, []).append(u.name)
+    for reason, names in by_reason.items():  # one line for a reason many share (metadata)
+        if len(names) >= 3:
+            lines.append(f"  {len(names)} ({', '.join(names)}): {reason}")
+        else:
+            lines += [f"  {n}: {reason}" for n in names]
     return lines
 
 
