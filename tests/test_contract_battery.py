@@ -213,6 +213,10 @@ NUMBER_CASES = [
     ("lazy", "--runs", "0"),
     ("lazy", "--top", "0"),
     ("doctor", "--timing-runs", "0"),
+    ("check", "--min-ms", "nan"),
+    ("check", "--min-ms", "-1"),
+    ("startup", "--metric", "instructions", "--instruction-runs", "0"),
+    ("imports", "--metric", "instructions", "--instruction-runs", "0"),
 ]
 
 OUTPUT_COMMANDS = {
@@ -233,6 +237,8 @@ OUTPUT_COMMANDS = {
     "lazy": ("lazy", "--runs", "1", "--warmup", "0"),
     "doctor": ("doctor",),
     "pythons": ("pythons",),
+    "check": ("check",),
+    "bisect": ("bisect", "--good", "HEAD~1", "--bad", "HEAD", "--check", "x"),
 }
 
 
