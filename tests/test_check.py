@@ -341,3 +341,44 @@ runs = 1
     assert top[0]["status"] == "fail" and top[0]["chain"] == ["lazyapp", "fractions"], top
     assert [f["status"] for f in by["old"]["findings"]] == ["skipped"]
     assert res.returncode == 1
+
+
+def test_min_ms_fails_a_new_eager_import_against_the_baseline(cli, tmp_path):
+    """--min-ms (issue: "no new eager import above --min-ms appears"): judged on the module set,
+    no timing threshold is asserted here (fractions' own cost is far above 0.1 ms)."""
+    _project(tmp_path, '[tool.importprof.checks.imp]\ntarget = ["-c", "import mypkg"]\nbaseline = "b.json"\nruns = 2\n')
+    first = cli("check", cwd=tmp_path)
+    assert first.returncode == 0, first
+    assert "SKIPPED new_import: not checked: no baseline yet (b.json;" in first.stdout, first
+    assert cli("check", "--update-baseline", cwd=tmp_path).returncode == 0
+    assert cli("check", "--min-ms", "0.1", cwd=tmp_path).returncode == 0  # nothing new
+    (tmp_path / "mypkg" / "__init__.py").write_text("import json\nimport fractions\n")
+    res = cli("check", "--min-ms", "0.1", "--format", "json", cwd=tmp_path)
+    assert res.returncode == 1, res
+    (new,) = [f for f in res.json()["checks"][0]["findings"] if f["rule"] == "new_import"]
+    assert new["module"] == "fractions" and new["chain"] == ["mypkg", "fractions"] and new["measured"] >= 0.1
+    # without --min-ms (and no new_import_min_ms) new imports are not judged
+    assert cli("check", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.slow
+def test_the_parser_runs_on_python_3_9_with_tomli(tmp_path):
+    """importprof supports 3.9+: tomllib arrived in 3.11, so 3.9/3.10 read pyproject.toml with
+    tomli (a dependency there); the parser and the model run on a real 3.9 with it."""
+    import os
+    import subprocess
+
+    from _interpreters import pyenv_python
+    from _realprograms import real_venv, venv_python
+
+    from conftest import REPO
+
+    py = venv_python(real_venv(pyenv_python("3.9"), ["tomli>=1.1"]))
+    (tmp_path / "pyproject.toml").write_text(ISSUE_EXAMPLE)
+    code = ("import sys; from profiler.parse.checks import parse_checks; "
+            "(s,) = parse_checks(open('pyproject.toml').read(), 'pyproject.toml'); "
+            "print(sys.version_info[:2], s.name, s.target, dict(s.module_budget_ms))")
+    out = subprocess.run([py, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(3, 9) cli-help ('-m', 'mypkg', '--help') {'mypkg.plugins': 20.0}"
