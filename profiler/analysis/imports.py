@@ -586,16 +586,29 @@ def lay_out_timeline(modules: Sequence[ModuleRecord]) -> list[Span]:
     return spans
 
 
-def _place(modules, i: int, start: int, kids, spans: list[Span]) -> int:
-    m = modules[i]
-    idx = len(spans)
-    spans.append(Span(m.process, m.name, start, 0, m.depth, m.self_us))
-    t = start
-    for c in kids.get(i, ()):
-        t += _place(modules, c, t, kids, spans)
-    dur = max(m.cumulative_us, t - start)
-    spans[idx] = replace(spans[idx], dur_us=dur)
-    return dur
+def _place(modules, root: int, start: int, kids, spans: list[Span]) -> int:
+    """Lay out `root`'s subtree from `start`; returns its duration. Iterative: a chain of
+    imports can be thousands deep (a recursion would exhaust the stack)."""
+    done = object()
+
+    def enter(i: int, at: int) -> list:
+        m = modules[i]
+        spans.append(Span(m.process, m.name, at, 0, m.depth, m.self_us))
+        return [i, len(spans) - 1, at, at, iter(kids.get(i, ()))]  # module, its span, start, time so far, children
+
+    stack = [enter(root, start)]
+    while True:
+        frame = stack[-1]
+        c = next(frame[4], done)
+        if c is not done:
+            stack.append(enter(c, frame[3]))
+            continue
+        i, idx, at, t, _ = stack.pop()
+        dur = max(modules[i].cumulative_us, t - at)
+        spans[idx] = replace(spans[idx], dur_us=dur)
+        if not stack:
+            return dur
+        stack[-1][3] += dur
 
 
 def stacks(modules: Sequence[ModuleRecord]) -> list[tuple[tuple[str, ...], int, int]]:

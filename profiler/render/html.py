@@ -36,19 +36,59 @@ _JSON_ESCAPES = {
 
 
 def _finite(value):
-    """NaN and infinities are not JSON: they become null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
+    """NaN and infinities are not JSON: they become null. Iterative (a deep import tree must
+    not exhaust the stack)."""
+    root: list = [None]
+    stack = [(value, root, 0)]
+    while stack:
+        item, holder, key = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            holder[key] = None
+        elif isinstance(item, dict):
+            out = holder[key] = dict.fromkeys(map(str, item))
+            stack.extend((v, out, str(k)) for k, v in item.items())
+        elif isinstance(item, (list, tuple)):
+            out = holder[key] = [None] * len(item)
+            stack.extend((v, out, j) for j, v in enumerate(item))
+        else:
+            holder[key] = item
+    return root[0]
+
+
+def _dumps_deep(value) -> str:
+    """json.dumps(value, ensure_ascii=False, separators=(",", ":")) with an explicit stack."""
+    def leaf(v) -> str:
+        return json.dumps(v, ensure_ascii=False, allow_nan=False)
+
+    out: list[str] = []
+    stack: list = [(False, value)]  # (is a literal piece of text, value)
+    while stack:
+        literal, v = stack.pop()
+        if literal:
+            out.append(v)
+        elif isinstance(v, dict) and v:
+            items = list(v.items())
+            stack.append((True, "}"))
+            for n, (k, x) in enumerate(reversed(items)):
+                stack.append((False, x))
+                stack.append((True, ("{" if n == len(items) - 1 else ",") + leaf(str(k)) + ":"))
+        elif isinstance(v, (list, tuple)) and v:
+            stack.append((True, "]"))
+            for n, x in enumerate(reversed(v)):
+                stack.append((False, x))
+                stack.append((True, "[" if n == len(v) - 1 else ","))
+        else:
+            out.append(leaf(v))
+    return "".join(out)
 
 
 def embed_json(data) -> str:
     """JSON that is safe inside a <script> element: no `<`, `>` or `&` survive literally."""
-    text = json.dumps(_finite(data), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    clean = _finite(data)
+    try:
+        text = json.dumps(clean, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except RecursionError:  # an import tree thousands deep: the same text, without recursion
+        text = _dumps_deep(clean)
     for raw, escaped in _JSON_ESCAPES.items():
         text = text.replace(raw, escaped)
     return text
