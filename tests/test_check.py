@@ -149,6 +149,15 @@ def test_stay_lazy_is_not_judged_where_there_are_no_lazy_imports():
     assert [f.status for f in found] == ["skipped"] and "3.15" in found[0].message
 
 
+def test_declared_lazy_modules_come_from_the_source():
+    from profiler.analysis.checks import declared_lazy
+
+    src = b"__lazy_modules__ = ['json', 'mypkg.heavy']\nimport json\nlazy import csv\nlazy from . import plugins\nimport os\n"
+    assert declared_lazy(src, "mypkg/__init__.py", "mypkg") == ("json", "mypkg.heavy", "csv", "mypkg.plugins")
+    assert declared_lazy(b"lazy from decimal import Decimal\n", "mypkg/money.py", "mypkg") == ("decimal",)
+    assert declared_lazy(b"import os\n", "x.py") == ()
+
+
 def test_variation_is_the_range_over_the_median():
     from profiler.model.check import variation_pct
 
@@ -333,9 +342,18 @@ target = ["-c", "import lazyapp"]
 python = "{sys.executable}"
 stay_lazy = ["decimal"]
 runs = 1
+
+[tool.importprof.checks.declared]
+target = ["-c", "import lazyapp"]
+python = "{py315}"
+lazy_sources = ["lazyapp"]
+runs = 1
 """})
     res = cli("check", "--format", "json", cwd=tmp_path)
     by = {c["name"]: c for c in res.json()["checks"]}
+    # the declarations read from the source: decimal stays lazy, fractions is used at top level
+    declared = {f["module"]: f for f in by["declared"]["findings"] if f["rule"] == "stay_lazy"}
+    assert declared["decimal"]["status"] == "pass" and declared["fractions"]["status"] == "fail", declared
     assert by["lazy"]["status"] == "pass", res
     top = [f for f in by["used-at-top"]["findings"] if f["rule"] == "stay_lazy"]
     assert top[0]["status"] == "fail" and top[0]["chain"] == ["lazyapp", "fractions"], top

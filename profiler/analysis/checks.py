@@ -174,6 +174,27 @@ def status_of(findings: Sequence[Finding]) -> str:
     return "fail" if any(f.status == "fail" for f in findings) else "pass"
 
 
+def declared_lazy(source: bytes, filename: str, package: str | None = None) -> tuple[str, ...]:
+    """The modules a source file declares lazy (PEP 810): its module-level `__lazy_modules__`
+    names and the modules of its `lazy import` / `lazy from` statements, in file order."""
+    from profiler.analysis.lazy_edit import import_statements, lazy_declaration, parse_source
+
+    tree, _ = parse_source(source, filename)
+    declared = lazy_declaration(tree)
+    names: list[str] = list(declared.names or ()) if declared is not None else []
+    for st in import_statements(source, package, filename):
+        if not st.keyword:
+            continue
+        for m in st.modules:
+            if st.names and package and (package == m or package.startswith(m + ".")):
+                # `lazy from . import plugins` in the package itself: the package is loaded by
+                # definition; what is deferred is the submodule
+                names += [f"{m}.{n}" for n in st.names]
+            else:
+                names.append(m)
+    return tuple(dict.fromkeys(names))
+
+
 def appeared_modules(before: Sequence[StartupModule], after: Sequence[StartupModule]) -> tuple[dict, ...]:
     """Modules imported at start-up after and not before, costliest first."""
     known = {m.name for m in before}

@@ -33,6 +33,8 @@ class CheckSpec:
     instruction_runs: int = 3  # instruction counts (their spread is shown)
     metric: str | None = None  # "instructions": count them even without budget_instructions
     stay_lazy: tuple[str, ...] = ()  # never imported at start-up where lazy imports exist (3.15+)
+    # files/folders (relative to the config's folder) whose declared lazy imports join stay_lazy
+    lazy_sources: tuple[str, ...] = ()
     new_import_min_ms: float | None = None  # a module not in the baseline, at least this cumulative: fails
     source: str = "pyproject.toml"
 

@@ -31,6 +31,7 @@ _KEYS: dict[str, str] = {
     "instruction_runs": "an integer >= 1",
     "metric": '"instructions" or "ms"',
     "stay_lazy": "a list of module names",
+    "lazy_sources": "a list of paths (files or folders)",
     "new_import_min_ms": _NUMBER,
 }
 
@@ -85,6 +86,10 @@ def _value(key: str, value: Any, where: str):
 
     if key == "target":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise bad()
+        return tuple(value)
+    if key == "lazy_sources":
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise bad()
         return tuple(value)
     if key in ("python", "baseline"):

@@ -81,6 +81,47 @@ def load_baseline(spec: CheckSpec) -> CheckResult | None:
     raise BadInput(f"{path}: holds no result of the check {spec.name!r}")
 
 
+def declared_lazy_of(spec: CheckSpec) -> tuple[str, ...]:
+    """Every module the check's lazy_sources declare lazy (`__lazy_modules__`, `lazy import`)."""
+    from profiler.analysis.checks import declared_lazy
+    from profiler.analysis.lazy_edit import SourceError
+
+    root = os.path.dirname(os.path.abspath(spec.source))
+    files: list[str] = []
+    for rel in spec.lazy_sources:
+        path = os.path.join(root, rel)
+        if os.path.isdir(path):
+            files += sorted(os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs if f.endswith(".py"))
+        elif os.path.isfile(path):
+            files.append(path)
+        else:
+            raise BadInput(f"{spec.source}: [tool.importprof.checks.{spec.name}] lazy_sources: no such file or folder: {rel}")
+    out: list[str] = []
+    for f in files:
+        try:
+            with open(f, "rb") as fh:
+                source = fh.read()
+        except OSError as exc:
+            raise BadInput(f"{f}: cannot read ({exc.strerror})") from None
+        package = _package_of(f)
+        try:
+            out += declared_lazy(source, f, package)
+        except SourceError as exc:
+            raise BadInput(f"{f}: {exc}") from None
+    return tuple(dict.fromkeys(out))
+
+
+def _package_of(path: str) -> str | None:
+    """The dotted package a file belongs to (its folders up to the first without __init__.py),
+    for relative imports; an __init__.py is its package itself."""
+    parts: list[str] = []
+    d = os.path.dirname(os.path.abspath(path))
+    while os.path.exists(os.path.join(d, "__init__.py")):
+        parts.insert(0, os.path.basename(d))
+        d = os.path.dirname(d)
+    return ".".join(parts) or None
+
+
 def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None):
     """(Figures, ImportsReport, wall runs in ms, instruction counts, method, interpreter) of one check."""
     from profiler.analysis.checks import Figures
@@ -133,6 +174,8 @@ def run_check(spec: CheckSpec, *, update_baseline: bool = False, min_ms: float |
 
     start = time.monotonic()
     try:
+        if spec.lazy_sources:
+            spec = replace(spec, stay_lazy=tuple(dict.fromkeys((*spec.stay_lazy, *declared_lazy_of(spec)))))
         baseline = None if update_baseline else load_baseline(spec)
         figures, report, walls, counts, method, interp = measure_check(spec, progress)
     except ImportprofError as exc:
