@@ -202,3 +202,52 @@ def test_startup_of_a_command_labels_the_traced_harness_figures(cli, tmp_path):
     assert "| the command's wall time (traced) " in out
     assert "| the command's wall time untraced (the timing table's median) " in out
     assert "the command's wall time (median)" not in out
+
+
+# A/B: two targets in one run
+
+def test_vs_reads_a_target_as_the_grammar_does():
+    from profiler.commands._target import parse_target_words
+    from profiler.errors import UsageError
+
+    assert parse_target_words("venv/bin/black --version") == Target("script", "venv/bin/black", ("--version",))
+    assert parse_target_words("-c 'import json' x") == Target("code", "import json", ("x",))
+    assert parse_target_words("-mjson.tool --help") == Target("module", "json.tool", ("--help",))
+    assert parse_target_words("-- pytest -q tests") == Target("command", "pytest", ("-q", "tests"))
+    for bad, why in (("", "needs a target"), ("--runs 3", "not --runs"), ("-c", "needs a value"), ("'open", "quotation")):
+        with pytest.raises(UsageError, match=why):
+            parse_target_words(bad)
+
+
+@pytest.mark.slow
+def test_startup_vs_times_two_venvs_console_scripts_interleaved(cli):
+    py = pyenv_python("3.11")
+    old, new = real_venv(py, ["black==23.1.0"]), real_venv(py, ["black==26.10.1"])
+    res = cli("startup", *FAST, "--format", "json", "--vs", f"{venv_bin(new, 'black')} --version",
+              venv_bin(old, "black"), "--version")
+    assert res.returncode == 0, res
+    doc = res.json()
+    rows = [(r["python"], r["target"], r["exit_codes"]) for r in doc["results"]]
+    assert rows == [(venv_python(old), f"{venv_bin(old, 'black')} --version", [0, 0]),
+                    (venv_python(new), f"{venv_bin(new, 'black')} --version", [0, 0])]
+    assert doc["reference"] == doc["results"][0]["key"]
+    ratio = next(x for x in doc["relative"] if x["key"] == doc["results"][1]["key"])
+    assert ratio["ratio"] > 0 and ratio.get("ratio_stddev") is not None, ratio
+    assert res.stderr.count("the interpreter its #! line names") == 2
+    table = cli("startup", *FAST, "--vs", "-c 'import json'", "-c", "pass")
+    assert "vs default -c pass" in table.stdout, table
+    assert "x ± " in table.stdout, table  # the ratio with its spread
+
+
+@pytest.mark.slow
+def test_imports_across_two_interpreters_is_a_diff(cli):
+    a, b = pyenv_python("3.11"), pyenv_python("3.12")
+    res = cli("imports", "--runs", "1", "--warmup", "0", "--python", a, "--python", b, "--format", "json", "-c", "import json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert doc["schema"] == "importprof.diff/1"
+    assert doc["old"]["python_version"].startswith("3.11") and doc["new"]["python_version"].startswith("3.12")
+    table = cli("imports", "--runs", "1", "--warmup", "0", "--vs", "-c 'import json, csv'", "-c", "import json")
+    assert table.returncode == 0, table
+    assert table.stdout.splitlines()[1].startswith("old: -c 'import json' (") and "new: -c 'import json, csv'" in table.stdout
+    assert "csv" in table.stdout.split("added:")[1]

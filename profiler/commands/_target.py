@@ -34,6 +34,7 @@ TIMEOUT_HELP = (f"Stop one run of the program (or an interpreter asked for its f
                 f"than SECONDS, with every process it started, and exit 3 naming the run (default "
                 f"{DEFAULT_TIMEOUT_S:g}; at most {MAX_TIMEOUT_S}; 0: no limit).")
 _FILES = "importprof.files"
+_SHEBANG = "importprof.python_from_shebang"
 
 
 class TargetCommand(TyperCommand):
@@ -162,6 +163,7 @@ def _python_from_shebang(ctx) -> None:
 
     info(why)
     if path is not None:
+        ctx.meta[_SHEBANG] = True
         several = any(p.name == "python" and getattr(p, "multiple", False) for p in ctx.command.get_params(ctx))
         ctx.params["python"] = [path] if several else path
 
@@ -171,7 +173,10 @@ def _no_such_option(ctx, name: str, own: dict[str, bool]) -> None:
     the SCRIPT), with the close matches."""
     import difflib
 
-    close = difflib.get_close_matches(name, [o for o in own if o.startswith("--")] if name.startswith("--") else list(own), n=3)
+    candidates = [o for o in own if o.startswith("--")] if name.startswith("--") else list(own)
+    # compared without the dashes, which every option shares (--rusn is not close to --vs)
+    bare = {o.lstrip("-"): o for o in candidates}
+    close = [bare[c] for c in difflib.get_close_matches(name.lstrip("-"), list(bare), n=3)]
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
     raise UsageError(f"no such option: {name}{hint} (see `{ctx.command_path} --help`)")
 
@@ -258,6 +263,62 @@ def target_of(ctx, default=None, *, check: bool = True):
 
         check_target(target, ctx.command_path)
     return target
+
+
+VS_HELP = ("Another target compared with the main one in the same interleaved runs, as `hyperfine CMD1 CMD2` "
+           "(repeatable): a command line in one quoted word, in the target grammar: '-c CODE', '-m MODULE ARGS', "
+           "'SCRIPT ARGS' or '-- COMMAND ARGS'. A SCRIPT runs on the interpreter its #! line names unless --python "
+           "is given (two venvs' console scripts each on their own python). Ratios are against the main target.")
+
+
+def parse_target_words(text: str, option: str = "--vs"):
+    """A target written as one command line (`--vs 'venv/bin/black --version'`), read by the
+    same grammar as the command's own target; a SCRIPT that is no file is refused with the
+    hint the main target gets."""
+    from profiler.model.target import Target
+
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise UsageError(f"{option} {text!r}: {exc}") from None
+    if not words:
+        raise UsageError(f"{option} needs a target: '-c CODE', '-m MODULE', 'SCRIPT ARGS' or '-- COMMAND'")
+    if words[0] == "--":
+        if len(words) < 2:
+            raise UsageError(f"{option} '--' must be followed by the COMMAND to run")
+        return Target("command", words[1], tuple(words[2:]))
+    kind, value, used = _target_option(words[0], words[1:])
+    if kind:
+        return Target(kind, value, tuple(words[1 + used:]))
+    if words[0].startswith("-"):
+        raise UsageError(f"{option} {text!r}: a target starts with -c, -m, -- or a SCRIPT, not {words[0]}")
+    return Target("script", words[0], tuple(words[1:]))
+
+
+def versus_of(ctx, texts, python_given: bool, command_path: str) -> list:
+    """--vs targets → [(Target, interpreter or None)], each checked as the main target is; a
+    SCRIPT's #! interpreter is used when no --python was given (said on stderr, once each)."""
+    from profiler.workflows.targets import check_target, script_python
+
+    out = []
+    for text in texts or ():
+        t = parse_target_words(text)
+        check_target(t, command_path)
+        python = None
+        if not python_given:
+            found = script_python(t)
+            if found is not None:
+                from profiler.commands._common import info
+
+                python, why = found
+                info(why)
+        out.append((t, python))
+    return out
+
+
+def python_given(ctx) -> bool:
+    """--python was given on the command line (not taken from the SCRIPT's #! line)."""
+    return bool(ctx.params.get("python")) and not ctx.meta.get(_SHEBANG)
 
 
 def has_target(ctx) -> bool:

@@ -8,11 +8,11 @@ from typing import List, Optional
 import typer
 
 from profiler.commands._options import (
-    FilterOpt, IgnoreFailureOpt, MinMsOpt, OutputOpt, PythonOpt, TopOpt, ViewOpt, format_opt, integer, ms_opt, runs_opt, view_options,
+    FilterOpt, IgnoreFailureOpt, MinMsOpt, OutputOpt, PythonsOpt, TopOpt, ViewOpt, format_opt, integer, ms_opt, runs_opt, view_options,
     warmup_opt,
 )
 from profiler.render import formats_for
-from profiler.commands._target import TargetCommand
+from profiler.commands._target import VS_HELP, TargetCommand
 
 FORMATS = formats_for("imports")  # from the render registry
 
@@ -31,7 +31,7 @@ def register(app: typer.Typer) -> None:
 
 def imports(
     ctx: typer.Context,
-    python: PythonOpt = None,
+    python: PythonsOpt = None,
     runs: runs_opt("Measured runs (medians over them).") = 5,
     warmup: warmup_opt(1) = 1,
     from_log: Optional[str] = typer.Option(None, "--from-log", metavar="FILE", help="Read a saved -X importtime log (FILE, or - for stdin) instead of running."),
@@ -49,6 +49,9 @@ def imports(
     metric: Optional[List[str]] = typer.Option(None, "--metric", metavar="NAME", help="Extra metric: instructions (retired by the target and by the bare interpreter, counted --instruction-runs times with their range; perf counters, else valgrind: slow but noise-free)."),
     instruction_runs: int = typer.Option(3, "--instruction-runs", metavar="N", parser=integer("--instruction-runs", 1), help="With --metric instructions: counts of each command (median shown with their range)."),
     level: int = typer.Option(1, "--importtime-level", help="-X importtime=LEVEL (2 also prints cached imports on Python 3.14+).", hidden=True),
+    vs: Optional[List[str]] = typer.Option(None, "--vs", metavar="TARGET", help=VS_HELP.replace(
+        "in the same interleaved runs, as `hyperfine CMD1 CMD2`", "and diffed as `importprof diff` would (A's runs, then B's)"
+        ).replace(" Ratios are against the main target.", " Two --python instead diff one target across interpreters.")),
 ) -> None:
 
     from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warn
@@ -67,8 +70,14 @@ def imports(
         from profiler.inputs import read_stdin
 
         log_text = read_stdin("log")
+    pythons = list(python or [])
+    if vs or len(pythons) > 1:  # A/B: two captures, one diff
+        if from_log is not None:
+            raise UsageError("--from-log reads one log: --vs and a second --python need runs (diff compares saved reports)")
+        return _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, dict(
+            runs=runs, warmup=warmup, ignore_failure=ignore_failure, group=group, level=level))
     opts = ImportsOptions(
-        target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group,
+        target=target, python=pythons[0] if pythons else None, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group,
         level=level, phases=phases, lazy_candidates=lazy_candidates, ignore_failure=ignore_failure,
         metrics=metric or [], instruction_runs=instruction_runs,
     )
@@ -78,3 +87,30 @@ def imports(
         warn(w)
     deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_imports_table(r, tty, v))
     check_budget(report, budget)
+
+
+def _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, common) -> None:
+    """`imports --python A --python B TARGET` or `imports --vs TARGET2 TARGET`: the two captures
+    diffed, shown as `importprof diff` shows two saved reports (json: the diff document)."""
+    from profiler.commands._common import Progress, deliver, suggesting_ignore_failure
+    from profiler.commands._target import python_given, versus_of
+    from profiler.errors import UsageError
+    from profiler.render.console_imports import render_diff_table
+    from profiler.workflows.diff import diff_live
+    from profiler.workflows.imports import ImportsOptions
+
+    versus = versus_of(ctx, vs, python_given(ctx), ctx.command_path)
+    if len(pythons) + len(versus) > 2 + (1 if versus else 0) or len(versus) > 1 or (versus and len(pythons) > 1):
+        raise UsageError("imports compares two captures: two --python, or one --vs TARGET")
+    if fmt not in (None, "json"):
+        raise UsageError(f"--format {fmt} shows one capture; two captures give a diff (json)")
+    if versus:
+        (other, other_python), = versus
+        a = ImportsOptions(target=target, python=pythons[0] if pythons else None, **common)
+        b = ImportsOptions(target=other, python=other_python or (pythons[0] if pythons else None), **common)
+    else:
+        a = ImportsOptions(target=target, python=pythons[0], **common)
+        b = ImportsOptions(target=target, python=pythons[1], **common)
+    with suggesting_ignore_failure(), Progress("importing") as bar:
+        report = diff_live(a, b, progress=bar.update, warn=warn)
+    deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_diff_table(r, tty, top))

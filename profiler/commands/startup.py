@@ -11,7 +11,7 @@ from profiler.commands._options import (
     warmup_opt,
 )
 from profiler.render import formats_for
-from profiler.commands._target import TargetCommand
+from profiler.commands._target import VS_HELP, TargetCommand
 
 FORMATS = formats_for("startup")  # from the render registry
 
@@ -40,13 +40,14 @@ def startup(
     instruction_runs: int = typer.Option(3, "--instruction-runs", metavar="N", parser=integer("--instruction-runs", 1), help="With --metric instructions: counts per command (the median is shown with their range, the metric's own run-to-run variation)."),
     reference: Optional[str] = typer.Option(None, "--reference", metavar="NAME", help="Variant the ratios are against (default: the first)."),
     ignore_failure: IgnoreFailureOpt = False,
+    vs: Optional[List[str]] = typer.Option(None, "--vs", metavar="TARGET", help=VS_HELP),
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
     export_json: ExportJsonOpt = None,
     export_markdown: ExportMarkdownOpt = None,
 ) -> None:
     from profiler.commands._common import Progress, check_outputs, deliver, showing_partial, suggesting_ignore_failure, warn
-    from profiler.commands._target import target_of
+    from profiler.commands._target import python_given, target_of, versus_of
     from profiler.render.console_startup import render_startup_table
     from profiler.workflows.startup import StartupOptions, startup as run_startup
 
@@ -64,6 +65,7 @@ def startup(
         instruction_runs=instruction_runs,
         reference=reference,
         ignore_failure=ignore_failure,
+        versus=versus_of(ctx, vs, python_given(ctx), ctx.command_path),
     )
     with showing_partial(render_startup_table), suggesting_ignore_failure(), Progress("measuring") as bar:
         report = run_startup(opts, progress=bar.update, warn=warn)

@@ -272,6 +272,13 @@ def render_diff_table(report, tty: bool, top: int = 25) -> str:
     parts: list = [
         f"total import time: {_ms(tot['old_us'])} ms → {_ms(tot['new_us'])} ms, {sign}{_ms(tot['delta_us'])} ms{pct}: {verdict}"
     ]
+
+    def side(d: dict) -> str:
+        facts = [f for f in (d.get("python_version"), f"{d['runs']} run{'' if d.get('runs') == 1 else 's'}" if d.get("runs") else None) if f]
+        return f"{d.get('path') or '?'}" + (f" ({', '.join(facts)})" if facts else "")
+
+    if report.old.get("path") or report.new.get("path"):
+        parts.append(f"old: {side(report.old)} → new: {side(report.new)}")
     if not (report.added or report.removed or report.changed):
         parts.append("no differences")
         return render_tables(parts, tty)

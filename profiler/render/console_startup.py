@@ -34,14 +34,15 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
     t.add_column("User", justify="right")
     t.add_column("System", justify="right")
     t.add_column("Peak RSS", justify="right")
-    t.add_column(f"vs {ref_label}" if ref_label else "Relative", justify="right")
+    # a long reference (--vs targets, console scripts' paths) is named once, in the note below
+    t.add_column(("vs " + ref_label if len(ref_label) <= 40 else "vs the reference") if ref_label else "Relative", justify="right")
     if has_instr:
         t.add_column("Instructions", justify="right")
     t.add_column("Runs", justify="right")
     for r in report.results:
         row = [_label(r)]
         if many_py:
-            row.append(f"{path_cell(r.python, tty)} ({r.python_version})")
+            row.append(f"{path_cell(r.python, tty)} ({r.python_version})" if r.python else "")  # a -- COMMAND row: none
         row.append(shown_target(r.target))
         row += timing_cells(r, rel.get(r.key))
         if has_instr:

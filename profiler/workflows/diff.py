@@ -39,3 +39,24 @@ def check_gate(report: DiffReport, opts: DiffOptions) -> None:
     failures = gate_failures(report, opts.fail_over_ms, opts.fail_over_pct, opts.any_change)
     if failures:
         raise GateFailed("; ".join(failures))
+
+
+def diff_live(old, new, progress=None, warn=None) -> DiffReport:
+    """Two imports captures diffed without saving files by hand (`imports --python A --python B`,
+    `imports --vs TARGET`): `old` and `new` are ImportsOptions, captured one after the other;
+    the diff reads as `importprof diff OLD.json NEW.json` would."""
+    from profiler.analysis.diff import diff_reports
+    from profiler.workflows.imports import imports
+
+    def step(label: str):
+        if progress is None:
+            return None
+        return lambda done, total, current: progress(done, total, f"{label} {current}".strip())
+
+    a = imports(old, progress=step("A"), warn=warn)
+    b = imports(new, progress=step("B"), warn=warn)
+    return diff_reports(a, b, _side(old), _side(new))
+
+
+def _side(opts) -> str:
+    return f"{opts.target.label()}" + (f" on {opts.python}" if opts.python else "")

@@ -31,6 +31,9 @@ class StartupOptions:
     instruction_runs: int = 3  # counts per command with --metric instructions (median shown, with their range)
     reference: str | None = None
     ignore_failure: bool = False
+    # --vs: more targets timed in the same interleaved runs, each with its own interpreter (a
+    # SCRIPT's #! one) or None (the --python ones); ratios are against the main target
+    versus: Sequence[tuple[Target, str | None]] = ()
 
 
 def _python_labels(interps: Sequence[Interpreter]) -> list[str]:
@@ -136,6 +139,8 @@ def startup(
     from profiler.workflows.no_site import no_site_env
 
     variants = validate(opts)
+    if opts.versus:
+        return _startup_versus(opts, variants, progress, warn)
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     # pyenv:3.12, pyenv:*, all ... each interpreter once (capture/interpreter.py)
     interps = resolve_pythons(list(opts.pythons) or [None], warn=warn) if opts.target.is_python else []
@@ -185,6 +190,50 @@ def startup(
                 warn(w)
         m = replace(m, warnings=(*m.warnings, *harness_warnings))
     return report_of(m, [*unavailable, *no_site_notes(specs), *startup_site_notes(m.results)], harness)
+
+
+def _startup_versus(opts: StartupOptions, variants, progress, warn) -> StartupReport:
+    """Two or more targets (before/after a change, two venvs' console scripts) in one
+    interleaved run, as `hyperfine CMD1 CMD2`: the main target's rows first (the reference),
+    each --vs target's after, every row's key naming its target."""
+    from profiler.capture.interpreter import resolve_pythons
+    from profiler.capture.timing import RunPlan
+    from profiler.errors import Interrupted
+    from profiler.workflows.measure import measure
+    from profiler.workflows.no_site import no_site_env
+
+    if opts.imports or opts.metrics:
+        raise UsageError("--vs compares targets: --import and --metric apply to one target")
+    if not opts.variants and not opts.flags:
+        variants = parse_variants(["default"])  # A/B is about the targets: one variant unless asked
+    plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
+    specs: list[CommandSpec] = []
+    unavailable: list[str] = []
+    for n, (target, python) in enumerate([(opts.target, None), *opts.versus]):
+        pythons = [python] if python else (list(opts.pythons) or [None])
+        interps = resolve_pythons(pythons, warn=warn) if target.is_python else []
+        vs = variants if target.is_python else parse_variants(["default"])
+        some, lines = drop_unavailable(build_specs(interps, vs, target, (), no_site_env=no_site_env), interps, warn)
+        unavailable += lines
+        label = _short(target.label())
+        specs += [replace(s, key=f"{s.key} · {label}" if s.key != "command" else label) for s in some]
+    keys = [s.key for s in specs]
+    if len(set(keys)) < len(keys):
+        specs = [replace(s, key=f"{s.key} #{i + 1}") for i, s in enumerate(specs)]
+
+    def report_of(m) -> StartupReport:
+        return StartupReport(results=m.results, machine=m.machine, reference=m.reference, relative=m.relative,
+                             warnings=m.warnings, notes=tuple(unavailable), engine=opts.engine, interrupted=m.interrupted)
+
+    try:
+        m = measure(specs, plan, engine=opts.engine, reference=opts.reference, progress=progress, warn=warn)
+    except Interrupted as exc:
+        raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
+    return report_of(m)
+
+
+def _short(label: str, width: int = 48) -> str:
+    return label if len(label) <= width else label[: width // 2 - 1] + "…" + label[-(width // 2):]
 
 
 def drop_unavailable(specs: Sequence[CommandSpec], interps: Sequence[Interpreter],
