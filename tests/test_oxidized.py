@@ -242,6 +242,23 @@ def test_compare_times_a_program_whose_exit_code_is_its_behaviour(cli, real_pyth
         assert [s["variant"] for s in doc.get("syscalls", [])] in (["traditional", "no-site"], [])
 
 
+def test_an_in_memory_row_that_loaded_most_modules_from_disk_says_so(cli, real_python, tmp_path):
+    # 120 modules written at run time into a folder removed at exit: nothing to pack, so they
+    # import through the fallback path finder, and the row must not pass for in-memory loading
+    (tmp_path / "gen.py").write_text(
+        "import os, shutil, sys, tempfile\nd = tempfile.mkdtemp()\nfor i in range(120):\n"
+        "    open(os.path.join(d, f'gen_{i}.py'), 'w').write(f'N = {i}\\n')\n"
+        "sys.path.insert(0, d)\nprint(sum(__import__(f'gen_{i}').N for i in range(120)))\nshutil.rmtree(d)\n")
+    res = cli("compare", "--python", real_python, "--variant", "in-memory", "--runs", "1", "--warmup", "0", "--syscalls", "off",
+              "--build-dir", str(tmp_path / "b"), "--format", "json", str(tmp_path / "gen.py"))
+    assert res.returncode == 0, res
+    doc = res.json()
+    row = next(r for r in doc["rows"] if r["variant"] == "in-memory")
+    assert row["fallback_modules"] >= 120 > row["packed_modules"] > 0  # the stdlib it uses did come from the pack
+    assert any(w.startswith(f"variant in-memory: {row['fallback_modules']} of ") and "(e.g. gen_0, " in w
+               and "mostly measures the ordinary importer" in w for w in doc["warnings"]), doc["warnings"]
+
+
 def test_cargo_missing_fails_the_oxidized_variants_only(cli, real_python, tmp_path, app):
     env = {"IMPORTPROF_CACHE": str(tmp_path / "cache"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     res = cli("build", "--python", real_python, "-o", str(tmp_path / "b"), "--format", "json", str(app / "main.py"), env=env)
