@@ -265,7 +265,13 @@ def check_writable(path: str | None) -> None:
     path = _destination(path)
     if os.path.isdir(path):
         raise BadOutput(f"cannot write {shown}: it is a directory")
-    if os.path.exists(path) and not os.path.isfile(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if _special(st):
+        if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):  # before measuring, not after
+            raise BadOutput(f"cannot write {shown}: {_kind(st)}, not a file (importprof writes files, character devices and pipes)")
         return  # a device or FIFO: written in place
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.exists(directory):

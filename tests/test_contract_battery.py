@@ -45,6 +45,9 @@ class Case:
     input_kind: str | None = None
     input_format: str = "json"  # what a valid file of this option looks like: json | importtime | strace
     program_kind: str | None = None
+    env: tuple[tuple[str, str], ...] = ()  # extra environment for the run
+    stdin: str | None = None  # None: /dev/null; "closed" (<&-), "zero" (</dev/zero), "big" (more than the input limit)
+    needle: str | None = None  # the error line must name it (the option the case is about)
 
 
 # ------------------------------------------------------------------ bad files
@@ -64,6 +67,11 @@ def make_input(kind: str, fmt: str, folder: Path) -> str:
     if kind == "directory":
         path.mkdir()
         return str(path)
+    if kind in DEVICES:  # never end: refused, not read until memory runs out
+        return DEVICES[kind]
+    if kind == "fifo":  # a named pipe no program writes to: given up on, not waited for forever
+        os.mkfifo(path)
+        return str(path)
     data = {
         "empty": lambda: b"",
         "binary": lambda: bytes(random.Random(7).randrange(256) for _ in range(4096)),
@@ -76,9 +84,47 @@ def make_input(kind: str, fmt: str, folder: Path) -> str:
         "deep": lambda: b'{"schema": "importprof.imports/1", "modules": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
         "utf16": lambda: valid.decode("utf-8").encode("utf-16"),
         "other-json": lambda: b'{"schema": "importprof.nothing/1"}',
+        "over-limit": lambda: (valid * (1 + (2 << 20) // len(valid)))[: (2 << 20) + 1],  # with a limit of 1 MiB
+        "digits": lambda: _digits(fmt, valid),
+        "huge-int": lambda: _imports_doc(lambda mods: mods[1].update(depth=2**63)),
+        "bad-depth": lambda: _imports_doc(lambda mods: mods[1].update(depth=len(mods) + 5)),
+        "deep-chain": lambda: _deep_chain(fmt),
     }[kind]()
     path.write_bytes(data)
     return str(path)
+
+
+DEVICES = {"dev-zero": "/dev/zero", "dev-urandom": "/dev/urandom"}
+
+
+def _digits(fmt: str, valid: bytes) -> bytes:
+    """A number past Python's int digit limit (4300) where the format has one."""
+    big = b"9" * 5000
+    if fmt == "json":
+        return valid.replace(b'"self_us": ', b'"self_us": ' + big + b', "x": ', 1)
+    if fmt == "importtime":
+        return b"import time: self [us] | cumulative | imported package\nimport time: " + big + b" | 10 | foo\n"
+    return big + b" 10:00:00.000000 execve(\"/bin/true\", [\"true\"], 0x0 /* 0 vars */) = 0 <0.000100>\n"
+
+
+def _imports_doc(change) -> bytes:
+    doc = json.loads((FIXTURES / "report" / "imports.json").read_text())
+    change(doc["modules"])
+    return json.dumps(doc).encode()
+
+
+def _deep_chain(fmt: str, n: int = 1000) -> bytes:
+    """An import chain `n` deep: valid input, read and drawn without recursion."""
+    if fmt == "importtime":
+        rows = [f"import time: {10:>9} | {10 * (n - i):>10} | {'  ' * i}m{i}" for i in reversed(range(n))]
+        return ("import time: self [us] | cumulative | imported package\n" + "\n".join(rows) + "\n").encode()
+
+    def chain(mods):
+        base = dict(mods[0], self_us=10, self_us_runs=[10, 10, 10], self_us_spread=0, cumulative_us_spread=0)
+        mods[:] = [dict(base, name=f"m{i}", parent=None if i == 0 else f"m{i - 1}", depth=i, cumulative_us=10 * (n - i),
+                        cumulative_us_runs=[10 * (n - i)] * 3) for i in range(n)]
+
+    return _imports_doc(chain)
 
 
 def _wrong_types() -> bytes:
@@ -88,9 +134,14 @@ def _wrong_types() -> bytes:
     return json.dumps(doc).encode()
 
 
-JSON_KINDS = ["empty", "binary", "truncated", "crlf", "huge", "wrong-schema", "wrong-types", "nan", "deep", "utf16", "other-json", "missing", "directory"]
-LOG_KINDS = ["empty", "binary", "truncated", "crlf", "huge", "wrong-types", "nan", "utf16", "missing", "directory"]
-TOLERATED = {"crlf", "truncated"}  # valid input for a tolerant log parser; JSON with CRLF is still JSON
+# the OS's side of reading (devices, FIFOs, the size limit) and numbers no field can hold
+OS_KINDS = ["dev-zero", "dev-urandom", "fifo", "over-limit", "digits"]
+JSON_KINDS = ["empty", "binary", "truncated", "crlf", "huge", "wrong-schema", "wrong-types", "nan", "deep", "utf16", "other-json", "missing",
+              "directory", *OS_KINDS, "huge-int", "bad-depth", "deep-chain"]
+LOG_KINDS = ["empty", "binary", "truncated", "crlf", "huge", "wrong-types", "nan", "utf16", "missing", "directory", *OS_KINDS]
+TOLERATED = {"crlf", "truncated", "deep-chain"}  # valid input for a tolerant log parser; JSON with CRLF is still JSON
+LIMITED = (("IMPORTPROF_MAX_INPUT_MB", "1"),)  # the "over-limit" kinds run with a 1 MiB input limit
+NEEDLES = {"over-limit": "IMPORTPROF_MAX_INPUT_MB", "dev-zero": "device", "dev-urandom": "device", "fifo": "FIFO"}
 
 JSON_READERS = {
     "show": ("show", "{f}", "-o", "{out}"),
@@ -111,12 +162,25 @@ def _reader_cases() -> list[Case]:
     cases = []
     for name, args in JSON_READERS.items():
         for kind in JSON_KINDS:
-            if name == "report-include" and kind == "crlf":
+            if name == "report-include" and kind in ("crlf", "deep-chain"):
                 continue  # valid: it would run a whole live report (report --from reads it the same way)
-            cases.append(Case(f"{name}[{kind}]", args, "either" if kind == "crlf" else "fail", kind, "json"))
+            cases.append(Case(f"{name}[{kind}]", args, "either" if kind in ("crlf", "deep-chain") else "fail", kind, "json",
+                              env=LIMITED if kind == "over-limit" else (), needle=NEEDLES.get(kind)))
     for name, (args, fmt) in LOG_READERS.items():
         for kind in LOG_KINDS:
-            cases.append(Case(f"{name}[{kind}]", args, "either" if kind in TOLERATED else "fail", kind, fmt))
+            tolerated = kind in TOLERATED or (kind == "digits" and fmt == "strace")  # a pid of 5,000 digits: noise
+            cases.append(Case(f"{name}[{kind}]", args, "either" if tolerated else "fail", kind, fmt,
+                              env=LIMITED if kind == "over-limit" else (), needle=NEEDLES.get(kind)))
+        if fmt == "importtime":
+            cases.append(Case(f"{name}[deep-chain]", args, "either", "deep-chain", fmt))
+    # `-` reads standard input: closed (<&-), a device that never ends, more than the limit
+    for name, (args, fmt) in LOG_READERS.items():
+        if fmt != "importtime":
+            continue  # trace --from-log takes a file (/dev/stdin is a file: the device cases above)
+        dash = tuple("-" if a == "{f}" else a for a in args)
+        cases.append(Case(f"{name}-stdin[closed]", dash, stdin="closed", needle="closed"))
+        cases.append(Case(f"{name}-stdin[dev-zero]", dash, stdin="zero", needle="device"))
+        cases.append(Case(f"{name}-stdin[over-limit]", dash, stdin="big", env=LIMITED, needle="IMPORTPROF_MAX_INPUT_MB"))
     return cases
 
 
@@ -272,16 +336,37 @@ def _fill(args, values: dict) -> list[str]:
     return [a.format(**values) for a in args]
 
 
-def _in_process(args: list[str], cwd: Path, tmp: Path) -> tuple[int, str, str]:
+FIFO_WAIT_S = 0.3  # in this process, a FIFO nobody writes to is given up on sooner than a user's 10 s
+
+
+def _stdin_for(kind: str | None, folder: Path):
+    if kind is None:
+        return open(os.devnull)
+    if kind == "closed":
+        return None  # what Python makes of a closed descriptor 0
+    if kind == "zero":
+        return open("/dev/zero")
+    big = folder / "big-stdin"
+    big.write_bytes(b"x" * ((2 << 20) + 1))
+    return open(big)
+
+
+def _in_process(args: list[str], cwd: Path, tmp: Path, env=(), stdin: str | None = None) -> tuple[int, str, str]:
+    from profiler import inputs
     from profiler.commands import main
 
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
     err = io.StringIO()
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)}
     old_cwd, old_tmp, old_env = os.getcwd(), tempfile.tempdir, os.environ.get("TMPDIR")
+    old_extra = {k: os.environ.get(k) for k, _ in env}
+    old_stdin, old_wait = sys.stdin, inputs.FIFO_WAIT_S
     os.chdir(cwd)
     tempfile.tempdir = str(tmp)
     os.environ["TMPDIR"] = str(tmp)
+    os.environ.update(dict(env))
+    sys.stdin = _stdin_for(stdin, tmp.parent)
+    inputs.FIFO_WAIT_S = FIFO_WAIT_S
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
@@ -292,6 +377,14 @@ def _in_process(args: list[str], cwd: Path, tmp: Path) -> tuple[int, str, str]:
                 err.write("Traceback (most recent call last):\n" + traceback.format_exc())
                 rc = 1
     finally:
+        if sys.stdin is not None:
+            sys.stdin.close()
+        sys.stdin, inputs.FIFO_WAIT_S = old_stdin, old_wait
+        for k, v in old_extra.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
         os.chdir(old_cwd)
         tempfile.tempdir = old_tmp
         if old_env is None:
@@ -304,10 +397,16 @@ def _in_process(args: list[str], cwd: Path, tmp: Path) -> tuple[int, str, str]:
     return rc, out.buffer.getvalue().decode("utf-8", "replace"), err.getvalue()
 
 
-def _subprocess(args: list[str], cwd: Path, tmp: Path) -> tuple[int, str, str]:
-    env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    proc = subprocess.run([sys.executable, "-m", "profiler", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL, timeout=300)
+def _subprocess(args: list[str], cwd: Path, tmp: Path, env=(), stdin: str | None = None) -> tuple[int, str, str]:
+    full = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(Path(__file__).resolve().parent.parent), **dict(env)}
+    source = _stdin_for(stdin, tmp.parent)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "profiler", *args], cwd=cwd, env=full, capture_output=True, text=True,
+                              stdin=source if source is not None else subprocess.DEVNULL, timeout=300,
+                              preexec_fn=(lambda: os.close(0)) if stdin == "closed" else None)
+    finally:
+        if source is not None:
+            source.close()
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -328,7 +427,7 @@ def run_case(case: Case, root: Path, through_subprocess: bool = SUBPROCESS) -> N
     }
     before = sorted(os.listdir(cwd))
     args = _fill(case.args, values)
-    rc, stdout, stderr = (_subprocess if through_subprocess else _in_process)(args, cwd, tmp)
+    rc, stdout, stderr = (_subprocess if through_subprocess else _in_process)(args, cwd, tmp, case.env, case.stdin)
     shown = f"importprof {' '.join(args)}\nexit {rc}\n--stderr--\n{stderr[-3000:]}\n--stdout--\n{stdout[-1500:]}"
 
     assert "Traceback" not in stderr, shown
@@ -336,6 +435,7 @@ def run_case(case: Case, root: Path, through_subprocess: bool = SUBPROCESS) -> N
     if case.outcome == "fail" or rc != 0:
         assert rc in (1, 2, 3), shown
         assert len(errors) == 1, shown
+        assert case.needle is None or case.needle in errors[0], f"the error line does not name {case.needle!r}\n{shown}"
         assert out.read_bytes() == SENTINEL, f"the -o file changed although the command failed\n{shown}"
     else:
         assert rc == 0 and not errors, shown

@@ -237,6 +237,17 @@ _KINDS.update((name, 2) for name in ("execve", "execveat"))  # = _EXECS
 
 
 def parse_strace(source: str | Iterable[str], fast: bool = True, native: bool = True) -> StraceLog:
+    """Parse a whole log (see _parse_strace). A number past Python's digit limit for int()
+    (4300 digits: no pid, time or return value strace writes comes near it) is bad input."""
+    try:
+        return _parse_strace(source, fast, native)
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+        raise BadInput("not an strace log: it holds a number thousands of digits long, which strace never writes") from None
+
+
+def _parse_strace(source: str | Iterable[str], fast: bool = True, native: bool = True) -> StraceLog:
     """Parse a whole log (a string or an iterable of lines). `fast=False` sends every line
     through the general path (the same result, slower: for tests and for comparison);
     `native=False` uses the pure-Python fast path even when the native one is built."""
