@@ -13,6 +13,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# tests read each warning on its own line (the default sums them up in one line after the
+# output: tests/test_real_programs.py checks that with IMPORTPROF_VERBOSE=0)
+os.environ.setdefault("IMPORTPROF_VERBOSE", "1")
 
 
 def _real(python: str) -> str:

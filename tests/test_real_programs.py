@@ -251,3 +251,39 @@ def test_imports_across_two_interpreters_is_a_diff(cli):
     assert table.returncode == 0, table
     assert table.stdout.splitlines()[1].startswith("old: -c 'import json' (") and "new: -c 'import json, csv'" in table.stdout
     assert "csv" in table.stdout.split("added:")[1]
+
+
+# tables read well
+
+def test_warnings_are_summed_up_by_kind():
+    from profiler.commands._common import warning_kind
+
+    assert warning_kind("default @ 3.12.1: the spread is too wide to trust (stddev 63% of the mean, over 10%): "
+                        "quiet the machine or raise --runs") == "the spread is too wide to trust"
+    assert warning_kind("the machine is busy: load average 4.97 on 2 logical cores; timings will be noisy") == "the machine is busy"
+    assert warning_kind("isolated: failed (exited with code 3)") == "isolated failed"
+    assert warning_kind("3 of 3 runs exited with code 1 (measured anyway: --ignore-failure)") == "N of N runs exited with code N"
+
+
+@pytest.mark.slow
+def test_warnings_come_after_the_table_in_one_line(cli, real_python):
+    args = ("startup", "--python", real_python, "--runs", "2", "--warmup", "0", "--variant", "default,isolated,no-frozen",
+            "--flags=-O", "-c", "import sys; sys.exit(3) if sys.flags.isolated or sys.flags.optimize else None")
+    quiet = cli(*args, env={"IMPORTPROF_VERBOSE": "0"})
+    assert quiet.returncode == 0, quiet
+    lines = [ln for ln in quiet.stderr.splitlines() if ln.startswith("importprof: warning:")]
+    assert len(lines) == 1 and lines[0].endswith("(--verbose shows each)"), quiet
+    assert "isolated failed" in lines[0] and "-O failed" in lines[0]
+    loud = cli(*args[:1], "--verbose", *args[1:], env={"IMPORTPROF_VERBOSE": "0"})
+    assert "importprof: warning: isolated: failed (exited with code 3)" in loud.stderr, loud
+    # the failed rows' errors under the table, whole; the Mean column says only that it failed
+    assert "| isolated " in quiet.stdout and "failed (below)" in quiet.stdout
+    assert "\nisolated: failed: exited with code 3\n" in quiet.stdout
+
+
+@pytest.mark.slow
+def test_a_mistyped_command_gets_did_you_mean(cli):
+    from conftest import assert_one_line_error
+
+    assert_one_line_error(cli("statup", "-c", "pass"), 2, "no such command: statup (did you mean startup?)")
+    assert_one_line_error(cli("zzz"), 2, "no such command: zzz (see `importprof --help`)")

@@ -48,6 +48,18 @@ def build_app():
         def get_command(self, ctx, name):
             return load_command(name) if name in command_names() else None
 
+        def resolve_command(self, ctx, args):
+            name = args[0] if args else ""
+            if name and not name.startswith("-") and name not in command_names():
+                import difflib
+
+                from profiler.errors import UsageError
+
+                close = difflib.get_close_matches(name, command_names(), n=3)
+                hint = f" (did you mean {', '.join(close)}?)" if close else ""
+                raise UsageError(f"no such command: {name}{hint} (see `importprof --help`)")
+            return super().resolve_command(ctx, args)
+
     app = typer.Typer(
         name="importprof",
         cls=LazyGroup,
@@ -134,15 +146,18 @@ def main(args: list[str]) -> int:
         with invocation():
             app = build_app()
             result = app.main(args=args, prog_name="importprof", standalone_mode=False)
+        _common.flush_warnings()  # after the output: one line, or each with --verbose
         if result == EXIT_INTERRUPTED and interrupted():  # typer returns Ctrl-C as a bare 130
             return _interrupted(terminated())
         return int(result or 0) if isinstance(result, int) else 0
     except ImportprofError as exc:
+        _common.flush_warnings()
         if terminated() and exc.exit_code == EXIT_INTERRUPTED:
             return _interrupted(True)
         _common.error_line(exc.message, exc.detail)
         return exc.exit_code
     except KeyboardInterrupt:
+        _common.flush_warnings()
         return _interrupted(terminated())
     except BrokenPipeError:
         return 0

@@ -17,21 +17,72 @@ def error_line(message: str, detail: str | None = None) -> None:
 
 
 _WARNED: set[str] = set()
+_HELD: list[str] = []
+_VERBOSE = {"on": False}
 
 
 def forget_warnings() -> None:
     """A new invocation (main() may run many in one process) warns afresh."""
     _WARNED.clear()
+    _HELD.clear()
+    _VERBOSE["on"] = False
+
+
+def set_verbose(on: bool = True) -> None:
+    """--verbose: every warning on its own line as it arises (else one line after the output)."""
+    _VERBOSE["on"] = on
+
+
+def _verbose() -> bool:
+    import os
+
+    return _VERBOSE["on"] or os.environ.get("IMPORTPROF_VERBOSE", "") not in ("", "0")
 
 
 def warn(message: str) -> None:
-    """A warning on stderr, once per invocation (a report's parts share the machine facts, and
-    would each repeat that the machine is busy)."""
+    """A warning, once per invocation (a report's parts share the machine facts, and would each
+    repeat that the machine is busy). With --verbose (or IMPORTPROF_VERBOSE=1) it goes to stderr
+    at once; otherwise it is held and summed up in one line after the output (flush_warnings)."""
     if message in _WARNED:
         return
     _WARNED.add(message)
+    if not _verbose():
+        _HELD.append(message)
+        return
     sys.stderr.write(f"importprof: warning: {message}\n")
     sys.stderr.flush()
+
+
+def flush_warnings() -> None:
+    """The held warnings: one alone is printed whole; several are summed up in one line by kind
+    (`3 warnings: 2 × the spread is too wide to trust; the machine is busy (--verbose shows
+    each)`)."""
+    if not _HELD:
+        return
+    held, _HELD[:] = list(_HELD), []
+    if len(held) == 1:
+        sys.stderr.write(f"importprof: warning: {held[0]}\n")
+    else:
+        from collections import Counter
+
+        kinds = Counter(warning_kind(w) for w in held)
+        text = "; ".join(f"{n} × {k}" if n > 1 else k for k, n in kinds.most_common())
+        sys.stderr.write(f"importprof: warning: {len(held)} warnings: {text} (--verbose shows each)\n")
+    sys.stderr.flush()
+
+
+def warning_kind(message: str) -> str:
+    """What a warning says, without whose it is or its figures: `default @ 3.12.1: the spread
+    is too wide to trust (stddev 63% ...)` → `the spread is too wide to trust`."""
+    import re
+
+    head, sep, rest = message.partition(": ")
+    who = sep and len(head) <= 60 and "(" not in head and not head.startswith(("the ", "a ", "an "))
+    text = rest if who else message
+    text = re.split(r" \(|: |; ", text)[0]
+    if who and text.startswith("failed"):
+        text = f"{head} failed"  # which one failed is the news
+    return re.sub(r"\d+(\.\d+)?", "N", text).strip() or message
 
 
 def info(message: str) -> None:

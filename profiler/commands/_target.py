@@ -53,6 +53,7 @@ class TargetCommand(TyperCommand):
                 for o in (*p.opts, *p.secondary_opts):
                     own[o] = not (p.is_flag or p.count)
         own.setdefault("--timeout", True)
+        own.setdefault("--verbose", False)
         return own
 
     def parse_args(self, ctx, args):
@@ -75,6 +76,12 @@ class TargetCommand(TyperCommand):
                     raise UsageError(f"{ctx.command_path} needs a Python target (-c CODE, -m MODULE or SCRIPT), not `-- COMMAND`")
                 target = ("command", rest[0], rest[1:], [])
                 break
+            if a == "--verbose":  # every command that runs a program takes it (as --timeout)
+                from profiler.commands._common import set_verbose
+
+                set_verbose(True)
+                i += 1
+                continue
             if a == "--timeout" or a.startswith("--timeout="):
                 # every command that runs a program takes it (parsed here: no command declares it)
                 value = a.partition("=")[2] if "=" in a else (args[i + 1] if i + 1 < len(args) else None)
@@ -145,6 +152,9 @@ class TargetCommand(TyperCommand):
         super().format_options(ctx, formatter)
         with formatter.section("Time limit"):
             formatter.write_dl([("--timeout SECONDS", TIMEOUT_HELP)])
+        with formatter.section("Warnings"):
+            formatter.write_dl([("--verbose", "Every warning on its own line as it arises (default: summed up in one line "
+                                              "after the output; IMPORTPROF_VERBOSE=1 does the same).")])
 
 
 def _python_from_shebang(ctx) -> None:

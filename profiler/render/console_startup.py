@@ -5,7 +5,7 @@ from __future__ import annotations
 from profiler.model.measurement import StartupReport
 from profiler.render.console import new_table, render_tables
 from profiler.render.text import path_cell, shown_target
-from profiler.render.units import RATIO_CONVENTION, fmt_count, fmt_pm, timing_cells
+from profiler.render.units import RATIO_CONVENTION, fmt_count, fmt_failed, fmt_pm, timing_cells
 
 
 def _label(r) -> str:
@@ -44,13 +44,16 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
         if many_py:
             row.append(f"{path_cell(r.python, tty)} ({r.python_version})" if r.python else "")  # a -- COMMAND row: none
         row.append(shown_target(r.target))
-        row += timing_cells(r, rel.get(r.key))
+        row += timing_cells(r, rel.get(r.key), error_below=True)
         if has_instr:
             spread = r.instructions_variation_pct
             row.append(fmt_count(r.instructions) + (f" (range {spread:.2f} %)" if spread is not None else ""))
         row.append(str(r.runs))
         t.add_row(*row)
     parts: list = [t]
+    # a failed row's error under the table, whole, where the Mean column would cut it
+    parts += [f"{_label(r)}{' on ' + r.python_version if many_py and r.python_version else ''}: {fmt_failed(r.error)}"
+              for r in report.results if r.failed]
     if report.harness is not None:  # a `-- COMMAND` that starts Python processes: the harness first
         from profiler.render.console_imports import process_tables
 

@@ -72,12 +72,12 @@ def fmt_failed(error: str | None) -> str:
     return f"failed: {error or 'no error text'}"
 
 
-def timing_cells(r, relative=None) -> list[str]:
+def timing_cells(r, relative=None, error_below: bool = False) -> list[str]:
     """A timing result's cells (mean ± σ, median, min … max, user, system, peak RSS) and its
-    ratio: its figures, or for a
-    failed command its error alone (no figure at all)."""
+    ratio: its figures, or for a failed command its error alone (no figure at all); with
+    `error_below`, only `failed (below)`: the table's caller prints the error under it."""
     if r.failed:
-        return [fmt_failed(r.error), "", "", "", "", "", ""]
+        return ["failed (below)" if error_below else fmt_failed(r.error), "", "", "", "", "", ""]
     ratio = "" if relative is None else fmt_ratio(relative.ratio, relative.ratio_stddev, reference=relative.key == relative.reference)
     return [fmt_pm(r.mean, r.stddev), fmt_seconds(r.median), f"{fmt_seconds(r.min)} … {fmt_seconds(r.max, r.min)}",
             fmt_seconds(r.user), fmt_seconds(r.system), fmt_bytes(r.peak_rss_bytes), ratio]
