@@ -17,7 +17,9 @@ def register(app: typer.Typer) -> None:
         help=(
             "Build traditional, no-site, oxidized, filesystem and in-memory variants of SCRIPT or "
             "-m MODULE into -o DIR (default oxidized_builds/NAME), one folder each with a variant.json "
-            "whose argv runs it; checks every variant prints the same. --pyoxidizer drives the real "
+            "whose argv runs it; checks every variant behaves as traditional (exit code, stdout, stderr, "
+            "the files the target names): one that cannot be built or differs is a failed row with why "
+            "(exit 3 only when every variant but traditional fails). --pyoxidizer drives the real "
             "`pyoxidizer build` over pyoxidizer.bzl with --distribution ARCHIVE."
         ),
     )(build)

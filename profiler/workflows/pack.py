@@ -27,10 +27,7 @@ class PackOptions:
 @dataclass(frozen=True)
 class Packed:
     report: PackReport
-    sys_path: tuple[str, ...]  # the target's sys.path at exit (with site)
     launcher: str
-    origins: tuple[str, ...] = ()  # files of every module the target imported
-    plan: object | None = None  # the PackPlan (the frozen variant freezes the same modules)
 
 
 def check_target(target: Target) -> None:
@@ -89,8 +86,7 @@ def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None
         served=plan.served,
         units=tuple(u.summary() for u in plan.units),
     )
-    origins = tuple(r.origin for r in records if r.origin and os.path.isabs(r.origin))
-    return Packed(report, tuple(sys_path), launcher, origins, plan)
+    return Packed(report, launcher)
 
 
 def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackReport:
