@@ -287,3 +287,18 @@ def test_a_mistyped_command_gets_did_you_mean(cli):
 
     assert_one_line_error(cli("statup", "-c", "pass"), 2, "no such command: statup (did you mean startup?)")
     assert_one_line_error(cli("zzz"), 2, "no such command: zzz (see `importprof --help`)")
+
+
+@pytest.mark.slow
+def test_several_pythons_compare_each_variant_with_their_own_default(cli):
+    a, b = pyenv_python("3.11"), pyenv_python("3.12")
+    res = cli("startup", *FAST, "--variant", "default,no-site-bare", "--python", a, "--python", b, "--format", "json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    key = {(r["python_version"][:4], r["variant"]): r["key"] for r in doc["results"]}
+    ref = {x["key"]: x["reference"] for x in doc["relative"]}
+    assert ref[key["3.11", "no-site-bare"]] == key["3.11", "default"]
+    assert ref[key["3.12", "no-site-bare"]] == key["3.12", "default"]
+    assert ref[key["3.12", "default"]] == key["3.11", "default"] == doc["reference"]
+    table = cli("startup", *FAST, "--variant", "default,no-site-bare", "--python", a, "--python", b)
+    assert "vs its Python's default" in table.stdout and "each Python's variants against that Python's first variant" in table.stdout

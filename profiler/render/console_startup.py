@@ -35,7 +35,10 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
     t.add_column("System", justify="right")
     t.add_column("Peak RSS", justify="right")
     # a long reference (--vs targets, console scripts' paths) is named once, in the note below
-    t.add_column(("vs " + ref_label if len(ref_label) <= 40 else "vs the reference") if ref_label else "Relative", justify="right")
+    # --python all: each interpreter's variants against its own default, the defaults against the first
+    per_python = len({x.reference for x in report.relative}) > 1
+    header = "vs its Python's default" if per_python else ("vs " + ref_label if len(ref_label) <= 40 else "vs the reference")
+    t.add_column(header if ref_label else "Relative", justify="right")
     if has_instr:
         t.add_column("Instructions", justify="right")
     t.add_column("Runs", justify="right")
@@ -62,7 +65,9 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
         parts[:0] = process_tables(h.headline, h.per_process, h.summed, tty, top=10,
                                    untraced_wall_s=measured.median if measured is not None else None)
     if report.relative:
-        parts.append(f"{RATIO_CONVENTION} (here: {ref_label})")
+        here = (f"each Python's variants against that Python's first variant; its first variant against {ref_label}"
+                if per_python else ref_label)
+        parts.append(f"{RATIO_CONVENTION} (here: {here})")
     if not many_py and report.results and report.results[0].python:
         r0 = report.results[0]
         parts.append(f"python: {r0.python} ({r0.python_version}); engine: {report.engine}")

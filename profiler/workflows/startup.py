@@ -164,6 +164,8 @@ def startup(
         m = measure(specs, plan, engine=opts.engine, reference=opts.reference, progress=progress, warn=warn)
     except Interrupted as exc:
         raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
+    if len(interps) > 1 and len({s.variant for s in specs}) > 1 and not opts.reference:
+        m = replace(m, relative=per_python_relative(m.results, m.relative))
     results = m.results
     if "instructions" in opts.metrics:
         from profiler.capture.instructions import measure_instructions
@@ -230,6 +232,27 @@ def _startup_versus(opts: StartupOptions, variants, progress, warn) -> StartupRe
     except Interrupted as exc:
         raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
     return report_of(m)
+
+
+def per_python_relative(results: Sequence[TimingResult], relative) -> tuple:
+    """Several interpreters in several variants (--python all): each interpreter's variants
+    against its own first variant (its default), which is what a variant means; the
+    interpreters against each other is the first variant's row, kept against the first one."""
+    from profiler.analysis.statistics import relative_speeds
+
+    measured = [r for r in results if not r.failed and r.role == "target"]
+    first = {}
+    for r in measured:
+        first.setdefault(r.python, r.key)
+    across = {x.key: x for x in relative}
+    out = []
+    for r in measured:
+        if r.key == first[r.python]:
+            out.append(across[r.key]) if r.key in across else None
+            continue
+        mine = [x for x in measured if x.python == r.python]
+        out.append(next(x for x in relative_speeds(mine, first[r.python]) if x.key == r.key))
+    return tuple(out)
 
 
 def _short(label: str, width: int = 48) -> str:
