@@ -323,11 +323,53 @@ def _output_cases() -> list[Case]:
     return cases
 
 
+# ------------------------------------------------------------------ values the OS or a run cannot take
+# Generated from every command's own options, so a new command or option is covered as it lands:
+# an empty path, an interpreter spec naming nothing, a count that is not a whole number or past
+# the stated ceiling, a --timeout no platform can wait for. Each is a usage error naming the
+# option, before anything runs.
+BAD_COUNTS = ("1e30", "3.0", "-0.0", "100001")
+BAD_TIMEOUTS = ("1e20", "1e30", "inf")
+
+
+def _options_of(name: str):
+    from profiler.commands import load_command
+    from profiler.commands._target import TargetCommand
+
+    cmd = load_command(name)
+    options = [p for p in cmd.params if getattr(p, "param_type_name", "") == "option"]
+    return options, isinstance(cmd, TargetCommand)
+
+
+def _value_cases() -> list[Case]:
+    from profiler.commands import command_names
+
+    cases = []
+    for name in command_names():
+        base = OUTPUT_COMMANDS.get(name, (name,))
+        options, runs_targets = _options_of(name)
+        for p in options:
+            opt = max(p.opts, key=len)  # the long spelling
+            if opt == "--python":
+                for value in ("", "pyenv:"):
+                    cases.append(Case(f"values:{name} {opt} {value!r}", base + (opt, value), needle=opt))
+            elif p.metavar == "N":
+                for value in BAD_COUNTS:
+                    cases.append(Case(f"values:{name} {opt} {value}", base + (opt, value), needle=opt))
+            elif p.metavar in ("FILE", "DIR"):
+                cases.append(Case(f"values:{name} {opt} ''", base + (opt, "")))
+        if runs_targets:
+            for value in BAD_TIMEOUTS:
+                cases.append(Case(f"values:{name} --timeout {value}", base + ("--timeout", value), needle="--timeout"))
+    return cases
+
+
 CASES = (
     _reader_cases()
     + _program_cases()
     + [Case("numbers:" + " ".join(a[:1] + a[-2:]), a + ("-o", "{out}")) for a in NUMBER_CASES]
     + _output_cases()
+    + _value_cases()
 )
 
 
@@ -454,7 +496,7 @@ def _spawns(case: Case) -> bool:
     if case.program_kind:
         return True
     head = case.id.split("[", 1)[0]
-    return any(head.startswith(m) for m in MEASURING) and not case.id.startswith("numbers:") and "from-log" not in head
+    return any(head.startswith(m) for m in MEASURING) and not case.id.startswith(("numbers:", "values:")) and "from-log" not in head
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if _spawns(c) else []) for c in CASES])

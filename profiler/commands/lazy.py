@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import integer, EngineOpt, IgnoreFailureOpt, TopOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
+from profiler.commands._options import path_value, integer, EngineOpt, IgnoreFailureOpt, TopOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
 from profiler.commands._target import PythonTargetCommand
 
 FORMATS = ("json",)
@@ -45,7 +45,7 @@ def lazy(
                               help="How --apply writes it: a __lazy_modules__ list (inert before 3.15) or the `lazy` keyword (requires-python >= 3.15)."),
     diff: bool = typer.Option(False, "--diff", help="With --apply: print the unified diff of the edit and write nothing."),
     filter_out: Optional[str] = typer.Option(
-        None, "--filter-out", metavar="FILE",
+        None, "--filter-out", metavar="FILE", parser=path_value("--filter-out"),
         help="Instead of editing sources, write a module installing sys.set_lazy_imports_filter that keeps the must-stay-eager "
              "modules eager, for running the program with -X lazy_imports=all (3.15+).",
     ),

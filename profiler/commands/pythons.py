@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import OutputOpt, format_opt
+from profiler.commands._options import python_value, OutputOpt, format_opt
 
 
 def register(app: typer.Typer) -> None:
@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
 
 def pythons(
     python: Optional[List[str]] = typer.Option(
-        None, "--python", help="Interpreters to list (repeatable; PATH, NAME, pyenv:3.12, pyenv:*, venv, all). Default: all."
+        None, "--python", parser=python_value, help="Interpreters to list (repeatable; PATH, NAME, pyenv:3.12, pyenv:*, venv, all). Default: all."
     ),
     fmt: format_opt("json") = None,
     output: OutputOpt = None,
