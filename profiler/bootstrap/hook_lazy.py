@@ -20,7 +20,11 @@ value under a plain key and answers "equal", so the lookup (which restarts when 
 changed) returns the value. This is the "special key in the module's dict" of the pure-Python
 lazy importers (slothy, defer-imports), applied at compile time to every module. An import
 that fails raises at that first use, as in 3.15. `globals()` and `module.__dict__` show the
-pending object without resolving it (3.15 shows its lazy object too).
+pending object without resolving it (3.15 shows its lazy object too). Known differences: a
+module-level assignment to a lazily bound name resolves it first (3.15 replaces it unresolved);
+the hook's own dict edits are not thread-safe (start-up is single-threaded in practice);
+modules loaded by other loaders than SourceFileLoader (zip imports, in-memory finders, .pyc
+only) run their imports eagerly.
 
 The rewritten code is cached (marshal) under options["hook_cache"]/lazy-code/<the source path>,
 keyed by the source's mtime and size, the interpreter's magic number and this file's mtime, so
@@ -503,8 +507,8 @@ def _get_code(self, fullname):
     try:
         path = self.get_filename(fullname)
         code, eager = _code_for(path)
-    except (OSError, SyntaxError, ValueError):
-        return original(self, fullname)  # python's own error, or its own code
+    except Exception:  # (a source the rewrite cannot handle) python's own error, or its own code
+        return original(self, fullname)
     _COUNTS["rewritten_loads"] += 1
     _note_eager(eager, path)
     return code

@@ -198,7 +198,7 @@ class LazyReport:
     python: str | None = None
     python_version: str | None = None
     target: str = ""
-    mode: str = "finder"  # "finder" (the lazy hook, 3.8-3.14) or "-X lazy_imports=all" (3.15+)
+    mode: str = "finder"  # "finder": the lazy hook's PEP 810 emulation (3.8-3.14; the name predates it), or "-X lazy_imports=all" (3.15+)
     reference: str = ""
     relative: tuple[Relative, ...] = ()
     stayed_eager: tuple[EagerImport, ...] = ()

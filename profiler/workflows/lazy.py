@@ -3,18 +3,26 @@
   lazy(opts, progress=, warn=, info=) -> LazyReport
 
 1. The eager reference: the target under the bootstrap launcher with the `lazy` hook recording
-   only (no finder): its stdout, stderr, exit code and executed modules, after one warm-up run
-   (a first run may fill caches: .pyc files, the program's own). Run twice: a program whose
-   output changes from run to run cannot be judged.
-2. The lazy run (keep-eager set: --keep-eager). Same output: done. Otherwise delta debugging
-   (analysis/bisect.py) over the modules the eager run executed finds the smallest set that
-   must stay eager; the lazy run is repeated with that set and must give identical output.
-   Each module of the set is reported with the difference seen when it alone is lazy.
-3. Timing through the one timing pipeline (workflows/measure.py): `eager` is the target as is,
-   `lazy` the launcher with the hook and the set kept eager (what a program adopting lazy
-   imports would pay, the hook included); ratios are time ratios against eager.
-4. The eager `-X importtime` profile (workflows/imports.py, with import sites) prices what the
-   lazy run avoided, per module and per import statement of the target's own code.
+   only (nothing deferred): its stdout, stderr, exit code and executed modules, after one
+   warm-up run (a first run may fill caches: .pyc files, the program's own). Run twice: a
+   program whose output changes from run to run cannot be judged.
+2. The lazy run (keep-eager set: --keep-eager): 3.15's `-X lazy_imports=all`, or before 3.15
+   the hook's emulation of it (bootstrap/hook_lazy.py). Same output: done. Otherwise delta
+   debugging (analysis/bisect.py) over the modules the eager run executed finds the smallest
+   set that must stay eager (3.15: through sys.set_lazy_imports_filter); the lazy run is
+   repeated with that set and must give identical output. Each module of the set is reported
+   with the difference seen when it alone is lazy.
+3. The eager `-X importtime` profile (workflows/imports.py, with import sites) prices what the
+   lazy run avoided: each module at its own (self) time, per import statement of the target's
+   own code; the costliest statements (opts.statement_runs) are each measured alone (a run
+   with only that statement lazy).
+4. Before 3.15, a calibration run of the hook times its per-event costs (binding, resolution,
+   module load) in this interpreter.
+5. Timing through the one timing pipeline (workflows/measure.py): `eager` is the target as is,
+   `lazy` the lazy run (the bare flag on 3.15 when nothing is kept eager), beside them the
+   launcher's `-c pass` and python's when the lazy run goes through the launcher; ratios are
+   time ratios against eager, and `prediction` is 3.15's lazy time: the lazy mean with the
+   launcher's and the emulation's own costs taken out (analysis.lazy.predict_lazy).
 """
 
 from __future__ import annotations
