@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -153,7 +154,7 @@ def main() -> None:
         try:
             os.environ.update(BUILD_ENV)
             venvs[v] = str(build_real_venv(python, PINS))
-        except (RealProgramUnavailable, OSError) as exc:
+        except (RealProgramUnavailable, OSError, subprocess.SubprocessError) as exc:
             notes.append(f"Python {v}: no venv with {' '.join(PINS)}: {exc}")
     # program by program, the interpreters one after the other: the three measurements of a row
     # are minutes closer in time than interpreter by interpreter (the machine's load drifts)
