@@ -113,7 +113,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
     failed = sum(1 for m in report.modules if m.extra.get("failed"))
     if failed:
         parts.append(
-            f"{failed} import(s) failed (marked {FAILED_MARK.strip()}): the module was not loaded; "
+            f"{failed} import{'' if failed == 1 else 's'} failed (marked {FAILED_MARK.strip()}): the module was not loaded; "
             "the time spent trying is real and counted in its importers' cumulative"
         )
     if report.cached:
