@@ -47,9 +47,9 @@ def main() -> None:
     from profiler.capture.instructions import count_instructions, pick_method
     from profiler.capture.interpreter import resolve_python
     from profiler.model.target import Target
-    from profiler.model.variant import parse_variants
+    from profiler.workflows.plan import plan_runs
     from profiler.workflows.session import invocation
-    from profiler.workflows.startup import StartupOptions, build_specs, startup
+    from profiler.workflows.startup import StartupOptions, startup
 
     with invocation():
         interp = resolve_python(args.python)
@@ -60,7 +60,7 @@ def main() -> None:
         wall_ms = [t * 1000 for t in timed.results[0].times]
         t1 = time.monotonic()
         method = pick_method()
-        spec = build_specs([interp], parse_variants(["default"]), target)[0]
+        spec = plan_runs(target, [interp], ["default"]).specs[0]
         counts = [count_instructions(spec, method) for _ in range(args.runs)]
         t2 = time.monotonic()
     load_after = os.getloadavg()

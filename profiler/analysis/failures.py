@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from profiler.model.variant import variant_named
+
 _IMPORT_ERRORS = ("ModuleNotFoundError", "ImportError")
 
 
@@ -9,14 +11,14 @@ def explain_failure(variant: str, flags: tuple[str, ...], target_kind: str, erro
     """A sentence naming the cause of `error` in `variant`, or None when it is not known."""
     if not any(e in (error or "") for e in _IMPORT_ERRORS):
         return None
-    if variant == "isolated" or "-I" in flags:
+    if "-I" in flags:
         if target_kind == "script":
             return ("-I drops the script's folder from sys.path (since Python 3.11 -I implies -P), "
                     "so the modules beside the script do not import")
         return "-I ignores PYTHONPATH and the user site-packages"
-    if variant == "no-site":
-        return ("-S skips the import lines of .pth files: a package installed through a .pth import "
-                "hook (an editable install, for example) does not import without site")
+    known = variant_named(variant)
+    if known is not None and known.import_error_hint:
+        return known.import_error_hint
     if "-S" in flags:
         return "-S drops site-packages from sys.path; the `no-site` variant keeps them (through PYTHONPATH)"
     if "-E" in flags or "-P" in flags:

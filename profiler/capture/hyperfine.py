@@ -14,6 +14,7 @@ from profiler.capture.process import run
 from profiler.capture.timing import RunPlan
 from profiler.errors import TargetFailed, ToolFailed, ToolMissing
 from profiler.model.measurement import CommandSpec, TimingResult
+from profiler.model.variant import insert_flags, pycache_flags
 from profiler.parse.hyperfine_json import parse_hyperfine_json
 
 MIN_VERSION = (1, 20)
@@ -63,7 +64,7 @@ def hyperfine_argv(
     for s in specs:
         cmd = list(s.argv)
         if s.fresh_pycache:
-            cmd = [cmd[0], "-X", f"pycache_prefix={pycache_dirs[s.key]}", *cmd[1:]]
+            cmd = insert_flags(cmd, pycache_flags(pycache_dirs[s.key]))
         if s.env:
             cmd = ["env", *(f"{k}={v}" for k, v in s.env), *cmd]
         argv += ["-n", s.key, shlex.join(cmd)]

@@ -11,8 +11,10 @@ import tempfile
 from typing import Sequence
 
 from profiler.capture.process import run
+from profiler.capture.pycache import fresh_pycache
 from profiler.errors import TargetFailed, ToolFailed, ToolMissing
 from profiler.model.measurement import CommandSpec
+from profiler.model.variant import insert_flags
 
 
 def perf_counts_instructions() -> bool:
@@ -50,34 +52,36 @@ def count_instructions(spec: CommandSpec, method: str) -> int:
     if spec.env:
         env = dict(os.environ)
         env.update(dict(spec.env))
-    argv = list(spec.argv)
     tmp = tempfile.mkdtemp(prefix="importprof-instr-")
     try:
-        if spec.fresh_pycache:
-            argv = [argv[0], "-X", f"pycache_prefix={os.path.join(tmp, 'pyc')}", *argv[1:]]
-        if method == "perf":
-            proc = run(["perf", "stat", "-x", ",", "-e", "instructions:u", *argv], env=env, what="perf")
-            if proc.returncode != 0:
-                raise TargetFailed(f"{spec.key}: the command failed under perf (exit {proc.returncode})")
-            n = _perf_value(proc.stderr)
-            if n is None:
-                raise ToolFailed("perf stat gave no instruction count")
-            return n
-        out = os.path.join(tmp, "callgrind.out")
-        proc = run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--log-file=" + os.path.join(tmp, "vg.log"), *argv],
-            env=env,
-            what="valgrind",
-        )
-        if proc.returncode != 0:
-            raise TargetFailed(f"{spec.key}: the command failed under valgrind (exit {proc.returncode})")
-        with open(out, encoding="utf-8", errors="replace") as fh:
-            n = parse_callgrind_total(fh.read())
-        if n is None:
-            raise ToolFailed("valgrind's callgrind output has no instruction total")
-        return n
+        with fresh_pycache(spec.fresh_pycache, tmp) as extra:
+            return _count(insert_flags(spec.argv, extra), env, tmp, spec.key, method)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _count(argv: list[str], env: dict | None, tmp: str, key: str, method: str) -> int:
+    if method == "perf":
+        proc = run(["perf", "stat", "-x", ",", "-e", "instructions:u", *argv], env=env, what="perf")
+        if proc.returncode != 0:
+            raise TargetFailed(f"{key}: the command failed under perf (exit {proc.returncode})")
+        n = _perf_value(proc.stderr)
+        if n is None:
+            raise ToolFailed("perf stat gave no instruction count")
+        return n
+    out = os.path.join(tmp, "callgrind.out")
+    proc = run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--log-file=" + os.path.join(tmp, "vg.log"), *argv],
+        env=env,
+        what="valgrind",
+    )
+    if proc.returncode != 0:
+        raise TargetFailed(f"{key}: the command failed under valgrind (exit {proc.returncode})")
+    with open(out, encoding="utf-8", errors="replace") as fh:
+        n = parse_callgrind_total(fh.read())
+    if n is None:
+        raise ToolFailed("valgrind's callgrind output has no instruction total")
+    return n
 
 
 def pick_method() -> str:

@@ -8,6 +8,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from profiler.capture import pycache
 from profiler.capture.bootstrap import bootstrap_argv
 from profiler.capture.process import run
 from profiler.errors import TargetFailed
@@ -67,13 +68,9 @@ def run_instrumented(
         }
         if importers:
             options["importers_path"] = paths["importers"]
-        flags = list(flags)
-        if fresh_pycache:
-            cache = os.path.join(tmp, "pycache")
-            os.mkdir(cache)
-            flags += ["-X", f"pycache_prefix={cache}"]
-        argv = bootstrap_argv(python, flags, target, hooks, options)
-        proc = run(argv, cwd=cwd, env=env, timeout=timeout, what="interpreter")
+        with pycache.fresh_pycache(fresh_pycache, tmp) as extra:
+            argv = bootstrap_argv(python, [*flags, *extra], target, hooks, options)
+            proc = run(argv, cwd=cwd, env=env, timeout=timeout, what="interpreter")
         if proc.returncode != 0:
             from profiler.parse.exit_status import read_ending
 

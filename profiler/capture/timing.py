@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from profiler.capture.process import SpawnServer, StderrTail, check_runnable, spawn_measured
+from profiler.capture.pycache import fresh_pycache
 from profiler.errors import Interrupted, TimedOut, UsageError
 from profiler.model.measurement import CommandSpec, RunSample
+from profiler.model.variant import insert_flags
 
 
 @dataclass(frozen=True)
@@ -100,23 +102,14 @@ class _Prepared:
             return self._request
         return SpawnServer.encode(argv, self.env or os.environ)
 
-    def argv_for_run(self, tmp_root: str) -> tuple[list[str], str | None]:
-        if not self.spec.fresh_pycache:
-            return self.argv, None
-        d = tempfile.mkdtemp(prefix="pycache-", dir=tmp_root)
-        return [self.argv[0], "-X", f"pycache_prefix={d}", *self.argv[1:]], d
-
 
 def _run_one(p: _Prepared, tail: StderrTail, tmp_root: str, server: SpawnServer | None) -> RunSample:
-    argv, fresh = p.argv_for_run(tmp_root)
-    tail.reset()
-    try:
+    with fresh_pycache(p.spec.fresh_pycache, tmp_root) as extra:
+        argv = insert_flags(p.argv, extra) if extra else p.argv
+        tail.reset()
         if server is not None:
             return server.measure(p.request(argv), argv[0])
         return spawn_measured(argv, env=p.env, stderr=tail)
-    finally:
-        if fresh:
-            shutil.rmtree(fresh, ignore_errors=True)
 
 
 def _failure(sample: RunSample, tail: StderrTail, plan: RunPlan, phase: str) -> Failure | None:

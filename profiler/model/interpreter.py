@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from profiler.errors import BadInput
 from profiler.model.document import Record
+from profiler.model.variant import BUILTIN_VARIANTS
 
 
 @dataclass(frozen=True)
@@ -82,14 +83,10 @@ COMMAND_NEEDS: dict[str, tuple[str, ...]] = {
     "compare": ("hooks",),
 }
 
-# what a variant needs (startup's variants by their flags, compare/build's by their builder)
+# what a variant needs: the interpreter variants declare it themselves (model/variant.py),
+# compare/build's variants by their builder
 VARIANT_NEEDS: dict[str, tuple[str, ...]] = {
-    "default": (),
-    "no-site": (),
-    "no-site-bare": (),
-    "isolated": ("isolated",),
-    "no-frozen": ("frozen_modules",),
-    "cold-pyc": ("pycache_prefix",),
+    **{name: v.needs for name, v in BUILTIN_VARIANTS.items()},
     "traditional": ("hooks",),
     "oxidized": ("hooks", "oxidized"),
     "filesystem": ("hooks", "oxidized"),

@@ -37,6 +37,7 @@ class CommandSpec:
     role: str = "target"  # "target" | "baseline" (-c pass beside --import) | "import" (-c "import X")
     module: str | None = None  # role "import": the X of `import X`
     target_kind: str = ""  # the Target's kind ("code", "module", "script", "command")
+    keeps_site_paths: bool = False  # no-site: env gives back the paths site would add (notes say which)
 
     @property
     def command(self) -> str:

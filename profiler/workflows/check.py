@@ -127,10 +127,10 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
     from profiler.analysis.checks import Figures
     from profiler.analysis.statistics import median
     from profiler.model.target import Target
-    from profiler.model.variant import parse_variants
     from profiler.parse.checks import target_parts
     from profiler.workflows.imports import ImportsOptions, imports
-    from profiler.workflows.startup import StartupOptions, build_specs, startup
+    from profiler.workflows.plan import plan_runs
+    from profiler.workflows.startup import StartupOptions, startup
 
     target = Target(*target_parts(spec.target))
     interp = None
@@ -153,7 +153,7 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
         from profiler.capture.instructions import measure_instructions, pick_method
 
         method = pick_method()
-        cmd = build_specs([interp] if interp else [], parse_variants(["default"]), target)[0]
+        cmd = plan_runs(target, [interp] if interp else [], ["default"]).specs[0]
         if progress:
             progress("instructions")
         counts = tuple(measure_instructions([cmd], spec.instruction_runs)[cmd.key])

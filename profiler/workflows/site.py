@@ -42,17 +42,20 @@ def startup_site_notes(results: Sequence) -> list[str]:
     (one instrumented run of site on that interpreter). Never fails the startup command."""
     from profiler.analysis.site import site_startup_note
     from profiler.errors import ImportprofError
+    from profiler.model.variant import variant_named
 
     by_python: dict[str, dict[str, object]] = {}
     for r in results:
         # the target itself, not the baseline / `import X` runs of --import, and measured
-        if r.python and r.variant in ("default", "no-site") and r.role == "target" and not r.failed:
-            by_python.setdefault(r.python, {})[r.variant] = r
+        known = variant_named(r.variant)
+        side = known.site_side if known else None  # default: with site, no-site: without
+        if r.python and side and r.role == "target" and not r.failed:
+            by_python.setdefault(r.python, {})[side] = r
     notes = []
     for python, pair in by_python.items():
-        if "default" not in pair or "no-site" not in pair:
+        if "with" not in pair or "without" not in pair:
             continue
-        d, n = pair["default"], pair["no-site"]
+        d, n = pair["with"], pair["without"]
         if site_startup_note(d.mean, n.mean, None) is None:
             continue
         try:

@@ -7,13 +7,12 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from profiler.errors import UsageError
-from profiler.model.interpreter import Interpreter
 from profiler.model.measurement import CommandSpec, StartupReport, TimingResult
 from profiler.model.target import Target
-from profiler.model.variant import DEFAULT_STARTUP_VARIANTS, Variant, parse_variants
+from profiler.model.variant import DEFAULT_STARTUP_VARIANTS
+from profiler.workflows.plan import BASELINE
 
 METRICS = ("instructions",)
-BASELINE = Target("code", "pass")
 
 
 @dataclass
@@ -36,78 +35,6 @@ class StartupOptions:
     versus: Sequence[tuple[Target, str | None]] = ()
 
 
-def _python_labels(interps: Sequence[Interpreter]) -> list[str]:
-    versions = [i.version for i in interps]
-    if len(set(versions)) == len(versions):
-        return versions
-    return [i.path for i in interps]
-
-
-def display_key(variant: str, python_label: str | None, role: str, module: str | None) -> str:
-    """A unique, readable id for one measured command. Opaque: nothing parses it back
-    (the identity is the spec's fields: variant, python, role, module)."""
-    key = variant
-    if python_label:
-        key += f" @ {python_label}"
-    if role == "baseline":
-        key += " · pass"
-    elif role == "import":
-        key += f" · import {module}"
-    return key
-
-
-def build_specs(
-    interps: Sequence[Interpreter],
-    variants: Sequence[Variant],
-    target: Target,
-    imports: Sequence[str] = (),
-    no_site_env: Callable[[str, Target], tuple] | None = None,
-) -> list[CommandSpec]:
-    """Every command to time, in interleaving order. With --import, each variant also runs
-    the baseline `-c pass` (role "baseline") and `-c "import X"` (role "import")."""
-    if not target.is_python:
-        if any(v.name != "default" or v.flags for v in variants):
-            raise UsageError("variants apply to Python targets; a `-- COMMAND` target runs as is")
-        if imports:
-            raise UsageError("--import needs a Python target, not `-- COMMAND`")
-        return [CommandSpec(argv=tuple(target.command_argv()), variant="command", target=target.label(),
-                            key="command", target_kind="command")]
-    labels = _python_labels(interps) if len(interps) > 1 else [None] * len(interps)
-    runs: list[tuple[str, str | None, Target]] = [("target", None, target)]
-    if imports:
-        if target != BASELINE:
-            runs.append(("baseline", None, BASELINE))
-        for mod in imports:
-            runs.append(("import", mod, Target("code", f"import {mod}")))
-    specs: list[CommandSpec] = []
-    seen: set[str] = set()
-    for interp, label in zip(interps, labels):
-        for v in variants:
-            for role, mod, t in runs:
-                key = display_key(v.name, label, role, mod)
-                if key in seen:
-                    continue
-                seen.add(key)
-                env = no_site_env(interp.path, t) if (v.keep_site_paths and no_site_env) else ()
-                specs.append(
-                    CommandSpec(
-                        argv=(interp.path, *v.flags, *t.python_argv()),
-                        variant=v.name,
-                        python=interp.path,
-                        python_version=interp.version,
-                        flags=v.flags + (("-X", "pycache_prefix=<fresh>") if v.fresh_pycache else ()),
-                        target=t.label(),
-                        fresh_pycache=v.fresh_pycache,
-                        env=env or None,
-                        key=key,
-                        role=role,
-                        module=mod,
-                        target_kind=t.kind,
-                    )
-                )
-    return specs
-
-
 def import_costs(results: Sequence[TimingResult]):
     """`-c "import X"` minus the `-c pass` baseline, per (python, variant), both measured."""
     from profiler.analysis.statistics import import_cost
@@ -118,13 +45,10 @@ def import_costs(results: Sequence[TimingResult]):
             if r.role == "import" and (r.python, r.variant) in base]
 
 
-def validate(opts: StartupOptions) -> list[Variant]:
+def validate(opts: StartupOptions) -> None:
     unknown = [m for m in opts.metrics if m not in METRICS]
     if unknown:
         raise UsageError(f"unknown metric {unknown[0]!r} (known: {', '.join(METRICS)})")
-    if not opts.target.is_python and not opts.variants and not opts.flags:
-        return parse_variants(["default"])
-    return parse_variants(opts.variants, opts.flags, default=DEFAULT_STARTUP_VARIANTS)
 
 
 def startup(
@@ -135,19 +59,20 @@ def startup(
     from profiler.capture.interpreter import resolve_pythons
     from profiler.capture.timing import RunPlan
     from profiler.errors import Interrupted
-    from profiler.workflows.measure import check_reference, measure
+    from profiler.workflows.measure import measure
     from profiler.workflows.no_site import no_site_env
+    from profiler.workflows.plan import plan_runs
 
-    variants = validate(opts)
+    validate(opts)
     if opts.versus:
-        return _startup_versus(opts, variants, progress, warn)
+        return _startup_versus(opts, progress, warn)
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     # pyenv:3.12, pyenv:*, all ... each interpreter once (capture/interpreter.py)
     interps = resolve_pythons(list(opts.pythons) or [None], warn=warn) if opts.target.is_python else []
-    # the reference is checked on the plain specs, before no-site's discovery runs the target
-    check_reference(build_specs(interps, variants, opts.target, opts.imports), opts.reference)
-    specs, unavailable = drop_unavailable(
-        build_specs(interps, variants, opts.target, opts.imports, no_site_env=no_site_env), interps, warn)
+    # the variants, --import and --reference checked, then no-site's paths found (runs the target)
+    runs = plan_runs(opts.target, interps, opts.variants, opts.flags, default=DEFAULT_STARTUP_VARIANTS,
+                     imports=opts.imports, reference=opts.reference, site_paths=no_site_env, warn=warn)
+    specs = list(runs.specs)
     if "instructions" in opts.metrics:
         from profiler.capture.instructions import pick_method
 
@@ -191,10 +116,10 @@ def startup(
             if warn:
                 warn(w)
         m = replace(m, warnings=(*m.warnings, *harness_warnings))
-    return report_of(m, [*unavailable, *no_site_notes(specs), *startup_site_notes(m.results)], harness)
+    return report_of(m, [*runs.left_out, *runs.site_path_notes, *startup_site_notes(m.results)], harness)
 
 
-def _startup_versus(opts: StartupOptions, variants, progress, warn) -> StartupReport:
+def _startup_versus(opts: StartupOptions, progress, warn) -> StartupReport:
     """Two or more targets (before/after a change, two venvs' console scripts) in one
     interleaved run, as `hyperfine CMD1 CMD2`: the main target's rows first (the reference),
     each --vs target's after, every row's key naming its target."""
@@ -203,22 +128,22 @@ def _startup_versus(opts: StartupOptions, variants, progress, warn) -> StartupRe
     from profiler.errors import Interrupted
     from profiler.workflows.measure import measure
     from profiler.workflows.no_site import no_site_env
+    from profiler.workflows.plan import plan_runs
 
     if opts.imports or opts.metrics:
         raise UsageError("--vs compares targets: --import and --metric apply to one target")
-    if not opts.variants and not opts.flags:
-        variants = parse_variants(["default"])  # A/B is about the targets: one variant unless asked
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     specs: list[CommandSpec] = []
     unavailable: list[str] = []
     for n, (target, python) in enumerate([(opts.target, None), *opts.versus]):
         pythons = [python] if python else (list(opts.pythons) or [None])
         interps = resolve_pythons(pythons, warn=warn) if target.is_python else []
-        vs = variants if target.is_python else parse_variants(["default"])
-        some, lines = drop_unavailable(build_specs(interps, vs, target, (), no_site_env=no_site_env), interps, warn)
-        unavailable += lines
+        # A/B is about the targets: one variant unless asked; a `-- COMMAND` target runs as is
+        asked = (opts.variants, opts.flags) if target.is_python else ((), ())
+        runs = plan_runs(target, interps, *asked, site_paths=no_site_env, warn=warn)
+        unavailable += runs.left_out
         label = _short(target.label())
-        specs += [replace(s, key=f"{s.key} · {label}" if s.key != "command" else label) for s in some]
+        specs += [replace(s, key=f"{s.key} · {label}" if s.key != "command" else label) for s in runs.specs]
     keys = [s.key for s in specs]
     if len(set(keys)) < len(keys):
         specs = [replace(s, key=f"{s.key} #{i + 1}") for i, s in enumerate(specs)]
@@ -257,42 +182,3 @@ def per_python_relative(results: Sequence[TimingResult], relative) -> tuple:
 
 def _short(label: str, width: int = 48) -> str:
     return label if len(label) <= width else label[: width // 2 - 1] + "…" + label[-(width // 2):]
-
-
-def drop_unavailable(specs: Sequence[CommandSpec], interps: Sequence[Interpreter],
-                     warn: Callable[[str], None] | None = None) -> tuple[list[CommandSpec], list[str]]:
-    """Leave out a variant an interpreter cannot run (-I before 3.4, -X frozen_modules before
-    3.11: older versions ignore an unknown -X and would time `default` under its name), with
-    one line each; custom --flags variants are the user's to judge."""
-    from profiler.model.interpreter import VARIANT_NEEDS, why_not_needs
-
-    by_path = {i.path: i for i in interps}
-    kept, lines = [], []
-    for s in specs:
-        interp = by_path.get(s.python or "")
-        reason = why_not_needs(interp, VARIANT_NEEDS.get(s.variant, ())) if interp is not None else None
-        if reason is None:
-            kept.append(s)
-            continue
-        line = f"variant {s.variant} left out for {interp.path} ({interp.version}): {reason}"
-        if line not in lines:
-            lines.append(line)
-            if warn:
-                warn(line)
-    if not kept and specs:
-        from profiler.errors import BadInput
-
-        raise BadInput(lines[0] if len(lines) == 1 else f"no variant can run on the interpreters given: {lines[0]}")
-    return kept, lines
-
-
-def no_site_notes(specs: Sequence[CommandSpec]) -> list[str]:
-    """Say what `no-site` kept, per command that got paths back (none: a plain -S)."""
-    out = []
-    for s in specs:
-        path = dict(s.env or ()).get("PYTHONPATH")
-        if s.variant == "no-site" and path:
-            out.append(f"{s.key}: -S, with the site paths the target imports from kept through PYTHONPATH={path}")
-    if any(s.variant == "no-site" for s in specs) and not out:
-        out.append("no-site: -S (the target imports nothing from the paths site adds)")
-    return out

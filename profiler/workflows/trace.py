@@ -21,7 +21,7 @@ from typing import Callable, Mapping, Sequence
 from profiler.errors import BadInput, TargetFailed, UsageError
 from profiler.model.syscall_trace import TraceReport, TraceResult
 from profiler.model.target import DEFAULT_TARGET, Target
-from profiler.model.variant import Variant, parse_variants
+from profiler.model.variant import Variant
 
 
 @dataclass
@@ -124,49 +124,23 @@ def _check_log_complete(strace_stderr: str, log_path: str, shown: str | None) ->
 
 
 def trace_python(python: str, variant: Variant, target: Target, keep_log: str | None = None, check: bool = True,
-                 ignore_failure: bool = False) -> TraceResult:
+                 ignore_failure: bool = False, env: tuple[tuple[str, str], ...] | None = None) -> TraceResult:
     """One variant of a Python target, through the bootstrap launcher with the markers hook
-    (installed before `site`, so start-up imports are attributed too). `no-site` gets the
-    sys.path entries site would add through PYTHONPATH, as in every command."""
+    (installed before `site`, so start-up imports are attributed too). `env`: what the variant
+    adds to the environment, as the run plan gave it (None: asked of the variant here; no-site
+    gets the sys.path entries site would add through PYTHONPATH, as in every command)."""
     from profiler.capture.bootstrap import bootstrap_argv
+    from profiler.capture.pycache import fresh_pycache
 
-    flags = list(variant.flags)
-    env = None
-    if variant.keep_site_paths:
+    if env is None:
         from profiler.workflows.no_site import no_site_env
 
-        extra = dict(no_site_env(python, target))
-        if extra:
-            env = {**os.environ, **extra}
-    with tempfile.TemporaryDirectory(prefix="importprof-pyc-") as pyc:
-        if variant.fresh_pycache:
-            flags += ["-X", f"pycache_prefix={pyc}"]
-        argv = bootstrap_argv(python, flags, target, ["markers"])
-        return trace_argv(argv, variant=variant.name, keep_log=keep_log, env=env, check=check, ignore_failure=ignore_failure,
+        env = variant.env(python, target, no_site_env)
+    full = {**os.environ, **dict(env)} if env else None
+    with fresh_pycache(variant.fresh_pycache) as extra:
+        argv = bootstrap_argv(python, [*variant.flags, *extra], target, ["markers"])
+        return trace_argv(argv, variant=variant.name, keep_log=keep_log, env=full, check=check, ignore_failure=ignore_failure,
                           label=target.label())
-
-
-def _untraced_specs(opts: TraceOptions, results) -> list:
-    """What each traced result ran, as it runs without strace or importprof's markers hook."""
-    from profiler.model.measurement import CommandSpec
-
-    if not opts.target.is_python:
-        return [CommandSpec(argv=tuple(opts.target.command_argv()), variant="command", key="command")]
-    from profiler.capture.interpreter import interpreter_for
-
-    interp = interpreter_for(opts.python, "trace")
-    by_name = {v.name: v for v in parse_variants(opts.variants, opts.flags, default=("default",))}
-    specs = []
-    for r in results:
-        v = by_name[r.variant]
-        env = None
-        if v.keep_site_paths:
-            from profiler.workflows.no_site import no_site_env
-
-            env = no_site_env(interp.path, opts.target) or None
-        specs.append(CommandSpec(argv=(interp.path, *v.flags, *opts.target.python_argv()), variant=v.name, key=v.name,
-                                 env=env, fresh_pycache=v.fresh_pycache))
-    return specs
 
 
 def with_untraced_walls(results, specs, opts: TraceOptions, progress=None) -> list:
@@ -217,39 +191,44 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
         from profiler.capture.strace import find_strace
 
         find_strace()
+        from profiler.workflows.plan import plan_runs
+
         if not opts.target.is_python:
-            if opts.variants or opts.flags:
-                raise UsageError("variants apply to Python targets; a `-- COMMAND` target runs as is")
+            plan = plan_runs(opts.target, [], opts.variants, opts.flags)
             results = [trace_argv(opts.target.command_argv(), variant="command", keep_log=opts.keep_log,
                                   ignore_failure=opts.ignore_failure)]
             if not results[0].attributed:
                 warnings.append("the command started no Python process that imported anything: no per-module attribution")
         else:
             from profiler.capture.interpreter import interpreter_for
+            from profiler.workflows.no_site import no_site_env
 
-            variants = parse_variants(opts.variants, opts.flags, default=("default",))
             interp = interpreter_for(opts.python, "trace")
+            plan = plan_runs(opts.target, [interp], opts.variants, opts.flags, site_paths=no_site_env, warn=warnings.append)
             from profiler.analysis.failures import explain_failure
             from profiler.errors import TargetFailed
 
-            several = len(variants) > 1
+            n = len(plan.runs)
+            several = n > 1
             results = []
-            for i, v in enumerate(variants):
+            for i, (v, _, spec) in enumerate(plan.runs):
                 if progress:
-                    progress(i, len(variants), v.name)
+                    progress(i, n, v.name)
                 keep = _log_path_for(opts.keep_log, v.name, several) if opts.keep_log else None
                 # one variant alone fails as the target does (exit 3); among several, a failing
                 # variant becomes a failed entry and the others are traced
-                r = trace_python(interp.path, v, opts.target, keep_log=keep, check=not several, ignore_failure=opts.ignore_failure)
+                r = trace_python(interp.path, v, opts.target, keep_log=keep, check=not several, ignore_failure=opts.ignore_failure,
+                                 env=spec.env or ())
                 if r.failed:
                     hint = explain_failure(v.name, tuple(v.flags), opts.target.kind, r.error or "")
                     warnings.append(f"{v.name}: failed ({r.error})" + (f": {hint}" if hint else ""))
                 results.append(r)
             if progress:
-                progress(len(variants), len(variants), "")
+                progress(n, n, "")
             if results and all(r.failed for r in results):
                 raise TargetFailed("the target failed in every variant: " + "; ".join(f"{r.variant}: {r.error}" for r in results))
-        results = with_untraced_walls(results, _untraced_specs(opts, results), opts, progress)
+        # the same commands, untraced (without strace or importprof's markers hook)
+        results = with_untraced_walls(results, plan.specs, opts, progress)
     from profiler.workflows.targets import exits_note
 
     warnings.extend(f"{r.variant}: {exits_note(r.exit_codes)}" if len(results) > 1 else exits_note(r.exit_codes)
