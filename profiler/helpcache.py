@@ -50,6 +50,8 @@ def cache_dir() -> str:
         for name in sorted(os.listdir(folder)):
             if name.endswith(".py"):
                 stamps.append(f"{name}:{os.stat(os.path.join(folder, name)).st_mtime_ns}")
+    # --variant's help is written from the variants themselves
+    stamps.append(str(os.stat(os.path.join(here, "model", "variant.py")).st_mtime_ns))
     for entry in sys.path:  # an upgraded typer/click changes its site-packages folder
         if entry.endswith("site-packages") and os.path.isdir(entry):
             stamps.append(str(os.stat(entry).st_mtime_ns))

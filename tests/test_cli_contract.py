@@ -27,8 +27,10 @@ def test_help_lists_commands_and_imports_nothing_heavy():
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('rich', 'psutil', 'jsonschema', 'hypothesis') "
         "or (m.startswith('profiler.') and not m.startswith(('profiler.cli', 'profiler.helpcache', 'profiler.commands', 'profiler.errors'))"
         # main()'s own plumbing: the invocation's temporary folder, children and signals
-        # and the render registry's format names (a dict, no renderer)
-        " and m not in ('profiler.workflows', 'profiler.workflows.session', 'profiler.render'))]; "
+        # and the render registry's format names (a dict, no renderer), and the variants that
+        # write --variant's help (frozen dataclasses: dataclasses, typing and shlex are loaded already)
+        " and m not in ('profiler.workflows', 'profiler.workflows.session', 'profiler.render', 'profiler.model',"
+        " 'profiler.model.variant'))]; "
         "sys.stderr.write('HEAVY=' + ','.join(sorted(heavy)))"
     )
     # without the help cache: what is checked is what typer's path imports

@@ -8,6 +8,7 @@ import typer
 
 from profiler.commands._options import path_value, integer, FlagsOpt, IgnoreFailureOpt, OutputOpt, PythonOpt, format_opt, runs_opt, variant_opt, warmup_opt
 from profiler.commands._target import TargetCommand
+from profiler.model.variant import DEFAULT_STARTUP_VARIANTS
 
 
 def register(app: typer.Typer) -> None:
@@ -31,7 +32,7 @@ class _FromFiles(TargetCommand):
 def report(
     ctx: typer.Context,
     python: PythonOpt = None,
-    variant: variant_opt("Default: default,no-site,isolated,no-frozen.") = None,
+    variant: variant_opt(f"Default: {','.join(DEFAULT_STARTUP_VARIANTS)}.") = None,
     flags: FlagsOpt = None,
     runs: runs_opt("Start-up runs per variant. Default: adaptive (at least 10, about 1 s per variant).") = None,
     import_runs: int = typer.Option(5, "--import-runs", metavar="N", parser=integer("--import-runs", 1), help="Runs of the import capture (medians)."),

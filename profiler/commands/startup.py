@@ -12,6 +12,7 @@ from profiler.commands._options import (
 )
 from profiler.render import formats_for
 from profiler.commands._target import VS_HELP, TargetCommand
+from profiler.model.variant import BUILTIN_VARIANTS, DEFAULT_STARTUP_VARIANTS
 
 FORMATS = formats_for("startup")  # from the render registry
 
@@ -21,7 +22,7 @@ def register(app: typer.Typer) -> None:
         "startup",
         cls=TargetCommand,
         help=(
-            "Time interpreter start-up in variants (default, no-site, isolated, no-frozen, cold-pyc, custom "
+            f"Time interpreter start-up in variants ({', '.join(BUILTIN_VARIANTS)}, custom "
             "--flags) with hyperfine-grade statistics. A variant that fails becomes a row marked failed."
         ),
     )(startup)
@@ -30,7 +31,7 @@ def register(app: typer.Typer) -> None:
 def startup(
     ctx: typer.Context,
     python: PythonsOpt = None,
-    variant: variant_opt("Default: default,no-site,isolated,no-frozen.") = None,
+    variant: variant_opt(f"Default: {','.join(DEFAULT_STARTUP_VARIANTS)}.") = None,
     flags: FlagsOpt = None,
     engine: EngineOpt = "builtin",
     runs: runs_opt("Runs per variant. Default: adaptive (at least 10, about 3 s per variant).") = None,
