@@ -302,3 +302,15 @@ def test_several_pythons_compare_each_variant_with_their_own_default(cli):
     assert ref[key["3.12", "default"]] == key["3.11", "default"] == doc["reference"]
     table = cli("startup", *FAST, "--variant", "default,no-site-bare", "--python", a, "--python", b)
     assert "vs its Python's default" in table.stdout and "each Python's variants against that Python's first variant" in table.stdout
+
+
+def test_the_spread_column_names_what_it_is_the_spread_of(fixtures):
+    from test_diff import real, rep
+
+    from profiler.render.console_imports import ImportsView, render_imports_table
+
+    report = rep(real(fixtures, "boto3.log"), real(fixtures, "boto3.log"), real(fixtures, "boto3.log"))
+    top = render_imports_table(report, tty=False, view=ImportsView(view="top", top=3))
+    assert top.count("| spread (self) |") == 1 and top.count("| spread (cumulative) |") == 1
+    tree = render_imports_table(report, tty=False)
+    assert "| spread (cumulative) |" in tree and "| spread |" not in tree

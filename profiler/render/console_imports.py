@@ -64,7 +64,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
     if view.view == "top":
         mods = filter_modules(report.modules, view.filter, keep_ancestors=False)
         for by, title in (("self_us", "self"), ("cumulative_us", "cumulative")):
-            t = _module_table(new_table(tty, title=f"top {view.top} by {title} (ms, median)"), many, ph)
+            t = _module_table(new_table(tty, title=f"top {view.top} by {title} (ms, median)"), many, ph, spread_of=title)
             for m in top_modules(mods, view.top, by):
                 row = [_name(m)] + ([str(m.process)] if many else [])
                 spread = m.self_us_spread if by == "self_us" else m.cumulative_us_spread
@@ -313,11 +313,13 @@ def render_diff_table(report, tty: bool, top: int = 25) -> str:
     return render_tables(parts, tty)
 
 
-def _module_table(t, many: bool, phase_headers):
-    """The columns shared by the top and tree views."""
+def _module_table(t, many: bool, phase_headers, spread_of: str = "cumulative"):
+    """The columns shared by the top and tree views. `spread` always names what it is the
+    spread of (the median absolute deviation over the runs): self in the top-by-self table,
+    cumulative elsewhere."""
     t.add_column("module", no_wrap=True)
     if many:
         t.add_column("proc", justify="right")
-    for name in ("self", "cumulative", "spread", "runs", *phase_headers):
+    for name in ("self", "cumulative", f"spread ({spread_of})", "runs", *phase_headers):
         t.add_column(name, justify="right")
     return t
