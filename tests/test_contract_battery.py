@@ -24,6 +24,7 @@ import json
 import os
 import random
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -520,3 +521,217 @@ def test_a_sample_through_the_real_entry_point(case_id, tmp_path):
 
 def test_the_battery_is_large():
     assert len(CASES) >= 250, len(CASES)
+
+
+# ------------------------------------------------------------------ the OS's side of writing
+# Never destroy what is not importprof's: a device or a pipe is written in place (never renamed
+# over), a FIFO nobody reads, a socket or a disk is refused, and an output folder importprof did
+# not make is refused unless --force, which replaces only importprof's own files.
+def _call(args: list[str], root: Path, **kw) -> tuple[int, str, str]:
+    cwd, tmp = root / "work", root / "tmp"
+    for d in (cwd, tmp):
+        d.mkdir(exist_ok=True)
+    rc, out, err = _in_process(args, cwd, tmp, **kw)
+    assert "Traceback" not in err, err
+    assert os.listdir(tmp) == [], f"left in the temporary folder: {os.listdir(tmp)}"
+    return rc, out, err
+
+
+def _error(rc: int, err: str, code: int, *needles: str) -> str:
+    lines = [ln for ln in err.splitlines() if ln.startswith("importprof: error:")]
+    assert rc == code and len(lines) == 1, f"exit {rc}\n{err}"
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+READING = {k: v for k, v in OUTPUT_COMMANDS.items() if k in ("show", "diff", "why-report", "imports-from-log", "trace-from-log", "report-from")}
+
+
+@pytest.mark.parametrize("name", list(READING))
+def test_an_output_fifo_nobody_reads_is_refused_at_once(name, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    rc, _, err = _call([*READING[name], "-o", str(fifo)], tmp_path)
+    _error(rc, err, 2, "FIFO", "no program reads")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+@pytest.mark.parametrize("name", list(OUTPUT_COMMANDS))
+def test_an_output_socket_is_refused_before_anything_runs(name, tmp_path):
+    import socket
+
+    path = tmp_path / "sock"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+        rc, _, err = _call([*OUTPUT_COMMANDS[name], "-o", str(path)], tmp_path)
+    _error(rc, err, 2, "socket")
+    assert stat.S_ISSOCK(os.lstat(path).st_mode)
+
+
+def _char_device(folder: Path) -> Path:
+    """A character device of our own (the null device's numbers), as the issue's reproduction
+    makes it; renaming a file over the real /dev/null would break the machine."""
+    node = folder / "node"
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("mknod needs root (CAP_MKNOD): the device cases run where it is allowed")
+    return node
+
+
+@pytest.mark.parametrize("name", list(READING))
+def test_an_output_device_is_written_in_place(name, tmp_path):
+    node = _char_device(tmp_path)
+    rc, _, err = _call([*READING[name], "-o", str(node)], tmp_path)
+    assert rc == 0, err
+    assert stat.S_ISCHR(os.lstat(node).st_mode), "the device was replaced by a file"
+
+
+FOLDER_WRITERS = {
+    "build": (("build", "-o", "{dir}", "-c", "pass"), "build.json", "traditional"),
+    "pack": (("pack", "-o", "{dir}", "-c", "pass"), "pack.json", "in-memory"),
+    "compare": (("compare", "--workload", "hello", "--runs", "1", "--syscalls", "off", "--build-dir", "{dir}"), "build.json", "traditional"),
+}
+
+
+def _users_folder(root: Path, report: str, entry: str) -> tuple[Path, dict]:
+    folder = root / "mine"
+    (folder / entry).mkdir(parents=True)
+    (folder / entry / "keep.txt").write_text("x\n")
+    (folder / report).write_text("mine\n")
+    (folder / "notes.txt").write_text("other\n")
+    return folder, _snapshot(folder)
+
+
+def _snapshot(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None for p in sorted(folder.rglob("*"))}
+
+
+@pytest.mark.parametrize("name", list(FOLDER_WRITERS))
+def test_a_folder_importprof_did_not_make_is_refused(name, tmp_path):
+    args, report, entry = FOLDER_WRITERS[name]
+    folder, before = _users_folder(tmp_path, report, entry)
+    rc, _, err = _call([a.format(dir=folder) for a in args], tmp_path)
+    _error(rc, err, 2, "did not make", "--force")
+    assert _snapshot(folder) == before
+
+
+@pytest.mark.parametrize("name", list(FOLDER_WRITERS))
+def test_force_never_replaces_what_is_not_importprofs(name, tmp_path):
+    args, report, entry = FOLDER_WRITERS[name]
+    folder, before = _users_folder(tmp_path, report, entry)
+    rc, _, err = _call([args[0], "--force", *[a.format(dir=folder) for a in args[1:]]], tmp_path)
+    _error(rc, err, 2, report, entry, "not importprof's")
+    assert _snapshot(folder) == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["build", "pack"])
+def test_force_writes_beside_the_users_files(name, tmp_path):
+    """With --force in a folder of the user's, importprof's files land beside the user's, which
+    stay as they were; the marker lists what importprof wrote, and a second run needs --force again."""
+    args, report, _entry = FOLDER_WRITERS[name]
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("other\n")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "keep.txt").write_text("x\n")
+    before = _snapshot(folder)
+    extra = ("--variant", "traditional") if name == "build" else ()
+    rc, _, err = _call([args[0], "--force", *extra, *[a.format(dir=folder) for a in args[1:]]], tmp_path)
+    assert rc == 0, err
+    after = _snapshot(folder)
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert report in after and ".importprof-output" in after
+    rc, _, err = _call([a.format(dir=folder) for a in args], tmp_path)
+    _error(rc, err, 2, "--force")
+
+
+@pytest.mark.slow
+def test_keep_log_on_a_device_is_written_in_place(tmp_path):
+    node = _char_device(tmp_path)
+    rc, _, err = _call(["trace", "--keep-log", str(node), "-c", "pass"], tmp_path)
+    assert rc == 0, err
+    assert stat.S_ISCHR(os.lstat(node).st_mode), "the device was replaced by a file"
+
+
+@pytest.mark.slow
+def test_keep_log_into_a_fifo_is_copied_to_its_reader(tmp_path):
+    import threading
+
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    try:
+        rc, _, err = _call(["trace", "--keep-log", str(fifo), "-c", "pass"], tmp_path)
+    finally:
+        if reader.is_alive():  # the command failed before opening it: let the reader go
+            with open(fifo, "wb"):
+                pass
+        reader.join()
+    assert rc == 0, err
+    assert b"execve(" in got[0]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+# ------------------------------------------------------------------ streams (the real entry point)
+# A closed stdout is silence (as a closed pipe), an ASCII locale gets '?' for what it cannot
+# carry, file names that are not UTF-8 round-trip into documents and pages.
+STREAM_COMMANDS = {**READING, "pythons": ("pythons",), "startup": ("startup", "--runs", "1", "--warmup", "0", "--variant", "default")}
+
+
+def _entry(args, cwd: Path, env=None, close=None) -> subprocess.CompletedProcess:
+    full = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "IMPORTPROF_NO_HELP_CACHE": "1", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "profiler", *args], cwd=cwd, env=full,
+                          stdout=None if close == 1 else subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=300,
+                          preexec_fn=(lambda: os.close(close)) if close is not None else None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(STREAM_COMMANDS))
+def test_a_closed_stdout_is_silence(name, tmp_path):
+    proc = _entry(STREAM_COMMANDS[name], tmp_path, close=1)
+    err = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 0 and "Traceback" not in err and "error" not in err, err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(STREAM_COMMANDS))
+def test_an_ascii_locale_gets_replacements_not_a_traceback(name, tmp_path):
+    env = {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0", "PYTHONIOENCODING": ""}
+    proc = _entry(STREAM_COMMANDS[name], tmp_path, env=env)
+    err = proc.stderr.decode("ascii", "replace")
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    proc.stdout.decode("ascii")  # nothing the stream could not carry got through
+
+
+@pytest.mark.slow
+def test_file_names_that_are_not_utf8_round_trip(tmp_path):
+    bad = os.fsencode(tmp_path) + b"/bad\xff.json"
+    Path(os.fsdecode(bad)).write_bytes(Path(GOOD_DOC).read_bytes())
+    page, doc = os.fsencode(tmp_path) + b"/page\xfe.html", os.fsencode(tmp_path) + b"/out\xfe.json"
+    for args in (["report", "--from", os.fsdecode(bad), "-o", os.fsdecode(page)],
+                 ["report", "--from", os.fsdecode(bad), "--format", "json", "-o", os.fsdecode(doc)],
+                 ["diff", os.fsdecode(bad), os.fsdecode(bad)]):
+        proc = _entry(args, tmp_path)
+        assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+    assert b"bad\xff.json" in Path(os.fsdecode(page)).read_bytes()
+    assert b"bad\xff.json" in Path(os.fsdecode(doc)).read_bytes()  # the name's own bytes, not U+FFFD
+    proc = _entry(["show", os.fsdecode(bad), "--format", "json"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+# ------------------------------------------------------------------ an interpreter that never answers
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in PYTHON_OPTIONS if n != "site"])
+def test_timeout_bounds_the_interpreter_probe(name, tmp_path):
+    """--timeout bounds every process, the probe that asks --python for its facts included."""
+    hang = tmp_path / "hang.sh"
+    hang.write_text("#!/bin/sh\nexec sleep 300\n")
+    hang.chmod(0o755)
+    args = [a.format(p=hang, out=tmp_path / "work" / "out.json") for a in PYTHON_OPTIONS[name]]
+    rc, _, err = _call([args[0], "--timeout", "1", *args[1:]], tmp_path)
+    _error(rc, err, 3, "did not finish within 1 s")
