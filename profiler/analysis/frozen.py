@@ -75,5 +75,6 @@ def plan_frozen_units(pack: PackPlan, read_source: Callable[[str], str | None]) 
     keep = tuple(m for m in plan.modules if m.name not in with_data)
     moved = tuple(Unpacked(m.name, "package with data files: FrozenImporter has no resource reader, importlib.resources reads it from its folder")
                   for m in plan.modules if m.name in with_data)
-    return FrozenPlan(keep, tuple(sorted(plan.not_frozen + moved, key=lambda u: u.name)),
+    # what the pack leaves out is not frozen either (namespace packages, __main__, ...)
+    return FrozenPlan(keep, tuple(sorted(plan.not_frozen + moved + pack.unpacked, key=lambda u: u.name)),
                       tuple(sorted(set(plan.served) | set(pack.served))))
