@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 REQUIREMENTS = ("black==25.1.0", "httpie==3.2.4", "pygments==2.19.2", "sphinx==8.1.3", "pytest==8.3.4", "pip==24.3.1")
-# on CPython 3.12+ (frozen only, no oxidized variants): a mypyc-compiled program and a pure one
+# on CPython 3.12+ (frozen only, no oxidized variants): a mypyc-compiled program
 REQUIREMENTS_FROZEN_ONLY = ("black==25.1.0", "pygments==2.19.2")
 
 UNFORMATTED = 'x = {  "a":1 }\n'
