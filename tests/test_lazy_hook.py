@@ -250,3 +250,16 @@ def test_a_submodule_imported_lazily_elsewhere_is_an_attribute_of_its_package(tm
     for lazy in (False, True):
         run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=lazy, cwd=str(tmp_path), env=_env())
         assert run.returncode == 0 and run.stdout == "x\n", (lazy, run.stderr)
+
+
+def test_a_packages_own_name_is_not_replaced_by_its_submodule_resolved_later(tmp_path, real_python):
+    """tenacity's pattern (pip 23 vendors it): `from .retry import helper` then `def retry()`.
+    Eagerly the submodule is set on the package first and the def replaces it; resolved later,
+    importing tp.retry must not replace the function (3.15 does not either)."""
+    write_tree(tmp_path, {"tp/__init__.py": "from .retry import helper\n\ndef retry():\n    return 'func'\n",
+                          "tp/retry.py": "def helper():\n    return 'h'\n"})
+    (tmp_path / "p.py").write_text("import tp\nfrom tp import retry\nprint(tp.helper(), retry(), tp.retry())\n")
+    version = _version(real_python)
+    for lazy in (False, True):
+        run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=lazy, cwd=str(tmp_path), env=_env())
+        assert run.returncode == 0 and run.stdout == "h func func\n", (lazy, run.stderr)

@@ -215,13 +215,49 @@ def _lazy_children(dotted):
             return
 
 
+def _shadowing_values(pending):
+    """A package's own values named like the submodules this resolution imports (tenacity
+    defines a function `retry` after `from .retry import ...`): eagerly the submodule was set on
+    the package first and the def replaced it; resolved later, importing the submodule would
+    replace the function, which 3.15 does not do. [(package dict, name, value)]"""
+    name = pending.module_name() if pending.kind == 2 else pending.name
+    out = []
+    while "." in name:
+        parent, _, child = name.rpartition(".")
+        module = sys.modules.get(parent)
+        d = getattr(module, "__dict__", None) if module is not None else None
+        if isinstance(d, dict):
+            _QUIET[0] += 1
+            try:
+                value = d.get(child, _MISSING)
+            finally:
+                _QUIET[0] -= 1
+            if value is not _MISSING and not isinstance(value, (_ModuleType, _Pending)):
+                out.append((d, child, value))
+        name = parent
+    return out
+
+
+def _restore_shadowing(shadowed):
+    for d, child, value in shadowed:
+        _QUIET[0] += 1
+        try:
+            if isinstance(d.get(child), _ModuleType):
+                d[child] = value
+        finally:
+            _QUIET[0] -= 1
+
+
 def _resolve(pending):
     """Run the import of `pending` once; put the value in its namespace under a plain key."""
     if pending.done:
         return pending.value
     pending.busy = True
+    shadowed = _shadowing_values(pending)
     try:
         value = pending.resolve()
+        if shadowed:
+            _restore_shadowing(shadowed)
     except ImportError as exc:  # as 3.15 reports a failed lazy import, at its first use
         target = pending.name if pending.kind != 2 else "%s.%s" % (pending.module_name(), pending.attr)
         exc.__cause__ = ImportError("lazy import of %r raised an exception during resolution" % target)
