@@ -314,3 +314,37 @@ def test_the_spread_column_names_what_it_is_the_spread_of(fixtures):
     assert top.count("| spread (self) |") == 1 and top.count("| spread (cumulative) |") == 1
     tree = render_imports_table(report, tty=False)
     assert "| spread (cumulative) |" in tree and "| spread |" not in tree
+
+
+# import-time work inside a module's body
+
+@pytest.mark.slow
+def test_statements_name_the_costly_line_of_a_module_body(cli, real_python, tmp_path):
+    (tmp_path / "slowmod.py").write_text(
+        "import json\n"
+        "TABLE = sum(i * i for i in range(3_000_000))  # the work done at import\n"
+        "def f():\n    return TABLE\n")
+    (tmp_path / "app.py").write_text("import slowmod\nprint(slowmod.f() > 0)\n")
+    res = cli("imports", "--python", real_python, "--runs", "1", "--warmup", "0", "--statements", "--format", "json",
+              str(tmp_path / "app.py"))
+    assert res.returncode == 0, res
+    by = {m["name"]: m for m in res.json()["modules"]}
+    top = by["slowmod"]["statements"][0]
+    assert (top["line"], top["statement"]) == (2, "TABLE = sum(i * i for i in range(3_000_000))  # the work done at import")
+    assert top["site"] == f"{tmp_path / 'slowmod.py'}:2" and top["samples"] >= 3
+    assert top["self_us"] > 0.5 * by["slowmod"]["statements_sampled_us"]
+    assert all(not s["statement"].startswith("import ") for m in by.values() for s in m.get("statements", ()))
+    table = cli("imports", "--python", real_python, "--runs", "1", "--warmup", "0", "--statements", "--view", "top",
+                str(tmp_path / "app.py"))
+    row = next(ln for ln in table.stdout.splitlines() if "slowmod.py:2" in ln)
+    assert row.startswith("| slowmod ") and "TABLE = sum(" in row
+
+
+@pytest.mark.slow
+def test_statements_find_httpie_building_an_ssl_context_at_import(cli):
+    venv = real_venv(pyenv_python("3.12"), ["httpie==3.2.4"])
+    res = cli("imports", "--runs", "1", "--warmup", "0", "--statements", "--format", "json", venv_bin(venv, "http"), "--version")
+    assert res.returncode == 0, res
+    ssl_ = next(m for m in res.json()["modules"] if m["name"] == "httpie.ssl_")
+    top = ssl_["statements"][0]
+    assert top["site"].endswith("httpie/ssl_.py:109") and top["statement"].startswith("DEFAULT_SSL_CIPHERS_STRING = ")

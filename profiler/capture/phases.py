@@ -14,7 +14,7 @@ from profiler.capture.process import run
 from profiler.errors import TargetFailed
 from profiler.model.target import Target
 
-HOOK_ORDER = ("phases", "import_sites", "site", "calls")
+HOOK_ORDER = ("phases", "import_sites", "site", "calls", "statements")
 _STARTUP: dict[tuple, list[str]] = {}
 
 
@@ -38,6 +38,7 @@ class InstrumentedRun:
     returncode: int
     stderr: str
     importers: str = ""  # "IMPORTER MODULE" lines (phases hook with importers=True): every import statement
+    statements: str = ""  # the statements hook's lines: module, file, line, self_ns, total_ns, times run
 
 
 def run_instrumented(
@@ -60,11 +61,12 @@ def run_instrumented(
         raise ValueError(f"unknown hook(s) {unknown}: known {HOOK_ORDER}")
     hooks = [h for h in HOOK_ORDER if h in hooks]
     with tempfile.TemporaryDirectory(prefix="importprof-hooks-") as tmp:
-        paths = {name: os.path.join(tmp, f"{name}.out") for name in ("phases", "site", "calls", "importers")}
+        paths = {name: os.path.join(tmp, f"{name}.out") for name in ("phases", "site", "calls", "importers", "statements")}
         options = {
             "phases_path": paths["phases"],
             "site_path": paths["site"],
             "calls_path": paths["calls"],
+            "statements_path": paths["statements"],
         }
         if importers:
             options["importers_path"] = paths["importers"]
@@ -88,4 +90,5 @@ def run_instrumented(
                     texts[name] = fh.read()
             except FileNotFoundError:
                 texts[name] = ""
-    return InstrumentedRun(texts["phases"], texts["site"], texts["calls"], proc.returncode, proc.stderr, texts["importers"])
+    return InstrumentedRun(texts["phases"], texts["site"], texts["calls"], proc.returncode, proc.stderr, texts["importers"],
+                           texts["statements"])

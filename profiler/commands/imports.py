@@ -49,6 +49,7 @@ def imports(
     metric: Optional[List[str]] = typer.Option(None, "--metric", metavar="NAME", help="Extra metric: instructions (retired by the target and by the bare interpreter, counted --instruction-runs times with their range; perf counters, else valgrind: slow but noise-free)."),
     instruction_runs: int = typer.Option(3, "--instruction-runs", metavar="N", parser=integer("--instruction-runs", 1), help="With --metric instructions: counts of each command (median shown with their range)."),
     level: int = typer.Option(1, "--importtime-level", help="-X importtime=LEVEL (2 also prints cached imports on Python 3.14+).", hidden=True),
+    statements: bool = typer.Option(False, "--statements", help="Import-time work inside module bodies: which top-level statements cost each module's self time (file:line, sampled in up to 3 more runs; JSON: each module's statements)."),
     vs: Optional[List[str]] = typer.Option(None, "--vs", metavar="TARGET", help=VS_HELP.replace(
         "in the same interleaved runs, as `hyperfine CMD1 CMD2`", "and diffed as `importprof diff` would (A's runs, then B's)"
         ).replace(" Ratios are against the main target.", " Two --python instead diff one target across interpreters.")),
@@ -78,7 +79,7 @@ def imports(
             runs=runs, warmup=warmup, ignore_failure=ignore_failure, group=group, level=level))
     opts = ImportsOptions(
         target=target, python=pythons[0] if pythons else None, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group,
-        level=level, phases=phases, lazy_candidates=lazy_candidates, ignore_failure=ignore_failure,
+        level=level, phases=phases, lazy_candidates=lazy_candidates, ignore_failure=ignore_failure, statements=statements,
         metrics=metric or [], instruction_runs=instruction_runs,
     )
     with suggesting_ignore_failure(), Progress("importing") as bar:

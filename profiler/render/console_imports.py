@@ -94,6 +94,9 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
             parts.append(f"the tree is cut after {view.tree_lines} of {len(lines)} lines ({report.processes} processes): narrow it with --filter or --min-ms, or see --format json")
     if ph:
         parts.append(phases_note(report.modules, report.runs))
+    work = statements_table(report.modules, tty, view.top)  # --statements
+    if work is not None:
+        parts.extend(work)
     lazy = lazy_table(report, tty, view.top)  # --lazy-candidates
     if lazy is not None:
         parts.append(lazy)
@@ -311,6 +314,29 @@ def render_diff_table(report, tty: bool, top: int = 25) -> str:
     if report.notes:
         parts.extend(report.notes)
     return render_tables(parts, tty)
+
+
+def statements_table(modules, tty: bool, top: int, module: str | None = None) -> list | None:
+    """--statements: the top-level statements that cost their module's self time, costliest
+    first (each module's, from its record's extra), or None when none was recorded."""
+    from profiler.render.console import new_table
+    from profiler.render.text import cut_middle
+
+    rows = [(m, s) for m in modules for s in m.extra.get("statements") or () if module is None or m.name == module]
+    if not rows:
+        return None
+    rows.sort(key=lambda ms: -ms[1]["self_us"])
+    t = new_table(tty, title=f"import-time work in module bodies (top {min(top, len(rows))} statements by self, ms, sampled)")
+    for col in ("module", "self", "of its body", "site", "statement"):
+        t.add_column(col, justify="right" if col in ("self", "of its body") else "left", no_wrap=col == "module")
+    for m, s in rows[:top]:
+        body = m.extra.get("statements_sampled_us") or 0
+        share = f"{100 * s['self_us'] / body:.0f}%" if body else ""
+        t.add_row(m.name, _ms(s["self_us"]), share, f"{s['file'].rsplit('/', 1)[-1]}:{s['line']}",
+                  cut_middle(s.get("statement") or "", 60))
+    return [t, "sampled every 0.25 ms in separate runs (hook_statements): a statement's self is the time its own line "
+               "was running, functions it called included, nested imports' bodies excluded; import statements are left "
+               "out (their cost is in the import tree); the share is of the module body's sampled time"]
 
 
 def _module_table(t, many: bool, phase_headers, spread_of: str = "cumulative"):

@@ -37,6 +37,7 @@ class ImportsOptions:
     phases: bool = False  # find_us/read_us/unmarshal_us/exec_us/compiled
     lazy_candidates: bool = False  # lazy_candidate
     sites: bool = False  # site: file:line of the import statement
+    statements: bool = False  # statements: each module body's costliest top-level statements (sampled)
     ignore_failure: bool = False  # a non-zero exit is the program's own business (a red test suite, a linter)
     metrics: Sequence[str] = ()  # "instructions": also count instructions retired (target and bare interpreter)
     instruction_runs: int = 3
@@ -56,7 +57,7 @@ def validate(opts: ImportsOptions) -> None:
         raise UsageError(f"unknown --group {opts.group!r} (choose from: {', '.join(GROUPS)})")
     if opts.from_log is not None and opts.group in ("kind", "distribution") and not opts.python:
         raise UsageError(f"--group {opts.group} with --from-log needs --python (to know where modules come from)")
-    if (opts.phases or opts.lazy_candidates or opts.sites) and (opts.from_log is not None or not opts.target.is_python):
+    if (opts.phases or opts.lazy_candidates or opts.sites or opts.statements) and (opts.from_log is not None or not opts.target.is_python):
         raise UsageError("--phases / --lazy-candidates run a Python target (not --from-log, not `-- COMMAND`)")
 
 
@@ -348,6 +349,13 @@ def imports(
             report, opts.target, opts.python, opts.flags, phases=opts.phases, lazy=opts.lazy_candidates,
             sites=opts.sites, runs=min(opts.runs, 3), warn=warn, ignore_failure=opts.ignore_failure,
         )
+    if opts.statements:  # sampled runs: the top-level statements that cost each module's self time
+        from profiler.workflows.statements import annotate_statements, statement_costs
+
+        if progress:
+            progress(0, 0, "sampling module bodies")
+        costs = statement_costs(opts.target, opts.python, opts.flags, runs=min(opts.runs, 3), ignore_failure=opts.ignore_failure)
+        report = annotate_statements(report, costs)
     return report
 
 
