@@ -3,7 +3,7 @@ aims with met/MISSED; runs to its end in a few minutes).
 
 1. The readers at 1x/2x/4x, each a whole `importprof` command in its own process (start-up,
    read, parse, summary, output), beside its floor: a bare Python split loop over the same lines
-   (`for line in open(LOG): line.split()`, also a process of its own). Time (wall) and CPU (user
+   (read the file, `for line in text.splitlines(): line.split()`, also a process of its own). Time (wall) and CPU (user
    + system, from the process's rusage: the machine is shared, CPU is the steadier figure) and
    peak RSS.
    - `trace --from-log --format json`: real multi-process strace logs, made here the way the
@@ -15,7 +15,7 @@ aims with met/MISSED; runs to its end in a few minutes).
    of `-m pip --version`: the command's wall time minus the wall time of the runs it makes, run
    alone (warm-up included) — interleaved, medians.
 
-Usage: .venv/bin/python benchmarks/bench_scale.py [--quick]   (--quick: 1x/2x only, 2 repeats)
+Usage: .venv/bin/python benchmarks/bench_scale.py [--quick]   (--quick: 1x/2x only)
 """
 
 from __future__ import annotations
@@ -34,9 +34,10 @@ sys.path.insert(0, str(REPO))
 IMPORTPROF = [sys.executable, "-m", "profiler.cli"] if not (REPO / ".venv" / "bin" / "importprof").exists() else [str(REPO / ".venv" / "bin" / "importprof")]
 QUICK = "--quick" in sys.argv[1:]
 SCALES = (1, 2) if QUICK else (1, 2, 4)
-REPEATS = 2 if QUICK else 3
+REPEATS = 2  # interleaved repeats of each measurement (medians; the whole run stays under 5 minutes)
 CHILD = "import json, csv, decimal, email, http.client, logging, argparse, tarfile"
-SPLIT_LOOP = "import sys\nfor line in open(sys.argv[1], encoding='utf-8', errors='replace'):\n    line.split()\n"
+# the floor: read the same lines and split each one (a parser can do no less)
+SPLIT_LOOP = "import sys\nfor line in open(sys.argv[1], encoding='utf-8', errors='replace').read().splitlines():\n    line.split()\n"
 
 
 # The command runs as the child of a small `python -S` runner that reports its wait4 rusage: a
@@ -123,7 +124,7 @@ def in_process(logs: dict) -> None:
         for _ in range(REPEATS):
             t0 = clock()
             with open(path, encoding="utf-8", errors="replace") as fh:
-                for line in fh:
+                for line in fh.read().splitlines():
                     line.split()
             t1 = clock()
             get_renderer("json")(trace(TraceOptions(from_log=path)))
@@ -196,13 +197,9 @@ def main() -> None:
         for scale in SCALES:
             path = os.path.join(tmp, f"multi-{8 * scale}.strace")
             slogs[scale] = (path, make_strace_log(8 * scale, path))
-        out = os.path.join(tmp, "trace.json")
         reader_rows("trace --from-log --format json: strace -f of a shell running 8/16/32 Python children at once", slogs,
                     lambda p: [*IMPORTPROF, "trace", "--from-log", p, "--format", "json"], 500_000, 5.0)
         in_process(slogs)
-        path, lines = slogs[1]
-        wall, cpu, rss = measured([*IMPORTPROF, "trace", "--from-log", path])
-        print(f"  the table instead of JSON (the default output) at 1x: {wall:.2f}s wall, {cpu:.2f}s cpu, {rss / 2**20:.0f} MB")
         plogs = make_pip_logs(python, tmp, [250 * s for s in SCALES])
         plogs = {n // 250: v for n, v in plogs.items()}
 
@@ -224,10 +221,14 @@ def main() -> None:
         overhead("startup --variant default --runs 5 (warm-up 3: 8 runs)",
                  [*IMPORTPROF, "startup", "--python", python, "--variant", "default", "--runs", "5", "-m", "pip", "--version"], [pip] * 8)
         from profiler.capture.strace import find_strace
+        from profiler.workflows.trace import TraceOptions
 
+        # trace's runs: the traced one, then the untraced ones shown beside it (one warm-up + N)
         log = os.path.join(tmp, "alone.strace")
-        overhead("trace (one run under strace)", [*IMPORTPROF, "trace", "--python", python, "--format", "json", "-o", out, "-m", "pip", "--version"],
-                 [[find_strace(), "-f", "-tt", "-T", "-y", "-s", "256", "-o", log, "--", *pip]])
+        untraced = TraceOptions().untraced_runs if hasattr(TraceOptions(), "untraced_runs") else 0
+        runs = [[find_strace(), "-f", "-tt", "-T", "-y", "-s", "256", "-o", log, "--", *pip]] + [pip] * (untraced + 1 if untraced else 0)
+        overhead(f"trace (1 run under strace + {len(runs) - 1} untraced)",
+                 [*IMPORTPROF, "trace", "--python", python, "--format", "json", "-m", "pip", "--version"], runs)
     print(f"bench_scale: done in {time.perf_counter() - started:.0f} s")
 
 
