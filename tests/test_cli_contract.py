@@ -26,10 +26,10 @@ def test_help_lists_commands_and_imports_nothing_heavy():
         "import sys; from profiler.cli import app; app(['--help']); "
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('rich', 'psutil', 'jsonschema', 'hypothesis') "
         "or (m.startswith('profiler.') and not m.startswith(('profiler.cli', 'profiler.helpcache', 'profiler.commands', 'profiler.errors'))"
-        # main()'s own plumbing: the invocation's temporary folder, children and signals
+        # main()'s own plumbing: the invocation's temporary folder, children and signals, its run context
         # and the render registry's format names (a dict, no renderer), and the variants that
         # write --variant's help (frozen dataclasses: dataclasses, typing and shlex are loaded already)
-        " and m not in ('profiler.workflows', 'profiler.workflows.session', 'profiler.render', 'profiler.model',"
+        " and m not in ('profiler.workflows', 'profiler.workflows.session', 'profiler.runcontext', 'profiler.render', 'profiler.model',"
         " 'profiler.model.variant'))]; "
         "sys.stderr.write('HEAVY=' + ','.join(sorted(heavy)))"
     )

@@ -24,21 +24,17 @@ from profiler.model.measurement import RunSample
 # Every child runs in its own process group (its own session for `run`), so that a run that
 # passes its time limit, Ctrl-C or SIGTERM can stop it *and everything it started* (strace's
 # tracee, a shell's children): nothing is left running when importprof exits.
-DEFAULT_RUN_TIMEOUT_S = 60.0
 # What every wait below can pass to the OS: poll() takes a C int of milliseconds (about 24.8
 # days), and threading's waits stop at TIMEOUT_MAX. A limit beyond it is no limit at all.
 _PLATFORM_MAX_WAIT_S = min((2**31 - 1) / 1000.0, threading.TIMEOUT_MAX)
-_RUN_TIMEOUT_S: list = [DEFAULT_RUN_TIMEOUT_S]
 _LIVE_GROUPS: set = set()  # process groups of children still running
 
 
-def set_run_timeout(seconds: float | None) -> None:
-    """The limit for one run of a program (--timeout SECONDS; None or 0: no limit)."""
-    _RUN_TIMEOUT_S[0] = seconds if seconds else None
-
-
 def run_timeout() -> float | None:
-    return wait_limit(_RUN_TIMEOUT_S[0])
+    """One run's limit (--timeout), from the invocation's run context."""
+    from profiler.runcontext import current
+
+    return wait_limit(current().timeout_s)
 
 
 def wait_limit(seconds: float | None) -> float | None:
@@ -67,7 +63,6 @@ def kill_live_groups() -> None:
     if _REAPER["previous"] is not None:
         _prctl(_PR_SET_CHILD_SUBREAPER, _REAPER["previous"])
     _REAPER.update(active=False, previous=None, before=frozenset())
-    _LEFT_BEHIND["said"] = False
     if left:
         _warn_left_running(left)
 
@@ -139,10 +134,21 @@ def _orphans() -> set[int]:
     return _children() - _REAPER["before"] - _LIVE_GROUPS
 
 
-def stop_orphans() -> tuple[int, list[int]]:
+def _state(pid: int) -> tuple[str, int]:
+    """(state letter, process group) from /proc/PID/stat; ("", 0) when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return fields[0].decode(), int(fields[2])
+    except (OSError, IndexError, ValueError):
+        return "", 0
+
+
+def stop_orphans(killed_group: int | None = None) -> tuple[int, list[int]]:
     """SIGKILL and reap every detached descendant that came back to us; returns how many were
     stopped and the pids that could not be (left running), which callers report instead of
-    claiming otherwise."""
+    claiming otherwise. Not counted as stopped: one already dead (a zombie to reap) or one of
+    `killed_group`, the run's own group that was just killed (it was ending anyway)."""
     if not _REAPER["active"]:
         return 0, []
     stubborn: list[int] = []
@@ -152,6 +158,8 @@ def stop_orphans() -> tuple[int, list[int]]:
         if not orphans:
             break
         for pid in orphans:
+            state, group = _state(pid)
+            counted = state not in ("Z", "X", "") and group != killed_group
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -161,21 +169,22 @@ def stop_orphans() -> tuple[int, list[int]]:
                 continue
             try:
                 os.waitpid(pid, 0)
-                stopped += 1
+                stopped += counted
             except ChildProcessError:
                 pass
     return stopped, stubborn
 
 
 def _warn_left_running(pids: list[int]) -> None:
-    sys.stderr.write(f"importprof: warning: left running (could not be stopped): process{'es' if len(pids) > 1 else ''} "
-                     f"{', '.join(map(str, sorted(pids)))} started by the target\n")
-    sys.stderr.flush()
+    from profiler.runcontext import current
+
+    current().warn(f"left running (could not be stopped): process{'es' if len(pids) > 1 else ''} "
+                   f"{', '.join(map(str, sorted(pids)))} started by the target")
 
 
-def _after_run() -> None:
+def _after_run(group: int | None = None) -> None:
     """What a run left behind outside its group is stopped now, before the next run starts."""
-    stopped, left = stop_orphans()
+    stopped, left = stop_orphans(group)
     if stopped or left:
         _note_left_behind(left)
 
@@ -241,7 +250,7 @@ def run(
     finally:
         kill_group(proc.pid)  # what it left running in its group (a daemonized child...)
         _LIVE_GROUPS.discard(proc.pid)
-        _after_run()  # and what left the group (setsid): it came back to us as an orphan
+        _after_run(proc.pid)  # and what left the group (setsid): it came back to us as an orphan
     return Completed(tuple(argv), proc.returncode, out, err)
 
 
@@ -275,7 +284,9 @@ def _communicate(proc, input, limit: float | None, tracer_log: str | None):
         # Without a subreaper they are out of reach: the tracer's group is stopped instead.
         if tracer_log is None or not subreaping():
             kill_group(proc.pid)
-        _note_left_behind(stop_orphans()[1])
+        stopped, stubborn = stop_orphans(proc.pid)
+        if stopped or stubborn:
+            _note_left_behind(stubborn)
         ended_at = None
         if deadline is None:
             deadline = time.monotonic() + 10  # nothing of ours holds the pipes any more: EOF follows
@@ -330,17 +341,14 @@ def _children_of(pid: int) -> set[int]:
     return pids
 
 
-_LEFT_BEHIND: dict = {"said": False}
-
-
 def _note_left_behind(stubborn: list[int]) -> None:
+    from profiler.runcontext import current
+
     if stubborn:
         _warn_left_running(stubborn)
-    elif not _LEFT_BEHIND["said"]:
-        _LEFT_BEHIND["said"] = True
-        sys.stderr.write("importprof: warning: the target ended but left processes running (a daemon, a background "
-                         "job): importprof stopped them instead of waiting for them\n")
-        sys.stderr.flush()
+    else:  # said once per invocation
+        current().warn("the target ended but left processes running (a daemon, a background job): importprof "
+                       "stopped them instead of waiting for them")
 
 
 class StderrTail:
@@ -503,7 +511,7 @@ class SpawnServer:
             pass
         kill_group(self.pid)  # a command's own children left in the group
         _LIVE_GROUPS.discard(self.pid)
-        _after_run()
+        _after_run(self.pid)
 
 
 def spawn_measured(
@@ -531,7 +539,7 @@ def spawn_measured(
     status, ru = _wait(pid, argv[0])
     t1 = time.perf_counter_ns()
     kill_group(pid)  # what it left running in its group (after the clock stopped)
-    _after_run()
+    _after_run(pid)
     return RunSample(
         wall_s=(t1 - t0) / 1e9,
         user_s=ru.ru_utime,

@@ -143,7 +143,7 @@ def main(args: list[str]) -> int:
     _common.forget_warnings()
     try:
         # one temporary folder, removed on every exit; SIGTERM handled as Ctrl-C; no child left
-        with invocation():
+        with invocation(warn=_common.warn):
             app = build_app()
             result = app.main(args=args, prog_name="importprof", standalone_mode=False)
         _common.flush_warnings()  # after the output: one line, or each with --verbose

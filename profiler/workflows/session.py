@@ -57,23 +57,23 @@ def interrupted() -> bool:
 
 
 def set_run_timeout(seconds: float | None) -> None:
-    """--timeout SECONDS: the limit for one run of a program (None or 0: no limit)."""
-    from profiler.capture.process import set_run_timeout as _set
+    """--timeout SECONDS: the limit for one run of a program (None or 0: no limit), in the
+    invocation's run context."""
+    from profiler.runcontext import current
 
-    _set(seconds)
+    current().timeout_s = seconds if seconds else None
 
 
 @contextlib.contextmanager
-def invocation():
+def invocation(warn=None):
+    """`warn`: where the invocation's warnings go (the commands' warn; None: stderr)."""
     _STATE["terminated"] = _STATE["interrupted"] = False
     _STATE["signal"] = None
     # what lasts one invocation, fresh for each (callers that run main() in-process run many);
     # a module not loaded yet has nothing to forget (and --help must not load it)
-    machine, process = (sys.modules.get(f"profiler.capture.{m}") for m in ("machine", "process"))
+    machine = sys.modules.get("profiler.capture.machine")
     if machine is not None:
         machine.forget()
-    if process is not None:
-        process.set_run_timeout(process.DEFAULT_RUN_TIMEOUT_S)
     main_thread = threading.current_thread() is threading.main_thread()
     previous = {s: signal.signal(s, _on_sigterm) for s in TERMINATING if signal.getsignal(s) != signal.SIG_IGN} if main_thread else {}
     previous_int = signal.getsignal(signal.SIGINT) if main_thread else None
@@ -83,8 +83,11 @@ def invocation():
     _remove_stale(tempfile.gettempdir())
     folder = tempfile.mkdtemp(prefix=f"importprof-{os.getpid()}-")
     tempfile.tempdir = folder
+    from profiler.runcontext import RunContext, running
+
     try:
-        yield folder
+        with running(RunContext(temp_dir=folder, say=warn)):  # the --timeout, the warnings said: this invocation's
+            yield folder
     finally:
         if main_thread:  # a second signal must not cut the clean-up short
             for s in previous:
