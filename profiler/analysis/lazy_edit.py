@@ -19,6 +19,9 @@ is reported as such). Only statements PEP 810 lets be lazy are touched: module s
 functions, classes and try/with blocks (module-level `if` blocks are fine), not `from __future__`,
 not `from x import *`.
 
+A declaration that comes after an import a later run must reach is moved up, whole and
+extended (the one edit that is not an insertion), rather than written a second time.
+
 Files that already use the `lazy` keyword are read by blanking the soft keyword before parsing
 (`lazy ` read as `0;   `, the same length, so every offset stays true): importprof itself may run on a Python older than the
 syntax it writes.
@@ -50,6 +53,13 @@ class ImportStatement:
     top: int  # index of the enclosing top-level statement in the module body
     blocked: str | None  # why PEP 810 cannot make it lazy (None: it can)
     keyword: bool  # already written `lazy import ...`
+    names: tuple[str, ...] = ()  # what a from-import takes from its module (original names)
+
+    def reaches(self, module: str) -> bool:
+        """Does running this statement import `module` (itself, or as `from pkg import module`)?"""
+        if module in self.modules:
+            return True
+        return any(module == f"{m}.{n}" for m in self.modules for n in self.names)
 
 
 @dataclass(frozen=True)
@@ -208,6 +218,7 @@ def import_statements(source: bytes, package: str | None = None, filename: str =
         out.append(ImportStatement(
             line=node.lineno, end_line=getattr(node, "end_lineno", None) or node.lineno, col=node.col_offset,
             modules=modules, bound=bound, top=top, blocked=blocked,
+            names=tuple(a.name for a in node.names) if isinstance(node, ast.ImportFrom) else (),
             keyword=(node.lineno, node.col_offset) in marks,
         ))
     return out
@@ -283,6 +294,27 @@ def _extension(source: bytes, starts: list[int], value, names: Sequence[str]) ->
     return comma, b"".join(b" " + _literal(n, quote) + b"," for n in names)
 
 
+def _moved_declaration(source: bytes, starts: list[int], tree: ast.Module, decl: LazyDeclaration, first_top: int,
+                       new: Sequence[str]) -> bytes | None:
+    """The source with the declaration's own lines (extended by `new`) cut from where they are
+    and put before the statement `first_top`; None when the declaration does not own its lines
+    (code before it or after it on the same lines)."""
+    node = tree.body[decl.top]
+    begin = starts[node.lineno - 1]
+    end = starts[node.end_lineno] if node.end_lineno < len(starts) else len(source)
+    if node.col_offset != 0 or source[starts[node.end_lineno - 1] + node.end_col_offset : end].split(b"#")[0].strip(b" \t\r\n;"):
+        return None
+    block = source[begin:end]
+    if new:
+        at, text = _extension(source, starts, node.value, new)
+        block = source[begin:at] + text + source[at:end]
+    if not block.endswith(b"\n"):
+        block += _eol(source)
+    rest = source[:begin] + source[end:]
+    target = starts[tree.body[first_top].lineno - 1]  # before `begin`: unmoved by the cut
+    return rest[:target] + block + rest[target:]
+
+
 def _insert(source: bytes, edits: Iterable[tuple[int, bytes]]) -> bytes:
     out = source
     for at, text in sorted(edits, key=lambda e: e[0], reverse=True):
@@ -351,13 +383,19 @@ def apply_lazy(
                     skipped.append((s.line, f"{LAZY_MODULES} (line {decl.line}) is not a literal list of names: extend it by hand"))
                 return LazyEdit(source, (), tuple(already), tuple(sorted(skipped)))
             if decl.top > first_top:
-                # names added there would not reach the imports above it; moving the user's own
-                # declaration is not a minimal edit
-                for s in todo:
-                    if s.top < decl.top:
-                        skipped.append((s.line, f"comes before {LAZY_MODULES} (line {decl.line})"))
-                todo = [s for s in todo if s.top > decl.top]
-                new = [m for m in new if any(m in s.modules for s in todo)]
+                # names added there would not reach the imports above it: the declaration moves
+                # up, whole and extended, to the line before the first import it now names
+                moved = _moved_declaration(source, starts, tree, decl, first_top, new)
+                if moved is None:
+                    for s in todo:
+                        if s.top < decl.top:
+                            skipped.append((s.line, f"comes before {LAZY_MODULES} (line {decl.line}), "
+                                                    "which shares its lines with other code: move it by hand"))
+                    todo = [s for s in todo if s.top > decl.top]
+                    new = [m for m in new if any(m in s.modules for s in todo)]
+                else:
+                    applied.extend((s.line, s.modules) for s in todo)
+                    return LazyEdit(moved, tuple(applied), tuple(already), tuple(sorted(skipped)))
             if new:
                 edits.append(_extension(source, starts, _declaration_value(tree, decl), new))
         else:

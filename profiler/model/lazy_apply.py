@@ -13,8 +13,10 @@
                disagreement  where measured and static say different things, in words
   files        [{path, lines, status}]   status: "edited", "unchanged", "would edit" (--diff),
                or why the file was left alone (does not parse, read-only, fails to compile)
-  checks       [{python, command, identical, difference}]  before vs after, per interpreter and
-               per --verify-with command (the final edits)
+  checks       [{python, command, identical, difference, compared}]  before vs after, per
+               interpreter and per --verify-with command (the final edits); `compared` says how:
+               output and exit code, numbers masked, or exit code only when two runs before the
+               edit already differed
   proof        [{python, python_version, lazy, side, ...}]  per interpreter: `before` and
                `after` figures — startup mean_s/stddev_s/min_s/max_s, import_us, modules,
                peak_rss_bytes, unreified (imports still lazy at exit; null before 3.15),
@@ -70,10 +72,11 @@ class Check:
     command: str
     identical: bool
     difference: str | None = None
+    compared: str = "output and exit code"  # or numbers masked / exit code only (output that changes run to run)
 
     def to_dict(self) -> dict:
         return {"python": self.python, "command": self.command, "identical": self.identical,
-                "difference": self.difference}
+                "difference": self.difference, "compared": self.compared}
 
 
 @dataclass(frozen=True)

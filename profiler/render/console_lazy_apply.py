@@ -74,7 +74,10 @@ def render_lazy_apply_table(report: LazyApplyReport, tty: bool = False, top: int
         c.add_column("Python")
         c.add_column("Output and exit code")
         for x in report.checks:
-            c.add_row(x.command, x.python, "identical" if x.identical else f"DIFFERS: {x.difference}")
+            verdict = "identical" if x.identical else f"DIFFERS: {x.difference}"
+            if x.compared != "output and exit code":
+                verdict += f" ({x.compared.partition(' (')[0]})"
+            c.add_row(x.command, x.python, verdict)
         parts.append(c)
     if report.proof:
         p = new_table(tty, title="The proof: the program before and after")

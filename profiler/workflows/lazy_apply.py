@@ -211,17 +211,46 @@ class _Candidate:
     modules: tuple[str, ...]
     saving_us: int
     site: str
+    # the other module-level statements under DIR that import one of `modules`: in the eager
+    # run they found the module already loaded, but with this statement lazy the first of them
+    # to run would load it, so they go lazy with it (one unit for the edit and the bisection)
+    companions: tuple[tuple[str, int], ...] = ()
+
+
+def companions_of(cands: Sequence[_Candidate], sources: dict) -> None:
+    """Fill each candidate's companions from every parsed file under DIR (`sources`: path ->
+    its import statements)."""
+    for c in cands:
+        avoided = set(c.modules)
+        found = []
+        for path, stmts in sources.items():
+            if _module_of(path) in avoided:
+                continue  # a module the lazy run never ran: its imports do not run at start-up either
+            for s in stmts:
+                if s.blocked or (path == c.path and s.line <= c.line <= s.end_line):
+                    continue
+                if any(s.reaches(m) for m in avoided):
+                    found.append((path, s.line))
+        c.companions = tuple(sorted(found))
 
 
 def _package_of(path: str) -> str | None:
-    folder, base = os.path.split(os.path.abspath(path))
-    parts = []
-    if base == "__init__.py":
-        pass
+    """The dotted package a file belongs to (for an __init__.py, the package itself), found by
+    walking up through folders that hold an __init__.py."""
+    folder = os.path.dirname(os.path.abspath(path))
+    parts: list[str] = []
     while os.path.isfile(os.path.join(folder, "__init__.py")):
         folder, name = os.path.split(folder)
         parts.insert(0, name)
     return ".".join(parts) or None
+
+
+def _module_of(path: str) -> str:
+    package = _package_of(path)
+    stem = os.path.basename(path)[:-3] if path.endswith(".py") else os.path.basename(path)
+    if stem == "__init__":
+        return package or ""
+    return f"{package}.{stem}" if package else stem
 
 
 def _read(path: str) -> bytes:
@@ -245,6 +274,9 @@ class _Files:
         by_file: dict[str, list[int]] = {}
         for c in chosen:
             by_file.setdefault(c.path, []).append(c.line)
+            for path, line in c.companions:
+                if path in self.original:
+                    by_file.setdefault(path, []).append(line)
         out = {}
         for path, original in self.original.items():
             lines = by_file.get(path)
@@ -298,22 +330,64 @@ def _outputs(jobs: Sequence[_Job], timeout):
     return out
 
 
-def _differences(before, after) -> dict:
+EXACT = "output and exit code"
+MASKED = "output with decimal numbers masked (timings change from run to run)"
+MASKED_ALL = "output with every number masked (they change from run to run)"
+EXIT_ONLY = "exit code only (its output changes from run to run)"
+_DECIMAL = re.compile(r"\d+\.\d+")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _masked(o, pattern=_DECIMAL):
+    from profiler.model.lazy import ProgramOutput
+
+    return ProgramOutput(pattern.sub("#", o.stdout), pattern.sub("#", o.stderr), o.exit_code)
+
+
+def comparison_modes(first: dict, second: dict) -> dict:
+    """How each job is compared, from two runs before any edit: exactly; with decimal numbers
+    masked (a test runner's timings; counts still compared); with every number masked; or by
+    exit code alone (output that changes otherwise)."""
+    modes = {}
+    for job, a in first.items():
+        b = second[job]
+        if a == b:
+            modes[job] = EXACT
+        elif _masked(a) == _masked(b):
+            modes[job] = MASKED
+        elif _masked(a, _NUMBER) == _masked(b, _NUMBER):
+            modes[job] = MASKED_ALL
+        else:
+            modes[job] = EXIT_ONLY
+    return modes
+
+
+def _differences(before, after, modes) -> dict:
     from profiler.analysis.lazy import describe_difference
 
-    return {job: describe_difference(before[job], after[job]) for job in before}
+    out = {}
+    for job, b in before.items():
+        a, mode = after[job], modes.get(job, EXACT)
+        if mode in (MASKED, MASKED_ALL):
+            pattern = _DECIMAL if mode == MASKED else _NUMBER
+            b, a = _masked(b, pattern), _masked(a, pattern)
+        if mode == EXIT_ONLY:
+            out[job] = None if a.exit_code == b.exit_code else f"exit code {a.exit_code} instead of {b.exit_code}"
+        else:
+            out[job] = describe_difference(b, a)
+    return out
 
 
 # ------------------------------------------------------------------ the workflow
 
 
 def lazy_apply(opts: ApplyOptions, progress=None, warn: Note | None = None, info: Note | None = None) -> LazyApplyReport:
-    from profiler.capture.interpreter import resolve_python
+    from profiler.capture.interpreter import interpreter_for
     from profiler.workflows.lazy import lazy, validate as validate_lazy
 
     validate(opts)
     validate_lazy(opts.lazy)
-    interp = resolve_python(opts.lazy.python)
+    interp = interpreter_for(opts.lazy.python, "lazy")
     warnings: list[str] = []
     notes: list[str] = []
 
@@ -498,6 +572,9 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
                                        disagreement=disagreement)
         if decision == "applied":
             chosen.append(c)
+    # the companions: every other module-level import of the same modules under DIR
+    sources = _parsed_tree(directory, edits, file_status)
+    companions_of(chosen, sources)
     # compile each edited file before anything is written
     contents = edits.edited(chosen)
     for path, data in contents.items():
@@ -525,7 +602,8 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
     def file_rows(status_changed: str, final: dict[str, bytes]):
         rows = []
         for path in sorted(set(file_status) | set(final)):
-            lines = tuple(sorted(c.line for c in chosen if c.path == path))
+            lines = tuple(sorted({c.line for c in chosen if c.path == path}
+                                 | {ln for c in chosen for p_, ln in c.companions if p_ == path}))
             st = file_status.get(path, "ok")
             if st == "ok":
                 st = status_changed if final.get(path, b"") != edits.original.get(path) else "unchanged"
@@ -559,6 +637,11 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
         else:
             usable.append(job)
     jobs = [j for j in usable if not j.python or any(p.path == j.python for p in pythons)]
+    modes = comparison_modes({j: before[j] for j in jobs}, _outputs(jobs, timeout))
+    for j in jobs:
+        if modes[j] != EXACT:
+            notes.append(f"{j.label}{' on ' + j.python if j.python else ''}: its output changes from run to run; "
+                         f"compared by {modes[j]}")
     if py315 is None or all(p.version_tuple[:2] < (3, 15) for p in pythons):
         notes.append(f"no Python 3.15 here: `__lazy_modules__` is inert on {', '.join(p.version for p in pythons)}; "
                      f"the saving is the prediction of the lazy measurement: {predicted / 1000:.1f} ms")
@@ -567,7 +650,7 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
     try:
         edits.write(contents)
         after = _outputs(jobs, timeout)
-        diffs = _differences({j: before[j] for j in jobs}, after)
+        diffs = _differences({j: before[j] for j in jobs}, after, modes)
         if any(diffs.values()) and chosen:
             bad = next(d for d in diffs.values() if d)
             if info:
@@ -580,7 +663,7 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
                 edits.write(edits.edited(keep))
                 bisect_runs += 1
                 got = _outputs(jobs, timeout)
-                return not any(_differences({j: before[j] for j in jobs}, got).values())
+                return not any(_differences({j: before[j] for j in jobs}, got, modes).values())
 
             keys = list(range(len(chosen)))
             if suffices([chosen[k] for k in keys]):
@@ -599,12 +682,12 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
             final = edits.edited(chosen)
             edits.write(final)
             after = _outputs(jobs, timeout)
-            diffs = _differences({j: before[j] for j in jobs}, after)
-        checks = tuple(Check(j.python or "(as written)", j.label, diffs[j] is None, diffs[j]) for j in jobs)
+            diffs = _differences({j: before[j] for j in jobs}, after, modes)
+        checks = tuple(Check(j.python or "(as written)", j.label, diffs[j] is None, diffs[j], modes[j]) for j in jobs)
         for c in checks:
             if not c.identical:
                 warning(f"{c.command} on {c.python} still differs after the edit: {c.difference}")
-        proof, machine = _proof(opts, pythons, edits, final, before, after, jobs, warning)
+        proof, machine = _proof(opts, pythons, edits, final, diffs, jobs, warning)
     except BaseException:
         edits.restore()
         raise
@@ -613,6 +696,30 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
     return LazyApplyReport(action="apply", statements=_ordered(verdicts), files=file_rows("edited", final),
                            checks=checks, proof=proof, bisect_runs=bisect_runs, machine=machine, warnings=tuple(warnings),
                            notes=tuple(notes), **common)
+
+
+def _parsed_tree(directory: str, edits: _Files, file_status: dict) -> dict:
+    """path -> import statements of every Python file under DIR that parses and can be written
+    (read in as an original of `edits`); the others are left out, silently: they hold no
+    candidate, and the proof measures what their eager imports still cost."""
+    from profiler.analysis.lazy_edit import SourceError, import_statements
+
+    out = {}
+    for folder, dirs, names in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+        for name in sorted(names):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.realpath(os.path.join(folder, name))
+            if file_status.get(path, "ok") != "ok" or not os.access(path, os.W_OK):
+                continue
+            try:
+                data = edits.original.get(path) or _read(path)
+                out[path] = import_statements(data, _package_of(path), path)
+            except (OSError, SourceError):
+                continue
+            edits.original.setdefault(path, data)
+    return out
 
 
 def _ordered(verdicts: dict[int, StatementVerdict]) -> tuple[StatementVerdict, ...]:
@@ -633,21 +740,24 @@ def _unified(path: str, old: bytes, new: bytes) -> str:
 # ------------------------------------------------------------------ the proof
 
 
-def _side(result, profile, probe) -> Side:
-    mem = result.memory_usage_byte if result is not None else None
+def _side(times, mems, profile, probe) -> Side:
+    from profiler.analysis.statistics import mean, stddev
+
     unreified = None
     if probe is not None and probe.get("unreified") is not None:
         unreified = len(probe["unreified"])
     return Side(
-        mean_s=result.mean if result else None, stddev_s=result.stddev if result else None,
-        min_s=result.min if result else None, max_s=result.max if result else None,
+        mean_s=mean(times) if times else None, stddev_s=stddev(times) if len(times) > 1 else None,
+        min_s=min(times) if times else None, max_s=max(times) if times else None,
         import_us=profile.total_us if profile is not None else None,
         modules=len(probe["modules"]) if probe is not None else None,
-        peak_rss_bytes=max(mem) if mem else None, unreified=unreified,
+        peak_rss_bytes=max(mems) if mems else None, unreified=unreified,
     )
 
 
-def _measure_side(opts: ApplyOptions, pythons, tag: str, warning):
+def _proof(opts, pythons, edits: _Files, final, diffs, jobs, warning):
+    """Before and after, timed in alternating rounds (the files rewritten between rounds), so
+    that a change of the machine's load during the proof lands on both sides alike."""
     from profiler.capture.lazy_apply import run_probe
     from profiler.capture.timing import RunPlan
     from profiler.model.measurement import CommandSpec
@@ -655,35 +765,44 @@ def _measure_side(opts: ApplyOptions, pythons, tag: str, warning):
     from profiler.workflows.measure import measure
 
     t = opts.lazy.target
-    specs = [CommandSpec(argv=(p.path, *opts.lazy.flags, *t.python_argv()), variant=tag, python=p.path,
-                         python_version=p.version, flags=tuple(opts.lazy.flags), target=t.label(),
-                         key=f"{tag}:{p.path}", target_kind=t.kind) for p in pythons]
-    m = measure(specs, RunPlan(runs=opts.proof_runs, warmup=2, min_time_s=0.0), engine=opts.lazy.engine,
-                warn=None)
-    results = {r.key: r for r in m.results}
-    out = {}
-    for p in pythons:
-        profile = None
-        if p.version_tuple[:2] >= (3, 7):
-            profile = imports(ImportsOptions(target=t, python=p.path, runs=opts.profile_runs, warmup=1,
-                                             flags=tuple(opts.lazy.flags)))
-        _, probe = run_probe(p.path, opts.lazy.flags, t, timeout=opts.lazy.timeout) if p.version_tuple[:2] >= (3, 8) else (None, None)
-        out[p.path] = _side(results.get(f"{tag}:{p.path}"), profile, probe)
-    return out, m.machine
-
-
-def _proof(opts, pythons, edits: _Files, final, before_out, after_out, jobs, warning) -> tuple[ProofRow, ...]:
-    edits.restore()
-    before, machine = _measure_side(opts, pythons, "before", warning)
-    edits.write(final)
-    after, _ = _measure_side(opts, pythons, "after", warning)
+    sides = {"before": dict(edits.original), "after": final}
+    rounds = min(3, opts.proof_runs)
+    per_round = max(1, -(-opts.proof_runs // rounds))
+    times = {(side, p.path): [] for side in sides for p in pythons}
+    mems = {(side, p.path): [] for side in sides for p in pythons}
+    machine = {}
+    for _ in range(rounds):
+        for side, contents in sides.items():
+            edits.write(contents)
+            specs = [CommandSpec(argv=(p.path, *opts.lazy.flags, *t.python_argv()), variant=side, python=p.path,
+                                 python_version=p.version, flags=tuple(opts.lazy.flags), target=t.label(),
+                                 key=f"{side}:{p.path}", target_kind=t.kind) for p in pythons]
+            m = measure(specs, RunPlan(runs=per_round, warmup=1, min_time_s=0.0), engine=opts.lazy.engine,
+                        machine=machine or None)
+            machine = machine or m.machine
+            for r in m.results:
+                side_, path = r.key.split(":", 1)
+                times[(side_, path)].extend(r.times)
+                mems[(side_, path)].extend(r.memory_usage_byte or ())
+    figures = {}
+    for side, contents in sides.items():
+        edits.write(contents)
+        for p in pythons:
+            profile = None
+            if p.version_tuple[:2] >= (3, 7):
+                profile = imports(ImportsOptions(target=t, python=p.path, runs=opts.profile_runs, warmup=1,
+                                                 flags=tuple(opts.lazy.flags)))
+            probe = None
+            if p.version_tuple[:2] >= (3, 8):
+                _, probe = run_probe(p.path, opts.lazy.flags, t, timeout=opts.lazy.timeout)
+            figures[(side, p.path)] = _side(times[(side, p.path)], mems[(side, p.path)], profile, probe)
     rows = []
     for p in pythons:
-        b, a = before[p.path], after[p.path]
+        b, a = figures[("before", p.path)], figures[("after", p.path)]
         overlap = False
         if None not in (b.mean_s, a.mean_s, b.stddev_s, a.stddev_s):
             overlap = (b.mean_s - b.stddev_s) <= (a.mean_s + a.stddev_s) and (a.mean_s - a.stddev_s) <= (b.mean_s + b.stddev_s)
-        identical = all(before_out[j] == after_out[j] for j in jobs if j.python == p.path)
+        identical = all(diffs[j] is None for j in jobs if j.python == p.path)
         rows.append(ProofRow(p.path, p.version, p.version_tuple[:2] >= (3, 15), b, a, identical, overlap))
         if overlap and p.version_tuple[:2] >= (3, 15):
             warning(f"Python {p.version}: the start-up ranges before and after overlap (mean ± stddev): "
