@@ -348,3 +348,21 @@ def test_statements_find_httpie_building_an_ssl_context_at_import(cli):
     ssl_ = next(m for m in res.json()["modules"] if m["name"] == "httpie.ssl_")
     top = ssl_["statements"][0]
     assert top["site"].endswith("httpie/ssl_.py:109") and top["statement"].startswith("DEFAULT_SSL_CIPHERS_STRING = ")
+
+
+@pytest.mark.slow
+def test_why_statements_shows_the_work_in_the_module_asked_about(cli, real_python, tmp_path):
+    (tmp_path / "slowmod.py").write_text("import json\nTABLE = sum(i * i for i in range(3_000_000))\n")
+    (tmp_path / "app.py").write_text("import slowmod\n")
+    res = cli("why", "slowmod", "--statements", "--python", real_python, "--format", "json", str(tmp_path / "app.py"))
+    assert res.returncode == 0, res
+    top = res.json()["statements"][0]
+    assert top["line"] == 2 and top["of_body_pct"] > 50
+    # the estimate is the share of the module's measured self, which it cannot exceed
+    chain_self = res.json()["chains"][0]["hops"][-1]["self_us"]
+    assert 0 < top["estimated_us"] <= chain_self
+    table = cli("why", "slowmod", "--statements", "--python", real_python, str(tmp_path / "app.py"))
+    assert "import-time work in slowmod's body" in table.stdout and "slowmod.py:2" in table.stdout
+    from conftest import assert_one_line_error
+
+    assert_one_line_error(cli("why", "json", "--statements", "--from-log", str(tmp_path / "app.py")), 2, "--statements runs the target")

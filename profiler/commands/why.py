@@ -32,6 +32,7 @@ def why(
     output: OutputOpt = None,
     all_: bool = typer.Option(False, "--all", help="Every module that imports MODULE, one chain each, shortest first (one more instrumented run)."),
     ignore_failure: IgnoreFailureOpt = False,
+    statements: bool = typer.Option(False, "--statements", help="Also MODULE's costliest top-level statements: the import-time work inside its body (file:line, sampled in up to 3 more runs)."),
 ) -> None:
 
     from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warn
@@ -48,8 +49,10 @@ def why(
     log_text = read_stdin("log") if from_log == "-" else None
     opts = WhyOptions(
         module=module_name, target=target_of(ctx), python=python, report=report, from_log=from_log, log_text=log_text, runs=runs, all=all_,
-        ignore_failure=ignore_failure,
+        ignore_failure=ignore_failure, statements=statements,
     )
+    if statements and (report is not None or from_log is not None):
+        raise UsageError("--statements runs the target: not with --report or --from-log")
     with suggesting_ignore_failure(), Progress("importing") as bar:
         answer = run_why(opts, progress=bar.update, warn=warn)
     deliver(answer, fmt=fmt, output=output, table=render_why_table)

@@ -468,9 +468,12 @@ class WhyReport:
     target: str | None = None
     cached_in: tuple[int, ...] = ()  # processes where 3.14 saw it only as cached
     importers: tuple[str, ...] | None = None  # every module with an import statement of MODULE (why --all)
+    statements: tuple[dict, ...] | None = None  # why --statements: MODULE's costliest top-level statements
 
     def to_dict(self) -> dict:
         extra = {} if self.importers is None else {"importers": list(self.importers)}
+        if self.statements is not None:
+            extra["statements"] = [dict(s) for s in self.statements]
         return {
             **extra,
             "schema": self.SCHEMA,

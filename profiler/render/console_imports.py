@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from profiler.render.text import path_cell, shown_argv
 
@@ -225,6 +225,9 @@ def render_why_table(report, tty: bool) -> str:
     parts: list = []
     if not report.chains:
         return render_tables([f"{report.module} is not imported"], tty)
+    if report.statements is not None:  # why --statements: the work inside MODULE's body, after its chains
+        return render_tables([render_why_table(replace(report, statements=None), tty).rstrip("\n"),
+                              *_why_statements(report, tty)], tty)
     if any(not c.loaded for c in report.chains):  # why --all: every importer, one line each
         t = new_table(tty, title=f"every import of {report.module}: {len(report.chains)} chains, shortest first")
         t.add_column("#", justify="right")
@@ -316,6 +319,27 @@ def render_diff_table(report, tty: bool, top: int = 25) -> str:
     return render_tables(parts, tty)
 
 
+def _why_statements(report, tty: bool) -> list:
+    from profiler.render.console import new_table
+    from profiler.render.text import cut_middle
+
+    if not report.statements:
+        return [f"{report.module}: no top-level statement of its body other than imports was seen by 3 samples or more"]
+    t = new_table(tty, title=f"import-time work in {report.module}'s body (top-level statements, sampled)")
+    for col in ("of its body", "≈ ms", "site", "statement"):
+        t.add_column(col, justify="right" if col in ("≈ ms", "of its body") else "left")
+    for s in report.statements:
+        t.add_row(f"{s['of_body_pct']:.0f}%", _ms(s["estimated_us"]), f"{s['file'].rsplit('/', 1)[-1]}:{s['line']}",
+                  cut_middle(s.get("statement") or "", 70))
+    return [t, STATEMENTS_NOTE]
+
+
+STATEMENTS_NOTE = ("sampled every 0.25 ms in separate runs: a statement's share is the part of its module body's sampled time "
+                   "during which it was the running top-level line (functions it called included, nested imports' bodies "
+                   "excluded; import statements are left out: their cost is in the import tree); ≈ ms is that share of the "
+                   "module's self in the timed runs (sampling slows the runs, so its own milliseconds are not shown)")
+
+
 def statements_table(modules, tty: bool, top: int, module: str | None = None) -> list | None:
     """--statements: the top-level statements that cost their module's self time, costliest
     first (each module's, from its record's extra), or None when none was recorded."""
@@ -325,18 +349,19 @@ def statements_table(modules, tty: bool, top: int, module: str | None = None) ->
     rows = [(m, s) for m in modules for s in m.extra.get("statements") or () if module is None or m.name == module]
     if not rows:
         return None
-    rows.sort(key=lambda ms: -ms[1]["self_us"])
-    t = new_table(tty, title=f"import-time work in module bodies (top {min(top, len(rows))} statements by self, ms, sampled)")
-    for col in ("module", "self", "of its body", "site", "statement"):
-        t.add_column(col, justify="right" if col in ("self", "of its body") else "left", no_wrap=col == "module")
-    for m, s in rows[:top]:
+    t = new_table(tty, title=f"import-time work in module bodies (top {min(top, len(rows))} top-level statements, sampled)")
+    for col in ("module", "≈ ms", "of its body", "site", "statement"):
+        t.add_column(col, justify="right" if col in ("≈ ms", "of its body") else "left", no_wrap=col == "module")
+
+    def share(m, s) -> float:
         body = m.extra.get("statements_sampled_us") or 0
-        share = f"{100 * s['self_us'] / body:.0f}%" if body else ""
-        t.add_row(m.name, _ms(s["self_us"]), share, f"{s['file'].rsplit('/', 1)[-1]}:{s['line']}",
-                  cut_middle(s.get("statement") or "", 60))
-    return [t, "sampled every 0.25 ms in separate runs (hook_statements): a statement's self is the time its own line "
-               "was running, functions it called included, nested imports' bodies excluded; import statements are left "
-               "out (their cost is in the import tree); the share is of the module body's sampled time"]
+        return s["self_us"] / body if body else 0.0
+
+    rows.sort(key=lambda ms: -share(*ms) * ms[0].self_us)
+    for m, s in rows[:top]:
+        t.add_row(m.name, _ms(round(share(m, s) * m.self_us)), f"{100 * share(m, s):.0f}%",
+                  f"{s['file'].rsplit('/', 1)[-1]}:{s['line']}", cut_middle(s.get("statement") or "", 60))
+    return [t, STATEMENTS_NOTE]
 
 
 def _module_table(t, many: bool, phase_headers, spread_of: str = "cumulative"):

@@ -27,6 +27,7 @@ class WhyOptions:
     warmup: int = 0
     all: bool = False  # every importer's chain (an instrumented run sees imports of loaded modules)
     ignore_failure: bool = False  # the program exits non-zero on purpose
+    statements: bool = False  # MODULE's costliest top-level statements (sampled runs)
 
 
 def why_from_report(report: ImportsReport, module: str, importers: Sequence[str] | None = None) -> WhyReport:
@@ -71,6 +72,7 @@ def why(
                 log_text=opts.log_text,
                 sites=opts.from_log is None and opts.target.is_python,  # the import sites: file:line of each hop's import
                 ignore_failure=opts.ignore_failure,
+                statements=opts.statements,
             ),
             progress=progress,
             warn=warn,
@@ -82,6 +84,16 @@ def why(
     if not answer.chains:
         where = report.target or "the log"
         raise GateFailed(f"{opts.module} is not imported by {where}")
+    if opts.statements:
+        from dataclasses import replace
+
+        record = next((m for m in report.modules if m.name == opts.module and m.extra.get("statements_sampled_us")), None)
+        rows = tuple(record.extra.get("statements", ())) if record is not None else ()
+        body = record.extra["statements_sampled_us"] if record is not None else 0
+        # the share of the body's sampled time, and that share of the module's measured self
+        answer = replace(answer, statements=tuple({**s, "of_body_pct": round(100 * s["self_us"] / body, 1),
+                                                   "estimated_us": round(s["self_us"] / body * record.self_us)}
+                                                  for s in rows) if rows else ())
     return answer
 
 
