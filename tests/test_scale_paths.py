@@ -92,3 +92,8 @@ def test_many_processes_fast_equals_careful(name):
         want = Counter((modules[k[1]].process if k[0] == "m" else k[1], s[0], s[1]) for k, s in summaries.items() if s[0])
         assert folded == want
         assert all(isinstance(ln, TreeLine) for ln in lines)
+        # made as read: the length before any line is made, a prefix, an index, all of them
+        whole = list(lines)
+        fresh = collapse_tree(modules, min_us)
+        assert len(fresh) == len(whole) and fresh[:7] == whole[:7] and fresh[len(whole) - 1] == whole[-1]
+        assert list(fresh) == whole and fresh[-1] == whole[-1]

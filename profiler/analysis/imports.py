@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping, NamedTuple, Sequence
 
@@ -443,7 +444,7 @@ class TreeLine(NamedTuple):
     process: int | None = None  # of a summary line (a module line: module.process)
 
 
-def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> list[TreeLine]:
+def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> Sequence[TreeLine]:
     """Pre-order modules → tree lines; a module below `min_us` cumulative (and its subtree) is
     folded into one summary line under its parent ("… N more, X ms")."""
     # one walk: a row under min_us is folded with its whole subtree (the rows after it that are
@@ -479,41 +480,85 @@ def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> list[TreeLine
             j += 1
         s[0] += j - i
         i = j
-    result: list[TreeLine] = []
+    return TreeLines(modules, shown, summaries)
+
+
+class TreeLines(SequenceABC):
+    """collapse_tree's lines, made as they are read: the length is known from the folding, so a
+    table that shows the first 400 of a log's 275,000 lines makes 400 of them."""
+
+    def __init__(self, modules: Sequence[ModuleRecord], shown: list[int], summaries: dict[tuple, list[int]]) -> None:
+        self._made: list[TreeLine] = []
+        self._n = len(shown) + len(summaries)  # each summary is one line, under its row or its process
+        self._next = _tree_lines(modules, shown, summaries)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _make(self, k: int) -> None:
+        made, nxt = self._made, self._next
+        while len(made) < k:
+            line = next(nxt, None)
+            if line is None:
+                break
+            made.append(line)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self._n)
+            self._make(stop if step > 0 else self._n)
+            return self._made[i]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("tree line index out of range")
+        self._make(i + 1)
+        return self._made[i]
+
+    def __iter__(self):
+        i = 0
+        while i < self._n:
+            self._make(i + 1)
+            yield self._made[i]
+            i += 1
+
+
+def _tree_lines(modules: Sequence[ModuleRecord], shown: list[int], summaries: dict[tuple, list[int]]):
+    """The lines in order: each shown row, the summary of its folded children after its
+    subtree, and each process's folded top-level rows after its last row."""
     stack: list[tuple[int, tuple]] = []
-
-    def close(until_depth: int) -> None:
-        while stack and stack[-1][0] >= until_depth:
-            d, k = stack.pop()
-            s = summaries.get(k)
-            if s:
-                result.append(TreeLine(d + 1, None, s[0], s[1], modules[k[1]].process))
-
-    def close_process(proc) -> None:
-        s = summaries.get(("root", proc))
-        if s:
-            result.append(TreeLine(0, None, s[0], s[1], proc))
-
     process = None
     done: set = set()
     for i in shown:
         m = modules[i]
         if m.process != process:
-            close(0)
+            yield from _closing(stack, 0, summaries, modules)
             if process is not None:
-                close_process(process)
+                s = summaries.get(("root", process))
+                if s:
+                    yield TreeLine(0, None, s[0], s[1], process)
                 done.add(process)
             process = m.process
-        close(m.depth)
-        result.append(TreeLine(m.depth, m))
+        yield from _closing(stack, m.depth, summaries, modules)
+        yield TreeLine(m.depth, m)
         stack.append((m.depth, ("m", i)))
-    close(0)
+    yield from _closing(stack, 0, summaries, modules)
     if process is not None:
-        close_process(process)
+        s = summaries.get(("root", process))
+        if s:
+            yield TreeLine(0, None, s[0], s[1], process)
         done.add(process)
     for proc in sorted({k[1] for k in summaries if k[0] == "root"} - done):
-        close_process(proc)
-    return result
+        s = summaries[("root", proc)]
+        yield TreeLine(0, None, s[0], s[1], proc)
+
+
+def _closing(stack: list, until_depth: int, summaries: dict, modules: Sequence[ModuleRecord]):
+    while stack and stack[-1][0] >= until_depth:
+        d, k = stack.pop()
+        s = summaries.get(k)
+        if s:
+            yield TreeLine(d + 1, None, s[0], s[1], modules[k[1]].process)
 
 
 def group_modules(modules: Sequence[ModuleRecord], key_of: Callable[[ModuleRecord], str]) -> tuple[GroupRecord, ...]:
