@@ -259,6 +259,36 @@ def test_an_in_memory_row_that_loaded_most_modules_from_disk_says_so(cli, real_p
                and "mostly measures the ordinary importer" in w for w in doc["warnings"]), doc["warnings"]
 
 
+def test_file_arithmetic_from_an_extension_module_outside_its_package_fails_by_design(cli, real_python, tmp_path):
+    # an extension module is loaded from its copy beside the launcher, so its __file__ is that
+    # copy: a file reached from it outside its package (../share/x.txt) is not there
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not installed (make setup installs it): the test compiles a small extension module")
+    facts = subprocess.run([real_python, "-c", "import sysconfig; print(sysconfig.get_paths()['include']); "
+                            "print(sysconfig.get_config_var('EXT_SUFFIX'))"], capture_output=True, text=True, check=True)
+    include, suffix = facts.stdout.split()
+    (tmp_path / "extpkg").mkdir()
+    (tmp_path / "extpkg" / "__init__.py").write_text("")
+    (tmp_path / "share").mkdir()
+    (tmp_path / "share" / "x.txt").write_text("shared\n")
+    (tmp_path / "ext.c").write_text(
+        "#include <Python.h>\nstatic struct PyModuleDef def = {PyModuleDef_HEAD_INIT, \"extpkg._ext\", NULL, -1, NULL};\n"
+        "PyMODINIT_FUNC PyInit__ext(void) { return PyModule_Create(&def); }\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", f"-I{include}", str(tmp_path / "ext.c"), "-o", str(tmp_path / "extpkg" / f"_ext{suffix}")],
+                   check=True, timeout=120)
+    (tmp_path / "main.py").write_text("import os\nimport extpkg._ext as e\n"
+                                      "print(open(os.path.join(os.path.dirname(e.__file__), '..', 'share', 'x.txt')).read().strip())\n")
+    res = cli("build", "--python", real_python, "-o", str(tmp_path / "b"), "--variant", "no-site,in-memory", "--format", "json",
+              str(tmp_path / "main.py"))
+    assert res.returncode == 0, res
+    v = {x["variant"]: x for x in res.json()["variants"]}
+    assert not v["no-site"]["failed"]
+    lib = tmp_path / "b" / "in-memory" / "lib"
+    assert v["in-memory"]["error"].endswith(
+        f"; by design: extension module extpkg._ext is loaded from its copy beside the launcher ({lib}/...), and "
+        f"{lib}/extpkg/../share/x.txt was reached from its __file__ outside the package data copied there")
+
+
 def test_cargo_missing_fails_the_oxidized_variants_only(cli, real_python, tmp_path, app):
     env = {"IMPORTPROF_CACHE": str(tmp_path / "cache"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     res = cli("build", "--python", real_python, "-o", str(tmp_path / "b"), "--format", "json", str(app / "main.py"), env=env)
