@@ -158,6 +158,22 @@ def count_all_syscalls(opts: CompareOptions, specs, warn: Callable[[str], None] 
 
 def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callable[[str], None] | None = None,
             info: Callable[[str], None] | None = None) -> CompareReport:
+    """Build, check and time the variants. The files the target names are as they were before
+    when it returns: a program that rewrites its input (black formatting a file) rewrites it in
+    the timed runs (each later run sees what the one before left), as build's check put it back."""
+    from profiler.capture.oxidized import read_files, restore_files
+    from profiler.workflows.build import watched_files
+
+    watched = watched_files(opts.target) if opts.target is not None and opts.target.is_python else []
+    originals = list(zip(watched, read_files(watched)))
+    try:
+        return _compare(opts, progress, warn, info)
+    finally:
+        restore_files(originals)
+
+
+def _compare(opts: CompareOptions, progress: Callable | None, warn: Callable[[str], None] | None,
+             info: Callable[[str], None] | None) -> CompareReport:
     from profiler.analysis.compare import compare_rows
     from profiler.capture.timing import RunPlan
     from profiler.workflows.measure import measure

@@ -117,8 +117,16 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
     for s in SETS:  # a previous pack's files must not linger in lib/
         clear_dir(os.path.join(opts.out_dir, s))
     before = set(os.listdir(opts.out_dir)) if existed else set()
+    from profiler.capture.oxidized import read_files, restore_files
+    from profiler.workflows.build import watched_files
+
+    watched = watched_files(target)
+    originals = list(zip(watched, read_files(watched)))  # the recording run may rewrite them (black)
     try:
-        packed = pack_target(interp, target, opts.out_dir, info=info)
+        try:
+            packed = pack_target(interp, target, opts.out_dir, info=info)
+        finally:
+            restore_files(originals)
         report = replace(packed.report, machine=read_machine())
         write_json(os.path.join(opts.out_dir, "pack.json"), report.to_dict())
     except BaseException:  # a failed pack leaves nothing half-made
