@@ -366,3 +366,30 @@ def test_why_statements_shows_the_work_in_the_module_asked_about(cli, real_pytho
     from conftest import assert_one_line_error
 
     assert_one_line_error(cli("why", "json", "--statements", "--from-log", str(tmp_path / "app.py")), 2, "--statements runs the target")
+
+
+def test_doctor_module_work_finding_is_the_share_of_the_measured_self():
+    from profiler.analysis.doctor import module_work_findings
+    from profiler.model.import_tree import ModuleRecord
+
+    def mod(name, self_us, body_us, statements):
+        return ModuleRecord(name, self_us, self_us, None, 0, 0, 1, (self_us,), (self_us,),
+                            extra={"statements_sampled_us": body_us, "statements": statements})
+
+    ssl_ = mod("httpie.ssl_", 29_000, 80_000, [{"site": "/v/httpie/ssl_.py:109", "self_us": 76_000, "samples": 90,
+                                                "statement": "DEFAULT_SSL_CIPHERS_STRING = ':'.join(...)"}])
+    small = mod("small", 1_000, 1_000, [{"site": "/v/small.py:3", "self_us": 1_000, "samples": 4, "statement": "X = 1"}])
+    found = module_work_findings([small, ssl_])
+    assert [(f.kind, f.where, f.cost_us, f.estimate) for f in found] == [("module-work", "/v/httpie/ssl_.py:109", 27_550, True)]
+    assert found[0].title == "httpie.ssl_ does work at import: DEFAULT_SSL_CIPHERS_STRING = ':'.join(...)"
+
+
+@pytest.mark.slow
+def test_doctor_names_a_module_doing_work_at_import(cli, real_python, tmp_path):
+    (tmp_path / "slowmod.py").write_text("import json\nTABLE = sum(i * i for i in range(3_000_000))\n")
+    (tmp_path / "app.py").write_text("import slowmod\n")
+    res = cli("doctor", "--python", real_python, "--runs", "1", "--timing-runs", "2", "--no-trace", "--format", "json",
+              str(tmp_path / "app.py"))
+    assert res.returncode == 0, res
+    work = [f for f in res.json()["findings"] if f["kind"] == "module-work"]
+    assert work and work[0]["where"] == f"{tmp_path / 'slowmod.py'}:2", res.json()["findings"]

@@ -244,6 +244,38 @@ def in_memory_finding(modules: Sequence[ModuleRecord]) -> Finding | None:
     )
 
 
+# -- module-work ----------------------------------------------------------------------------
+MODULE_WORK_MIN_US = 2000  # a statement that costs less at every start is not worth a finding
+
+
+def module_work_findings(modules: Sequence[ModuleRecord], top: int = 3) -> list[Finding]:
+    """Top-level statements doing work at import (imports --statements: their share of the module
+    body's sampled time × the module's measured self), the costliest `top` over 2 ms: an SSL
+    context, a regex table, a config file, built at every start whether used or not."""
+    rows = []
+    for m in modules:
+        body = m.extra.get("statements_sampled_us") or 0
+        for s in m.extra.get("statements") or ():
+            if body:
+                rows.append((round(s["self_us"] / body * m.self_us), m, s))
+    rows.sort(key=lambda r: (-r[0], r[1].name))
+    out = []
+    for cost, m, s in rows[:top]:
+        if cost < MODULE_WORK_MIN_US:
+            break
+        out.append(Finding(
+            kind="module-work",
+            title=f"{m.name} does work at import: {s.get('statement') or 'a top-level statement'}",
+            where=s["site"],
+            cost_us=cost,
+            fix="do it on first use instead (a function with functools.cache, or a module __getattr__), or at build "
+                "time: a top-level statement runs at every start-up, whether the program needs it or not",
+            estimate=True,
+            measured_by="imports --statements (the statement's share of the module body, sampled, × its self)",
+        ))
+    return out
+
+
 # -- site -----------------------------------------------------------------------------------
 def site_finding(site: SiteReport, bare_s: float | None) -> Finding | None:
     """site.main()'s total when it exceeds a bare interpreter start (`python -S -c pass`)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 SCHEMA = "importprof.doctor/1"
-KINDS = ("no-pyc", "pth-import", "failed-lookups", "lazy", "in-memory", "site", "frozen-off")
+KINDS = ("no-pyc", "pth-import", "failed-lookups", "lazy", "in-memory", "site", "frozen-off", "module-work")
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,17 @@ def doctor(
         if f:
             findings.append(f)
 
+    # module-work: the top-level statements that cost their module's self (sampled runs)
+    step("sampling module bodies")
+    from profiler.workflows.statements import annotate_statements, statement_costs
+
+    try:
+        costs = statement_costs(opts.target, interp.path, runs=opts.runs, ignore_failure=opts.ignore_failure)
+        findings += rules.module_work_findings(annotate_statements(profile, costs).modules)
+        checks.append(Check("module-work", True, ""))
+    except ImportprofError as exc:
+        skipped(("module-work",), exc)
+
     # site: pth-import, site (priced against a bare start below)
     step("measuring site")
     from profiler.workflows.site import SiteOptions, site
