@@ -450,7 +450,17 @@ fn fast<'p>(
         py.None()
     } else {
         match r.errno.captures(c.extra) {
-            Some(m) => m.get(1)?.as_str().into_py(py),
+            Some(m) => {
+                let e = m.get(1)?.as_str();
+                match names.get(e) {
+                    Some(o) => o.clone_ref(py),
+                    None => {
+                        let o: PyObject = PyString::new(py, e).into_py(py);
+                        names.insert(e.to_string(), o.clone_ref(py));
+                        o
+                    }
+                }
+            }
             None => py.None(),
         }
     };
@@ -674,7 +684,18 @@ fn parse_lines(py: Python, text: &str, kinds: &PyDict, record: Option<&PyType>, 
                 }
             }
             let trimmed = line.trim_end_matches('\r');
-            let head = if pairing { strict_head(trimmed) } else { None };
+            // the head is read here only for a pid with an unfinished call held; else after
+            // the fast path, when the line is not a usual record
+            let mut head = None;
+            let mut head_read = !pairing;
+            if pairing && !pending.is_empty() {
+                let lb = trimmed.as_bytes();
+                let e = digits(lb, 0);
+                if e > 0 && e < lb.len() && lb[e] == b' ' && trimmed[..e].parse::<i64>().map_or(false, |pid| pending.contains_key(&pid)) {
+                    head = strict_head(trimmed);
+                    head_read = true;
+                }
+            }
             if let Some((pid, t, b0)) = head {
                 if let Some(p) = pending.remove(&pid) {
                     let mut joined = None;
@@ -707,6 +728,9 @@ fn parse_lines(py: Python, text: &str, kinds: &PyDict, record: Option<&PyType>, 
                     out.push(Some(make(t)));
                 }
                 None => {
+                    if !head_read {
+                        head = strict_head(trimmed);
+                    }
                     if let Some((pid, t, b0)) = head {
                         let body = &trimmed[b0..];
                         if !cut && body.ends_with(UNFINISHED) && !held.contains(&pid) {
