@@ -75,6 +75,14 @@ def test_a_bad_key_is_one_line_naming_the_key_and_the_file(table, needles):
         assert n in msg, msg
 
 
+def test_a_misspelt_checks_table_is_not_silently_empty():
+    from profiler.errors import BadInput
+    from profiler.parse.checks import parse_checks
+
+    with pytest.raises(BadInput, match=r"p.toml: \[tool.importprof\]: unknown key 'chekcs' \(known: checks\)"):
+        parse_checks("[tool.importprof.chekcs.x]\nbudget_ms = 1\n", "p.toml")
+
+
 def test_a_file_that_is_not_toml_is_one_line():
     from profiler.errors import BadInput
     from profiler.parse.checks import parse_checks

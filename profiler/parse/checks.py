@@ -53,6 +53,9 @@ def parse_checks(text: str, source: str) -> tuple[CheckSpec, ...]:
     tool = doc.get("tool", {}).get("importprof", {})
     if not isinstance(tool, dict):
         raise BadInput(f"{source}: [tool.importprof] must be a table")
+    unknown = [k for k in tool if k != "checks"]
+    if unknown:  # a misspelt [tool.importprof.chekcs.x] must not pass as "no checks"
+        raise BadInput(f"{source}: [tool.importprof]: unknown key {unknown[0]!r} (known: checks)")
     checks = tool.get("checks", {})
     if not isinstance(checks, dict):
         raise BadInput(f"{source}: [tool.importprof.checks] must be a table of checks")
