@@ -33,7 +33,8 @@ def test_a_failed_build_in_an_existing_folder_leaves_no_half_build(cli, tmp_path
     (out / "notes.txt").write_text("mine")
     res = cli("build", "-o", out, "-c", DIFFERS)
     assert_one_line_error(res, 3, "no-site")
-    assert sorted(os.listdir(out)) == ["notes.txt"], os.listdir(out)
+    # the folder stays importprof's (its marker) and the user's file stays: nothing half-made
+    assert sorted(os.listdir(out)) == [".importprof-output", "notes.txt"], os.listdir(out)
 
 
 @pytest.mark.slow
