@@ -65,6 +65,8 @@ def _disagreements(cls: type, schema: dict, where: str, envelope: bool) -> list[
         out.append(f"{where}: schema keys no field writes: {sorted(props - keys)}")
     hints = field_types(cls)
     for name in cls.saved_fields():
+        if name not in hints:  # a derived figure (a property): no record below it
+            continue
         sub = _record_of(hints[name])
         nested = _object_schema(schema.get("properties", {}).get(name, {}))
         if sub is not None and nested is not None:

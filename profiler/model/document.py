@@ -109,3 +109,11 @@ class Document(Record):
 
     def to_dict(self) -> dict:
         return {"schema": self.SCHEMA, **super().to_dict()}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        """Read back a saved document of this kind (another kind is a ValueError naming it)."""
+        if not isinstance(d, dict) or d.get("schema") != cls.SCHEMA:
+            got = d.get("schema") if isinstance(d, dict) else type(d).__name__
+            raise ValueError(f"not an {cls.SCHEMA} document (schema={got!r})")
+        return super().from_dict(d)
