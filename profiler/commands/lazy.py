@@ -37,7 +37,7 @@ def lazy(
     profile_runs: int = typer.Option(3, "--profile-runs", metavar="N", parser=integer("--profile-runs", 1), help="Eager -X importtime runs that price the avoided modules (medians)."),
     max_bisect_runs: int = typer.Option(60, "--max-bisect-runs", metavar="N", parser=integer("--max-bisect-runs", 1), help="At most N program runs to find the must-stay-eager set."),
     apply: Optional[str] = typer.Option(
-        None, "--apply", metavar="DIR",
+        None, "--apply", metavar="DIR", parser=path_value("--apply"),
         help="Write the lazy imports the measurement justifies into the files under DIR (your own code), verify the "
              "output stays identical (bisecting back what does not), then show the program before and after.",
     ),
