@@ -307,3 +307,21 @@ def test_a_read_only_file_is_left_alone(tmp_path, cli, py315):
         assert _digest(mnt) == was
     finally:
         _umount(str(mnt))
+
+
+def test_without_a_315_it_says_so_and_shows_the_prediction(project, tmp_path, cli):
+    """A machine with no 3.15: PYENV_ROOT names an empty pyenv, the target runs on 3.11 (the
+    lazy measurement emulates PEP 810 there). The edit is written (inert on 3.11), verified, and
+    the saving shown is the measurement's prediction."""
+    py311 = pyenv_python("3.11")
+    empty = tmp_path / "no-pyenv"
+    (empty / "versions").mkdir(parents=True)
+    res = cli("lazy", "--python", py311, "--apply", ".", *FAST, "--format", "json", "app.py", cwd=project,
+              env={"PYENV_ROOT": str(empty)})
+    assert res.returncode == 0, res
+    doc = res.json()
+    note = next(n for n in doc["notes"] if n.startswith("no Python 3.15 here"))
+    assert f"{doc['predicted_us'] / 1000:.1f} ms" in note and doc["predicted_us"] > 0
+    assert [r["lazy"] for r in doc["proof"]] == [False]
+    assert doc["proof"][0]["output_identical"] and all(c["identical"] for c in doc["checks"])
+    assert "__lazy_modules__" in (project / "app.py").read_text()

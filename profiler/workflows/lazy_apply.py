@@ -642,9 +642,6 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
         if modes[j] != EXACT:
             notes.append(f"{j.label}{' on ' + j.python if j.python else ''}: its output changes from run to run; "
                          f"compared by {modes[j]}")
-    if py315 is None or all(p.version_tuple[:2] < (3, 15) for p in pythons):
-        notes.append(f"no Python 3.15 here: `__lazy_modules__` is inert on {', '.join(p.version for p in pythons)}; "
-                     f"the saving is the prediction of the lazy measurement: {predicted / 1000:.1f} ms")
     bisect_runs = 0
     final = contents
     try:
@@ -693,6 +690,9 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
         raise
     predicted = sum(c.saving_us for c in chosen)
     common["predicted_us"] = predicted
+    if all(p.version_tuple[:2] < (3, 15) for p in pythons):
+        notes.append(f"no Python 3.15 here: `__lazy_modules__` is inert on {', '.join(p.version for p in pythons)}; "
+                     f"the saving is the prediction of the lazy measurement: {predicted / 1000:.1f} ms")
     return LazyApplyReport(action="apply", statements=_ordered(verdicts), files=file_rows("edited", final),
                            checks=checks, proof=proof, bisect_runs=bisect_runs, machine=machine, warnings=tuple(warnings),
                            notes=tuple(notes), **common)

@@ -1,0 +1,262 @@
+"""Benchmark (not a test): `importprof lazy --apply` against pep810's `apply`, side by side, on
+real programs with their own source trees, on a real Python 3.15 (PEP 810).
+
+For each program, the package's source is copied three times out of a real venv
+(tests/_realprograms.py, pinned versions from PyPI): `original`, `importprof` (edited by
+`importprof lazy --apply`, measured and verified) and `pep810` (edited by pep810 0.1.0's
+`apply --write`, static analysis). importprof writes `__lazy_modules__` (its default style,
+inert before 3.15); pep810 writes the `lazy` keyword (its default: with `--style lazy-modules`
+its `--write` prints the declarations and writes nothing, in 0.1.0), so pep810's copy is 3.15-only
+syntax and its "output oldest" check shows what that costs.
+
+  pygments   python -m pygments -l python -f terminal SAMPLE     (no test suite in the wheel)
+  pyflakes   python -m pyflakes SAMPLE                          (its own tests: pyflakes/test)
+  pip        python -m pip --version                            (no test suite in the wheel)
+
+Per program, in one run: start-up of the three copies on 3.15, interleaved (the one timing
+pipeline, workflows/measure.py); output identical to the original on 3.15 and on the oldest
+interpreter (the copy's folder written as <copy>); the program's own test suite on 3.15 where
+it ships one.
+Aims (met/MISSED per program): importprof's copy at least as fast as pep810's (its mean no
+higher than pep810's mean plus the larger standard deviation), and every check pep810's copy
+passes, importprof's passes too.
+Usage: .venv/bin/python benchmarks/bench_lazy_apply.py [--runs 10] [--only pyflakes,pip]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+from _interpreters import find_pyenv_python  # noqa: E402
+from _realprograms import RealProgramUnavailable, build_real_venv, venv_bin, venv_python  # noqa: E402
+
+PINS = ["pygments==2.21.0", "pyflakes==4.1.0"]  # pip: the one 3.15's venv module installs
+PEP810 = "pep810==0.1.0"
+SAMPLE_SOURCE = "textwrap.py"  # a stdlib file of the interpreter, copied: the input the programs read
+
+PROGRAMS = [
+    {"name": "pygments", "package": "pygments", "args": ["-l", "python", "-f", "terminal", "{sample}"], "tests": None},
+    {"name": "pyflakes", "package": "pyflakes", "args": ["{sample}"],
+     "tests": ["-m", "unittest", "discover", "-s", "pyflakes/test", "-t", "."]},
+    {"name": "pip", "package": "pip", "args": ["--version"], "tests": None},
+]
+
+
+def _copy(site: str, package: str, dest: str) -> str:
+    src = os.path.join(dest, "src")
+    shutil.copytree(os.path.join(site, package), os.path.join(src, package),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return src
+
+
+def _requires_python(site: str, package: str) -> tuple[int, int]:
+    for entry in os.listdir(site):
+        if entry.lower().startswith(package.lower() + "-") and entry.endswith(".dist-info"):
+            with open(os.path.join(site, entry, "METADATA"), encoding="utf-8") as fh:
+                m = re.search(r"^Requires-Python:\s*>=\s*(\d+)\.(\d+)", fh.read(), re.M)
+            if m:
+                return int(m.group(1)), int(m.group(2))
+    return (3, 9)
+
+
+def _oldest(low: tuple[int, int]) -> str | None:
+    for minor in range(low[1], 15):
+        exe = find_pyenv_python(f"{low[0]}.{minor}")
+        if exe:
+            return exe
+    return None
+
+
+def _argv(prog: dict, python: str, sample: str) -> list[str]:
+    return [python, "-m", prog["package"], *[a.replace("{sample}", sample) for a in prog["args"]]]
+
+
+def _run(argv, src, timeout=300):
+    env = dict(os.environ, PYTHONPATH=src)
+    p = subprocess.run(argv, cwd=src, env=env, capture_output=True, text=True, timeout=timeout)
+    norm = lambda t: t.replace(os.path.dirname(src), "<copy>")  # noqa: E731
+    return norm(p.stdout), norm(p.stderr), p.returncode
+
+
+def _masked(out):
+    stdout, stderr, code = out
+    number = re.compile(r"\d+(?:\.\d+)?")
+    return number.sub("#", stdout), number.sub("#", stderr), code
+
+
+def _declared(src: str) -> tuple[int, int]:
+    """(import statements made lazy, files holding them) in a copy: statements written with the
+    `lazy` keyword, and statements whose module a __lazy_modules__ declaration names."""
+    from profiler.analysis.lazy_edit import SourceError, import_statements, lazy_declaration, parse_source
+
+    count = files = 0
+    for folder, _, entries in os.walk(src):
+        for e in entries:
+            if not e.endswith(".py"):
+                continue
+            path = os.path.join(folder, e)
+            with open(path, "rb") as fh:
+                data = fh.read()
+            if b"lazy" not in data:
+                continue
+            try:
+                decl = lazy_declaration(parse_source(data)[0])
+                stmts = import_statements(data, os.path.dirname(os.path.relpath(path, src)).replace(os.sep, "."))
+            except SourceError:
+                continue
+            names = set(decl.names or ()) if decl else set()
+            n = sum(1 for s in stmts if s.keyword or (s.modules and not s.blocked and set(s.modules) <= names))
+            count += n
+            files += bool(n)
+    return count, files
+
+
+def _time(copies: dict, prog: dict, py315: str, sample: str, runs: int):
+    from profiler.capture.timing import RunPlan
+    from profiler.model.measurement import CommandSpec
+    from profiler.workflows.measure import measure
+
+    specs = [CommandSpec(argv=tuple(_argv(prog, py315, sample)), variant=name, python=py315, key=name,
+                         env=(("PYTHONPATH", src),), target=f"-m {prog['package']}", target_kind="module")
+             for name, src in copies.items()]
+    m = measure(specs, RunPlan(runs=runs, warmup=2, min_time_s=0.0), reference="original")
+    return {r.key: r for r in m.results}
+
+
+def _ms(x):
+    return "-" if x is None else f"{x * 1000:.1f}"
+
+
+def bench_program(prog: dict, venv: str, pep810: str, py315: str, runs: int, work: str) -> dict:
+    site = os.path.join(str(venv), "lib", "python3.15", "site-packages")
+    base = os.path.join(work, prog["name"])
+    copies = {name: _copy(site, prog["package"], os.path.join(base, name)) for name in ("original", "importprof", "pep810")}
+    sample = os.path.join(base, "sample.py")
+    shutil.copy(os.path.join(os.path.dirname(os.__file__), SAMPLE_SOURCE), sample)
+    oldest = _oldest(_requires_python(site, prog["package"]))
+    python = venv_python(venv)
+    row = {"name": prog["name"], "oldest": oldest}
+
+    t0 = time.monotonic()
+    pep = subprocess.run([pep810, "apply", os.path.join(copies["pep810"], prog["package"]), "--write"],
+                         capture_output=True, text=True, timeout=600)
+    row["pep810_s"] = time.monotonic() - t0
+    row["pep810_rc"] = pep.returncode
+
+    cmd = [os.path.join(ROOT, ".venv", "bin", "importprof"), "lazy", "--python", python,
+           "--apply", prog["package"], "--min-ms", "1", "--runs", "3", "--warmup", "1",
+           "--profile-runs", "1", "--max-bisect-runs", "30", "-o", os.path.join(base, "apply.json")]
+    if oldest:
+        cmd += ["--oldest-python", oldest]
+    if prog["tests"]:
+        cmd += ["--verify-with", " ".join(["{python}", *prog["tests"]])]
+    cmd += ["-m", prog["package"], *[a.replace("{sample}", sample) for a in prog["args"]]]
+    t0 = time.monotonic()
+    imp = subprocess.run(cmd, cwd=copies["importprof"], capture_output=True, text=True, timeout=900)
+    row["importprof_s"] = time.monotonic() - t0
+    row["importprof_rc"] = imp.returncode
+    if imp.returncode != 0:
+        row["importprof_error"] = (imp.stderr.strip().splitlines() or ["(no output)"])[-1]
+    doc = {}
+    if os.path.exists(os.path.join(base, "apply.json")):
+        with open(os.path.join(base, "apply.json"), encoding="utf-8") as fh:
+            doc = json.load(fh)
+    row["importprof_applied"] = sum(1 for s in doc.get("statements", ()) if s["decision"] == "applied")
+    row["importprof_taken_back"] = sum(1 for s in doc.get("statements", ()) if s["measured"] == "differs in verification")
+    row["predicted_ms"] = doc.get("predicted_us", 0) / 1000
+    row["declared"] = {name: _declared(src) for name, src in copies.items()}
+
+    # output identical to the original's, on 3.15 and on the oldest interpreter
+    checks = {}
+    for label, py in (("3.15", python), ("oldest", oldest)):
+        if not py:
+            continue
+        ref = _run(_argv(prog, py, sample), copies["original"])
+        for name in ("importprof", "pep810"):
+            checks[(name, f"output {label}")] = _run(_argv(prog, py, sample), copies[name]) == ref
+    if prog["tests"]:
+        ref = _masked(_run([python, *prog["tests"]], copies["original"]))
+        row["tests_original_rc"] = ref[2]
+        for name in ("importprof", "pep810"):
+            checks[(name, "own tests 3.15")] = _masked(_run([python, *prog["tests"]], copies[name])) == ref
+    row["checks"] = checks
+    row["timing"] = _time(copies, prog, python, sample, runs)
+    return row
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    py315 = find_pyenv_python("3.15")
+    if py315 is None:
+        print("no Python 3.15 under pyenv: nothing to compare (PEP 810 needs it); bench ends")
+        return 0
+    try:
+        venv = build_real_venv(py315, PINS)
+        tools = build_real_venv(find_pyenv_python("3.11") or sys.executable, [PEP810])
+    except RealProgramUnavailable as exc:
+        print(f"real programs unavailable: {exc}; bench ends")
+        return 0
+    pep810 = venv_bin(tools, "pep810")
+    only = {x for x in args.only.split(",") if x}
+    started = time.monotonic()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-lazy-apply-") as work:
+        for prog in PROGRAMS:
+            if only and prog["name"] not in only:
+                continue
+            print(f"# {prog['name']} ...", flush=True)
+            rows.append(bench_program(prog, venv, pep810, py315, args.runs, work))
+
+    print()
+    print(f"importprof lazy --apply (__lazy_modules__) vs pep810 0.1.0 apply --write (lazy keyword), Python 3.15 "
+          f"({os.path.realpath(py315)}), {args.runs} interleaved runs per copy")
+    head = ("program", "lazy statements (files) importprof / pep810", "start-up ms: original", "importprof", "pep810",
+            "imp/pep", "faster aim", "checks (importprof | pep810)", "works aim")
+    print(" | ".join(head))
+    print(" | ".join("---" for _ in head))
+    all_met = True
+    for r in rows:
+        t = r["timing"]
+        o, i, p = t["original"], t["importprof"], t["pep810"]
+        ratio = (i.mean / p.mean) if i.mean and p.mean else None
+        faster = i.mean is not None and p.mean is not None and i.mean <= p.mean + max(i.stddev or 0, p.stddev or 0)
+        checks_i = {what: ok for (n, what), ok in r["checks"].items() if n == "importprof"}
+        checks_p = {what: ok for (n, what), ok in r["checks"].items() if n == "pep810"}
+        works = all(checks_i.get(w, False) for w, ok in checks_p.items() if ok)
+        shown = "; ".join(f"{w}: {'ok' if checks_i[w] else 'FAIL'} | {'ok' if checks_p[w] else 'FAIL'}" for w in checks_i)
+        di, dp = r["declared"]["importprof"], r["declared"]["pep810"]
+        met = faster and works and r["importprof_rc"] == 0
+        all_met &= met
+        print(" | ".join([
+            r["name"], f"{di[0]} ({di[1]}) / {dp[0]} ({dp[1]})",
+            f"{_ms(o.mean)} ± {_ms(o.stddev)}", f"{_ms(i.mean)} ± {_ms(i.stddev)}", f"{_ms(p.mean)} ± {_ms(p.stddev)}",
+            f"{ratio:.2f}" if ratio else "-", "met" if faster else "MISSED", shown, "met" if works else "MISSED",
+        ]))
+    print()
+    for r in rows:
+        extra = f"; importprof error: {r['importprof_error']}" if r.get("importprof_error") else ""
+        print(f"{r['name']}: importprof applied {r['importprof_applied']} statements "
+              f"({r['importprof_taken_back']} taken back by verification; predicted {r['predicted_ms']:.1f} ms) in "
+              f"{r['importprof_s']:.0f} s (exit {r['importprof_rc']}); pep810 apply took {r['pep810_s']:.1f} s "
+              f"(exit {r['pep810_rc']}); oldest interpreter: {r['oldest'] or 'none at hand'}{extra}")
+    print(f"\naims: {'all met' if all_met else 'some MISSED'}; bench took {time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
