@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from profiler.model.document import Record
 from profiler.model.import_tree import ProcessSummary, SummedModule
 
 
 @dataclass(frozen=True)
-class HarnessView:
+class HarnessView(Record):
+    """Its JSON is the headline's keys flattened beside the two lists (as `imports` writes its
+    `harness`), so it keeps its own to_dict/from_dict."""
+
     headline: dict  # python_processes, imports_us, python_wall_s, command_wall_s, imports_share, capture
     per_process: tuple[ProcessSummary, ...]
     summed: tuple[SummedModule, ...]

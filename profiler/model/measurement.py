@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from profiler.model.document import Document, Record
+from profiler.model.harness import HarnessView
+
 
 @dataclass(frozen=True)
 class RunSample:
@@ -50,12 +53,14 @@ class CommandSpec:
 
 
 @dataclass(frozen=True)
-class TimingResult:
+class TimingResult(Record):
     """Statistics of one command. `None` marks what the engine could not measure.
 
     A command that failed (`failed`: it exited non-zero, was killed, or crashed with a
     traceback) keeps its `exit_codes` and a one-line `error`, and has no timing figures:
     mean/median/min/max/stddev are None and `times` is empty."""
+
+    DERIVED = ("instructions_variation_pct",)
 
     command: str
     mean: float | None
@@ -116,79 +121,29 @@ class TimingResult:
             return None
         return self.user + self.system
 
-    def to_dict(self) -> dict:
-        return {
-            "command": self.command,
-            "mean": self.mean,
-            "stddev": self.stddev,
-            "median": self.median,
-            "user": self.user,
-            "system": self.system,
-            "min": self.min,
-            "max": self.max,
-            "times": list(self.times),
-            "exit_codes": list(self.exit_codes),
-            "memory_usage_byte": None
-            if self.memory_usage_byte is None
-            else list(self.memory_usage_byte),
-            "variant": self.variant,
-            "python": self.python,
-            "python_version": self.python_version,
-            "flags": list(self.flags),
-            "target": self.target,
-            "key": self.key,
-            "user_times": None if self.user_times is None else list(self.user_times),
-            "system_times": None if self.system_times is None else list(self.system_times),
-            "instructions": self.instructions,
-            "engine": self.engine,
-            "role": self.role,
-            "module": self.module,
-            "failed": self.failed,
-            "error": self.error,
-            "instructions_runs": None if self.instructions_runs is None else list(self.instructions_runs),
-            "instructions_variation_pct": self.instructions_variation_pct,
-        }
+    # hyperfine's own export files are read too (startup --from-hyperfine, compare): they lack
+    # importprof's keys and may hold null exit codes, so those get their values here first
+    _HYPERFINE_DEFAULTS = {"variant": "", "flags": (), "target": "", "engine": "hyperfine", "role": "target", "failed": False}
 
     @classmethod
     def from_dict(cls, d: dict) -> "TimingResult":
-        def tup(v):
-            return None if v is None else tuple(v)
-
         def num(v):
             return None if v is None else float(v)
 
-        return cls(
-            command=d["command"],
-            mean=num(d.get("mean")),
-            stddev=num(d.get("stddev")),
-            median=num(d.get("median")),
-            user=num(d.get("user")),
-            system=num(d.get("system")),
-            min=num(d.get("min")),
-            max=num(d.get("max")),
-            times=tuple(float(t) for t in d.get("times") or ()),
-            exit_codes=tuple(int(c) if c is not None else -1 for c in d.get("exit_codes") or ()),
-            memory_usage_byte=tup(d.get("memory_usage_byte")),
-            variant=d.get("variant") or "",
-            python=d.get("python"),
-            python_version=d.get("python_version"),
-            flags=tuple(d.get("flags") or ()),
-            target=d.get("target") or "",
-            key=d.get("key") or d.get("variant") or d["command"],
-            user_times=tup(d.get("user_times")),
-            system_times=tup(d.get("system_times")),
-            instructions=d.get("instructions"),
-            engine=d.get("engine") or "hyperfine",
-            role=d.get("role") or "target",
-            module=d.get("module"),
-            failed=bool(d.get("failed", False)),
-            error=d.get("error"),
-            instructions_runs=None if d.get("instructions_runs") is None else tuple(int(c) for c in d["instructions_runs"]),
-        )
+        filled = {k: d.get(k) or v for k, v in cls._HYPERFINE_DEFAULTS.items()}
+        return super().from_dict({
+            **d,
+            **{k: num(d.get(k)) for k in ("mean", "stddev", "median", "user", "system", "min", "max")},
+            "times": [float(t) for t in d.get("times") or ()],
+            "exit_codes": [int(c) if c is not None else -1 for c in d.get("exit_codes") or ()],
+            "memory_usage_byte": d.get("memory_usage_byte"),
+            **filled,
+            "key": d.get("key") or d.get("variant") or d["command"],
+        })
 
 
 @dataclass(frozen=True)
-class Relative:
+class Relative(Record):
     """A result against the reference, as a TIME ratio: ratio = mean / reference mean.
 
     1.0 is the reference; 2.0 takes twice as long ("2.00x slower"); 0.5 takes half as long
@@ -199,17 +154,9 @@ class Relative:
     ratio_stddev: float | None
     reference: str
 
-    def to_dict(self) -> dict:
-        return {
-            "key": self.key,
-            "ratio": self.ratio,
-            "ratio_stddev": self.ratio_stddev,
-            "reference": self.reference,
-        }
-
 
 @dataclass(frozen=True)
-class ImportCost:
+class ImportCost(Record):
     """`-c "import X"` minus `-c pass` for one variant on one interpreter (seconds)."""
 
     module: str
@@ -218,22 +165,9 @@ class ImportCost:
     mean: float
     stddev: float | None
 
-    def to_dict(self) -> dict:
-        return {
-            "module": self.module,
-            "variant": self.variant,
-            "python": self.python,
-            "mean": self.mean,
-            "stddev": self.stddev,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "ImportCost":
-        return cls(d["module"], d["variant"], d.get("python"), d["mean"], d.get("stddev"))
-
 
 @dataclass(frozen=True)
-class StartupReport:
+class StartupReport(Document):
     SCHEMA = "importprof.startup/1"
 
     results: tuple[TimingResult, ...]
@@ -246,49 +180,4 @@ class StartupReport:
     engine: str = "builtin"
     interrupted: bool = False
     metric: tuple[str, ...] = field(default_factory=tuple)
-    harness: object = None  # model.harness.HarnessView for a `-- COMMAND` starting Python processes
-
-    def to_dict(self) -> dict:
-        return {
-            "schema": self.SCHEMA,
-            "harness": None if self.harness is None else self.harness.to_dict(),
-            "machine": self.machine,
-            "engine": self.engine,
-            "reference": self.reference,
-            "results": [r.to_dict() for r in self.results],
-            "relative": [r.to_dict() for r in self.relative],
-            "import_costs": [c.to_dict() for c in self.import_costs],
-            "warnings": list(self.warnings),
-            "notes": list(self.notes),
-            "interrupted": self.interrupted,
-            "metric": list(self.metric),
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "StartupReport":
-        if d.get("schema") != cls.SCHEMA:
-            raise ValueError(f"not an {cls.SCHEMA} document (schema={d.get('schema')!r})")
-        return cls(
-            results=tuple(TimingResult.from_dict(r) for r in d["results"]),
-            machine=d.get("machine") or {},
-            reference=d.get("reference", ""),
-            relative=tuple(
-                Relative(r["key"], r["ratio"], r.get("ratio_stddev"), r["reference"])
-                for r in d.get("relative", ())
-            ),
-            import_costs=tuple(ImportCost.from_dict(c) for c in d.get("import_costs", ())),
-            warnings=tuple(d.get("warnings", ())),
-            notes=tuple(d.get("notes", ())),
-            engine=d.get("engine", "builtin"),
-            interrupted=bool(d.get("interrupted", False)),
-            metric=tuple(d.get("metric", ())),
-            harness=_harness(d.get("harness")),
-        )
-
-
-def _harness(d):
-    if not d:
-        return None
-    from profiler.model.harness import HarnessView
-
-    return HarnessView.from_dict(d)
+    harness: HarnessView | None = None  # for a `-- COMMAND` starting Python processes
