@@ -325,3 +325,17 @@ def test_without_a_315_it_says_so_and_shows_the_prediction(project, tmp_path, cl
     assert [r["lazy"] for r in doc["proof"]] == [False]
     assert doc["proof"][0]["output_identical"] and all(c["identical"] for c in doc["checks"])
     assert "__lazy_modules__" in (project / "app.py").read_text()
+
+
+def test_keyword_style_where_requires_python_allows_it(tmp_path, cli, py315):
+    files = dict(PROJECT)
+    files["pyproject.toml"] = '[project]\nname = "demo"\nrequires-python = ">=3.15"\n'
+    root = write_tree(tmp_path / "demo", files)
+    res = cli("lazy", "--python", py315, "--apply", ".", "--style", "keyword", *FAST, "--format", "json", "app.py", cwd=root)
+    assert res.returncode == 0, res
+    app = (root / "app.py").read_text()
+    assert "lazy import mylib.report\n" in app and "lazy import decimal\n" in app and "__lazy_modules__" not in app
+    assert (root / "mylib" / "config.py").read_text().startswith("lazy import decimal\n")
+    doc = res.json()
+    assert [r["python_version"][:4] for r in doc["proof"]] == ["3.15"]  # no older interpreter is the project's
+    assert doc["proof"][0]["output_identical"] and all(c["identical"] for c in doc["checks"])
