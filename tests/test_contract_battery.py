@@ -359,7 +359,7 @@ def _value_cases() -> list[Case]:
                     cases.append(Case(f"values:{name} {opt} {value}", base + (opt, value), needle=opt))
             elif p.metavar in ("FILE", "DIR"):
                 cases.append(Case(f"values:{name} {opt} ''", base + (opt, "")))
-        if runs_targets:
+        if runs_targets or any("--timeout" in p.opts for p in options):
             for value in BAD_TIMEOUTS:
                 cases.append(Case(f"values:{name} --timeout {value}", base + ("--timeout", value), needle="--timeout"))
     return cases
@@ -726,12 +726,13 @@ def test_file_names_that_are_not_utf8_round_trip(tmp_path):
 
 # ------------------------------------------------------------------ an interpreter that never answers
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [n for n in PYTHON_OPTIONS if n != "site"])
+@pytest.mark.parametrize("name", [*PYTHON_OPTIONS, "pythons"])
 def test_timeout_bounds_the_interpreter_probe(name, tmp_path):
     """--timeout bounds every process, the probe that asks --python for its facts included."""
     hang = tmp_path / "hang.sh"
     hang.write_text("#!/bin/sh\nexec sleep 300\n")
     hang.chmod(0o755)
-    args = [a.format(p=hang, out=tmp_path / "work" / "out.json") for a in PYTHON_OPTIONS[name]]
+    spelled = PYTHON_OPTIONS.get(name, ("pythons", "--python", "{p}"))
+    args = [a.format(p=hang, out=tmp_path / "work" / "out.json") for a in spelled]
     rc, _, err = _call([args[0], "--timeout", "1", *args[1:]], tmp_path)
     _error(rc, err, 3, "did not finish within 1 s")

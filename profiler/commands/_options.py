@@ -122,14 +122,11 @@ TopOpt = Annotated[int, typer.Option("--top", metavar="N", parser=integer("--top
 
 
 def variant_opt(default_text: str):
+    from profiler.model.variant import variants_help
+
     return Annotated[
         Optional[List[str]],
-        typer.Option(
-            "--variant",
-            metavar="NAME[,NAME...]",
-            help="Variants, repeatable or comma-separated: default, no-site (-S, keeping the paths the target "
-            "needs), no-site-bare (plain -S), isolated (-I), no-frozen, cold-pyc. " + default_text,
-        ),
+        typer.Option("--variant", metavar="NAME[,NAME...]", help=variants_help() + " " + default_text),
     ]
 
 
@@ -170,8 +167,40 @@ FilterOpt = Annotated[
 IgnoreFailureOpt = Annotated[
     bool,
     typer.Option("--ignore-failure", "-i", help="The program exits non-zero on purpose (a red test suite, a linter): "
-                 "measure it anyway (as hyperfine -i). A crash with a traceback or a signal still fails in startup."),
+                 "measure it anyway (as hyperfine -i); the exit code is kept and shown. A program that never ran its own "
+                 "code still fails: a SyntaxError, no such module or script, a traceback, a signal."),
 ]
+
+def _timeout_value(text) -> float:
+    from profiler.commands._target import _seconds
+    from profiler.errors import UsageError
+
+    if isinstance(text, (int, float)):
+        text = str(text)
+    try:
+        return _seconds(text)
+    except UsageError as exc:
+        raise typer.BadParameter(exc.message) from None
+
+
+def _timeout_help() -> str:
+    from profiler.commands._target import TIMEOUT_HELP
+
+    return TIMEOUT_HELP
+
+
+# --timeout for a command without a target that still starts interpreters (site, pythons); the
+# commands with a target take it through their target grammar (commands/_target.py)
+TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", metavar="SECONDS", parser=_timeout_value, help=_timeout_help())]
+
+
+def apply_timeout(seconds: float | None) -> None:
+    """The command's --timeout into the invocation's run context (None: the default)."""
+    from profiler.commands._target import DEFAULT_TIMEOUT_S
+    from profiler.workflows.session import set_run_timeout
+
+    set_run_timeout(DEFAULT_TIMEOUT_S if seconds is None else seconds)
+
 
 EngineOpt = Annotated[
     str, typer.Option("--engine", metavar="ENGINE", help="builtin (interleaved runs, wait4 rusage) or hyperfine (drives the real hyperfine -N).")

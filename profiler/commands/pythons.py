@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import python_value, OutputOpt, format_opt
+from profiler.commands._options import python_value, OutputOpt, TimeoutOpt, apply_timeout, format_opt
 
 
 def register(app: typer.Typer) -> None:
@@ -27,10 +27,12 @@ def pythons(
     ),
     fmt: format_opt("json") = None,
     output: OutputOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     from profiler.commands._common import check_outputs, deliver, warn
     from profiler.render.console_pythons import render_pythons_table
     from profiler.workflows.pythons import pythons as run_pythons
     check_outputs(output)
+    apply_timeout(timeout)
     report = run_pythons(python or None, warn=warn)
     deliver(report, fmt=fmt, output=output, table=render_pythons_table)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from profiler.commands._options import FlagsOpt, OutputOpt, PythonOpt, format_opt, runs_opt
+from profiler.commands._options import FlagsOpt, OutputOpt, PythonOpt, TimeoutOpt, apply_timeout, format_opt, runs_opt
 
 
 def register(app: typer.Typer) -> None:
@@ -23,6 +23,7 @@ def site(
     flags: FlagsOpt = None,
     fmt: format_opt("json") = None,
     output: OutputOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     import shlex
 
@@ -32,6 +33,7 @@ def site(
     from profiler.workflows.site import SiteOptions, site as run_site
 
     check_outputs(output)
+    apply_timeout(timeout)
     extra: list[str] = []
     for text in flags or []:
         try:
