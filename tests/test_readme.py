@@ -18,18 +18,20 @@ import pytest
 from conftest import REPO
 
 README = REPO / "README.md"
+# the pages moved out of the README (design notes, development): their command lines parse too
+DOCS = sorted((REPO / "docs").glob("*.md"))
 # what a command line may be preceded by in the README, and the variables it may use
 SLOW = {"compare", "build", "pack"}  # they build launchers: their own tests run them
 OWN_TEST = {"bisect"}  # needs a git history: tests/test_bisect.py runs the README's line in one
 FILE_OPTIONS = ("-o", "--output", "--export-json", "--export-markdown", "--keep-log")
 
 
-def console_lines() -> list[tuple[int, str]]:
+def console_lines(page: Path = README) -> list[tuple[int, str]]:
     """(line number, command) for every command line of a command block: a ```console block,
     or a fenced block whose first line is a command. A command line is `$ ...`, or a line that
     starts with `importprof ` (blocks that list commands without a prompt)."""
     out, block = [], None
-    for n, line in enumerate(README.read_text().splitlines(), 1):
+    for n, line in enumerate(page.read_text().splitlines(), 1):
         if line.startswith("```"):
             if block is None:
                 block = (line.strip() == "```console", [])
@@ -71,11 +73,11 @@ def _complete(text: str) -> bool:
     return True
 
 
-def importprof_commands() -> list[tuple[int, list[str]]]:
+def importprof_commands(page: Path = README) -> list[tuple[int, list[str]]]:
     """Each `importprof ...` invocation (a line may chain several with `;`), as argv after
     `importprof`, with the shell's comments and redirections taken off."""
     out = []
-    for n, text in console_lines():
+    for n, text in console_lines(page):
         tokens = shlex.split(text, comments=True)
         for part in _split(tokens, ";"):
             if part[:1] == ["importprof"]:
@@ -107,7 +109,8 @@ def test_the_readme_has_command_lines():
     assert {argv[0] for _, argv in cmds} >= {"startup", "imports", "trace", "site", "why", "report", "compare"}
 
 
-@pytest.mark.parametrize("line, argv", importprof_commands(), ids=lambda v: str(v) if isinstance(v, int) else None)
+@pytest.mark.parametrize("line, argv", importprof_commands() + [(f"{p.name}:{n}", argv) for p in DOCS for n, argv in importprof_commands(p)],
+                         ids=lambda v: str(v) if isinstance(v, (int, str)) else None)
 def test_every_readme_command_parses_and_gives_the_program_only_its_own_arguments(line, argv):
     from profiler.commands import parse
 
