@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from profiler.model.measurement import TimingResult
+from profiler.model.document import Document, Record
+from profiler.model.measurement import Relative, TimingResult
 
 
 @dataclass(frozen=True)
-class SyscallCount:
+class SyscallCount(Record):
     """One traced run of a variant (strace -f): total system calls and file-system families."""
 
     variant: str
@@ -17,13 +18,17 @@ class SyscallCount:
     families: tuple[tuple[str, int], ...] = ()  # (stat|open|getdents|readlink|access, count)
     files_opened: int | None = None
 
+    # families are (name, count) pairs in the model and {name, count} records in the JSON
     def to_dict(self) -> dict:
-        return {"variant": self.variant, "total": self.total, "errors": self.errors,
-                "families": [{"name": n, "count": c} for n, c in self.families], "files_opened": self.files_opened}
+        return {**super().to_dict(), "families": [{"name": n, "count": c} for n, c in self.families]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SyscallCount":
+        return super().from_dict({**d, "families": [(f["name"], f["count"]) for f in d.get("families") or ()]})
 
 
 @dataclass(frozen=True)
-class VariantRow:
+class VariantRow(Record):
     """PyOxidizer's columns for one variant. CPU = user + system (of the process and its waited
     children); delta and % are against `traditional`; speedups are no-site / this variant."""
 
@@ -43,13 +48,11 @@ class VariantRow:
     packed_modules: int | None = None
     fallback_modules: int | None = None
 
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
-
 
 @dataclass(frozen=True)
-class CompareReport:
+class CompareReport(Document):
     SCHEMA = "importprof.compare/1"
+    DERIVED = ("reference",)
 
     workload: str | None
     target: str
@@ -59,29 +62,19 @@ class CompareReport:
     results: tuple[TimingResult, ...]
     rows: tuple[VariantRow, ...]
     syscalls: tuple[SyscallCount, ...] = ()
-    relative: tuple = ()  # Relative (wall mean / traditional's), as `startup` reports it
+    relative: tuple[Relative, ...] = ()  # (wall mean / traditional's), as `startup` reports it
     launches: int | None = None
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     machine: dict = field(default_factory=dict)
 
+    @property
+    def reference(self) -> str:
+        """Ratios are against the traditional variant."""
+        return "traditional"
+
     def to_dict(self) -> dict:
-        d = {
-            "schema": self.SCHEMA,
-            "machine": self.machine,
-            "workload": self.workload,
-            "target": self.target,
-            "python": self.python,
-            "python_version": self.python_version,
-            "build_dir": self.build_dir,
-            "launches": self.launches,
-            "results": [r.to_dict() for r in self.results],
-            "rows": [r.to_dict() for r in self.rows],
-            "reference": "traditional",
-            "relative": [r.to_dict() for r in self.relative],
-            "warnings": list(self.warnings),
-            "notes": list(self.notes),
-        }
-        if self.syscalls:
-            d["syscalls"] = [s.to_dict() for s in self.syscalls]
+        d = super().to_dict()
+        if not self.syscalls:  # written only when the variants were traced (strace ran: --syscalls auto or on)
+            del d["syscalls"]
         return d

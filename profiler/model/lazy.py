@@ -22,25 +22,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from profiler.model.document import Document, Record
 from profiler.model.measurement import Relative, TimingResult
 
 SCHEMA = "importprof.lazy/1"
 
 
 @dataclass(frozen=True)
-class EagerImport:
+class EagerImport(Record):
     """An import the lazy run executed at once: `reason` says why (see hook_lazy.py)."""
 
     name: str
     reason: str
     site: str | None = None
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "reason": self.reason, "site": self.site}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "EagerImport":
-        return cls(str(d["name"]), str(d["reason"]), d.get("site"))
 
 
 @dataclass(frozen=True)
@@ -83,20 +77,13 @@ class ProgramOutput:
 
 
 @dataclass(frozen=True)
-class MustStayEager:
+class MustStayEager(Record):
     name: str
     reason: str  # the observable difference when it is lazy (first differing line, exception)
 
-    def to_dict(self) -> dict:
-        return {"name": self.name, "reason": self.reason}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "MustStayEager":
-        return cls(str(d["name"]), str(d["reason"]))
-
 
 @dataclass(frozen=True)
-class AvoidedModule:
+class AvoidedModule(Record):
     """A module the lazy run never imported. `self_us` is what the program stops doing (its own
     eager import time); `cumulative_us` (its eager subtree) is context only: parts of that
     subtree may still be imported by the lazy run."""
@@ -105,16 +92,9 @@ class AvoidedModule:
     cumulative_us: int
     self_us: int = 0
 
-    def to_dict(self) -> dict:
-        return {"name": self.name, "cumulative_us": self.cumulative_us, "self_us": self.self_us}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "AvoidedModule":
-        return cls(str(d["name"]), int(d["cumulative_us"]), int(d.get("self_us") or 0))
-
 
 @dataclass(frozen=True)
-class StatementSaving:
+class StatementSaving(Record):
     """One import statement of the target's own code and the start-up cost laziness moved out.
 
     `saving_us` is measured for that one change: a run in which only this statement is lazy
@@ -135,25 +115,9 @@ class StatementSaving:
     suggestion: str | None = None  # the `lazy import ...` line to write (or the __lazy_modules__ entry)
     identical_output: bool | None = None  # that one change kept the output identical
 
-    def to_dict(self) -> dict:
-        return {"site": self.site, "modules": list(self.modules), "cumulative_us": self.cumulative_us,
-                "self_us": self.self_us, "saving_us": self.saving_us, "saving_modules": list(self.saving_modules),
-                "importer": self.importer, "imports": list(self.imports), "statement": self.statement,
-                "suggestion": self.suggestion, "identical_output": self.identical_output}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "StatementSaving":
-        saving = d.get("saving_us")
-        same = d.get("identical_output")
-        return cls(str(d["site"]), tuple(d.get("modules") or ()), int(d["cumulative_us"]),
-                   self_us=int(d.get("self_us") or 0), saving_us=None if saving is None else int(saving),
-                   saving_modules=tuple(d.get("saving_modules") or ()), importer=d.get("importer"),
-                   imports=tuple(d.get("imports") or ()), statement=d.get("statement"),
-                   suggestion=d.get("suggestion"), identical_output=None if same is None else bool(same))
-
 
 @dataclass(frozen=True)
-class Prediction:
+class Prediction(Record):
     """What 3.15's `-X lazy_imports=all` would take, from a lazy run timed under the emulation
     (3.8-3.14): the measured lazy mean minus the emulation's own cost, which is
       launcher_s      starting through importprof's launcher (the launcher with no hook on
@@ -172,19 +136,9 @@ class Prediction:
     calibration: dict = field(default_factory=dict)
     how: str = ""
 
-    def to_dict(self) -> dict:
-        return {"lazy_mean": self.lazy_mean, "ratio": self.ratio, "overhead_s": self.overhead_s,
-                "launcher_s": self.launcher_s, "counts": dict(self.counts), "calibration": dict(self.calibration),
-                "how": self.how}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Prediction":
-        return cls(float(d["lazy_mean"]), float(d["ratio"]), float(d["overhead_s"]), float(d.get("launcher_s") or 0.0),
-                   dict(d.get("counts") or {}), dict(d.get("calibration") or {}), str(d.get("how") or ""))
-
 
 @dataclass(frozen=True)
-class LazyReport:
+class LazyReport(Document):
     SCHEMA = SCHEMA
 
     results: tuple[TimingResult, ...]
@@ -209,61 +163,3 @@ class LazyReport:
     interrupted: bool = False
     prediction: Prediction | None = None  # 3.15's lazy time, the emulation's own cost taken out
     total_self_us: int = 0  # Σ self of every module of the eager profile: no saving exceeds it
-
-    def to_dict(self) -> dict:
-        return {
-            "schema": self.SCHEMA,
-            "machine": self.machine,
-            "python": self.python,
-            "python_version": self.python_version,
-            "target": self.target,
-            "mode": self.mode,
-            "reference": self.reference,
-            "results": [r.to_dict() for r in self.results],
-            "relative": [r.to_dict() for r in self.relative],
-            "identical_output": self.identical_output,
-            "must_stay_eager": [m.to_dict() for m in self.must_stay_eager],
-            "modules_eager": self.modules_eager,
-            "modules_lazy": self.modules_lazy,
-            "avoided": [a.to_dict() for a in self.avoided],
-            "avoided_us": self.avoided_us,
-            "statements": [s.to_dict() for s in self.statements],
-            "stayed_eager": [e.to_dict() for e in self.stayed_eager],
-            "bisect_runs": self.bisect_runs,
-            "warnings": list(self.warnings),
-            "notes": list(self.notes),
-            "interrupted": self.interrupted,
-            "prediction": self.prediction.to_dict() if self.prediction else None,
-            "total_self_us": self.total_self_us,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "LazyReport":
-        if d.get("schema") != SCHEMA:
-            raise ValueError(f"not an {SCHEMA} document (schema={d.get('schema')!r})")
-        return cls(
-            results=tuple(TimingResult.from_dict(r) for r in d["results"]),
-            must_stay_eager=tuple(MustStayEager.from_dict(m) for m in d["must_stay_eager"]),
-            avoided=tuple(AvoidedModule.from_dict(a) for a in d["avoided"]),
-            identical_output=bool(d["identical_output"]),
-            modules_eager=int(d["modules_eager"]),
-            modules_lazy=int(d["modules_lazy"]),
-            statements=tuple(StatementSaving.from_dict(s) for s in d["statements"]),
-            machine=d.get("machine") or {},
-            python=d.get("python"),
-            python_version=d.get("python_version"),
-            target=d.get("target") or "",
-            mode=d.get("mode") or "finder",
-            reference=d.get("reference") or "",
-            relative=tuple(
-                Relative(r["key"], r["ratio"], r.get("ratio_stddev"), r["reference"]) for r in d.get("relative") or ()
-            ),
-            stayed_eager=tuple(EagerImport.from_dict(e) for e in d.get("stayed_eager") or ()),
-            avoided_us=int(d.get("avoided_us") or 0),
-            bisect_runs=int(d.get("bisect_runs") or 0),
-            warnings=tuple(d.get("warnings") or ()),
-            notes=tuple(d.get("notes") or ()),
-            interrupted=bool(d.get("interrupted", False)),
-            prediction=Prediction.from_dict(d["prediction"]) if d.get("prediction") else None,
-            total_self_us=int(d.get("total_self_us") or 0),
-        )

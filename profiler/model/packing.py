@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from profiler.model.document import Document, Record
+
 
 @dataclass(frozen=True)
-class LoadedModule:
+class LoadedModule(Record):
     """A module as the target's interpreter had it in sys.modules at exit."""
 
     name: str
@@ -18,20 +20,13 @@ class LoadedModule:
     # file the path finder finds for `name` (None when there is none: a pure alias like os.path)
     alias_of: str | None = None
 
-    @classmethod
-    def from_dict(cls, d: dict) -> "LoadedModule":
-        return cls(d["name"], d.get("file"), d.get("origin"), d.get("loader"), bool(d.get("is_package")), d.get("alias_of"))
-
 
 @dataclass(frozen=True)
-class PlannedModule:
+class PlannedModule(Record):
     name: str
     kind: str  # "source" | "extension" | "bytecode" (a .pyc without source)
     path: str
     is_package: bool
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "path": self.path, "is_package": self.is_package}
 
 
 def distribution_name(metadata_dir: str) -> tuple[str, str | None]:
@@ -63,7 +58,7 @@ class Unit:
 
 
 @dataclass(frozen=True)
-class PackageData:
+class PackageData(Record):
     """A file of a package that is not a module (importlib.resources, pkgutil.get_data, opens
     relative to __file__): `name` is its path below the package's folder."""
 
@@ -71,17 +66,11 @@ class PackageData:
     name: str
     path: str
 
-    def to_dict(self) -> dict:
-        return {"package": self.package, "name": self.name, "path": self.path}
-
 
 @dataclass(frozen=True)
-class Unpacked:
+class Unpacked(Record):
     name: str
     reason: str
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -94,7 +83,7 @@ class PackPlan:
 
 
 @dataclass(frozen=True)
-class ResourceSet:
+class ResourceSet(Record):
     """One packed-resources file and the files beside it (`in-memory` or `filesystem`)."""
 
     name: str
@@ -110,12 +99,9 @@ class ResourceSet:
     package_data: int = 0  # package data files (importlib.resources, pkgutil.get_data)
     package_data_bytes: int = 0
 
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
-
 
 @dataclass(frozen=True)
-class PackReport:
+class PackReport(Document):
     SCHEMA = "importprof.pack/1"
 
     target: str
@@ -129,25 +115,11 @@ class PackReport:
     machine: dict = field(default_factory=dict)
     units: tuple[dict, ...] = ()  # Unit.summary() of every unit packed
 
-    def to_dict(self) -> dict:
-        return {
-            "schema": self.SCHEMA,
-            "machine": self.machine,
-            "target": self.target,
-            "python": self.python,
-            "python_version": self.python_version,
-            "out_dir": self.out_dir,
-            "sets": [s.to_dict() for s in self.sets],
-            "units": [dict(u) for u in self.units],
-            "modules": [m.to_dict() for m in self.modules],
-            "unpacked": [u.to_dict() for u in self.unpacked],
-            "served": list(self.served),
-        }
-
 
 @dataclass(frozen=True)
 class BuiltVariant:
-    """One folder of `importprof build`: `argv` is the exact command that runs it."""
+    """One folder of `importprof build`: `argv` is the exact command that runs it. Its JSON
+    names it `variant` and writes env and files_sha256 as objects (hence its own to_dict)."""
 
     name: str
     path: str
@@ -177,6 +149,10 @@ class BuiltVariant:
 
 @dataclass(frozen=True)
 class BuildReport:
+    """`importprof build`. It and PyOxidizerReport share importprof.build/1, each writing a
+    part of its keys (so neither is a Document whose fields are the whole schema); the pack is
+    written without its own envelope."""
+
     SCHEMA = "importprof.build/1"
 
     name: str
@@ -235,7 +211,7 @@ class FrozenPlan:
 
 
 @dataclass(frozen=True)
-class FrozenReport:
+class FrozenReport(Record):
     """What the `frozen` variant's executable holds (`frozen` in importprof.build/1)."""
 
     executable: str
@@ -245,14 +221,3 @@ class FrozenReport:
     served: tuple[str, ...]
     bytecode_bytes: int
     executable_bytes: int
-
-    def to_dict(self) -> dict:
-        return {
-            "executable": self.executable,
-            "modules": list(self.modules),
-            "packages": list(self.packages),
-            "not_frozen": [u.to_dict() for u in self.not_frozen],
-            "served": list(self.served),
-            "bytecode_bytes": self.bytecode_bytes,
-            "executable_bytes": self.executable_bytes,
-        }
