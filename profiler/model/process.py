@@ -44,6 +44,8 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from profiler.model.document import Record
+
 _PYTHON_NAME = re.compile(r"^(?:python|pypy)[0-9.]*[a-z]*$")
 IGNORES_ENV = "-E/-I: ignores PYTHONPROFILEIMPORTTIME"
 
@@ -81,7 +83,9 @@ def ignores_environment(argv) -> bool:
 
 
 @dataclass(frozen=True)
-class ProcessRecord:
+class ProcessRecord(Record):
+    DERIVED = ("wall_s",)
+
     index: int
     pid: int
     argv: tuple[str, ...]
@@ -109,47 +113,15 @@ class ProcessRecord:
         return "".join(ln + "\n" for ln in self.importtime or ())
 
     def to_dict(self) -> dict:
-        return {
-            "index": self.index,
-            "pid": self.pid,
-            "argv": list(self.argv),
-            "executable": self.executable,
-            "is_python": self.is_python,
-            "parent": self.parent,
-            "replaced": self.replaced,
-            "forked": self.forked,
-            "start_s": self.start_s,
-            "end_s": self.end_s,
-            "wall_s": None if self.wall_s is None else round(self.wall_s, 6),
-            "exit_code": self.exit_code,
-            "signal": self.signal,
-            "importtime": None if self.importtime is None else list(self.importtime),
-            "importtime_note": self.importtime_note,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "ProcessRecord":
-        it = d.get("importtime")
-        return cls(
-            index=int(d["index"]),
-            pid=int(d["pid"]),
-            argv=tuple(d["argv"]),
-            executable=d["executable"],
-            is_python=bool(d["is_python"]),
-            parent=d.get("parent"),
-            replaced=d.get("replaced"),
-            forked=bool(d.get("forked", False)),
-            start_s=d.get("start_s"),
-            end_s=d.get("end_s"),
-            exit_code=d.get("exit_code"),
-            signal=d.get("signal"),
-            importtime=None if it is None else tuple(it),
-            importtime_note=d.get("importtime_note"),
-        )
+        # wall_s, a difference of two epoch clocks, is written to the microsecond
+        return {**super().to_dict(), "wall_s": _micro(self.wall_s)}
 
 
 @dataclass(frozen=True)
-class ProcessCapture:
+class ProcessCapture(Record):
+    NOT_SAVED = ("stdout", "stderr")  # the command's own output: for this run's messages only
+    DERIVED = ("span_s",)
+
     argv: tuple[str, ...]
     returncode: int
     stdout: str
@@ -172,10 +144,9 @@ class ProcessCapture:
         return tuple(p for p in self.processes if p.is_python)
 
     def to_dict(self) -> dict:
-        return {
-            "argv": list(self.argv),
-            "returncode": self.returncode,
-            "wall_s": round(self.wall_s, 6),
-            "span_s": None if self.span_s is None else round(self.span_s, 6),
-            "processes": [p.to_dict() for p in self.processes],
-        }
+        # times written to the microsecond (the clocks' differences carry float noise below it)
+        return {**super().to_dict(), "wall_s": _micro(self.wall_s), "span_s": _micro(self.span_s)}
+
+
+def _micro(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 6)

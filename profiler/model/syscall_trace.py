@@ -175,7 +175,7 @@ class ImportSpan:
 
 
 @dataclass(frozen=True)
-class ProcessStat:
+class ProcessStat(Record):
     """One traced pid (threads are rows of their own, `thread` set). `argv`: the last
     successful execve's argv, whole as strace printed it (strings longer than strace's -s end
     with "..."); `wall_s`: from that exec (or the first record) to the exit. `attribution`:
@@ -202,23 +202,8 @@ class ProcessStat:
     modules: tuple[ModuleStat, ...] = ()
 
     def to_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "pid": self.pid,
-            "parent": self.parent,
-            "command": self.command,
-            "syscalls": self.syscalls,
-            "errors": self.errors,
-            "seconds": self.seconds,
-            "exit_code": self.exit_code,
-            "signal": self.signal,
-            "argv": list(self.argv),
-            "python": self.python,
-            "thread": self.thread,
-            "attribution": self.attribution,
-            "wall_s": None if self.wall_s is None else round(self.wall_s, 6),
-            "modules": [m.to_dict() for m in self.modules],
-        }
+        # wall_s, a difference of two strace timestamps, is written to the microsecond
+        return {**super().to_dict(), "wall_s": None if self.wall_s is None else round(self.wall_s, 6)}
 
 
 @dataclass(frozen=True)
