@@ -5,8 +5,10 @@ from __future__ import annotations
 from profiler.analysis.lazy import (
     avoided_modules,
     bisect_candidates,
+    comparison_for,
     describe_difference,
     is_own_file,
+    masked,
     predict_lazy,
     run_saving,
     statement_savings,
@@ -119,3 +121,26 @@ def test_report_round_trips_through_json():
     d = report.to_dict()
     assert d["schema"] == "importprof.lazy/1"
     assert LazyReport.from_dict(d) == report
+
+
+def test_output_that_changes_only_in_its_numbers_is_compared_with_them_masked():
+    # pytest -q's last line, two runs: the counts stay, the timing changes
+    a = ProgramOutput("...\n3 passed in 0.10s\n", "", 0)
+    b = ProgramOutput("...\n3 passed in 0.12s\n", "", 0)
+    assert comparison_for([a, a]) is None
+    assert comparison_for([a, b]) == "decimals masked"
+    assert masked(a, "decimals masked") == masked(b, "decimals masked") == ProgramOutput("...\n3 passed in #s\n", "", 0)
+    # a count that changed is still a difference once the decimals are masked
+    assert describe_difference(masked(a, "decimals masked"), masked(ProgramOutput("...\n2 passed in 0.11s\n", "", 0),
+                                                                     "decimals masked")) == "stdout line 2: '2 passed in #s' instead of '3 passed in #s'"
+    # whole numbers that change (an elapsed time in ms) need every number masked
+    c, d = ProgramOutput("took 103 ms\n", "", 0), ProgramOutput("took 97 ms\n", "", 0)
+    assert comparison_for([c, d]) == "numbers masked"
+    assert masked(c, None) is c
+    # output that differs otherwise cannot be compared: the first difference says why
+    try:
+        comparison_for([c, ProgramOutput("took 97 s\n", "", 0)])
+    except ValueError as exc:
+        assert str(exc) == "stdout line 1: 'took 97 s' instead of 'took 103 ms'"
+    else:
+        raise AssertionError("no ValueError")

@@ -146,3 +146,31 @@ def test_failing_target_is_one_line_exit_3(cli, real_python, tmp_path):
 
 def test_bad_runs_is_a_usage_error(cli):
     assert cli("lazy", "--runs", "0", "-c", "pass").returncode == 2
+
+
+TIMED_APP = {
+    # a program that prints a timing, as test runners do ("3 passed in 0.10s"), and a plugin
+    # that registers itself at import (lazy loading drops it)
+    "timed.py": """\
+import time
+t0 = time.perf_counter()
+import plug
+import registry
+print("plugins:", registry.names())
+print(f"1 check in {time.perf_counter() - t0:.9f}s")
+""",
+    "registry.py": "_N = []\n\ndef add(n):\n    _N.append(n)\n\ndef names():\n    return list(_N)\n",
+    "plug.py": "import registry\nregistry.add('hello')\n",
+}
+
+
+def test_output_with_a_timing_is_compared_with_it_masked_and_bisected(cli, real_python, tmp_path):
+    app = write_tree(tmp_path, TIMED_APP)
+    res = cli("lazy", "--python", real_python, "--runs", "1", "--warmup", "0", "--format", "json", "timed.py", cwd=app)
+    assert res.returncode == 0, res
+    d = res.json()
+    assert [m["name"] for m in d["must_stay_eager"]] == ["plug"]
+    assert "'plugins: []' instead of \"plugins: ['hello']\"" in d["must_stay_eager"][0]["reason"]
+    assert d["identical_output"] is True
+    assert any("compared with decimal numbers masked" in n for n in d["notes"]), d["notes"]
+    assert not any("changes from run to run" in w for w in d["warnings"]), d["warnings"]

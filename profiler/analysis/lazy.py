@@ -10,6 +10,7 @@ module used only that way is listed although importing it lazily would not help 
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from profiler.analysis.phases import children_index, drop_launcher
@@ -101,6 +102,39 @@ def describe_difference(expected: ProgramOutput, got: ProgramOutput) -> str | No
     if got.exit_code != expected.exit_code:
         return f"exit code {got.exit_code} instead of {expected.exit_code}"
     return _first_difference("stdout", expected.stdout, got.stdout) or _first_difference("stderr", expected.stderr, got.stderr)
+
+
+# How a program's output is compared between runs when it changes from run to run only in its
+# numbers (a test runner's "3 passed in 0.10s", a build's elapsed time): decimals masked first
+# (counts still compared), else every number masked.
+_DECIMAL = re.compile(r"\d+\.\d+")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+COMPARISONS = {
+    "decimals masked": (_DECIMAL, "decimal numbers masked (timings change from run to run)"),
+    "numbers masked": (_NUMBER, "every number masked (they change from run to run)"),
+}
+
+
+def masked(output: ProgramOutput, how: str | None) -> ProgramOutput:
+    """The output with the numbers `how` (a COMPARISONS key; None: exact) names replaced by #."""
+    if how is None:
+        return output
+    pattern = COMPARISONS[how][0]
+    return ProgramOutput(pattern.sub("#", output.stdout), pattern.sub("#", output.stderr), output.exit_code)
+
+
+def comparison_for(runs: Sequence[ProgramOutput]) -> str | None:
+    """How the eager runs' outputs can be compared with each other (and so with the lazy runs'):
+    None when they are identical, else the first COMPARISONS key under which they all are;
+    raises ValueError (the first difference) when no masking makes them identical."""
+    first = runs[0]
+    if all(r == first for r in runs[1:]):
+        return None
+    for how in COMPARISONS:
+        if all(masked(r, how) == masked(first, how) for r in runs[1:]):
+            return how
+    other = next(r for r in runs[1:] if masked(r, "numbers masked") != masked(first, "numbers masked"))
+    raise ValueError(describe_difference(first, other) or "the output differs")
 
 
 def bisect_candidates(eager: LazyRun, keep: Sequence[str] = ()) -> list[str]:

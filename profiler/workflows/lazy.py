@@ -95,9 +95,11 @@ class _Runner:
         self.interp = interp
         self.outputs: dict[frozenset[str], tuple[ProgramOutput, LazyRun | None]] = {}
         self.runs = 0
+        self.mask: str | None = None  # analysis.lazy.COMPARISONS key: numbers that change from run to run
 
     def run(self, *, lazy: bool, keep: Sequence[str] = (), only: Sequence[tuple[str, str]] = (),
             target: Target | None = None, calibrate: int = 0) -> tuple[ProgramOutput, LazyRun | None]:
+        from profiler.analysis.lazy import masked
         from profiler.capture.lazy import run_lazy
         from profiler.parse.lazy import parse_lazy_record
 
@@ -108,7 +110,7 @@ class _Runner:
         )
         self.runs += 1
         record = parse_lazy_record(out.record) if out.record else None
-        return ProgramOutput(out.stdout, out.stderr, out.returncode), record
+        return masked(ProgramOutput(out.stdout, out.stderr, out.returncode), self.mask), record
 
     def lazy_with(self, keep: Sequence[str]) -> tuple[ProgramOutput, LazyRun | None]:
         key = frozenset(keep)
@@ -141,10 +143,13 @@ def lazy(
     info: Note | None = None,
 ) -> LazyReport:
     from profiler.analysis.lazy import (
+        COMPARISONS,
         avoided_modules,
         bisect_candidates,
+        comparison_for,
         describe_difference,
         statement_savings,
+        masked,
         stayed_eager,
         total_self_us,
     )
@@ -161,7 +166,7 @@ def lazy(
             warn(text)
 
     runner = _Runner(opts, interp)
-    runner.run(lazy=False)  # warm-up: a first run may fill caches (.pyc files, the program's own)
+    warm, _ = runner.run(lazy=False)  # warm-up: a first run may fill caches (.pyc files, the program's own)
     reference, eager_rec = runner.run(lazy=False)
     if reference.exit_code != 0:  # the lazy runs are then checked against this same exit code
         from profiler.workflows.targets import check_exit
@@ -172,7 +177,22 @@ def lazy(
         raise TargetFailed(f"the target ended without running exit handlers (os._exit?): {opts.target.label()}; "
                            "importprof lazy needs them to see which modules ran")
     again, again_rec = runner.run(lazy=False)
-    unstable = describe_difference(reference, again)
+    # a program that prints a timing ("3 passed in 0.10s") is compared with its numbers masked
+    try:
+        how = comparison_for([reference, again])
+        unstable = None
+    except ValueError as exc:
+        how, unstable = None, str(exc)
+    if how is None and not unstable:
+        try:  # two equal timings can hide it: the warm-up run is a third sample (a cache it filled aside)
+            how = comparison_for([reference, warm])
+        except ValueError:
+            pass
+    if how is not None:
+        runner.mask = how
+        reference = masked(reference, how)
+        notes.append(f"the program's output changes from run to run in its numbers: every run compared with "
+                     f"{COMPARISONS[how][1]}")
     if unstable:
         warning(f"the program's output changes from run to run ({unstable}): lazy vs eager cannot be judged; no bisection")
     if again_rec is not None and again_rec.executed_names != eager_rec.executed_names:
