@@ -263,6 +263,9 @@ def test_warnings_are_summed_up_by_kind():
     assert warning_kind("the machine is busy: load average 4.97 on 2 logical cores; timings will be noisy") == "the machine is busy"
     assert warning_kind("isolated: failed (exited with code 3)") == "isolated failed"
     assert warning_kind("3 of 3 runs exited with code 1 (measured anyway: --ignore-failure)") == "N of N runs exited with code N"
+    assert warning_kind("these documents measure different targets: -c 'import json' (a.json); -c 'import csv' (b.json); "
+                        "compare their figures with care") == "these documents measure different targets"
+    assert warning_kind("no-site @ 3.12.1: failed (exited with code 1)") == "no-site @ N.N failed"
 
 
 @pytest.mark.slow
@@ -393,3 +396,28 @@ def test_doctor_names_a_module_doing_work_at_import(cli, real_python, tmp_path):
     assert res.returncode == 0, res
     work = [f for f in res.json()["findings"] if f["kind"] == "module-work"]
     assert work and work[0]["where"] == f"{tmp_path / 'slowmod.py'}:2", res.json()["findings"]
+
+
+@pytest.mark.slow
+def test_a_mixed_report_heads_each_part_with_what_it_measured(cli, tmp_path):
+    from test_report import dump_dom
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert cli("imports", "--python", pyenv_python("3.11"), "--runs", "1", "--warmup", "0", "-o", a, "-c", "import json").returncode == 0
+    assert cli("imports", "--python", pyenv_python("3.12"), "--runs", "1", "--warmup", "0", "-o", b, "-c", "import csv").returncode == 0
+    page = tmp_path / "mixed.html"
+    res = cli("report", "--from", a, b, "-o", page)
+    assert res.returncode == 0, res
+    dom = dump_dom(page)
+    import re
+
+    import json
+
+    heads = re.findall(r"<h2>([^<]*)</h2>", dom)
+    va, vb = (json.loads(p.read_text())["python_version"] for p in (a, b))
+    assert any(h.endswith(f"\u2014 -c 'import json' on Python {va}") for h in heads), heads
+    assert any(h.endswith(f"\u2014 -c 'import csv' on Python {vb}") for h in heads), heads
+    # one document, or documents of one target and Python: no such heading
+    single = tmp_path / "single.html"
+    assert cli("report", "--from", a, "-o", single).returncode == 0
+    assert not any("\u2014 -c" in h for h in re.findall(r"<h2>([^<]*)</h2>", dump_dom(single)))

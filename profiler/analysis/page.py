@@ -105,6 +105,15 @@ def mixed_documents(entries: Iterable[tuple[str, dict]]) -> list[dict]:
     return out
 
 
+def part_heading(doc: dict) -> str:
+    """What one document measured, for its part's heading on a page whose documents differ
+    (`report --from` of two programs or two Pythons): its target and its Python version."""
+    targets, pythons = sorted(_targets(doc)), sorted(_interpreters(doc))
+    what = ", ".join(targets) if targets else ("importprof's workload " + str(doc["workload"]) if doc.get("workload") else "")
+    on = ", ".join(pythons)
+    return " on ".join(p for p in (what, f"Python {on}" if on else "") if p)
+
+
 def site_customize(doc: dict) -> dict:
     """For `sitecustomize` and `usercustomize`: {"state": "imported"|"not found"|"not looked for",
     "path", "seconds", "looked_us"} - "not found" with the µs site spent looking when the

@@ -77,7 +77,10 @@ def warning_kind(message: str) -> str:
     import re
 
     head, sep, rest = message.partition(": ")
-    who = sep and len(head) <= 60 and "(" not in head and not head.startswith(("the ", "a ", "an "))
+    # `default @ 3.12.1: ...`, `isolated: ...`, `run 2: ...` name whose it is; `these documents
+    # measure different targets: ...` is the warning itself
+    who = (sep and len(head) <= 60 and "(" not in head and not head.startswith(("the ", "a ", "an "))
+           and (len(head.split()) <= 3 or " @ " in head or " · " in head))
     text = rest if who else message
     text = re.split(r" \(|: |; ", text)[0]
     if who and text.startswith("failed"):

@@ -111,12 +111,18 @@ def page_data(documents: Sequence[tuple[str, dict]], machine: dict | None) -> di
         static = {k: v for k, v in m.items() if k not in CONDITIONS}
         machines.append({"source": source, "facts": machine_facts(static)})
     per_doc = [_document_data(doc) for _, doc in documents]
+    mixed = mixed_documents(documents)
+    if mixed:  # parts that measure different things say which, in their heading
+        from profiler.analysis.page import part_heading
+
+        for data, (_, doc) in zip(per_doc, documents):
+            data["heading"] = part_heading(doc)
     for c in conditions:
         del c["values"]
     return {
         "machines": machines,
         "conditions": conditions,
-        "mixed": mixed_documents(documents),
+        "mixed": mixed,
         "interpreters": interpreters_seen(None, [(kind_of(doc), doc) for _, doc in documents]),
         "documents": per_doc,
     }

@@ -20,6 +20,7 @@ var PAGE = {
   /** @type {string[]} */ errors: [],
   /** @type {string[]} */ built: [],
   /** @type {Object<string, string>} */ shown: {},
+  /** @type {string} */ heading: "",  // what the part being built measured, on a mixed page
 };
 
 function fail(where, err) {

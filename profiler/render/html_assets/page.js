@@ -51,9 +51,11 @@ function build() {
       if (k !== kind) return;
       counters[k] = (counters[k] || 0) + 1;
       var suffix = k === "other" ? i : counters[k] > 1 ? "-" + counters[k] : "";
+      PAGE.heading = e.derived.heading || "";
       add(PAGE.main, [guarded(k, function () {
         return parts[k](e.doc, e.source, suffix, e.derived);
       })]);
+      PAGE.heading = "";
     });
   });
   if (!entries.length) add(PAGE.main, [h("p", { class: "muted", text: "No documents in this report." })]);
