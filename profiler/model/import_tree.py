@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
 
+from profiler.model.document import Document, Record
+
 IMPORTS_SCHEMA = "importprof.imports/1"
 WHY_SCHEMA = "importprof.why/1"
 
@@ -152,7 +154,11 @@ _NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 @dataclass(frozen=True)
 class ModuleRecord:
     """A module aggregated over runs: medians, per-run values (None where not seen), spread
-    (median absolute deviation, µs). `extra` holds keys added by later features."""
+    (median absolute deviation, µs). `extra` holds keys added by later features.
+
+    Its own to_dict/from_dict: the `extra` keys are merged into its JSON (and everything
+    unknown read back into `extra`), a saved record may leave out all but name, self_us and
+    cumulative_us, and a 50 MB log writes 780,000 of them (a hand-written dict is the fast way)."""
 
     name: str
     self_us: int
@@ -224,24 +230,17 @@ class ModuleRecord:
 
 
 @dataclass(frozen=True)
-class CachedRecord:
+class CachedRecord(Record):
     """A 3.14 `cached | cached` row: a module found in sys.modules (hits = median per run)."""
 
     name: str
-    process: int
+    process: int = 0
     hits: int = 1
     depth: int | None = None
 
-    def to_dict(self) -> dict:
-        return {"name": self.name, "process": self.process, "hits": self.hits, "depth": self.depth}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "CachedRecord":
-        return cls(str(d["name"]), int(d.get("process", 0)), int(d.get("hits", 1)), d.get("depth"))
-
 
 @dataclass(frozen=True)
-class GroupRecord:
+class GroupRecord(Record):
     """Modules grouped by package, distribution or kind. `cumulative_us` counts each group
     member once: Σ cumulative of members whose parent is outside the group."""
 
@@ -250,16 +249,9 @@ class GroupRecord:
     cumulative_us: int
     modules: int
 
-    def to_dict(self) -> dict:
-        return {"name": self.name, "self_us": self.self_us, "cumulative_us": self.cumulative_us, "modules": self.modules}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "GroupRecord":
-        return cls(str(d["name"]), int(d["self_us"]), int(d["cumulative_us"]), int(d["modules"]))
-
 
 @dataclass(frozen=True)
-class ProcessSummary:
+class ProcessSummary(Record):
     """One Python process of a `-- COMMAND` (or of a log with several headers), over runs.
     `index` is the `process` number of its module records; `parent` the index of the nearest
     Python process above it (None: started by the command itself, or unknown); `argv`,
@@ -274,25 +266,12 @@ class ProcessSummary:
     imports_us: int
 
     def to_dict(self) -> dict:
-        return {
-            "index": self.index,
-            "argv": None if self.argv is None else list(self.argv),
-            "python": self.python,
-            "parent": self.parent,
-            "wall_s": None if self.wall_s is None else round(self.wall_s, 6),
-            "imports_us": self.imports_us,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "ProcessSummary":
-        argv = d.get("argv")
-        wall = d.get("wall_s")
-        return cls(int(d["index"]), None if argv is None else tuple(str(a) for a in argv), d.get("python"), d.get("parent"),
-                   None if wall is None else float(wall), int(d["imports_us"]))
+        # wall_s, a median of clock differences, is written to the microsecond
+        return {**super().to_dict(), "wall_s": None if self.wall_s is None else round(self.wall_s, 6)}
 
 
 @dataclass(frozen=True)
-class SummedModule:
+class SummedModule(Record):
     """A module summed across processes: in how many processes it was imported, Σ self and
     Σ cumulative of its per-process medians (a dotted import's wrapper row adds its self, not
     its cumulative: only rows not nested in a row of the same name count)."""
@@ -302,16 +281,9 @@ class SummedModule:
     self_us: int
     cumulative_us: int
 
-    def to_dict(self) -> dict:
-        return {"name": self.name, "processes": self.processes, "self_us": self.self_us, "cumulative_us": self.cumulative_us}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "SummedModule":
-        return cls(str(d["name"]), int(d["processes"]), int(d["self_us"]), int(d["cumulative_us"]))
-
 
 @dataclass(frozen=True)
-class ImportsReport:
+class ImportsReport(Document):
     """`importprof.imports/1`. `modules` are in pre-order (a parent before its children,
     children in import order), per process."""
 
@@ -321,13 +293,14 @@ class ImportsReport:
     python: str | None
     python_version: str | None
     runs: int
-    modules: tuple[ModuleRecord, ...]
-    cached: tuple[CachedRecord, ...] = ()
-    total_us: int = 0  # median over runs of Σ roots' cumulative
-    total_us_runs: tuple[int, ...] = ()
-    processes: int = 1
+    # (fields in the order of the JSON's keys: the headline before the lists)
     target: str | None = None
     source: str = "capture"  # "capture" | "log"
+    processes: int = 1
+    total_us: int = 0  # median over runs of Σ roots' cumulative
+    total_us_runs: tuple[int, ...] = ()
+    modules: tuple[ModuleRecord, ...] = ()
+    cached: tuple[CachedRecord, ...] = ()
     warnings: tuple[str, ...] = ()
     group_by: str | None = None
     groups: tuple[GroupRecord, ...] = ()
@@ -344,32 +317,30 @@ class ImportsReport:
     instructions: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict:
-        d = {
-            "schema": self.SCHEMA,
-            "machine": self.machine,
-            "python": self.python,
-            "python_version": self.python_version,
-            "runs": self.runs,
-            "target": self.target,
-            "source": self.source,
-            "processes": self.processes,
-            "total_us": self.total_us,
-            "total_us_runs": list(self.total_us_runs),
-            "modules": [m.to_dict() for m in self.modules],
-            "cached": [c.to_dict() for c in self.cached],
-            "warnings": list(self.warnings),
-        }
-        if self.group_by:
-            d["group_by"] = self.group_by
-            d["groups"] = [g.to_dict() for g in self.groups]
-        if self.per_process or self.summed:
-            d["per_process"] = [p.to_dict() for p in self.per_process]
-            d["summed"] = [m.to_dict() for m in self.summed]
-        if self.harness is not None:
-            d["harness"] = dict(self.harness)
-        if self.instructions is not None:
-            d["instructions"] = dict(self.instructions)
+        # the keys of a feature are written only when it ran (group_by, several processes,
+        # a -- COMMAND harness, --metric instructions): a plain capture's document stays small
+        d = super().to_dict()
+        if not self.group_by:
+            del d["group_by"], d["groups"]
+        if not (self.per_process or self.summed):
+            del d["per_process"], d["summed"]
+        for key in ("harness", "instructions"):
+            if d[key] is None:
+                del d[key]
         return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "ImportsReport":
+        # a saved report needs only its modules: the figures it leaves out are taken from them
+        if not isinstance(d, Mapping) or "modules" not in d:
+            return super().from_dict(d)  # refuses another kind of document
+        modules = [m if isinstance(m, ModuleRecord) else ModuleRecord.from_dict(m) for m in d["modules"]]
+        return super().from_dict({
+            "python": None, "python_version": None, "runs": 1,
+            "total_us": sum(m.cumulative_us for m in modules if m.parent is None),
+            "processes": 1 + max((m.process for m in modules), default=0),
+            **d, "machine": d.get("machine") or {}, "modules": modules,
+        })
 
     def to_json(self) -> str:
         """The to_dict() document as JSON text, indented, with each record of a list of
@@ -396,39 +367,14 @@ class ImportsReport:
             parts.append(f"  {dumps(key)}: {text}")
         return "{\n" + ",\n".join(parts) + "\n}\n"
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "ImportsReport":
-        if not isinstance(d, Mapping) or d.get("schema") != cls.SCHEMA:
-            got = d.get("schema") if isinstance(d, Mapping) else type(d).__name__
-            raise ValueError(f"not an {cls.SCHEMA} document (schema={got!r})")
-        modules = tuple(ModuleRecord.from_dict(m) for m in d["modules"])
-        return cls(
-            machine=d.get("machine") or {},
-            python=d.get("python"),
-            python_version=d.get("python_version"),
-            runs=int(d.get("runs", 1)),
-            modules=modules,
-            cached=tuple(CachedRecord.from_dict(c) for c in d.get("cached", ())),
-            total_us=int(d.get("total_us", sum(m.cumulative_us for m in modules if m.parent is None))),
-            total_us_runs=tuple(d.get("total_us_runs", ())),
-            processes=int(d.get("processes", 1 + max((m.process for m in modules), default=0))),
-            target=d.get("target"),
-            source=d.get("source", "capture"),
-            warnings=tuple(d.get("warnings", ())),
-            group_by=d.get("group_by"),
-            groups=tuple(GroupRecord.from_dict(g) for g in d.get("groups", ())),
-            per_process=tuple(ProcessSummary.from_dict(p) for p in d.get("per_process") or ()),
-            summed=tuple(SummedModule.from_dict(m) for m in d.get("summed") or ()),
-            harness=d.get("harness"),
-            instructions=d.get("instructions"),
-        )
-
 
 # ---------------------------------------------------------------------------- why
 @dataclass(frozen=True)
-class WhyHop:
+class WhyHop(Record):
     """One hop of an import chain: the module and its cost. `extra` (merged into the JSON
     item) starts as the module record's `extra`; a later feature adds e.g. `"site": "f.py:12"`."""
+
+    NOT_SAVED = ("extra",)  # its keys are written beside the fields instead
 
     name: str
     self_us: int
@@ -437,27 +383,30 @@ class WhyHop:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        d = {"name": self.name, "self_us": self.self_us, "cumulative_us": self.cumulative_us, "depth": self.depth}
+        d = super().to_dict()
         for k, v in self.extra.items():
             d.setdefault(k, v)
         return d
 
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "WhyHop":
+        known = cls.saved_fields()
+        return replace(super().from_dict(d), extra={k: v for k, v in d.items() if k not in known})
+
 
 @dataclass(frozen=True)
-class WhyChain:
+class WhyChain(Record):
     """From a root import (the entry point's import) down to the asked module."""
 
     process: int
     hops: tuple[WhyHop, ...]
     loaded: bool = True  # False: the last hop imported MODULE when it was already loaded (why --all)
 
-    def to_dict(self) -> dict:
-        return {"process": self.process, "loaded": self.loaded, "hops": [h.to_dict() for h in self.hops]}
-
 
 @dataclass(frozen=True)
-class WhyReport:
+class WhyReport(Document):
     SCHEMA = WHY_SCHEMA
+    NOT_SAVED = ("cached_in",)  # in memory only: the why document has never carried it
 
     module: str
     chains: tuple[WhyChain, ...]
@@ -471,20 +420,12 @@ class WhyReport:
     statements: tuple[dict, ...] | None = None  # why --statements: MODULE's costliest top-level statements
 
     def to_dict(self) -> dict:
-        extra = {} if self.importers is None else {"importers": list(self.importers)}
-        if self.statements is not None:
-            extra["statements"] = [dict(s) for s in self.statements]
-        return {
-            **extra,
-            "schema": self.SCHEMA,
-            "machine": self.machine,
-            "module": self.module,
-            "python": self.python,
-            "python_version": self.python_version,
-            "runs": self.runs,
-            "target": self.target,
-            "chains": [c.to_dict() for c in self.chains],
-        }
+        # importers and statements are written only when asked for (why --all, --statements)
+        d = super().to_dict()
+        for key in ("importers", "statements"):
+            if d[key] is None:
+                del d[key]
+        return d
 
 
 # ---------------------------------------------------------------------------- diff
@@ -492,7 +433,7 @@ DIFF_SCHEMA = "importprof.diff/1"
 
 
 @dataclass(frozen=True)
-class ModuleChange:
+class ModuleChange(Record):
     """A module in both reports whose median self or cumulative changed. `significant` is
     None when either report has fewer than 3 runs (no spread to judge by); otherwise see
     analysis.diff.is_significant. `wrapper`: the pair is two dotted-import outer rows."""
@@ -506,6 +447,8 @@ class ModuleChange:
     significant: bool | None = None
     wrapper: bool = False  # the outer row of a dotted import (analysis.imports.dotted_wrappers)
 
+    DERIVED = ("delta_self_us", "delta_cumulative_us")
+
     @property
     def delta_self_us(self) -> int:
         return self.new_self_us - self.old_self_us
@@ -514,23 +457,13 @@ class ModuleChange:
     def delta_cumulative_us(self) -> int:
         return self.new_cumulative_us - self.old_cumulative_us
 
-    def to_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "process": self.process,
-            "old_self_us": self.old_self_us,
-            "new_self_us": self.new_self_us,
-            "delta_self_us": self.delta_self_us,
-            "old_cumulative_us": self.old_cumulative_us,
-            "new_cumulative_us": self.new_cumulative_us,
-            "delta_cumulative_us": self.delta_cumulative_us,
-            "significant": self.significant,
-            "wrapper": self.wrapper,
-        }
-
 
 @dataclass(frozen=True)
 class DiffReport:
+    """`importprof.diff/1`. Its added and removed modules are written as brief records (name,
+    process, parent, self_us, cumulative_us, wrapper), not whole module records, so it keeps
+    its own to_dict (and is not read back)."""
+
     SCHEMA = DIFF_SCHEMA
 
     machine: dict
