@@ -421,3 +421,38 @@ def test_a_mixed_report_heads_each_part_with_what_it_measured(cli, tmp_path):
     single = tmp_path / "single.html"
     assert cli("report", "--from", a, "-o", single).returncode == 0
     assert not any("\u2014 -c" in h for h in re.findall(r"<h2>([^<]*)</h2>", dump_dom(single)))
+
+
+WIDTH_PROBE = r"""
+<script>
+(function () {
+  var table = document.getElementById("imports-table");
+  var box = table.closest(".scroll") || table.parentElement;
+  document.documentElement.setAttribute("data-probe", JSON.stringify({
+    scroll: box.scrollWidth, client: box.clientWidth,
+    columns: Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) { return th.textContent.trim(); })}));
+})();
+</script>
+"""
+
+
+@pytest.mark.slow
+def test_the_reports_top_modules_table_fits_1400_px(cli, real_python, tmp_path):
+    """With the phase columns, the top-modules table is whole at 1,400 px: nothing scrolls out
+    of sight (`imported by`, its last column, was cut at the page's former 1,120 px)."""
+    import json
+    import re
+
+    from test_report import chromium
+
+    doc = tmp_path / "phases.json"
+    assert cli("imports", "--python", real_python, "--runs", "1", "--warmup", "0", "--phases", "-o", doc,
+               "-c", "import email.parser, urllib.parse, http.client").returncode == 0
+    page = tmp_path / "page.html"
+    assert cli("report", "--from", doc, "-o", page).returncode == 0
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", WIDTH_PROBE + "</body>"), encoding="utf-8")
+    proc = chromium("--window-size=1400,1000", "--dump-dom", probe.resolve().as_uri())
+    got = json.loads(re.search(r"data-probe=\"([^\"]*)\"", proc.stdout).group(1).replace("&quot;", '"'))
+    assert "imported by" in got["columns"] and "Σ phases" in got["columns"], got
+    assert got["scroll"] <= got["client"], got
