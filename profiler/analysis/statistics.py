@@ -152,6 +152,15 @@ def import_cost(module: str, with_import: TimingResult, baseline: TimingResult) 
     return ImportCost(module, with_import.variant, with_import.python, diff, err)
 
 
+def import_costs(results: Sequence[TimingResult], baseline: str) -> list[ImportCost]:
+    """`-c "import X"` minus the `-c pass` baseline (`baseline`: its target label), per
+    (python, variant), both measured."""
+    measured = [r for r in results if not r.failed]
+    base = {(r.python, r.variant): r for r in measured if r.role == "baseline" or (r.role == "target" and r.target == baseline)}
+    return [import_cost(r.module, r, base[(r.python, r.variant)]) for r in measured
+            if r.role == "import" and (r.python, r.variant) in base]
+
+
 def result_warnings(r: TimingResult) -> list[str]:
     """Hyperfine's and pyperf's warnings for one result, as readable sentences."""
     label = r.key or r.variant or r.command

@@ -157,7 +157,7 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
     from profiler.analysis.packing import plan_pack
     from profiler.capture.oxidized import install_launcher, no_site_sys_path, scan_units, write_json
     from profiler.errors import ImportprofError
-    from profiler.workflows.no_site import extra_paths
+    from profiler.analysis.no_site import extra_paths
     from profiler.workflows.pack import discover, pack_target, stdlib_entries
 
     from profiler.capture.oxidized import read_files, restore_files
@@ -184,7 +184,7 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
         except ImportprofError as exc:
             frozen_error = exc
     origins = tuple(r.origin for r in records if r.origin and os.path.isabs(r.origin))
-    extra = extra_paths(sys_path, no_site_sys_path(interp.path), target, origins)
+    extra = extra_paths(sys_path, no_site_sys_path(interp.path), target, origins, os.getcwd())
     # a package found by a finder of its own (an editable install's, put there by a .pth file
     # that -S skips): its folder, so that the variants without site find it on the path
     extra += [u.root for u in plan.units if u.root not in sys_path and u.root not in extra]

@@ -9,31 +9,9 @@ variant (or `--flags=-S`). The entries keep site's place: after the standard lib
 from __future__ import annotations
 
 import os
-from typing import Sequence
 
+from profiler.analysis.no_site import extra_paths, site_order
 from profiler.model.target import Target
-
-
-def extra_paths(site_sys_path: Sequence[str], no_site_path: Sequence[str], target: Target, origins: Sequence[str] = ()) -> list[str]:
-    """Entries `site` added to sys.path (what -S and the launcher lack) from which the target
-    imported something — each module counted under the longest entry holding it, as the
-    import system finds it: a stdlib-only target gets none, so no-site stays a plain `python -S`."""
-    skip = set(no_site_path) | {""}
-    if target.kind == "script":  # python puts the script's folder first, with or without site
-        skip.add(os.path.dirname(os.path.abspath(target.value)))
-    else:  # -c / -m: the current directory
-        skip.add(os.getcwd())
-    entries = sorted({p for p in site_sys_path if p}, key=len, reverse=True)
-    used = set()
-    for origin in origins:
-        home = next((p for p in entries if origin.startswith(p.rstrip(os.sep) + os.sep)), None)
-        if home is not None:
-            used.add(home)
-    out = []
-    for p in site_sys_path:
-        if p in used and p not in skip and p not in out:
-            out.append(p)
-    return out
 
 
 _SITE_OWN: dict[str, frozenset] = {}
@@ -64,22 +42,7 @@ def _no_site_env(python, target, discover_modules, no_site_sys_path):
         _SITE_OWN[python] = frozenset(r.name for r in discover_modules(python, Target("code", "pass"))[0])
     records, sys_path = discover_modules(python, target)
     origins = [r.origin for r in records if r.origin and r.name not in _SITE_OWN[python]]
-    extra = extra_paths(sys_path, _NO_SITE_PATH[python], target, origins)
+    extra = extra_paths(sys_path, _NO_SITE_PATH[python], target, origins, os.getcwd())
     if not extra:
         return ()
     return (("PYTHONPATH", os.pathsep.join(site_order(_NO_SITE_PATH[python], extra))),)
-
-
-def site_order(no_site_path: Sequence[str], extra: Sequence[str]) -> list[str]:
-    """PYTHONPATH for no-site: the entries site would add go after the standard library, where
-    site appends them. PYTHONPATH is put before the standard library, so it names the -S path
-    first (the user's own PYTHONPATH entries, then the stdlib: python's sys.path[1:] under -S)
-    and then the site entries; python appends its stdlib entries once more after them, where
-    they are found again only by lookups that failed everywhere before (a module that exists
-    nowhere). In first-occurrence order, sys.path is the default's minus what the target does
-    not import from."""
-    out: list[str] = []
-    for p in (*no_site_path, *extra):
-        if p and p not in out:
-            out.append(p)
-    return out

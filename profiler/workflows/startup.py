@@ -35,16 +35,6 @@ class StartupOptions:
     versus: Sequence[tuple[Target, str | None]] = ()
 
 
-def import_costs(results: Sequence[TimingResult]):
-    """`-c "import X"` minus the `-c pass` baseline, per (python, variant), both measured."""
-    from profiler.analysis.statistics import import_cost
-
-    measured = [r for r in results if not r.failed]
-    base = {(r.python, r.variant): r for r in measured if r.role == "baseline" or (r.role == "target" and r.target == BASELINE.label())}
-    return [import_cost(r.module, r, base[(r.python, r.variant)]) for r in measured
-            if r.role == "import" and (r.python, r.variant) in base]
-
-
 def validate(opts: StartupOptions) -> None:
     unknown = [m for m in opts.metrics if m not in METRICS]
     if unknown:
@@ -59,6 +49,7 @@ def startup(
     from profiler.capture.interpreter import resolve_pythons
     from profiler.capture.timing import RunPlan
     from profiler.errors import Interrupted
+    from profiler.analysis.statistics import import_costs
     from profiler.workflows.measure import measure
     from profiler.workflows.no_site import no_site_env
     from profiler.workflows.plan import plan_runs
@@ -81,7 +72,7 @@ def startup(
     def report_of(m, notes=(), harness=None) -> StartupReport:
         return StartupReport(
             results=m.results, machine=m.machine, reference=m.reference, relative=m.relative,
-            import_costs=tuple(import_costs(m.results)), warnings=m.warnings, notes=tuple(notes),
+            import_costs=tuple(import_costs(m.results, BASELINE.label())), warnings=m.warnings, notes=tuple(notes),
             engine=opts.engine, interrupted=m.interrupted, metric=tuple(opts.metrics), harness=harness,
         )
 
