@@ -6,11 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from profiler.model.document import Record
+
 BISECT_SCHEMA = "importprof.bisect/1"
 
 
 @dataclass(frozen=True)
-class BisectStep:
+class BisectStep(Record):
     """One commit tested: the check's status there and its figures (None where not measured)."""
 
     commit: str
@@ -21,13 +23,12 @@ class BisectStep:
     instructions: int | None = None
     failing: tuple[str, ...] = ()  # the failing rules' messages (or the error)
 
-    def to_dict(self) -> dict:
-        return {"commit": self.commit, "subject": self.subject, "status": self.status, "wall_ms": self.wall_ms,
-                "import_ms": self.import_ms, "instructions": self.instructions, "failing": list(self.failing)}
-
 
 @dataclass(frozen=True)
 class BisectReport:
+    """`importprof.bisect/1`. Its own to_dict: `added` (what first_bad adds over last_good,
+    per figure) is a method taking the figure's name, written as an object of the three."""
+
     SCHEMA = BISECT_SCHEMA
 
     check: str

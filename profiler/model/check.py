@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from profiler.model.document import Record
+
 CHECK_SCHEMA = "importprof.check/1"
 
 # a finding's rule names (also the config keys that declare them, except new_import)
@@ -44,7 +46,7 @@ class CheckSpec:
 
 
 @dataclass(frozen=True)
-class Finding:
+class Finding(Record):
     """One rule of one check, judged. `chain`: the import chain that brought a module in
     (entry point first) for forbid / stay_lazy / new_import."""
 
@@ -56,35 +58,23 @@ class Finding:
     module: str | None = None
     chain: tuple[str, ...] | None = None
 
-    def to_dict(self) -> dict:
-        return {
-            "rule": self.rule, "status": self.status, "message": self.message, "measured": self.measured,
-            "limit": self.limit, "module": self.module, "chain": None if self.chain is None else list(self.chain),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Finding":
-        chain = d.get("chain")
-        return cls(d["rule"], d["status"], d["message"], d.get("measured"), d.get("limit"), d.get("module"),
-                   None if chain is None else tuple(chain))
-
 
 @dataclass(frozen=True)
-class StartupModule:
+class StartupModule(Record):
     """A module imported at start-up (median over the runs, as `imports` reports it)."""
 
     name: str
     self_us: int
     cumulative_us: int
 
-    def to_dict(self) -> dict:
-        return {"name": self.name, "self_us": self.self_us, "cumulative_us": self.cumulative_us}
-
 
 @dataclass(frozen=True)
-class CheckResult:
+class CheckResult(Record):
     """One check, measured and judged. Figures are None where not measured (a target that
     failed; instructions not asked for)."""
+
+    NOT_SAVED = ("exit_code",)
+    DERIVED = ("wall_variation_pct", "instructions_variation_pct")
 
     name: str
     status: str  # "pass" | "fail" | "error"
@@ -112,43 +102,13 @@ class CheckResult:
     def instructions_variation_pct(self) -> float | None:
         return variation_pct(self.instructions_runs)
 
-    def to_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "status": self.status,
-            "target": list(self.target),
-            "python": self.python,
-            "python_version": self.python_version,
-            "wall_ms": self.wall_ms,
-            "wall_ms_runs": list(self.wall_ms_runs),
-            "wall_variation_pct": self.wall_variation_pct,
-            "import_ms": self.import_ms,
-            "instructions": self.instructions,
-            "instructions_runs": list(self.instructions_runs),
-            "instructions_variation_pct": self.instructions_variation_pct,
-            "instructions_method": self.instructions_method,
-            "findings": [f.to_dict() for f in self.findings],
-            "modules": [m.to_dict() for m in self.modules],
-            "baseline": self.baseline,
-            "error": self.error,
-            "duration_s": self.duration_s,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "CheckResult":
-        return cls(
-            name=d["name"], status=d["status"], target=tuple(d["target"]), python=d.get("python"),
-            python_version=d.get("python_version"), wall_ms=d.get("wall_ms"), wall_ms_runs=tuple(d.get("wall_ms_runs", ())),
-            import_ms=d.get("import_ms"), instructions=d.get("instructions"),
-            instructions_runs=tuple(d.get("instructions_runs", ())), instructions_method=d.get("instructions_method"),
-            findings=tuple(Finding.from_dict(f) for f in d.get("findings", ())),
-            modules=tuple(StartupModule(m["name"], m["self_us"], m["cumulative_us"]) for m in d.get("modules", ())),
-            baseline=d.get("baseline"), error=d.get("error"), duration_s=d.get("duration_s", 0.0),
-        )
-
 
 @dataclass(frozen=True)
 class CheckReport:
+    """`importprof.check/1`. Its own to_dict/from_dict: the results are written as `checks`
+    after the counts of each status (passed, failed, errors), and `failed` is the failing
+    results in the model but a count in the document."""
+
     SCHEMA = CHECK_SCHEMA
 
     results: tuple[CheckResult, ...]
