@@ -27,13 +27,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+
+from profiler.model.document import Document, Record
 
 SCHEMA = "importprof.lazy_apply/1"
 
 
 @dataclass(frozen=True)
-class StatementVerdict:
+class StatementVerdict(Record):
     site: str
     modules: tuple[str, ...]
     saving_us: int
@@ -43,44 +44,25 @@ class StatementVerdict:
     why: str = ""
     disagreement: str | None = None
 
-    def to_dict(self) -> dict:
-        return {
-            "site": self.site, "modules": list(self.modules), "saving_us": self.saving_us,
-            "measured": self.measured, "static": [dict(s) for s in self.static], "decision": self.decision,
-            "why": self.why, "disagreement": self.disagreement,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "StatementVerdict":
-        return cls(str(d["site"]), tuple(d.get("modules") or ()), int(d["saving_us"]), str(d["measured"]),
-                   tuple(d.get("static") or ()), str(d["decision"]), str(d.get("why") or ""), d.get("disagreement"))
-
 
 @dataclass(frozen=True)
-class FileEdit:
+class FileEdit(Record):
     path: str
     lines: tuple[int, ...]
     status: str
 
-    def to_dict(self) -> dict:
-        return {"path": self.path, "lines": list(self.lines), "status": self.status}
-
 
 @dataclass(frozen=True)
-class Check:
+class Check(Record):
     python: str
     command: str
     identical: bool
     difference: str | None = None
     compared: str = "output and exit code"  # or numbers masked / exit code only (output that changes run to run)
 
-    def to_dict(self) -> dict:
-        return {"python": self.python, "command": self.command, "identical": self.identical,
-                "difference": self.difference, "compared": self.compared}
-
 
 @dataclass(frozen=True)
-class Side:
+class Side(Record):
     """One interpreter, before or after the edit."""
 
     mean_s: float | None
@@ -92,12 +74,9 @@ class Side:
     peak_rss_bytes: int | None
     unreified: int | None
 
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
-
 
 @dataclass(frozen=True)
-class ProofRow:
+class ProofRow(Record):
     python: str
     python_version: str
     lazy: bool  # PEP 810 applies here (3.15+): the edit takes effect
@@ -106,14 +85,9 @@ class ProofRow:
     output_identical: bool
     overlap: bool
 
-    def to_dict(self) -> dict:
-        return {"python": self.python, "python_version": self.python_version, "lazy": self.lazy,
-                "before": self.before.to_dict(), "after": self.after.to_dict(),
-                "output_identical": self.output_identical, "overlap": self.overlap}
-
 
 @dataclass(frozen=True)
-class LazyApplyReport:
+class LazyApplyReport(Document):
     SCHEMA = SCHEMA
 
     action: str  # "apply" | "diff" | "filter-out"
@@ -136,28 +110,3 @@ class LazyApplyReport:
     machine: dict = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema": self.SCHEMA,
-            "machine": self.machine,
-            "action": self.action,
-            "directory": self.directory,
-            "style": self.style,
-            "target": self.target,
-            "python": self.python,
-            "python_version": self.python_version,
-            "min_ms": self.min_ms,
-            "must_stay_eager": list(self.must_stay_eager),
-            "statements": [s.to_dict() for s in self.statements],
-            "files": [f.to_dict() for f in self.files],
-            "checks": [c.to_dict() for c in self.checks],
-            "proof": [p.to_dict() for p in self.proof],
-            "predicted_us": self.predicted_us,
-            "diff": self.diff,
-            "filter_path": self.filter_path,
-            "filter_eager": list(self.filter_eager),
-            "bisect_runs": self.bisect_runs,
-            "warnings": list(self.warnings),
-            "notes": list(self.notes),
-        }
