@@ -347,14 +347,14 @@ def report_live(
     whose tool is missing or denied (strace), is skipped with the reason; a failing target
     stops everything (exit 3), as each command would."""
     from profiler.capture.interpreter import interpreter_for
-    from profiler.capture.machine import read_machine
+    from profiler.capture.machine import read_machine, start_sample
 
     unknown = [p for p in opts.skip if p not in PARTS]
     if unknown:
         raise UsageError(f"unknown part {unknown[0]!r} for --skip (choose from: {', '.join(PARTS)})")
     included = load_documents(opts.include) if opts.include else []
     interp = interpreter_for(opts.python) if opts.target.is_python or opts.python else None
-    machine = read_machine()
+    start_sample()  # the machine's load is read over the parts' runs, not waited for before them
     docs: list[tuple[str, dict]] = []
     skipped: list[dict] = []
     made: dict = {}  # the parts' reports: doctor reads what the others measured, never again
@@ -385,8 +385,9 @@ def report_live(
             continue
         doc = dict(doc)
         if not doc.get("machine"):
-            doc["machine"] = machine
+            doc["machine"] = read_machine()
         docs.append(("this run", doc))
+    machine = read_machine()
     docs.extend(included)
     from profiler.analysis.page import interpreter_facts
 

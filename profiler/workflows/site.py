@@ -20,7 +20,7 @@ class SiteOptions:
 def site(opts: SiteOptions) -> SiteReport:
     from profiler.analysis.site import build_site_report
     from profiler.capture.interpreter import interpreter_for
-    from profiler.capture.machine import read_machine
+    from profiler.capture.machine import read_machine, start_sample
     from profiler.capture.site import run_site
     from profiler.parse.phases import parse_phase_records
     from profiler.parse.site import parse_site_record
@@ -30,6 +30,7 @@ def site(opts: SiteOptions) -> SiteReport:
     if "-S" in opts.flags:
         raise UsageError("-S skips site: nothing to measure")
     interp = interpreter_for(opts.python, "site")
+    start_sample()  # the machine's load is read over the runs, not waited for after them
     raw = run_site(interp.path, opts.flags, opts.runs)
     runs = [(parse_site_record(r.site), parse_phase_records(r.phases)) for r in raw]
     machine = read_machine()
