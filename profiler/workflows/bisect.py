@@ -51,9 +51,10 @@ def bisect(
     import tempfile
 
     from profiler.capture import git
-    from profiler.capture.machine import read_machine
+    from profiler.capture.machine import read_machine, start_sample
     from profiler.workflows.check import config_path, load_checks, select
 
+    start_sample()  # the machine's load is read over the runs, not waited for after them
     installs = install_argvs(opts.install)
     config = os.path.abspath(config_path(opts.config))
     select(load_checks(config), [opts.check], config)  # the check exists and its table is valid
