@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from profiler.model.document import Record
+from profiler.model.document import Document, Record
 
 # the path prefix of the import markers (profiler/bootstrap/hook_markers.py has the same value:
 # the bootstrap never imports the package)
@@ -207,8 +207,10 @@ class ProcessStat(Record):
 
 
 @dataclass(frozen=True)
-class TraceResult:
+class TraceResult(Record):
     """The summary of one traced run (one variant)."""
+
+    NOT_SAVED = ("spans", "log", "attributed")  # for the timeline, chrome and this run's messages
 
     variant: str
     syscalls: tuple[SyscallStat, ...]
@@ -239,20 +241,23 @@ class TraceResult:
         return sum(s.seconds for s in self.syscalls)
 
     def body(self) -> dict:
-        return {
-            "syscalls": [s.to_dict() for s in self.syscalls],
-            "modules": [m.to_dict() for m in self.modules],
-            "filesystem": self.filesystem,
-            "processes": [p.to_dict() for p in self.processes],
-            "harness": self.harness,
-            **({"failed": True, "error": self.error, "exit_codes": list(self.exit_codes)} if self.failed else {}),
-            # measured anyway (--ignore-failure): the exit code is kept all the same
-            **({"exit_codes": list(self.exit_codes)} if self.exit_codes and not self.failed else {}),
-        }
+        """Its keys in the document: failed and error only for a variant whose target failed,
+        exit_codes also for one measured anyway (--ignore-failure) when it exited non-zero."""
+        d = self.to_dict()
+        del d["variant"]  # written by the document only when it lists several variants
+        if not self.failed:
+            del d["failed"], d["error"]
+            if not self.exit_codes:
+                del d["exit_codes"]
+        return d
 
 
 @dataclass(frozen=True)
-class TraceReport:
+class TraceReport(Document):
+    """`importprof.trace/1`. One variant's figures are the document's own keys (the shape trace
+    has always written); several are listed under `variants`, each with its name. Hence its
+    own to_dict/from_dict, and its keys are not its fields (saved_fields says which)."""
+
     SCHEMA = "importprof.trace/1"
 
     results: tuple[TraceResult, ...]
@@ -267,3 +272,16 @@ class TraceReport:
             doc["variants"] = [{"variant": r.variant, **r.body()} for r in self.results]
         doc["warnings"] = list(self.warnings)
         return doc
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TraceReport":
+        if not isinstance(d, dict) or d.get("schema") != cls.SCHEMA:
+            return super().from_dict(d)  # refuses another kind of document
+        # a single variant's name is not written (it reads back as "")
+        bodies = d["variants"] if "variants" in d else [{"variant": "", **d}]
+        return cls(tuple(TraceResult.from_dict(b) for b in bodies), d.get("machine") or {}, tuple(d.get("warnings") or ()))
+
+    @classmethod
+    def saved_fields(cls) -> tuple[str, ...]:
+        body = tuple(k for k in TraceResult.saved_fields() if k != "variant")
+        return ("machine", *body, "variants", "warnings")
