@@ -3,6 +3,7 @@ function turns one measurement into zero or more priced findings (model/doctor.p
 
 from __future__ import annotations
 
+import math
 import os
 import posixpath
 from dataclasses import replace
@@ -49,9 +50,19 @@ def saving_us(without_s: float | None, with_s: float | None) -> int | None:
     return int(round((without_s - with_s) * 1e6))
 
 
-def verified(finding: Finding, measured_us: int | None, how: str) -> Finding:
-    """The finding with what --verify measured (or, with measured_us None, why it could not)."""
-    return replace(finding, measured_us=measured_us, verify=how)
+def spread_us(without_sd: float | None, with_sd: float | None) -> int | None:
+    """The spread of a saving (µs): the two timings' standard deviations combined (root of the
+    sum of squares), None when either is unknown."""
+    if without_sd is None or with_sd is None:
+        return None
+    return int(round(math.hypot(without_sd, with_sd) * 1e6))
+
+
+def verified(finding: Finding, measured_us: int | None, how: str, spread: int | None = None) -> Finding:
+    """The finding with what --verify measured (or, with measured_us None, why it could not),
+    and the spread of that measurement (a saving below it is noise)."""
+    return replace(finding, measured_us=measured_us, verify=how,
+                   measured_spread_us=spread if measured_us is not None else None)
 
 
 # -- no-pyc ---------------------------------------------------------------------------------
@@ -222,6 +233,14 @@ def lazy_saving_us(report: LazyReport) -> int | None:
     if "eager" not in by or "lazy" not in by:
         return None
     return saving_us(by["eager"].mean, by["lazy"].mean)
+
+
+def lazy_spread_us(report: LazyReport) -> int | None:
+    """The spread of lazy_saving_us (the eager and lazy timings' standard deviations combined)."""
+    by = {r.variant: r for r in report.results if not r.failed and r.mean is not None}
+    if "eager" not in by or "lazy" not in by:
+        return None
+    return spread_us(by["eager"].stddev, by["lazy"].stddev)
 
 
 # -- in-memory ------------------------------------------------------------------------------

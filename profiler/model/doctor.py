@@ -6,7 +6,9 @@
 Additions: per finding `estimated_us` (the saving doctor predicts from its measurements, never more
 than the measured whole start-up), `measured_us` (with --verify: the start-up the fix saved,
 applied in a scratch overlay and timed side by side with the program as is; null when not
-verified), `verify` (how it was verified, or why not); `verified` on the report (--verify ran).
+verified), `verify` (how it was verified, or why not), `measured_spread_us` (the spread of that
+difference: both timings' standard deviations combined; a saving below it is noise);
+`verified` on the report (--verify ran).
 Kinds: no-pyc, pth-import, failed-lookups, lazy, in-memory, site, frozen-off. Findings may
 overlap (site's total includes its .pth files' imports): they are not meant to be summed.
 """
@@ -34,6 +36,15 @@ class Finding(Record):
     measured_by: str = ""  # e.g. "imports --phases", "site", "trace", "lazy"
     measured_us: int | None = None  # --verify: start-up saved by the fix, timed (None: not verified)
     verify: str = ""  # --verify: what was timed (with and without the fix), or why it was not
+    # --verify: the spread of measured_us (the two timings' standard deviations combined, µs): a
+    # saving smaller than it is noise, not a measured gain or loss (None: not timed here)
+    measured_spread_us: int | None = None
+
+    @property
+    def measured_noise(self) -> bool:
+        """The measured saving is within its spread: the timings cannot tell it from zero."""
+        return (self.measured_us is not None and self.measured_spread_us is not None
+                and abs(self.measured_us) < self.measured_spread_us)
 
     @property
     def estimated_us(self) -> int:

@@ -13,7 +13,12 @@ def _cost(f) -> str:
 
 
 def _measured(f) -> str:
-    return "-" if f.measured_us is None else fmt_seconds(f.measured_us / 1e6)
+    if f.measured_us is None:
+        return "-"
+    shown = fmt_seconds(f.measured_us / 1e6)
+    if f.measured_noise:  # within the two timings' spread: not a gain or a loss that was measured
+        return f"noise ({shown} ± {fmt_seconds(f.measured_spread_us / 1e6)})"
+    return shown
 
 
 def render_doctor_table(report: DoctorReport, tty: bool = False) -> str:
@@ -37,7 +42,9 @@ def render_doctor_table(report: DoctorReport, tty: bool = False) -> str:
         parts.append(t)
         if report.verified:
             parts.append("estimated: the saving predicted from the measurements; measured: start-up as is minus start-up "
-                         "with the fix applied in a scratch overlay, timed side by side (- : not verified, see below); "
+                         "with the fix applied in a scratch overlay, timed side by side (- : not verified, see below; "
+                         "noise: the difference is smaller than the two timings' spread, so not measurable at these "
+                         "runs: raise --runs); "
                          "findings overlap (site's total includes its .pth files): do not add them up")
         else:
             parts.append("every figure is an estimate of the saving, from the measurement named (est.: a rougher one); "

@@ -145,6 +145,7 @@ def doctor(
     m = measure(specs, RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure), reference="as-is", progress=progress, warn=warn)
     warnings += list(m.warnings)
     mean = {r.key: r.mean for r in m.results if not r.failed}
+    sd = {r.key: r.stddev for r in m.results if not r.failed}
     if site_report is not None:
         f = rules.site_finding(site_report, mean.get("bare"))
         checks.append(Check("site", True))
@@ -193,7 +194,8 @@ def doctor(
     findings = rules.cap_findings(findings, mean.get("as-is"))
     if opts.verify:
         step("verifying each fix in a scratch overlay, timed beside the program as is")
-        findings = _verify(opts, interp, findings, lz, progress, warn, info)
+        frozen_spread = rules.spread_us(sd.get("as-is"), sd.get("frozen-on"))
+        findings = _verify(opts, interp, findings, lz, progress, warn, info, frozen_spread)
 
     return DoctorReport(
         findings=tuple(rules.sort_findings(findings)),
@@ -214,7 +216,8 @@ def _pth_file(where: str) -> str:
     return head if sep and tail.isdigit() else where
 
 
-def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Note | None, info: Note | None) -> list:
+def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Note | None, info: Note | None,
+            frozen_spread: int | None = None) -> list:
     """--verify: each finding's fix applied in a scratch folder (never to the user's files) and
     the start-up timed with and without it, all side by side in one measurement:
 
@@ -284,9 +287,9 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
                 saved = rules.lazy_saving_us(lz) if lz is not None else None
                 how = f"eager vs lazy ({lz.mode}), timed by importprof lazy" if lz is not None and saved is not None else \
                       "not verified: the lazy run was not timed"
-                out[i] = rules.verified(f, saved, how)
+                out[i] = rules.verified(f, saved, how, rules.lazy_spread_us(lz) if lz is not None else None)
             elif f.kind == "frozen-off":
-                out[i] = rules.verified(f, f.cost_us, "as is vs -X frozen_modules=on, timed")
+                out[i] = rules.verified(f, f.cost_us, "as is vs -X frozen_modules=on, timed", frozen_spread)
             elif f.kind == "in-memory":
                 out[i] = _verify_in_memory(opts, interp, f, progress, warn, info)
             else:
@@ -295,9 +298,11 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
             m = measure(specs, RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure),
                         reference="as-is", progress=progress, warn=warn)
             mean = {r.key: r.mean for r in m.results if not r.failed}
+            sd = {r.key: r.stddev for r in m.results if not r.failed}
             for i, (without_key, with_key, how) in pairs.items():
                 saved = rules.saving_us(mean.get(without_key), mean.get(with_key))
-                out[i] = rules.verified(out[i], saved, how if saved is not None else f"not verified: a run failed ({how})")
+                out[i] = rules.verified(out[i], saved, how if saved is not None else f"not verified: a run failed ({how})",
+                                        rules.spread_us(sd.get(without_key), sd.get(with_key)))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return out
@@ -319,6 +324,8 @@ def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | Non
     except ImportprofError as exc:
         return rules.verified(f, None, f"not verified: the in-memory build failed: {exc}")
     mean = {r.variant: r.mean for r in rep.results if not r.failed}
+    sd = {r.variant: r.stddev for r in rep.results if not r.failed}
     saved = rules.saving_us(mean.get("traditional"), mean.get("in-memory"))
     return rules.verified(f, saved, "traditional vs in-memory build (importprof compare)" if saved is not None
-                          else "not verified: a variant failed to run")
+                          else "not verified: a variant failed to run",
+                          rules.spread_us(sd.get("traditional"), sd.get("in-memory")))
