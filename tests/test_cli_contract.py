@@ -61,8 +61,22 @@ def _imports(path: Path) -> set[str]:
 def test_data_flows_one_way():
     for layer in ("parse", "analysis", "render", "model"):
         for f in (PKG / layer).glob("*.py"):
-            bad = {m for m in _imports(f) if m == "subprocess" or m.startswith("profiler.capture") or m.startswith("profiler.workflows") or m.startswith("profiler.commands")}
+            bad = {m for m in _imports(f) if m == "subprocess" or m.startswith(("profiler.capture", "profiler.workflows", "profiler.compose", "profiler.commands"))}
             assert not bad, f"{f.relative_to(PKG.parent)} imports {bad}"
+
+
+def test_composition_sits_above_the_single_command_workflows():
+    # compose/ holds the workflows that run other commands' workflows (report, doctor, lazy):
+    # they may import workflows (and each other); a workflow never imports compose, nor does
+    # anything below it; commands call either
+    assert (PKG / "compose").is_dir()
+    for layer in ("workflows", "capture", "parse", "analysis", "render", "model", "bootstrap"):
+        for f in (PKG / layer).glob("*.py"):
+            bad = {m for m in _imports(f) if m.startswith("profiler.compose")}
+            assert not bad, f"{f.relative_to(PKG.parent)} imports {bad}"
+    for f in (PKG / "compose").glob("*.py"):
+        bad = {m for m in _imports(f) if m.startswith("profiler.commands")}
+        assert not bad, f"{f.relative_to(PKG.parent)} imports {bad}"
 
 
 def test_analysis_never_reads_raw_text():

@@ -224,7 +224,7 @@ def test_page_script_under_node(tmp_path):
     without a document, format as the Python renderers do, and draw the data Python derived
     (the import tree, peak RSS, compare rows) instead of rebuilding it. node and npm are set-up
     requirements (`make setup`): missing is a failure, not a skip."""
-    from profiler.workflows.report import report_from_files
+    from profiler.compose.report import report_from_files
 
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
@@ -394,7 +394,7 @@ def test_findings_come_first(from_dom):
 def test_mixed_documents_are_said_to_whoever_builds_the_page():
     """report_from_files hands the page's own warnings to `warn` (the command passes its stderr
     writer): startup.json (-c pass) and imports.json measure different targets."""
-    from profiler.workflows.report import report_from_files
+    from profiler.compose.report import report_from_files
 
     heard: list[str] = []
     page = report_from_files([str(REPORT_FIXTURES / "startup.json"), str(REPORT_FIXTURES / "imports.json")], warn=heard.append)

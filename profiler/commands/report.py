@@ -55,13 +55,13 @@ def report(
         if has_target(ctx) or python or variant or flags or runs is not None or skip or include or compare or ignore_failure:
             raise UsageError("--from builds the page from saved documents: give no target, --python, --variant, --flags, --runs, --skip, --include, --compare or --ignore-failure with it")
         check_outputs(output)
-        from profiler.workflows.report import report_from_files
+        from profiler.compose.report import report_from_files
 
         page = report_from_files(files, title=title, warn=warn)
     else:
         target = target_of(ctx)
         check_outputs(output)
-        from profiler.workflows.report import ReportOptions, report_live
+        from profiler.compose.report import ReportOptions, report_live
 
         opts = ReportOptions(
             target=target,
