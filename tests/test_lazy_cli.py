@@ -174,3 +174,26 @@ def test_output_with_a_timing_is_compared_with_it_masked_and_bisected(cli, real_
     assert d["identical_output"] is True
     assert any("compared with decimal numbers masked" in n for n in d["notes"]), d["notes"]
     assert not any("changes from run to run" in w for w in d["warnings"]), d["warnings"]
+
+
+ENTRY_APP = {
+    # a console script's shape: the script imports its package's main and calls it at once; the
+    # package (outside the script's folder, as in site-packages) imports what --version never uses
+    "bin/tool": "from toolpkg.cli import main\nmain()\n",
+    "lib/toolpkg/__init__.py": "",
+    "lib/toolpkg/cli.py": "import argparse\nimport decimal\n\ndef main():\n    print('tool 1.0')\n",
+}
+
+
+def test_a_statement_that_saves_nothing_alone_gets_no_line_to_write(cli, real_python, tmp_path):
+    app = write_tree(tmp_path, ENTRY_APP)
+    res = cli("lazy", "--python", real_python, "--runs", "1", "--warmup", "0", "--format", "json", "bin/tool",
+              cwd=app, env={"PYTHONPATH": str(app / "lib")})
+    assert res.returncode == 0, res
+    d = res.json()
+    assert d["identical_output"] is True and {"argparse", "decimal"} <= {a["name"] for a in d["avoided"]}
+    (st,) = [s for s in d["statements"] if s["site"].endswith("bin/tool:1")]
+    # all-lazy avoids argparse and decimal below this line, but this one statement lazy avoids
+    # nothing: main() is called at once; writing `lazy from toolpkg.cli import main` saves nothing
+    assert st["saving_us"] == 0 and st["saving_modules"] == [] and st["identical_output"] is True
+    assert st["suggestion"] is None

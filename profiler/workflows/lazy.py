@@ -319,8 +319,11 @@ def _measure_statements(runner, reference, eager_rec, statements, keep, modules,
             got, rec = runner.run(lazy=True, keep=keep, only=[(importer, n) for n in st.imports])
             if rec is not None:
                 names, saving = run_saving(eager_rec, rec, modules)
-                st = replace(st, saving_us=saving, saving_modules=tuple(names),
-                             identical_output=describe_difference(reference, got) is None)
+                same = describe_difference(reference, got) is None
+                # nothing to write when that one change saves nothing (a console script's
+                # `from pkg import main`, called at once) or changes the output
+                st = replace(st, saving_us=saving, saving_modules=tuple(names), identical_output=same,
+                             suggestion=st.suggestion if names and same else None)
         out.append(st)
     measured = sorted((s for s in out if s.saving_us is not None), key=lambda s: (-(s.saving_us or 0), s.site))
     return tuple(measured + [s for s in out if s.saving_us is None])
