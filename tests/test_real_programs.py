@@ -336,7 +336,7 @@ def test_statements_name_the_costly_line_of_a_module_body(cli, real_python, tmp_
     assert (top["line"], top["statement"]) == (2, "TABLE = sum(i * i for i in range(3_000_000))  # the work done at import")
     assert top["site"] == f"{tmp_path / 'slowmod.py'}:2" and top["samples"] >= 3
     assert top["self_us"] > 0.5 * by["slowmod"]["statements_sampled_us"]
-    assert all(not s["statement"].startswith("import ") for m in by.values() for s in m.get("statements", ()))
+    assert all(not (s["statement"] or "").startswith("import ") for m in by.values() for s in m.get("statements", ()))
     table = cli("imports", "--python", real_python, "--runs", "1", "--warmup", "0", "--statements", "--view", "top",
                 str(tmp_path / "app.py"))
     row = next(ln for ln in table.stdout.splitlines() if "slowmod.py:2" in ln)
