@@ -18,7 +18,7 @@ import time
 
 from profiler.render.html import render_html
 from profiler.workflows.imports import ImportsOptions, imports
-from profiler.compose.report import page_data
+from profiler.analysis.page import page_data
 from profiler.workloads import workload_target
 
 
@@ -43,7 +43,7 @@ def main() -> None:
     report = imports(ImportsOptions(target=workload_target("import-stdlib"), runs=3, warmup=1, phases=True))
     doc = report.to_dict()
     # as `importprof report` makes them: the documents plus what the page derives in Python
-    # (the import tree, Σ phases...: compose/report.py page_data), so the script only draws
+    # (the import tree, Σ phases...: analysis/page.py page_data), so the script only draws
     pages = {
         "empty": {"schema": "importprof.report/1", "machine": {}, "documents": [], "derived": page_data([], {})},
         "import-stdlib": {"schema": "importprof.report/1", "machine": {}, "documents": [{"source": "bench", "doc": doc}],

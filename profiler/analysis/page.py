@@ -8,11 +8,12 @@ has one meaning:
   site_customize(doc)           → sitecustomize/usercustomize: imported, or looked for and
                                   not found (and what looking cost), so the facts and the
                                   "imports made while site ran" table never disagree
+  page_data(documents, machine) → all of it for one page (`derived` of importprof.report/1)
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 # (key, human label, unit) in the order the page lists them; unknown keys follow, as is
 _MACHINE = (
@@ -263,3 +264,84 @@ def interpreters_seen(measured: dict | None, documents: list) -> list[dict]:
                 note(r.get("python"), r.get("python_version"), kind)
         note(doc.get("python"), doc.get("python_version"), kind)
     return [{**row, "where": ", ".join(row["where"])} for row in seen.values()]
+
+
+# ------------------------------------------------------------------ the page's derived data
+def page_data(documents: Sequence[tuple[str, dict]], machine: dict | None) -> dict:
+    """Derived once in Python so the page's script only draws: machine facts
+    with labels and units (each machine once, the load and free memory of every document), the
+    documents' mixed targets or interpreters, and per document what its part needs
+    (`documents[i]` belongs to the i-th document)."""
+    machines: list[dict] = []
+    conditions: list[dict] = []
+    seen: set = set()
+    for source, m in [("this run", machine or {})] + [(f"{kind_of(doc)} ({src})", doc.get("machine") or {}) for src, doc in documents]:
+        if not isinstance(m, dict) or not m:
+            continue
+        now = {k: m.get(k) for k in CONDITIONS}
+        if any(v is not None for v in now.values()):
+            same = next((c for c in conditions if c["values"] == now), None)
+            if same is not None:  # a live report's parts share one reading: one row
+                same["source"] += ", " + source
+            else:
+                conditions.append({"source": source, "values": now, "facts": machine_facts(now)})
+        if machine_identity(m) in seen:
+            continue
+        seen.add(machine_identity(m))
+        static = {k: v for k, v in m.items() if k not in CONDITIONS}
+        machines.append({"source": source, "facts": machine_facts(static)})
+    per_doc = [_document_data(doc) for _, doc in documents]
+    mixed = mixed_documents(documents)
+    if mixed:  # parts that measure different things say which, in their heading
+        for data, (_, doc) in zip(per_doc, documents):
+            data["heading"] = part_heading(doc)
+    for c in conditions:
+        del c["values"]
+    return {
+        "machines": machines,
+        "conditions": conditions,
+        "mixed": mixed,
+        "interpreters": interpreters_seen(None, [(kind_of(doc), doc) for _, doc in documents]),
+        "documents": per_doc,
+    }
+
+
+def _document_data(doc: dict) -> dict:
+    """What one document's part of the page needs beyond the document (the page's
+    script draws, it does not rebuild the import tree or recompute peak RSS)."""
+    kind = kind_of(doc)
+    out: dict = {}
+    if kind == "site":
+        out["customize"] = site_customize(doc)
+    if kind == "imports":
+        mods = doc.get("modules") or []
+        total = doc.get("total_us") if (doc.get("processes") or 1) == 1 else None
+        out["tree"] = import_tree(mods, total)
+        if any(isinstance(m, dict) and m.get("find_us") is not None for m in mods):
+            out["phases_us"] = phase_totals(mods)
+    if kind in ("startup", "compare"):
+        out["peak_rss_bytes"] = peak_rss(doc.get("results") or [])
+    if kind == "trace" and doc.get("variants"):
+        out["side_by_side"] = syscalls_side_by_side(doc["variants"])
+    if kind == "compare" and not doc.get("rows"):
+        out["rows"] = _compare_rows(doc)
+    return out
+
+
+def _compare_rows(doc: dict) -> list[dict]:
+    """PyOxidizer's columns for a compare document that has none (an older or hand-made file)."""
+    from profiler.analysis.compare import compare_rows
+    from profiler.model.measurement import TimingResult
+
+    try:
+        results = [TimingResult.from_dict(r) for r in doc.get("results") or []]
+        return [r.to_dict() for r in compare_rows(results)]
+    except (KeyError, TypeError, ValueError):
+        return []
+
+
+def kind_of(doc: dict) -> str:
+    schema = doc.get("schema") if isinstance(doc, dict) else None
+    if isinstance(schema, str) and schema.startswith("importprof.") and "/" in schema:
+        return schema[len("importprof.") :].split("/", 1)[0]
+    return "other"

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Sequence
 
+from profiler.analysis.page import kind_of, page_data
 from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
 from profiler.model.target import Target
 
@@ -83,92 +84,6 @@ class ReportOptions:
     title: str | None = None
     min_time_s: float = 1.0
     ignore_failure: bool = False  # the program exits non-zero on purpose: every part measures it anyway
-
-
-def page_data(documents: Sequence[tuple[str, dict]], machine: dict | None) -> dict:
-    """Derived once in Python (analysis/page.py) so the page's script only draws: machine facts
-    with labels and units (each machine once, the load and free memory of every document), the
-    documents' mixed targets or interpreters, and per document what its part needs
-    (`documents[i]` belongs to the i-th document)."""
-    from profiler.analysis.page import CONDITIONS, interpreters_seen, machine_facts, machine_identity, mixed_documents
-
-    machines: list[dict] = []
-    conditions: list[dict] = []
-    seen: set = set()
-    for source, m in [("this run", machine or {})] + [(f"{kind_of(doc)} ({src})", doc.get("machine") or {}) for src, doc in documents]:
-        if not isinstance(m, dict) or not m:
-            continue
-        now = {k: m.get(k) for k in CONDITIONS}
-        if any(v is not None for v in now.values()):
-            same = next((c for c in conditions if c["values"] == now), None)
-            if same is not None:  # a live report's parts share one reading: one row
-                same["source"] += ", " + source
-            else:
-                conditions.append({"source": source, "values": now, "facts": machine_facts(now)})
-        if machine_identity(m) in seen:
-            continue
-        seen.add(machine_identity(m))
-        static = {k: v for k, v in m.items() if k not in CONDITIONS}
-        machines.append({"source": source, "facts": machine_facts(static)})
-    per_doc = [_document_data(doc) for _, doc in documents]
-    mixed = mixed_documents(documents)
-    if mixed:  # parts that measure different things say which, in their heading
-        from profiler.analysis.page import part_heading
-
-        for data, (_, doc) in zip(per_doc, documents):
-            data["heading"] = part_heading(doc)
-    for c in conditions:
-        del c["values"]
-    return {
-        "machines": machines,
-        "conditions": conditions,
-        "mixed": mixed,
-        "interpreters": interpreters_seen(None, [(kind_of(doc), doc) for _, doc in documents]),
-        "documents": per_doc,
-    }
-
-
-def _document_data(doc: dict) -> dict:
-    """What one document's part of the page needs beyond the document (the page's
-    script draws, it does not rebuild the import tree or recompute peak RSS)."""
-    from profiler.analysis import page
-
-    kind = kind_of(doc)
-    out: dict = {}
-    if kind == "site":
-        out["customize"] = page.site_customize(doc)
-    if kind == "imports":
-        mods = doc.get("modules") or []
-        total = doc.get("total_us") if (doc.get("processes") or 1) == 1 else None
-        out["tree"] = page.import_tree(mods, total)
-        if any(isinstance(m, dict) and m.get("find_us") is not None for m in mods):
-            out["phases_us"] = page.phase_totals(mods)
-    if kind in ("startup", "compare"):
-        out["peak_rss_bytes"] = page.peak_rss(doc.get("results") or [])
-    if kind == "trace" and doc.get("variants"):
-        out["side_by_side"] = page.syscalls_side_by_side(doc["variants"])
-    if kind == "compare" and not doc.get("rows"):
-        out["rows"] = _compare_rows(doc)
-    return out
-
-
-def _compare_rows(doc: dict) -> list[dict]:
-    """PyOxidizer's columns for a compare document that has none (an older or hand-made file)."""
-    from profiler.analysis.compare import compare_rows
-    from profiler.model.measurement import TimingResult
-
-    try:
-        results = [TimingResult.from_dict(r) for r in doc.get("results") or []]
-        return [r.to_dict() for r in compare_rows(results)]
-    except (KeyError, TypeError, ValueError):
-        return []
-
-
-def kind_of(doc: dict) -> str:
-    schema = doc.get("schema") if isinstance(doc, dict) else None
-    if isinstance(schema, str) and schema.startswith("importprof.") and "/" in schema:
-        return schema[len("importprof.") :].split("/", 1)[0]
-    return "other"
 
 
 def _now() -> str:

@@ -3,7 +3,7 @@
  */
 /* ---------- oxidized variants ---------- */
 /* PyOxidizer's columns: the document's `rows`, or for a document without them (an older or
- * hand-made file) the same rows derived in Python (compose/report.py). */
+ * hand-made file) the same rows derived in Python (analysis/page.py). */
 function compareRows(doc, derived) {
   if (Array.isArray(doc.rows) && doc.rows.length) return doc.rows;
   return (derived && derived.rows) || [];
