@@ -38,7 +38,7 @@ def doctor(
     from profiler.commands._common import Progress, check_outputs, deliver, info, suggesting_ignore_failure, warn
     from profiler.commands._target import target_of
     from profiler.render.console_doctor import render_doctor_table
-    from profiler.workflows.doctor import DoctorOptions, doctor as run_doctor
+    from profiler.compose.doctor import DoctorOptions, doctor as run_doctor
 
     check_outputs(output)
     opts = DoctorOptions(target=target_of(ctx), python=python, runs=runs, timing_runs=timing_runs, lazy=lazy, trace=not no_trace,

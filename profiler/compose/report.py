@@ -198,7 +198,7 @@ def _site_doc(opts: ReportOptions, progress, warn, made: dict):
 def _doctor_doc(opts: ReportOptions, progress, warn, made: dict):
     """`importprof doctor`'s findings (importprof.doctor/1): what slows start-up, priced,
     costliest first; the page shows them at its top."""
-    from profiler.workflows.doctor import DoctorOptions, doctor
+    from profiler.compose.doctor import DoctorOptions, doctor
 
     dopts = DoctorOptions(target=opts.target, python=opts.python, runs=max(1, min(opts.import_runs, 3)),
                           measured={k: made[k] for k in ("imports", "site", "trace") if k in made},
