@@ -39,3 +39,21 @@ def sampled_per_module(rows) -> dict:
     for r in rows:
         out[r.module] = out.get(r.module, 0) + r.self_us
     return out
+
+
+def annotate_statements(report, costs, top: int = 5):
+    """Each module's costliest statements other than imports (seen by MIN_SAMPLES samples or
+    more) in its record's extra["statements"], and its whole sampled body time in
+    extra["statements_sampled_us"] (the shares are of that: both from the same runs)."""
+    from dataclasses import replace
+
+    from profiler.analysis.imports import annotate_modules
+    from profiler.model.statements import MIN_SAMPLES
+
+    body = sampled_per_module(costs)
+    facts: dict = {}
+    for r in top_statements(costs, len(costs), MIN_SAMPLES):
+        f = facts.setdefault(r.module, {"statements": [], "statements_sampled_us": body[r.module]})
+        if len(f["statements"]) < top:
+            f["statements"].append(r.to_dict())
+    return replace(report, modules=annotate_modules(report.modules, facts))

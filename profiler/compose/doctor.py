@@ -105,7 +105,8 @@ def doctor(
 
     # module-work: the top-level statements that cost their module's self (sampled runs)
     step("sampling module bodies")
-    from profiler.workflows.statements import annotate_statements, statement_costs
+    from profiler.analysis.statements import annotate_statements
+    from profiler.workflows.statements import statement_costs
 
     try:
         costs = statement_costs(opts.target, interp.path, runs=opts.runs, ignore_failure=opts.ignore_failure)

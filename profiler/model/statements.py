@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from profiler.model.document import Record
+
 
 @dataclass(frozen=True)
-class StatementCost:
+class StatementCost(Record):
+    DERIVED = ("site",)
+
     module: str  # the module whose body holds the statement (`__main__` for the program)
     file: str
     line: int
@@ -18,10 +22,6 @@ class StatementCost:
     @property
     def site(self) -> str:
         return f"{self.file}:{self.line}"
-
-    def to_dict(self) -> dict:
-        return {"module": self.module, "site": self.site, "file": self.file, "line": self.line,
-                "self_us": self.self_us, "samples": self.samples, "statement": self.statement}
 
 
 MIN_SAMPLES = 3

@@ -350,7 +350,8 @@ def imports(
             sites=opts.sites, runs=min(opts.runs, 3), warn=warn, ignore_failure=opts.ignore_failure,
         )
     if opts.statements:  # sampled runs: the top-level statements that cost each module's self time
-        from profiler.workflows.statements import annotate_statements, statement_costs
+        from profiler.analysis.statements import annotate_statements
+        from profiler.workflows.statements import statement_costs
 
         if progress:
             progress(0, 0, "sampling module bodies")

@@ -3,7 +3,7 @@ self time (httpie.ssl_ builds an SSL context at import), sampled in runs of the 
 the `statements` hook (profiler/bootstrap/hook_statements.py).
 
   statement_costs(target, python, flags, runs=3, ignore_failure=False) -> list[StatementCost]
-  annotate_statements(report, costs, top=5) -> ImportsReport    (each module's costliest, in extra)
+(analysis/statements.py: annotate_statements puts each module's costliest in its record)
 """
 
 from __future__ import annotations
@@ -29,22 +29,6 @@ def statement_costs(target: Target, python: str | None, flags: Sequence[str] = (
         sampled.append(parse_statements(run.statements)[0])
     return [replace(r, statement=_source_line(r.file, r.line)) if r.samples >= MIN_SAMPLES else r
             for r in merge_statement_runs(sampled)]
-
-
-def annotate_statements(report, costs: Sequence[StatementCost], top: int = 5):
-    """Each module's costliest statements other than imports (seen by MIN_SAMPLES samples or
-    more) in its record's extra["statements"], and its whole sampled body time in
-    extra["statements_sampled_us"] (the shares are of that: both from the same runs)."""
-    from profiler.analysis.imports import annotate_modules
-    from profiler.analysis.statements import sampled_per_module, top_statements
-
-    body = sampled_per_module(costs)
-    facts: dict = {}
-    for r in top_statements(costs, len(costs), MIN_SAMPLES):
-        f = facts.setdefault(r.module, {"statements": [], "statements_sampled_us": body[r.module]})
-        if len(f["statements"]) < top:
-            f["statements"].append(r.to_dict())
-    return replace(report, modules=annotate_modules(report.modules, facts))
 
 
 def _source_line(path: str, line: int) -> str | None:
