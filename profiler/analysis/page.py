@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from profiler.model.report import kind_of
+
 # (key, human label, unit) in the order the page lists them; unknown keys follow, as is
 _MACHINE = (
     ("hostname", "Host name", "text"),
@@ -338,10 +340,3 @@ def _compare_rows(doc: dict) -> list[dict]:
         return [r.to_dict() for r in compare_rows(results)]
     except (KeyError, TypeError, ValueError):
         return []
-
-
-def kind_of(doc: dict) -> str:
-    schema = doc.get("schema") if isinstance(doc, dict) else None
-    if isinstance(schema, str) and schema.startswith("importprof.") and "/" in schema:
-        return schema[len("importprof.") :].split("/", 1)[0]
-    return "other"

@@ -13,60 +13,17 @@ What could not be gathered is listed in `skipped` ({part, reason}) and shown on 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Sequence
 
-from profiler.analysis.page import kind_of, page_data
+from profiler.analysis.page import page_data
 from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
+from profiler.model.report import PageReport, kind_of
 from profiler.model.target import Target
 
-REPORT_SCHEMA = "importprof.report/1"
 PARTS = ("startup", "imports", "trace", "site", "doctor")  # doctor: the findings at the page's top
 OPTIONAL_PARTS = ("compare",)  # slow (builds the oxidized variants): only when asked
-
-
-@dataclass(frozen=True)
-class PageReport:
-    """What the HTML page shows: documents in order, each with where it came from."""
-
-    SCHEMA = REPORT_SCHEMA
-
-    documents: tuple[tuple[str, dict], ...]  # (source label, JSON document)
-    machine: dict = field(default_factory=dict)
-    title: str = "importprof report"
-    target: str | None = None
-    interpreter: dict | None = None
-    sources: tuple[str, ...] = ()
-    skipped: tuple[dict, ...] = ()  # {"part": ..., "reason": ...}
-    generated_at: str = ""
-    derived: dict = field(default_factory=dict)  # what the page shows beyond the documents (page_data)
-
-    def kinds(self) -> list[str]:
-        return [kind_of(doc) for _, doc in self.documents]
-
-    def to_dict(self) -> dict:
-        return {
-            "schema": self.SCHEMA,
-            "machine": self.machine,
-            "title": self.title,
-            "generated_at": self.generated_at,
-            "target": self.target,
-            "interpreter": self.interpreter,
-            "sources": list(self.sources),
-            "skipped": [dict(s) for s in self.skipped],
-            "documents": [{"source": src, "doc": doc} for src, doc in self.documents],
-            "derived": self.derived,
-        }
-
-    def warnings(self) -> list[str]:
-        """The page's own warnings in words (documents that mix targets or interpreters)."""
-        out = []
-        for mix in self.derived.get("mixed", ()):
-            noun = "targets" if mix["what"] == "target" else "Python versions"
-            listing = "; ".join(f"{v['value']} ({', '.join(v['sources'])})" for v in mix["values"])
-            out.append(f"these documents measure different {noun}: {listing}; compare their figures with care")
-        return out
 
 
 @dataclass
