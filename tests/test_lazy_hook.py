@@ -263,3 +263,25 @@ def test_a_packages_own_name_is_not_replaced_by_its_submodule_resolved_later(tmp
     for lazy in (False, True):
         run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=lazy, cwd=str(tmp_path), env=_env())
         assert run.returncode == 0 and run.stdout == "h func func\n", (lazy, run.stderr)
+
+
+@pytest.mark.parametrize("prefix", ["3.10", "3.11", "3.12", "3.13"])
+def test_a_named_unicode_escape_compiled_twice_does_not_crash(prefix, tmp_path, monkeypatch):
+    """Compiling `"\\N{EN DASH}"` makes the parser import unicodedata and keep a pointer into
+    it; 3.10-3.13 free it with the module. The hook took every module a compile imported out of
+    sys.modules again, so the next `\\N{...}` compiled read freed memory: sphinx-build -b html on
+    3.11 died with SIGSEGV on a cold rewritten-code cache. Real interpreters, a cold cache."""
+    python = pyenv_python(prefix)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # a cold cache: every module compiled
+    write_tree(tmp_path, {"a.py": 'X = "\\N{EN DASH}"\n', "b.py": 'Y = "\\N{EM DASH}" + "\\N{BULLET}"\n'})
+    (tmp_path / "app.py").write_text(
+        "import gc\nimport a\nimport b\nprint(a.X)\ngc.collect()\n"
+        "junk = [object() for _ in range(100000)], [bytearray(8) for _ in range(100000)]  # reuse freed blocks\n"
+        "print(b.Y)\n"
+    )
+    run = run_lazy(python, _version(python), Target("script", str(tmp_path / "app.py")), lazy=True,
+                   cwd=str(tmp_path), env=_env())
+    assert run.returncode == 0, (run.returncode, run.stderr[-500:])
+    assert run.stdout == "\u2013\n\u2014\u2022\n"
+    record = parse_lazy_record(run.record)
+    assert {"a", "b"} <= record.executed_names and record.counts["cache_misses"] >= 3

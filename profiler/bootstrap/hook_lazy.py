@@ -452,20 +452,29 @@ def _rewrite(tree, ast):
 
 def _compile_rewritten(source, path):
     """(code, eager statements) of a module's source, `ast` imported without leaving a trace in
-    sys.modules (the program's own `import ast` must still be an import)."""
+    sys.modules (the program's own `import ast` must still be an import).
+
+    Only ast's Python modules are taken out again, never what compiling itself imports: a `\\N{...}`
+    escape makes the parser import `unicodedata` and keep a pointer into it (3.10-3.13 free it
+    with the module: the next `\\N{...}` parsed crashed, sphinx-build on 3.11), a coding cookie
+    its codec; python's own compile of a module without .pyc imports them too."""
     _COMPILING[0] = True
-    before = set(sys.modules)
+    added = ()
     try:
         ast = _AST[0]
         if ast is None:
+            before = set(sys.modules)
             import ast
             _AST[0] = ast
+            added = [n for n in set(sys.modules) - before
+                     if _loader_kind(getattr(sys.modules[n], "__spec__", None) and sys.modules[n].__spec__.loader)
+                     in ("source", "bytecode")]
         tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         eager = _rewrite(tree, ast)
         code = compile(tree, path, "exec", _DEFERRED_ANNOTATIONS[0], dont_inherit=True)
     finally:
-        for name in set(sys.modules) - before:
-            del sys.modules[name]
+        for name in added:
+            sys.modules.pop(name, None)
         _COMPILING[0] = False
     return code, eager
 
