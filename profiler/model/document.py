@@ -69,6 +69,18 @@ def _load(tp: Any, value: Any) -> Any:
     return value
 
 
+_PLAIN = frozenset((str, int, float, bool))
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _saved_names(cls: type) -> tuple[str, ...]:
+    """The saved fields, then the derived figures (cached per class)."""
+    names = _NAMES.get(cls)
+    if names is None:
+        names = _NAMES[cls] = cls.saved_fields()
+    return names
+
+
 class Record:
     """Mixin for frozen dataclasses whose JSON form is their fields."""
 
@@ -76,13 +88,11 @@ class Record:
     DERIVED: ClassVar[tuple[str, ...]] = ()
 
     def to_dict(self) -> dict:
-        out = {
-            f.name: _dump(getattr(self, f.name))
-            for f in dataclasses.fields(self)  # type: ignore[arg-type]
-            if f.name not in self.NOT_SAVED
-        }
-        for name in self.DERIVED:
-            out[name] = _dump(getattr(self, name))
+        out = {}
+        for name in _saved_names(type(self)):
+            value = getattr(self, name)
+            # plain values as they are (a document of 100,000 records writes millions of them)
+            out[name] = value if value is None or type(value) in _PLAIN else _dump(value)
         return out
 
     @classmethod
