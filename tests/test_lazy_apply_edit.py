@@ -235,3 +235,34 @@ def test_outputs_that_change_between_two_runs_are_compared_as_much_as_they_allow
     assert diffs[timed] == "stderr line 1: 'Ran 4 tests in #s' instead of 'Ran 5 tests in #s'"  # counts still count
     assert diffs[noisy] == "exit code 1 instead of 0"
     assert _differences(first, {**after, timed: ProgramOutput("", "Ran 5 tests in 9.9s\n", 0)}, modes)[timed] is None
+
+
+def test_code_that_never_runs_on_import_is_no_reason():
+    src = b'''import sys, time
+from app.registry import register
+if __name__ == "__main__":
+    register("demo")
+    time.sleep(1)
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    sys.excepthook = None
+'''
+    assert module_reasons(src) == []
+
+
+def test_a_package_init_reexports_what_it_imports_from():
+    src = b"from ._impl import helper\nimport app.plugin\n"
+    stmts = import_statements(src, "app")
+    assert importer_reasons(src, stmts[0], "app/__init__.py") == []
+    assert [r.kind for r in importer_reasons(src, stmts[1], "app/__init__.py")] == ["unused"]
+
+
+def test_only_the_imported_modules_own_side_effects_block():
+    from profiler.analysis.lazy_static import blocking
+
+    stmt = import_statements(b"import app.report\n")[0]
+    found = statement_reasons(b"import app.report\ndef f():\n    return app.report\n", stmt,
+                              [("app.report", b"import atexit\natexit.register(print)\n"),
+                               ("app.db", b"import atexit\natexit.register(print)\n")])
+    assert [r.via for r in found] == [None, "app.report -> app.db"]
+    assert blocking(found) == found[:1]

@@ -35,6 +35,7 @@ class StaticReason:
     kind: str
     text: str
     line: int | None = None
+    via: str | None = None  # a module deeper in the chain than the one imported (a -> b)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "text": self.text, "line": self.line}
@@ -117,7 +118,8 @@ def _matches(read: str, bound: str, dotted: str | None) -> bool:
 
 def importer_reasons(source: bytes, stmt: ImportStatement, filename: str = "<source>") -> list[StaticReason]:
     """Reasons found in the importing file itself: each bound name never read, or read at module
-    level (the first such read)."""
+    level (the first such read). A package's `__init__.py` re-exports what it takes with
+    `from X import name`: such a name is its API, not an unused import."""
     tree, _ = parse_source(source, filename)
     uses = _reads(tree)
     node = _node_at(tree, stmt)
@@ -144,7 +146,8 @@ def importer_reasons(source: bytes, stmt: ImportStatement, filename: str = "<sou
         if now:
             out.append(StaticReason("module-level", f"`{dotted or bound}` is used at module level (line {min(now)}): "
                                     "a lazy import loads it at once", min(now)))
-    if unused and len(unused) == len(pairs):
+    reexport = filename.endswith("__init__.py") and isinstance(node, ast.ImportFrom)
+    if unused and len(unused) == len(pairs) and not reexport:
         names = ", ".join(f"`{n}`" for n in unused)
         out.insert(0, StaticReason("unused", f"{names} never used: imported for its side effect", stmt.line))
     return out
@@ -206,13 +209,27 @@ def _qualified(chain: str, names: dict[str, str]) -> str:
     return base + ("." + rest if rest else "")
 
 
+def _never_on_import(node) -> bool:
+    """`if __name__ == "__main__":` and `if TYPE_CHECKING:` bodies do not run on import."""
+    if not isinstance(node, ast.If):
+        return False
+    t = node.test
+    if isinstance(t, ast.Compare) and len(t.comparators) == 1 and isinstance(t.ops[0], ast.Eq):
+        sides = [t.left, t.comparators[0]]
+        if any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides) and any(
+            isinstance(x, ast.Constant) and x.value == "__main__" for x in sides
+        ):
+            return True
+    return _attr_chain(t) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+
+
 def _top_level_statements(tree: ast.Module):
     """Statements that run when the module is imported (module body, module-level if/try/with
     blocks, class bodies), not function bodies."""
     stack = list(reversed(tree.body))
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or _never_on_import(node):
             continue
         yield node
         children = []
@@ -297,10 +314,13 @@ def statement_reasons(
             continue
         for r in found:
             where = name if name == first else f"{first} -> {name}"
-            out.append(StaticReason(r.kind, f"{where}: {r.text}", r.line))
+            out.append(StaticReason(r.kind, f"{where}: {r.text}", r.line, None if name == first else where))
     return out
 
 
 def blocking(reasons: Sequence[StaticReason]) -> list[StaticReason]:
-    """The reasons that keep a statement eager (a module-level use only means no saving)."""
-    return [r for r in reasons if r.kind in ("unused", "side-effect")]
+    """The reasons that keep a statement eager: an unused bound name, a side effect of the
+    imported module itself. A module-level use only means no saving; a side effect deeper in
+    the chain is said, and left to the measurement and the verification to judge (the deeper
+    module may be imported eagerly by something else anyway)."""
+    return [r for r in reasons if r.kind == "unused" or (r.kind == "side-effect" and r.via is None)]
