@@ -196,7 +196,7 @@ def doctor(
     if opts.verify:
         step("verifying each fix in a scratch overlay, timed beside the program as is")
         frozen_spread = rules.spread_us(sd.get("as-is"), sd.get("frozen-on"))
-        findings = _verify(opts, interp, findings, lz, progress, warn, info, frozen_spread)
+        findings, verify_startup_s = _verify(opts, interp, findings, lz, progress, warn, info, frozen_spread)
 
     return DoctorReport(
         findings=tuple(rules.sort_findings(findings)),
@@ -205,6 +205,7 @@ def doctor(
         python_version=interp.version,
         target=t.label(),
         startup_s=mean.get("as-is"),
+        verify_startup_s=verify_startup_s if opts.verify else None,
         checks=tuple(checks),
         warnings=tuple(warnings),
         verified=opts.verify,
@@ -218,7 +219,7 @@ def _pth_file(where: str) -> str:
 
 
 def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Note | None, info: Note | None,
-            frozen_spread: int | None = None) -> list:
+            frozen_spread: int | None = None) -> tuple[list, float | None]:
     """--verify: each finding's fix applied in a scratch folder (never to the user's files) and
     the start-up timed with and without it, all side by side in one measurement:
 
@@ -245,6 +246,7 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
     pairs: dict[int, tuple[str, str, str]] = {}  # finding index → (key without the fix, key with it, how)
     out = list(findings)
     as_is_output = None
+    as_is_s = None  # the program as is in this timed run: what the measured savings are differences from
 
     def add(exe_argv: tuple, variant: str) -> str:
         """A command to time, named for what it runs (the name is its key: warnings show it)."""
@@ -300,13 +302,14 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
                         reference="as-is", progress=progress, warn=warn)
             mean = {r.key: r.mean for r in m.results if not r.failed}
             sd = {r.key: r.stddev for r in m.results if not r.failed}
+            as_is_s = mean.get("as-is")
             for i, (without_key, with_key, how) in pairs.items():
                 saved = rules.saving_us(mean.get(without_key), mean.get(with_key))
                 out[i] = rules.verified(out[i], saved, how if saved is not None else f"not verified: a run failed ({how})",
                                         rules.spread_us(sd.get(without_key), sd.get(with_key)))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return out
+    return out, as_is_s
 
 
 def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | None, info: Note | None):
@@ -317,7 +320,7 @@ def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | Non
 
     reason = why_not_needs(interp, VARIANT_NEEDS["in-memory"])
     if reason is not None:
-        return rules.verified(f, None, f"not verified: the in-memory build {reason}")
+        return rules.verified(f, None, f"not verified: no in-memory build here: {reason}")
     try:
         rep = compare(CompareOptions(target=opts.target, python=interp.path, runs=opts.timing_runs, min_time_s=0.0,
                                      syscalls="off", variants=("traditional", "in-memory"), ignore_failure=opts.ignore_failure),
