@@ -171,7 +171,7 @@ class StartupReport(Document):
     SCHEMA = "importprof.startup/1"
 
     results: tuple[TimingResult, ...]
-    machine: dict
+    machine: dict = field(default_factory=dict)  # a saved document may lack it (the schema asks only for results)
     reference: str = ""
     relative: tuple[Relative, ...] = ()
     import_costs: tuple[ImportCost, ...] = ()
