@@ -264,6 +264,19 @@ def test_verified_savings_are_shown_beside_the_whole_of_their_own_run():
     assert "verification run" not in render_doctor_table(replace(report, verified=False, verify_startup_s=None))
 
 
+def test_in_memory_is_verified_against_the_same_launcher_without_site_in_both():
+    # importprof compare's means on -c pass, 3.11 (its .pth costs ~70 ms): traditional runs site,
+    # the launcher variants never do; traditional vs in-memory "measured" 74.6 ms for a 7.3 ms estimate
+    from profiler.analysis.doctor import in_memory_verified
+
+    f = Finding("in-memory", "finding and reading 82 modules' files", "sys.path finders", 7_300, "fix", estimate=True)
+    timed = {"traditional": (0.0881, 0.010), "oxidized": (0.0191, 0.002), "in-memory": (0.0135, 0.0015)}
+    v = in_memory_verified(f, timed)
+    assert v.measured_us == 5_600 and v.measured_spread_us == 2_500 and "oxidized vs in-memory" in v.verify
+    gone = in_memory_verified(f, {"traditional": (0.0881, 0.01), "in-memory": (0.0135, 0.0015)})
+    assert gone.measured_us is None and gone.verify == "not verified: a variant failed to run"
+
+
 def replace_verified(report):
     from dataclasses import replace
 

@@ -313,7 +313,8 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
 
 
 def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | None, info: Note | None):
-    """The in-memory build (PyOxidizer's importer) timed beside the traditional layout."""
+    """The in-memory build (PyOxidizer's importer) timed beside the same launcher with the
+    standard path importer (`oxidized`): neither runs site, so the difference is the finding's."""
     from profiler.analysis import doctor as rules
     from profiler.model.interpreter import VARIANT_NEEDS, why_not_needs
     from profiler.workflows.compare import CompareOptions, compare
@@ -323,13 +324,9 @@ def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | Non
         return rules.verified(f, None, f"not verified: no in-memory build here: {reason}")
     try:
         rep = compare(CompareOptions(target=opts.target, python=interp.path, runs=opts.timing_runs, min_time_s=0.0,
-                                     syscalls="off", variants=("traditional", "in-memory"), ignore_failure=opts.ignore_failure),
+                                     syscalls="off", variants=("traditional", "oxidized", "in-memory"),
+                                     ignore_failure=opts.ignore_failure),
                       progress=progress, warn=warn, info=info)
     except ImportprofError as exc:
         return rules.verified(f, None, f"not verified: the in-memory build failed: {exc}")
-    mean = {r.variant: r.mean for r in rep.results if not r.failed}
-    sd = {r.variant: r.stddev for r in rep.results if not r.failed}
-    saved = rules.saving_us(mean.get("traditional"), mean.get("in-memory"))
-    return rules.verified(f, saved, "traditional vs in-memory build (importprof compare)" if saved is not None
-                          else "not verified: a variant failed to run",
-                          rules.spread_us(sd.get("traditional"), sd.get("in-memory")))
+    return rules.in_memory_verified(f, {r.variant: (r.mean, r.stddev) for r in rep.results if not r.failed})
