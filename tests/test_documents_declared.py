@@ -63,7 +63,12 @@ def _disagreements(cls: type, schema: dict, where: str, envelope: bool) -> list[
         out.append(f"{where}: fields the schema does not name: {sorted(keys - props)}")
     if props - keys:
         out.append(f"{where}: schema keys no field writes: {sorted(props - keys)}")
-    hints = field_types(cls)
+    hints = dict(field_types(cls))
+    for tp in list(hints.values()):  # a flattened body's keys are the fields of the record it holds
+        sub = _record_of(tp)
+        if sub is not None:
+            for k, v in field_types(sub).items():
+                hints.setdefault(k, v)
     for name in cls.saved_fields():
         if name not in hints:  # a derived figure (a property): no record below it
             continue
