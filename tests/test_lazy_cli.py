@@ -197,3 +197,4 @@ def test_a_statement_that_saves_nothing_alone_gets_no_line_to_write(cli, real_py
     # nothing: main() is called at once; writing `lazy from toolpkg.cli import main` saves nothing
     assert st["saving_us"] == 0 and st["saving_modules"] == [] and st["identical_output"] is True
     assert st["suggestion"] is None
+    assert "importprof: measuring the costliest import statement alone\n" in res.stderr  # one: not "the 1 ... statements"

@@ -310,7 +310,9 @@ def _measure_statements(runner, reference, eager_rec, statements, keep, modules,
     out = []
     limit = runner.opts.statement_runs
     if statements and limit and note:
-        note(f"measuring the {min(limit, len(statements))} costliest import statements one at a time")
+        n = min(limit, len(statements))
+        note("measuring the costliest import statement alone" if n == 1 else
+             f"measuring the {n} costliest import statements one at a time")
     for i, st in enumerate(statements):
         importer = _importer_of(st.site, eager_rec, runner.opts.target)
         text = _source_line(st.site)
