@@ -285,3 +285,21 @@ def test_a_named_unicode_escape_compiled_twice_does_not_crash(prefix, tmp_path, 
     assert run.stdout == "\u2013\n\u2014\u2022\n"
     record = parse_lazy_record(run.record)
     assert {"a", "b"} <= record.executed_names and record.counts["cache_misses"] >= 3
+
+
+@pytest.mark.parametrize("prefix", ["3.8", "3.11", "3.14"])
+def test_a_future_import_is_bound_lazily_with_its_feature_kept(prefix, tmp_path):
+    """3.15 under -X lazy_imports=all binds `from __future__ import annotations` lazily (it never
+    imports __future__; the feature is the compiler's): the emulation imported __future__, one
+    module 3.15 does not (black, sphinx, pip, isort). The annotations stay strings (PEP 563),
+    on 3.14 too, where without the feature they would be evaluated when read."""
+    python = pyenv_python(prefix)
+    (tmp_path / "p.py").write_text(
+        "from __future__ import annotations\nimport sys\n\ndef f(x: Undefined) -> 'int':\n    return x\n\n"
+        "print('__future__' in sys.modules, f.__annotations__)\n"
+    )
+    runs = {lazy: run_lazy(python, _version(python), Target("script", str(tmp_path / "p.py")), lazy=lazy,
+                           cwd=str(tmp_path), env=_env()) for lazy in (False, True)}
+    assert runs[False].stdout == "True {'x': 'Undefined', 'return': \"'int'\"}\n", runs[False].stderr
+    assert runs[True].returncode == 0, runs[True].stderr
+    assert runs[True].stdout == "False {'x': 'Undefined', 'return': \"'int'\"}\n"

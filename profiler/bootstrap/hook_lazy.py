@@ -5,9 +5,10 @@ keep-eager filter, when there is one, and records.)
 
 What 3.15 defers, and so what this hook defers: every import statement at module level (also
 inside `if`, `with`, `for`, `while`), `import a.b` and `from a import b` alike, except those
-inside a `try` statement, `from x import *` and `from __future__ import ...`. Imports inside
-functions and class bodies, `importlib.import_module` and `__import__` calls stay what they
-are: eager when they run.
+inside a `try` statement and `from x import *`. `from __future__ import annotations` is a
+lazy binding too (3.15 never imports __future__ for it), its feature given to the compiler as a
+flag. Imports inside functions and class bodies, `importlib.import_module` and `__import__`
+calls stay what they are: eager when they run.
 
 How: the source of every module loaded by `SourceFileLoader` (the program's, its packages', the
 stdlib's) and of the `-c`/script target is compiled with each such statement replaced by a call
@@ -390,9 +391,18 @@ def _eager_statement(ns, kind, name, names, level):
 
 # ------------------------------------------------------------------ compile-time rewriting
 
-def _rewrite(tree, ast):
+# `from __future__ import annotations` (PEP 563) as a compiler flag: the statement itself is
+# bound lazily, as 3.15 does (it never imports __future__ unless the name is read)
+_FUTURE_FLAGS = {"annotations": 0x1000000}
+# features every Python 3 has: nothing for the compiler to do
+_NO_OP_FUTURES = ("nested_scopes", "generators", "division", "absolute_import", "with_statement",
+                  "print_function", "unicode_literals", "generator_stop")
+
+
+def _rewrite(tree, ast, future=None):
     """Replace each lazy-eligible import statement of the module body; returns the statements
-    left eager as [(lineno, module, reason)]."""
+    left eager as [(lineno, module, reason)]. `future`: a list that gets the compiler flags of
+    the `from __future__` statements made lazy (the compile must then be given them)."""
     eager = []
 
     def call(node, kind, name, names, level):
@@ -420,7 +430,12 @@ def _rewrite(tree, ast):
                 level = node.level or 0
                 shown = "." * level + module
                 if module == "__future__" and not level:
-                    out.append(node)
+                    if future is None or in_try or any(a.name not in _FUTURE_FLAGS and a.name not in _NO_OP_FUTURES
+                                                       for a in node.names):
+                        out.append(node)
+                    else:  # its feature as a flag, its names bound lazily: __future__ not imported
+                        future.extend(_FUTURE_FLAGS.get(a.name, 0) for a in node.names)
+                        out.append(call(node, 2, module, tuple((a.name, a.asname or a.name) for a in node.names), 0))
                 elif any(a.name == "*" for a in node.names):
                     eager.append((node.lineno, shown, "`from ... import *` (never lazy)"))
                     if not in_try:  # the module's own lazy names resolved first, as 3.15 does
@@ -470,8 +485,12 @@ def _compile_rewritten(source, path):
                      if _loader_kind(getattr(sys.modules[n], "__spec__", None) and sys.modules[n].__spec__.loader)
                      in ("source", "bytecode")]
         tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-        eager = _rewrite(tree, ast)
-        code = compile(tree, path, "exec", _DEFERRED_ANNOTATIONS[0], dont_inherit=True)
+        future = []
+        eager = _rewrite(tree, ast, future)
+        flags = _DEFERRED_ANNOTATIONS[0]
+        for flag in future:
+            flags |= flag
+        code = compile(tree, path, "exec", flags, dont_inherit=True)
     finally:
         for name in added:
             sys.modules.pop(name, None)
