@@ -22,12 +22,13 @@ from typing import Any, ClassVar
 
 
 def _dump(value: Any) -> Any:
+    """A field's JSON form: records become their dicts, tuples lists. A dict field is JSON
+    already (machine facts, a document read from disk) and goes out as it is: walking it would
+    recurse as deep as a user's document nests."""
     if hasattr(value, "to_dict"):  # a record, or a model object with its own JSON form
         return value.to_dict()
     if isinstance(value, (tuple, list)):
         return [_dump(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _dump(v) for k, v in value.items()}
     return value
 
 
