@@ -176,6 +176,29 @@ def test_output_with_a_timing_is_compared_with_it_masked_and_bisected(cli, real_
     assert not any("changes from run to run" in w for w in d["warnings"]), d["warnings"]
 
 
+def test_a_timing_the_eager_runs_printed_alike_is_masked_once_the_all_eager_run_shows_it(cli, real_python, tmp_path):
+    # pytest -q on an idle machine printed "in 0.05s" in the three eager runs, then the lazy runs
+    # another figure: the bisection's all-eager run "differed" and nothing was kept eager (the
+    # lazy run failed: fnmatch). Here the figure changes from the 4th run on, deterministically.
+    app = write_tree(tmp_path, {
+        **TIMED_APP,
+        "timed.py": """\
+import os
+import plug
+import registry
+n = int(open("count").read()) if os.path.exists("count") else 0
+open("count", "w").write(str(n + 1))
+print("plugins:", registry.names())
+print(f"1 check in {0.10 if n < 3 else 0.11:.2f}s")
+""",
+    })
+    res = cli("lazy", "--python", real_python, "--runs", "1", "--warmup", "0", "--format", "json", "timed.py", cwd=app)
+    assert res.returncode == 0, res
+    d = res.json()
+    assert [m["name"] for m in d["must_stay_eager"]] == ["plug"] and d["identical_output"] is True, d["warnings"]
+    assert any("compared with decimal numbers masked" in n for n in d["notes"]), d["notes"]
+
+
 ENTRY_APP = {
     # a console script's shape: the script imports its package's main and calls it at once; the
     # package (outside the script's folder, as in site-packages) imports what --version never uses
