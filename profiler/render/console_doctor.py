@@ -55,7 +55,9 @@ def render_doctor_table(report: DoctorReport, tty: bool = False) -> str:
                          "includes its .pth files): do not add them up")
         for i, f in enumerate(report.findings, 1):
             figure = f"estimated {_cost(f)}" + (f", measured {_measured(f)}" if report.verified else "")
-            text = f"{i}. {f.kind}, {figure}: {f.title}\n   where: {path_cell(f.where, tty, 72)}\n   fix: {f.fix}"
+            # a finding about the whole program is where the target is: shown as typed
+            where = shown_target(f.where) if f.where == report.target else path_cell(f.where, tty, 72)
+            text = f"{i}. {f.kind}, {figure}: {f.title}\n   where: {where}\n   fix: {f.fix}"
             if report.verified and f.verify:  # how it was timed, or "not verified: why"
                 text += "\n   " + (f.verify if f.verify.startswith("not verified") else f"verified: {f.verify}")
             parts.append(text)

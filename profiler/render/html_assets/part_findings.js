@@ -24,7 +24,7 @@ function findingsPart(doc, source, n) {
         h("span", { class: "kind", text: f.kind }),
         breakable(f.title, "strong", {}, AFTER_SLASH),
       ]),
-      f.where ? h("div", { class: "where" }, ["where: ", pathLabel(f.where, 72)]) : null,
+      f.where ? h("div", { class: "where" }, ["where: ", f.where === doc.target ? h("code", { class: "target", text: targetText(f.where) }) : pathLabel(f.where, 72)]) : null,
       h("div", { class: "fix" }, ["fix: ", breakable(f.fix, "span", {}, AFTER_SLASH)]),
       f.measured_by ? h("div", { class: "muted", text: "measured by " + f.measured_by }) : null,
       f.verify ? h("div", { class: "muted", text: (/^not verified/.test(f.verify) ? "" : "verified: ") + f.verify }) : null,
