@@ -1,8 +1,10 @@
-"""Nothing left behind: a failed build/pack removes what it made (a folder it
-created goes; in an existing folder, no half-made variant and no stale report stay)."""
+"""Nothing left behind: a failed build/pack removes what it made (a folder it created goes; in an
+existing folder, no half-made variant and no stale report stay); variants that build but behave otherwise are
+failed rows of a whole report."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -10,18 +12,29 @@ import pytest
 from conftest import assert_one_line_error
 
 DIFFERS = "import sys; print(sys.flags.no_site)"  # traditional and no-site print different lines
+FAILS = "import nonexistent_module_of_importprof_tests"  # its own code never runs: a failed target
 
 
 @pytest.mark.slow
 def test_a_failed_build_removes_the_folder_it_made(cli, tmp_path):
     out = tmp_path / "build"
-    res = cli("build", "-o", out, "-c", DIFFERS)
-    assert_one_line_error(res, 3, "no-site")
-    assert not out.exists()
-    res = cli("build", "-o", out, "-c", "raise SystemExit(3)")
-    assert_one_line_error(res, 3)
+    res = cli("build", "-o", out, "-c", FAILS)
+    assert_one_line_error(res, 3, "the target failed")
     assert not out.exists()
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.slow
+def test_variants_that_all_differ_are_failed_rows_in_a_whole_report(cli, tmp_path):
+    """Every variant behaving otherwise than traditional is exit 3, and the report it points at
+    is whole: each variant a failed row with the first differing line."""
+    out = tmp_path / "build"
+    res = cli("build", "-o", out, "-c", DIFFERS)
+    assert_one_line_error(res, 3, "every variant but traditional failed", "build.json")
+    doc = json.loads((out / "build.json").read_text())
+    rows = {v["variant"]: v for v in doc["variants"]}
+    assert not rows["traditional"].get("failed")
+    assert rows["no-site"]["failed"] and "differs at line 1" in rows["no-site"]["error"]
 
 
 @pytest.mark.slow
@@ -31,17 +44,18 @@ def test_a_failed_build_in_an_existing_folder_leaves_no_half_build(cli, tmp_path
     assert res.returncode == 0, res
     assert (out / "build.json").exists() and (out / "traditional").is_dir()
     (out / "notes.txt").write_text("mine")
-    res = cli("build", "-o", out, "-c", DIFFERS)
-    assert_one_line_error(res, 3, "no-site")
-    # the folder stays importprof's (its marker) and the user's file stays: nothing half-made
+    res = cli("build", "-o", out, "-c", FAILS)
+    assert_one_line_error(res, 3, "the target failed")
+    # the folder stays importprof's (its marker) and the user's file stays; the last build,
+    # which this one was replacing, does not stay half-replaced
     assert sorted(os.listdir(out)) == [".importprof-output", "notes.txt"], os.listdir(out)
 
 
 @pytest.mark.slow
 def test_a_failed_pack_removes_the_folder_it_made(cli, tmp_path):
     out = tmp_path / "pack"
-    res = cli("pack", "-o", out, "-c", "raise SystemExit(3)")
-    assert_one_line_error(res, 3)
+    res = cli("pack", "-o", out, "-c", FAILS)
+    assert_one_line_error(res, 3, "the target failed")
     assert not out.exists()
 
 

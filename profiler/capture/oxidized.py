@@ -50,8 +50,18 @@ def loaded_modules(argv_with_hook: Sequence[str], env: Mapping[str, str] | None,
         argv[i] = marshal.dumps(opts, 4).hex()
         full = dict(os.environ, **env) if env else None
         proc = run(argv, env=full, timeout=timeout, what=argv[0])
+        tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
+        if proc.returncode != 0 and any_exit:
+            # a non-zero exit the program chose (black --check) is its behaviour; one where its
+            # own code never ran (a traceback, no such module, a SyntaxError, a signal) is a
+            # target that failed, as in every command that runs one
+            from profiler.parse.exit_status import read_ending
+
+            ending = read_ending(proc.returncode, proc.stderr[-8000:])
+            if not ending.ran_on_purpose:
+                raise TargetFailed(f"the target failed while collecting its imports (exit {proc.returncode}; "
+                                   f"{ending.why}): {what}", detail=tail or None)
         if (proc.returncode != 0 and not any_exit) or not os.path.exists(out):
-            tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
             raise TargetFailed(f"the target failed while collecting its imports (exit {proc.returncode}): {what}", detail=tail or None)
         try:
             with open(out, encoding="utf-8") as fh:
