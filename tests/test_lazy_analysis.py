@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from profiler.analysis.lazy import (
     avoided_modules,
     bisect_candidates,
@@ -144,3 +146,16 @@ def test_output_that_changes_only_in_its_numbers_is_compared_with_them_masked():
         assert str(exc) == "stdout line 1: 'took 97 s' instead of 'took 103 ms'"
     else:
         raise AssertionError("no ValueError")
+
+
+@pytest.mark.parametrize("ratio, words", [(1.14, "1.14x slower"), (0.39, "2.6x faster")])
+def test_the_prediction_says_slower_or_faster_as_every_ratio_does(ratio, words):
+    """A lazy run predicted slower than eager (pylint: 1.14x) said '(0.88x faster)'."""
+    from profiler.model.lazy import LazyReport, Prediction
+    from profiler.render.console_lazy import render_lazy_table
+
+    report = LazyReport(results=(), must_stay_eager=(), avoided=(), identical_output=True, modules_eager=10,
+                        modules_lazy=5, statements=(), target="-c pass", python="/usr/bin/python3",
+                        python_version="3.11.7", prediction=Prediction(lazy_mean=0.1 * ratio, ratio=ratio, overhead_s=0.001))
+    text = render_lazy_table(report)
+    assert f"lazy/eager {ratio:.2f}x ({words})" in text, text

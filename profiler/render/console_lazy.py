@@ -7,7 +7,7 @@ from collections import Counter
 
 from profiler.model.lazy import LazyReport
 from profiler.render.console import new_table, render_tables
-from profiler.render.units import RATIO_CONVENTION, fmt_seconds, timing_cells
+from profiler.render.units import RATIO_CONVENTION, fmt_ratio, fmt_seconds, timing_cells
 
 
 def _ms(us: int) -> str:
@@ -36,7 +36,7 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
     p = report.prediction
     if p is not None and emulated:
         parts.append(f"predicted for 3.15 -X lazy_imports=all: lazy {fmt_seconds(p.lazy_mean)}, lazy/eager {p.ratio:.2f}x "
-                     f"({1 / p.ratio:.2f}x faster)" if p.ratio else f"predicted for 3.15: lazy {fmt_seconds(p.lazy_mean)}")
+                     f"({fmt_ratio(p.ratio)})" if p.ratio else f"predicted for 3.15: lazy {fmt_seconds(p.lazy_mean)}")
         parts.append(f"  how: {p.how}")
     elif p is not None:
         parts.append(f"3.15's own lazy imports: lazy/eager {p.ratio:.2f}x ({p.how})")
