@@ -36,7 +36,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from profiler.model.target import Target  # noqa: E402
-from profiler.workflows.lazy import LazyOptions, lazy  # noqa: E402
+from profiler.compose.lazy import LazyOptions, lazy  # noqa: E402
 
 # black's wheels for 3.11-3.14 are compiled by mypyc (its modules are extension modules, whose
 # imports are C calls no lazy mechanism sees), 3.15 has none: black is built from its source on

@@ -51,7 +51,7 @@ def lazy_candidates(mods: Sequence[ModulePhases], used: frozenset[str] | set[str
 
 
 # ------------------------------------------------------------------ importprof lazy (measured)
-# Pure steps of `workflows/lazy.py`: judge outputs, pick bisection candidates, price what the
+# Pure steps of `compose/lazy.py`: judge outputs, pick bisection candidates, price what the
 # lazy run avoided, per module and per import statement of the target's own code.
 
 # what 3.15 (and the emulation) can defer: any module a module-level import statement names,

@@ -67,7 +67,7 @@ def lazy(
     from profiler.commands._common import Progress, check_outputs, deliver, info, showing_partial, suggesting_ignore_failure, warn
     from profiler.commands._target import target_of
     from profiler.render.console_lazy import render_lazy_table
-    from profiler.workflows.lazy import LazyOptions, lazy as run_lazy
+    from profiler.compose.lazy import LazyOptions, lazy as run_lazy
 
     check_outputs(output)
     keep = [k.strip() for item in keep_eager or () for k in item.split(",") if k.strip()]
@@ -85,7 +85,7 @@ def lazy(
 
     if apply is not None or filter_out is not None or diff:
         from profiler.render.console_lazy_apply import render_lazy_apply_diff, render_lazy_apply_table
-        from profiler.workflows.lazy_apply import ApplyOptions, lazy_apply
+        from profiler.compose.lazy_apply import ApplyOptions, lazy_apply
 
         aopts = ApplyOptions(lazy=opts, directory=apply, style=style, diff=diff, filter_out=filter_out,
                              verify_with=tuple(verify_with or ()), min_ms=min_ms, oldest_python=oldest_python,

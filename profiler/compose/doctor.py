@@ -179,7 +179,7 @@ def doctor(
     # lazy: measured with --lazy, else the estimate (--verify times it too, beside the estimate)
     timed_lazy = opts.lazy or opts.verify
     step("lazy imports " + ("(timed)" if timed_lazy else "(estimate: not timed)"))
-    from profiler.workflows.lazy import LazyOptions, lazy
+    from profiler.compose.lazy import LazyOptions, lazy
 
     lz = None
     try:

@@ -6,7 +6,7 @@ then prove what was written.
 1. Refuse before anything runs: DIR missing, not a folder, inside site-packages or the
    interpreter's stdlib; `--style keyword` where the project's requires-python allows an
    interpreter without PEP 810 syntax.
-2. The lazy measurement (workflows/lazy.py, untimed): the must-stay-eager set and the modules the
+2. The lazy measurement (compose/lazy.py, untimed): the must-stay-eager set and the modules the
    lazy run avoided; an eager `-X importtime` profile with import sites charges each avoided
    module to the import statement under DIR that brought it in. A statement's saving is the
    self time of the avoided modules below it (each module counted once).
@@ -48,7 +48,7 @@ PLACEHOLDER = "{python}"
 
 @dataclass
 class ApplyOptions:
-    lazy: object  # workflows.lazy.LazyOptions (the measurement)
+    lazy: object  # compose.lazy.LazyOptions (the measurement)
     directory: str | None = None
     style: str = "lazy-modules"
     diff: bool = False
@@ -383,7 +383,7 @@ def _differences(before, after, modes) -> dict:
 
 def lazy_apply(opts: ApplyOptions, progress=None, warn: Note | None = None, info: Note | None = None) -> LazyApplyReport:
     from profiler.capture.interpreter import interpreter_for
-    from profiler.workflows.lazy import lazy, validate as validate_lazy
+    from profiler.compose.lazy import lazy, validate as validate_lazy
 
     validate(opts)
     validate_lazy(opts.lazy)
