@@ -344,6 +344,24 @@ def test_statements_name_the_costly_line_of_a_module_body(cli, real_python, tmp_
 
 
 @pytest.mark.slow
+def test_statements_of_generated_code_are_the_statement_that_generated_it(cli, real_python, tmp_path):
+    """Code exec'd from a string (site's .pth lines, dataclasses' generated methods) runs in
+    '<module>' frames of '<string>': they were shown as statements '<string>:1' with no line,
+    instead of the statement of the module body that exec'd them."""
+    (tmp_path / "genmod.py").write_text(
+        "import collections\n"
+        "exec('TOTAL = sum(i * i for i in range(3_000_000))')  # work in code made from a string\n")
+    (tmp_path / "app.py").write_text("import genmod\nprint(genmod.TOTAL > 0)\n")
+    res = cli("imports", "--python", real_python, "--runs", "1", "--warmup", "0", "--statements", "--format", "json",
+              str(tmp_path / "app.py"))
+    assert res.returncode == 0, res
+    by = {m["name"]: m for m in res.json()["modules"]}
+    sites = [s["site"] for m in by.values() for s in m.get("statements", ())]
+    assert not [s for s in sites if s.startswith("<string>")], sites
+    assert by["genmod"]["statements"][0]["site"] == f"{tmp_path / 'genmod.py'}:2"
+
+
+@pytest.mark.slow
 def test_statements_find_httpie_building_an_ssl_context_at_import(cli):
     venv = real_venv(pyenv_python("3.12"), ["httpie==3.2.4"])
     res = cli("imports", "--runs", "1", "--warmup", "0", "--statements", "--format", "json", venv_bin(venv, "http"), "--version")

@@ -37,7 +37,12 @@ def _sample(last):
     frame = sys._current_frames().get(_MAIN)
     while frame is not None:
         code = frame.f_code
-        if code.co_name == "<module>" and not code.co_filename.startswith(_HERE):
+        # a module body's frame: not code exec'd from a string (dataclasses' and namedtuple's
+        # generated methods, a .pth line: "<string>"), whose lines are the statement that
+        # exec'd it, further up; frozen modules ("<frozen os>") are module bodies all the same
+        filename = code.co_filename
+        if (code.co_name == "<module>" and not filename.startswith(_HERE)
+                and (not filename.startswith("<") or filename.startswith("<frozen "))):
             key = (frame.f_globals.get("__name__", "?"), code.co_filename, frame.f_lineno)
             row = _ROWS.get(key)
             if row is None:
