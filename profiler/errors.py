@@ -1,6 +1,6 @@
 """The error family: every failure the user can cause or meet ends as one stderr line + exit code.
 
-Exit codes (DESIGN.md, "The command-line contract"):
+Exit codes (ARCHITECTURE.md, "The command-line contract"):
   0 ok; 1 a gate failed; 2 usage error or bad input; 3 the target or a required tool failed.
 """
 

@@ -65,7 +65,7 @@ def test_why_gives_file_and_line_per_hop(cli, tmp_path):
     assert hops["tomllib"]["site"] == f"{proj / 'app' / 'helpers.py'}:4"
     table = cli("why", "tomllib", proj / "main.py", cwd=proj)
     assert table.returncode == 0, table
-    # a table in a pipe is never cut (DESIGN.md): the whole path, as in the JSON above
+    # a table in a pipe is never cut (ARCHITECTURE.md): the whole path, as in the JSON above
     assert f"{proj / 'app' / 'helpers.py'}:4" in table.stdout
 
 

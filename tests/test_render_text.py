@@ -139,7 +139,7 @@ def test_long_paths_abbreviated_in_the_middle_on_a_terminal_only():
     path = "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/distutils-precedence.pth"
     report = SiteReport({}, "/usr/bin/python3", "3.11.7", 1, 0.004, (PthFile(path, 0.001),), None, None, None, 1)
     plain = render_site_table(report, tty=False)
-    assert path in plain  # a pipe or a file: never cut (DESIGN.md)
+    assert path in plain  # a pipe or a file: never cut (ARCHITECTURE.md)
     term = render_site_table(report, tty=True)
     assert path not in term and "…/lib/python3.11/site-packages/distutils-precedence.pth" in term
 

@@ -1,4 +1,4 @@
-"""The runner: the only place that starts processes (DESIGN.md).
+"""The runner: the only place that starts processes (ARCHITECTURE.md).
 
 `spawn_measured` times one run the way hyperfine does with `-N`: no shell, stdout to /dev/null,
 wall time from a monotonic clock around spawn+wait, and user/system CPU and peak RSS from the

@@ -108,7 +108,7 @@ def deliver(
     table: Callable[[object, bool], str],
     exports: Sequence[tuple[str | None, str]] = (),
 ) -> None:
-    """DESIGN.md's output rules: a table on stdout by default; `--format` picks a machine
+    """ARCHITECTURE.md's output rules: a table on stdout by default; `--format` picks a machine
     format; `-o FILE` writes it atomically (json without --format); `--format` without `-o`
     goes to stdout with no table. `exports` are extra (path, format) files (--export-json...).
     The format was checked by the parser (commands/_options.format_opt), before anything ran."""

@@ -1,4 +1,4 @@
-"""What a command runs: DESIGN.md's target grammar, as data.
+"""What a command runs: ARCHITECTURE.md's target grammar, as data.
 
   -c CODE | -m MODULE | SCRIPT [ARGS...] | -- COMMAND...     (default: -c pass)
 

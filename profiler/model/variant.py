@@ -1,4 +1,4 @@
-"""Interpreter variants: named ways to run the same Python target (DESIGN.md, "Variants").
+"""Interpreter variants: named ways to run the same Python target (ARCHITECTURE.md, "Variants").
 
 A `Variant` is the one place that knows what its name means: the flags it adds, what it needs
 from the interpreter (capability names of model/interpreter.py: CAPABILITIES, shown by

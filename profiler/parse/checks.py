@@ -135,7 +135,7 @@ def _type(value: Any) -> str:
 
 
 def target_parts(target: Mapping | tuple) -> tuple[str, str, tuple[str, ...]]:
-    """A check's target as typed → (kind, value, args), in DESIGN.md's grammar:
+    """A check's target as typed → (kind, value, args), in ARCHITECTURE.md's grammar:
     `-c CODE`, `-m MODULE`, `-- COMMAND...`, or `SCRIPT`, each followed by the program's args."""
     argv = list(target)
     first = argv[0]

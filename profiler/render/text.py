@@ -58,7 +58,7 @@ def short_path(path: str | None, width: int = 56) -> str:
 
 def path_cell(path: str | None, tty: bool, width: int = 56) -> str:
     """A path in a table: abbreviated on a terminal; whole when the table goes to a pipe or a
-    file (DESIGN.md: plain-text tables are never cut, scripts read them)."""
+    file (ARCHITECTURE.md: plain-text tables are never cut, scripts read them)."""
     return short_path(path, width) if tty else (path or "")
 
 
