@@ -1,4 +1,4 @@
-"""Hangs, Ctrl-C and SIGTERM in every command that runs a program (issue 12.4-12.6).
+"""Hangs, Ctrl-C and SIGTERM in every command that runs a program.
 
 The target starts a grandchild (`sleep <marker>`), touches a file to say it is running, then
 never exits. For each command:

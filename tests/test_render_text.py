@@ -1,5 +1,5 @@
 """The human renderers' shared text: one ratio convention, failed rows, targets
-as typed and long paths (11.7). Real documents from tests/fixtures/report, no process run."""
+as typed and long paths. Real documents from tests/fixtures/report, no process run."""
 
 from __future__ import annotations
 

@@ -227,7 +227,7 @@ def test_stdout_on_a_full_disk(fixtures, tmp_path):
     ], proc.stderr
 
 
-# ------------------------------------------------------------------ trace --keep-log (12.8)
+# ------------------------------------------------------------------ trace --keep-log
 @pytest.mark.slow
 def test_keep_log_is_not_overwritten_by_a_failing_run(inproc, tmp_path):
     kept = tmp_path / "kept.strace"

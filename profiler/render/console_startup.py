@@ -82,7 +82,7 @@ def render_startup_table(report: StartupReport, tty: bool = False) -> str:
             row = [ic.module, ic.variant]
             if many_py:
                 row.append(path_cell(ic.python, tty))
-            noisy = ic.stddev is not None and ic.stddev > abs(ic.mean)  # issue 11.6
+            noisy = ic.stddev is not None and ic.stddev > abs(ic.mean)  # smaller than its own spread: noise
             row.append(f"noise ({fmt_pm(ic.mean, ic.stddev)})" if noisy else fmt_pm(ic.mean, ic.stddev))
             c.add_row(*row)
         parts.append(c)

@@ -107,7 +107,7 @@ def capture_harness_logs(
     progress: Callable[[int, int, str], None] | None = None,
     exits: list[int] | None = None,
 ) -> tuple[list[ParsedLog], list[list], list[float], list[dict]]:
-    """`-- COMMAND` (issue 10.6): warm-up + runs under the harness capture (strace -f,
+    """`-- COMMAND`: warm-up + runs under the harness capture (strace -f,
     capture/harness.py), which knows every process the command started and the `import time:`
     lines each Python process wrote itself (even when a harness captures or discards the child's
     stderr). Returns per run: the parsed log (one process per Python process with import rows,

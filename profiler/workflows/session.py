@@ -1,4 +1,4 @@
-"""One invocation of importprof: its temporary folder, its children, its signals (issue 12.5/12.6).
+"""One invocation of importprof: its temporary folder, its children, its signals.
 
 `invocation()` wraps a whole command (main() enters it):
 - every temporary file and folder the run makes lives under ONE folder (`tempfile.tempdir` points
