@@ -56,7 +56,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
 
     parts: list = [_header(report)]
     many = report.processes > 1
-    if report.per_process:  # several Python processes : headline, processes, modules summed
+    if report.per_process:  # several Python processes: headline, processes, modules summed
         parts.extend(process_tables(report.harness, report.per_process, report.summed, tty, view.top))
     ph = phase_headers(report.modules)  # --phases columns (ms)
     partial = any(not m.in_all_runs for m in report.modules)
