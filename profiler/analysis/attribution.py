@@ -103,6 +103,26 @@ def _is_marker(c: Syscall, prefix: str):
 _WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT")
 
 
+def _follow_marker(marker: tuple[str, str], c: Syscall, pid: int, table: dict, stack: list, spans: list) -> None:
+    """An import marker of `pid`: a begin ("b") pushes the module on its stack; an end ("e", or
+    "f" for an import that raised) pops to the matching begin (tolerating a begin lost to a
+    truncated log), each popped import a span of the timeline."""
+    kind, name = marker
+    if kind == "b":
+        stack.append((name, c.time_s))
+        _acc(table, name).imports += 1
+        return
+    if kind == "f":
+        _acc(table, name).failures += 1
+    for i in range(len(stack) - 1, -1, -1):
+        if stack[i][0] == name:
+            while len(stack) > i:
+                n, t0 = stack.pop()
+                end = None if c.time_s is None else c.time_s + (c.duration_s or 0.0)
+                spans.append(ImportSpan(n, pid, t0, end, len(stack)))
+            break
+
+
 def _module_file(c: Syscall) -> str | None:
     """The file a successful read-only open of a .pyc/.py/.so returned, else None."""
     if c.name not in ("openat", "open", "openat2") or c.ret is None or c.ret < 0 or c.errno:
@@ -220,21 +240,7 @@ def attribute_syscalls(log: StraceLog, prefix: str = MARKER_PREFIX, layout: Proc
             table = per_pid[pid]
             stack = stacks[pid]
             if m is not None:
-                kind, name = m
-                if kind == "b":
-                    stack.append((name, c.time_s))
-                    _acc(table, name).imports += 1
-                else:
-                    if kind == "f":
-                        _acc(table, name).failures += 1
-                    # pop to the matching begin (tolerates a begin lost to a truncated log)
-                    for i in range(len(stack) - 1, -1, -1):
-                        if stack[i][0] == name:
-                            while len(stack) > i:
-                                n, t0 = stack.pop()
-                                end = None if c.time_s is None else c.time_s + (c.duration_s or 0.0)
-                                spans.append(ImportSpan(n, pid, t0, end, len(stack)))
-                            break
+                _follow_marker(m, c, pid, table, stack, spans)
                 continue
             plain.append(c)
             owner = stack[-1][0] if stack else OUTSIDE
@@ -377,20 +383,7 @@ def _attribute_owners(log: StraceLog, prefix: str, lay: ProcessLayout, pids: Seq
                 top.pop(pid, None)
                 table = per_pid[pid]
                 stack = stacks[pid]
-                kind, name = m
-                if kind == "b":
-                    stack.append((name, c.time_s))
-                    _acc(table, name).imports += 1
-                else:
-                    if kind == "f":
-                        _acc(table, name).failures += 1
-                    for i in range(len(stack) - 1, -1, -1):
-                        if stack[i][0] == name:
-                            while len(stack) > i:
-                                n, t0 = stack.pop()
-                                end = None if c.time_s is None else c.time_s + (c.duration_s or 0.0)
-                                spans.append(ImportSpan(n, pid, t0, end, len(stack)))
-                            break
+                _follow_marker(m, c, pid, table, stack, spans)
                 continue
             o = top.get(pid)
             if o is None:
