@@ -191,6 +191,13 @@ def test_lazy_estimate_counts_only_modules_the_lazy_run_never_imported_at_their_
     from dataclasses import replace
 
     assert lazy_saving_us(replace(report, results=tuple(timed))) == 7_500
+    # under the emulation the lazy side is lazy's prediction: the emulated run without the
+    # emulation's own cost (here 4 ms of launcher and bindings), as `importprof lazy` reports it
+    from profiler.model.lazy import Prediction
+
+    predicted = replace(report, results=tuple(timed), prediction=Prediction(lazy_mean=0.0885, ratio=0.885, overhead_s=0.004))
+    assert lazy_saving_us(predicted) == 11_500
+    assert lazy_finding(predicted, measured=True).cost_us == 11_500
 
 
 def test_a_verified_finding_keeps_its_estimate_beside_the_measured_saving():

@@ -202,11 +202,8 @@ def lazy_finding(report: LazyReport, measured: bool) -> Finding | None:
            f"or imports moved into the functions that use them{keep_text}")
     where = report.statements[0].site if report.statements else report.target
     if measured:
-        by = {r.variant: r for r in report.results if not r.failed and r.mean is not None}
-        if "eager" not in by or "lazy" not in by:
-            return None
-        cost = int(round((by["eager"].mean - by["lazy"].mean) * 1e6))
-        if cost <= 0:
+        cost = lazy_saving_us(report)
+        if cost is None or cost <= 0:
             return None
         return Finding(
             kind="lazy",
@@ -228,11 +225,15 @@ def lazy_finding(report: LazyReport, measured: bool) -> Finding | None:
 
 
 def lazy_saving_us(report: LazyReport) -> int | None:
-    """What the lazy run measured: eager mean − lazy mean (µs), None when it was not timed."""
+    """What the lazy run measured: eager mean − lazy mean (µs), None when it was not timed.
+    Under the emulation (3.8-3.14) the lazy mean is lazy's prediction, the emulated run with the
+    emulation's own cost (its launcher, its bindings) taken out, as `importprof lazy` reports it;
+    on 3.15 the prediction is the measured run itself."""
     by = {r.variant: r for r in report.results if not r.failed and r.mean is not None}
     if "eager" not in by or "lazy" not in by:
         return None
-    return saving_us(by["eager"].mean, by["lazy"].mean)
+    lazy_mean = report.prediction.lazy_mean if report.prediction is not None else by["lazy"].mean
+    return saving_us(by["eager"].mean, lazy_mean)
 
 
 def lazy_spread_us(report: LazyReport) -> int | None:

@@ -288,8 +288,9 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
                 pairs[i] = ("as-is", key, f"as is vs {flag} (same output)")
             elif f.kind == "lazy":
                 saved = rules.lazy_saving_us(lz) if lz is not None else None
-                how = f"eager vs lazy ({lz.mode}), timed by importprof lazy" if lz is not None and saved is not None else \
-                      "not verified: the lazy run was not timed"
+                emulated = lz is not None and lz.mode == "finder" and lz.prediction is not None
+                how = (f"eager vs lazy, timed by importprof lazy ({'the emulation, its own cost taken out' if emulated else lz.mode})"
+                       if lz is not None and saved is not None else "not verified: the lazy run was not timed")
                 out[i] = rules.verified(f, saved, how, rules.lazy_spread_us(lz) if lz is not None else None)
             elif f.kind == "frozen-off":
                 out[i] = rules.verified(f, f.cost_us, "as is vs -X frozen_modules=on, timed", frozen_spread)
