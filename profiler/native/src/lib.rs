@@ -182,7 +182,9 @@ struct Line<'a> {
     dur: &'a str,
 }
 
-fn split_line(line: &str) -> Option<Line<'_>> {
+/// The head both line readers share: `(\d+) +` then `(\d+):(\d\d):(\d\d\.\d+)` or
+/// `(\d+\.\d+)` → (pid, (h, m, s) or "", epoch or "", the index just after the time).
+fn time_head(line: &str) -> Option<(&str, Option<(&str, &str, &str)>, &str, usize)> {
     let b = line.as_bytes();
     // (\d+) +
     let e = digits(b, 0);
@@ -194,13 +196,12 @@ fn split_line(line: &str) -> Option<Line<'_>> {
     while i < b.len() && b[i] == b' ' {
         i += 1;
     }
-    // (\d+):(\d\d):(\d\d\.\d+) | (\d+\.\d+), then one space
     let start = i;
     let d = digits(b, i);
     if d == start || d >= b.len() {
         return None;
     }
-    let (hms, epoch, after) = if b[d] == b':' {
+    if b[d] == b':' {
         let m0 = d + 1;
         if m0 + 3 > b.len() || !b[m0].is_ascii_digit() || !b[m0 + 1].is_ascii_digit() || b[m0 + 2] != b':' {
             return None;
@@ -213,16 +214,22 @@ fn split_line(line: &str) -> Option<Line<'_>> {
         if s1 == s0 + 3 {
             return None;
         }
-        (Some((&line[start..d], &line[m0..m0 + 2], &line[s0..s1])), "", s1)
+        Some((pid, Some((&line[start..d], &line[m0..m0 + 2], &line[s0..s1])), "", s1))
     } else if b[d] == b'.' {
         let f = digits(b, d + 1);
         if f == d + 1 {
             return None;
         }
-        (None, &line[start..f], f)
+        Some((pid, None, &line[start..f], f))
     } else {
-        return None;
-    };
+        None
+    }
+}
+
+fn split_line(line: &str) -> Option<Line<'_>> {
+    let b = line.as_bytes();
+    // (\d+) +(\d+):(\d\d):(\d\d\.\d+) | (\d+\.\d+), then one space
+    let (pid, hms, epoch, after) = time_head(line)?;
     if after >= b.len() || b[after] != b' ' {
         return None;
     }
@@ -501,45 +508,16 @@ fn fast<'p>(
 /// → (pid, seconds, where the body begins). None for any other shape.
 fn strict_head(line: &str) -> Option<(i64, f64, usize)> {
     let b = line.as_bytes();
-    let e = digits(b, 0);
-    if e == 0 || e >= b.len() || b[e] != b' ' {
-        return None;
-    }
-    let pid: i64 = line[..e].parse().ok()?;
-    let mut i = e;
-    while i < b.len() && b[i] == b' ' {
-        i += 1;
-    }
-    let start = i;
-    let d = digits(b, i);
-    if d == start || d >= b.len() {
-        return None;
-    }
-    let (t, after) = if b[d] == b':' {
-        let m0 = d + 1;
-        if m0 + 3 > b.len() || !b[m0].is_ascii_digit() || !b[m0 + 1].is_ascii_digit() || b[m0 + 2] != b':' {
-            return None;
+    let (pid, hms, epoch, after) = time_head(line)?;
+    let pid: i64 = pid.parse().ok()?;
+    let t = match hms {
+        Some((h, m, s)) => {
+            let h: i64 = h.parse().ok()?;
+            let m: i64 = m.parse().ok()?;
+            let s: f64 = s.parse().ok()?;
+            (h * 3600 + m * 60) as f64 + s
         }
-        let s0 = m0 + 3;
-        if s0 + 3 > b.len() || !b[s0].is_ascii_digit() || !b[s0 + 1].is_ascii_digit() || b[s0 + 2] != b'.' {
-            return None;
-        }
-        let s1 = digits(b, s0 + 3);
-        if s1 == s0 + 3 {
-            return None;
-        }
-        let h: i64 = line[start..d].parse().ok()?;
-        let m: i64 = line[m0..m0 + 2].parse().ok()?;
-        let s: f64 = line[s0..s1].parse().ok()?;
-        ((h * 3600 + m * 60) as f64 + s, s1)
-    } else if b[d] == b'.' {
-        let f = digits(b, d + 1);
-        if f == d + 1 {
-            return None;
-        }
-        (line[start..f].parse().ok()?, f)
-    } else {
-        return None;
+        None => epoch.parse().ok()?,
     };
     // exactly one space, then a body that does not begin with white space (the general path's
     // head pattern would take more of it)
