@@ -35,7 +35,6 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import shlex
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -124,16 +123,9 @@ def check_directory(directory: str, interp) -> str:
 
 
 def split_commands(commands: Sequence[str]) -> list[list[str]]:
-    out = []
-    for c in commands:
-        try:
-            argv = shlex.split(c)
-        except ValueError as exc:
-            raise UsageError(f"--verify-with {c!r}: {exc}") from None
-        if not argv:
-            raise UsageError("--verify-with: an empty command")
-        out.append(argv)
-    return out
+    from profiler.workflows.targets import command_lines
+
+    return command_lines("--verify-with", commands)
 
 
 def validate(opts: ApplyOptions) -> None:

@@ -29,19 +29,6 @@ class BisectOptions:
     config: str | None = None
 
 
-def install_argvs(install: Sequence[str]) -> list[list[str]]:
-    out = []
-    for cmd in install:
-        try:
-            argv = shlex.split(cmd)
-        except ValueError as exc:
-            raise UsageError(f"--install {cmd!r}: {exc}") from None
-        if not argv:
-            raise UsageError("--install needs a command")
-        out.append(argv)
-    return out
-
-
 def bisect(
     opts: BisectOptions,
     progress: Callable[[int, int, str], None] | None = None,
@@ -53,9 +40,10 @@ def bisect(
     from profiler.capture import git
     from profiler.capture.machine import read_machine, start_sample
     from profiler.workflows.check import config_path, load_checks, select
+    from profiler.workflows.targets import command_lines
 
     start_sample()  # the machine's load is read over the runs, not waited for after them
-    installs = install_argvs(opts.install)
+    installs = command_lines("--install", opts.install)
     config = os.path.abspath(config_path(opts.config))
     select(load_checks(config), [opts.check], config)  # the check exists and its table is valid
     repo = git.toplevel(os.getcwd())

@@ -30,6 +30,21 @@ def check_target(target: Target, command_path: str = "importprof") -> None:
             raise TargetFailed(f"cannot run {target.value}: {problem}")
 
 
+def command_lines(option: str, texts) -> list[list[str]]:
+    """Each command line an option gave, split as a shell would split it (no shell runs it);
+    one that does not split, or is empty, is a usage error naming the option."""
+    out = []
+    for text in texts:
+        try:
+            argv = shlex.split(text)
+        except ValueError as exc:
+            raise UsageError(f"{option} {text!r}: {exc}") from None
+        if not argv:
+            raise UsageError(f"{option}: an empty command")
+        out.append(argv)
+    return out
+
+
 _PYTHON_NAME = r"(python|pypy)(\d+(\.\d+)?)?[a-z]?(-dbg)?"
 
 
