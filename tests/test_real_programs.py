@@ -474,3 +474,11 @@ def test_the_reports_top_modules_table_fits_1400_px(cli, real_python, tmp_path):
     got = json.loads(re.search(r"data-probe=\"([^\"]*)\"", proc.stdout).group(1).replace("&quot;", '"'))
     assert "imported by" in got["columns"] and "Σ phases" in got["columns"], got
     assert got["scroll"] <= got["client"], got
+
+
+def test_imports_statements_from_a_log_names_the_option_asked_for(cli, fixtures):
+    """The refusal named --phases / --lazy-candidates when --statements was what was given."""
+    from conftest import assert_one_line_error
+
+    res = cli("imports", "--statements", "--from-log", fixtures / "importtime" / "boto3.log")
+    assert_one_line_error(res, 2, "--statements runs a Python target")

@@ -57,8 +57,10 @@ def validate(opts: ImportsOptions) -> None:
         raise UsageError(f"unknown --group {opts.group!r} (choose from: {', '.join(GROUPS)})")
     if opts.from_log is not None and opts.group in ("kind", "distribution") and not opts.python:
         raise UsageError(f"--group {opts.group} with --from-log needs --python (to know where modules come from)")
-    if (opts.phases or opts.lazy_candidates or opts.sites or opts.statements) and (opts.from_log is not None or not opts.target.is_python):
-        raise UsageError("--phases / --lazy-candidates run a Python target (not --from-log, not `-- COMMAND`)")
+    asked = [name for name, on in (("--phases", opts.phases), ("--lazy-candidates", opts.lazy_candidates),
+                                   ("--statements", opts.statements)) if on] or (["import sites"] if opts.sites else [])
+    if asked and (opts.from_log is not None or not opts.target.is_python):
+        raise UsageError(f"{' / '.join(asked)} run{'s' if len(asked) == 1 else ''} a Python target (not --from-log, not `-- COMMAND`)")
 
 
 def read_log(path: str, stdin_text: str | None = None) -> str:
