@@ -123,17 +123,25 @@ def filesystem_view(calls: Sequence[Syscall], top: int = 20) -> dict:
                 read_by_file[c.fd_path] += n
             elif c.args:
                 read_by_file[c.args[0]] += n
-    families = [
-        {"name": fam, "count": fam_count[fam], "errors": fam_errors[fam], "seconds": round(fam_seconds[fam], 6)}
-        for fam in FAMILIES
-    ]
+    families = [(fam_count[fam], fam_errors[fam], fam_seconds[fam]) for fam in FAMILIES]
+    sizes = [(lo, hi, hist_count[(lo, hi)], hist_bytes[(lo, hi)]) for (lo, hi) in sorted(hist_count)]
+    return _filesystem_document(families, failed, failed_dirs, opens, read_by_file, reads, read_total, sizes, top)
+
+
+def _filesystem_document(families, failed: int, failed_dirs: Counter, opens: Counter, read_by_file: Counter,
+                         reads: int, read_total: int, sizes, top: int) -> dict:
+    """The file-system document of filesystem_view and filesystem_from_tallies: `families`
+    (count, errors, seconds) in FAMILIES order, `sizes` (min, max, count, bytes) ascending."""
     histogram = []
-    for (lo, hi) in sorted(hist_count):
+    for lo, hi, count, nbytes in sizes:
         label = "0 B (end of file)" if hi == 0 else f"{_size_label(lo)}–{_size_label(hi + 1)}"
-        histogram.append({"name": label, "min_bytes": lo, "max_bytes": hi, "count": hist_count[(lo, hi)], "bytes": hist_bytes[(lo, hi)]})
+        histogram.append({"name": label, "min_bytes": lo, "max_bytes": hi, "count": count, "bytes": nbytes})
     files = sorted(set(opens) | {p for p in read_by_file if p.startswith("/")}, key=lambda p: (-read_by_file[p], -opens[p], p))
     return {
-        "families": families,
+        "families": [
+            {"name": fam, "count": n, "errors": errors, "seconds": round(seconds, 6)}
+            for fam, (n, errors, seconds) in zip(FAMILIES, families)
+        ],
         "lookups_failed": failed,
         "failed_lookup_dirs": [{"name": d, "count": n} for d, n in failed_dirs.most_common(top)],
         "files_opened": len(opens),
@@ -421,26 +429,6 @@ def filesystem_from_tallies(calls: Sequence[Syscall], tallies: tuple, top: int =
         args = calls[i].args
         if args:
             read_by_file[args[0]] += n
-    opens = Counter(opens)
-    families = [
-        {"name": fam, "count": f[0], "errors": f[1], "seconds": round(f[2], 6)}
-        for fam, f in zip(FAMILIES, fams)
-    ]
-    histogram = []
-    for lo in sorted(sizes):
-        hi = lo * 2 - 1 if lo else 0
-        count, nbytes = sizes[lo]
-        label = "0 B (end of file)" if hi == 0 else f"{_size_label(lo)}–{_size_label(hi + 1)}"
-        histogram.append({"name": label, "min_bytes": lo, "max_bytes": hi, "count": count, "bytes": nbytes})
-    files = sorted(set(opens) | {p for p in read_by_file if p.startswith("/")}, key=lambda p: (-read_by_file[p], -opens[p], p))
-    return {
-        "families": families,
-        "lookups_failed": sum(failed_paths.values()),
-        "failed_lookup_dirs": [{"name": d, "count": n} for d, n in failed_dirs.most_common(top)],
-        "files_opened": len(opens),
-        "opens": sum(opens.values()),
-        "files": [{"name": p, "opens": opens[p], "bytes_read": read_by_file[p]} for p in files[:top]],
-        "reads": reads,
-        "bytes_read": read_total,
-        "read_sizes": histogram,
-    }
+    sizes = [(lo, lo * 2 - 1 if lo else 0, *sizes[lo]) for lo in sorted(sizes)]
+    return _filesystem_document(fams, sum(failed_paths.values()), failed_dirs, Counter(opens), read_by_file,
+                                reads, read_total, sizes, top)
