@@ -20,6 +20,8 @@ import marshal
 import struct
 import sys
 
+from pack_cache import cached_marshal  # sibling: this folder is sys.path[0]
+
 
 def _with_real_location(source, filename, is_package):
     """The module's code with `__file__ = its source path` (and, for a package, `__path__ = [its
@@ -57,36 +59,14 @@ def _with_real_location(source, filename, is_package):
 
 
 def _cached(path, is_package, cache):
-    """marshal(code) of the module with its real location first, from the cache when this
-    version of the file was compiled before (keyed by path, size, mtime, package or not and the
-    bytecode magic)."""
-    import hashlib
-    import importlib.util
-    import os
-
-    st = os.stat(path)
-    key = hashlib.sha256(("frozen-1\0%s\0%d\0%d\0%d\0" % (path, st.st_size, st.st_mtime_ns, is_package)).encode()
-                         + importlib.util.MAGIC_NUMBER).hexdigest()
-    cached = os.path.join(cache, key[:2], key) if cache else None
-    if cached:
-        try:
-            with open(cached, "rb") as fh:
-                return fh.read()
-        except OSError:
-            pass
-    with open(path, "rb") as fh:
-        source = fh.read()
-    data = marshal.dumps(compile(_with_real_location(source, path, is_package), path, "exec", dont_inherit=True, optimize=0))
-    if cached:
-        try:
-            os.makedirs(os.path.dirname(cached), exist_ok=True)
-            tmp = "%s.%d.tmp" % (cached, os.getpid())
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, cached)
-        except OSError:
-            pass
-    return data
+    """marshal(code) of the module with its real location first, compiled once per version of
+    the file (pack_cache; the key also says package or not)."""
+    def build():
+        with open(path, "rb") as fh:
+            source = fh.read()
+        return marshal.dumps(compile(_with_real_location(source, path, is_package), path, "exec",
+                                     dont_inherit=True, optimize=0))
+    return cached_marshal(path, cache, build, tag="frozen-1\0%d\0" % is_package)
 
 
 def pack(plan):

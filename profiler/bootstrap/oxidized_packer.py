@@ -24,7 +24,6 @@ Prints one JSON line: per set, counts and sizes; "failed": [[name, reason]] of t
 do not compile with this interpreter (left out).
 """
 
-import hashlib
 import importlib.util
 import json
 import marshal
@@ -34,6 +33,7 @@ import struct
 import sys
 
 import oxidized_importer
+from pack_cache import cached_marshal  # sibling: this folder is sys.path[0]
 
 
 def _pyc(bytecode):
@@ -62,28 +62,9 @@ def _read(path):
 
 
 def _bytecode(path, cache):
-    """marshal(code) of a source file, from the cache when this version was compiled before."""
-    st = os.stat(path)
-    key = hashlib.sha256(("%s\0%d\0%d\0" % (path, st.st_size, st.st_mtime_ns)).encode()
-                         + importlib.util.MAGIC_NUMBER).hexdigest()
-    cached = os.path.join(cache, key[:2], key) if cache else None
-    if cached:
-        try:
-            return _read(cached)
-        except OSError:
-            pass
-    code = compile(_read(path), path, "exec", dont_inherit=True, optimize=0)
-    data = marshal.dumps(code)
-    if cached:
-        try:
-            os.makedirs(os.path.dirname(cached), exist_ok=True)
-            tmp = "%s.%d.tmp" % (cached, os.getpid())
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, cached)
-        except OSError:
-            pass
-    return data
+    """marshal(code) of a source file, compiled once per version of the file (pack_cache)."""
+    return cached_marshal(path, cache,
+                          lambda: marshal.dumps(compile(_read(path), path, "exec", dont_inherit=True, optimize=0)))
 
 
 def pack(plan):
