@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import path_value, integer, EngineOpt, IgnoreFailureOpt, TopOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
+from profiler.commands._options import choice, finite, path_value, integer, EngineOpt, IgnoreFailureOpt, TopOpt, OutputOpt, PythonOpt, format_opt, runs_opt, warmup_opt
 from profiler.commands._target import PythonTargetCommand
 
 FORMATS = ("json",)
@@ -41,7 +41,7 @@ def lazy(
         help="Write the lazy imports the measurement justifies into the files under DIR (your own code), verify the "
              "output stays identical (bisecting back what does not), then show the program before and after.",
     ),
-    style: str = typer.Option("lazy-modules", "--style", metavar="lazy-modules|keyword",
+    style: str = typer.Option("lazy-modules", "--style", metavar="lazy-modules|keyword", parser=choice("lazy-modules", "keyword", what="--style"),
                               help="How --apply writes it: a __lazy_modules__ list (inert before 3.15) or the `lazy` keyword (requires-python >= 3.15)."),
     diff: bool = typer.Option(False, "--diff", help="With --apply: print the unified diff of the edit and write nothing."),
     filter_out: Optional[str] = typer.Option(
@@ -53,7 +53,7 @@ def lazy(
         None, "--verify-with", metavar="CMD",
         help="Also check this command's output and exit code before and after (repeatable; {python} is replaced by each interpreter).",
     ),
-    min_ms: float = typer.Option(1.0, "--min-ms", metavar="MS", help="With --apply: make a statement lazy only when it saves at least MS ms."),
+    min_ms: float = typer.Option(1.0, "--min-ms", metavar="MS", parser=finite(0.0), help="With --apply: make a statement lazy only when it saves at least MS ms."),
     oldest_python: Optional[str] = typer.Option(
         None, "--oldest-python", metavar="PATH",
         help="With --apply: the oldest interpreter to prove the edit changes nothing on (default: the oldest pyenv one requires-python allows).",
