@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import glob
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -107,20 +106,11 @@ def launcher_object(interp: Interpreter, info: Callable[[str], None] | None = No
 
 def pack_modules(interp: Interpreter, modules: Sequence[PlannedModule], blob: str) -> Packed:
     """Marshal the modules with the target interpreter itself into `blob`."""
-    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="importprof-frozen-", delete=False) as fh:
-        from profiler.capture.oxidized import bytecode_cache
+    from profiler.capture.oxidized import bytecode_cache, run_packer_script
 
-        json.dump({"out": blob, "modules": [m.to_dict() for m in modules], "cache": bytecode_cache()}, fh)
-        plan_path = fh.name
-    try:
-        proc = run([interp.path, "-S", "-E", PACKER, plan_path], timeout=900, what=interp.path)
-    finally:
-        os.unlink(plan_path)
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORTPROF-FROZEN ")), None)
-    if proc.returncode != 0 or line is None:
-        tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
-        raise ToolFailed(f"marshalling the frozen modules failed (exit {proc.returncode})", detail=tail or None)
-    d = json.loads(line[len("IMPORTPROF-FROZEN "):])
+    d = run_packer_script(interp.path, PACKER,
+                          {"out": blob, "modules": [m.to_dict() for m in modules], "cache": bytecode_cache()},
+                          "IMPORTPROF-FROZEN", "marshalling the frozen modules failed", interp.path)
     return Packed(tuple(d["modules"]), tuple(d["packages"]), int(d["bytecode_bytes"]),
                   tuple((f["name"], f["reason"]) for f in d["failed"]))
 

@@ -205,24 +205,32 @@ def bytecode_cache() -> str:
     return os.path.join(os.path.dirname(cache_root()), "bytecode")
 
 
+def run_packer_script(argv0: str, packer: str, plan: dict, marker: str, failure: str, what: str) -> dict:
+    """Run a bootstrap packer (`argv0 -S -E PACKER PLAN_JSON`) and return the JSON it prints after
+    `marker`; a failed run or a missing line is ToolFailed(`failure`) with stderr's tail."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="importprof-plan-", delete=False) as fh:
+        json.dump(plan, fh)
+        plan_path = fh.name
+    try:
+        proc = run([argv0, "-S", "-E", packer, plan_path], timeout=900, what=what)
+    finally:
+        os.unlink(plan_path)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(marker + " ")), None)
+    if proc.returncode != 0 or line is None:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
+        raise ToolFailed(f"{failure} (exit {proc.returncode})", detail=tail or None)
+    return json.loads(line[len(marker) + 1:])
+
+
 def run_packer(launcher: str, python: str, plan: PackPlan, out_dir: str, sets: Sequence[str]) -> dict:
     """Pack with the python-oxidized-importer crate (inside the launcher). Returns per-set stats
     and `failed` ([name, reason] of the sources that do not compile)."""
     os.makedirs(out_dir, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="importprof-plan-", delete=False) as fh:
-        json.dump({"out": os.path.abspath(out_dir), "lib": "lib", "modules": [m.to_dict() for m in plan.modules],
-                   "data": [d.to_dict() for d in plan.data],
-                   "sets": list(sets), "cache": bytecode_cache()}, fh)
-        plan_path = fh.name
-    try:
-        proc = run([launcher, "-S", "-E", PACKER, plan_path], timeout=900, what="importprof-launcher")
-    finally:
-        os.unlink(plan_path)
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORTPROF-PACK ")), None)
-    if proc.returncode != 0 or line is None:
-        tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
-        raise ToolFailed(f"packing resources failed (exit {proc.returncode})", detail=tail or None)
-    return json.loads(line[len("IMPORTPROF-PACK ") :])
+    return run_packer_script(
+        launcher, PACKER,
+        {"out": os.path.abspath(out_dir), "lib": "lib", "modules": [m.to_dict() for m in plan.modules],
+         "data": [d.to_dict() for d in plan.data], "sets": list(sets), "cache": bytecode_cache()},
+        "IMPORTPROF-PACK", "packing resources failed", "importprof-launcher")
 
 
 def clear_dir(path: str) -> None:
