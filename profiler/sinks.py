@@ -92,6 +92,13 @@ def _special(st) -> bool:
     return st is not None and not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode)
 
 
+def _refuse_unwritable(shown: str, st) -> None:
+    """A special file importprof writes in place is a character device or a pipe; a disk or a
+    socket is refused."""
+    if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        raise BadOutput(f"cannot write {shown}: {_kind(st)}, not a file (importprof writes files, character devices and pipes)")
+
+
 def _no_empty(shown: str) -> None:
     if not shown.strip():
         raise BadOutput("an output path is empty: name a file")
@@ -111,8 +118,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise BadOutput(f"cannot write {shown}: it is a directory")
     if st is not None and not stat.S_ISREG(st.st_mode):
-        if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):  # a disk, a socket
-            raise BadOutput(f"cannot write {shown}: {_kind(st)}, not a file (importprof writes files, character devices and pipes)")
+        _refuse_unwritable(shown, st)
         _write_in_place(shown, path, payload)  # /dev/stdout, a FIFO: not replaced by a file
         return
     directory = os.path.dirname(os.path.abspath(path))
@@ -151,8 +157,7 @@ def replacing(path: str | os.PathLike):
     except OSError:
         st = None
     if _special(st):
-        if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
-            raise BadOutput(f"cannot write {shown}: {_kind(st)}, not a file (importprof writes files, character devices and pipes)")
+        _refuse_unwritable(shown, st)
         # the tool writes a file importprof can read back; the device gets a copy, in place
         fd, tmp = tempfile.mkstemp(prefix="importprof-", suffix=".tmp")
         os.close(fd)
@@ -270,8 +275,7 @@ def check_writable(path: str | None) -> None:
     except OSError:
         st = None
     if _special(st):
-        if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):  # before measuring, not after
-            raise BadOutput(f"cannot write {shown}: {_kind(st)}, not a file (importprof writes files, character devices and pipes)")
+        _refuse_unwritable(shown, st)  # before measuring, not after
         return  # a device or FIFO: written in place
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.exists(directory):
