@@ -199,29 +199,37 @@ class _Roots:
 # --- the whole attribution -----------------------------------------------------------------------
 
 
+def _python_processes(log: StraceLog, prefix: str, lay: ProcessLayout, roots: _Roots, pids: Sequence[int]):
+    """Pass 1 of the attribution: which processes carry markers, which are Python → (the
+    Python pids, per pid "markers" | "lookups")."""
+    marked: set[int] = set()
+    opened_modules: set[int] = set()
+    process_of = lay.process_of
+    for c in log.syscalls:
+        name = c.name
+        if name in _MARKER_CALLS:
+            if c.path is not None and c.path.startswith(prefix):
+                marked.add(process_of(c.pid))
+        elif name in _MODULE_OPENS:  # the only calls _module_file returns a file for
+            f = _module_file(c)
+            if f is not None and roots.module_name(f) is not None:
+                opened_modules.add(process_of(c.pid))
+    python = set()
+    for pid in pids:
+        proc = process_of(pid)
+        # by name only for a program the process exec'd itself (a shell forked by a pyenv shim
+        # named python3 is no interpreter); a forked child shows itself by its imports
+        if proc in marked or proc in opened_modules or looks_like_python(lay.command.get(proc) or ""):
+            python.add(pid)
+    return python, {pid: (MARKERS if process_of(pid) in marked else LOOKUPS) for pid in python}
+
+
 def attribute_syscalls(log: StraceLog, prefix: str = MARKER_PREFIX, layout: ProcessLayout | None = None):
     """→ (per pid: {module: _Acc}; per pid: "markers" | "lookups"; import spans; the
     non-marker calls; the pids that are Python processes)."""
     lay = layout or ProcessLayout(log)
     roots = _Roots(log.syscalls)
-    # pass 1: which processes carry markers, which are Python
-    marked: set[int] = set()
-    opened_modules: set[int] = set()
-    for c in log.syscalls:
-        if c.name in _MARKER_CALLS and c.path is not None and c.path.startswith(prefix):
-            marked.add(lay.process_of(c.pid))
-        else:
-            f = _module_file(c)
-            if f is not None and roots.module_name(f) is not None:
-                opened_modules.add(lay.process_of(c.pid))
-    python = set()
-    for pid in log.pids:
-        proc = lay.process_of(pid)
-        # by name only for a program the process exec'd itself (a shell forked by a pyenv shim
-        # named python3 is no interpreter); a forked child shows itself by its imports
-        if proc in marked or proc in opened_modules or looks_like_python(lay.command.get(proc) or ""):
-            python.add(pid)
-    modes = {pid: (MARKERS if lay.process_of(pid) in marked else LOOKUPS) for pid in python}
+    python, modes = _python_processes(log, prefix, lay, roots, log.pids)
 
     per_pid: dict[int, dict[str, _Acc]] = defaultdict(dict)
     stacks: dict[int, list[tuple[str, float | None]]] = defaultdict(list)
@@ -308,25 +316,9 @@ def _attribute_owners(log: StraceLog, prefix: str, lay: ProcessLayout, pids: Seq
     knows (imports, failures, and the cumulative counts of the imports a call is nested in,
     added per run of calls between two markers instead of per call)."""
     roots = _Roots(log.syscalls)
-    marked: set[int] = set()
-    opened_modules: set[int] = set()
     process_of = lay.process_of
     marker_calls, module_opens = _MARKER_CALLS, _MODULE_OPENS
-    for c in log.syscalls:
-        name = c.name
-        if name in marker_calls:
-            if c.path is not None and c.path.startswith(prefix):
-                marked.add(process_of(c.pid))
-        elif name in module_opens:
-            f = _module_file(c)
-            if f is not None and roots.module_name(f) is not None:
-                opened_modules.add(process_of(c.pid))
-    python = set()
-    for pid in pids:
-        proc = process_of(pid)
-        if proc in marked or proc in opened_modules or looks_like_python(lay.command.get(proc) or ""):
-            python.add(pid)
-    modes = {pid: (MARKERS if process_of(pid) in marked else LOOKUPS) for pid in python}
+    python, modes = _python_processes(log, prefix, lay, roots, pids)
 
     per_pid: dict[int, dict[str, _Acc]] = defaultdict(dict)
     stacks: dict[int, list[tuple[str, float | None]]] = defaultdict(list)
