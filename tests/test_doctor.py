@@ -338,8 +338,8 @@ def test_verify_no_pyc_and_site_in_scratch_folders(cli, tmp_path):
     by_kind = {f["kind"]: f for f in d["findings"]}
     no_pyc = by_kind["no-pyc"]
     assert isinstance(no_pyc["measured_us"], int) and "pycache_prefix" in no_pyc["verify"]
-    if "in-memory" in by_kind:
-        assert by_kind["in-memory"]["measured_us"] is None and "needs CPython 3.8 to 3.11" in by_kind["in-memory"]["verify"]
+    # the in-memory finding is an estimate on any interpreter; on 3.12 its verification says why there is none
+    assert by_kind["in-memory"]["measured_us"] is None and "needs CPython 3.8 to 3.11" in by_kind["in-memory"]["verify"]
     if "site" in by_kind:
         assert isinstance(by_kind["site"]["measured_us"], int) or "output differs" in by_kind["site"]["verify"]
     assert not list(app.rglob("*.pyc"))
