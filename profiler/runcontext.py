@@ -1,8 +1,8 @@
 """The run context: what one invocation of importprof hands down to every run it makes.
 
 One object per invocation (workflows/session.invocation makes it): the limit for one run of a
-program (--timeout), the invocation's temporary folder, and where its warnings go (the
-commands' warn, which says each once).
+program (--timeout) and where its warnings go (the commands' warn, which says each once). The
+invocation's temporary folder is tempfile.tempdir, which the invocation sets.
 Capture reads the limit and says its warnings through it, instead of module globals that one
 invocation would leave behind for the next (in-process callers run many).
 
@@ -23,15 +23,13 @@ DEFAULT_TIMEOUT_S = 60.0
 
 
 class RunContext:
-    """`timeout_s`: one run's limit in seconds (None: none); `temp_dir`: the invocation's
-    temporary folder (None outside an invocation); `say`: where warnings go (None: stderr)."""
+    """`timeout_s`: one run's limit in seconds (None: none); `say`: where warnings go (None:
+    stderr)."""
 
-    __slots__ = ("timeout_s", "temp_dir", "say", "warned")
+    __slots__ = ("timeout_s", "say", "warned")
 
-    def __init__(self, timeout_s: float | None = DEFAULT_TIMEOUT_S, temp_dir: str | None = None,
-                 say: Callable[[str], None] | None = None):
+    def __init__(self, timeout_s: float | None = DEFAULT_TIMEOUT_S, say: Callable[[str], None] | None = None):
         self.timeout_s = timeout_s
-        self.temp_dir = temp_dir
         self.say = say
         self.warned: set[str] = set()
 

@@ -86,7 +86,7 @@ def invocation(warn=None):
     from profiler.runcontext import RunContext, running
 
     try:
-        with running(RunContext(temp_dir=folder, say=warn)):  # the --timeout, the warnings said: this invocation's
+        with running(RunContext(say=warn)):  # the --timeout, the warnings said: this invocation's
             yield folder
     finally:
         if main_thread:  # a second signal must not cut the clean-up short
