@@ -22,13 +22,13 @@ import shlex
 from typer.core import TyperCommand
 
 from profiler.errors import UsageError
+from profiler.runcontext import DEFAULT_TIMEOUT_S  # one default, kept by the run context
 
 TARGET_USAGE = "[-c CODE | -m MODULE | SCRIPT | -- COMMAND] [ARGS]..."
 _TARGET_OPTS = {"-c": "code", "--code": "code", "-m": "module", "--module": "module"}
 _PROGRAM_HELP = ("-h", "--help")
 _META = "importprof.target"
 _TIMEOUT = "importprof.timeout"
-DEFAULT_TIMEOUT_S = 60.0
 MAX_TIMEOUT_S = 1_000_000  # about 11.5 days: a longer limit is a typo, not a wish
 TIMEOUT_HELP = (f"Stop one run of the program (or an interpreter asked for its facts) that takes longer "
                 f"than SECONDS, with every process it started, and exit 3 naming the run (default "
