@@ -13,9 +13,8 @@ EXIT_GATE = 1
 EXIT_USAGE = 2
 EXIT_FAILED = 3
 EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT)
-EXIT_TERMINATED = 143  # SIGTERM
-EXIT_HANGUP = 129  # SIGHUP (the terminal closed): handled as SIGTERM
-EXIT_QUIT = 131  # SIGQUIT: handled as SIGTERM
+# SIGTERM, SIGHUP (the terminal closed) and SIGQUIT: 128 + the signal (143, 129, 131), as the
+# shell reports them (commands._interrupted computes it)
 
 
 class ImportprofError(Exception):
