@@ -315,7 +315,11 @@ def test_verify_on_pip_from_a_real_venv(cli, real_python, tmp_path):
     assert "with and without distutils-precedence.pth" in pth["verify"]
     assert isinstance(by_kind["lazy"]["measured_us"], int) and "eager vs lazy" in by_kind["lazy"]["verify"]
     mem = by_kind["in-memory"]
-    assert isinstance(mem["measured_us"], int) or mem["verify"].startswith("not verified: "), mem
+    # PyOxidizer's importer serves 3.8 to 3.11: there the in-memory fix is timed, elsewhere it says why not
+    if (3, 8) <= tuple(int(x) for x in d["python_version"].split(".")[:2]) <= (3, 11):
+        assert isinstance(mem["measured_us"], int) and "oxidized vs in-memory" in mem["verify"], mem
+    else:
+        assert mem["measured_us"] is None and mem["verify"].startswith("not verified: "), mem
     for f in d["findings"]:
         assert f["estimated_us"] == f["cost_us"] <= d["startup_s"] * 1e6 + 1
         assert f["verify"], f  # measured, or why not
