@@ -221,3 +221,10 @@ def test_a_statement_that_saves_nothing_alone_gets_no_line_to_write(cli, real_py
     assert st["saving_us"] == 0 and st["saving_modules"] == [] and st["identical_output"] is True
     assert st["suggestion"] is None
     assert "importprof: measuring the costliest import statement alone\n" in res.stderr  # one: not "the 1 ... statements"
+
+
+@pytest.mark.parametrize("args, needle", [(("--min-ms", "nan"), "--min-ms"), (("--min-ms", "-5"), "--min-ms"),
+                                          (("--style", "bogus"), "--style")])
+def test_apply_options_out_of_range_are_refused_before_anything_runs(cli, tmp_path, args, needle):
+    res = cli("lazy", "--apply", str(tmp_path), *args, "-c", "pass")
+    assert_one_line_error(res, 2, needle)

@@ -45,3 +45,23 @@ def test_tsc_finds_no_type_error():
         pytest.fail("TypeScript is not installed in tests/js: run `make setup` (npm ci there)")
     proc = subprocess.run([str(TSC), "--noEmit", "-p", str(REPO / "tests" / "js")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_document_too_deep_for_json_dumps_is_embedded_as_the_same_text():
+    """embed_json falls back to its own writer when json.dumps recurses too deep (an import
+    chain thousands long): the text must be what json.dumps writes given the stack."""
+    import sys
+
+    from profiler.render.html import _dumps_deep, embed_json
+
+    deep: list = [{"name": "<m>", "x": 1.5, "ok": True, "none": None}]
+    for i in range(5000):
+        deep = [{"name": f"m{i}", "children": deep, "é": "→"}]
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(50_000)
+    try:
+        expected = json.dumps(deep, ensure_ascii=False, separators=(",", ":"))
+    finally:
+        sys.setrecursionlimit(old)
+    assert _dumps_deep(deep) == expected
+    assert embed_json(deep) == expected.replace("<", "\\u003c").replace(">", "\\u003e")
