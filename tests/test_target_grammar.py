@@ -84,3 +84,9 @@ def test_counts_and_numbers_are_checked_by_the_parser():
                  ["diff", "a", "b", "--fail-over", "nan"], ["trace", "--top", "0"]):
         with pytest.raises(typer.BadParameter):
             parse(argv)
+
+
+def test_a_script_that_exists_but_is_no_file_is_not_called_missing(cli):
+    from conftest import assert_one_line_error
+
+    assert_one_line_error(cli("startup", "/dev/null"), 2, "not a regular file, so not a script: /dev/null")

@@ -15,7 +15,12 @@ def check_target(target: Target, command_path: str = "importprof") -> None:
     if target.kind == "script" and not os.path.isfile(target.value):
         import shutil
 
-        what = "is a folder, not a script" if os.path.isdir(target.value) else "no such script"
+        if os.path.isdir(target.value):
+            what = "is a folder, not a script"
+        elif os.path.exists(target.value):  # /dev/null, a FIFO: there, but not a file python runs
+            what = "not a regular file, so not a script"
+        else:
+            what = "no such script"
         hints = []
         if shutil.which(target.value):
             hints.append(f"a program on PATH: `{command_path} -- {shlex.join([target.value, *target.args])}`")
