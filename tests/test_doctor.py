@@ -344,8 +344,8 @@ def test_verify_no_pyc_and_site_in_scratch_folders(cli, tmp_path):
     assert isinstance(no_pyc["measured_us"], int) and "pycache_prefix" in no_pyc["verify"]
     # the in-memory finding is an estimate on any interpreter; on 3.12 its verification says why there is none
     assert by_kind["in-memory"]["measured_us"] is None and "needs CPython 3.8 to 3.11" in by_kind["in-memory"]["verify"]
-    if "site" in by_kind:
-        assert isinstance(by_kind["site"]["measured_us"], int) or "output differs" in by_kind["site"]["verify"]
+    # 3.12 here has no .pth import line, so no site finding to verify (its branch could never run)
+    assert "site" not in by_kind
     assert not list(app.rglob("*.pyc"))
     plain = cli("doctor", "--python", python, "--runs", "1", "--timing-runs", "2", "--no-trace", "app.py", cwd=app,
                 env={"PYTHONDONTWRITEBYTECODE": "1"})
