@@ -49,7 +49,7 @@ def main() -> None:
     from profiler.model.target import Target
     from profiler.workflows.plan import plan_runs
     from profiler.workflows.session import invocation
-    from profiler.workflows.startup import StartupOptions, startup
+    from profiler.compose.startup import StartupOptions, startup
 
     with invocation():
         interp = resolve_python(args.python)

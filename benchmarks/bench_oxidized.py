@@ -29,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from profiler.render.console_compare import render_compare_table  # noqa: E402
-from profiler.workflows.compare import CompareOptions, compare  # noqa: E402
+from profiler.compose.compare import CompareOptions, compare  # noqa: E402
 
 AIM_STDLIB_SPEEDUP = 1.25
 AIM_HARNESS_SAVED = 0.15

@@ -31,7 +31,7 @@ class CheckItem(pytest.Item):
         self.spec = spec
 
     def runtest(self):
-        from profiler.workflows.check import run_check
+        from profiler.compose.check import run_check
         from profiler.workflows.session import invocation
 
         with invocation():
@@ -56,7 +56,7 @@ def pytest_collection_modifyitems(session, config, items):
     if not config.getoption("importprof_checks"):
         return
     from profiler.errors import ImportprofError
-    from profiler.workflows.check import load_checks
+    from profiler.compose.check import load_checks
 
     path = config.getoption("importprof_config") or os.path.join(str(config.rootpath), "pyproject.toml")
     try:

@@ -65,10 +65,18 @@ def test_data_flows_one_way():
             assert not bad, f"{f.relative_to(PKG.parent)} imports {bad}"
 
 
+# The workflow modules that are pieces of a pipeline, not a command's workflow: any workflow (and
+# any composition) may import them. Every other workflow module is one command's workflow and
+# imports none of the others: a workflow that runs another command's workflow is a composition
+# and lives in compose/.
+PIPELINE_PIECES = {"plan", "measure", "session", "targets", "no_site", "phases", "statements", "frozen",
+                   "pyoxidizer_build"}
+
+
 def test_composition_sits_above_the_single_command_workflows():
-    # compose/ holds the workflows that run other commands' workflows (report, doctor, lazy):
-    # they may import workflows (and each other); a workflow never imports compose, nor does
-    # anything below it; commands call either
+    # compose/ holds the workflows that run other commands' workflows (report, doctor, lazy,
+    # startup...): they may import workflows (and each other); a workflow never imports compose,
+    # nor does anything below it; commands call either
     assert (PKG / "compose").is_dir()
     for layer in ("workflows", "capture", "parse", "analysis", "render", "model", "bootstrap"):
         for f in (PKG / layer).glob("*.py"):
@@ -77,6 +85,21 @@ def test_composition_sits_above_the_single_command_workflows():
     for f in (PKG / "compose").glob("*.py"):
         bad = {m for m in _imports(f) if m.startswith("profiler.commands")}
         assert not bad, f"{f.relative_to(PKG.parent)} imports {bad}"
+
+
+def test_no_workflow_runs_another_commands_workflow():
+    workflows = {f.stem for f in (PKG / "workflows").glob("*.py")} - {"__init__"}
+    assert PIPELINE_PIECES <= workflows, PIPELINE_PIECES - workflows
+    for f in (PKG / "workflows").glob("*.py"):
+        used = {m.split(".")[2] for m in _imports(f) if m.startswith("profiler.workflows.")} - {f.stem}
+        bad = used - PIPELINE_PIECES
+        assert not bad, (f"{f.relative_to(PKG.parent)} imports the workflows {sorted(bad)}: a workflow that "
+                         "runs another command's workflow belongs in profiler/compose/")
+    # imported as a package (`from profiler.workflows import imports`) would slip past the check
+    for f in (PKG / "workflows").glob("*.py"):
+        tree = ast.parse(f.read_text())
+        assert not [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "profiler.workflows"
+                    or isinstance(n, ast.ImportFrom) and n.level], f"{f.name}: import workflow modules by their full name"
 
 
 def test_analysis_never_reads_raw_text():

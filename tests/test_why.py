@@ -60,7 +60,7 @@ def test_why_all_lists_every_importer_shortest_first(real_python, tmp_path):
     loaded it (-X importtime prints nothing for an import of a loaded module)."""
     from profiler.model.target import Target
     from profiler.render.console_imports import render_why_table
-    from profiler.workflows.why import WhyOptions, why
+    from profiler.compose.why import WhyOptions, why
 
     target = Target("code", "import json\nimport re\n")
     answer = why(WhyOptions("re", target, python=real_python, all=True))

@@ -23,9 +23,11 @@ interpreter serves itself (builtin, frozen) are `served`.
 from __future__ import annotations
 
 import ast
+import os
 from typing import Iterable, Sequence
 
 from profiler.model.packing import LoadedModule, PackageData, PackPlan, PlannedModule, Unit, Unpacked, distribution_name
+from profiler.model.target import Target
 
 _SKIP_PREFIXES = ("_importprof_hook_", "_importprof_launch")  # importprof's own launcher and hooks
 # the order CPython's path finder tries a folder's files in: an extension module shadows a source
@@ -185,3 +187,22 @@ def without(plan: PackPlan, failed: Sequence[tuple[str, str]]) -> PackPlan:
     return PackPlan(tuple(m for m in plan.modules if m.name not in names),
                     tuple(sorted(plan.unpacked + tuple(Unpacked(n, r) for n, r in failed), key=lambda u: u.name)),
                     plan.served, plan.data, plan.units)
+
+
+# the variants of `build` and `compare`, in their canonical order (their needs are
+# model/interpreter.py: VARIANT_NEEDS)
+VARIANTS = ("traditional", "no-site", "oxidized", "filesystem", "in-memory", "frozen", "lazy", "lazy+in-memory")
+# built only when named (--variant): lazy loading may change what a program prints, which
+# `importprof lazy` checks and bisects; here the variants must print what traditional prints
+ON_REQUEST = ("lazy", "lazy+in-memory")
+OXIDIZED = ("oxidized", "filesystem", "in-memory", "lazy+in-memory")
+PACKING = ("filesystem", "in-memory", "frozen", "lazy+in-memory")
+
+
+def default_name(target: Target) -> str:
+    if target.kind == "script":
+        stem = os.path.splitext(os.path.basename(target.value))[0]
+        return stem or "app"
+    if target.kind == "module":
+        return target.value.rsplit(".", 1)[-1]
+    return "app"

@@ -2,7 +2,7 @@
 importprof's launcher, lay out variant folders, run a built variant once.
 
 The launcher itself is built by profiler/capture/cargo.py; decisions (what to pack, which
-variants, their argv) are made in profiler/analysis/packing.py and profiler/workflows/build.py.
+variants, their argv) are made in profiler/analysis/packing.py and profiler/compose/build.py.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ def bisect(
 ) -> None:
     from profiler.commands._common import Progress, check_outputs, deliver, warn
     from profiler.render.console_bisect import render_bisect_table
-    from profiler.workflows.bisect import BisectOptions, bisect as run_bisect
+    from profiler.compose.bisect import BisectOptions, bisect as run_bisect
 
     check_outputs(output)
     opts = BisectOptions(good=good, bad=bad, check=check, install=install or [], config=config)

@@ -49,7 +49,7 @@ def build(
         raise UsageError("build needs SCRIPT or -m MODULE")
     target = target_of(ctx)
     from profiler.sinks import check_output_dir, check_output_folder
-    from profiler.workflows.build import BUILD_ENTRIES
+    from profiler.compose.build import BUILD_ENTRIES
 
     check_output_dir(output, "-o")
     check_output_folder(output, "-o", force=force, entries=BUILD_ENTRIES)
@@ -65,7 +65,7 @@ def build(
         return
     if distribution:
         raise UsageError("--distribution goes with --pyoxidizer")
-    from profiler.workflows.build import BuildOptions, build as run_build
+    from profiler.compose.build import BuildOptions, build as run_build
 
     report = run_build(BuildOptions(target=target, python=python, name=name, out_dir=output, variants=variant or None, force=force),
                        info=info, warn=warn)

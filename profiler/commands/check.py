@@ -34,7 +34,7 @@ def check(
 ) -> None:
     from profiler.commands._common import Progress, check_outputs, deliver, warn
     from profiler.render.console_check import render_check_table
-    from profiler.workflows.check import CheckOptions, check as run_check, exit_code, raise_for
+    from profiler.compose.check import CheckOptions, check as run_check, exit_code, raise_for
 
     check_outputs(output)
     opts = CheckOptions(names=names or [], config=config, update_baseline=update_baseline, min_ms=min_ms)

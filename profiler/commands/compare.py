@@ -50,12 +50,12 @@ def compare(
     from profiler.commands._common import Progress, check_outputs, deliver, info, warn
     from profiler.commands._target import has_target, target_of
     from profiler.render.console_compare import render_compare_table
-    from profiler.workflows.compare import CompareOptions, compare as run_compare
+    from profiler.compose.compare import CompareOptions, compare as run_compare
 
     target = target_of(ctx) if has_target(ctx) else None
     check_outputs(output, export_json, export_markdown)
     from profiler.sinks import check_output_dir, check_output_folder
-    from profiler.workflows.build import BUILD_ENTRIES
+    from profiler.compose.build import BUILD_ENTRIES
 
     check_output_dir(build_dir, "--build-dir")
     check_output_folder(build_dir, "--build-dir", force=force, entries=BUILD_ENTRIES)

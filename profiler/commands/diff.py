@@ -32,13 +32,13 @@ def diff(
 ) -> None:
     from profiler.commands._common import check_outputs, deliver, info
     from profiler.render.console_imports import render_diff_table
-    from profiler.workflows.diff import DiffOptions, check_gate, diff as run_diff
+    from profiler.compose.diff import DiffOptions, check_gate, diff as run_diff
 
     check_outputs(output)
     opts = DiffOptions(old=old, new=new, fail_over_ms=fail_over, fail_over_pct=fail_over_pct, any_change=any_change)
     report = run_diff(opts)
     deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_diff_table(r, tty, top))
-    from profiler.workflows.diff import gate_note
+    from profiler.compose.diff import gate_note
 
     note = gate_note(report, opts)
     if note:

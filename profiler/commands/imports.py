@@ -97,7 +97,7 @@ def _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, common) -> Non
     from profiler.commands._target import python_given, versus_of
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_diff_table
-    from profiler.workflows.diff import diff_live
+    from profiler.compose.diff import diff_live
     from profiler.workflows.imports import ImportsOptions
 
     versus = versus_of(ctx, vs, python_given(ctx), ctx.command_path)

@@ -50,7 +50,7 @@ def startup(
     from profiler.commands._common import Progress, check_outputs, deliver, showing_partial, suggesting_ignore_failure, warn
     from profiler.commands._target import python_given, target_of, versus_of
     from profiler.render.console_startup import render_startup_table
-    from profiler.workflows.startup import StartupOptions, startup as run_startup
+    from profiler.compose.startup import StartupOptions, startup as run_startup
 
     check_outputs(output, export_json, export_markdown)
     opts = StartupOptions(

@@ -39,7 +39,7 @@ def why(
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_why_table
-    from profiler.workflows.why import WhyOptions, why as run_why
+    from profiler.compose.why import WhyOptions, why as run_why
 
     if sum([has_target(ctx), report is not None, from_log is not None]) > 1:
         raise UsageError("give one of: a target, --report FILE, --from-log FILE")

@@ -318,7 +318,7 @@ def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | Non
     standard path importer (`oxidized`): neither runs site, so the difference is the finding's."""
     from profiler.analysis import doctor as rules
     from profiler.model.interpreter import VARIANT_NEEDS, why_not_needs
-    from profiler.workflows.compare import CompareOptions, compare
+    from profiler.compose.compare import CompareOptions, compare
 
     reason = why_not_needs(interp, VARIANT_NEEDS["in-memory"])
     if reason is not None:

@@ -107,7 +107,7 @@ def report_from_files(paths: Sequence[str], title: str | None = None,
 
 # ------------------------------------------------------------------ live capture
 def _startup_doc(opts: ReportOptions, progress, warn, made: dict):
-    from profiler.workflows.startup import StartupOptions, startup
+    from profiler.compose.startup import StartupOptions, startup
 
     sopts = StartupOptions(
         target=opts.target,
@@ -164,7 +164,7 @@ def _doctor_doc(opts: ReportOptions, progress, warn, made: dict):
 
 
 def _compare_doc(opts: ReportOptions, progress, warn, made: dict):
-    from profiler.workflows.compare import CompareOptions, compare
+    from profiler.compose.compare import CompareOptions, compare
 
     copts = CompareOptions(
         target=opts.target,

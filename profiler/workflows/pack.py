@@ -118,7 +118,7 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
         clear_dir(os.path.join(opts.out_dir, s))
     before = set(os.listdir(opts.out_dir)) if existed else set()
     from profiler.capture.oxidized import read_files, restore_files
-    from profiler.workflows.build import watched_files
+    from profiler.workflows.targets import watched_files
 
     watched = watched_files(target)
     originals = list(zip(watched, read_files(watched)))  # the recording run may rewrite them (black)

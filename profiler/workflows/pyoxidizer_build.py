@@ -14,7 +14,7 @@ from typing import Callable
 from profiler.errors import ToolMissing, UsageError
 from profiler.model.packing import BuiltVariant, PyOxidizerReport
 from profiler.model.target import Target
-from profiler.workflows.build import VARIANTS, default_name
+from profiler.analysis.packing import VARIANTS, default_name
 
 
 @dataclass

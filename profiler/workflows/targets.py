@@ -146,3 +146,17 @@ def exits_note(codes) -> str:
     shown = ", ".join(str(c) for c in sorted(set(failed)))
     where = "the target" if len(codes) == 1 else f"{len(failed)} of {len(codes)} runs"
     return f"{where} exited with code {shown} (measured anyway: --ignore-failure)"
+
+
+def watched_files(target: Target) -> list[str]:
+    """The existing files a target names in its arguments: what a program like black rewrites.
+    Each variant's run starts from their original contents, and what it leaves in them is
+    compared with what traditional left."""
+    out = []
+    for arg in target.args:
+        if arg.startswith("-") or "\0" in arg:
+            continue
+        path = os.path.abspath(arg)
+        if os.path.isfile(path) and path not in out:
+            out.append(path)
+    return out

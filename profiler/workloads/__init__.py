@@ -26,7 +26,7 @@ def stdlib_module_list() -> list[str]:
 
 def workload_target(name: str) -> Target:
     """The Python target a workload builds and runs (`harness` wraps its CLI target: see
-    profiler/workflows/compare.py)."""
+    profiler/compose/compare.py)."""
     if name == "import-stdlib":
         return Target("script", os.path.join(HERE, "import_stdlib.py"))
     if name == "hello":

@@ -39,7 +39,7 @@ def bisect(
 
     from profiler.capture import git
     from profiler.capture.machine import read_machine, start_sample
-    from profiler.workflows.check import config_path, load_checks, select
+    from profiler.compose.check import config_path, load_checks, select
     from profiler.workflows.targets import command_lines
 
     start_sample()  # the machine's load is read over the runs, not waited for after them

@@ -100,7 +100,7 @@ def startup(
 
     harness = None
     if not opts.target.is_python:
-        from profiler.workflows.harness import harness_view
+        from profiler.compose.harness import harness_view
 
         harness, harness_warnings = harness_view(opts.target)
         for w in harness_warnings:

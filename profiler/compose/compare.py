@@ -90,7 +90,8 @@ def validate(opts: CompareOptions) -> None:
 def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None):
     """Build the variants; returns (interpreter, target, build_dir, specs to time, launches)."""
     from profiler.capture.interpreter import interpreter_for
-    from profiler.workflows.build import build_variants, default_name, select_variants
+    from profiler.analysis.packing import default_name
+    from profiler.compose.build import build_variants, select_variants
     from profiler.workloads import HARNESS_DRIVER, workload_target
 
     python = opts.python
@@ -130,7 +131,7 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
 def module_origin_warning(bv) -> str | None:
     """A packing variant that loaded most of its modules through the path finder behind its
     pack does not measure what its name says: one line that says so."""
-    from profiler.workflows.build import PACKING
+    from profiler.analysis.packing import PACKING
 
     if bv.name not in PACKING or bv.failed or bv.packed_modules is None or not bv.fallback_modules:
         return None
@@ -162,7 +163,7 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
     when it returns: a program that rewrites its input (black formatting a file) rewrites it in
     the timed runs (each later run sees what the one before left), as build's check put it back."""
     from profiler.capture.oxidized import read_files, restore_files
-    from profiler.workflows.build import watched_files
+    from profiler.workflows.targets import watched_files
 
     watched = watched_files(opts.target) if opts.target is not None and opts.target.is_python else []
     originals = list(zip(watched, read_files(watched)))

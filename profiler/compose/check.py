@@ -130,7 +130,7 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
     from profiler.parse.checks import target_parts
     from profiler.workflows.imports import ImportsOptions, imports
     from profiler.workflows.plan import plan_runs
-    from profiler.workflows.startup import StartupOptions, startup
+    from profiler.compose.startup import StartupOptions, startup
 
     target = Target(*target_parts(spec.target))
     interp = None

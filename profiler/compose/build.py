@@ -32,11 +32,9 @@ from typing import Callable, Sequence
 from profiler.errors import TargetFailed, UsageError
 from profiler.model.packing import BuildReport, BuiltVariant
 from profiler.model.target import Target
+from profiler.analysis.packing import ON_REQUEST, OXIDIZED, PACKING, VARIANTS, default_name
+from profiler.workflows.targets import watched_files
 
-VARIANTS = ("traditional", "no-site", "oxidized", "filesystem", "in-memory", "frozen", "lazy", "lazy+in-memory")
-# built only when named (--variant): lazy loading may change what a program prints, which
-# `importprof lazy` checks and bisects; here the variants must print what traditional prints
-ON_REQUEST = ("lazy", "lazy+in-memory")
 VARIANT_FILE = "variant.json"
 # every name a build writes into its folder: in a folder of the user's (--force) these must be
 # absent or importprof's own, and nothing else in it is touched
@@ -53,22 +51,10 @@ class BuildOptions:
     force: bool = False  # --force: build into a folder importprof did not make (its own files only)
 
 
-def default_name(target: Target) -> str:
-    if target.kind == "script":
-        stem = os.path.splitext(os.path.basename(target.value))[0]
-        return stem or "app"
-    if target.kind == "module":
-        return target.value.rsplit(".", 1)[-1]
-    return "app"
-
-
 def _absolute(target: Target) -> Target:
     if target.kind == "script":
         return replace(target, value=os.path.abspath(target.value))
     return target
-
-
-OXIDIZED = ("oxidized", "filesystem", "in-memory", "lazy+in-memory")
 
 
 @dataclass(frozen=True)
@@ -247,20 +233,6 @@ FINDER_ORIGIN = {"origin": "/"}
 FILE_LOADERS = ("SourceFileLoader", "SourcelessFileLoader", "ExtensionFileLoader", "NamespaceLoader", "_NamespaceLoader")
 
 
-def watched_files(target: Target) -> list[str]:
-    """The existing files a target names in its arguments: what a program like black rewrites.
-    Each variant's run starts from their original contents, and what it leaves in them is
-    compared with what traditional left."""
-    out = []
-    for arg in target.args:
-        if arg.startswith("-") or "\0" in arg:
-            continue
-        path = os.path.abspath(arg)
-        if os.path.isfile(path) and path not in out:
-            out.append(path)
-    return out
-
-
 def _first_difference(a: str, b: str) -> tuple[int, str, str]:
     la, lb = a.splitlines(), b.splitlines()
     for i in range(max(len(la), len(lb))):
@@ -316,9 +288,6 @@ def check_behaviour(variants: Sequence[BuiltVariant], target: Target, frozen_mod
                 continue
         done.append(_with_counts(bv, target, frozen_set if bv.name == "frozen" else set(), originals))
     return done
-
-
-PACKING = ("filesystem", "in-memory", "frozen", "lazy+in-memory")
 
 
 def by_design(bv: BuiltVariant, rewritten: Sequence[str], packed_files: dict, stderr: str, plan) -> str | None:
