@@ -25,7 +25,7 @@ def test_module_arguments_are_the_programs_as_python_takes_them():
 
 def test_importprof_options_before_the_target_are_importprofs():
     name, params, t = parse(["startup", "-r3", "-w", "0", "--variant", "default", "app.py", "a", "b"])
-    assert (name, params["runs"], params["warmup"], params["variant"]) == ("startup", 3, 0, ["default"])
+    assert (name, params["runs"], params["warmup"], list(params["variant"])) == ("startup", 3, 0, ["default"])
     assert t == Target("script", "app.py", ("a", "b"))
     _, params, t = parse(["compare", "--runs", "10", "--export-json", "cmp.json", "app.py"])
     assert params["export_json"] == "cmp.json" and t.value == "app.py" and t.args == ()
@@ -73,7 +73,7 @@ def test_command_targets_and_leading_positionals():
 
 def test_report_from_takes_several_files_and_options_after_them():
     name, params, t = parse(["report", "--from", "a.json", "b.json", "-o", "page.html"])
-    assert params["from_"] == ["a.json"] and params["files"] == ["b.json"] and t is None
+    assert list(params["from_"]) == ["a.json"] and list(params["files"]) == ["b.json"] and t is None
     assert params["output"] == "page.html"
 
 
