@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 import stat
-from typing import Iterable
+from typing import Iterable, Iterator
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 # document kinds importprof writes that have no published schema yet (read as objects only)
@@ -45,6 +45,45 @@ def read_text(path: str, what: str = "file", errors: str = "replace") -> str:
     larger than the input limit, a device (it may never end) or a FIFO nobody writes to is one
     line, not a wait or a MemoryError."""
     shown = f"cannot read {what} {path}"
+    fd = _open_input(path, shown)
+    try:
+        return _read_fd(fd, shown).decode("utf-8", errors)
+    finally:
+        os.close(fd)
+
+
+def is_regular_file(path: str) -> bool:
+    """True for a regular file (one that can be read twice), False for anything else or nothing."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def read_text_chunks(path: str, what: str = "file", chunk_bytes: int = 4 * _CHUNK) -> Iterator[str]:
+    """read_text a piece at a time (pieces of about `chunk_bytes`, decoded as one text: a UTF-8
+    character cut by a piece boundary is whole in the next), with read_text's bounds and
+    messages (the input limit is counted as the pieces are read). Holds one piece at a time."""
+    import codecs
+
+    shown = f"cannot read {what} {path}"
+    fd = _open_input(path, shown)
+    try:
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        for chunk in _fd_chunks(fd, shown, chunk_bytes):
+            text = decoder.decode(chunk)
+            if text:
+                yield text
+        text = decoder.decode(b"", final=True)
+        if text:
+            yield text
+    finally:
+        os.close(fd)
+
+
+def _open_input(path: str, shown: str) -> int:
+    """An fd of PATH open for reading, after refusing what cannot be read (no such file, a
+    directory, a FIFO no program writes to): one line each."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -61,12 +100,13 @@ def read_text(path: str, what: str = "file", errors: str = "replace") -> str:
         fd = os.open(path, flags)
     except OSError as exc:
         raise _bad(f"{shown}: {exc.strerror}") from None
-    try:
-        if named_fifo:
+    if named_fifo:
+        try:
             _await_writer(fd, shown)
-        return _read_fd(fd, shown).decode("utf-8", errors)
-    finally:
-        os.close(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+    return fd
 
 
 def read_stdin(what: str = "log") -> str:
@@ -94,25 +134,33 @@ def _await_writer(fd: int, shown: str) -> None:
 
 
 def _read_fd(fd: int, shown: str) -> bytes:
+    try:
+        return b"".join(list(_fd_chunks(fd, shown, _CHUNK)))
+    except MemoryError:
+        raise _bad(f"{shown}: too large for memory (lower {MAX_INPUT_ENV})") from None
+
+
+def _fd_chunks(fd: int, shown: str, chunk_bytes: int) -> Iterator[bytes]:
+    """The bytes of fd in chunks of at most chunk_bytes; refuses a device (it may never end) and
+    more than the input limit, each as one line."""
     st = os.fstat(fd)
     if (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)) and not os.isatty(fd):
         raise _bad(f"{shown}: a device, not a file (it may never end)")
     limit = max_input_bytes()
-    chunks, total = [], 0
-    try:
-        while True:
-            chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                raise _bad(f"{shown}: larger than {limit >> 20} MiB, the input limit (raise it with {MAX_INPUT_ENV}=N)")
-    except OSError as exc:
-        raise _bad(f"{shown}: {exc.strerror}") from None
-    except MemoryError:
-        raise _bad(f"{shown}: too large for memory (lower {MAX_INPUT_ENV})") from None
-    return b"".join(chunks)
+    total = 0
+    while True:
+        try:
+            chunk = os.read(fd, min(chunk_bytes, limit + 1 - total))
+        except OSError as exc:
+            raise _bad(f"{shown}: {exc.strerror}") from None
+        except MemoryError:
+            raise _bad(f"{shown}: too large for memory (lower {MAX_INPUT_ENV})") from None
+        if not chunk:
+            return
+        total += len(chunk)
+        if total > limit:
+            raise _bad(f"{shown}: larger than {limit >> 20} MiB, the input limit (raise it with {MAX_INPUT_ENV}=N)")
+        yield chunk
 
 
 class _NotFinite(ValueError):

@@ -310,3 +310,91 @@ def test_whole_text_parse_equals_line_by_line_on_any_mix(lines, newline_at_end):
             parse_importtime(text, "x")
         return
     assert parse_importtime(text, "x") == slow
+
+
+# ---------------------------------------------------------------- imports --from-log, streamed
+from profiler.analysis.imports import aggregate_process_stream  # noqa: E402
+from profiler.parse.importtime import NotClean, iter_clean_processes  # noqa: E402
+from profiler.workflows.imports import aggregate_log  # noqa: E402
+
+
+def _careful_log(text: str, source: str):
+    """The reference: the log read whole, parsed (whole-text or line by line), aggregated as one run."""
+    return (*aggregate_logs([parse_importtime(text, source)]), 1)
+
+
+def _streamed(text: str):
+    try:
+        return aggregate_process_stream(iter_clean_processes((text,)))
+    except NotClean:
+        return None
+
+
+def test_streamed_log_equals_the_whole_log_on_every_fixture(fixtures, tmp_path):
+    """aggregate_log (a clean log read a piece at a time and folded process by process; any
+    other read whole) gives exactly the careful path's aggregation: records, totals, notes
+    with their line numbers, warnings; a log of many runs of several programs too."""
+    texts = _texts(fixtures)
+    d = fixtures / "importtime"
+    many = (d / "overlap.log").read_text() + (d / "command_subprocesses.log").read_text() + (d / "boto3.log").read_text()
+    texts.append(many * 40)  # different programs and an interleaved pair, repeated: 200 processes
+    streamed = 0
+    for i, text in enumerate(texts):
+        path = tmp_path / f"log{i}.log"
+        path.write_text(text, newline="")
+        assert aggregate_log(str(path)) == _careful_log(text, str(path))
+        streamed += _streamed(text) is not None
+    assert streamed >= len(texts) // 2  # most fixtures are clean: the streamed path was tested
+
+
+def test_streamed_log_of_many_real_runs(fixtures, tmp_path):
+    """A log of 60 real runs of a 1,535-module program (6.6 MB: read in 4 MiB pieces, a process
+    cut by a piece's end): the same aggregation as the whole log's."""
+    d = fixtures / "importtime"
+    runs = [gzip.decompress(p.read_bytes()).decode() for p in sorted(d.glob("big_*.log.gz"))]
+    text = "".join(runs[i % 2] for i in range(60))
+    path = tmp_path / "many.log"
+    path.write_text(text)
+    got = aggregate_log(str(path))
+    assert got == _careful_log(text, str(path))
+    assert got[4] == 60 and len(got[0]) == 60 * 1535
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_LINE, max_size=14), st.booleans(), st.integers(1, 80))
+def test_streamed_processes_equal_the_whole_text_parse_in_any_pieces(lines, newline_at_end, size):
+    """iter_clean_processes over the text cut in pieces of any size: the whole-text parse's
+    processes, or NotClean exactly when that parse goes the careful way."""
+    from profiler.parse.importtime import _parse_clean
+
+    text = "\n".join(lines) + ("\n" if newline_at_end and lines else "")
+    whole = _parse_clean(text)
+    try:
+        got = list(iter_clean_processes([text[i : i + size] for i in range(0, len(text), size)]))
+    except NotClean:
+        got = None
+    if whole is None:
+        assert got is None
+        return
+    assert got is not None
+    assert [(h, n, s, c, tuple(len(i) // 2 for i in ind)) for h, n, s, c, ind in got] == [
+        (p.header_line, p.columns[0], list(p.columns[1]), list(p.columns[2]), p.columns[3]) for p in whole.processes
+    ]
+
+
+def test_streamed_log_from_a_pipe_and_stdin_text(fixtures, tmp_path):
+    """A log that cannot be read twice (a FIFO; `-`, already read) is read once: clean or not."""
+    import os
+    import threading
+
+    for name in ("repeated_headers.log", "boto3_noise.log"):
+        text = (fixtures / "importtime" / name).read_text()
+        assert aggregate_log("-", text) == _careful_log(text, "stdin")
+        fifo = tmp_path / f"{name}.fifo"
+        os.mkfifo(fifo)
+        writer = threading.Thread(target=lambda: fifo.write_text(text))
+        writer.start()
+        try:
+            assert aggregate_log(str(fifo)) == _careful_log(text, str(fifo))
+        finally:
+            writer.join()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping, NamedTuple, Sequence
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from profiler.analysis.statistics import median
 from profiler.model.import_tree import (
@@ -328,6 +328,59 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
         prefix = f"run {r + 1}: " if n > 1 else ""
         warnings.extend(prefix + w for w in (*log.warnings, *_run_notes(anomalies[r])))
     return tuple(out), (), _median(totals), tuple(totals), len(ref), warnings
+
+
+def aggregate_process_stream(processes: Iterable[tuple]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
+    """aggregate_logs of one log (one run) whose processes come one at a time as columns
+    (parse.importtime.iter_clean_processes: header line, names, self_us, cumulative_us,
+    indents), each folded into its module records as it comes and dropped: the log's text and
+    rows are never held whole. Exactly aggregate_logs([that log]) (tested on the real logs):
+    the records of a process with regular nesting are made column by column (a shape, the
+    nesting of a list of indents, is worked out once for every process that has it), any other
+    process's through its tree alone."""
+    out: list[ModuleRecord] = []
+    append = out.append
+    record = ModuleRecord
+    # indents → (depths, pre-order, children per row, roots, regular, parent row per row)
+    shapes: dict[tuple, tuple] = {}
+    singles: dict[int, tuple[int]] = {}  # one (value,) tuple per distinct value
+    single = singles.setdefault
+    anomalies: dict[int, list[str]] = {}  # process → its anomaly texts (the processes with any)
+    total = 0
+    count = 0
+    for p, (header_line, names, selfs, cums, indents) in enumerate(processes):
+        count += 1
+        shape = shapes.get(indents)
+        if shape is None:
+            depths = tuple([len(i) // 2 for i in indents])
+            order, kids, roots, regular = _shape_of(depths)
+            parent_of = {k: j for j, ks in kids.items() for k in ks}
+            shape = shapes[indents] = (depths, order, kids, roots, regular, parent_of)
+        depths, order, kids, roots, regular, parent_of = shape
+        first = header_line + 1  # the line of row 0
+        if not regular:  # a cut or interleaved process: through its tree
+            lines = range(first, first + len(names))
+            tree, found = build_process_tree(ProcessLog(header_line=header_line, columns=(names, selfs, cums, depths, lines)))
+            total += tree.total_us
+            mods = aggregate_runs([RunTree((tree,))])[0]
+            out.extend(m if p == 0 else replace(m, process=p) for m in mods)
+        else:
+            found = []
+            for j, ks in kids.items():  # post-order, as build_process_tree reports them
+                if cums[j] + ROUNDING_US * (len(ks) + 1) < selfs[j] + sum(map(cums.__getitem__, ks)):
+                    found.append(f"line {first + j}: {names[j]}'s cumulative is less than its self + children")
+            total += sum(map(cums.__getitem__, roots))
+            get = parent_of.get
+            for j in order:
+                pj = get(j)
+                a, b = selfs[j], cums[j]
+                sa = singles.get(a) or single(a, (a,))
+                sb = singles.get(b) or single(b, (b,))
+                append(record(names[j], sa[0], sb[0], None if pj is None else names[pj], depths[j], p, 1, sa, sb, 0, 0))
+        if found:
+            anomalies[p] = found
+    warnings = _run_notes([anomalies.get(p, ()) for p in range(count)])
+    return tuple(out), (), total, (total,), count, warnings
 
 
 def aggregate_logs(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:

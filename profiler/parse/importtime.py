@@ -15,6 +15,7 @@ error naming the line; a log with no import rows is an error.
 from __future__ import annotations
 
 import re
+from typing import Iterable, Iterator
 
 from profiler.errors import BadInput
 from profiler.model.import_tree import ImportRow, ParsedLog, ProcessLog
@@ -40,43 +41,108 @@ def _digits(s: str) -> bool:
 _ROWS = re.compile("^" + _CLEAN.pattern + "$", re.M)  # _CLEAN, anchored to whole lines
 
 
-def _parse_clean(text: str) -> ParsedLog | None:
-    """ParsedLog of a clean log (exactly what the line-by-line path would return), or None."""
-    if not text.endswith("\n"):
-        return None
-    header = MARK + " " + _HEADER_REST
-    starts = []
-    at = text.find(header)
-    while at >= 0:
-        end = at + len(header)
-        if (at and text[at - 1] != "\n") or not (text.startswith("\n", end) or text.startswith("\r\n", end)):
-            return None
-        starts.append(at)
-        at = text.find(header, end)
-    if not starts or starts[0] != 0:
-        return None
-    starts.append(len(text))
-    processes = []
-    line = 1  # the header's line number
+class NotClean(Exception):
+    """The log has more than header lines and clean rows: it is read the careful way."""
+
+
+HEADER = MARK + " " + _HEADER_REST
+
+
+def iter_clean_processes(pieces: Iterable[str]) -> Iterator[tuple]:
+    """The processes of a clean log given as consecutive pieces of its text (any sizes: a
+    file read a chunk at a time), each as soon as the header after it (or the end) is read:
+    (header_line, names, self_us, cumulative_us, indents) per process with rows (a process
+    with no rows is skipped; its lines are counted). Holds one process's text at a time.
+    Raises NotClean as soon as the text is anything but header lines (the first at the start)
+    and clean rows ending with a newline, or has no rows: the caller reads it the careful way
+    (parse_importtime_lines), which says what is wrong, if anything."""
+    header = HEADER
+    hlen = len(header)
+    buf = ""
+    scanned = 1  # buf[:scanned] holds no header start but the one at 0
+    line = 1  # the current process's header line
+    started = False
+    any_rows = False
     # one string per distinct name and indent: a log of many processes of one program repeats them
     shared: dict[str, str] = {}
     share = shared.setdefault
-    for a, b in zip(starts, starts[1:]):
-        chunk = text[a:b]
-        found = _ROWS.findall(chunk)
-        n = chunk.count("\n") - 1
+    rows = _ROWS.findall
+
+    def one(text: str, start: int, end: int, line: int):
+        if not (text.startswith("\n", start + hlen) or text.startswith("\r\n", start + hlen)):
+            raise NotClean
+        found = rows(text, start, end)
+        n = text.count("\n", start, end) - 1
         if len(found) != n:
-            return None
-        if n:
-            selfs, cums, indents, names = zip(*found)
-            if len(starts) > 2:
-                names = tuple([share(x, x) for x in names])
-                indents = tuple([share(x, x) for x in indents])
-            columns = (names, list(map(int, selfs)), list(map(int, cums)), None, range(line + 1, line + 1 + n))
-            processes.append(ProcessLog(header_line=line, columns=columns, indents=indents))
-        line += n + 1
-    if not processes:
+            raise NotClean
+        if not n:
+            return None, line + 1
+        selfs, cums, indents, names = zip(*found)
+        names = tuple([share(x, x) for x in names])
+        indents = tuple([share(x, x) for x in indents])
+        return (line, names, list(map(int, selfs)), list(map(int, cums)), indents), line + n + 1
+
+    at = -1
+    for piece in pieces:
+        buf = buf + piece if buf else piece
+        if not started:
+            if len(buf) < hlen:
+                continue
+            if not buf.startswith(header):
+                raise NotClean
+            started = True
+        start = 0  # buf[start:] is the current process's text so far
+        while True:
+            at = buf.find(header, scanned)
+            if at < 0 or at + hlen + 2 > len(buf):  # no next header yet, or not its line end
+                break
+            if buf[at - 1] != "\n":
+                raise NotClean
+            proc, line = one(buf, start, at, line)
+            start, scanned = at, at + 1
+            if proc is not None:
+                any_rows = True
+                yield proc
+        if start:
+            buf = buf[start:]
+            scanned -= start
+            at = at - start if at >= 0 else -1
+        if at < 0:
+            scanned = max(1, len(buf) - hlen)
+    if not started or not buf.endswith("\n"):
+        raise NotClean
+    # the last process (and a header that came too close to the end to be split at)
+    start = 0
+    while True:
+        at = buf.find(header, scanned)
+        if at < 0:
+            break
+        if buf[at - 1] != "\n":
+            raise NotClean
+        proc, line = one(buf, start, at, line)
+        start, scanned = at, at + 1
+        if proc is not None:
+            any_rows = True
+            yield proc
+    proc, line = one(buf, start, len(buf), line)
+    if proc is not None:
+        any_rows = True
+        yield proc
+    if not any_rows:
+        raise NotClean
+
+
+def _parse_clean(text: str) -> ParsedLog | None:
+    """ParsedLog of a clean log (exactly what the line-by-line path would return), or None."""
+    try:
+        found = list(iter_clean_processes((text,)))
+    except NotClean:
         return None
+    processes = []
+    for line, names, selfs, cums, indents in found:
+        n = len(names)
+        columns = (names, selfs, cums, None, range(line + 1, line + 1 + n))
+        processes.append(ProcessLog(header_line=line, columns=columns, indents=indents))
     return ParsedLog(tuple(processes), (), ())
 
 

@@ -18,6 +18,7 @@ from profiler.model.import_tree import ImportsReport, ParsedLog
 from profiler.model.interpreter import Interpreter
 from profiler.model.target import Target
 from profiler.workflows.targets import check_exit
+from profiler.runcontext import RunContext
 
 GROUPS = ("package", "distribution", "kind")
 
@@ -77,7 +78,7 @@ def capture_logs(
     opts: ImportsOptions,
     interp: Interpreter | None,
     progress: Callable[[int, int, str], None] | None = None,
-    exits: list[int] | None = None,
+    exits: list[int] | None = None, context: RunContext | None = None,
 ) -> list[ParsedLog]:
     """Warm-up + measured runs of the target, each parsed; a failing target raises
     TargetFailed with the program's own stderr (import rows removed) as detail."""
@@ -90,7 +91,7 @@ def capture_logs(
     for i in range(total):
         if progress:
             progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
-        cap = capture_importtime(opts.target, interp, flags=opts.flags, level=opts.level)
+        cap = capture_importtime(opts.target, interp, flags=opts.flags, level=opts.level, context=context)
         check_exit(cap.returncode, _program_stderr(cap.stderr), opts.target, ignore_failure=opts.ignore_failure)
         if i + 1 == max(opts.warmup, 1):  # the machine's load, read over the warm-up (no wait)
             read_machine()
@@ -107,7 +108,7 @@ def capture_logs(
 def capture_harness_logs(
     opts: ImportsOptions,
     progress: Callable[[int, int, str], None] | None = None,
-    exits: list[int] | None = None,
+    exits: list[int] | None = None, context: RunContext | None = None,
 ) -> tuple[list[ParsedLog], list[list], list[float], list[dict]]:
     """`-- COMMAND`: warm-up + runs under the harness capture (strace -f,
     capture/harness.py), which knows every process the command started and the `import time:`
@@ -133,7 +134,7 @@ def capture_harness_logs(
     for i in range(total):
         if progress:
             progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
-        cap = capture_processes(argv, importtime=True)
+        cap = capture_processes(argv, importtime=True, context=context)
         check_exit(cap.returncode, _program_stderr(cap.stderr), opts.target, ignore_failure=opts.ignore_failure)
         if i + 1 == max(opts.warmup, 1):  # the machine's load, read over the warm-up (no wait)
             read_machine()
@@ -204,7 +205,7 @@ def add_processes(report: ImportsReport, facts: Sequence[Sequence] = (), walls: 
     return replace(report, per_process=per, summed=sum_modules(report.modules), harness=headline, warnings=warnings)
 
 
-def import_outcomes(opts: ImportsOptions, interp: Interpreter | None) -> list[tuple[str, bool]]:
+def import_outcomes(opts: ImportsOptions, interp: Interpreter | None, context: RunContext | None = None) -> list[tuple[str, bool]]:
     """(name, failed) per import of one run of a Python target under the `phases` hook, in
     start order. `-X importtime` prints a failed import (`nt`, `winreg`, a module not
     installed, a module whose body raised) exactly like a loaded one, so failures are read from
@@ -214,7 +215,7 @@ def import_outcomes(opts: ImportsOptions, interp: Interpreter | None) -> list[tu
     from profiler.parse.phases import parse_phase_records
 
     assert interp is not None
-    run = run_instrumented(interp.path, opts.flags, opts.target, ("phases",), ignore_failure=True)
+    run = run_instrumented(interp.path, opts.flags, opts.target, ("phases",), ignore_failure=True, context=context)
     return [(m.name, m.failed) for m in sorted(parse_phase_records(run.phases), key=lambda m: m.index)]
 
 
@@ -234,14 +235,56 @@ def report_from_logs(
     target: str | None,
     source: str,
 ) -> ImportsReport:
+    return _report(_aggregate(logs), machine=machine, python=python, python_version=python_version, target=target, source=source)
+
+
+def _aggregate(logs: Sequence[ParsedLog]) -> tuple:
     from profiler.analysis.imports import aggregate_logs
 
-    modules, cached, total, totals, processes, notes = aggregate_logs(logs)
+    return (*aggregate_logs(logs), len(logs))
+
+
+def aggregate_log(path: str, stdin_text: str | None = None) -> tuple:
+    """A saved log (`-`: the text read from stdin) aggregated as one run: aggregate_logs'
+    result and the run count (1). A clean log (header lines and rows only: what -X importtime
+    writes when the program prints nothing to stderr) is read a piece at a time and folded
+    process by process as it is read (aggregate_process_stream): the text is never held whole.
+    Any other log (the program's own output in it, a cut last line, 3.14 cached rows) is read
+    whole, within the input limit, and parsed the careful way."""
+    from profiler.analysis.imports import aggregate_logs, aggregate_process_stream
+    from profiler.inputs import is_regular_file, read_text_chunks
+    from profiler.parse.importtime import NotClean, iter_clean_processes, parse_importtime_lines
+
+    name = "stdin" if path == "-" else path
+    text = None
+    if path == "-" or not is_regular_file(path):  # read once (a pipe cannot be read again)
+        text = read_log(path, stdin_text)
+    pieces = (text,) if text is not None else read_text_chunks(path, "log")
+    try:
+        return (*aggregate_process_stream(iter_clean_processes(pieces)), 1)
+    except NotClean:
+        if text is None:
+            pieces.close()  # the file, read again whole below
+    if text is None:
+        text = read_log(path, stdin_text)
+    return (*aggregate_logs([parse_importtime_lines(text, source=name)]), 1)
+
+
+def _report(
+    aggregated: tuple,
+    *,
+    machine: dict,
+    python: str | None,
+    python_version: str | None,
+    target: str | None,
+    source: str,
+) -> ImportsReport:
+    modules, cached, total, totals, processes, notes, runs = aggregated
     return ImportsReport(
         machine=machine,
         python=python,
         python_version=python_version,
-        runs=len(logs),
+        runs=runs,
         modules=modules,
         cached=cached,
         total_us=total,
@@ -253,7 +296,7 @@ def report_from_logs(
     )
 
 
-def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cwd: str | None = None, extra_path: str | None = None) -> ImportsReport:
+def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cwd: str | None = None, extra_path: str | None = None, context: RunContext | None = None) -> ImportsReport:
     from profiler.analysis.imports import annotate_modules, extra_of, group_modules, package_of, unless_failed
 
     if group == "package":
@@ -262,7 +305,7 @@ def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cw
         raise UsageError(f"--group {group} needs --python (to know where modules come from)")
     from profiler.capture.importtime import probe_module_origins
 
-    facts = probe_module_origins(interp, [m.name for m in report.modules], extra_path=extra_path, cwd=cwd)
+    facts = probe_module_origins(interp, [m.name for m in report.modules], extra_path=extra_path, cwd=cwd, context=context)
     modules = annotate_modules(report.modules, facts)
     return replace(report, modules=modules, group_by=group, groups=group_modules(modules, unless_failed(extra_of(group))))
 
@@ -270,11 +313,10 @@ def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cw
 def imports(
     opts: ImportsOptions,
     progress: Callable[[int, int, str], None] | None = None,
-    warn: Callable[[str], None] | None = None,
+    warn: Callable[[str], None] | None = None, context: RunContext | None = None,
 ) -> ImportsReport:
     from profiler.capture.interpreter import interpreter_for
     from profiler.capture.machine import read_machine, start_sample
-    from profiler.parse.importtime import parse_importtime
 
     validate(opts)
     interp: Interpreter | None = None
@@ -285,46 +327,46 @@ def imports(
     exits: list[int] = []  # the measured runs' exit codes (non-zero only with --ignore-failure)
     if opts.from_log is not None:
         if opts.python:
-            interp = interpreter_for(opts.python)
-        text = read_log(opts.from_log, opts.log_text)
-        name = "stdin" if opts.from_log == "-" else opts.from_log
-        logs = [parse_importtime(text, source=name)]
-        del text  # a big log's text is not kept while its records are made
+            interp = interpreter_for(opts.python, context=context)
+        aggregated = aggregate_log(opts.from_log, opts.log_text)
         source, target = "log", None
     else:
         start_sample()  # the CPU share other work used, read over the warm-up
         if opts.target.is_python or opts.python:
             # one line for an interpreter without -X importtime (2.7, 3.6)
-            interp = interpreter_for(opts.python, "imports" if opts.target.is_python else None)
+            interp = interpreter_for(opts.python, "imports" if opts.target.is_python else None, context=context)
         outcomes = None
         if opts.target.is_python and opts.warmup >= 1:  # the first warm-up run tells failed imports
-            outcomes = import_outcomes(opts, interp)
-            logs = capture_logs(replace(opts, warmup=opts.warmup - 1), interp, progress, exits)
+            outcomes = import_outcomes(opts, interp, context=context)
+            logs = capture_logs(replace(opts, warmup=opts.warmup - 1), interp, progress, exits, context=context)
         elif opts.target.is_python:
-            logs = capture_logs(opts, interp, progress, exits)
-            outcomes = import_outcomes(opts, interp)
+            logs = capture_logs(opts, interp, progress, exits, context=context)
+            outcomes = import_outcomes(opts, interp, context=context)
         else:
             from profiler.errors import ToolFailed, ToolMissing
 
             try:
-                logs, facts, walls, unreached = capture_harness_logs(opts, progress, exits)
+                logs, facts, walls, unreached = capture_harness_logs(opts, progress, exits, context=context)
             except (ToolMissing, ToolFailed) as exc:  # no strace, or ptrace denied: stderr only
                 if warn:
                     warn(f"{exc}; reading the command's stderr instead (no argv, parent or wall time per process, "
                          "and children whose stderr is captured or discarded are missed)")
                 exits.clear()
-                logs = capture_logs(opts, interp, progress, exits)
+                logs = capture_logs(opts, interp, progress, exits, context=context)
         source, target = "capture", opts.target.label()
     machine = read_machine(0.0) if opts.from_log is not None else read_machine()  # a saved log times nothing
-    report = report_from_logs(
-        logs,
+    if opts.from_log is None:
+        aggregated = _aggregate(logs)
+        del logs  # the parsed rows: the report holds what is kept
+    report = _report(
+        aggregated,
         machine=machine,
         python=interp.path if interp else None,
         python_version=interp.version if interp else None,
         target=target,
         source=source,
     )
-    del logs  # the parsed rows: the report holds what is kept
+    del aggregated
     if report.processes > 1 or facts:
         report = add_processes(report, facts, walls, unreached)
     if any(exits):
@@ -341,15 +383,15 @@ def imports(
         extra_path = None
         if opts.target.kind == "script":
             extra_path = os.path.dirname(os.path.abspath(opts.target.value))
-        report = add_groups(report, opts.group, interp, extra_path=extra_path)
+        report = add_groups(report, opts.group, interp, extra_path=extra_path, context=context)
     if "instructions" in opts.metrics:
-        report = replace(report, instructions=count_instructions_of(opts, interp))
+        report = replace(report, instructions=count_instructions_of(opts, interp, context=context))
     if opts.phases or opts.lazy_candidates or opts.sites:  # the instrumented runs
         from profiler.workflows.phases import annotate_report
 
         report = annotate_report(
             report, opts.target, opts.python, opts.flags, phases=opts.phases, lazy=opts.lazy_candidates,
-            sites=opts.sites, runs=min(opts.runs, 3), warn=warn, ignore_failure=opts.ignore_failure,
+            sites=opts.sites, runs=min(opts.runs, 3), warn=warn, ignore_failure=opts.ignore_failure, context=context,
         )
     if opts.statements:  # sampled runs: the top-level statements that cost each module's self time
         from profiler.analysis.statements import annotate_statements
@@ -357,12 +399,12 @@ def imports(
 
         if progress:
             progress(0, 0, "sampling module bodies")
-        costs = statement_costs(opts.target, opts.python, opts.flags, runs=min(opts.runs, 3), ignore_failure=opts.ignore_failure)
+        costs = statement_costs(opts.target, opts.python, opts.flags, runs=min(opts.runs, 3), ignore_failure=opts.ignore_failure, context=context)
         report = annotate_statements(report, costs)
     return report
 
 
-def count_instructions_of(opts: ImportsOptions, interp: Interpreter | None) -> dict:
+def count_instructions_of(opts: ImportsOptions, interp: Interpreter | None, context: RunContext | None = None) -> dict:
     """--metric instructions: the target and the bare interpreter with the same flags
     (`python [flags] -c pass`), each counted `instruction_runs` times, interleaved; the
     difference is what the program adds to a bare start (its imports first)."""
@@ -371,7 +413,7 @@ def count_instructions_of(opts: ImportsOptions, interp: Interpreter | None) -> d
     from profiler.model.check import variation_pct
     from profiler.model.measurement import CommandSpec
 
-    method = pick_method()
+    method = pick_method(context=context)
     if opts.target.is_python:
         assert interp is not None
         specs = [CommandSpec(argv=(interp.path, *opts.flags, *opts.target.python_argv()), variant="default", key="target"),
@@ -380,7 +422,7 @@ def count_instructions_of(opts: ImportsOptions, interp: Interpreter | None) -> d
         from profiler.capture.importtime import importtime_argv
 
         specs = [CommandSpec(argv=tuple(importtime_argv(opts.target, None)), variant="command", key="target")]
-    counts = measure_instructions(specs, max(1, opts.instruction_runs))
+    counts = measure_instructions(specs, max(1, opts.instruction_runs), context=context)
     target = int(median(counts["target"]))
     bare = int(median(counts["bare"])) if "bare" in counts else None
     return {
