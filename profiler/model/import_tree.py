@@ -9,11 +9,11 @@ into the JSON item (after the contract keys, never replacing one), and read back
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
 
-from profiler.model.document import Document, Record
+from profiler.model.document import Document, Record, saved
 
 IMPORTS_SCHEMA = "importprof.imports/1"
 WHY_SCHEMA = "importprof.why/1"
@@ -152,81 +152,32 @@ _NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
-class ModuleRecord:
+class ModuleRecord(Record):
     """A module aggregated over runs: medians, per-run values (None where not seen), spread
-    (median absolute deviation, µs). `extra` holds keys added by later features.
+    (median absolute deviation, µs). `extra` holds keys added by later features: merged into
+    its JSON after the contract keys (never replacing one), and every key the record does not
+    know is read back into it. A saved record may leave out all but name, self_us and
+    cumulative_us (the `missing` values fill them in)."""
 
-    Its own to_dict/from_dict: the `extra` keys are merged into its JSON (and everything
-    unknown read back into `extra`), a saved record may leave out all but name, self_us and
-    cumulative_us, and a 50 MB log writes 780,000 of them (a hand-written dict is the fast way)."""
+    DERIVED = ("in_all_runs",)
 
     name: str
     self_us: int
     cumulative_us: int
-    parent: str | None
-    depth: int
-    process: int
-    runs_seen: int
-    self_us_runs: tuple[int | None, ...]
-    cumulative_us_runs: tuple[int | None, ...]
+    parent: str | None = saved(missing=None)
+    depth: int = saved(missing=0)
+    process: int = saved(missing=0)
+    runs_seen: int = saved(missing_from=lambda d: len(d.get("self_us_runs") or (None,)))
+    self_us_runs: tuple[int | None, ...] = saved(missing_from=lambda d: (d["self_us"],))
+    cumulative_us_runs: tuple[int | None, ...] = saved(missing_from=lambda d: (d["cumulative_us"],))
     self_us_spread: int = 0
     cumulative_us_spread: int = 0
-    extra: Mapping[str, Any] = field(default_factory=lambda: _NO_EXTRA)  # shared, read-only: a 50 MB log makes 780,000 records
-
-    _KEYS = (
-        "name",
-        "self_us",
-        "cumulative_us",
-        "parent",
-        "depth",
-        "process",
-        "runs_seen",
-        "self_us_runs",
-        "cumulative_us_runs",
-        "self_us_spread",
-        "cumulative_us_spread",
-    )
+    # shared, read-only: a 50 MB log makes 780,000 records
+    extra: Mapping[str, Any] = saved(default_factory=lambda: _NO_EXTRA, flatten=True)
 
     @property
     def in_all_runs(self) -> bool:
         return self.runs_seen == len(self.self_us_runs)
-
-    def to_dict(self) -> dict:
-        d = {
-            "name": self.name,
-            "self_us": self.self_us,
-            "cumulative_us": self.cumulative_us,
-            "parent": self.parent,
-            "depth": self.depth,
-            "process": self.process,
-            "runs_seen": self.runs_seen,
-            "self_us_runs": list(self.self_us_runs),
-            "cumulative_us_runs": list(self.cumulative_us_runs),
-            "self_us_spread": self.self_us_spread,
-            "cumulative_us_spread": self.cumulative_us_spread,
-            "in_all_runs": self.in_all_runs,
-        }
-        for k, v in self.extra.items():
-            d.setdefault(k, v)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "ModuleRecord":
-        self_runs = tuple(d.get("self_us_runs") or (d["self_us"],))
-        return cls(
-            name=str(d["name"]),
-            self_us=int(d["self_us"]),
-            cumulative_us=int(d["cumulative_us"]),
-            parent=d.get("parent"),
-            depth=int(d.get("depth", 0)),
-            process=int(d.get("process", 0)),
-            runs_seen=int(d.get("runs_seen", len(self_runs))),
-            self_us_runs=self_runs,
-            cumulative_us_runs=tuple(d.get("cumulative_us_runs") or (d["cumulative_us"],)),
-            self_us_spread=int(d.get("self_us_spread", 0)),
-            cumulative_us_spread=int(d.get("cumulative_us_spread", 0)),
-            extra={k: v for k, v in d.items() if k not in cls._KEYS and k != "in_all_runs"},
-        )
 
 
 @dataclass(frozen=True)
@@ -262,12 +213,8 @@ class ProcessSummary(Record):
     argv: tuple[str, ...] | None
     python: str | None
     parent: int | None
-    wall_s: float | None
+    wall_s: float | None = saved(round=6)  # a median of clock differences: to the microsecond
     imports_us: int
-
-    def to_dict(self) -> dict:
-        # wall_s, a median of clock differences, is written to the microsecond
-        return {**super().to_dict(), "wall_s": None if self.wall_s is None else round(self.wall_s, 6)}
 
 
 @dataclass(frozen=True)
@@ -289,58 +236,35 @@ class ImportsReport(Document):
 
     SCHEMA = IMPORTS_SCHEMA
 
-    machine: dict
-    python: str | None
-    python_version: str | None
-    runs: int
+    machine: dict = saved(missing={})
+    python: str | None = saved(missing=None)
+    python_version: str | None = saved(missing=None)
+    runs: int = saved(missing=1)
     # (fields in the order of the JSON's keys: the headline before the lists)
     target: str | None = None
     source: str = "capture"  # "capture" | "log"
-    processes: int = 1
-    total_us: int = 0  # median over runs of Σ roots' cumulative
+    processes: int = saved(default=1, missing_from=lambda d: 1 + max((m.get("process", 0) for m in d["modules"]), default=0))
+    # a saved report needs only its modules: the figures it leaves out are taken from them
+    total_us: int = saved(default=0, missing_from=lambda d: sum(m["cumulative_us"] for m in d["modules"] if m.get("parent") is None))  # median over runs of Σ roots' cumulative
     total_us_runs: tuple[int, ...] = ()
     modules: tuple[ModuleRecord, ...] = ()
     cached: tuple[CachedRecord, ...] = ()
     warnings: tuple[str, ...] = ()
-    group_by: str | None = None
-    groups: tuple[GroupRecord, ...] = ()
+    # the keys of a feature are written only when it ran (group_by, several processes, a
+    # -- COMMAND harness, --metric instructions): a plain capture's document stays small
+    group_by: str | None = saved(default=None, omit=("group_by",))
+    groups: tuple[GroupRecord, ...] = saved(default=(), omit=("group_by",))
     # several Python processes (a `-- COMMAND` harness, or a log with several headers):
-    per_process: tuple[ProcessSummary, ...] = ()
-    summed: tuple[SummedModule, ...] = ()  # sorted by Σ cumulative, largest first
+    per_process: tuple[ProcessSummary, ...] = saved(default=(), omit=("per_process", "summed"))
+    summed: tuple[SummedModule, ...] = saved(default=(), omit=("per_process", "summed"))  # sorted by Σ cumulative, largest first
     # the headline of a `-- COMMAND` capture: python_processes, imports_us (Σ per-process
     # imports_us), python_wall_s (Σ per-process wall_s), command_wall_s, imports_share (imports_us
     # / command wall; processes running in parallel can make it exceed 1)
-    harness: Mapping[str, Any] | None = None
+    harness: Mapping[str, Any] | None = saved(default=None, omit="none")
     # --metric instructions: instructions retired by the target and by the bare interpreter
     # (`python [flags] -c pass`), each counted several times: method, target, target_runs, bare,
     # bare_runs, difference (target - bare: what the program adds, imports first), variation_pct
-    instructions: Mapping[str, Any] | None = None
-
-    def to_dict(self) -> dict:
-        # the keys of a feature are written only when it ran (group_by, several processes,
-        # a -- COMMAND harness, --metric instructions): a plain capture's document stays small
-        d = super().to_dict()
-        if not self.group_by:
-            del d["group_by"], d["groups"]
-        if not (self.per_process or self.summed):
-            del d["per_process"], d["summed"]
-        for key in ("harness", "instructions"):
-            if d[key] is None:
-                del d[key]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "ImportsReport":
-        # a saved report needs only its modules: the figures it leaves out are taken from them
-        if not isinstance(d, Mapping) or "modules" not in d:
-            return super().from_dict(d)  # refuses another kind of document
-        modules = [m if isinstance(m, ModuleRecord) else ModuleRecord.from_dict(m) for m in d["modules"]]
-        return super().from_dict({
-            "python": None, "python_version": None, "runs": 1,
-            "total_us": sum(m.cumulative_us for m in modules if m.parent is None),
-            "processes": 1 + max((m.process for m in modules), default=0),
-            **d, "machine": d.get("machine") or {}, "modules": modules,
-        })
+    instructions: Mapping[str, Any] | None = saved(default=None, omit="none")
 
     def to_json(self) -> str:
         """The to_dict() document as JSON text, indented, with each record of a list of
@@ -374,24 +298,11 @@ class WhyHop(Record):
     """One hop of an import chain: the module and its cost. `extra` (merged into the JSON
     item) starts as the module record's `extra`; a later feature adds e.g. `"site": "f.py:12"`."""
 
-    NOT_SAVED = ("extra",)  # its keys are written beside the fields instead
-
     name: str
     self_us: int
     cumulative_us: int
     depth: int
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        d = super().to_dict()
-        for k, v in self.extra.items():
-            d.setdefault(k, v)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "WhyHop":
-        known = cls.saved_fields()
-        return replace(super().from_dict(d), extra={k: v for k, v in d.items() if k not in known})
+    extra: Mapping[str, Any] = saved(default_factory=dict, flatten=True)  # its keys beside the fields
 
 
 @dataclass(frozen=True)
@@ -416,16 +327,9 @@ class WhyReport(Document):
     runs: int
     target: str | None = None
     cached_in: tuple[int, ...] = ()  # processes where 3.14 saw it only as cached
-    importers: tuple[str, ...] | None = None  # every module with an import statement of MODULE (why --all)
-    statements: tuple[dict, ...] | None = None  # why --statements: MODULE's costliest top-level statements
-
-    def to_dict(self) -> dict:
-        # importers and statements are written only when asked for (why --all, --statements)
-        d = super().to_dict()
-        for key in ("importers", "statements"):
-            if d[key] is None:
-                del d[key]
-        return d
+    # written only when asked for:
+    importers: tuple[str, ...] | None = saved(default=None, omit="none")  # every module with an import statement of MODULE (why --all)
+    statements: tuple[dict, ...] | None = saved(default=None, omit="none")  # why --statements: MODULE's costliest top-level statements
 
 
 # ---------------------------------------------------------------------------- diff
@@ -459,45 +363,37 @@ class ModuleChange(Record):
 
 
 @dataclass(frozen=True)
-class DiffReport:
-    """`importprof.diff/1`. Its added and removed modules are written as brief records (name,
-    process, parent, self_us, cumulative_us, wrapper), not whole module records, so it keeps
-    its own to_dict (and is not read back)."""
+class ModuleBrief(Record):
+    """An added or removed module as the diff document writes it."""
+
+    name: str
+    process: int
+    parent: str | None
+    self_us: int
+    cumulative_us: int
+    wrapper: bool = False
+
+    @classmethod
+    def of(cls, m: ModuleRecord) -> "ModuleBrief":
+        return cls(m.name, m.process, m.parent, m.self_us, m.cumulative_us, bool(m.extra.get("wrapper")))
+
+
+@dataclass(frozen=True)
+class DiffReport(Document):
+    """`importprof.diff/1`. Its added and removed modules are written as brief records
+    (ModuleBrief), not whole module records."""
 
     SCHEMA = DIFF_SCHEMA
 
     machine: dict
     old: dict  # {path, python, python_version, runs, target, total_us}
     new: dict
-    added: tuple[ModuleRecord, ...]
-    removed: tuple[ModuleRecord, ...]
-    changed: tuple[ModuleChange, ...]
     totals: dict  # {old_us, new_us, delta_us, delta_pct}
+    added: tuple[ModuleRecord, ...] = saved(write_as=ModuleBrief)
+    removed: tuple[ModuleRecord, ...] = saved(write_as=ModuleBrief)
+    changed: tuple[ModuleChange, ...]
     notes: tuple[str, ...] = ()
 
     @property
     def is_empty(self) -> bool:
         return not (self.added or self.removed or self.changed) and self.totals.get("delta_us", 0) == 0
-
-    def to_dict(self) -> dict:
-        def brief(m: ModuleRecord) -> dict:
-            return {
-                "name": m.name,
-                "process": m.process,
-                "parent": m.parent,
-                "self_us": m.self_us,
-                "cumulative_us": m.cumulative_us,
-                "wrapper": bool(m.extra.get("wrapper")),
-            }
-
-        return {
-            "schema": self.SCHEMA,
-            "machine": self.machine,
-            "old": self.old,
-            "new": self.new,
-            "totals": self.totals,
-            "added": [brief(m) for m in self.added],
-            "removed": [brief(m) for m in self.removed],
-            "changed": [c.to_dict() for c in self.changed],
-            "notes": list(self.notes),
-        }
