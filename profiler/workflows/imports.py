@@ -10,6 +10,7 @@ Entry points (also for other features):
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
@@ -261,13 +262,30 @@ def aggregate_log(path: str, stdin_text: str | None = None) -> tuple:
         text = read_log(path, stdin_text)
     pieces = (text,) if text is not None else read_text_chunks(path, "log")
     try:
-        return (*aggregate_process_stream(iter_clean_processes(pieces)), 1)
+        with _collector_paused():
+            return (*aggregate_process_stream(iter_clean_processes(pieces)), 1)
     except NotClean:
         if text is None:
             pieces.close()  # the file, read again whole below
     if text is None:
         text = read_log(path, stdin_text)
     return (*aggregate_logs([parse_importtime_lines(text, source=name)]), 1)
+
+
+@contextmanager
+def _collector_paused():
+    """The cyclic garbage collector paused while a log's records are made: they hold no cycles,
+    and the collections their numbers trigger (each walking every record made so far) cost a
+    third of the fold of a 1,000-process log."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _report(
