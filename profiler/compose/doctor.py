@@ -20,8 +20,15 @@ from typing import Callable
 from profiler.errors import ImportprofError, UsageError
 from profiler.model.doctor import Check, DoctorReport
 from profiler.model.target import DEFAULT_TARGET, Target
+from profiler.model.variant import Variant
 
 Note = Callable[[str], None]
+
+# the ways doctor times the target, planned by workflows/plan.py like startup's variants
+AS_IS = Variant("as-is", description="the target as users run it")
+BARE = Variant("bare", ("-S",), description="a bare start: python -S -c pass")
+FROZEN_ON = Variant("frozen-on", ("-X", "frozen_modules=on"), needs=("frozen_modules",),
+                    description="-X frozen_modules=on (where frozen modules are off)")
 
 
 @dataclass
@@ -130,31 +137,27 @@ def doctor(
     # timing: the target as is, a bare start, frozen modules on
     step("timing the target, a bare start" + (" and -X frozen_modules=on" if rules.frozen_off(facts) else ""))
     from profiler.capture.timing import RunPlan
-    from profiler.model.measurement import CommandSpec
     from profiler.workflows.measure import measure
+    from profiler.workflows.plan import BASELINE, plan_runs
 
     t = opts.target
-    common = dict(python=interp.path, python_version=interp.version)
-    specs = [
-        CommandSpec(argv=(interp.path, *t.python_argv()), variant="as-is", key="as-is", target=t.label(), target_kind=t.kind, **common),
-        CommandSpec(argv=(interp.path, "-S", "-c", "pass"), variant="bare", flags=("-S",), key="bare", target="-c pass",
-                    target_kind="code", role="baseline", **common),
-    ]
-    if rules.frozen_off(facts):
-        specs.append(CommandSpec(argv=(interp.path, "-X", "frozen_modules=on", *t.python_argv()), variant="frozen-on",
-                                 flags=("-X", "frozen_modules=on"), key="frozen-on", target=t.label(), target_kind=t.kind, **common))
-    m = measure(specs, RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure), reference="as-is", progress=progress, warn=warn)
+    target_plan = plan_runs(t, [interp], [AS_IS, FROZEN_ON] if rules.frozen_off(facts) else [AS_IS], warn=warn)
+    bare_plan = plan_runs(BASELINE, [interp], [BARE], warn=warn)
+    key = {v: s.key for v, _, s in (*target_plan.runs, *bare_plan.runs)}
+    m = measure([*target_plan.specs, *bare_plan.specs], RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure),
+                reference=key[AS_IS], progress=progress, warn=warn)
     warnings += list(m.warnings)
-    mean = {r.key: r.mean for r in m.results if not r.failed}
-    sd = {r.key: r.stddev for r in m.results if not r.failed}
+    by_key = {r.key: r for r in m.results if not r.failed}
+    mean = {v: by_key[k].mean for v, k in key.items() if k in by_key}
+    sd = {v: by_key[k].stddev for v, k in key.items() if k in by_key}
     if site_report is not None:
-        f = rules.site_finding(site_report, mean.get("bare"))
+        f = rules.site_finding(site_report, mean.get(BARE))
         checks.append(Check("site", True))
         if f:
             findings.append(f)
     frozen_cost = None
-    if "frozen-on" in mean and "as-is" in mean:
-        frozen_cost = mean["as-is"] - mean["frozen-on"]
+    if FROZEN_ON in mean and AS_IS in mean:
+        frozen_cost = mean[AS_IS] - mean[FROZEN_ON]
     f = rules.frozen_off_finding(facts, frozen_cost)
     checks.append(Check("frozen-off", True, "" if rules.frozen_off(facts) else "frozen modules are on (or Python < 3.11)"))
     if f:
@@ -192,10 +195,10 @@ def doctor(
     except ImportprofError as exc:
         skipped(("lazy",), exc)
 
-    findings = rules.cap_findings(findings, mean.get("as-is"))
+    findings = rules.cap_findings(findings, mean.get(AS_IS))
     if opts.verify:
         step("verifying each fix in a scratch overlay, timed beside the program as is")
-        frozen_spread = rules.spread_us(sd.get("as-is"), sd.get("frozen-on"))
+        frozen_spread = rules.spread_us(sd.get(AS_IS), sd.get(FROZEN_ON))
         findings, verify_startup_s = _verify(opts, interp, findings, lz, progress, warn, info, frozen_spread)
 
     return DoctorReport(
@@ -204,7 +207,7 @@ def doctor(
         python=interp.path,
         python_version=interp.version,
         target=t.label(),
-        startup_s=mean.get("as-is"),
+        startup_s=mean.get(AS_IS),
         verify_startup_s=verify_startup_s if opts.verify else None,
         checks=tuple(checks),
         warnings=tuple(warnings),
@@ -235,26 +238,29 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
 
     from profiler.analysis import doctor as rules
     from profiler.capture.doctor import compile_into_prefix, pth_overlays, run_output
+    from dataclasses import replace
+
     from profiler.capture.timing import RunPlan
-    from profiler.model.measurement import CommandSpec
     from profiler.workflows.measure import measure
+    from profiler.workflows.plan import plan_runs
 
     t = opts.target
-    common = dict(python=interp.path, python_version=interp.version, target=t.label(), target_kind=t.kind)
     argv = t.python_argv()
-    specs = [CommandSpec(argv=(interp.path, *argv), variant="as-is", key="as-is", **common)]
-    pairs: dict[int, tuple[str, str, str]] = {}  # finding index → (key without the fix, key with it, how)
+    timed: list[tuple[object, Variant]] = [(interp, AS_IS)]  # (interpreter, how it runs the target), planned below
+    pairs: dict[int, tuple[Variant, Variant, str]] = {}  # finding index → (the run without the fix, with it, how)
     out = list(findings)
     as_is_output = None
     as_is_s = None  # the program as is in this timed run: what the measured savings are differences from
 
-    def add(exe_argv: tuple, variant: str) -> str:
-        """A command to time, named for what it runs (the name is its key: warnings show it)."""
-        key, n = variant, 2
-        while any(s.key == key for s in specs):
-            key, n = f"{variant} ({n})", n + 1
-        specs.append(CommandSpec(argv=exe_argv, variant=key, key=key, **common))
-        return key
+    def add(flags: tuple, name: str, python: str | None = None) -> Variant:
+        """A run of the target to time (on `python`, a scratch venv's, else the interpreter's),
+        named for what it runs: the name is its key, which warnings show, so it is kept unique."""
+        unique, n = name, 2
+        while any(v.name == unique for _, v in timed):
+            unique, n = f"{name} ({n})", n + 1
+        variant = Variant(unique, tuple(flags), description=name)
+        timed.append((replace(interp, path=python) if python else interp, variant))
+        return variant
 
     scratch = tempfile.mkdtemp(prefix="importprof-doctor-verify-")
     try:
@@ -265,8 +271,8 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
                 if rc != 0 and not opts.ignore_failure:
                     out[i] = rules.verified(f, None, f"not verified: compiling the .pyc (one run of the target) exited {rc}: {tail}")
                     continue
-                key = add((interp.path, "-X", f"pycache_prefix={prefix}", *argv), "no-pyc fixed (-X pycache_prefix)")
-                pairs[i] = ("as-is", key, "as is vs -X pycache_prefix=<scratch folder holding the target's .pyc>")
+                fixed = add(("-X", f"pycache_prefix={prefix}"), "no-pyc fixed (-X pycache_prefix)")
+                pairs[i] = (AS_IS, fixed, "as is vs -X pycache_prefix=<scratch folder holding the target's .pyc>")
             elif f.kind == "pth-import":
                 pth = _pth_file(f.where)
                 try:
@@ -274,9 +280,9 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
                 except (ValueError, OSError) as exc:
                     out[i] = rules.verified(f, None, f"not verified: {exc}")
                     continue
-                k_full = add((full, *argv), f"overlay with {os.path.basename(pth)}")
-                k_without = add((without, *argv), f"overlay without {os.path.basename(pth)}")
-                pairs[i] = (k_full, k_without, f"two scratch venvs over site-packages (links), with and without {os.path.basename(pth)}")
+                with_pth = add((), f"overlay with {os.path.basename(pth)}", python=full)
+                without_pth = add((), f"overlay without {os.path.basename(pth)}", python=without)
+                pairs[i] = (with_pth, without_pth, f"two scratch venvs over site-packages (links), with and without {os.path.basename(pth)}")
             elif f.kind == "site":
                 if as_is_output is None:
                     as_is_output = run_output((interp.path, *argv))
@@ -284,8 +290,8 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
                 if flag is None:
                     out[i] = rules.verified(f, None, "not verified: with -S and with -I the program's output differs")
                     continue
-                key = add((interp.path, flag, *argv), f"site fixed ({flag})")
-                pairs[i] = ("as-is", key, f"as is vs {flag} (same output)")
+                fixed = add((flag,), f"site fixed ({flag})")
+                pairs[i] = (AS_IS, fixed, f"as is vs {flag} (same output)")
             elif f.kind == "lazy":
                 saved = rules.lazy_saving_us(lz) if lz is not None else None
                 emulated = lz is not None and lz.mode == "finder" and lz.prediction is not None
@@ -298,16 +304,19 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
                 out[i] = _verify_in_memory(opts, interp, f, progress, warn, info)
             else:
                 out[i] = rules.verified(f, None, "not verified: no scratch fix for this kind (it depends on where modules are installed)")
-        if len(specs) > 1:
-            m = measure(specs, RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure),
-                        reference="as-is", progress=progress, warn=warn)
-            mean = {r.key: r.mean for r in m.results if not r.failed}
-            sd = {r.key: r.stddev for r in m.results if not r.failed}
-            as_is_s = mean.get("as-is")
-            for i, (without_key, with_key, how) in pairs.items():
-                saved = rules.saving_us(mean.get(without_key), mean.get(with_key))
+        if len(timed) > 1:
+            runs = [run for python, v in timed for run in plan_runs(t, [python], [v], warn=warn).runs]
+            key = {v: s.key for v, _, s in runs}
+            m = measure([s for _, _, s in runs], RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure),
+                        reference=key[AS_IS], progress=progress, warn=warn)
+            by_key = {r.key: r for r in m.results if not r.failed}
+            mean = {v: by_key[k].mean for v, k in key.items() if k in by_key}
+            sd = {v: by_key[k].stddev for v, k in key.items() if k in by_key}
+            as_is_s = mean.get(AS_IS)
+            for i, (without_fix, with_fix, how) in pairs.items():
+                saved = rules.saving_us(mean.get(without_fix), mean.get(with_fix))
                 out[i] = rules.verified(out[i], saved, how if saved is not None else f"not verified: a run failed ({how})",
-                                        rules.spread_us(sd.get(without_key), sd.get(with_key)))
+                                        rules.spread_us(sd.get(without_fix), sd.get(with_fix)))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return out, as_is_s

@@ -69,7 +69,7 @@ def display_key(variant: str, python_label: str | None, role: str, module: str |
 def plan_runs(
     target: Target,
     interps: Sequence[Interpreter],
-    variants: Sequence[str] = (),
+    variants: Sequence[str] | Sequence[Variant] = (),
     flags: Sequence[str] = (),
     *,
     default: tuple[str, ...] = ("default",),
@@ -82,8 +82,13 @@ def plan_runs(
     with `-c pass` and `-c "import X"` beside it for each --import. A `-- COMMAND` target runs as
     is: variants other than `default` and --import are usage errors. `site_paths(python,
     target)`: the environment that gives no-site the paths site would add (workflows/no_site.py),
-    asked only for variants that keep them, after every check."""
-    chosen = parse_variants(list(variants), list(flags), default=default if target.is_python else ("default",))
+    asked only for variants that keep them, after every check. `variants` may be `Variant`
+    objects instead of names: a composition's own ways to run a target (doctor's bare start,
+    its fixes), planned like the built-in ones."""
+    if variants and all(isinstance(v, Variant) for v in variants):
+        chosen = list(variants)
+    else:
+        chosen = parse_variants(list(variants), list(flags), default=default if target.is_python else ("default",))
     if not target.is_python:
         if any(not v.is_plain for v in chosen):
             raise UsageError("variants apply to Python targets; a `-- COMMAND` target runs as is")
