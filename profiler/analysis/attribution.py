@@ -38,6 +38,7 @@ from profiler.analysis.syscalls import (
     bytes_read,
     count_syscalls,
     filesystem_from_tallies,
+    TALLY_KINDS,
     filesystem_view,
     is_failed_lookup,
     opened_path,
@@ -66,6 +67,7 @@ def marker_of(call: Syscall, prefix: str = MARKER_PREFIX) -> tuple[str, str] | N
 
 _MARKER_CALLS = frozenset({"stat", "newfstatat", "fstatat64", "statx", "stat64", "lstat", "lstat64"})
 _MODULE_OPENS = frozenset({"openat", "open", "openat2"})  # the calls _module_file can return a file for
+_LISTING_CALLS = ("openat", "open")  # the calls _Roots reads and is_listing takes
 
 
 class _Acc:
@@ -355,7 +357,7 @@ def _attribute_owners(log: StraceLog, prefix: str, lay: ProcessLayout, pids: Seq
     started: set[int] = set()
     imported: dict[int, set] = defaultdict(set)
     outside: dict[int, int] = {}  # pid -> owner number of its OUTSIDE row, for the calls of other processes
-    listing_calls = ("openat", "open")
+    listing_calls = _LISTING_CALLS
     for c in log.syscalls:
         pid = c.pid
         mode = modes.get(pid)
@@ -441,6 +443,52 @@ def _attribute_owners(log: StraceLog, prefix: str, lay: ProcessLayout, pids: Seq
     return per_pid, modes, spans, plain, python, owners, keys
 
 
+def _native_attribution():
+    """The native attribution and tallies (profiler/native/, built by `make setup`), or None."""
+    try:
+        from profiler.analysis import _syscall_tally
+    except ImportError:
+        return None
+    return getattr(_syscall_tally, "attribute_calls", None)
+
+
+def _attribute_native(log: StraceLog, prefix: str, lay: ProcessLayout):
+    """_attribute_owners and tally_calls in one native pass (no Python step per call) → (per
+    pid: {module: _Acc}, modes, spans, the Python pids, the tallies (unnamed reads by position
+    in log.syscalls), log.pids, (earliest, latest) syscall time or None); None when the module
+    is not built or a value does not fit its integers (the Python passes take any int)."""
+    fn = _native_attribution()
+    if fn is None:
+        return None
+    threads = {pid: lay.process_of(pid) for pid in lay.threads}
+    procs = set(lay.command) | set(lay.argv)
+    named = {proc for proc in procs if looks_like_python(lay.command.get(proc) or "")}
+    scripts = {}
+    for proc, argv in lay.argv.items():
+        for a in argv[1:]:
+            if a.endswith(".py"):  # as _is_main_script reads it
+                scripts[proc] = (a, "/" + a.lstrip("./").lstrip("/"))
+                break
+    try:
+        pids_seen, mode_list, touched, accs, raw_spans, tallies, call_times = fn(
+            log.syscalls, prefix, threads, lay.exec_line, named, scripts, TALLY_KINDS, _MARKER_CALLS, _MODULE_OPENS,
+            _LISTING_CALLS)
+    except (OverflowError, TypeError):
+        return None
+    per_pid: dict[int, dict[str, _Acc]] = {pid: {} for pid in touched}
+    for pid, name, n, failed, opened, nbytes, seconds, imports, cumulative, failures in accs:
+        a = _acc(per_pid.setdefault(pid, {}), name)
+        a.syscalls, a.failed, a.opened, a.bytes_read, a.seconds = n, failed, opened, nbytes, seconds
+        a.imports, a.cumulative, a.failures = imports, cumulative, failures
+    seen = dict.fromkeys(pids_seen)
+    for e in log.events:
+        seen.setdefault(e.pid, None)
+    modes = {pid: (MARKERS if markers else LOOKUPS) for pid, markers in mode_list}
+    spans = [ImportSpan(*s) for s in raw_spans]
+    spans.sort(key=lambda s: (s.pid, s.begin_s if s.begin_s is not None else 0.0, s.depth))
+    return per_pid, modes, spans, set(modes), tallies, list(seen), call_times
+
+
 def _is_main_script(lay: ProcessLayout, pid: int, path: str) -> bool:
     """Whether `path` is the script the process runs (`python [options] app.py`): its open
     is no import."""
@@ -466,15 +514,23 @@ def _stats(table: dict[str, _Acc], processes: dict[str, int] | None = None) -> t
     )
 
 
-def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARKER_PREFIX, fast: bool = True) -> TraceResult:
+def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARKER_PREFIX, fast: bool = True,
+                    native: bool = True) -> TraceResult:
     """The whole summary of one log: syscalls, modules (when some process could be
     attributed), file system, processes, and the harness view. Marker calls are excluded from
-    every count. `fast` (the default): the attribution gives each call its owner and one pass
-    (tally_calls, native when built) counts everything; `fast=False`: the careful way, a
-    Python step per call and per view (the same result; tests compare both on real logs)."""
+    every count. `fast` (the default): when the native module is built (and `native`), the
+    attribution and every tally in one native pass (attribute_calls); else the attribution
+    gives each call its owner in Python and one pass (tally_calls) counts everything;
+    `fast=False`: the careful way, a Python step per call and per view. The same result each
+    way (tests compare them on real logs)."""
     lay = ProcessLayout(log)
-    pids = log.pids
-    if fast:
+    done = _attribute_native(log, prefix, lay) if fast and native else None
+    call_times = None
+    if done is not None:
+        per_pid, modes, spans, python, tallies, pids, call_times = done
+        plain = log.syscalls  # the tallies' positions are the log's
+    elif fast:
+        pids = log.pids
         per_pid, modes, spans, plain, python, owners, keys = _attribute_owners(log, prefix, lay, pids)
         tallies = tally_calls(plain, owners)
         for o, (n, failed, opened, nbytes, seconds) in enumerate(tallies[10]):
@@ -485,6 +541,7 @@ def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARK
             for a in table.values():
                 a.cumulative += a.syscalls
     else:
+        pids = log.pids
         per_pid, modes, spans, plain, python = attribute_syscalls(log, prefix, lay)
         tallies = None
     total: dict[str, _Acc] = {}
@@ -517,15 +574,20 @@ def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARK
         spans=tuple(spans),
         log=log,
         attributed=attributed,
-        harness=harness_view(log, procs),
+        harness=harness_view(log, procs, call_times),
     )
 
 
-def harness_view(log: StraceLog, procs) -> dict:
+def harness_view(log: StraceLog, procs, call_times: tuple[float, float] | None = None) -> dict:
     """The command as a harness owner reads it: processes (threads excluded), Python ones, how
     each was attributed, the log's wall span and how much of it had a Python process running
-    (the union of their exec-to-exit intervals, so nested interpreters are not counted twice)."""
-    times = [c.time_s for c in log.syscalls if c.time_s is not None] + [e.time_s for e in log.events if e.time_s is not None]
+    (the union of their exec-to-exit intervals, so nested interpreters are not counted twice).
+    `call_times`: the (earliest, latest) time of the syscalls, when the caller knows them."""
+    if call_times is None:
+        times = [c.time_s for c in log.syscalls if c.time_s is not None]
+    else:
+        times = list(call_times)
+    times += [e.time_s for e in log.events if e.time_s is not None]
     wall = (max(times) - min(times)) if times else None
     real = [p for p in procs if not p.thread]
     pys = [p for p in real if p.python]

@@ -10,6 +10,23 @@ use regex::Regex;
 use std::collections::HashMap;
 
 
+extern "C" {
+    // in every CPython 3 (in the limited API from 3.10 only, so pyo3 reads a str through a copy
+    // into a bytes object for abi3-py37; this reads the str's own cached UTF-8)
+    fn PyUnicode_AsUTF8AndSize(unicode: *mut ffi::PyObject, size: *mut ffi::Py_ssize_t) -> *const std::os::raw::c_char;
+}
+
+/// A str's text, without a copy (valid while the str lives).
+fn utf8(s: &PyString) -> PyResult<&str> {
+    let mut size: ffi::Py_ssize_t = 0;
+    let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+    if data.is_null() {
+        return Err(PyErr::fetch(s.py()));
+    }
+    // CPython's UTF-8 of a str is valid UTF-8
+    Ok(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data as *const u8, size as usize)) })
+}
+
 struct Res {
     errno: Regex,
 }
@@ -504,6 +521,12 @@ fn fast<'p>(
     Some((PyTuple::new(py, items), t))
 }
 
+/// Take a tuple that can be in no reference cycle out of the cyclic collector's care.
+unsafe fn untrack(t: &PyTuple) {
+    // (PyObject_GC_UnTrack is a no-op on an object already untracked)
+    ffi::PyObject_GC_UnTrack(t.as_ptr() as *mut std::os::raw::c_void);
+}
+
 /// The head of a line in the strict usual form: `PID +TIME ` (TIME: `H:MM:SS.f` or `S.f`)
 /// → (pid, seconds, where the body begins). None for any other shape.
 fn strict_head(line: &str) -> Option<(i64, f64, usize)> {
@@ -587,7 +610,8 @@ struct Pending<'a> {
 /// instance holds), as `tuple.__new__(record, row)` would make them, without the copy.
 #[pyfunction]
 #[pyo3(text_signature = "(text, kinds, record, pairs=False)")]
-fn parse_lines(py: Python, text: &str, kinds: &PyDict, record: Option<&PyType>, pairs: Option<bool>) -> PyResult<PyObject> {
+fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyType>, pairs: Option<bool>) -> PyResult<PyObject> {
+    let text = utf8(text)?;
     let r = res();
     let mut k: HashMap<String, i64> = HashMap::new();
     for (key, value) in kinds.iter() {
@@ -628,12 +652,16 @@ fn parse_lines(py: Python, text: &str, kinds: &PyDict, record: Option<&PyType>, 
         glines.push(lineno);
     };
     let make = |t: &PyTuple| {
-        if let Some(cls) = record {
-            unsafe {
+        unsafe {
+            if let Some(cls) = record {
                 let tp = cls.as_ptr();
                 ffi::Py_INCREF(tp);
                 (*t.as_ptr()).ob_type = tp as *mut ffi::PyTypeObject;
             }
+            // a row holds only str, int, float, bool, None and a tuple of str (argv): it can be in
+            // no reference cycle, so the cyclic collector need not walk it (hundreds of
+            // thousands of rows made its passes most of a parse's time)
+            untrack(t);
         }
         let o: PyObject = t.into_py(py);
         o
@@ -765,15 +793,20 @@ fn _strace_native(_py: Python, m: &PyModule) -> PyResult<()> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The tallies of a trace's summary in one pass (the fast path of profiler/analysis/syscalls.py
-// `tally_calls`, whose pure-Python twin gives the same figures; tests compare both).
+// The summary of a trace in one native pass: the tallies (the fast path of
+// profiler/analysis/syscalls.py `tally_calls`) and the attribution of each call to the import
+// that made it (the fast path of profiler/analysis/attribution.py `_attribute_owners`). Their
+// pure-Python twins give the same figures; tests compare both on real logs.
 
 #[derive(Clone, Copy)]
 struct Kind {
-    family: i64,     // index in FAMILIES, -1 for none
-    path_arg: bool,  // in PATH_ARG (a failed lookup when ENOENT/ENOTDIR)
-    open: bool,      // in OPENS
-    read: bool,      // in READS
+    family: i64,       // index in FAMILIES, -1 for none
+    path_arg: bool,    // in PATH_ARG (a failed lookup when ENOENT/ENOTDIR)
+    open: bool,        // in OPENS
+    read: bool,        // in READS
+    marker: bool,      // a call an import marker can be (attribution._MARKER_CALLS)
+    module_open: bool, // a call that can open a module's file (attribution._MODULE_OPENS)
+    listing: bool,     // a call that can list a sys.path entry (open, openat)
 }
 
 /// Keys in first-seen order.
@@ -799,11 +832,269 @@ impl<K: std::hash::Hash + Eq + Clone, V: Default> Ordered<K, V> {
     }
 }
 
+impl<V: Default> Ordered<String, V> {
+    /// get() without making a String for a key already there.
+    fn get_str(&mut self, k: &str) -> &mut V {
+        let i = match self.at.get(k) {
+            Some(&i) => i,
+            None => {
+                self.items.push((k.to_string(), V::default()));
+                self.at.insert(k.to_string(), self.items.len() - 1);
+                self.items.len() - 1
+            }
+        };
+        &mut self.items[i].1
+    }
+}
+
 fn opt_str(o: &PyAny) -> PyResult<Option<&str>> {
     if o.is_none() {
         Ok(None)
     } else {
-        Ok(Some(o.downcast::<PyString>()?.to_str()?))
+        Ok(Some(o.downcast::<PyString>().map_err(PyErr::from).and_then(utf8)?))
+    }
+}
+
+fn names_of(o: Option<&PyAny>) -> PyResult<std::collections::HashSet<String>> {
+    let mut out = std::collections::HashSet::new();
+    if let Some(o) = o {
+        for item in o.iter()? {
+            out.insert(item?.extract()?);
+        }
+    }
+    Ok(out)
+}
+
+/// Each syscall name's kind, read once per name object (the parser shares one str per name).
+struct Kinds {
+    table: HashMap<String, Kind>,
+    nfam: usize,
+    by_ptr: HashMap<usize, (Kind, usize)>,
+    names: Vec<PyObject>,
+    name_at: HashMap<String, usize>,
+}
+
+impl Kinds {
+    fn new(kinds: &PyDict, markers: Option<&PyAny>, module_opens: Option<&PyAny>, listings: Option<&PyAny>) -> PyResult<Self> {
+        let markers = names_of(markers)?;
+        let module_opens = names_of(module_opens)?;
+        let listings = names_of(listings)?;
+        let mut table: HashMap<String, Kind> = HashMap::new();
+        let mut nfam = 0usize;
+        let none = Kind { family: -1, path_arg: false, open: false, read: false, marker: false, module_open: false, listing: false };
+        for (key, value) in kinds.iter() {
+            let (family, path_arg, open, read): (i64, bool, bool, bool) = value.extract()?;
+            if family >= 0 {
+                nfam = nfam.max(family as usize + 1);
+            }
+            table.insert(key.extract()?, Kind { family, path_arg, open, read, ..none });
+        }
+        for (set, which) in [(&markers, 0), (&module_opens, 1), (&listings, 2)] {
+            for n in set.iter() {
+                let k = table.entry(n.clone()).or_insert(none);
+                match which {
+                    0 => k.marker = true,
+                    1 => k.module_open = true,
+                    _ => k.listing = true,
+                }
+            }
+        }
+        Ok(Kinds { table, nfam, by_ptr: HashMap::new(), names: Vec::new(), name_at: HashMap::new() })
+    }
+
+    /// (kind, name slot) of a call's name object; the pointer stays valid while the calls are
+    /// held by the caller.
+    fn of(&mut self, py: Python, name_obj: &PyAny) -> PyResult<(Kind, usize)> {
+        let ptr = name_obj.as_ptr() as usize;
+        if let Some(&v) = self.by_ptr.get(&ptr) {
+            return Ok(v);
+        }
+        let s: &str = name_obj.downcast::<PyString>().map_err(PyErr::from).and_then(utf8)?;
+        let none = Kind { family: -1, path_arg: false, open: false, read: false, marker: false, module_open: false, listing: false };
+        let kind = *self.table.get(s).unwrap_or(&none);
+        let slot = match self.name_at.get(s) {
+            Some(&j) => j,
+            None => {
+                self.names.push(name_obj.into_py(py));
+                self.name_at.insert(s.to_string(), self.names.len() - 1);
+                self.names.len() - 1
+            }
+        };
+        self.by_ptr.insert(ptr, (kind, slot));
+        Ok((kind, slot))
+    }
+}
+
+/// The counters of tally_calls, filled call by call.
+struct Tally {
+    names: Vec<(i64, i64, f64)>, // per name slot
+    name_order: Vec<usize>,      // the slots in first-seen order
+    pids: Ordered<i64, (i64, i64, f64)>,
+    fams: Vec<(i64, i64, f64)>,
+    failed_paths: Ordered<String, i64>,
+    opens: Ordered<String, i64>,
+    read_by_file: Ordered<String, i64>,
+    unnamed: Vec<(usize, i64)>,
+    reads: i64,
+    read_total: i64,
+    hist: Ordered<i64, (i64, i64)>,
+    own: Vec<(i64, i64, i64, i64, f64)>,
+}
+
+impl Tally {
+    fn new(nfam: usize) -> Self {
+        Tally {
+            names: Vec::new(),
+            name_order: Vec::new(),
+            pids: Ordered::new(),
+            fams: vec![(0, 0, 0.0); nfam],
+            failed_paths: Ordered::new(),
+            opens: Ordered::new(),
+            read_by_file: Ordered::new(),
+            unnamed: Vec::new(),
+            reads: 0,
+            read_total: 0,
+            hist: Ordered::new(),
+            own: Vec::new(),
+        }
+    }
+
+    /// One call (`pos`: its position, for the unnamed reads; `owner`: its owner's number or -1).
+    fn add(&mut self, kind: Kind, slot: usize, pos: usize, c: &PyTuple, owner: i64) -> PyResult<()> {
+        let pid: i64 = c.get_item(0)?.extract()?;
+        let ret_o = c.get_item(4)?;
+        let ret: Option<i64> = if ret_o.is_none() { None } else { Some(ret_o.extract()?) };
+        let errno = opt_str(c.get_item(5)?)?;
+        let failed_call = errno.map_or(false, |e| !e.is_empty());
+        let dur_o = c.get_item(7)?;
+        let dur: f64 = if dur_o.is_none() { 0.0 } else { dur_o.extract()? };
+        // the three _tally counters (per name, per pid, per family)
+        if self.names.len() <= slot {
+            self.names.resize(slot + 1, (0, 0, 0.0));
+        }
+        let n = &mut self.names[slot];
+        if n.0 == 0 {
+            self.name_order.push(slot);
+        }
+        n.0 += 1;
+        if failed_call {
+            n.1 += 1;
+        }
+        if dur != 0.0 {
+            n.2 += dur;
+        }
+        let p = self.pids.get(&pid);
+        p.0 += 1;
+        if failed_call {
+            p.1 += 1;
+        }
+        if dur != 0.0 {
+            p.2 += dur;
+        }
+        if kind.family >= 0 {
+            let f = &mut self.fams[kind.family as usize];
+            f.0 += 1;
+            if failed_call {
+                f.1 += 1;
+            }
+            if dur != 0.0 {
+                f.2 += dur;
+            }
+        }
+        // the file-system view, and what an owner's accumulator adds
+        let lookup_failed = kind.path_arg && matches!(errno, Some("ENOENT") | Some("ENOTDIR"));
+        let mut opened = false;
+        let mut got: i64 = 0;
+        if lookup_failed {
+            if let Some(path) = opt_str(c.get_item(10)?)? {
+                *self.failed_paths.get_str(path) += 1;
+            }
+        } else if kind.open {
+            if let Some(r) = ret {
+                if r >= 0 && !failed_call {
+                    let rp = opt_str(c.get_item(6)?)?;
+                    let path = match rp {
+                        Some(x) if !x.is_empty() => Some(x),
+                        _ => opt_str(c.get_item(10)?)?,
+                    };
+                    if let Some(path) = path {
+                        opened = true;
+                        *self.opens.get_str(path) += 1;
+                    }
+                }
+            }
+        } else if kind.read && !failed_call {
+            if let Some(r) = ret {
+                self.reads += 1;
+                self.read_total += r;
+                let lo = if r <= 0 { 0 } else { 1i64 << (63 - r.leading_zeros() as i64) };
+                let h = self.hist.get(&lo);
+                h.0 += 1;
+                h.1 += r;
+                match opt_str(c.get_item(11)?)? {
+                    Some(fp) if !fp.is_empty() => *self.read_by_file.get_str(fp) += r,
+                    _ => self.unnamed.push((pos, r)),
+                }
+                if r > 0 {
+                    got = r;
+                }
+            }
+        }
+        if owner >= 0 {
+            let o = owner as usize;
+            if self.own.len() <= o {
+                self.own.resize(o + 1, (0, 0, 0, 0, 0.0));
+            }
+            let a = &mut self.own[o];
+            a.0 += 1;
+            if dur != 0.0 {
+                a.4 += dur;
+            }
+            if lookup_failed {
+                a.1 += 1;
+            } else if opened {
+                a.2 += 1;
+            } else {
+                a.3 += got;
+            }
+        }
+        Ok(())
+    }
+
+    /// The first ten items of tally_calls' result (by_owner is the caller's).
+    fn finish(self, py: Python, kinds: &Kinds) -> PyResult<Vec<PyObject>> {
+        let by_name = PyDict::new(py);
+        for slot in self.name_order {
+            let (count, errors, seconds) = self.names[slot];
+            by_name.set_item(kinds.names[slot].clone_ref(py), (count, errors, seconds))?;
+        }
+        let by_pid = PyDict::new(py);
+        for (pid, v) in self.pids.items {
+            by_pid.set_item(pid, v)?;
+        }
+        let counter = |o: Ordered<String, i64>| -> PyResult<&PyDict> {
+            let d = PyDict::new(py);
+            for (k, v) in o.items {
+                d.set_item(k, v)?;
+            }
+            Ok(d)
+        };
+        let sizes = PyDict::new(py);
+        for (lo, v) in self.hist.items {
+            sizes.set_item(lo, v)?;
+        }
+        Ok(vec![
+            by_name.into_py(py),
+            by_pid.into_py(py),
+            self.fams.into_py(py),
+            counter(self.failed_paths)?.into_py(py),
+            counter(self.opens)?.into_py(py),
+            counter(self.read_by_file)?.into_py(py),
+            self.unnamed.into_py(py),
+            self.reads.into_py(py),
+            self.read_total.into_py(py),
+            sizes.into_py(py),
+        ])
     }
 }
 
@@ -820,192 +1111,607 @@ fn opt_str(o: &PyAny) -> PyResult<Option<&str>> {
 /// `kinds`: {syscall name: (family index or -1, path_arg, open, read)}.
 #[pyfunction]
 fn tally_calls(py: Python, calls: &PyList, owners: Option<&PyList>, kinds: &PyDict) -> PyResult<PyObject> {
-    let mut table: HashMap<String, Kind> = HashMap::new();
-    let mut nfam = 0usize;
-    for (key, value) in kinds.iter() {
-        let (family, path_arg, open, read): (i64, bool, bool, bool) = value.extract()?;
-        if family >= 0 {
-            nfam = nfam.max(family as usize + 1);
-        }
-        table.insert(key.extract()?, Kind { family, path_arg, open, read });
-    }
-    let none = Kind { family: -1, path_arg: false, open: false, read: false };
-    // per name object (the parser shares one str per name): its kind and its tally slot
-    let mut by_ptr: HashMap<usize, (Kind, usize)> = HashMap::new();
-    let mut names: Vec<(PyObject, i64, i64, f64)> = Vec::new();
-    let mut name_at: HashMap<String, usize> = HashMap::new();
-    let mut pids: Ordered<i64, (i64, i64, f64)> = Ordered::new();
-    let mut fams: Vec<(i64, i64, f64)> = vec![(0, 0, 0.0); nfam];
-    let mut failed_paths: Ordered<String, i64> = Ordered::new();
-    let mut opens: Ordered<String, i64> = Ordered::new();
-    let mut read_by_file: Ordered<String, i64> = Ordered::new();
-    let mut unnamed: Vec<(usize, i64)> = Vec::new();
-    let mut reads: i64 = 0;
-    let mut read_total: i64 = 0;
-    let mut hist: Ordered<i64, (i64, i64)> = Ordered::new();
-    let mut own: Vec<(i64, i64, i64, i64, f64)> = Vec::new();
+    let mut k = Kinds::new(kinds, None, None, None)?;
+    let mut tally = Tally::new(k.nfam);
     let owner_of: Option<Vec<i64>> = match owners {
         Some(o) => Some(o.extract()?),
         None => None,
     };
     for (i, item) in calls.iter().enumerate() {
         let c: &PyTuple = item.downcast()?;
-        let name_obj = c.get_item(2)?;
-        let ptr = name_obj.as_ptr() as usize;
-        let (kind, slot) = match by_ptr.get(&ptr) {
-            Some(&v) => v,
-            None => {
-                let s: &str = name_obj.downcast::<PyString>()?.to_str()?;
-                let kind = *table.get(s).unwrap_or(&none);
-                let slot = match name_at.get(s) {
-                    Some(&j) => j,
-                    None => {
-                        names.push((name_obj.into_py(py), 0, 0, 0.0));
-                        name_at.insert(s.to_string(), names.len() - 1);
-                        names.len() - 1
-                    }
-                };
-                // the pointer stays valid: `calls` holds the object for the whole pass
-                by_ptr.insert(ptr, (kind, slot));
-                (kind, slot)
-            }
+        let (kind, slot) = k.of(py, c.get_item(2)?)?;
+        let o = match &owner_of {
+            Some(ow) => ow[i],
+            None => -1,
         };
-        let pid: i64 = c.get_item(0)?.extract()?;
-        let ret_o = c.get_item(4)?;
-        let ret: Option<i64> = if ret_o.is_none() { None } else { Some(ret_o.extract()?) };
-        let errno = opt_str(c.get_item(5)?)?;
-        let failed_call = errno.map_or(false, |e| !e.is_empty());
-        let dur_o = c.get_item(7)?;
-        let dur: f64 = if dur_o.is_none() { 0.0 } else { dur_o.extract()? };
-        // the three _tally counters (per name, per pid, per family)
-        let n = &mut names[slot];
-        n.1 += 1;
-        if failed_call {
-            n.2 += 1;
-        }
-        if dur != 0.0 {
-            n.3 += dur;
-        }
-        let p = pids.get(&pid);
-        p.0 += 1;
-        if failed_call {
-            p.1 += 1;
-        }
-        if dur != 0.0 {
-            p.2 += dur;
-        }
-        if kind.family >= 0 {
-            let f = &mut fams[kind.family as usize];
-            f.0 += 1;
-            if failed_call {
-                f.1 += 1;
-            }
-            if dur != 0.0 {
-                f.2 += dur;
-            }
-        }
-        // the file-system view, and what an owner's accumulator adds
-        let lookup_failed = kind.path_arg && matches!(errno, Some("ENOENT") | Some("ENOTDIR"));
-        let mut opened = false;
-        let mut got: i64 = 0;
-        if lookup_failed {
-            if let Some(path) = opt_str(c.get_item(10)?)? {
-                *failed_paths.get(&path.to_string()) += 1;
-            }
-        } else if kind.open {
-            if let Some(r) = ret {
-                if r >= 0 && !failed_call {
-                    let rp = opt_str(c.get_item(6)?)?;
-                    let path = match rp {
-                        Some(x) if !x.is_empty() => Some(x),
-                        _ => opt_str(c.get_item(10)?)?,
-                    };
-                    if let Some(path) = path {
-                        opened = true;
-                        *opens.get(&path.to_string()) += 1;
-                    }
-                }
-            }
-        } else if kind.read && !failed_call {
-            if let Some(r) = ret {
-                reads += 1;
-                read_total += r;
-                let lo = if r <= 0 { 0 } else { 1i64 << (63 - r.leading_zeros() as i64) };
-                let h = hist.get(&lo);
-                h.0 += 1;
-                h.1 += r;
-                match opt_str(c.get_item(11)?)? {
-                    Some(fp) if !fp.is_empty() => *read_by_file.get(&fp.to_string()) += r,
-                    _ => unnamed.push((i, r)),
-                }
-                if r > 0 {
-                    got = r;
-                }
-            }
-        }
-        if let Some(ow) = &owner_of {
-            let o = ow[i];
-            if o >= 0 {
-                let o = o as usize;
-                if own.len() <= o {
-                    own.resize(o + 1, (0, 0, 0, 0, 0.0));
-                }
-                let a = &mut own[o];
-                a.0 += 1;
-                if dur != 0.0 {
-                    a.4 += dur;
-                }
-                if lookup_failed {
-                    a.1 += 1;
-                } else if opened {
-                    a.2 += 1;
-                } else {
-                    a.3 += got;
-                }
-            }
-        }
+        tally.add(kind, slot, i, c, o)?;
     }
-    let by_name = PyDict::new(py);
-    for (name, count, errors, seconds) in names {
-        by_name.set_item(name, (count, errors, seconds))?;
-    }
-    let by_pid = PyDict::new(py);
-    for (pid, v) in pids.items {
-        by_pid.set_item(pid, v)?;
-    }
-    let counter = |o: Ordered<String, i64>| -> PyResult<&PyDict> {
-        let d = PyDict::new(py);
-        for (k, v) in o.items {
-            d.set_item(k, v)?;
-        }
-        Ok(d)
-    };
-    let sizes = PyDict::new(py);
-    for (lo, v) in hist.items {
-        sizes.set_item(lo, v)?;
-    }
+    let own = std::mem::take(&mut tally.own);
+    let mut items = tally.finish(py, &k)?;
     let owners_out = PyList::empty(py);
     for a in own {
         owners_out.append(a)?;
     }
-    let items: [PyObject; 11] = [
-        by_name.into_py(py),
-        by_pid.into_py(py),
-        fams.into_py(py),
-        counter(failed_paths)?.into_py(py),
-        counter(opens)?.into_py(py),
-        counter(read_by_file)?.into_py(py),
-        unnamed.into_py(py),
-        reads.into_py(py),
-        read_total.into_py(py),
-        sizes.into_py(py),
-        owners_out.into_py(py),
-    ];
+    items.push(owners_out.into_py(py));
     Ok(PyTuple::new(py, items).into_py(py))
+}
+
+// --- the attribution ---------------------------------------------------------------------------
+
+const OUTSIDE: &str = "(outside imports)";
+
+/// posixpath.split's head: the folder of a path (trailing slashes dropped unless all slashes).
+fn dirname(p: &str) -> &str {
+    let i = p.rfind('/').map_or(0, |i| i + 1);
+    let head = &p[..i];
+    if !head.is_empty() && head.bytes().any(|b| b != b'/') {
+        head.trim_end_matches('/')
+    } else {
+        head
+    }
+}
+
+fn basename(p: &str) -> &str {
+    &p[p.rfind('/').map_or(0, |i| i + 1)..]
+}
+
+/// attribution._flags_text: an open's arguments after the path string.
+fn flags_text(c: &PyTuple, name: &str) -> PyResult<String> {
+    let a = c.get_item(3)?;
+    let text: String = if let Ok(s) = a.downcast::<PyString>() {
+        utf8(s)?.to_string()
+    } else {
+        let parts: Vec<String> = a.extract()?;
+        parts.join(", ")
+    };
+    match text.rfind('"') {
+        Some(q) => Ok(text[q + 1..].to_string()),
+        None => {
+            // no string: the arguments split (the model's splitter), as the Python side reads them
+            let args: Vec<String> = c.getattr("args")?.extract()?;
+            Ok(if name != "open" && args.len() > 2 {
+                args[2].clone()
+            } else if args.len() > 1 {
+                args[1].clone()
+            } else {
+                String::new()
+            })
+        }
+    }
+}
+
+/// A successful call's returned path, else its path argument (`ret_path or path`), when the
+/// call succeeded (ret >= 0, no errno).
+fn opened<'a>(c: &'a PyTuple) -> PyResult<Option<&'a str>> {
+    let ret_o = c.get_item(4)?;
+    if ret_o.is_none() || ret_o.extract::<i64>()? < 0 {
+        return Ok(None);
+    }
+    if opt_str(c.get_item(5)?)?.map_or(false, |e| !e.is_empty()) {
+        return Ok(None);
+    }
+    let p = match opt_str(c.get_item(6)?)? {
+        Some(x) if !x.is_empty() => Some(x),
+        _ => opt_str(c.get_item(10)?)?,
+    };
+    Ok(p)
+}
+
+/// attribution._module_file: the .pyc/.py/.so a successful read-only open returned.
+fn module_file<'a>(c: &'a PyTuple, name: &str) -> PyResult<Option<&'a str>> {
+    let path = match opened(c)? {
+        Some(p) if !p.is_empty() => p,
+        _ => return Ok(None),
+    };
+    if !(path.ends_with(".pyc") || path.ends_with(".py") || path.ends_with(".so")) {
+        return Ok(None);
+    }
+    let flags = flags_text(c, name)?;
+    if flags.contains("O_WRONLY") || flags.contains("O_RDWR") || flags.contains("O_CREAT") {
+        return Ok(None);
+    }
+    Ok(Some(path))
+}
+
+/// attribution._module_path: /lib/json/__pycache__/decoder.cpython-311.pyc → /lib/json/decoder.
+fn module_path(path: &str) -> String {
+    let mut folder = dirname(path);
+    let base = basename(path);
+    if base.ends_with(".pyc") && basename(folder) == "__pycache__" {
+        folder = dirname(folder);
+    }
+    let stem = if base.ends_with(".py") { &base[..base.len() - 3] } else { base.split('.').next().unwrap_or("") };
+    if stem == "__init__" {
+        folder.to_string()
+    } else if folder.is_empty() || folder.ends_with('/') {
+        format!("{}{}", folder, stem)
+    } else {
+        format!("{}/{}", folder, stem)
+    }
+}
+
+fn is_identifier(py: Python, s: &str) -> PyResult<bool> {
+    if s.is_ascii() {
+        let b = s.as_bytes();
+        return Ok(!b.is_empty() && (b[0].is_ascii_alphabetic() || b[0] == b'_') && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'));
+    }
+    PyString::new(py, s).call_method0("isidentifier")?.extract()
+}
+
+/// sys.path entries as the trace shows them (attribution._Roots), longest first.
+struct Roots {
+    roots: Vec<String>,
+    set: std::collections::HashSet<String>,
+}
+
+impl Roots {
+    fn module_name(&self, py: Python, path: &str) -> PyResult<Option<String>> {
+        let m = module_path(path);
+        for r in &self.roots {
+            let rest = if r == "/" {
+                if !m.starts_with('/') {
+                    continue;
+                }
+                &m[1..]
+            } else if m.len() > r.len() && m.starts_with(r.as_str()) && m.as_bytes()[r.len()] == b'/' {
+                &m[r.len()..]
+            } else {
+                continue;
+            };
+            let parts: Vec<&str> = rest.trim_matches('/').split('/').collect();
+            for p in &parts {
+                if !is_identifier(py, p)? {
+                    return Ok(None);
+                }
+            }
+            return Ok(Some(parts.join(".")));
+        }
+        Ok(None)
+    }
+
+    fn is_listing(&self, c: &PyTuple, name: &str) -> PyResult<bool> {
+        match opened(c)? {
+            Some(p) => Ok(self.set.contains(p.trim_end_matches('/')) && flags_text(c, name)?.contains("O_DIRECTORY")),
+            None => Ok(false),
+        }
+    }
+}
+
+/// One (pid, module) accumulator: attribution._Acc.
+#[derive(Default)]
+struct Acc {
+    pid: i64,
+    name: String,
+    imports: i64,
+    cumulative: i64,
+    failures: i64,
+}
+
+struct Walk {
+    accs: Vec<Acc>,
+    number: HashMap<(i64, String), usize>,
+    touched: Vec<i64>,
+    touched_set: std::collections::HashSet<i64>,
+}
+
+impl Walk {
+    fn touch(&mut self, pid: i64) {
+        if self.touched_set.insert(pid) {
+            self.touched.push(pid);
+        }
+    }
+    fn owner(&mut self, pid: i64, name: &str) -> usize {
+        self.touch(pid);
+        if let Some(&o) = self.number.get(&(pid, name.to_string())) {
+            return o;
+        }
+        self.accs.push(Acc { pid, name: name.to_string(), ..Default::default() });
+        self.number.insert((pid, name.to_string()), self.accs.len() - 1);
+        self.accs.len() - 1
+    }
+}
+
+fn opt_f64(o: &PyAny) -> PyResult<Option<f64>> {
+    if o.is_none() {
+        Ok(None)
+    } else {
+        Ok(Some(o.extract()?))
+    }
+}
+
+type Span = (String, i64, Option<f64>, Option<f64>, usize);
+
+/// attribute_calls(calls, prefix, threads, exec_line, named_python, scripts, kinds, marker_calls,
+/// module_opens, listing_calls) → (pids, modes, touched, accs, spans, tallies, times): what
+/// attribution._attribute_owners and then tally_calls give, in one native pass over the calls
+/// without a Python step per call.
+/// - `threads`: {thread pid: its process}; `exec_line`: {process: line of its last exec};
+///   `named_python`: the processes whose program's name is a Python's; `scripts`: {process:
+///   (script argument, "/" + its path without leading ./ and /)} of `python … app.py`;
+/// - `pids`: the calls' pids in first-seen order; `modes`: [(pid, True for "markers")] of the
+///   Python pids, in that order; `touched`: the pids in the order the careful walk first gave
+///   them a table; `accs`: [(pid, module, syscalls, failed, opened, bytes_read, seconds,
+///   imports, cumulative_syscalls, failures)] in the order they were made; `spans`: [(module,
+///   pid, begin, end, depth)], unsorted; `tallies`: tally_calls' result over the calls not
+///   markers (unnamed reads by position in `calls`; by_owner empty); `times`: (min, max) of the
+///   calls' times, or None.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn attribute_calls(
+    py: Python,
+    calls: &PyAny,
+    prefix: &str,
+    threads: &PyDict,
+    exec_line: &PyDict,
+    named_python: &PyAny,
+    scripts: &PyDict,
+    kinds: &PyDict,
+    marker_calls: &PyAny,
+    module_opens: &PyAny,
+    listing_calls: &PyAny,
+) -> PyResult<PyObject> {
+    use std::collections::HashSet;
+    let mut k = Kinds::new(kinds, Some(marker_calls), Some(module_opens), Some(listing_calls))?;
+    let items: Vec<&PyTuple> = if let Ok(t) = calls.downcast::<PyTuple>() {
+        t.iter().map(|x| x.downcast::<PyTuple>()).collect::<Result<_, _>>()?
+    } else {
+        calls.downcast::<PyList>()?.iter().map(|x| x.downcast::<PyTuple>()).collect::<Result<_, _>>()?
+    };
+    let thread_of: HashMap<i64, i64> = threads.extract()?;
+    let proc_of = |pid: i64| -> i64 { *thread_of.get(&pid).unwrap_or(&pid) };
+    let exec_line: HashMap<i64, i64> = exec_line.extract()?;
+    let mut named: HashSet<i64> = HashSet::new();
+    for p in named_python.iter()? {
+        named.insert(p?.extract()?);
+    }
+    let scripts: HashMap<i64, (String, String)> = scripts.extract()?;
+    let is_main_script = |proc: i64, path: &str| -> bool {
+        match scripts.get(&proc) {
+            Some((a, tail)) => path == a || path.ends_with(tail.as_str()),
+            None => false,
+        }
+    };
+    let is_marker_path = |p: Option<&str>| p.map_or(false, |p| p.starts_with(prefix));
+
+    // pass 1: pids, sys.path entries, marked processes and the module files opened
+    let mut pids: Vec<i64> = Vec::new();
+    let mut seen: HashSet<i64> = HashSet::new();
+    let mut listed: HashSet<String> = HashSet::new();
+    let mut packages: HashSet<String> = HashSet::new();
+    let mut marked: HashSet<i64> = HashSet::new();
+    let mut candidates: Vec<(i64, &str)> = Vec::new();
+    let mut tmin: Option<f64> = None;
+    let mut tmax: Option<f64> = None;
+    let mut kinds_at: Vec<(Kind, usize)> = Vec::with_capacity(items.len());
+    for c in &items {
+        let name_o = c.get_item(2)?;
+        let (kind, slot) = k.of(py, name_o)?;
+        kinds_at.push((kind, slot));
+        let pid: i64 = c.get_item(0)?.extract()?;
+        if seen.insert(pid) {
+            pids.push(pid);
+        }
+        if let Some(t) = opt_f64(c.get_item(1)?)? {
+            tmin = Some(tmin.map_or(t, |m: f64| if t < m { t } else { m }));
+            tmax = Some(tmax.map_or(t, |m: f64| if t > m { t } else { m }));
+        }
+        if !(kind.listing || kind.marker || kind.module_open) {
+            continue;
+        }
+        let name: &str = name_o.downcast::<PyString>().map_err(PyErr::from).and_then(utf8)?;
+        if kind.listing {
+            if let Some(p) = opened(c)? {
+                if !p.is_empty() {
+                    if flags_text(c, name)?.contains("O_DIRECTORY") {
+                        let r = p.trim_end_matches('/');
+                        listed.insert(if r.is_empty() { "/".to_string() } else { r.to_string() });
+                    } else if basename(p).starts_with("__init__.") {
+                        let mut folder = dirname(p);
+                        if basename(folder) == "__pycache__" {
+                            folder = dirname(folder);
+                        }
+                        packages.insert(folder.to_string());
+                    }
+                }
+            }
+        }
+        if kind.marker {
+            if is_marker_path(opt_str(c.get_item(10)?)?) {
+                marked.insert(proc_of(pid));
+            }
+        } else if kind.module_open {
+            if let Some(f) = module_file(c, name)? {
+                candidates.push((proc_of(pid), f));
+            }
+        }
+    }
+    let mut roots: Vec<String> = listed.difference(&packages).cloned().collect();
+    roots.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    let set: HashSet<String> = roots.iter().cloned().collect();
+    let roots = Roots { roots, set };
+    let mut opened_modules: HashSet<i64> = HashSet::new();
+    for (proc, f) in &candidates {
+        if !opened_modules.contains(proc) && roots.module_name(py, f)?.is_some() {
+            opened_modules.insert(*proc);
+        }
+    }
+    // 1 = markers, 2 = lookups
+    let mut modes: HashMap<i64, u8> = HashMap::new();
+    let mut mode_list: Vec<(i64, bool)> = Vec::new();
+    for &pid in &pids {
+        let proc = proc_of(pid);
+        if marked.contains(&proc) || opened_modules.contains(&proc) || named.contains(&proc) {
+            let m = marked.contains(&proc);
+            modes.insert(pid, if m { 1 } else { 2 });
+            mode_list.push((pid, m));
+        }
+    }
+
+    // pass 2: the walk (attribution._attribute_owners, line for line)
+    let mut w = Walk { accs: Vec::new(), number: HashMap::new(), touched: Vec::new(), touched_set: HashSet::new() };
+    let mut stacks: HashMap<i64, Vec<(String, Option<f64>)>> = HashMap::new();
+    let mut spans: Vec<Span> = Vec::new();
+    let mut plain: Vec<usize> = Vec::new();
+    let mut owners: Vec<i64> = Vec::new();
+    let mut run: HashMap<i64, i64> = HashMap::new();
+    let mut top: HashMap<i64, usize> = HashMap::new();
+    let mut pending: HashMap<i64, (u64, Vec<usize>)> = HashMap::new();
+    let mut seq: u64 = 0;
+    let mut current: HashMap<i64, (String, HashSet<String>)> = HashMap::new();
+    let mut started: HashSet<i64> = HashSet::new();
+    let mut imported: HashMap<i64, HashSet<String>> = HashMap::new();
+    let mut outside: HashMap<i64, usize> = HashMap::new();
+
+    fn flush(pid: i64, run: &mut HashMap<i64, i64>, stacks: &HashMap<i64, Vec<(String, Option<f64>)>>, w: &mut Walk) {
+        let k = run.remove(&pid).unwrap_or(0);
+        if k == 0 {
+            return;
+        }
+        if let Some(stack) = stacks.get(&pid) {
+            if stack.len() > 1 {
+                let inner = &stack[stack.len() - 1].0;
+                let mut done: std::collections::HashSet<&str> = std::collections::HashSet::new();
+                for (n, _) in &stack[..stack.len() - 1] {
+                    if n != inner && done.insert(n.as_str()) {
+                        let o = w.owner(pid, n);
+                        w.accs[o].cumulative += k;
+                    }
+                }
+            }
+        }
+    }
+
+    for (pos, c) in items.iter().enumerate() {
+        let (kind, _) = kinds_at[pos];
+        let pid: i64 = c.get_item(0)?.extract()?;
+        let mode = modes.get(&pid).copied().unwrap_or(0);
+        let path = if kind.marker || mode == 2 { opt_str(c.get_item(10)?)? } else { None };
+        if mode == 0 {
+            if kind.marker && is_marker_path(path) {
+                continue; // a marker of a process we do not attribute: still not counted
+            }
+            let o = match outside.get(&pid) {
+                Some(&o) => o,
+                None => {
+                    let o = w.owner(pid, OUTSIDE);
+                    outside.insert(pid, o);
+                    o
+                }
+            };
+            owners.push(o as i64);
+            plain.push(pos);
+            continue;
+        }
+        if mode == 1 {
+            // attribution.marker_of
+            let mut marker: Option<(u8, String)> = None;
+            if kind.marker {
+                if let Some(p) = path {
+                    if let Some(rest) = p.strip_prefix(prefix) {
+                        let (kd, name) = match rest.find('/') {
+                            Some(i) => (&rest[..i], &rest[i + 1..]),
+                            None => (rest, ""),
+                        };
+                        if (kd == "b" || kd == "e" || kd == "f") && !name.is_empty() {
+                            let cut = c.get_item(12)?.is_true()?;
+                            marker = Some((kd.as_bytes()[0], if cut { format!("{}...", name) } else { name.to_string() }));
+                        }
+                    }
+                }
+            }
+            if let Some((kd, name)) = marker {
+                flush(pid, &mut run, &stacks, &mut w);
+                top.remove(&pid);
+                w.touch(pid);
+                let t = opt_f64(c.get_item(1)?)?;
+                let stack = stacks.entry(pid).or_default();
+                if kd == b'b' {
+                    stack.push((name.clone(), t));
+                    let o = w.owner(pid, &name);
+                    w.accs[o].imports += 1;
+                    continue;
+                }
+                if kd == b'f' {
+                    let o = w.owner(pid, &name);
+                    w.accs[o].failures += 1;
+                }
+                if let Some(i) = stack.iter().rposition(|(n, _)| *n == name) {
+                    let dur = opt_f64(c.get_item(7)?)?.unwrap_or(0.0);
+                    let end = t.map(|t| t + dur);
+                    while stack.len() > i {
+                        let (n, t0) = stack.pop().unwrap();
+                        spans.push((n, pid, t0, end, stack.len()));
+                    }
+                }
+                continue;
+            }
+            let o = match top.get(&pid) {
+                Some(&o) => o,
+                None => {
+                    let inner = stacks.get(&pid).and_then(|s| s.last()).map(|x| x.0.clone());
+                    let o = w.owner(pid, inner.as_deref().unwrap_or(OUTSIDE));
+                    top.insert(pid, o);
+                    o
+                }
+            };
+            owners.push(o as i64);
+            plain.push(pos);
+            *run.entry(pid).or_insert(0) += 1;
+            continue;
+        }
+        // lookups
+        if kind.marker && is_marker_path(path) {
+            continue;
+        }
+        let i = plain.len();
+        plain.push(pos);
+        let proc = proc_of(pid);
+        let name_s: &str = if kind.listing || kind.module_open { c.get_item(2)?.downcast::<PyString>().map_err(PyErr::from).and_then(utf8)? } else { "" };
+        if !started.contains(&proc) {
+            let line: i64 = c.get_item(8)?.extract()?;
+            if kind.listing && line > *exec_line.get(&proc).unwrap_or(&0) && roots.is_listing(c, name_s)? {
+                started.insert(proc); // the first sys.path listing: imports begin
+            } else {
+                let o = match outside.get(&pid) {
+                    Some(&o) => o,
+                    None => {
+                        let o = w.owner(pid, OUTSIDE);
+                        outside.insert(pid, o);
+                        o
+                    }
+                };
+                owners.push(o as i64);
+                continue;
+            }
+        }
+        owners.push(-1);
+        let f = if kind.module_open { module_file(c, name_s)? } else { None };
+        let mut name: Option<String> = match f {
+            Some(f) => roots.module_name(py, f)?,
+            None => None,
+        };
+        let f = f.unwrap_or("");
+        if name.is_some() && is_main_script(proc, f) {
+            name = Some("__main__".to_string());
+        }
+        if let Some(n) = &name {
+            let cur_name = current.get(&pid).map(|x| x.0.as_str());
+            if f.ends_with(".py") && imported.get(&proc).map_or(false, |s| s.contains(n)) && cur_name != Some(n.as_str()) {
+                name = None; // the source of a module already loaded: linecache reading it for a traceback
+            }
+        }
+        let same = match (&name, current.get(&pid)) {
+            (Some(n), Some(cur)) => *n == cur.0,
+            _ => false,
+        };
+        if same {
+            let n = name.unwrap();
+            current.get_mut(&pid).unwrap().1.insert(f.to_string());
+            owners[i] = w.owner(pid, &n) as i64;
+        } else if let Some(n) = name {
+            imported.entry(proc).or_default().insert(n.clone());
+            let o = w.owner(pid, &n);
+            w.accs[o].imports += 1;
+            let lookups = pending.remove(&pid).map(|x| x.1).unwrap_or_default();
+            for &p in &lookups {
+                owners[p] = o as i64;
+            }
+            owners[i] = o as i64;
+            let mut files = HashSet::new();
+            files.insert(f.to_string());
+            current.insert(pid, (n.clone(), files));
+            let t = opt_f64(c.get_item(1)?)?;
+            let t0 = match lookups.first() {
+                Some(&p) => opt_f64(items[plain[p]].get_item(1)?)?,
+                None => t,
+            };
+            let dur = opt_f64(c.get_item(7)?)?.unwrap_or(0.0);
+            spans.push((n, pid, t0, t.map(|t| t + dur), 0));
+        } else {
+            let mine = match current.get(&pid) {
+                Some(cur) => {
+                    let fd = opt_str(c.get_item(11)?)?;
+                    fd.map_or(false, |x| cur.1.contains(x)) || path.map_or(false, |x| cur.1.contains(x))
+                }
+                None => false,
+            };
+            if mine {
+                let n = current.get(&pid).unwrap().0.clone();
+                owners[i] = w.owner(pid, &n) as i64;
+            } else {
+                let e = pending.entry(pid).or_insert_with(|| {
+                    seq += 1;
+                    (seq, Vec::new())
+                });
+                e.1.push(i);
+            }
+        }
+    }
+    let mut left: Vec<(u64, i64, Vec<usize>)> = pending.into_iter().map(|(pid, (s, v))| (s, pid, v)).collect();
+    left.sort_by_key(|x| x.0);
+    for (_, pid, idxs) in left {
+        if !idxs.is_empty() {
+            let o = w.owner(pid, OUTSIDE);
+            for p in idxs {
+                owners[p] = o as i64;
+            }
+        }
+    }
+    let runs: Vec<i64> = run.keys().copied().collect();
+    for pid in runs {
+        flush(pid, &mut run, &stacks, &mut w);
+    }
+    for (pid, stack) in stacks.iter_mut() {
+        while let Some((n, t0)) = stack.pop() {
+            spans.push((n, *pid, t0, None, stack.len()));
+        }
+    }
+
+    // pass 3: the tallies of the calls counted, and each owner's sums
+    let mut tally = Tally::new(k.nfam);
+    for (j, &pos) in plain.iter().enumerate() {
+        let (kind, slot) = kinds_at[pos];
+        tally.add(kind, slot, pos, items[pos], owners[j])?;
+    }
+    let own = std::mem::take(&mut tally.own);
+    let mut t_items = tally.finish(py, &k)?;
+    t_items.push(PyList::empty(py).into_py(py));
+    let accs = PyList::empty(py);
+    for (o, a) in w.accs.iter().enumerate() {
+        let (n, failed, opened, nbytes, seconds) = own.get(o).copied().unwrap_or((0, 0, 0, 0, 0.0));
+        let row: [PyObject; 10] = [
+            a.pid.into_py(py),
+            a.name.as_str().into_py(py),
+            n.into_py(py),
+            failed.into_py(py),
+            opened.into_py(py),
+            nbytes.into_py(py),
+            seconds.into_py(py),
+            a.imports.into_py(py),
+            (a.cumulative + n).into_py(py),
+            a.failures.into_py(py),
+        ];
+        accs.append(PyTuple::new(py, row))?;
+    }
+    let times: PyObject = match (tmin, tmax) {
+        (Some(a), Some(b)) => (a, b).into_py(py),
+        _ => py.None(),
+    };
+    let out: [PyObject; 7] = [
+        pids.into_py(py),
+        mode_list.into_py(py),
+        w.touched.into_py(py),
+        accs.into_py(py),
+        spans.into_py(py),
+        PyTuple::new(py, t_items).into_py(py),
+        times,
+    ];
+    Ok(PyTuple::new(py, out).into_py(py))
 }
 
 #[pymodule]
 fn _syscall_tally(_py: Python, m: &PyModule) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tally_calls, m)?)?;
+    m.add_function(wrap_pyfunction!(attribute_calls, m)?)?;
     Ok(())
 }
