@@ -5,9 +5,9 @@ pyproject.toml, read by profiler/parse/checks.py) and what `importprof check` fo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Mapping
 
-from profiler.model.document import Record
+from profiler.model.document import Document, Record, derived, saved
 
 CHECK_SCHEMA = "importprof.check/1"
 
@@ -104,40 +104,34 @@ class CheckResult(Record):
 
 
 @dataclass(frozen=True)
-class CheckReport:
-    """`importprof.check/1`. Its own to_dict/from_dict: the results are written as `checks`
-    after the counts of each status (passed, failed, errors), and `failed` is the failing
-    results in the model but a count in the document."""
+class CheckReport(Document):
+    """`importprof.check/1`: the results are written as `checks`, after the counts of each
+    status (passed, failed, errors)."""
 
     SCHEMA = CHECK_SCHEMA
+    DERIVED = (derived("passed_count", key="passed", after="config"), derived("failed_count", key="failed", after="passed"),
+               derived("error_count", key="errors", after="failed"))
 
-    results: tuple[CheckResult, ...]
-    machine: dict
+    machine: dict = saved(missing={})
     config: str | None = None  # the file the checks were declared in
     updated_baselines: tuple[str, ...] = ()  # --update-baseline: the files written
+    results: tuple[CheckResult, ...] = saved(default=(), key="checks")
 
     @property
     def failed(self) -> tuple[CheckResult, ...]:
         return tuple(r for r in self.results if r.status != "pass")
 
-    def to_dict(self) -> dict:
-        return {
-            "schema": self.SCHEMA,
-            "machine": self.machine,
-            "config": self.config,
-            "passed": sum(r.status == "pass" for r in self.results),
-            "failed": sum(r.status == "fail" for r in self.results),
-            "errors": sum(r.status == "error" for r in self.results),
-            "updated_baselines": list(self.updated_baselines),
-            "checks": [r.to_dict() for r in self.results],
-        }
+    @property
+    def passed_count(self) -> int:
+        return sum(r.status == "pass" for r in self.results)
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "CheckReport":
-        if d.get("schema") != CHECK_SCHEMA:
-            raise ValueError(f"not an {CHECK_SCHEMA} document (schema {d.get('schema')!r})")
-        return cls(results=tuple(CheckResult.from_dict(c) for c in d["checks"]), machine=d.get("machine") or {},
-                   config=d.get("config"), updated_baselines=tuple(d.get("updated_baselines", ())))
+    @property
+    def failed_count(self) -> int:
+        return sum(r.status == "fail" for r in self.results)
+
+    @property
+    def error_count(self) -> int:
+        return sum(r.status == "error" for r in self.results)
 
 
 def variation_pct(values) -> float | None:

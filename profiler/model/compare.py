@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from profiler.model.document import Document, Record
+from profiler.model.document import Document, Record, saved
 from profiler.model.measurement import Relative, TimingResult
 
 
@@ -15,16 +15,9 @@ class SyscallCount(Record):
     variant: str
     total: int
     errors: int
-    families: tuple[tuple[str, int], ...] = ()  # (stat|open|getdents|readlink|access, count)
+    # (stat|open|getdents|readlink|access, count) pairs, {name, count} records in the JSON
+    families: tuple[tuple[str, int], ...] = saved(default=(), pairs=("name", "count"))
     files_opened: int | None = None
-
-    # families are (name, count) pairs in the model and {name, count} records in the JSON
-    def to_dict(self) -> dict:
-        return {**super().to_dict(), "families": [{"name": n, "count": c} for n, c in self.families]}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "SyscallCount":
-        return super().from_dict({**d, "families": [(f["name"], f["count"]) for f in d.get("families") or ()]})
 
 
 @dataclass(frozen=True)
@@ -61,7 +54,8 @@ class CompareReport(Document):
     build_dir: str
     results: tuple[TimingResult, ...]
     rows: tuple[VariantRow, ...]
-    syscalls: tuple[SyscallCount, ...] = ()
+    # written only when the variants were traced (strace ran: --syscalls auto or on)
+    syscalls: tuple[SyscallCount, ...] = saved(default=(), omit="empty")
     relative: tuple[Relative, ...] = ()  # (wall mean / traditional's), as `startup` reports it
     launches: int | None = None
     warnings: tuple[str, ...] = ()
@@ -72,9 +66,3 @@ class CompareReport(Document):
     def reference(self) -> str:
         """Ratios are against the traditional variant."""
         return "traditional"
-
-    def to_dict(self) -> dict:
-        d = super().to_dict()
-        if not self.syscalls:  # written only when the variants were traced (strace ran: --syscalls auto or on)
-            del d["syscalls"]
-        return d

@@ -9,10 +9,10 @@ traceback from inside the interpreter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from profiler.errors import BadInput
-from profiler.model.document import Record
+from profiler.model.document import Document, Record, derived, saved
 from profiler.model.variant import BUILTIN_VARIANTS
 
 
@@ -167,8 +167,12 @@ class Support(Record):
 
 
 @dataclass(frozen=True)
-class FoundInterpreter:
-    interpreter: Interpreter
+class FoundInterpreter(Record):
+    """Its JSON: the interpreter's path as `name`, its facts, then what it supports."""
+
+    DERIVED = (derived("name", after=""), derived("is_venv", after="interpreter"))
+
+    interpreter: Interpreter = saved(flatten=True)
     commands: tuple[Support, ...]
     variants: tuple[Support, ...]
 
@@ -180,31 +184,21 @@ class FoundInterpreter:
             tuple(Support(n, r) for n, r in supported_variants(interp).items()),
         )
 
-    def to_dict(self) -> dict:
-        i = self.interpreter
-        return {
-            "name": i.path,
-            **i.to_dict(),
-            "is_venv": i.is_venv,
-            "commands": [s.to_dict() for s in self.commands],
-            "variants": [s.to_dict() for s in self.variants],
-        }
+    @property
+    def name(self) -> str:
+        return self.interpreter.path
+
+    @property
+    def is_venv(self) -> bool:
+        return self.interpreter.is_venv
 
 
 @dataclass(frozen=True)
-class PythonsReport:
+class PythonsReport(Document):
     """`importprof pythons`: the `importprof.pythons/1` document."""
 
     SCHEMA = "importprof.pythons/1"
 
     pythons: tuple[FoundInterpreter, ...]
     warnings: tuple[str, ...] = ()
-    machine: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        return {
-            "schema": self.SCHEMA,
-            "machine": self.machine,
-            "pythons": [p.to_dict() for p in self.pythons],
-            "warnings": list(self.warnings),
-        }
+    machine: dict = saved(default_factory=dict, after="schema")

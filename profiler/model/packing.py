@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from profiler.model.document import Document, Record
+from profiler.model.document import Document, Record, derived, saved
 
 
 @dataclass(frozen=True)
@@ -117,14 +117,13 @@ class PackReport(Document):
 
 
 @dataclass(frozen=True)
-class BuiltVariant:
-    """One folder of `importprof build`: `argv` is the exact command that runs it. Its JSON
-    names it `variant` and writes env and files_sha256 as objects (hence its own to_dict)."""
+class BuiltVariant(Record):
+    """One folder of `importprof build`: `argv` is the exact command that runs it."""
 
-    name: str
+    name: str = saved(key="variant")
     path: str
     argv: tuple[str, ...]
-    env: tuple[tuple[str, str], ...] = ()
+    env: tuple[tuple[str, str], ...] = saved(default=(), pairs="map")
     output_sha256: str = ""
     # a variant that could not be built, or did not behave as traditional: why, and what to do
     failed: bool = False
@@ -137,21 +136,13 @@ class BuiltVariant:
     fallback_modules: int | None = None
     fallback_sample: tuple[str, ...] = ()  # a few of the modules that fell back
     # the files the target names, as the check run left them: (path, sha256; "" when absent)
-    files_sha256: tuple[tuple[str, str], ...] = ()
-
-    def to_dict(self) -> dict:
-        return {"variant": self.name, "path": self.path, "argv": list(self.argv), "env": dict(self.env),
-                "output_sha256": self.output_sha256, "failed": self.failed, "error": self.error, "hint": self.hint,
-                "exit_code": self.exit_code, "packed_modules": self.packed_modules,
-                "fallback_modules": self.fallback_modules, "fallback_sample": list(self.fallback_sample),
-                "files_sha256": dict(self.files_sha256)}
+    files_sha256: tuple[tuple[str, str], ...] = saved(default=(), pairs="map")
 
 
 @dataclass(frozen=True)
-class BuildReport:
+class BuildReport(Document):
     """`importprof build`. It and PyOxidizerReport share importprof.build/1, each writing a
-    part of its keys (so neither is a Document whose fields are the whole schema); the pack is
-    written without its own envelope."""
+    part of its keys; the pack is written without its own envelope."""
 
     SCHEMA = "importprof.build/1"
 
@@ -162,43 +153,28 @@ class BuildReport:
     out_dir: str
     launcher: str | None  # importprof's oxidized launcher (None: no oxidized variant built)
     variants: tuple[BuiltVariant, ...]
-    pack: PackReport | None  # None: no oxidized variant built
-    machine: dict = field(default_factory=dict)
+    pack: PackReport | None = saved(bare=True)  # None: no oxidized variant built
+    machine: dict = saved(default_factory=dict, after="schema")
     frozen: "FrozenReport | None" = None  # the frozen variant's table (None: not built)
     warnings: tuple[str, ...] = ()  # variants left out for this interpreter, with the reason
 
-    def to_dict(self) -> dict:
-        return {
-            "schema": self.SCHEMA,
-            "machine": self.machine,
-            "name": self.name,
-            "target": self.target,
-            "python": self.python,
-            "python_version": self.python_version,
-            "out_dir": self.out_dir,
-            "launcher": self.launcher,
-            "variants": [v.to_dict() for v in self.variants],
-            "pack": None if self.pack is None else {k: v for k, v in self.pack.to_dict().items() if k not in ("schema", "machine")},
-            "frozen": None if self.frozen is None else self.frozen.to_dict(),
-            "warnings": list(self.warnings),
-        }
-
 
 @dataclass(frozen=True)
-class PyOxidizerReport:
+class PyOxidizerReport(Document):
     """`importprof build --pyoxidizer`: the variants the real PyOxidizer built."""
 
     SCHEMA = "importprof.build/1"
+    DERIVED = (derived("builder", after="name"),)
 
     name: str
     out_dir: str
     distribution: str
     variants: tuple[BuiltVariant, ...]
-    machine: dict = field(default_factory=dict)
+    machine: dict = saved(default_factory=dict, after="schema")
 
-    def to_dict(self) -> dict:
-        return {"schema": self.SCHEMA, "machine": self.machine, "name": self.name, "builder": "pyoxidizer",
-                "out_dir": self.out_dir, "distribution": self.distribution, "variants": [v.to_dict() for v in self.variants]}
+    @property
+    def builder(self) -> str:
+        return "pyoxidizer"
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from profiler.model.document import Record
+from profiler.model.document import Record, derived, saved
 
 _PYTHON_NAME = re.compile(r"^(?:python|pypy)[0-9.]*[a-z]*$")
 IGNORES_ENV = "-E/-I: ignores PYTHONPROFILEIMPORTTIME"
@@ -84,7 +84,7 @@ def ignores_environment(argv) -> bool:
 
 @dataclass(frozen=True)
 class ProcessRecord(Record):
-    DERIVED = ("wall_s",)
+    DERIVED = (derived("wall_s", round=6),)  # a difference of two epoch clocks: to the microsecond
 
     index: int
     pid: int
@@ -112,21 +112,18 @@ class ProcessRecord(Record):
         """The import time lines as one text (what parse/importtime.py reads)."""
         return "".join(ln + "\n" for ln in self.importtime or ())
 
-    def to_dict(self) -> dict:
-        # wall_s, a difference of two epoch clocks, is written to the microsecond
-        return {**super().to_dict(), "wall_s": _micro(self.wall_s)}
-
 
 @dataclass(frozen=True)
 class ProcessCapture(Record):
     NOT_SAVED = ("stdout", "stderr")  # the command's own output: for this run's messages only
-    DERIVED = ("span_s",)
+    # times written to the microsecond (the clocks' differences carry float noise below it)
+    DERIVED = (derived("span_s", round=6),)
 
     argv: tuple[str, ...]
     returncode: int
     stdout: str
     stderr: str
-    wall_s: float
+    wall_s: float = saved(round=6)
     processes: tuple[ProcessRecord, ...] = field(default_factory=tuple)
 
     @property
@@ -142,11 +139,3 @@ class ProcessCapture(Record):
     @property
     def python_processes(self) -> tuple[ProcessRecord, ...]:
         return tuple(p for p in self.processes if p.is_python)
-
-    def to_dict(self) -> dict:
-        # times written to the microsecond (the clocks' differences carry float noise below it)
-        return {**super().to_dict(), "wall_s": _micro(self.wall_s), "span_s": _micro(self.span_s)}
-
-
-def _micro(seconds: float | None) -> float | None:
-    return None if seconds is None else round(seconds, 6)

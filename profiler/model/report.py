@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from profiler.model.document import Document
+from profiler.model.document import Document, saved
 
 
 def kind_of(doc: dict) -> str:
@@ -29,19 +29,12 @@ class PageReport(Document):
     interpreter: dict | None = None
     sources: tuple[str, ...] = ()
     skipped: tuple[dict, ...] = ()  # {"part": ..., "reason": ...}
-    documents: tuple[tuple[str, dict], ...] = ()  # (source label, JSON document)
+    # (source label, JSON document); each written as {source, doc}: where it came from beside it
+    documents: tuple[tuple[str, dict], ...] = saved(default=(), pairs=("source", "doc"))
     derived: dict = field(default_factory=dict)  # what the page shows beyond the documents (analysis/page.py: page_data)
 
     def kinds(self) -> list[str]:
         return [kind_of(doc) for _, doc in self.documents]
-
-    # each document is written as {source, doc}: where it came from beside it
-    def to_dict(self) -> dict:
-        return {**super().to_dict(), "documents": [{"source": src, "doc": doc} for src, doc in self.documents]}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "PageReport":
-        return super().from_dict({**d, "documents": [(e["source"], e["doc"]) for e in d.get("documents") or ()]})
 
     def warnings(self) -> list[str]:
         """The page's own warnings in words (documents that mix targets or interpreters)."""

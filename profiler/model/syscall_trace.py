@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from profiler.model.document import Document, Record
+from profiler.model.document import Document, Record, saved
 
 # the path prefix of the import markers (profiler/bootstrap/hook_markers.py has the same value:
 # the bootstrap never imports the package)
@@ -198,12 +198,8 @@ class ProcessStat(Record):
     python: bool = False
     thread: bool = False
     attribution: str | None = None
-    wall_s: float | None = None
+    wall_s: float | None = saved(default=None, round=6)  # a difference of two strace timestamps: to the microsecond
     modules: tuple[ModuleStat, ...] = ()
-
-    def to_dict(self) -> dict:
-        # wall_s, a difference of two strace timestamps, is written to the microsecond
-        return {**super().to_dict(), "wall_s": None if self.wall_s is None else round(self.wall_s, 6)}
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from profiler.errors import UsageError
+from profiler.model.document import Record
 
 # how cold-pyc's folder is shown in `flags` (JSON, tables): a new one is made for every run
 FRESH_FOLDER = "<fresh>"
@@ -30,7 +31,10 @@ def insert_flags(argv: Sequence[str], extra: Sequence[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Variant:
+class Variant(Record):
+    # its JSON: what runs (the rest is what importprof says about it)
+    NOT_SAVED = ("description", "needs", "import_error_hint", "site_side", "summary")
+
     name: str
     flags: tuple[str, ...] = field(default_factory=tuple)
     # cold-pyc: each run gets `-X pycache_prefix=<fresh empty dir>` appended to the flags
@@ -70,10 +74,6 @@ class Variant:
     def is_plain(self) -> bool:
         """Runs the target as is (no flag, nothing added): what a `-- COMMAND` target allows."""
         return not self.flags and not self.fresh_pycache and not self.keep_site_paths
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "flags": list(self.flags), "fresh_pycache": self.fresh_pycache,
-                "keep_site_paths": self.keep_site_paths}
 
 
 BUILTIN_VARIANTS: dict[str, Variant] = {
