@@ -15,7 +15,7 @@ import typing
 import pytest
 
 from conftest import FIXTURES, REPO
-from profiler.model.document import Document, Record, Saved, field_types
+from profiler.model.document import Document, Record, Saved, derived, field_types, saved
 
 SCHEMAS = REPO / "profiler" / "schemas"
 
@@ -174,3 +174,60 @@ def test_record_round_trip_through_annotations():
     assert d == {"schema": "", "items": [{"a": 1, "tags": ["x"]}, {"a": 2, "tags": []}],
                  "best": {"a": 3, "tags": []}, "pair": [4, 5]}
     assert _Outer.from_dict(json.loads(json.dumps(d))) == value
+
+
+@dataclasses.dataclass(frozen=True)
+class _Declared(Document):
+    SCHEMA = ""  # an example of every field option, not a document kind
+    DERIVED = (derived("count", after="title"), derived("half", round=2))
+
+    name: str = saved(key="title")
+    when: float | None = saved(default=None, round=3)
+    pairs: tuple[tuple[str, int], ...] = saved(default=(), pairs=("k", "n"))
+    env: tuple[tuple[str, str], ...] = saved(default=(), pairs="map")
+    group: str | None = saved(default=None, omit=("group",))
+    note: str | None = saved(default=None, omit="none")
+    machine: dict = saved(default_factory=dict, after="schema")
+    runs: int = saved(default=0, missing_from=lambda d: len(d["pairs"]))
+    extra: dict = saved(default_factory=dict, flatten=True)
+
+    @property
+    def count(self) -> int:
+        return len(self.pairs)
+
+    @property
+    def half(self) -> float:
+        return self.count / 3
+
+
+def test_field_options_write_and_read_back():
+    value = _Declared("x", 1.23456, (("a", 1),), (("K", "V"),), machine={"m": 1}, runs=1, extra={"later": True, "title": "no"})
+    d = value.to_dict()
+    assert list(d) == ["schema", "machine", "title", "count", "when", "pairs", "env", "runs", "half", "later"]
+    assert d["title"] == "x" and d["when"] == 1.235 and d["pairs"] == [{"k": "a", "n": 1}] and d["env"] == {"K": "V"}
+    assert d["half"] == 0.33 and d["later"] is True  # a flattened key never replaces a field's
+    back = _Declared.from_dict(json.loads(json.dumps(d)))
+    assert back == dataclasses.replace(value, when=1.235, extra={"later": True})
+    full = dataclasses.replace(value, group="g", note="n")
+    assert full.to_dict()["group"] == "g" and full.to_dict()["note"] == "n"
+    del d["runs"]  # an older document: the value is made from the others
+    assert _Declared.from_dict(d).runs == 1
+
+
+def test_every_model_class_is_declared():
+    """No hand-written to_dict/from_dict in the model but the two whose reason is stated."""
+    import inspect
+
+    import profiler.model as pkg
+
+    allowed = {("TimingResult", "from_dict"), ("TraceReport", "to_dict"), ("TraceReport", "from_dict")}
+    found = set()
+    for m in pkgutil.iter_modules(pkg.__path__):
+        if m.name == "document":
+            continue
+        mod = importlib.import_module(f"profiler.model.{m.name}")
+        for name, cls in inspect.getmembers(mod, inspect.isclass):
+            if cls.__module__ == mod.__name__:
+                found |= {(name, meth) for meth in ("to_dict", "from_dict") if meth in cls.__dict__
+                          and not getattr(cls.__dict__[meth], "__qualname__", "").endswith("_guarded.<locals>.to_dict")}
+    assert found == allowed
