@@ -154,22 +154,20 @@ def validate(opts: ApplyOptions) -> None:
 # ------------------------------------------------------------------ the interpreters at hand
 
 
-def _version_of(path: str) -> tuple[int, int] | None:
-    m = re.search(r"(\d+)\.(\d+)(?:\.\d+)?/bin/python", path)
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
 def find_315(interp):
-    """A Python 3.15+ to prove the edit on: the --python one when it is, else pyenv's."""
+    """A Python 3.15+ to prove the edit on: the --python one when it is, else pyenv's (its
+    version as the interpreter itself reports it, not as its folder is named)."""
     from profiler.capture.interpreter import candidates, resolve_python
 
     if interp.version_tuple[:2] >= (3, 15):
         return interp
     for exe in candidates("pyenv", "3.15"):
         try:
-            return resolve_python(exe, source="pyenv")
+            found = resolve_python(exe, source="pyenv")
         except BadInput:
             continue
+        if found.version_tuple[:2] >= (3, 15):
+            return found
     return None
 
 
@@ -182,13 +180,15 @@ def find_oldest(directory: str, interp, given: str | None):
     low = lower_bound(spec) if spec else None
     if low is None:
         return None
+    floor = max(low, (3, 8))
+    # in version order, each asked for its version (a folder's name is no version): the first
+    # that runs and is new enough is the oldest the project allows
     for exe in candidates("pyenv"):
-        v = _version_of(exe)
-        if v is not None and v >= max(low, (3, 8)):
-            try:
-                found = resolve_python(exe, source="pyenv")
-            except BadInput:
-                continue
+        try:
+            found = resolve_python(exe, source="pyenv")
+        except BadInput:
+            continue
+        if found.version_tuple[:2] >= floor:
             return found if found.version_tuple[:2] < interp.version_tuple[:2] else None
     return None
 
