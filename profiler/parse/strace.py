@@ -290,12 +290,9 @@ def _parse_native(text: str, mod, pairs: bool = True) -> StraceLog:
     such halves), the general path takes the others. Runs of native rows become Syscalls in
     one C-level extend; a log that passes midnight is read again without the joined pairs,
     row by row."""
-    n = text.count("\n")
     ends_with_newline = text.endswith("\n")
-    if text and not ends_with_newline:
-        n += 1
     pairs = pairs and _RECORD is not None  # the row-by-row way below reads a row's place as its line
-    rows, general_at, general_lines, jumps = mod.parse_lines(text, _KINDS, _RECORD, pairs)
+    rows, general_at, general_lines, jumps, n = mod.parse_lines(text, _KINDS, _RECORD, pairs)
     if jumps and pairs:
         return _parse_native(text, mod, pairs=False)
     state = _Parse(n, ends_with_newline)

@@ -7,7 +7,54 @@ use pyo3::AsPyPointer;
 use pyo3::ffi;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use regex::Regex;
-use std::collections::HashMap;
+
+/// A fast hash for the maps of one log (pids, paths, names: no untrusted peer to defend
+/// against, and SipHash was a tenth of a summary's time).
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl Fx {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut b = [0u8; 8];
+            b[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(b) ^ ((rest.len() as u64) << 56));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64)
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64)
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i)
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64)
+    }
+    fn write_i64(&mut self, i: i64) {
+        self.add(i as u64)
+    }
+}
+
+type HashMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<Fx>>;
+type HashSet<K> = std::collections::HashSet<K, std::hash::BuildHasherDefault<Fx>>;
 
 
 extern "C" {
@@ -378,9 +425,10 @@ fn fast<'p>(
     r: &Res,
     kinds: &HashMap<String, i64>,
     names: &mut HashMap<String, PyObject>,
+    pid_objs: &mut HashMap<i64, PyObject>, // one int per pid, shared by its rows
     line: &str,
     lineno: usize,
-) -> Option<(&'p PyTuple, f64)> {
+) -> Option<(PyObject, f64)> {
     let c = split_line(line)?;
     let pid: i64 = c.pid.parse().ok()?;
     let t: f64 = if let Some((h, m, s)) = c.hms {
@@ -479,7 +527,7 @@ fn fast<'p>(
                 match names.get(e) {
                     Some(o) => o.clone_ref(py),
                     None => {
-                        let o: PyObject = PyString::new(py, e).into_py(py);
+                        let o: PyObject = pystr(py, e);
                         names.insert(e.to_string(), o.clone_ref(py));
                         o
                     }
@@ -489,21 +537,22 @@ fn fast<'p>(
         }
     };
     let rpath: PyObject = match c.rpath {
-        Some(m) => m.into_py(py),
+        Some(m) => pystr(py, m),
         None => py.None(),
     };
     let dur: f64 = c.dur.parse().ok()?;
-    let args_obj: PyObject = if args.is_empty() { PyTuple::empty(py).into_py(py) } else { PyString::new(py, args).into_py(py) };
+    let args_obj: PyObject = if args.is_empty() { PyTuple::empty(py).into_py(py) } else { pystr(py, args) };
     let name_obj = match names.get(name) {
         Some(o) => o.clone_ref(py),
         None => {
-            let o: PyObject = PyString::new(py, name).into_py(py);
+            let o: PyObject = pystr(py, name);
             names.insert(name.to_string(), o.clone_ref(py));
             o
         }
     };
+    let pid_obj = pid_objs.entry(pid).or_insert_with(|| pid.into_py(py)).clone_ref(py);
     let items: [PyObject; 14] = [
-        pid.into_py(py),
+        pid_obj,
         t.into_py(py),
         name_obj,
         args_obj,
@@ -513,16 +562,34 @@ fn fast<'p>(
         dur.into_py(py),
         lineno.into_py(py),
         false.into_py(py),
-        path.map_or_else(|| py.None(), |p| p.into_py(py)),
-        fdp.map_or_else(|| py.None(), |p| p.into_py(py)),
+        path.map_or_else(|| py.None(), |p| pystr(py, &p)),
+        fdp.map_or_else(|| py.None(), |p| pystr(py, p)),
         cut.into_py(py),
-        argv.map_or_else(|| py.None(), |a| PyTuple::new(py, a).into_py(py)),
+        argv.map_or_else(|| py.None(), |a| pytuple(py, a.iter().map(|x| pystr(py, x)).collect())),
     ];
-    Some((PyTuple::new(py, items), t))
+    Some((pytuple(py, Vec::from(items)), t))
+}
+
+/// A new str, owned by the caller (not registered in pyo3's pool of the call's objects, which
+/// would hold every row's strings until the call returns).
+fn pystr(py: Python, s: &str) -> PyObject {
+    unsafe { PyObject::from_owned_ptr(py, ffi::PyUnicode_FromStringAndSize(s.as_ptr() as *const std::os::raw::c_char, s.len() as ffi::Py_ssize_t)) }
+}
+
+/// A new tuple of `items`, owned by the caller (see pystr).
+fn pytuple(py: Python, items: Vec<PyObject>) -> PyObject {
+    unsafe {
+        let t = ffi::PyTuple_New(items.len() as ffi::Py_ssize_t);
+        let t = PyObject::from_owned_ptr(py, t);
+        for (i, o) in items.into_iter().enumerate() {
+            ffi::PyTuple_SetItem(t.as_ptr(), i as ffi::Py_ssize_t, o.into_ptr());
+        }
+        t
+    }
 }
 
 /// Take a tuple that can be in no reference cycle out of the cyclic collector's care.
-unsafe fn untrack(t: &PyTuple) {
+unsafe fn untrack(t: &PyObject) {
     // (PyObject_GC_UnTrack is a no-op on an object already untracked)
     ffi::PyObject_GC_UnTrack(t.as_ptr() as *mut std::os::raw::c_void);
 }
@@ -587,12 +654,12 @@ struct Pending<'a> {
     lineno: usize,
 }
 
-/// parse_lines(text, kinds, record, pairs=False) → (rows, general, lines, jumps): `rows` holds
+/// parse_lines(text, kinds, record, pairs=False) → (rows, general, lines, jumps, n): `rows` holds
 /// the records in the order of the lines that start them: the fields of a Syscall (a tuple),
 /// or a line's text for the general path; `general` lists the positions of the text items in
 /// `rows` and `lines` their (1-based) line numbers; `jumps` says whether the time of a line is
 /// more than 12 hours before the previous one's (a log passing midnight: the caller then adds
-/// the days line by line). `kinds`: {syscall name: 0 (path first), 1 (path after a dirfd), 2
+/// the days line by line); `n` is the number of lines (as the general path counts them). `kinds`: {syscall name: 0 (path first), 1 (path after a dirfd), 2
 /// (exec)}. The last line, when the text does not end with a newline, is always text (a cut
 /// line).
 ///
@@ -613,22 +680,24 @@ struct Pending<'a> {
 fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyType>, pairs: Option<bool>) -> PyResult<PyObject> {
     let text = utf8(text)?;
     let r = res();
-    let mut k: HashMap<String, i64> = HashMap::new();
+    let mut k: HashMap<String, i64> = HashMap::default();
     for (key, value) in kinds.iter() {
         k.insert(key.extract()?, value.extract()?);
     }
-    let mut names: HashMap<String, PyObject> = HashMap::new();
+    let mut names: HashMap<String, PyObject> = HashMap::default();
+    let mut pid_objs: HashMap<i64, PyObject> = HashMap::default();
     let mut out: Vec<Option<PyObject>> = Vec::new();
     let mut general: Vec<usize> = Vec::new();
     let mut glines: Vec<usize> = Vec::new();
     let mut jumps = false;
+    let mut n: usize = 0; // the lines read
     let mut last: Option<f64> = None;
     let pairs = pairs.unwrap_or(false);
     let mut pairing = pairs;
-    let mut pending: HashMap<i64, Pending> = HashMap::new();
+    let mut pending: HashMap<i64, Pending> = HashMap::default();
     // pids whose unfinished call the general path may hold (it saw an unfinished line of theirs
     // and no line since that ends it): their next unfinished line is the general path's too
-    let mut held: std::collections::HashSet<i64> = std::collections::HashSet::new();
+    let mut held: HashSet<i64> = HashSet::default();
     let mark = |t: f64, last: &mut Option<f64>, jumps: &mut bool| {
         if let Some(l) = *last {
             if t < l - 43200.0 {
@@ -638,7 +707,7 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
         *last = Some(t);
     };
     let as_text = |out: &mut Vec<Option<PyObject>>, general: &mut Vec<usize>, glines: &mut Vec<usize>, slot: Option<usize>, line: &str, lineno: usize| {
-        let s: PyObject = PyString::new(py, line).into_py(py);
+        let s: PyObject = pystr(py, line);
         match slot {
             Some(i) => {
                 out[i] = Some(s);
@@ -651,7 +720,7 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
         }
         glines.push(lineno);
     };
-    let make = |t: &PyTuple| {
+    let make = |t: PyObject| -> PyObject {
         unsafe {
             if let Some(cls) = record {
                 let tp = cls.as_ptr();
@@ -661,18 +730,18 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
             // a row holds only str, int, float, bool, None and a tuple of str (argv): it can be in
             // no reference cycle, so the cyclic collector need not walk it (hundreds of
             // thousands of rows made its passes most of a parse's time)
-            untrack(t);
+            untrack(&t);
         }
-        let o: PyObject = t.into_py(py);
-        o
+        t
     };
     if !text.is_empty() {
         let ends = text.ends_with('\n');
         let body = if ends { &text[..text.len() - 1] } else { text };
-        let n = body.split('\n').count();
-        for (i, line) in body.split('\n').enumerate() {
+        let mut lines = body.split('\n').enumerate().peekable();
+        while let Some((i, line)) = lines.next() {
             let lineno = i + 1;
-            let cut = lineno == n && !ends;
+            n = lineno;
+            let cut = !ends && lines.peek().is_none();
             if pairing {
                 if line.starts_with('[') || (line.as_bytes().first().map_or(false, |c| c.is_ascii_digit()) && {
                     let e = digits(line.as_bytes(), 0);
@@ -709,7 +778,7 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
                         if let Some(rest) = resumed_rest(&trimmed[b0..], p.name) {
                             mark(t, &mut last, &mut jumps);
                             let whole = format!("{}{}", p.line, rest);
-                            if let Some((row, _)) = fast(py, &r, &k, &mut names, &whole, p.lineno) {
+                            if let Some((row, _)) = fast(py, &r, &k, &mut names, &mut pid_objs, &whole, p.lineno) {
                                 joined = Some(row);
                             }
                         }
@@ -727,7 +796,7 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
                     }
                 }
             }
-            let row = if cut { None } else { fast(py, &r, &k, &mut names, line, lineno) };
+            let row = if cut { None } else { fast(py, &r, &k, &mut names, &mut pid_objs, line, lineno) };
             match row {
                 Some((t, time)) => {
                     mark(time, &mut last, &mut jumps);
@@ -777,13 +846,16 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
     // the text items in the order of their places
     let mut order: Vec<(usize, usize)> = general.into_iter().zip(glines.into_iter()).collect();
     order.sort_unstable();
-    let rows = PyList::empty(py);
-    for item in out {
-        rows.append(item.expect("every place is filled"))?;
-    }
+    let rows: PyObject = unsafe {
+        let l = PyObject::from_owned_ptr(py, ffi::PyList_New(out.len() as ffi::Py_ssize_t));
+        for (i, item) in out.into_iter().enumerate() {
+            ffi::PyList_SetItem(l.as_ptr(), i as ffi::Py_ssize_t, item.expect("every place is filled").into_ptr());
+        }
+        l
+    };
     let gpos = PyList::new(py, order.iter().map(|x| x.0));
     let glin = PyList::new(py, order.iter().map(|x| x.1));
-    Ok((rows, gpos, glin, jumps).into_py(py))
+    Ok((rows, gpos, glin, jumps, n).into_py(py))
 }
 
 #[pymodule]
@@ -817,7 +889,7 @@ struct Ordered<K: std::hash::Hash + Eq + Clone, V> {
 
 impl<K: std::hash::Hash + Eq + Clone, V: Default> Ordered<K, V> {
     fn new() -> Self {
-        Ordered { at: HashMap::new(), items: Vec::new() }
+        Ordered { at: HashMap::default(), items: Vec::new() }
     }
     fn get(&mut self, k: &K) -> &mut V {
         let i = match self.at.get(k) {
@@ -851,12 +923,31 @@ fn opt_str(o: &PyAny) -> PyResult<Option<&str>> {
     if o.is_none() {
         Ok(None)
     } else {
-        Ok(Some(o.downcast::<PyString>().map_err(PyErr::from).and_then(utf8)?))
+        Ok(Some(str_of(o)?))
     }
 }
 
-fn names_of(o: Option<&PyAny>) -> PyResult<std::collections::HashSet<String>> {
-    let mut out = std::collections::HashSet::new();
+/// A str's text (PyUnicode_AsUTF8AndSize checks the type itself: a TypeError for another).
+fn str_of(o: &PyAny) -> PyResult<&str> {
+    let mut size: ffi::Py_ssize_t = 0;
+    let data = unsafe { PyUnicode_AsUTF8AndSize(o.as_ptr(), &mut size) };
+    if data.is_null() {
+        return Err(PyErr::fetch(o.py()));
+    }
+    Ok(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data as *const u8, size as usize)) })
+}
+
+/// An int's value (an OverflowError past 64 bits, as extract gives).
+fn int_of(o: &PyAny) -> PyResult<i64> {
+    let v = unsafe { ffi::PyLong_AsLongLong(o.as_ptr()) };
+    if v == -1 && unsafe { !ffi::PyErr_Occurred().is_null() } {
+        return Err(PyErr::fetch(o.py()));
+    }
+    Ok(v)
+}
+
+fn names_of(o: Option<&PyAny>) -> PyResult<HashSet<String>> {
+    let mut out = HashSet::default();
     if let Some(o) = o {
         for item in o.iter()? {
             out.insert(item?.extract()?);
@@ -879,7 +970,7 @@ impl Kinds {
         let markers = names_of(markers)?;
         let module_opens = names_of(module_opens)?;
         let listings = names_of(listings)?;
-        let mut table: HashMap<String, Kind> = HashMap::new();
+        let mut table: HashMap<String, Kind> = HashMap::default();
         let mut nfam = 0usize;
         let none = Kind { family: -1, path_arg: false, open: false, read: false, marker: false, module_open: false, listing: false };
         for (key, value) in kinds.iter() {
@@ -899,7 +990,7 @@ impl Kinds {
                 }
             }
         }
-        Ok(Kinds { table, nfam, by_ptr: HashMap::new(), names: Vec::new(), name_at: HashMap::new() })
+        Ok(Kinds { table, nfam, by_ptr: HashMap::default(), names: Vec::new(), name_at: HashMap::default() })
     }
 
     /// (kind, name slot) of a call's name object; the pointer stays valid while the calls are
@@ -909,7 +1000,7 @@ impl Kinds {
         if let Some(&v) = self.by_ptr.get(&ptr) {
             return Ok(v);
         }
-        let s: &str = name_obj.downcast::<PyString>().map_err(PyErr::from).and_then(utf8)?;
+        let s: &str = str_of(name_obj)?;
         let none = Kind { family: -1, path_arg: false, open: false, read: false, marker: false, module_open: false, listing: false };
         let kind = *self.table.get(s).unwrap_or(&none);
         let slot = match self.name_at.get(s) {
@@ -960,10 +1051,9 @@ impl Tally {
     }
 
     /// One call (`pos`: its position, for the unnamed reads; `owner`: its owner's number or -1).
-    fn add(&mut self, kind: Kind, slot: usize, pos: usize, c: &PyTuple, owner: i64) -> PyResult<()> {
-        let pid: i64 = c.get_item(0)?.extract()?;
+    fn add(&mut self, kind: Kind, slot: usize, pos: usize, c: &PyTuple, pid: i64, owner: i64) -> PyResult<()> {
         let ret_o = c.get_item(4)?;
-        let ret: Option<i64> = if ret_o.is_none() { None } else { Some(ret_o.extract()?) };
+        let ret: Option<i64> = if ret_o.is_none() { None } else { Some(int_of(ret_o)?) };
         let errno = opt_str(c.get_item(5)?)?;
         let failed_call = errno.map_or(false, |e| !e.is_empty());
         let dur_o = c.get_item(7)?;
@@ -1124,7 +1214,7 @@ fn tally_calls(py: Python, calls: &PyList, owners: Option<&PyList>, kinds: &PyDi
             Some(ow) => ow[i],
             None => -1,
         };
-        tally.add(kind, slot, i, c, o)?;
+        tally.add(kind, slot, i, c, int_of(c.get_item(0)?)?, o)?;
     }
     let own = std::mem::take(&mut tally.own);
     let mut items = tally.finish(py, &k)?;
@@ -1184,7 +1274,7 @@ fn flags_text(c: &PyTuple, name: &str) -> PyResult<String> {
 /// call succeeded (ret >= 0, no errno).
 fn opened<'a>(c: &'a PyTuple) -> PyResult<Option<&'a str>> {
     let ret_o = c.get_item(4)?;
-    if ret_o.is_none() || ret_o.extract::<i64>()? < 0 {
+    if ret_o.is_none() || int_of(ret_o)? < 0 {
         return Ok(None);
     }
     if opt_str(c.get_item(5)?)?.map_or(false, |e| !e.is_empty()) {
@@ -1241,7 +1331,7 @@ fn is_identifier(py: Python, s: &str) -> PyResult<bool> {
 /// sys.path entries as the trace shows them (attribution._Roots), longest first.
 struct Roots {
     roots: Vec<String>,
-    set: std::collections::HashSet<String>,
+    set: HashSet<String>,
 }
 
 impl Roots {
@@ -1291,7 +1381,7 @@ struct Walk {
     accs: Vec<Acc>,
     number: HashMap<(i64, String), usize>,
     touched: Vec<i64>,
-    touched_set: std::collections::HashSet<i64>,
+    touched_set: HashSet<i64>,
 }
 
 impl Walk {
@@ -1350,7 +1440,6 @@ fn attribute_calls(
     module_opens: &PyAny,
     listing_calls: &PyAny,
 ) -> PyResult<PyObject> {
-    use std::collections::HashSet;
     let mut k = Kinds::new(kinds, Some(marker_calls), Some(module_opens), Some(listing_calls))?;
     let items: Vec<&PyTuple> = if let Ok(t) = calls.downcast::<PyTuple>() {
         t.iter().map(|x| x.downcast::<PyTuple>()).collect::<Result<_, _>>()?
@@ -1360,7 +1449,7 @@ fn attribute_calls(
     let thread_of: HashMap<i64, i64> = threads.extract()?;
     let proc_of = |pid: i64| -> i64 { *thread_of.get(&pid).unwrap_or(&pid) };
     let exec_line: HashMap<i64, i64> = exec_line.extract()?;
-    let mut named: HashSet<i64> = HashSet::new();
+    let mut named: HashSet<i64> = HashSet::default();
     for p in named_python.iter()? {
         named.insert(p?.extract()?);
     }
@@ -1375,19 +1464,21 @@ fn attribute_calls(
 
     // pass 1: pids, sys.path entries, marked processes and the module files opened
     let mut pids: Vec<i64> = Vec::new();
-    let mut seen: HashSet<i64> = HashSet::new();
-    let mut listed: HashSet<String> = HashSet::new();
-    let mut packages: HashSet<String> = HashSet::new();
-    let mut marked: HashSet<i64> = HashSet::new();
+    let mut seen: HashSet<i64> = HashSet::default();
+    let mut listed: HashSet<String> = HashSet::default();
+    let mut packages: HashSet<String> = HashSet::default();
+    let mut marked: HashSet<i64> = HashSet::default();
     let mut candidates: Vec<(i64, &str)> = Vec::new();
     let mut tmin: Option<f64> = None;
     let mut tmax: Option<f64> = None;
     let mut kinds_at: Vec<(Kind, usize)> = Vec::with_capacity(items.len());
+    let mut pid_at: Vec<i64> = Vec::with_capacity(items.len());
     for c in &items {
         let name_o = c.get_item(2)?;
         let (kind, slot) = k.of(py, name_o)?;
         kinds_at.push((kind, slot));
-        let pid: i64 = c.get_item(0)?.extract()?;
+        let pid: i64 = int_of(c.get_item(0)?)?;
+        pid_at.push(pid);
         if seen.insert(pid) {
             pids.push(pid);
         }
@@ -1398,7 +1489,7 @@ fn attribute_calls(
         if !(kind.listing || kind.marker || kind.module_open) {
             continue;
         }
-        let name: &str = name_o.downcast::<PyString>().map_err(PyErr::from).and_then(utf8)?;
+        let name: &str = str_of(name_o)?;
         if kind.listing {
             if let Some(p) = opened(c)? {
                 if !p.is_empty() {
@@ -1429,14 +1520,14 @@ fn attribute_calls(
     roots.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
     let set: HashSet<String> = roots.iter().cloned().collect();
     let roots = Roots { roots, set };
-    let mut opened_modules: HashSet<i64> = HashSet::new();
+    let mut opened_modules: HashSet<i64> = HashSet::default();
     for (proc, f) in &candidates {
         if !opened_modules.contains(proc) && roots.module_name(py, f)?.is_some() {
             opened_modules.insert(*proc);
         }
     }
     // 1 = markers, 2 = lookups
-    let mut modes: HashMap<i64, u8> = HashMap::new();
+    let mut modes: HashMap<i64, u8> = HashMap::default();
     let mut mode_list: Vec<(i64, bool)> = Vec::new();
     for &pid in &pids {
         let proc = proc_of(pid);
@@ -1448,19 +1539,19 @@ fn attribute_calls(
     }
 
     // pass 2: the walk (attribution._attribute_owners, line for line)
-    let mut w = Walk { accs: Vec::new(), number: HashMap::new(), touched: Vec::new(), touched_set: HashSet::new() };
-    let mut stacks: HashMap<i64, Vec<(String, Option<f64>)>> = HashMap::new();
+    let mut w = Walk { accs: Vec::new(), number: HashMap::default(), touched: Vec::new(), touched_set: HashSet::default() };
+    let mut stacks: HashMap<i64, Vec<(String, Option<f64>)>> = HashMap::default();
     let mut spans: Vec<Span> = Vec::new();
     let mut plain: Vec<usize> = Vec::new();
     let mut owners: Vec<i64> = Vec::new();
-    let mut run: HashMap<i64, i64> = HashMap::new();
-    let mut top: HashMap<i64, usize> = HashMap::new();
-    let mut pending: HashMap<i64, (u64, Vec<usize>)> = HashMap::new();
+    let mut run: HashMap<i64, i64> = HashMap::default();
+    let mut top: HashMap<i64, usize> = HashMap::default();
+    let mut pending: HashMap<i64, (u64, Vec<usize>)> = HashMap::default();
     let mut seq: u64 = 0;
-    let mut current: HashMap<i64, (String, HashSet<String>)> = HashMap::new();
-    let mut started: HashSet<i64> = HashSet::new();
-    let mut imported: HashMap<i64, HashSet<String>> = HashMap::new();
-    let mut outside: HashMap<i64, usize> = HashMap::new();
+    let mut current: HashMap<i64, (String, HashSet<String>)> = HashMap::default();
+    let mut started: HashSet<i64> = HashSet::default();
+    let mut imported: HashMap<i64, HashSet<String>> = HashMap::default();
+    let mut outside: HashMap<i64, usize> = HashMap::default();
 
     fn flush(pid: i64, run: &mut HashMap<i64, i64>, stacks: &HashMap<i64, Vec<(String, Option<f64>)>>, w: &mut Walk) {
         let k = run.remove(&pid).unwrap_or(0);
@@ -1470,7 +1561,7 @@ fn attribute_calls(
         if let Some(stack) = stacks.get(&pid) {
             if stack.len() > 1 {
                 let inner = &stack[stack.len() - 1].0;
-                let mut done: std::collections::HashSet<&str> = std::collections::HashSet::new();
+                let mut done: HashSet<&str> = HashSet::default();
                 for (n, _) in &stack[..stack.len() - 1] {
                     if n != inner && done.insert(n.as_str()) {
                         let o = w.owner(pid, n);
@@ -1483,7 +1574,7 @@ fn attribute_calls(
 
     for (pos, c) in items.iter().enumerate() {
         let (kind, _) = kinds_at[pos];
-        let pid: i64 = c.get_item(0)?.extract()?;
+        let pid = pid_at[pos];
         let mode = modes.get(&pid).copied().unwrap_or(0);
         let path = if kind.marker || mode == 2 { opt_str(c.get_item(10)?)? } else { None };
         if mode == 0 {
@@ -1566,9 +1657,9 @@ fn attribute_calls(
         let i = plain.len();
         plain.push(pos);
         let proc = proc_of(pid);
-        let name_s: &str = if kind.listing || kind.module_open { c.get_item(2)?.downcast::<PyString>().map_err(PyErr::from).and_then(utf8)? } else { "" };
+        let name_s: &str = if kind.listing || kind.module_open { str_of(c.get_item(2)?)? } else { "" };
         if !started.contains(&proc) {
-            let line: i64 = c.get_item(8)?.extract()?;
+            let line: i64 = int_of(c.get_item(8)?)?;
             if kind.listing && line > *exec_line.get(&proc).unwrap_or(&0) && roots.is_listing(c, name_s)? {
                 started.insert(proc); // the first sys.path listing: imports begin
             } else {
@@ -1617,7 +1708,7 @@ fn attribute_calls(
                 owners[p] = o as i64;
             }
             owners[i] = o as i64;
-            let mut files = HashSet::new();
+            let mut files = HashSet::default();
             files.insert(f.to_string());
             current.insert(pid, (n.clone(), files));
             let t = opt_f64(c.get_item(1)?)?;
@@ -1671,7 +1762,7 @@ fn attribute_calls(
     let mut tally = Tally::new(k.nfam);
     for (j, &pos) in plain.iter().enumerate() {
         let (kind, slot) = kinds_at[pos];
-        tally.add(kind, slot, pos, items[pos], owners[j])?;
+        tally.add(kind, slot, pos, items[pos], pid_at[pos], owners[j])?;
     }
     let own = std::mem::take(&mut tally.own);
     let mut t_items = tally.finish(py, &k)?;
