@@ -301,9 +301,69 @@ def test_fast_summary_equals_careful_summary(logs, name):
     fast = summarize_trace(log, name)
     assert json.dumps(fast.body(), sort_keys=True) == json.dumps(careful.body(), sort_keys=True)
     assert fast.spans == careful.spans
+    _same_summaries(log, name)
     calls = list(log.syscalls)
     owners = [c.pid % 7 - 1 for c in calls]  # some calls owned by nobody (-1)
     py = syscalls.tally_calls(calls, owners, native=False)
     assert py[0] and py[10]
     if syscalls._native_tally() is not None:
         assert syscalls.tally_calls(calls, owners) == py
+
+
+def _same_summaries(log, name: str) -> None:
+    """The native one-pass summary (attribute_calls), the Python one-pass summary and the
+    careful one give the same document, spans and harness view of `log`."""
+    from profiler.analysis.attribution import _native_attribution
+
+    careful = summarize_trace(log, name, fast=False)
+    py = summarize_trace(log, name, native=False)
+    want = json.dumps(careful.body(), sort_keys=True)
+    assert json.dumps(py.body(), sort_keys=True) == want and py.spans == careful.spans
+    if _native_attribution() is not None:
+        native = summarize_trace(log, name)
+        assert json.dumps(native.body(), sort_keys=True) == want
+        assert native.spans == careful.spans and native.harness == careful.harness
+
+
+def test_native_summary_of_a_fresh_multiprocess_log(tmp_path):
+    """A log made here as the scale benchmark makes it (strace -f of a shell starting Python
+    children at once, most calls split into unfinished/resumed halves, threads, a failing
+    import, a script run as __main__, a module's source read again for a traceback): the
+    native summary equals the careful pure-Python one."""
+    import shutil
+    import subprocess
+    import sys
+
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed (make setup installs it)")
+    script = tmp_path / "app.py"
+    script.write_text("import json, csv, threading\nt = threading.Thread(target=lambda: __import__('decimal'))\n"
+                      "t.start(); t.join()\ntry:\n    import no_such_module_here\nexcept ImportError:\n    pass\n"
+                      "import traceback, email.utils\ntry:\n    json.loads('{')\nexcept ValueError:\n    traceback.format_exc()\n")
+    log_path = tmp_path / "multi.strace"
+    py = sys.executable
+    sh = (f"{py} {script} & {py} -c 'import logging, argparse' & {py} -S -c 'import tarfile' & "
+          f"{py} -I -c 'import http.client' & wait")
+    done = subprocess.run([strace, "-f", "-tt", "-T", "-y", "-s", "256", "-o", str(log_path), "--", "/bin/sh", "-c", sh],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-500:]
+    log = parse_strace(log_path.read_text(errors="replace"))
+    assert len({c.pid for c in log.syscalls}) >= 5
+    r = summarize_trace(log, "multi")
+    assert r.attributed and sum(1 for p in r.processes if p.python and not p.thread) == 4
+    assert {"json", "csv", "decimal", "tarfile", "http.client", "__main__"} <= {m.name for m in r.modules}
+    _same_summaries(log, "multi")
+
+
+def test_summary_of_a_value_past_64_bits():
+    """A return value no 64-bit integer holds: the native pass gives way to the Python one (the
+    same summary as the careful way)."""
+    text = ('7 10:00:00.000001 openat(AT_FDCWD</w>, "/x", O_RDONLY) = 3</x> <0.000001>\n'
+            '7 10:00:00.000002 read(3</x>, "ab", 99999999999999999999999) = 99999999999999999999999 <0.000001>\n'
+            '7 10:00:00.000003 +++ exited with 0 +++\n')
+    log = parse_strace(text)
+    assert log.syscalls[1].ret == 99999999999999999999999
+    r = summarize_trace(log, "big")
+    assert r.filesystem["bytes_read"] == 99999999999999999999999
+    _same_summaries(log, "big")
