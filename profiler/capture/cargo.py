@@ -16,6 +16,7 @@ import sys
 
 from profiler.errors import ToolFailed, ToolMissing
 from profiler.model.interpreter import Interpreter
+from profiler.runcontext import RunContext
 
 LAUNCHER_NAME = "importprof-launcher"
 _SOURCES = ("Cargo.toml", "Cargo.lock", "launcher/Cargo.toml", "launcher/build.rs", "launcher/src/main.rs")
@@ -74,7 +75,7 @@ def _check_shared(interp: Interpreter) -> None:
         )
 
 
-def launcher_path(interp: Interpreter, info=None) -> str:
+def launcher_path(interp: Interpreter, info=None, context: RunContext | None = None) -> str:
     """The cached launcher for this interpreter, building it first when missing."""
     src = project_dir()
     key = build_key(interp, src)
@@ -93,7 +94,7 @@ def launcher_path(interp: Interpreter, info=None) -> str:
             return dest
         if info:
             info(f"building the oxidized launcher for {interp.path} (cargo, once per interpreter)...")
-        _cargo_build(cargo, src, interp)
+        _cargo_build(cargo, src, interp, context=context)
         built = os.path.join(cache_root(), "target", "release", LAUNCHER_NAME)
         tmp = dest + ".tmp"
         shutil.copy2(built, tmp)
@@ -101,7 +102,7 @@ def launcher_path(interp: Interpreter, info=None) -> str:
     return dest
 
 
-def _cargo_build(cargo: str, src: str, interp: Interpreter) -> None:
+def _cargo_build(cargo: str, src: str, interp: Interpreter, context: RunContext | None = None) -> None:
     from profiler.capture.process import run
 
     env = dict(os.environ)
@@ -115,7 +116,7 @@ def _cargo_build(cargo: str, src: str, interp: Interpreter) -> None:
     )
     env["PATH"] = os.path.dirname(cargo) + os.pathsep + env.get("PATH", "")
     argv = [cargo, "build", "--release", "--locked", "--manifest-path", os.path.join(src, "Cargo.toml")]
-    proc = run(argv, env=env, timeout=1800, what="cargo")
+    proc = run(argv, env=env, timeout=1800, what="cargo", context=context)
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
         raise ToolFailed(f"cargo build of the oxidized launcher failed (exit {proc.returncode})", detail=tail)

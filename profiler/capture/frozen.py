@@ -21,6 +21,7 @@ from profiler.capture.process import run
 from profiler.errors import ToolFailed, ToolMissing
 from profiler.model.interpreter import Interpreter
 from profiler.model.packing import PlannedModule
+from profiler.runcontext import RunContext
 
 PACKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bootstrap", "frozen_packer.py")
 EXE_NAME = "importprof-frozen"
@@ -81,7 +82,7 @@ def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def launcher_object(interp: Interpreter, info: Callable[[str], None] | None = None) -> str:
+def launcher_object(interp: Interpreter, info: Callable[[str], None] | None = None, context: RunContext | None = None) -> str:
     """launcher.o for this interpreter (compiled once, cached)."""
     src = launcher_source()
     folder = _cache_dir(interp, src)
@@ -96,7 +97,7 @@ def launcher_object(interp: Interpreter, info: Callable[[str], None] | None = No
     tmp = obj + f".{os.getpid()}.tmp"
     argv = [find_cc(), "-O2", "-std=gnu99", "-c", src, "-o", tmp, "-I", interp.include,
             f"-DIMPORTPROF_HOME={_c_string(interp.base_prefix)}"]
-    proc = run(argv, timeout=300, what="gcc")
+    proc = run(argv, timeout=300, what="gcc", context=context)
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-12:])
         raise ToolFailed(f"compiling the frozen launcher failed (exit {proc.returncode})", detail=tail or None)
@@ -104,13 +105,13 @@ def launcher_object(interp: Interpreter, info: Callable[[str], None] | None = No
     return obj
 
 
-def pack_modules(interp: Interpreter, modules: Sequence[PlannedModule], blob: str) -> Packed:
+def pack_modules(interp: Interpreter, modules: Sequence[PlannedModule], blob: str, context: RunContext | None = None) -> Packed:
     """Marshal the modules with the target interpreter itself into `blob`."""
     from profiler.capture.oxidized import bytecode_cache, run_packer_script
 
     d = run_packer_script(interp.path, PACKER,
                           {"out": blob, "modules": [m.to_dict() for m in modules], "cache": bytecode_cache()},
-                          "IMPORTPROF-FROZEN", "marshalling the frozen modules failed", interp.path)
+                          "IMPORTPROF-FROZEN", "marshalling the frozen modules failed", interp.path, context=context)
     return Packed(tuple(d["modules"]), tuple(d["packages"]), int(d["bytecode_bytes"]),
                   tuple((f["name"], f["reason"]) for f in d["failed"]))
 
@@ -150,7 +151,7 @@ def loader_flags(interp: Interpreter, cc: str) -> list[str]:
     return [f"-Wl,--dynamic-linker={own}", "-Wl,--allow-shlib-undefined"]
 
 
-def link(interp: Interpreter, obj: str, blob: str, exe: str) -> int:
+def link(interp: Interpreter, obj: str, blob: str, exe: str, context: RunContext | None = None) -> int:
     """Link launcher.o + the blob (.incbin) + libpython into `exe`; returns its size in bytes."""
     lib = libpython(interp)
     libdir = os.path.dirname(lib)
@@ -171,7 +172,7 @@ def link(interp: Interpreter, obj: str, blob: str, exe: str) -> int:
         cc = find_cc()
         argv = [cc, "-o", exe, obj, asm, f"-L{libdir}", f"-l:{os.path.basename(lib)}", f"-Wl,-rpath,{libdir}",
                 *loader_flags(interp, cc)]
-        proc = run(argv, timeout=300, what="gcc")
+        proc = run(argv, timeout=300, what="gcc", context=context)
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-12:])
         raise ToolFailed(f"linking the frozen launcher failed (exit {proc.returncode})", detail=tail or None)

@@ -18,8 +18,14 @@ kept as the venv). The same interpreter reached twice (same real executable and 
 `python3` and `python3.11` of one install, `pyenv:3.11` and `/usr/...` spelled twice) is kept
 once, at its first place. A venv is not a duplicate of its base interpreter: its prefix differs.
 
-A workflow takes `--python` as given (a spec) or as an Interpreter another workflow already
-resolved (interpreter_for): a composed run (report, doctor, lazy) probes the interpreter once.
+Where it is resolved: once, at the commands' edge (profiler/commands/_options.py:
+`interpreters_given`), into the Interpreter(s) the options object carries; the workflows and
+compositions below receive them and only check the capability they need (`interpreter_for`
+with an Interpreter is `require`, no probe), and a composition (report, doctor, lazy) hands
+its Interpreter to the workflows it runs. `interpreter_for` still takes a spec (a path, a name,
+None for the default) for library callers that pass one. The resolved interpreters are kept in
+the invocation's run context (`RunContext.interpreters`), not in a module global: one
+invocation asks each interpreter for its facts once, and the next invocation asks afresh.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from typing import Callable, Iterable, Union
 from profiler.capture.process import run
 from profiler.errors import BadInput
 from profiler.model.interpreter import Interpreter, require
+from profiler.runcontext import RunContext, given
 
 # what `--python` means when it is not given
 DEFAULT_PYTHON = "python3"
@@ -75,18 +82,19 @@ print("IMPORTPROF-PROBE " + json.dumps({
 }))
 """
 
-_CACHE: dict[tuple[str, str | None], Interpreter] = {}
-
-
-def resolve_python(requested: str | None = None, *, source: str | None = None) -> Interpreter:
+def resolve_python(requested: str | None = None, *, source: str | None = None,
+                   context: RunContext | None = None) -> Interpreter:
     """`--python` value (path or name; default `python3` on PATH) → the real Interpreter.
-    Specs that name several (`pyenv:3.12`, `all`): resolve_pythons."""
+    Specs that name several (`pyenv:3.12`, `all`): resolve_pythons. `context`: the invocation's
+    run context (the probe's time limit; what it resolved already is not probed again)."""
+    context = given(context)
+    cache = context.interpreters
     requested = requested or DEFAULT_PYTHON
     key = (requested, source)
-    if key in _CACHE:
-        return _CACHE[key]
+    if key in cache:
+        return cache[key]
     if source is None and is_multi_spec(requested):
-        return _resolve_one_of(requested)
+        return _resolve_one_of(requested, context)
     if os.sep in requested:
         path = os.path.abspath(requested)
         if not os.path.exists(path):
@@ -99,7 +107,7 @@ def resolve_python(requested: str | None = None, *, source: str | None = None) -
             raise BadInput(f"interpreter not found on PATH: {requested}")
     # -S: the probe must not pay for (or be broken by) site; -E: ignore PYTHON* variables.
     # sys.prefix still reflects a venv without site (getpath reads pyvenv.cfg).
-    proc = run([path, "-S", "-E", "-c", _PROBE], missing=BadInput, what="interpreter")
+    proc = run([path, "-S", "-E", "-c", _PROBE], missing=BadInput, what="interpreter", context=context)
     line = next(
         (ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORTPROF-PROBE ")), None
     )
@@ -117,16 +125,16 @@ def resolve_python(requested: str | None = None, *, source: str | None = None) -
     interp = Interpreter(requested=requested, source=source, **facts)
     # No version refusal here: each command refuses, per interpreter, what it cannot do
     # (profiler.model.interpreter.require), so `startup` still times 2.7.
-    _CACHE[key] = interp
-    # a composing workflow hands its parts the resolved path: that is this interpreter, not a
-    # second probe (a venv's path is its own, so the venv is kept)
-    _CACHE.setdefault((exe, source), interp)
+    cache[key] = interp
+    # the resolved path spelled again (a part handed the path, not the Interpreter) is this
+    # interpreter, not a second probe (a venv's path is its own, so the venv is kept)
+    cache.setdefault((exe, source), interp)
     return interp
 
 
-def _resolve_one_of(spec: str) -> Interpreter:
+def _resolve_one_of(spec: str, context: RunContext) -> Interpreter:
     """`pyenv:3.12` where one interpreter is taken: fine when it names exactly one."""
-    found = resolve_pythons([spec])
+    found = resolve_pythons([spec], context=context)
     if len(found) > 1:
         names = ", ".join(i.version for i in found)
         raise BadInput(f"--python {spec} names {len(found)} interpreters ({names}); this command takes one: "
@@ -134,11 +142,13 @@ def _resolve_one_of(spec: str) -> Interpreter:
     return found[0]
 
 
-def interpreter_for(python: PythonSpec, feature: str | None = None, *, for_what: str | None = None) -> Interpreter:
-    """The one entry of a workflow: its `--python` (a spec, or the Interpreter a composing
-    workflow already resolved, used as is) → the Interpreter, refused in one line (exit 2) when it
-    lacks `feature` (a command, capability or variant name: profiler.model.interpreter.require)."""
-    interp = python if isinstance(python, Interpreter) else resolve_python(python)
+def interpreter_for(python: PythonSpec, feature: str | None = None, *, for_what: str | None = None,
+                    context: RunContext | None = None) -> Interpreter:
+    """The one entry of a workflow: its `--python` (the Interpreter the command's edge or a
+    composing workflow resolved, used as is; a spec only from a library caller) → the
+    Interpreter, refused in one line (exit 2) when it lacks `feature` (a command, capability or
+    variant name: profiler.model.interpreter.require)."""
+    interp = python if isinstance(python, Interpreter) else resolve_python(python, context=context)
     if feature is not None:
         require(interp, feature, for_what=for_what)
     return interp
@@ -279,6 +289,7 @@ def resolve_pythons(
     specs: Iterable[PythonSpec] | None,
     *,
     warn: Callable[[str], None] | None = None,
+    context: RunContext | None = None,
 ) -> list[Interpreter]:
     """Repeatable `--python` values → the interpreters, each once, in the order given.
 
@@ -286,6 +297,7 @@ def resolve_pythons(
     `--python`. Within `all` or `pyenv:*`, an install that does not start is skipped with a
     warning (a broken leftover should not stop the others); the command fails only if nothing
     is left."""
+    context = given(context)
     specs = [s for s in (specs or []) if s] or [None]
     out: list[Interpreter] = []
     seen: set[tuple[str, str]] = set()
@@ -293,12 +305,12 @@ def resolve_pythons(
         if isinstance(spec, Interpreter):
             found = [spec]
         elif spec is None or not is_multi_spec(spec):
-            found = [resolve_python(spec)]
+            found = [resolve_python(spec, context=context)]
         else:
             found = []
             for path, source in expand_spec(spec):
                 try:
-                    found.append(resolve_python(path, source=source))
+                    found.append(resolve_python(path, source=source, context=context))
                 except BadInput as exc:
                     if warn:
                         warn(f"--python {spec}: skipped {path}: {exc}")
@@ -313,10 +325,10 @@ def resolve_pythons(
     return out
 
 
-def discover_all(warn: Callable[[str], None] | None = None) -> list[Interpreter]:
+def discover_all(warn: Callable[[str], None] | None = None, context: RunContext | None = None) -> list[Interpreter]:
     """Every interpreter `all` names, sorted by implementation and version (for `pythons`);
     empty when none is found."""
     if not expand_spec("all"):
         return []
-    found = resolve_pythons(["all"], warn=warn)
+    found = resolve_pythons(["all"], warn=warn, context=context)
     return sorted(found, key=lambda i: (i.implementation != "cpython", i.version_tuple, i.is_venv, i.path))

@@ -14,6 +14,7 @@ from profiler.capture.bootstrap import bootstrap_argv
 from profiler.capture.process import run
 from profiler.errors import TargetFailed
 from profiler.model.target import Target
+from profiler.runcontext import RunContext
 
 
 @dataclass(frozen=True)
@@ -90,13 +91,14 @@ def run_lazy(
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,  # None: one run's limit (--timeout)
+    context: RunContext | None = None,
 ) -> LazyRunOutput:
     """One run to completion; a non-zero exit is data here (lazy loading may break the program)."""
     with tempfile.TemporaryDirectory(prefix="importprof-lazy-") as tmp:
         path = os.path.join(tmp, "lazy.json")
         argv = lazy_argv(python, python_version, flags, target, lazy=lazy, keep=keep, record_path=path,
                          only=only, calibrate=calibrate)
-        proc = run(argv, cwd=cwd, env=env, timeout=timeout, missing=TargetFailed, what="target")
+        proc = run(argv, cwd=cwd, env=env, timeout=timeout, missing=TargetFailed, what="target", context=context)
         try:
             with open(path, encoding="utf-8") as fh:
                 record = fh.read()

@@ -18,6 +18,7 @@ from profiler.capture.bootstrap import bootstrap_argv
 from profiler.capture.process import run
 from profiler.errors import TargetFailed
 from profiler.model.target import Target
+from profiler.runcontext import RunContext
 
 
 @dataclass(frozen=True)
@@ -36,22 +37,22 @@ def _env(pycache: str, extra: Mapping[str, str] | None = None) -> dict:
 
 
 def run_fresh(argv: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
-              timeout: float | None = None, what: str = "target") -> Outcome:
+              timeout: float | None = None, what: str = "target", context: RunContext | None = None) -> Outcome:
     """argv to completion with a fresh pycache folder; a non-zero exit is data."""
     with tempfile.TemporaryDirectory(prefix="importprof-apply-") as tmp:
-        proc = run(argv, cwd=cwd, env=_env(tmp, env), timeout=timeout, missing=TargetFailed, what=what)
+        proc = run(argv, cwd=cwd, env=_env(tmp, env), timeout=timeout, missing=TargetFailed, what=what, context=context)
     return Outcome(tuple(argv), proc.returncode, proc.stdout, proc.stderr)
 
 
 def run_probe(python: str, flags: Sequence[str], target: Target, *, cwd: str | None = None,
-              env: Mapping[str, str] | None = None, timeout: float | None = None) -> tuple[Outcome, dict | None]:
+              env: Mapping[str, str] | None = None, timeout: float | None = None, context: RunContext | None = None) -> tuple[Outcome, dict | None]:
     """One run under the launcher with the `lazy_probe` hook: the outcome and its record (None
     when the program never reached its exit handlers)."""
     with tempfile.TemporaryDirectory(prefix="importprof-probe-") as tmp:
         path = os.path.join(tmp, "probe.json")
         argv = bootstrap_argv(python, flags, target, ("lazy_probe",), {"lazy_probe_path": path})
         cache = os.path.join(tmp, "pycache")
-        proc = run(argv, cwd=cwd, env=_env(cache, env), timeout=timeout, missing=TargetFailed, what="target")
+        proc = run(argv, cwd=cwd, env=_env(cache, env), timeout=timeout, missing=TargetFailed, what="target", context=context)
         try:
             with open(path, encoding="utf-8") as fh:
                 record = json.load(fh)
@@ -71,13 +72,13 @@ _COMPILE = (
 )
 
 
-def compile_with(python: str, path: str, source: bytes) -> str | None:
+def compile_with(python: str, path: str, source: bytes, context: RunContext | None = None) -> str | None:
     """None when `python` compiles `source` (the new contents of `path`), else why (one line)."""
     with tempfile.TemporaryDirectory(prefix="importprof-compile-") as tmp:
         copy = os.path.join(tmp, "source.py")
         with open(copy, "wb") as fh:
             fh.write(source)
-        proc = run([python, "-I", "-c", _COMPILE, copy, path], timeout=120, missing=TargetFailed, what="the compile check")
+        proc = run([python, "-I", "-c", _COMPILE, copy, path], timeout=120, missing=TargetFailed, what="the compile check", context=context)
     if proc.returncode == 0:
         return None
     text = proc.stdout.strip() or proc.stderr.strip()

@@ -13,17 +13,18 @@ from profiler.capture.bootstrap import bootstrap_argv
 from profiler.capture.process import run
 from profiler.errors import TargetFailed
 from profiler.model.target import Target
+from profiler.runcontext import RunContext
 
 HOOK_ORDER = ("phases", "import_sites", "site", "calls", "statements")
 _STARTUP: dict[tuple, list[str]] = {}
 
 
-def startup_modules(python: str, flags: Sequence[str]) -> list[str]:
+def startup_modules(python: str, flags: Sequence[str], context: RunContext | None = None) -> list[str]:
     """sys.modules of a bare `python -S [flags] -c pass`: the modules imported before any Python
     code (and so any hook) runs, which no instrumented run can see being imported."""
     key = (python, tuple(flags))
     if key not in _STARTUP:
-        proc = run([python, "-S", *[f for f in flags if f != "-S"], "-c", "import sys; print(' '.join(sys.modules))"], what="interpreter")
+        proc = run([python, "-S", *[f for f in flags if f != "-S"], "-c", "import sys; print(' '.join(sys.modules))"], what="interpreter", context=context)
         if proc.returncode != 0:
             raise TargetFailed(f"{python} -S -c pass failed (exit {proc.returncode})", detail=proc.stderr[-2000:] or None)
         _STARTUP[key] = proc.stdout.split()
@@ -53,6 +54,7 @@ def run_instrumented(
     timeout: float | None = None,  # None: one run's limit (--timeout)
     ignore_failure: bool = False,
     importers: bool = False,
+    context: RunContext | None = None,
 ) -> InstrumentedRun:
     """One run; `hooks` among HOOK_ORDER (installed in that order, phases first).
     `importers`: the phases hook also records who imports what, cached imports included."""
@@ -72,7 +74,7 @@ def run_instrumented(
             options["importers_path"] = paths["importers"]
         with pycache.fresh_pycache(fresh_pycache, tmp) as extra:
             argv = bootstrap_argv(python, [*flags, *extra], target, hooks, options)
-            proc = run(argv, cwd=cwd, env=env, timeout=timeout, what="interpreter")
+            proc = run(argv, cwd=cwd, env=env, timeout=timeout, what="interpreter", context=context)
         if proc.returncode != 0:
             from profiler.parse.exit_status import read_ending
 

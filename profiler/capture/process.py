@@ -4,6 +4,10 @@
 wall time from a monotonic clock around spawn+wait, and user/system CPU and peak RSS from the
 kernel's accounting of that child (wait4's rusage). `run` is the plain helper for everything that
 is not being timed (asking an interpreter for facts, driving hyperfine, strace, cargo...).
+
+Each takes the invocation's run context (`context`, profiler/runcontext.py) as an argument: the
+one run's limit (--timeout) is read from it and the runner's warnings (processes left running)
+are said through it. None (a library caller's) is a fresh default context.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Mapping, Sequence
 
 from profiler.errors import BadInput, TargetFailed, TimedOut, ToolMissing
 from profiler.model.measurement import RunSample
+from profiler.runcontext import RunContext, given
 
 # Every child runs in its own process group (its own session for `run`), so that a run that
 # passes its time limit, Ctrl-C or SIGTERM can stop it *and everything it started* (strace's
@@ -30,11 +35,9 @@ _PLATFORM_MAX_WAIT_S = min((2**31 - 1) / 1000.0, threading.TIMEOUT_MAX)
 _LIVE_GROUPS: set = set()  # process groups of children still running
 
 
-def run_timeout() -> float | None:
-    """One run's limit (--timeout), from the invocation's run context."""
-    from profiler.runcontext import current
-
-    return wait_limit(current().timeout_s)
+def run_timeout(context: RunContext | None) -> float | None:
+    """One run's limit (--timeout), from the invocation's run context (None: the default's)."""
+    return wait_limit(given(context).timeout_s)
 
 
 def wait_limit(seconds: float | None) -> float | None:
@@ -53,9 +56,10 @@ def kill_group(pgid: int) -> None:
         pass
 
 
-def kill_live_groups() -> None:
+def kill_live_groups(context: RunContext | None = None) -> None:
     """Kill every child group still registered and every descendant that detached itself
-    (main() calls it on every exit path), then stop being the invocation's subreaper."""
+    (the invocation calls it on every exit path), then stop being the invocation's subreaper.
+    What could not be stopped is said through `context`."""
     for pgid in list(_LIVE_GROUPS):
         kill_group(pgid)
         _LIVE_GROUPS.discard(pgid)
@@ -64,7 +68,7 @@ def kill_live_groups() -> None:
         _prctl(_PR_SET_CHILD_SUBREAPER, _REAPER["previous"])
     _REAPER.update(active=False, previous=None, before=frozenset())
     if left:
-        _warn_left_running(left)
+        _warn_left_running(left, given(context))
 
 
 # ------------------------------------------------------------------ detached descendants
@@ -175,18 +179,16 @@ def stop_orphans(killed_group: int | None = None) -> tuple[int, list[int]]:
     return stopped, stubborn
 
 
-def _warn_left_running(pids: list[int]) -> None:
-    from profiler.runcontext import current
-
-    current().warn(f"left running (could not be stopped): process{'es' if len(pids) > 1 else ''} "
+def _warn_left_running(pids: list[int], context: RunContext) -> None:
+    context.warn(f"left running (could not be stopped): process{'es' if len(pids) > 1 else ''} "
                    f"{', '.join(map(str, sorted(pids)))} started by the target")
 
 
-def _after_run(group: int | None = None) -> None:
+def _after_run(context: RunContext, group: int | None = None) -> None:
     """What a run left behind outside its group is stopped now, before the next run starts."""
     stopped, left = stop_orphans(group)
     if stopped or left:
-        _note_left_behind(left)
+        _note_left_behind(left, context)
 
 
 def timed_out(what: str, limit: float) -> TimedOut:
@@ -213,6 +215,7 @@ def run(
     missing: type = ToolMissing,
     what: str | None = None,
     tracer_log: str | None = None,
+    context: RunContext | None = None,
 ) -> Completed:
     """Run argv to completion (no shell), capturing stdout and stderr, in a session of its
     own. `timeout`: None = one run's limit (--timeout), math.inf = none. When it passes, or
@@ -220,8 +223,10 @@ def run(
     The run ends when the program ends: what it left running (a daemon holding the output
     pipes) is stopped instead of waited for. `tracer_log`: argv is a tracer (strace -o LOG)
     whose own child is the program; the tracer follows the program's descendants and would
-    wait for a daemon too, so once the program is gone what it left is stopped."""
-    limit = run_timeout() if timeout is None else wait_limit(timeout)
+    wait for a daemon too, so once the program is gone what it left is stopped.
+    `context`: the invocation's run context (the limit, where warnings go)."""
+    context = given(context)
+    limit = run_timeout(context) if timeout is None else wait_limit(timeout)
     become_subreaper()
     try:
         proc = subprocess.Popen(
@@ -240,7 +245,7 @@ def run(
     _LIVE_GROUPS.add(proc.pid)
     try:
         try:
-            out, err = _communicate(proc, input, limit, tracer_log)
+            out, err = _communicate(proc, input, limit, tracer_log, context)
         except subprocess.TimeoutExpired:
             _drain(proc)
             raise timed_out(what or argv[0], limit) from None
@@ -250,7 +255,7 @@ def run(
     finally:
         kill_group(proc.pid)  # what it left running in its group (a daemonized child...)
         _LIVE_GROUPS.discard(proc.pid)
-        _after_run(proc.pid)  # and what left the group (setsid): it came back to us as an orphan
+        _after_run(context, proc.pid)  # and what left the group (setsid): it came back to us as an orphan
     return Completed(tuple(argv), proc.returncode, out, err)
 
 
@@ -258,7 +263,7 @@ _POLL_S = 0.1  # how often a run is looked at while its output is read
 _GRACE_S = 0.5  # how long the program may be gone while its output stays open, before what holds it is stopped
 
 
-def _communicate(proc, input, limit: float | None, tracer_log: str | None):
+def _communicate(proc, input, limit: float | None, tracer_log: str | None, context: RunContext):
     """proc.communicate(), ended when the program ends (see run) or the limit passes."""
     deadline = None if limit is None else time.monotonic() + limit
     ended_at = None
@@ -286,7 +291,7 @@ def _communicate(proc, input, limit: float | None, tracer_log: str | None):
             kill_group(proc.pid)
         stopped, stubborn = stop_orphans(proc.pid)
         if stopped or stubborn:
-            _note_left_behind(stubborn)
+            _note_left_behind(stubborn, context)
         ended_at = None
         if deadline is None:
             deadline = time.monotonic() + 10  # nothing of ours holds the pipes any more: EOF follows
@@ -341,13 +346,11 @@ def _children_of(pid: int) -> set[int]:
     return pids
 
 
-def _note_left_behind(stubborn: list[int]) -> None:
-    from profiler.runcontext import current
-
+def _note_left_behind(stubborn: list[int], context: RunContext) -> None:
     if stubborn:
-        _warn_left_running(stubborn)
+        _warn_left_running(stubborn, context)
     else:  # said once per invocation
-        current().warn("the target ended but left processes running (a daemon, a background job): importprof "
+        context.warn("the target ended but left processes running (a daemon, a background job): importprof "
                        "stopped them instead of waiting for them")
 
 
@@ -429,9 +432,11 @@ def check_runnable(argv0: str) -> str:
 
 class SpawnServer:
     """The tiny C spawner (spawner.c) running for a whole benchmark: each command is forked
-    from it, so its peak RSS is its own, and it is timed there (monotonic clock + wait4)."""
+    from it, so its peak RSS is its own, and it is timed there (monotonic clock + wait4).
+    `context`: the invocation's run context (each command's limit, where warnings go)."""
 
-    def __init__(self, exe: str, stderr: StderrTail):
+    def __init__(self, exe: str, stderr: StderrTail, context: RunContext | None = None):
+        self._context = given(context)
         become_subreaper()
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
@@ -469,7 +474,7 @@ class SpawnServer:
         view = memoryview(request)
         while view:
             view = view[os.write(self._req_w, view) :]
-        limit = run_timeout()
+        limit = run_timeout(self._context)
         deadline = None if limit is None else time.monotonic() + limit
         while b"\n" not in self._buf:
             if deadline is not None:
@@ -484,7 +489,7 @@ class SpawnServer:
                 raise BadInput(f"the measuring spawner stopped while running {what}")
             self._buf += chunk
         line, self._buf = self._buf.split(b"\n", 1)
-        _after_run()  # a detached child of the command came back to us: stopped before the next run
+        _after_run(self._context)  # a detached child of the command came back to us: stopped before the next run
         wall_ns, ut, st, rss_kib, code, exec_err = (int(f) for f in line.split())
         if exec_err:
             name = _errno.errorcode.get(exec_err, str(exec_err))
@@ -511,7 +516,7 @@ class SpawnServer:
             pass
         kill_group(self.pid)  # a command's own children left in the group
         _LIVE_GROUPS.discard(self.pid)
-        _after_run(self.pid)
+        _after_run(self._context, self.pid)
 
 
 def spawn_measured(
@@ -519,10 +524,13 @@ def spawn_measured(
     *,
     env: Mapping[str, str] | None = None,
     stderr: StderrTail | None = None,
+    context: RunContext | None = None,
 ) -> RunSample:
     """Start argv[0] (an absolute path) from this process without a shell, wait for it,
     return its RunSample. The kernel floors the child's peak RSS at this process's own size,
-    so it is reported as None: use SpawnServer for an honest one."""
+    so it is reported as None: use SpawnServer for an honest one. `context`: the invocation's
+    run context (the limit, where warnings go)."""
+    context = given(context)
     null = _devnull()
     actions = [
         (os.POSIX_SPAWN_DUP2, null, 0),
@@ -536,10 +544,10 @@ def spawn_measured(
         pid = os.posix_spawn(argv[0], list(argv), environ, file_actions=actions, setpgroup=0)
     except OSError as exc:
         raise TargetFailed(f"cannot run {argv[0]}: {exec_problem(argv[0]) or exc.strerror}") from None
-    status, ru = _wait(pid, argv[0])
+    status, ru = _wait(pid, run_timeout(context), argv[0])
     t1 = time.perf_counter_ns()
     kill_group(pid)  # what it left running in its group (after the clock stopped)
-    _after_run(pid)
+    _after_run(context, pid)
     return RunSample(
         wall_s=(t1 - t0) / 1e9,
         user_s=ru.ru_utime,
@@ -549,10 +557,9 @@ def spawn_measured(
     )
 
 
-def _wait(pid: int, what: str = "the command"):
-    """wait4 for a child that leads its own process group, within one run's limit."""
+def _wait(pid: int, limit: float | None, what: str = "the command"):
+    """wait4 for a child that leads its own process group, within `limit` seconds (None: none)."""
     _LIVE_GROUPS.add(pid)
-    limit = run_timeout()
     try:
         if limit is not None and hasattr(os, "pidfd_open"):
             import select

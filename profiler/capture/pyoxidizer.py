@@ -8,6 +8,7 @@ import sys
 
 from profiler.capture.process import run
 from profiler.errors import ToolFailed, ToolMissing
+from profiler.runcontext import RunContext
 
 DOWNLOAD_HINT = (
     "PyOxidizer 0.24 builds only with a python-build-standalone CPython 3.8-3.10 archive and cannot "
@@ -32,20 +33,20 @@ def config_path() -> str:
     raise ToolMissing("importprof's pyoxidizer.bzl not found")
 
 
-def list_targets(exe: str, project: str) -> list[str]:
-    proc = run([exe, "list-targets", "--system-rust", project], timeout=120, what="pyoxidizer")
+def list_targets(exe: str, project: str, context: RunContext | None = None) -> list[str]:
+    proc = run([exe, "list-targets", "--system-rust", project], timeout=120, what="pyoxidizer", context=context)
     if proc.returncode != 0:
         raise ToolFailed(f"pyoxidizer could not evaluate {project}/pyoxidizer.bzl", detail=proc.stderr.strip()[-800:] or None)
     return [ln.strip().lstrip("*") for ln in proc.stdout.splitlines() if ln.strip() and not ln.startswith("resolving")]
 
 
-def pyoxidizer_build(exe: str, project: str, variables: dict, timeout: float = 3600) -> str:
+def pyoxidizer_build(exe: str, project: str, variables: dict, timeout: float = 3600, context: RunContext | None = None) -> str:
     argv = [exe, "build", "--system-rust", "--release", "--path", project]
     for k, v in variables.items():
         argv += ["--var", k, v]
     env = dict(os.environ)
     env["PATH"] = os.path.join(os.path.expanduser("~"), ".cargo", "bin") + os.pathsep + env.get("PATH", "")
-    proc = run(argv, env=env, timeout=timeout, what="pyoxidizer")
+    proc = run(argv, env=env, timeout=timeout, what="pyoxidizer", context=context)
     if proc.returncode != 0:
         text = proc.stderr.strip()
         if "dns error" in text or "error trying to connect" in text:

@@ -14,6 +14,7 @@ import tempfile
 from importlib import resources
 
 from profiler.capture.process import run
+from profiler.runcontext import RunContext
 
 _SPAWNER: list = []  # memo: [path or None]
 
@@ -23,7 +24,7 @@ def cache_dir() -> str:
     return os.path.join(base, "importprof")
 
 
-def spawner_path() -> str | None:
+def spawner_path(context: RunContext | None = None) -> str | None:
     """Path to the compiled spawner, compiling it on first use; None when no compiler."""
     if _SPAWNER:
         return _SPAWNER[0]
@@ -42,7 +43,7 @@ def spawner_path() -> str | None:
             with open(src, "wb") as fh:
                 fh.write(source)
             out = os.path.join(tmpdir, "spawner")
-            proc = run([cc, "-O2", "-o", out, src], timeout=120, what="C compiler")
+            proc = run([cc, "-O2", "-o", out, src], timeout=120, what="C compiler", context=context)
             if proc.returncode != 0:
                 _SPAWNER.append(None)
                 return None

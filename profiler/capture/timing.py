@@ -25,6 +25,7 @@ from profiler.capture.pycache import fresh_pycache
 from profiler.errors import Interrupted, TimedOut, UsageError
 from profiler.model.measurement import CommandSpec, RunSample
 from profiler.model.variant import insert_flags
+from profiler.runcontext import RunContext
 
 
 @dataclass(frozen=True)
@@ -103,13 +104,13 @@ class _Prepared:
         return SpawnServer.encode(argv, self.env or os.environ)
 
 
-def _run_one(p: _Prepared, tail: StderrTail, tmp_root: str, server: SpawnServer | None) -> RunSample:
+def _run_one(p: _Prepared, tail: StderrTail, tmp_root: str, server: SpawnServer | None, context: RunContext | None = None) -> RunSample:
     with fresh_pycache(p.spec.fresh_pycache, tmp_root) as extra:
         argv = insert_flags(p.argv, extra) if extra else p.argv
         tail.reset()
         if server is not None:
             return server.measure(p.request(argv), argv[0])
-        return spawn_measured(argv, env=p.env, stderr=tail)
+        return spawn_measured(argv, env=p.env, stderr=tail, context=context)
 
 
 def _failure(sample: RunSample, tail: StderrTail, plan: RunPlan, phase: str) -> Failure | None:
@@ -130,24 +131,24 @@ def _failure(sample: RunSample, tail: StderrTail, plan: RunPlan, phase: str) -> 
 
 
 def run_interleaved(
-    specs: Sequence[CommandSpec], plan: RunPlan, progress: Progress | None = None
+    specs: Sequence[CommandSpec], plan: RunPlan, progress: Progress | None = None, context: RunContext | None = None
 ) -> dict[str, Outcome]:
     """Measure every spec; returns each one's Outcome by spec key, in measuring order.
     Ctrl-C raises Interrupted carrying the outcomes so far."""
     from profiler.capture.spawner import spawner_path
 
     prepared = [_Prepared(s) for s in specs]
-    spawner = spawner_path() if plan.use_spawner else None
+    spawner = spawner_path(context=context) if plan.use_spawner else None
     outcomes: dict[str, Outcome] = {p.spec.key: Outcome() for p in prepared}
     tail = StderrTail()
     tmp_root = tempfile.mkdtemp(prefix="importprof-run-")
-    server = SpawnServer(spawner, tail) if spawner else None
+    server = SpawnServer(spawner, tail, context=context) if spawner else None
     interrupted = False
 
     def one(p: _Prepared, phase: str) -> None:
         out = outcomes[p.spec.key]
         try:
-            sample = _run_one(p, tail, tmp_root, server)
+            sample = _run_one(p, tail, tmp_root, server, context=context)
         except TimedOut as exc:  # name the run: which command, which run of it
             n = len(out.exit_codes) + 1
             who = f"{p.spec.variant} ({p.spec.target})" if p.spec.target else p.spec.variant

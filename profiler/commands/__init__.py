@@ -143,9 +143,9 @@ def main(args: list[str]) -> int:
     _common.forget_warnings()
     try:
         # one temporary folder, removed on every exit; SIGTERM handled as Ctrl-C; no child left
-        with invocation(warn=_common.warn):
+        with invocation(warn=_common.warn) as context:  # the run context, handed to the command as ctx.obj
             app = build_app()
-            result = app.main(args=args, prog_name="importprof", standalone_mode=False)
+            result = app.main(args=args, prog_name="importprof", standalone_mode=False, obj=context)
         _common.flush_warnings()  # after the output: one line, or each with --verbose
         if result == EXIT_INTERRUPTED and interrupted():  # typer returns Ctrl-C as a bare 130
             return _interrupted(terminated())

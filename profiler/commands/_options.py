@@ -194,12 +194,44 @@ def _timeout_help() -> str:
 TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", metavar="SECONDS", parser=_timeout_value, help=_timeout_help())]
 
 
-def apply_timeout(seconds: float | None) -> None:
-    """The command's --timeout into the invocation's run context (None: the default)."""
-    from profiler.commands._target import DEFAULT_TIMEOUT_S
-    from profiler.workflows.session import set_run_timeout
+def run_context(ctx):
+    """The invocation's run context (profiler/runcontext.py), which main() hands every command
+    as click's `ctx.obj`; a command run outside main() (a test's CliRunner) gets a fresh one."""
+    from profiler.runcontext import RunContext
 
-    set_run_timeout(DEFAULT_TIMEOUT_S if seconds is None else seconds)
+    root = ctx.find_root()
+    if not isinstance(root.obj, RunContext):
+        root.obj = RunContext()
+    return root.obj
+
+
+def apply_timeout(ctx, seconds: float | None):
+    """The command's --timeout into the invocation's run context (None: the default); returns
+    the context."""
+    from profiler.runcontext import DEFAULT_TIMEOUT_S
+
+    context = run_context(ctx)
+    context.set_timeout(DEFAULT_TIMEOUT_S if seconds is None else seconds)
+    return context
+
+
+def interpreter_given(ctx, python: str | None, feature: str | None = None, *, for_what: str | None = None):
+    """The commands' edge for a single `--python`: resolved here, once per invocation (None:
+    the default python3), into the Interpreter the command hands its workflow; a missing one, or
+    one without `feature`, is one line and exit 2 before anything runs."""
+    from profiler.workflows.pythons import given_interpreter
+
+    return given_interpreter(python, run_context(ctx), feature, for_what=for_what)
+
+
+def interpreters_given(ctx, pythons) -> tuple:
+    """The commands' edge for a repeatable `--python` (none: the default python3): each
+    resolved once, in the order given (`pyenv:*`, `all` expanded; an install of those that does
+    not start is skipped with a warning)."""
+    from profiler.commands._common import warn
+    from profiler.workflows.pythons import given_interpreters
+
+    return given_interpreters(pythons, run_context(ctx), warn=warn)
 
 
 EngineOpt = Annotated[

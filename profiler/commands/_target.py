@@ -123,9 +123,9 @@ class TargetCommand(TyperCommand):
         return super().parse_args(ctx, [*mine, *positionals])
 
     def invoke(self, ctx):
-        from profiler.workflows.session import set_run_timeout
+        from profiler.commands._options import apply_timeout
 
-        set_run_timeout(ctx.meta.get(_TIMEOUT, DEFAULT_TIMEOUT_S))
+        apply_timeout(ctx, ctx.meta.get(_TIMEOUT))  # before anything runs: the probes have the limit too
         _python_from_shebang(ctx)
         return super().invoke(ctx)
 

@@ -25,6 +25,7 @@ def register(app: typer.Typer) -> None:
 
 
 def bisect(
+    ctx: typer.Context,
     good: str = typer.Option(..., "--good", metavar="REV", help="A revision where the check passes."),
     bad: str = typer.Option(..., "--bad", metavar="REV", help="A later revision where it fails."),
     check: str = typer.Option(..., "--check", metavar="NAME", help="The check ([tool.importprof.checks.NAME]), as declared now."),
@@ -34,11 +35,12 @@ def bisect(
     output: OutputOpt = None,
 ) -> None:
     from profiler.commands._common import Progress, check_outputs, deliver, warn
+    from profiler.commands._options import run_context
     from profiler.render.console_bisect import render_bisect_table
     from profiler.compose.bisect import BisectOptions, bisect as run_bisect
 
     check_outputs(output)
     opts = BisectOptions(good=good, bad=bad, check=check, install=install or [], config=config)
     with Progress("bisecting") as bar:
-        report = run_bisect(opts, progress=bar.update, warn=warn)
+        report = run_bisect(opts, progress=bar.update, warn=warn, context=run_context(ctx))
     deliver(report, fmt=fmt, output=output, table=render_bisect_table)

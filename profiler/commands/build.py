@@ -48,6 +48,7 @@ def build(
     if not has_target(ctx):
         raise UsageError("build needs SCRIPT or -m MODULE")
     target = target_of(ctx)
+    from profiler.commands._options import interpreter_given, run_context
     from profiler.sinks import check_output_dir, check_output_folder
     from profiler.compose.build import BUILD_ENTRIES
 
@@ -59,7 +60,8 @@ def build(
         from profiler.workflows.pyoxidizer_build import PyOxidizerOptions, build_with_pyoxidizer
 
         report = build_with_pyoxidizer(
-            PyOxidizerOptions(target=target, name=name, out_dir=output, distribution=distribution, force=force), info=info
+            PyOxidizerOptions(target=target, name=name, out_dir=output, distribution=distribution, force=force), info=info,
+            context=run_context(ctx),
         )
         deliver(report, fmt=fmt, output=None, table=render_pyoxidizer_build)
         return
@@ -67,6 +69,7 @@ def build(
         raise UsageError("--distribution goes with --pyoxidizer")
     from profiler.compose.build import BuildOptions, build as run_build
 
-    report = run_build(BuildOptions(target=target, python=python, name=name, out_dir=output, variants=variant or None, force=force),
-                       info=info, warn=warn)
+    report = run_build(BuildOptions(target=target, python=interpreter_given(ctx, python), name=name, out_dir=output,
+                                    variants=variant or None, force=force),
+                       info=info, warn=warn, context=run_context(ctx))
     deliver(report, fmt=fmt, output=None, table=render_build_table)

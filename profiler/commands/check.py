@@ -25,6 +25,7 @@ def register(app: typer.Typer) -> None:
 
 
 def check(
+    ctx: typer.Context,
     names: Optional[List[str]] = typer.Argument(None, metavar="NAME", help="Checks to run (default: every one declared)."),
     config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help="The file declaring the checks (default: ./pyproject.toml)."),
     update_baseline: bool = typer.Option(False, "--update-baseline", help="Accept the figures measured now: write each check's baseline file."),
@@ -33,12 +34,13 @@ def check(
     output: OutputOpt = None,
 ) -> None:
     from profiler.commands._common import Progress, check_outputs, deliver, warn
+    from profiler.commands._options import run_context
     from profiler.render.console_check import render_check_table
     from profiler.compose.check import CheckOptions, check as run_check, exit_code, raise_for
 
     check_outputs(output)
     opts = CheckOptions(names=names or [], config=config, update_baseline=update_baseline, min_ms=min_ms)
     with Progress("checking") as bar:
-        report = run_check(opts, progress=bar.update, warn=warn)
+        report = run_check(opts, progress=bar.update, warn=warn, context=run_context(ctx))
     deliver(report, fmt=fmt, output=output, table=render_check_table)
     raise_for(report, exit_code(report))

@@ -59,12 +59,16 @@ def compare(
 
     check_output_dir(build_dir, "--build-dir")
     check_output_folder(build_dir, "--build-dir", force=force, entries=BUILD_ENTRIES)
+    from profiler.commands._options import interpreter_given, run_context
+
+    if workload != "harness":  # resolved once, here (the harness finds importprof beside the --python given)
+        python = interpreter_given(ctx, python)
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,
                           launches=launches, build_dir=build_dir, syscalls=syscalls, variants=variant or None, force=force,
                           ignore_failure=ignore_failure)
     from profiler.commands._common import showing_partial, suggesting_ignore_failure
 
     with showing_partial(render_compare_table), suggesting_ignore_failure(), Progress("measuring") as bar:
-        report = run_compare(opts, progress=bar.update, warn=warn, info=info)
+        report = run_compare(opts, progress=bar.update, warn=warn, info=info, context=run_context(ctx))
     deliver(report, fmt=fmt, output=output, table=render_compare_table,
             exports=((export_json, "json"), (export_markdown, "markdown")))

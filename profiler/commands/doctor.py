@@ -41,8 +41,10 @@ def doctor(
     from profiler.compose.doctor import DoctorOptions, doctor as run_doctor
 
     check_outputs(output)
-    opts = DoctorOptions(target=target_of(ctx), python=python, runs=runs, timing_runs=timing_runs, lazy=lazy, trace=not no_trace,
+    from profiler.commands._options import interpreter_given, run_context
+
+    opts = DoctorOptions(target=target_of(ctx), python=interpreter_given(ctx, python), runs=runs, timing_runs=timing_runs, lazy=lazy, trace=not no_trace,
                          ignore_failure=ignore_failure, verify=verify)
     with suggesting_ignore_failure(), Progress("measuring") as bar:
-        report = run_doctor(opts, progress=bar.update, warn=warn, info=info)
+        report = run_doctor(opts, progress=bar.update, warn=warn, info=info, context=run_context(ctx))
     deliver(report, fmt=fmt, output=output, table=render_doctor_table)

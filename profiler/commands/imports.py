@@ -59,6 +59,7 @@ def imports(
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_imports_table
+    from profiler.commands._options import interpreter_given, run_context
     from profiler.workflows.imports import ImportsOptions, check_budget, imports as run_imports
 
     target = target_of(ctx)
@@ -77,13 +78,16 @@ def imports(
             raise UsageError("--from-log reads one log: --vs and a second --python need runs (diff compares saved reports)")
         return _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, dict(
             runs=runs, warmup=warmup, ignore_failure=ignore_failure, group=group, level=level))
+    python = pythons[0] if pythons else None
+    if from_log is None and (target.is_python or python):  # the run needs it: resolved once, here
+        python = interpreter_given(ctx, python)
     opts = ImportsOptions(
-        target=target, python=pythons[0] if pythons else None, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group,
+        target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group,
         level=level, phases=phases, lazy_candidates=lazy_candidates, ignore_failure=ignore_failure, statements=statements,
         metrics=metric or [], instruction_runs=instruction_runs,
     )
     with suggesting_ignore_failure(), Progress("importing") as bar:
-        report = run_imports(opts, progress=bar.update, warn=warn)
+        report = run_imports(opts, progress=bar.update, warn=warn, context=run_context(ctx))
     for w in report.warnings:
         warn(w)
     deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_imports_table(r, tty, v))
@@ -105,13 +109,18 @@ def _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, common) -> Non
         raise UsageError("imports compares two captures: two --python, or one --vs TARGET")
     if fmt not in (None, "json"):
         raise UsageError(f"--format {fmt} shows one capture; two captures give a diff (json)")
+    from profiler.commands._options import interpreter_given, run_context
+
+    def resolved(python, t):  # each capture's interpreter, resolved once, here
+        return interpreter_given(ctx, python) if t.is_python or python else python
+
     if versus:
         (other, other_python), = versus
-        a = ImportsOptions(target=target, python=pythons[0] if pythons else None, **common)
-        b = ImportsOptions(target=other, python=other_python or (pythons[0] if pythons else None), **common)
+        a = ImportsOptions(target=target, python=resolved(pythons[0] if pythons else None, target), **common)
+        b = ImportsOptions(target=other, python=resolved(other_python or (pythons[0] if pythons else None), other), **common)
     else:
-        a = ImportsOptions(target=target, python=pythons[0], **common)
-        b = ImportsOptions(target=target, python=pythons[1], **common)
+        a = ImportsOptions(target=target, python=resolved(pythons[0], target), **common)
+        b = ImportsOptions(target=target, python=resolved(pythons[1], target), **common)
     with suggesting_ignore_failure(), Progress("importing") as bar:
-        report = diff_live(a, b, progress=bar.update, warn=warn)
+        report = diff_live(a, b, progress=bar.update, warn=warn, context=run_context(ctx))
     deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_diff_table(r, tty, top))

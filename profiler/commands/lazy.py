@@ -71,9 +71,11 @@ def lazy(
 
     check_outputs(output)
     keep = [k.strip() for item in keep_eager or () for k in item.split(",") if k.strip()]
+    from profiler.commands._options import interpreter_given, run_context
+
     opts = LazyOptions(
         target=target_of(ctx),
-        python=python,
+        python=interpreter_given(ctx, python),  # resolved once, here
         keep_eager=keep,
         runs=runs,
         warmup=warmup,
@@ -88,14 +90,15 @@ def lazy(
         from profiler.compose.lazy_apply import ApplyOptions, lazy_apply
 
         aopts = ApplyOptions(lazy=opts, directory=apply, style=style, diff=diff, filter_out=filter_out,
-                             verify_with=tuple(verify_with or ()), min_ms=min_ms, oldest_python=oldest_python,
+                             verify_with=tuple(verify_with or ()), min_ms=min_ms,
+                             oldest_python=interpreter_given(ctx, oldest_python) if oldest_python else None,
                              proof_runs=runs or 10, profile_runs=profile_runs, max_bisect_runs=max_bisect_runs)
 
         def apply_table(report, tty):
             return render_lazy_apply_diff(report) if diff else render_lazy_apply_table(report, tty, top=top)
 
         with Progress("applying") as bar:
-            report = lazy_apply(aopts, progress=bar.update, warn=warn, info=info)
+            report = lazy_apply(aopts, progress=bar.update, warn=warn, info=info, context=run_context(ctx))
         deliver(report, fmt=fmt, output=output, table=apply_table)
         return
 
@@ -103,5 +106,5 @@ def lazy(
         return render_lazy_table(report, tty, top=top)
 
     with showing_partial(table), suggesting_ignore_failure(), Progress("measuring") as bar:
-        report = run_lazy(opts, progress=bar.update, warn=warn, info=info)
+        report = run_lazy(opts, progress=bar.update, warn=warn, info=info, context=run_context(ctx))
     deliver(report, fmt=fmt, output=output, table=table)

@@ -44,5 +44,8 @@ def pack(
 
     check_output_dir(output, "-o")
     check_output_folder(output, "-o", force=force, entries=PACK_ENTRIES)
-    report = run_pack(PackOptions(out_dir=output, target=target, all_stdlib=all_stdlib, python=python, force=force), info=info)
+    from profiler.commands._options import interpreter_given, run_context
+
+    report = run_pack(PackOptions(out_dir=output, target=target, all_stdlib=all_stdlib, python=interpreter_given(ctx, python), force=force),
+                      info=info, context=run_context(ctx))
     deliver(report, fmt=fmt, output=None, table=render_pack_table)

@@ -22,6 +22,7 @@ def register(app: typer.Typer) -> None:
 
 
 def pythons(
+    ctx: typer.Context,
     python: Optional[List[str]] = typer.Option(
         None, "--python", parser=python_value, help="Interpreters to list (repeatable; PATH, NAME, pyenv:3.12, pyenv:*, venv, all). Default: all."
     ),
@@ -33,6 +34,6 @@ def pythons(
     from profiler.render.console_pythons import render_pythons_table
     from profiler.workflows.pythons import pythons as run_pythons
     check_outputs(output)
-    apply_timeout(timeout)
-    report = run_pythons(python or None, warn=warn)
+    context = apply_timeout(ctx, timeout)
+    report = run_pythons(python or None, warn=warn, context=context)
     deliver(report, fmt=fmt, output=output, table=render_pythons_table)

@@ -63,9 +63,11 @@ def report(
         check_outputs(output)
         from profiler.compose.report import ReportOptions, report_live
 
+        from profiler.commands._options import interpreter_given, run_context
+
         opts = ReportOptions(
             target=target,
-            python=python,
+            python=interpreter_given(ctx, python) if target.is_python or python else None,  # resolved once, here
             variants=variant or [],
             flags=flags or [],
             runs=runs,
@@ -82,7 +84,7 @@ def report(
 
         # Ctrl-C while the start-up part measures: its runs so far as startup shows them
         with showing_partial(render_startup_table), suggesting_ignore_failure(), Progress("report") as bar:
-            page = report_live(opts, progress=bar.update, warn=warn)
+            page = report_live(opts, progress=bar.update, warn=warn, context=run_context(ctx))
 
     from profiler.render.console_report import render_report_summary
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from profiler.commands._options import FlagsOpt, OutputOpt, PythonOpt, TimeoutOpt, apply_timeout, format_opt, runs_opt
+from profiler.commands._options import FlagsOpt, OutputOpt, PythonOpt, TimeoutOpt, apply_timeout, format_opt, interpreter_given, runs_opt
 
 
 def register(app: typer.Typer) -> None:
@@ -18,6 +18,7 @@ def register(app: typer.Typer) -> None:
 
 
 def site(
+    ctx: typer.Context,
     python: PythonOpt = None,
     runs: runs_opt("Instrumented starts; times are medians.") = 3,
     flags: FlagsOpt = None,
@@ -33,12 +34,13 @@ def site(
     from profiler.workflows.site import SiteOptions, site as run_site
 
     check_outputs(output)
-    apply_timeout(timeout)
+    context = apply_timeout(ctx, timeout)
     extra: list[str] = []
     for text in flags or []:
         try:
             extra.extend(shlex.split(text))
         except ValueError as exc:
             raise UsageError(f"cannot parse --flags {text!r}: {exc}") from None
-    report = run_site(SiteOptions(python=python, runs=runs, flags=extra))
+    # resolved once, here: the workflow checks it can serve `site`
+    report = run_site(SiteOptions(python=interpreter_given(ctx, python), runs=runs, flags=extra), context=context)
     deliver(report, fmt=fmt, output=output, table=render_site_table)

@@ -52,9 +52,18 @@ def startup(
     from profiler.render.console_startup import render_startup_table
     from profiler.compose.startup import StartupOptions, startup as run_startup
 
+    from profiler.commands._options import interpreter_given, interpreters_given, run_context
+
     check_outputs(output, export_json, export_markdown)
+    target = target_of(ctx)
+    versus = versus_of(ctx, vs, python_given(ctx), ctx.command_path)
+    # the interpreters, resolved once, here: --python's (where a Python target runs on them) and
+    # each --vs SCRIPT's own #! interpreter
+    if target.is_python or any(t.is_python and not p for t, p in versus):
+        python = interpreters_given(ctx, python)
+    versus = [(t, interpreter_given(ctx, p) if p else None) for t, p in versus]
     opts = StartupOptions(
-        target=target_of(ctx),
+        target=target,
         pythons=python or [None],
         variants=variant or [],
         flags=flags or [],
@@ -66,10 +75,10 @@ def startup(
         instruction_runs=instruction_runs,
         reference=reference,
         ignore_failure=ignore_failure,
-        versus=versus_of(ctx, vs, python_given(ctx), ctx.command_path),
+        versus=versus,
     )
     with showing_partial(render_startup_table), suggesting_ignore_failure(), Progress("measuring") as bar:
-        report = run_startup(opts, progress=bar.update, warn=warn)
+        report = run_startup(opts, progress=bar.update, warn=warn, context=run_context(ctx))
     deliver(
         report,
         fmt=fmt,

@@ -40,10 +40,13 @@ def trace(
 ) -> None:
     from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warn
     from profiler.commands._target import target_of
+    from profiler.commands._options import interpreter_given, run_context
     from profiler.workflows.trace import TraceOptions, trace as run_trace
 
     target = target_of(ctx)
     check_outputs(output, keep_log)
+    if from_log is None and target.is_python:  # resolved once, here (a saved log needs none)
+        python = interpreter_given(ctx, python)
     opts = TraceOptions(
         target=target,
         python=python,
@@ -54,7 +57,7 @@ def trace(
         ignore_failure=ignore_failure,
     )
     with suggesting_ignore_failure(), Progress("tracing") as bar:
-        report = run_trace(opts, warn=warn, progress=bar.update)
+        report = run_trace(opts, warn=warn, progress=bar.update, context=run_context(ctx))
 
     def table(rep, tty):
         from profiler.render.console_trace import render_trace_table

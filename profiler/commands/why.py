@@ -39,6 +39,7 @@ def why(
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_why_table
+    from profiler.commands._options import interpreter_given, run_context
     from profiler.compose.why import WhyOptions, why as run_why
 
     if sum([has_target(ctx), report is not None, from_log is not None]) > 1:
@@ -47,12 +48,15 @@ def why(
     from profiler.inputs import read_stdin
 
     log_text = read_stdin("log") if from_log == "-" else None
+    target = target_of(ctx)
+    if report is None and from_log is None and (target.is_python or python):  # the run needs it: resolved once, here
+        python = interpreter_given(ctx, python)
     opts = WhyOptions(
-        module=module_name, target=target_of(ctx), python=python, report=report, from_log=from_log, log_text=log_text, runs=runs, all=all_,
+        module=module_name, target=target, python=python, report=report, from_log=from_log, log_text=log_text, runs=runs, all=all_,
         ignore_failure=ignore_failure, statements=statements,
     )
     if statements and (report is not None or from_log is not None):
         raise UsageError("--statements runs the target: not with --report or --from-log")
     with suggesting_ignore_failure(), Progress("importing") as bar:
-        answer = run_why(opts, progress=bar.update, warn=warn)
+        answer = run_why(opts, progress=bar.update, warn=warn, context=run_context(ctx))
     deliver(answer, fmt=fmt, output=output, table=render_why_table)

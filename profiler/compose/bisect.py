@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 from profiler.errors import BadInput, UsageError
 from profiler.model.bisect import BisectReport, BisectStep
 from profiler.model.check import CheckResult
+from profiler.runcontext import RunContext
 
 
 @dataclass
@@ -33,6 +34,7 @@ def bisect(
     opts: BisectOptions,
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
+    context: RunContext | None = None,
 ) -> BisectReport:
     import math
     import tempfile
@@ -46,13 +48,13 @@ def bisect(
     installs = command_lines("--install", opts.install)
     config = os.path.abspath(config_path(opts.config))
     select(load_checks(config), [opts.check], config)  # the check exists and its table is valid
-    repo = git.toplevel(os.getcwd())
-    good, bad = git.resolve_rev(repo, opts.good), git.resolve_rev(repo, opts.bad)
+    repo = git.toplevel(os.getcwd(), context=context)
+    good, bad = git.resolve_rev(repo, opts.good, context=context), git.resolve_rev(repo, opts.bad, context=context)
     if good == bad:
         raise UsageError("--good and --bad are the same commit")
-    if not git.is_ancestor(repo, good, bad):
+    if not git.is_ancestor(repo, good, bad, context=context):
         raise BadInput(f"--good {opts.good} is not an ancestor of --bad {opts.bad}")
-    commits = git.commits_between(repo, good, bad)
+    commits = git.commits_between(repo, good, bad, context=context)
     root = tempfile.mkdtemp(prefix="importprof-bisect-")
     tested: dict[str, tuple[BisectStep, CheckResult | None]] = {}
     order: list[str] = []
@@ -64,7 +66,7 @@ def bisect(
             return tested[commit][0]
         if progress:
             progress(len(order), expected, f"testing {commit[:10]}")
-        step, result = _test_commit(git, repo, commit, installs, opts.check, config, root)
+        step, result = _test_commit(git, repo, commit, installs, opts.check, config, root, context)
         tested[commit] = (step, result)
         order.append(commit)
         return step
@@ -100,26 +102,26 @@ def bisect(
     )
 
 
-def _test_commit(git, repo: str, commit: str, installs, check: str, config: str, root: str):
+def _test_commit(git, repo: str, commit: str, installs, check: str, config: str, root: str, context: RunContext | None):
     from profiler.inputs import read_document
     from profiler.model.check import CheckReport
 
     where = os.path.join(root, commit[:12])
     out = os.path.join(root, f"{commit[:12]}.json")
-    title = git.subject(repo, commit)
-    git.add_worktree(repo, commit, where)
+    title = git.subject(repo, commit, context=context)
+    git.add_worktree(repo, commit, where, context=context)
     try:
         for argv in installs:
-            proc = git.run_install(argv, where)
+            proc = git.run_install(argv, where, context=context)
             if proc.returncode != 0:
                 last = (proc.stderr.strip().splitlines() or [""])[-1]
                 return BisectStep(commit, title, "error", failing=(f"install step {shlex.join(argv)} exited {proc.returncode}: {last}",)), None
-        proc = git.run_check(check, config, where, out)
+        proc = git.run_check(check, config, where, out, context=context)
         if not os.path.exists(out):
             last = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
             return BisectStep(commit, title, "error", failing=(last,)), None
         result = CheckReport.from_dict(read_document(out, ["check"], "check result")).results[0]
     finally:
-        git.remove_worktree(repo, where)
+        git.remove_worktree(repo, where, context=context)
     failing = tuple(f.message for f in result.findings if f.status == "fail") or ((result.error,) if result.error else ())
     return BisectStep(commit, title, result.status, result.wall_ms, result.import_ms, result.instructions, failing), result

@@ -34,6 +34,7 @@ from profiler.model.packing import BuildReport, BuiltVariant
 from profiler.model.target import Target
 from profiler.analysis.packing import ON_REQUEST, OXIDIZED, PACKING, VARIANTS, default_name
 from profiler.workflows.targets import watched_files
+from profiler.runcontext import RunContext
 
 VARIANT_FILE = "variant.json"
 # every name a build writes into its folder: in a folder of the user's (--force) these must be
@@ -105,7 +106,7 @@ def select_variants(interp, requested: Sequence[str] | None) -> tuple[list[str],
 
 def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None,
                    variants: Sequence[str] | None = None, warn: Callable[[str], None] | None = None,
-                   force: bool = False, option: str = "-o") -> tuple[list[BuiltVariant], Built]:
+                   force: bool = False, option: str = "-o", context: RunContext | None = None) -> tuple[list[BuiltVariant], Built]:
     from profiler.capture.oxidized import clear_dir
     from profiler.sinks import claim_output_folder
     from profiler.workflows.pack import check_target
@@ -122,7 +123,7 @@ def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], N
         clear_dir(os.path.join(out_dir, v))
     before = set(os.listdir(out_dir))
     try:
-        return _build_variants(interp, target, out_dir, chosen, skipped, info)
+        return _build_variants(interp, target, out_dir, chosen, skipped, info, context=context)
     except BaseException:
         # a failed build leaves nothing half-made: a folder it made is removed;
         # in an existing one, what it wrote and the previous build's report (its variants were
@@ -139,7 +140,7 @@ def _failed(name: str, folder: str, argv, env, error: str, hint: str) -> BuiltVa
     return BuiltVariant(name, folder, tuple(argv), tuple(env), failed=True, error=error, hint=hint)
 
 
-def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info) -> tuple[list[BuiltVariant], Built]:
+def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info, context: RunContext | None = None) -> tuple[list[BuiltVariant], Built]:
     from profiler.analysis.packing import plan_pack
     from profiler.capture.oxidized import install_launcher, no_site_sys_path, scan_units, write_json
     from profiler.errors import ImportprofError
@@ -151,14 +152,14 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
     watched = watched_files(target)
     originals = list(zip(watched, read_files(watched)))  # the recording run may rewrite them too
     try:
-        records, sys_path = discover(interp, target)
+        records, sys_path = discover(interp, target, context=context)
     finally:
         restore_files(originals)
     plan = plan_pack(records, scan_units(records, sys_path, stdlib_entries(interp)))
     packed, pack_error = None, None
     if any(v in OXIDIZED for v in chosen):
         try:
-            packed = pack_target(interp, target, out_dir, info=info, discovered=(records, sys_path), plan=plan)
+            packed = pack_target(interp, target, out_dir, info=info, discovered=(records, sys_path), plan=plan, context=context)
         except ImportprofError as exc:  # the other variants are still built and measured
             pack_error = exc
     frozen, frozen_error = None, None
@@ -166,11 +167,11 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
         from profiler.workflows.frozen import build_frozen
 
         try:
-            frozen = build_frozen(interp, plan, os.path.join(out_dir, "frozen"), info=info)
+            frozen = build_frozen(interp, plan, os.path.join(out_dir, "frozen"), info=info, context=context)
         except ImportprofError as exc:
             frozen_error = exc
     origins = tuple(r.origin for r in records if r.origin and os.path.isabs(r.origin))
-    extra = extra_paths(sys_path, no_site_sys_path(interp.path), target, origins, os.getcwd())
+    extra = extra_paths(sys_path, no_site_sys_path(interp.path, context=context), target, origins, os.getcwd())
     # a package found by a finder of its own (an editable install's, put there by a .pth file
     # that -S skips): its folder, so that the variants without site find it on the path
     extra += [u.root for u in plan.units if u.root not in sys_path and u.root not in extra]
@@ -215,7 +216,7 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info)
             exe = install_launcher(packed.launcher, folder, cfg)
             argv, venv = (exe, *argv_tail), env
         built.append(BuiltVariant(v, folder, tuple(argv), tuple(venv)))
-    built = check_behaviour(built, target, frozen_modules=frozen.modules if frozen else (), plan=plan)
+    built = check_behaviour(built, target, frozen_modules=frozen.modules if frozen else (), plan=plan, context=context)
     for bv in built:
         if os.path.isdir(bv.path):
             write_json(os.path.join(bv.path, VARIANT_FILE), {"schema": "importprof.variant/1", **bv.to_dict()})
@@ -244,7 +245,7 @@ def _first_difference(a: str, b: str) -> tuple[int, str, str]:
 
 
 def check_behaviour(variants: Sequence[BuiltVariant], target: Target, frozen_modules: Sequence[str] = (),
-                    plan=None) -> list[BuiltVariant]:
+                    plan=None, context: RunContext | None = None) -> list[BuiltVariant]:
     """Run every built variant once as it is and once with importprof's module recorder: a
     variant counts when its exit code, stdout, stderr and the files the target names end as
     traditional's (the first variant); otherwise it is a failed variant showing the first
@@ -267,7 +268,7 @@ def check_behaviour(variants: Sequence[BuiltVariant], target: Target, frozen_mod
             continue
         before = file_stamps(packed_files) if ref is None else None
         try:
-            proc = run_variant(bv.argv, dict(bv.env))
+            proc = run_variant(bv.argv, dict(bv.env), context=context)
             after = read_files(watched)
         finally:
             restore_files(originals)
@@ -286,7 +287,7 @@ def check_behaviour(variants: Sequence[BuiltVariant], target: Target, frozen_mod
                 done.append(replace(bv, failed=True, error=error + (f"; {why}" if why else ""),
                                     hint=f"run it to see: {' '.join(bv.argv)} (variant.json has its env)"))
                 continue
-        done.append(_with_counts(bv, target, frozen_set if bv.name == "frozen" else set(), originals))
+        done.append(_with_counts(bv, target, frozen_set if bv.name == "frozen" else set(), originals, context=context))
     return done
 
 
@@ -332,7 +333,7 @@ def _difference(ref, name: str, seen, watched) -> str | None:
     return None
 
 
-def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals) -> BuiltVariant:
+def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals, context: RunContext | None = None) -> BuiltVariant:
     """The variant's run again under importprof's module recorder (bootstrap/launch.py with the
     oxidized_modules hook, site as the variant has it): where each module came from."""
     if bv.name in ("lazy", "lazy+in-memory"):  # already wrapped by the lazy launcher
@@ -344,7 +345,7 @@ def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals) -> Bui
     site = bv.name == "traditional"
     argv = bootstrap_argv(bv.argv[0], [] if site else ["-S"], target, ["oxidized_modules"], {})
     try:
-        records, _, _ = loaded_modules(argv, dict(bv.env) or None, what=bv.name, any_exit=True)
+        records, _, _ = loaded_modules(argv, dict(bv.env) or None, what=bv.name, any_exit=True, context=context)
     except ImportprofError:
         return bv  # the recorder could not run there: the counts stay unknown (None)
     finally:
@@ -361,7 +362,7 @@ def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals) -> Bui
 
 
 def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
-          warn: Callable[[str], None] | None = None) -> BuildReport:
+          warn: Callable[[str], None] | None = None, context: RunContext | None = None) -> BuildReport:
     from profiler.capture.interpreter import interpreter_for
     from profiler.capture.machine import read_machine
     from profiler.capture.oxidized import write_json
@@ -372,9 +373,9 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
     out_dir = opts.out_dir or os.path.join("oxidized_builds", name)
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"-o {out_dir}: exists and is not a directory")
-    interp = interpreter_for(opts.python)
+    interp = interpreter_for(opts.python, context=context)
     variants, made = build_variants(interp, opts.target, out_dir, info=info, variants=opts.variants,  # notes: in the report
-                                    force=opts.force)
+                                    force=opts.force, context=context)
     report = BuildReport(
         name=name,
         target=_absolute(opts.target).label(),

@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 
 from profiler.errors import EXIT_FAILED, EXIT_GATE, EXIT_OK, BadInput, ImportprofError, UsageError
 from profiler.model.check import CheckReport, CheckResult, CheckSpec
+from profiler.runcontext import RunContext
 
 DEFAULT_CONFIG = "pyproject.toml"
 
@@ -122,7 +123,7 @@ def _package_of(path: str) -> str | None:
     return ".".join(parts) or None
 
 
-def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None):
+def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None, context: RunContext | None = None):
     """(Figures, ImportsReport, wall runs in ms, instruction counts, method, interpreter) of one check."""
     from profiler.analysis.checks import Figures
     from profiler.analysis.statistics import median
@@ -137,14 +138,14 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
     if target.is_python or spec.python:
         from profiler.capture.interpreter import interpreter_for
 
-        interp = interpreter_for(spec.python)
+        interp = interpreter_for(spec.python, context=context)
     if progress:
         progress("imports")
-    report = imports(ImportsOptions(target=target, python=spec.python, runs=spec.runs, warmup=1))
+    report = imports(ImportsOptions(target=target, python=spec.python, runs=spec.runs, warmup=1), context=context)
     if progress:
         progress("wall time")
     timed = startup(StartupOptions(target=target, pythons=[spec.python], variants=["default"] if target.is_python else [],
-                                   runs=spec.runs, warmup=1))
+                                   runs=spec.runs, warmup=1), context=context)
     result = timed.results[0]
     wall_runs = tuple(t * 1000 for t in result.times)
     counts: tuple[int, ...] = ()
@@ -152,11 +153,11 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
     if spec.wants_instructions:
         from profiler.capture.instructions import measure_instructions, pick_method
 
-        method = pick_method()
+        method = pick_method(context=context)
         cmd = plan_runs(target, [interp] if interp else [], ["default"]).specs[0]
         if progress:
             progress("instructions")
-        counts = tuple(measure_instructions([cmd], spec.instruction_runs)[cmd.key])
+        counts = tuple(measure_instructions([cmd], spec.instruction_runs, context=context)[cmd.key])
     figures = Figures(
         wall_ms=median(wall_runs) if wall_runs else None,
         import_ms=report.total_us / 1000 if report is not None else None,
@@ -167,7 +168,7 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
 
 
 def run_check(spec: CheckSpec, *, update_baseline: bool = False, min_ms: float | None = None,
-              progress: Callable[[str], None] | None = None) -> CheckResult:
+              progress: Callable[[str], None] | None = None, context: RunContext | None = None) -> CheckResult:
     """One check, measured and judged; a check that cannot run is a result with status
     "error" (and the exit code it would have had on its own), never an exception."""
     from profiler.analysis.checks import judge_check, startup_modules, status_of
@@ -177,7 +178,7 @@ def run_check(spec: CheckSpec, *, update_baseline: bool = False, min_ms: float |
         if spec.lazy_sources:
             spec = replace(spec, stay_lazy=tuple(dict.fromkeys((*spec.stay_lazy, *declared_lazy_of(spec)))))
         baseline = None if update_baseline else load_baseline(spec)
-        figures, report, walls, counts, method, interp = measure_check(spec, progress)
+        figures, report, walls, counts, method, interp = measure_check(spec, progress, context=context)
     except ImportprofError as exc:
         if exc.exit_code == 130:
             raise
@@ -209,6 +210,7 @@ def check(
     opts: CheckOptions,
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
+    context: RunContext | None = None,
 ) -> CheckReport:
     from profiler.capture.machine import read_machine, start_sample
 
@@ -223,7 +225,7 @@ def check(
             if progress:
                 progress(i, len(specs), f"{spec.name}: {what}")
 
-        results.append(run_check(spec, update_baseline=opts.update_baseline, min_ms=opts.min_ms, progress=step))
+        results.append(run_check(spec, update_baseline=opts.update_baseline, min_ms=opts.min_ms, progress=step, context=context))
     if progress:
         progress(len(specs), len(specs), "")
     written: list[str] = []

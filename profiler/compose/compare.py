@@ -18,6 +18,7 @@ from profiler.errors import BadInput, Interrupted, ToolFailed, ToolMissing, Usag
 from profiler.model.compare import CompareReport
 from profiler.model.measurement import CommandSpec
 from profiler.model.target import Target
+from profiler.runcontext import RunContext
 
 NOTES = (
     "oxidized/filesystem/in-memory: importprof's launcher (CPython + PyOxidizer's oxidized_importer), "
@@ -62,13 +63,13 @@ def _default_build_dir(name: str, target: Target, interp_path: str) -> str:
     return os.path.join(cache_root(), "builds", f"{name}-{key}")
 
 
-def count_syscalls(argv, env, variant, ignore_failure: bool = False):
+def count_syscalls(argv, env, variant, ignore_failure: bool = False, context: RunContext | None = None):
     from profiler.analysis.compare import syscall_count
     from profiler.workflows.trace import trace_argv
 
     full = dict(os.environ)
     full.update(env or {})
-    tr = trace_argv(list(argv), variant=variant, env=full, ignore_failure=ignore_failure)
+    tr = trace_argv(list(argv), variant=variant, env=full, ignore_failure=ignore_failure, context=context)
     return syscall_count(variant, tr.total_syscalls, tr.total_errors, tr.filesystem)
 
 
@@ -87,7 +88,7 @@ def validate(opts: CompareOptions) -> None:
         raise UsageError("--syscalls: auto, on or off")
 
 
-def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None):
+def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None, context: RunContext | None = None):
     """Build the variants; returns (interpreter, target, build_dir, specs to time, launches)."""
     from profiler.capture.interpreter import interpreter_for
     from profiler.analysis.packing import default_name
@@ -104,7 +105,7 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
         target, name = workload_target(opts.workload), opts.workload
     else:
         target, name = opts.target, default_name(opts.target)
-    interp = interpreter_for(python)
+    interp = interpreter_for(python, context=context)
     build_dir = opts.build_dir or _default_build_dir(name, target, interp.path)
     if os.path.exists(build_dir) and not os.path.isdir(build_dir):
         raise UsageError(f"--build-dir {build_dir}: exists and is not a directory")
@@ -112,7 +113,7 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
     if info:
         info(f"building the variants of {target.label()} in {build_dir}")
     variants, _made = build_variants(interp, target, build_dir, info=info, variants=opts.variants, warn=warn,
-                                     force=opts.force, option="--build-dir")
+                                     force=opts.force, option="--build-dir", context=context)
     specs = []
     failed = []  # (spec, BuiltVariant): not built, or not behaving as traditional
     for bv in variants:
@@ -142,12 +143,12 @@ def module_origin_warning(bv) -> str | None:
             "this row mostly measures the ordinary importer")
 
 
-def count_all_syscalls(opts: CompareOptions, specs, warn: Callable[[str], None] | None = None, ignore_failure: bool = False):
+def count_all_syscalls(opts: CompareOptions, specs, warn: Callable[[str], None] | None = None, ignore_failure: bool = False, context: RunContext | None = None):
     """One strace run per variant; ([], warning) when strace cannot run and --syscalls auto."""
     if opts.syscalls == "off":
         return [], []
     try:
-        return [count_syscalls(s.argv, dict(s.env or ()), s.variant, ignore_failure) for s in specs], []
+        return [count_syscalls(s.argv, dict(s.env or ()), s.variant, ignore_failure, context=context) for s in specs], []
     except (ToolMissing, ToolFailed) as exc:
         if opts.syscalls == "on":
             raise
@@ -158,7 +159,7 @@ def count_all_syscalls(opts: CompareOptions, specs, warn: Callable[[str], None] 
 
 
 def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callable[[str], None] | None = None,
-            info: Callable[[str], None] | None = None) -> CompareReport:
+            info: Callable[[str], None] | None = None, context: RunContext | None = None) -> CompareReport:
     """Build, check and time the variants. The files the target names are as they were before
     when it returns: a program that rewrites its input (black formatting a file) rewrites it in
     the timed runs (each later run sees what the one before left), as build's check put it back."""
@@ -168,13 +169,13 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
     watched = watched_files(opts.target) if opts.target is not None and opts.target.is_python else []
     originals = list(zip(watched, read_files(watched)))
     try:
-        return _compare(opts, progress, warn, info)
+        return _compare(opts, progress, warn, info, context=context)
     finally:
         restore_files(originals)
 
 
 def _compare(opts: CompareOptions, progress: Callable | None, warn: Callable[[str], None] | None,
-             info: Callable[[str], None] | None) -> CompareReport:
+             info: Callable[[str], None] | None, context: RunContext | None = None) -> CompareReport:
     from profiler.analysis.compare import compare_rows
     from profiler.capture.timing import RunPlan
     from profiler.workflows.measure import measure
@@ -188,7 +189,7 @@ def _compare(opts: CompareOptions, progress: Callable | None, warn: Callable[[st
         if warn:
             warn(msg)
 
-    interp, target, build_dir, specs, launches, built, not_built = build(opts, info=info, warn=note)
+    interp, target, build_dir, specs, launches, built, not_built = build(opts, info=info, warn=note, context=context)
     from profiler.model.measurement import TimingResult
 
     failures = tuple(TimingResult.failure(spec, (bv.exit_code,) if bv.exit_code is not None else (), f"{bv.error} (what to do: {bv.hint})")
@@ -221,10 +222,10 @@ def _compare(opts: CompareOptions, progress: Callable | None, warn: Callable[[st
 
         raise TargetFailed("every variant but traditional failed", detail="\n".join(f"{bv.name}: {bv.error}" for _, bv in not_built))
     try:
-        m = measure(specs, plan, reference="traditional", progress=progress, warn=warn)
+        m = measure(specs, plan, reference="traditional", progress=progress, warn=warn, context=context)
     except Interrupted as exc:  # Ctrl-C: the table of the runs measured so far
         raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
     failed = {r.key for r in m.results if r.failed}
     ok = [s for s in specs if s.key not in failed]
-    counts, skipped = count_all_syscalls(opts, ok, warn=warn, ignore_failure=plan.ignore_failure)
+    counts, skipped = count_all_syscalls(opts, ok, warn=warn, ignore_failure=plan.ignore_failure, context=context)
     return report_of(m, counts, skipped)

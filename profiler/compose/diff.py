@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from profiler.errors import GateFailed, UsageError
 from profiler.model.import_tree import DiffReport
+from profiler.runcontext import RunContext
 
 
 @dataclass
@@ -41,7 +42,7 @@ def check_gate(report: DiffReport, opts: DiffOptions) -> None:
         raise GateFailed("; ".join(failures))
 
 
-def diff_live(old, new, progress=None, warn=None) -> DiffReport:
+def diff_live(old, new, progress=None, warn=None, context: RunContext | None = None) -> DiffReport:
     """Two imports captures diffed without saving files by hand (`imports --python A --python B`,
     `imports --vs TARGET`): `old` and `new` are ImportsOptions, captured one after the other;
     the diff reads as `importprof diff OLD.json NEW.json` would."""
@@ -53,8 +54,8 @@ def diff_live(old, new, progress=None, warn=None) -> DiffReport:
             return None
         return lambda done, total, current: progress(done, total, f"{label} {current}".strip())
 
-    a = imports(old, progress=step("A"), warn=warn)
-    b = imports(new, progress=step("B"), warn=warn)
+    a = imports(old, progress=step("A"), warn=warn, context=context)
+    b = imports(new, progress=step("B"), warn=warn, context=context)
     return diff_reports(a, b, _side(old), _side(new))
 
 

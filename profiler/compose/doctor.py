@@ -21,6 +21,7 @@ from profiler.errors import ImportprofError, UsageError
 from profiler.model.doctor import Check, DoctorReport
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
+from profiler.runcontext import RunContext
 
 Note = Callable[[str], None]
 
@@ -75,14 +76,15 @@ def doctor(
     progress: Callable[[int, int, str], None] | None = None,
     warn: Note | None = None,
     info: Note | None = None,
+    context: RunContext | None = None,
 ) -> DoctorReport:
     from profiler.analysis import doctor as rules
     from profiler.capture.doctor import probe_doctor_facts
     from profiler.capture.interpreter import interpreter_for
 
     validate(opts)
-    interp = interpreter_for(opts.python, "doctor")
-    facts = probe_doctor_facts(interp.path)
+    interp = interpreter_for(opts.python, "doctor", context=context)
+    facts = probe_doctor_facts(interp.path, context=context)
     warnings: list[str] = []
     findings = []
     checks: list[Check] = []
@@ -104,7 +106,7 @@ def doctor(
 
     profile = opts.measured.get("imports") or imports(
         ImportsOptions(target=opts.target, python=interp.path, runs=opts.runs, warmup=1, phases=True,
-                       ignore_failure=opts.ignore_failure), warn=warn)
+                       ignore_failure=opts.ignore_failure), warn=warn, context=context)
     for kind, f in (("no-pyc", rules.no_pyc_finding(profile.modules, facts)), ("in-memory", rules.in_memory_finding(profile.modules))):
         checks.append(Check(kind, True, _reused(opts, "imports")))
         if f:
@@ -116,7 +118,7 @@ def doctor(
     from profiler.workflows.statements import statement_costs
 
     try:
-        costs = statement_costs(opts.target, interp.path, runs=opts.runs, ignore_failure=opts.ignore_failure)
+        costs = statement_costs(opts.target, interp, runs=opts.runs, ignore_failure=opts.ignore_failure, context=context)
         findings += rules.module_work_findings(annotate_statements(profile, costs).modules)
         checks.append(Check("module-work", True, ""))
     except ImportprofError as exc:
@@ -128,7 +130,7 @@ def doctor(
 
     site_report = None
     try:
-        site_report = opts.measured.get("site") or site(SiteOptions(python=interp.path, runs=opts.runs))
+        site_report = opts.measured.get("site") or site(SiteOptions(python=interp, runs=opts.runs), context=context)
         findings += rules.pth_findings(site_report)
         checks.append(Check("pth-import", True, _reused(opts, "site")))
     except ImportprofError as exc:
@@ -145,7 +147,7 @@ def doctor(
     bare_plan = plan_runs(BASELINE, [interp], [BARE], warn=warn)
     key = {v: s.key for v, _, s in (*target_plan.runs, *bare_plan.runs)}
     m = measure([*target_plan.specs, *bare_plan.specs], RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure),
-                reference=key[AS_IS], progress=progress, warn=warn)
+                reference=key[AS_IS], progress=progress, warn=warn, context=context)
     warnings += list(m.warnings)
     by_key = {r.key: r for r in m.results if not r.failed}
     mean = {v: by_key[k].mean for v, k in key.items() if k in by_key}
@@ -170,7 +172,7 @@ def doctor(
 
         try:
             tr = opts.measured.get("trace") or trace(TraceOptions(target=t, python=interp.path, ignore_failure=opts.ignore_failure,
-                                                                    untraced_runs=0))  # counts only
+                                                                    untraced_runs=0), context=context)  # counts only
             calls = tr.results[0].log.syscalls if tr.results and tr.results[0].log else ()
             findings += rules.failed_lookup_findings(calls, _sys_path(facts, t))
             checks.append(Check("failed-lookups", True, _reused(opts, "trace")))
@@ -187,7 +189,7 @@ def doctor(
     lz = None
     try:
         lz = lazy(LazyOptions(target=t, python=interp.path, runs=opts.timing_runs, warmup=1, measure=timed_lazy,
-                              profile_runs=opts.runs, ignore_failure=opts.ignore_failure), progress=progress, warn=warn, info=info)
+                              profile_runs=opts.runs, ignore_failure=opts.ignore_failure), progress=progress, warn=warn, info=info, context=context)
         f = rules.lazy_finding(lz, measured=opts.lazy)
         checks.append(Check("lazy", True, "" if timed_lazy else "estimate (use --lazy or --verify to time it)"))
         if f:
@@ -199,7 +201,7 @@ def doctor(
     if opts.verify:
         step("verifying each fix in a scratch overlay, timed beside the program as is")
         frozen_spread = rules.spread_us(sd.get(AS_IS), sd.get(FROZEN_ON))
-        findings, verify_startup_s = _verify(opts, interp, findings, lz, progress, warn, info, frozen_spread)
+        findings, verify_startup_s = _verify(opts, interp, findings, lz, progress, warn, info, frozen_spread, context=context)
 
     return DoctorReport(
         findings=tuple(rules.sort_findings(findings)),
@@ -222,7 +224,7 @@ def _pth_file(where: str) -> str:
 
 
 def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Note | None, info: Note | None,
-            frozen_spread: int | None = None) -> tuple[list, float | None]:
+            frozen_spread: int | None = None, context: RunContext | None = None) -> tuple[list, float | None]:
     """--verify: each finding's fix applied in a scratch folder (never to the user's files) and
     the start-up timed with and without it, all side by side in one measurement:
 
@@ -267,7 +269,7 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
         for i, f in enumerate(findings):
             if f.kind == "no-pyc":
                 prefix = os.path.join(scratch, "pycache")
-                rc, tail = compile_into_prefix(interp.path, argv, prefix)
+                rc, tail = compile_into_prefix(interp.path, argv, prefix, context=context)
                 if rc != 0 and not opts.ignore_failure:
                     out[i] = rules.verified(f, None, f"not verified: compiling the .pyc (one run of the target) exited {rc}: {tail}")
                     continue
@@ -285,8 +287,8 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
                 pairs[i] = (with_pth, without_pth, f"two scratch venvs over site-packages (links), with and without {os.path.basename(pth)}")
             elif f.kind == "site":
                 if as_is_output is None:
-                    as_is_output = run_output((interp.path, *argv))
-                flag = next((fl for fl in ("-S", "-I") if run_output((interp.path, fl, *argv)) == as_is_output), None)
+                    as_is_output = run_output((interp.path, *argv), context=context)
+                flag = next((fl for fl in ("-S", "-I") if run_output((interp.path, fl, *argv), context=context) == as_is_output), None)
                 if flag is None:
                     out[i] = rules.verified(f, None, "not verified: with -S and with -I the program's output differs")
                     continue
@@ -301,14 +303,14 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
             elif f.kind == "frozen-off":
                 out[i] = rules.verified(f, f.cost_us, "as is vs -X frozen_modules=on, timed", frozen_spread)
             elif f.kind == "in-memory":
-                out[i] = _verify_in_memory(opts, interp, f, progress, warn, info)
+                out[i] = _verify_in_memory(opts, interp, f, progress, warn, info, context=context)
             else:
                 out[i] = rules.verified(f, None, "not verified: no scratch fix for this kind (it depends on where modules are installed)")
         if len(timed) > 1:
             runs = [run for python, v in timed for run in plan_runs(t, [python], [v], warn=warn).runs]
             key = {v: s.key for v, _, s in runs}
             m = measure([s for _, _, s in runs], RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure),
-                        reference=key[AS_IS], progress=progress, warn=warn)
+                        reference=key[AS_IS], progress=progress, warn=warn, context=context)
             by_key = {r.key: r for r in m.results if not r.failed}
             mean = {v: by_key[k].mean for v, k in key.items() if k in by_key}
             sd = {v: by_key[k].stddev for v, k in key.items() if k in by_key}
@@ -322,7 +324,7 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
     return out, as_is_s
 
 
-def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | None, info: Note | None):
+def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | None, info: Note | None, context: RunContext | None = None):
     """The in-memory build (PyOxidizer's importer) timed beside the same launcher with the
     standard path importer (`oxidized`): neither runs site, so the difference is the finding's."""
     from profiler.analysis import doctor as rules
@@ -336,7 +338,7 @@ def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | Non
         rep = compare(CompareOptions(target=opts.target, python=interp.path, runs=opts.timing_runs, min_time_s=0.0,
                                      syscalls="off", variants=("traditional", "oxidized", "in-memory"),
                                      ignore_failure=opts.ignore_failure),
-                      progress=progress, warn=warn, info=info)
+                      progress=progress, warn=warn, info=info, context=context)
     except ImportprofError as exc:
         return rules.verified(f, None, f"not verified: the in-memory build failed: {exc}")
     return rules.in_memory_verified(f, {r.variant: (r.mean, r.stddev) for r in rep.results if not r.failed})

@@ -5,9 +5,10 @@ so both commands say the same thing about the same command."""
 from __future__ import annotations
 
 from profiler.model.target import Target
+from profiler.runcontext import RunContext
 
 
-def harness_view(target: Target):
+def harness_view(target: Target, context: RunContext | None = None):
     """(HarnessView or None, warnings). None when the command started no Python process that
     wrote import times, or strace cannot run here (a warning says so: timing needs no strace)."""
     from profiler.errors import BadInput, TargetFailed, ToolFailed, ToolMissing
@@ -15,7 +16,7 @@ def harness_view(target: Target):
     from profiler.workflows.imports import ImportsOptions, add_processes, capture_harness_logs, report_from_logs
 
     try:
-        logs, facts, walls, unreached = capture_harness_logs(ImportsOptions(target=target, runs=1, warmup=0))
+        logs, facts, walls, unreached = capture_harness_logs(ImportsOptions(target=target, runs=1, warmup=0), context=context)
     except (ToolMissing, ToolFailed, TargetFailed) as exc:
         return None, [f"no per-process summary: {exc.message}"]
     except BadInput:  # no Python process wrote import time lines: nothing to summarize

@@ -34,6 +34,7 @@ from typing import Callable, Sequence
 from profiler.errors import Interrupted, TargetFailed, UsageError
 from profiler.model.lazy import LazyReport, LazyRun, MustStayEager, ProgramOutput
 from profiler.model.target import Target
+from profiler.runcontext import RunContext
 
 Note = Callable[[str], None]
 
@@ -90,9 +91,10 @@ def own_roots(target: Target, eager: LazyRun) -> list[str]:
 class _Runner:
     """One lazy/eager run of the program → (output, record); outputs cached by keep set."""
 
-    def __init__(self, opts: LazyOptions, interp):
+    def __init__(self, opts: LazyOptions, interp, context: RunContext | None = None):
         self.opts = opts
         self.interp = interp
+        self.context = context  # the invocation's run context: each run's limit, where warnings go
         self.outputs: dict[frozenset[str], tuple[ProgramOutput, LazyRun | None]] = {}
         self.runs = 0
         self.mask: str | None = None  # analysis.lazy.COMPARISONS key: numbers that change from run to run
@@ -106,7 +108,7 @@ class _Runner:
         out = run_lazy(
             self.interp.path, self.interp.version, target or self.opts.target, lazy=lazy,
             keep=[*self.opts.keep_eager, *keep], only=only, calibrate=calibrate, flags=self.opts.flags,
-            timeout=self.opts.timeout,
+            timeout=self.opts.timeout, context=self.context,
         )
         self.runs += 1
         record = parse_lazy_record(out.record) if out.record else None
@@ -141,6 +143,7 @@ def lazy(
     progress: Callable[[int, int, str], None] | None = None,
     warn: Note | None = None,
     info: Note | None = None,
+    context: RunContext | None = None,
 ) -> LazyReport:
     from profiler.analysis.lazy import (
         COMPARISONS,
@@ -156,7 +159,7 @@ def lazy(
     from profiler.capture.interpreter import interpreter_for
 
     validate(opts)
-    interp = interpreter_for(opts.python, "lazy")
+    interp = interpreter_for(opts.python, "lazy", context=context)
     warnings: list[str] = []
     notes: list[str] = []
 
@@ -165,7 +168,7 @@ def lazy(
         if warn:
             warn(text)
 
-    runner = _Runner(opts, interp)
+    runner = _Runner(opts, interp, context)
     warm, _ = runner.run(lazy=False)  # warm-up: a first run may fill caches (.pyc files, the program's own)
     reference, eager_rec = runner.run(lazy=False)
     if reference.exit_code != 0:  # the lazy runs are then checked against this same exit code
@@ -261,7 +264,7 @@ def lazy(
 
     profile = imports(
         ImportsOptions(target=opts.target, python=opts.python, runs=opts.profile_runs, warmup=1,
-                       flags=tuple(opts.flags), sites=True, ignore_failure=opts.ignore_failure),
+                       flags=tuple(opts.flags), sites=True, ignore_failure=opts.ignore_failure), context=context,
     )
     avoided, avoided_us = avoided_modules(eager_rec, lazy_rec, profile.modules)
     statements = statement_savings(avoided, profile.modules, own_roots(opts.target, eager_rec))
@@ -293,7 +296,7 @@ def lazy(
     )
     if not opts.measure:
         return report
-    return _measured(report, opts, interp, keep, progress, warn, dict(lazy_rec.counts), calibration)
+    return _measured(report, opts, interp, keep, progress, warn, dict(lazy_rec.counts), calibration, context=context)
 
 
 def _importer_of(site: str, eager: LazyRun, target: Target) -> str | None:
@@ -351,7 +354,7 @@ def _measure_statements(runner, reference, eager_rec, statements, keep, modules,
     return tuple(measured + [s for s in out if s.saving_us is None])
 
 
-def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, warn, counts, calibration) -> LazyReport:
+def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, warn, counts, calibration, context: RunContext | None = None) -> LazyReport:
     from profiler.analysis.lazy import predict_lazy
     from profiler.capture.lazy import bare_launcher_argv, lazy_argv, lazy_flags
     from profiler.capture.timing import RunPlan
@@ -385,7 +388,7 @@ def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, war
         ]
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     try:
-        m = measure(specs, plan, engine=opts.engine, reference="eager", progress=progress, warn=warn)
+        m = measure(specs, plan, engine=opts.engine, reference="eager", progress=progress, warn=warn, context=context)
     except Interrupted as exc:
         part = exc.partial
         if part is not None:

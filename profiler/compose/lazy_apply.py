@@ -40,6 +40,7 @@ from typing import Callable, Sequence
 
 from profiler.errors import BadInput, UsageError
 from profiler.model.lazy_apply import Check, FileEdit, LazyApplyReport, ProofRow, Side, StatementVerdict
+from profiler.runcontext import RunContext
 
 Note = Callable[[str], None]
 PLACEHOLDER = "{python}"
@@ -154,7 +155,7 @@ def validate(opts: ApplyOptions) -> None:
 # ------------------------------------------------------------------ the interpreters at hand
 
 
-def find_315(interp):
+def find_315(interp, context: RunContext | None = None):
     """A Python 3.15+ to prove the edit on: the --python one when it is, else pyenv's (its
     version as the interpreter itself reports it, not as its folder is named)."""
     from profiler.capture.interpreter import candidates, resolve_python
@@ -163,7 +164,7 @@ def find_315(interp):
         return interp
     for exe in candidates("pyenv", "3.15"):
         try:
-            found = resolve_python(exe, source="pyenv")
+            found = resolve_python(exe, source="pyenv", context=context)
         except BadInput:
             continue
         if found.version_tuple[:2] >= (3, 15):
@@ -171,11 +172,12 @@ def find_315(interp):
     return None
 
 
-def find_oldest(directory: str, interp, given: str | None):
-    from profiler.capture.interpreter import candidates, resolve_python
+def find_oldest(directory: str, interp, given, context: RunContext | None = None):
+    """`given`: --oldest-python (the Interpreter the command resolved; a spec from a library caller)."""
+    from profiler.capture.interpreter import candidates, interpreter_for, resolve_python
 
     if given:
-        return resolve_python(given)
+        return interpreter_for(given, context=context)
     spec, _ = requires_python(directory)
     low = lower_bound(spec) if spec else None
     if low is None:
@@ -185,7 +187,7 @@ def find_oldest(directory: str, interp, given: str | None):
     # that runs and is new enough is the oldest the project allows
     for exe in candidates("pyenv"):
         try:
-            found = resolve_python(exe, source="pyenv")
+            found = resolve_python(exe, source="pyenv", context=context)
         except BadInput:
             continue
         if found.version_tuple[:2] >= floor:
@@ -311,13 +313,13 @@ def _jobs(opts: ApplyOptions, pythons, flags: Sequence[str]) -> list[_Job]:
     return jobs
 
 
-def _outputs(jobs: Sequence[_Job], timeout):
+def _outputs(jobs: Sequence[_Job], timeout, context: RunContext | None = None):
     from profiler.capture.lazy_apply import run_fresh
     from profiler.model.lazy import ProgramOutput
 
     out = {}
     for job in jobs:
-        o = run_fresh(job.argv, timeout=timeout, what=job.label)
+        o = run_fresh(job.argv, timeout=timeout, what=job.label, context=context)
         out[job] = ProgramOutput(o.stdout, o.stderr, o.returncode)
     return out
 
@@ -373,13 +375,13 @@ def _differences(before, after, modes) -> dict:
 # ------------------------------------------------------------------ the workflow
 
 
-def lazy_apply(opts: ApplyOptions, progress=None, warn: Note | None = None, info: Note | None = None) -> LazyApplyReport:
+def lazy_apply(opts: ApplyOptions, progress=None, warn: Note | None = None, info: Note | None = None, context: RunContext | None = None) -> LazyApplyReport:
     from profiler.capture.interpreter import interpreter_for
     from profiler.compose.lazy import lazy, validate as validate_lazy
 
     validate(opts)
     validate_lazy(opts.lazy)
-    interp = interpreter_for(opts.lazy.python, "lazy")
+    interp = interpreter_for(opts.lazy.python, "lazy", context=context)
     warnings: list[str] = []
     notes: list[str] = []
 
@@ -392,24 +394,24 @@ def lazy_apply(opts: ApplyOptions, progress=None, warn: Note | None = None, info
         from profiler import sinks
 
         sinks.check_writable(opts.filter_out)
-        report = lazy(_untimed(opts.lazy), progress=None, warn=warn, info=info)
+        report = lazy(_untimed(opts.lazy), progress=None, warn=warn, info=info, context=context)
         warnings.extend(report.warnings)
         must = tuple(m.name for m in report.must_stay_eager)
-        return _filter_out(opts, interp, report, must, warnings, notes, warning, info)
+        return _filter_out(opts, interp, report, must, warnings, notes, warning, info, context=context)
     directory = check_directory(opts.directory, interp)
-    files = _loaded_files(opts, interp, directory)
-    report = lazy(_untimed(opts.lazy), progress=None, warn=warn, info=info)
+    files = _loaded_files(opts, interp, directory, context=context)
+    report = lazy(_untimed(opts.lazy), progress=None, warn=warn, info=info, context=context)
     warnings.extend(report.warnings)
     must = tuple(m.name for m in report.must_stay_eager)
-    return _apply(opts, interp, directory, files, report, must, warnings, notes, warning, info)
+    return _apply(opts, interp, directory, files, report, must, warnings, notes, warning, info, context=context)
 
 
-def _loaded_files(opts: ApplyOptions, interp, directory: str) -> dict[str, str]:
+def _loaded_files(opts: ApplyOptions, interp, directory: str, context: RunContext | None = None) -> dict[str, str]:
     """name -> file of the modules the target loads (one probe run); BadInput when none lies
     under DIR (before the measurement: a wrong folder costs one run, not minutes)."""
     from profiler.capture.lazy_apply import run_probe
 
-    _, probe = run_probe(interp.path, opts.lazy.flags, opts.lazy.target, timeout=opts.lazy.timeout)
+    _, probe = run_probe(interp.path, opts.lazy.flags, opts.lazy.target, timeout=opts.lazy.timeout, context=context)
     files = {n: f for n, f in (probe or {}).get("modules", ()) if f}
     if probe is not None and not any(_under(os.path.realpath(f), directory) for f in files.values()):
         raise BadInput(f"--apply {opts.directory}: the target imports nothing from this folder "
@@ -423,7 +425,7 @@ def _untimed(lazy_opts):
     return replace(lazy_opts, measure=False)
 
 
-def _statements_under(opts: ApplyOptions, report, directory: str):
+def _statements_under(opts: ApplyOptions, report, directory: str, context: RunContext | None = None):
     """(candidates, files of the modules the eager run loaded) for the import statements under
     DIR that the lazy run moved cost out of start-up."""
     from profiler.analysis.lazy import statement_savings
@@ -431,7 +433,7 @@ def _statements_under(opts: ApplyOptions, report, directory: str):
     from profiler.workflows.imports import ImportsOptions, imports
 
     profile = imports(ImportsOptions(target=opts.lazy.target, python=opts.lazy.python, runs=opts.profile_runs,
-                                     warmup=1, flags=tuple(opts.lazy.flags), sites=True))
+                                     warmup=1, flags=tuple(opts.lazy.flags), sites=True), context=context)
     self_us = {}
     for m in profile.modules:
         if m.process == 0:
@@ -490,14 +492,14 @@ def _static(cand: _Candidate, source: bytes, files: dict[str, str], directory: s
     return stmt, statement_reasons(source, stmt, modules, cand.path)
 
 
-def _apply(opts, interp, directory, files, report, must, warnings, notes, warning, info) -> LazyApplyReport:
+def _apply(opts, interp, directory, files, report, must, warnings, notes, warning, info, context: RunContext | None = None) -> LazyApplyReport:
     from profiler.analysis.lazy_edit import SourceError, parse_source
     from profiler.analysis.lazy_static import blocking
     from profiler.capture.lazy_apply import compile_with
 
     timeout = opts.lazy.timeout
-    cands, _profile = _statements_under(opts, report, directory)
-    py315 = find_315(interp)
+    cands, _profile = _statements_under(opts, report, directory, context=context)
+    py315 = find_315(interp, context=context)
     compiler = py315.path if opts.style == "keyword" and py315 is not None else None
     if opts.style == "keyword" and compiler is None:
         warning("no Python 3.15 here to compile `lazy import`: the edited files are checked by parsing only")
@@ -578,7 +580,7 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
         except (SyntaxError, ValueError, SourceError) as exc:
             problem = str(exc)
         if problem is None and compiler:
-            problem = compile_with(compiler, path, data)
+            problem = compile_with(compiler, path, data, context=context)
         if problem:
             warning(f"{path}: the edited file does not compile ({problem}): left as it is")
             chosen = [c for c in chosen if c.path != path]
@@ -614,13 +616,13 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
                                warnings=tuple(warnings), notes=tuple(notes), **common)
 
     # verification: before and after on the interpreters at hand
-    oldest = find_oldest(directory, interp, opts.oldest_python)
+    oldest = find_oldest(directory, interp, opts.oldest_python, context=context)
     pythons = [interp]
     for p in (py315, oldest):
         if p is not None and all(os.path.realpath(p.path) != os.path.realpath(q.path) for q in pythons):
             pythons.append(p)
     jobs = _jobs(opts, pythons, opts.lazy.flags)
-    before = _outputs(jobs, timeout)
+    before = _outputs(jobs, timeout, context=context)
     usable = []
     for job in jobs:
         if job.python and job.python != interp.path and job.label == opts.lazy.target.label() and before[job].exit_code != 0:
@@ -629,7 +631,7 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
         else:
             usable.append(job)
     jobs = [j for j in usable if not j.python or any(p.path == j.python for p in pythons)]
-    modes = comparison_modes({j: before[j] for j in jobs}, _outputs(jobs, timeout))
+    modes = comparison_modes({j: before[j] for j in jobs}, _outputs(jobs, timeout, context=context))
     for j in jobs:
         if modes[j] != EXACT:
             notes.append(f"{j.label}{' on ' + j.python if j.python else ''}: its output changes from run to run; "
@@ -638,7 +640,7 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
     final = contents
     try:
         edits.write(contents)
-        after = _outputs(jobs, timeout)
+        after = _outputs(jobs, timeout, context=context)
         diffs = _differences({j: before[j] for j in jobs}, after, modes)
         if any(diffs.values()) and chosen:
             bad = next(d for d in diffs.values() if d)
@@ -651,7 +653,7 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
                 keep = [c for c in chosen if c not in taken_back]
                 edits.write(edits.edited(keep))
                 bisect_runs += 1
-                got = _outputs(jobs, timeout)
+                got = _outputs(jobs, timeout, context=context)
                 return not any(_differences({j: before[j] for j in jobs}, got, modes).values())
 
             keys = list(range(len(chosen)))
@@ -670,13 +672,13 @@ def _apply(opts, interp, directory, files, report, must, warnings, notes, warnin
             chosen = [c for c in chosen if c not in back]
             final = edits.edited(chosen)
             edits.write(final)
-            after = _outputs(jobs, timeout)
+            after = _outputs(jobs, timeout, context=context)
             diffs = _differences({j: before[j] for j in jobs}, after, modes)
         checks = tuple(Check(j.python or "(as written)", j.label, diffs[j] is None, diffs[j], modes[j]) for j in jobs)
         for c in checks:
             if not c.identical:
                 warning(f"{c.command} on {c.python} still differs after the edit: {c.difference}")
-        proof, machine = _proof(opts, pythons, edits, final, diffs, jobs, warning)
+        proof, machine = _proof(opts, pythons, edits, final, diffs, jobs, warning, context=context)
     except BaseException:
         edits.restore()
         raise
@@ -747,7 +749,7 @@ def _side(times, mems, profile, probe) -> Side:
     )
 
 
-def _proof(opts, pythons, edits: _Files, final, diffs, jobs, warning):
+def _proof(opts, pythons, edits: _Files, final, diffs, jobs, warning, context: RunContext | None = None):
     """Before and after, timed in alternating rounds (the files rewritten between rounds), so
     that a change of the machine's load during the proof lands on both sides alike."""
     from profiler.capture.lazy_apply import run_probe
@@ -770,7 +772,7 @@ def _proof(opts, pythons, edits: _Files, final, diffs, jobs, warning):
                                  python_version=p.version, flags=tuple(opts.lazy.flags), target=t.label(),
                                  key=f"{side}:{p.path}", target_kind=t.kind) for p in pythons]
             m = measure(specs, RunPlan(runs=per_round, warmup=1, min_time_s=0.0), engine=opts.lazy.engine,
-                        machine=machine or None)
+                        machine=machine or None, context=context)
             machine = machine or m.machine
             for r in m.results:
                 side_, path = r.key.split(":", 1)
@@ -783,10 +785,10 @@ def _proof(opts, pythons, edits: _Files, final, diffs, jobs, warning):
             profile = None
             if p.version_tuple[:2] >= (3, 7):
                 profile = imports(ImportsOptions(target=t, python=p.path, runs=opts.profile_runs, warmup=1,
-                                                 flags=tuple(opts.lazy.flags)))
+                                                 flags=tuple(opts.lazy.flags)), context=context)
             probe = None
             if p.version_tuple[:2] >= (3, 8):
-                _, probe = run_probe(p.path, opts.lazy.flags, t, timeout=opts.lazy.timeout)
+                _, probe = run_probe(p.path, opts.lazy.flags, t, timeout=opts.lazy.timeout, context=context)
             figures[(side, p.path)] = _side(times[(side, p.path)], mems[(side, p.path)], profile, probe)
     rows = []
     for p in pythons:
@@ -805,7 +807,7 @@ def _proof(opts, pythons, edits: _Files, final, diffs, jobs, warning):
 # ------------------------------------------------------------------ --filter-out
 
 
-def _filter_out(opts, interp, report, must, warnings, notes, warning, info) -> LazyApplyReport:
+def _filter_out(opts, interp, report, must, warnings, notes, warning, info, context: RunContext | None = None) -> LazyApplyReport:
     import tempfile
 
     from profiler import sinks
@@ -813,7 +815,7 @@ def _filter_out(opts, interp, report, must, warnings, notes, warning, info) -> L
     from profiler.analysis.lazy_filter import filter_module
     from profiler.capture.lazy_apply import run_fresh, run_probe
 
-    py315 = find_315(interp)
+    py315 = find_315(interp, context=context)
     eager = list(must)
     bisect_runs = 0
     checks: list[Check] = []
@@ -822,7 +824,7 @@ def _filter_out(opts, interp, report, must, warnings, notes, warning, info) -> L
         notes.append("no Python 3.15 here: the filter is written unverified (it takes effect with -X lazy_imports=all on 3.15+)")
     else:
         base = [py315.path, *opts.lazy.flags, *t.python_argv()]
-        ref = run_fresh(base, timeout=opts.lazy.timeout, what=t.label())
+        ref = run_fresh(base, timeout=opts.lazy.timeout, what=t.label(), context=context)
         from profiler.model.lazy import ProgramOutput
 
         reference = ProgramOutput(ref.stdout, ref.stderr, ref.returncode)
@@ -832,13 +834,13 @@ def _filter_out(opts, interp, report, must, warnings, notes, warning, info) -> L
                 sinks.write_atomic(os.path.join(tmp, "sitecustomize.py"), filter_module(names))
                 env = {"PYTHONPATH": tmp + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")}
                 o = run_fresh([py315.path, "-X", "lazy_imports=all", *opts.lazy.flags, *t.python_argv()], env=env,
-                              timeout=opts.lazy.timeout, what=t.label())
+                              timeout=opts.lazy.timeout, what=t.label(), context=context)
                 bisect_runs += 1
                 return ProgramOutput(o.stdout, o.stderr, o.returncode)
 
             diff = describe_difference(reference, run_with(eager))
             if diff:
-                _, probe = run_probe(py315.path, opts.lazy.flags, t, timeout=opts.lazy.timeout)
+                _, probe = run_probe(py315.path, opts.lazy.flags, t, timeout=opts.lazy.timeout, context=context)
                 pool = [n for n, _ in (probe or {}).get("modules", ()) if n not in eager and n != "__main__"]
                 if info:
                     info(f"with the filter the program differs on {py315.version} ({diff}): bisecting over {len(pool)} modules")

@@ -21,6 +21,7 @@ from profiler.analysis.page import page_data
 from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
 from profiler.model.report import PageReport, kind_of
 from profiler.model.target import Target
+from profiler.runcontext import RunContext
 
 PARTS = ("startup", "imports", "trace", "site", "doctor")  # doctor: the findings at the page's top
 OPTIONAL_PARTS = ("compare",)  # slow (builds the oxidized variants): only when asked
@@ -106,7 +107,7 @@ def report_from_files(paths: Sequence[str], title: str | None = None,
 
 
 # ------------------------------------------------------------------ live capture
-def _startup_doc(opts: ReportOptions, progress, warn, made: dict):
+def _startup_doc(opts: ReportOptions, progress, warn, made: dict, context: RunContext | None = None):
     from profiler.compose.startup import StartupOptions, startup
 
     sopts = StartupOptions(
@@ -119,10 +120,10 @@ def _startup_doc(opts: ReportOptions, progress, warn, made: dict):
         min_time_s=opts.min_time_s,
         ignore_failure=opts.ignore_failure,
     )
-    return startup(sopts, progress=progress, warn=warn)
+    return startup(sopts, progress=progress, warn=warn, context=context)
 
 
-def _imports_doc(opts: ReportOptions, progress, warn, made: dict):
+def _imports_doc(opts: ReportOptions, progress, warn, made: dict, context: RunContext | None = None):
     from profiler.workflows.imports import ImportsOptions, imports
 
     # the instrumented runs (import phases and import sites): find/read/unmarshal/exec per module and the file:line of
@@ -136,23 +137,23 @@ def _imports_doc(opts: ReportOptions, progress, warn, made: dict):
         sites=opts.target.is_python,
         ignore_failure=opts.ignore_failure,
     )
-    return imports(iopts, progress=progress, warn=warn)
+    return imports(iopts, progress=progress, warn=warn, context=context)
 
 
-def _trace_doc(opts: ReportOptions, progress, warn, made: dict):
+def _trace_doc(opts: ReportOptions, progress, warn, made: dict, context: RunContext | None = None):
     from profiler.workflows.trace import TraceOptions, trace
 
     topts = TraceOptions(target=opts.target, python=opts.python, ignore_failure=opts.ignore_failure)
-    return trace(topts, warn=warn, progress=progress)
+    return trace(topts, warn=warn, progress=progress, context=context)
 
 
-def _site_doc(opts: ReportOptions, progress, warn, made: dict):
+def _site_doc(opts: ReportOptions, progress, warn, made: dict, context: RunContext | None = None):
     from profiler.workflows.site import SiteOptions, site
 
-    return site(SiteOptions(python=opts.python, runs=max(1, min(opts.import_runs, 3))))
+    return site(SiteOptions(python=opts.python, runs=max(1, min(opts.import_runs, 3))), context=context)
 
 
-def _doctor_doc(opts: ReportOptions, progress, warn, made: dict):
+def _doctor_doc(opts: ReportOptions, progress, warn, made: dict, context: RunContext | None = None):
     """`importprof doctor`'s findings (importprof.doctor/1): what slows start-up, priced,
     costliest first; the page shows them at its top."""
     from profiler.compose.doctor import DoctorOptions, doctor
@@ -160,10 +161,10 @@ def _doctor_doc(opts: ReportOptions, progress, warn, made: dict):
     dopts = DoctorOptions(target=opts.target, python=opts.python, runs=max(1, min(opts.import_runs, 3)),
                           measured={k: made[k] for k in ("imports", "site", "trace") if k in made},
                           ignore_failure=opts.ignore_failure)
-    return doctor(dopts, progress=progress, warn=warn)
+    return doctor(dopts, progress=progress, warn=warn, context=context)
 
 
-def _compare_doc(opts: ReportOptions, progress, warn, made: dict):
+def _compare_doc(opts: ReportOptions, progress, warn, made: dict, context: RunContext | None = None):
     from profiler.compose.compare import CompareOptions, compare
 
     copts = CompareOptions(
@@ -174,7 +175,7 @@ def _compare_doc(opts: ReportOptions, progress, warn, made: dict):
         min_time_s=opts.min_time_s,
         ignore_failure=opts.ignore_failure,
     )
-    return compare(copts, progress=progress, warn=warn)
+    return compare(copts, progress=progress, warn=warn, context=context)
 
 
 _CAPTURE = {
@@ -214,6 +215,7 @@ def report_live(
     opts: ReportOptions,
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
+    context: RunContext | None = None,
 ) -> PageReport:
     """Run every part through its own workflow. A part whose workflow is not installed, or
     whose tool is missing or denied (strace), is skipped with the reason; a failing target
@@ -225,7 +227,11 @@ def report_live(
     if unknown:
         raise UsageError(f"unknown part {unknown[0]!r} for --skip (choose from: {', '.join(PARTS)})")
     included = load_documents(opts.include) if opts.include else []
-    interp = interpreter_for(opts.python) if opts.target.is_python or opts.python else None
+    interp = interpreter_for(opts.python, context=context) if opts.target.is_python or opts.python else None
+    if interp is not None:  # each part is handed the interpreter, not the spec: one probe for the page
+        from dataclasses import replace
+
+        opts = replace(opts, python=interp)
     start_sample()  # the machine's load is read over the parts' runs, not waited for before them
     docs: list[tuple[str, dict]] = []
     skipped: list[dict] = []
@@ -246,7 +252,7 @@ def report_live(
                 warn(f"report: {part} skipped: {why_not}")
             continue
         try:
-            made[part] = _CAPTURE[part](opts, _part_progress(progress, part), warn, made)
+            made[part] = _CAPTURE[part](opts, _part_progress(progress, part), warn, made, context=context)
             doc = made[part].to_dict()
         except (ToolMissing, ToolFailed) as exc:
             if part == "startup":

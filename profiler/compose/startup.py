@@ -11,6 +11,7 @@ from profiler.model.measurement import CommandSpec, StartupReport, TimingResult
 from profiler.model.target import Target
 from profiler.model.variant import DEFAULT_STARTUP_VARIANTS
 from profiler.workflows.plan import BASELINE
+from profiler.runcontext import RunContext
 
 METRICS = ("instructions",)
 
@@ -45,29 +46,32 @@ def startup(
     opts: StartupOptions,
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
+    context: RunContext | None = None,
 ) -> StartupReport:
     from profiler.capture.interpreter import resolve_pythons
     from profiler.capture.timing import RunPlan
     from profiler.errors import Interrupted
     from profiler.analysis.statistics import import_costs
     from profiler.workflows.measure import measure
+    from functools import partial
+
     from profiler.workflows.no_site import no_site_env
     from profiler.workflows.plan import plan_runs
 
     validate(opts)
     if opts.versus:
-        return _startup_versus(opts, progress, warn)
+        return _startup_versus(opts, progress, warn, context=context)
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     # pyenv:3.12, pyenv:*, all ... each interpreter once (capture/interpreter.py)
-    interps = resolve_pythons(list(opts.pythons) or [None], warn=warn) if opts.target.is_python else []
+    interps = resolve_pythons(list(opts.pythons) or [None], warn=warn, context=context) if opts.target.is_python else []
     # the variants, --import and --reference checked, then no-site's paths found (runs the target)
     runs = plan_runs(opts.target, interps, opts.variants, opts.flags, default=DEFAULT_STARTUP_VARIANTS,
-                     imports=opts.imports, reference=opts.reference, site_paths=no_site_env, warn=warn)
+                     imports=opts.imports, reference=opts.reference, site_paths=partial(no_site_env, context=context), warn=warn)
     specs = list(runs.specs)
     if "instructions" in opts.metrics:
         from profiler.capture.instructions import pick_method
 
-        pick_method()  # fail before measuring for minutes
+        pick_method(context=context)  # fail before measuring for minutes
 
     def report_of(m, notes=(), harness=None) -> StartupReport:
         return StartupReport(
@@ -77,7 +81,7 @@ def startup(
         )
 
     try:
-        m = measure(specs, plan, engine=opts.engine, reference=opts.reference, progress=progress, warn=warn)
+        m = measure(specs, plan, engine=opts.engine, reference=opts.reference, progress=progress, warn=warn, context=context)
     except Interrupted as exc:
         raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
     if len(interps) > 1 and len({s.variant for s in specs}) > 1 and not opts.reference:
@@ -90,7 +94,7 @@ def startup(
         ok = [s for s in specs if s.key not in failed]
         from profiler.analysis.statistics import median
 
-        counts = measure_instructions(ok, max(1, opts.instruction_runs))
+        counts = measure_instructions(ok, max(1, opts.instruction_runs), context=context)
         m = replace(m, results=tuple(
             replace(r, instructions=int(median(counts[r.key])), instructions_runs=tuple(counts[r.key])) if counts.get(r.key) else r
             for r in results))
@@ -102,15 +106,15 @@ def startup(
     if not opts.target.is_python:
         from profiler.compose.harness import harness_view
 
-        harness, harness_warnings = harness_view(opts.target)
+        harness, harness_warnings = harness_view(opts.target, context=context)
         for w in harness_warnings:
             if warn:
                 warn(w)
         m = replace(m, warnings=(*m.warnings, *harness_warnings))
-    return report_of(m, [*runs.left_out, *runs.site_path_notes, *startup_site_notes(m.results)], harness)
+    return report_of(m, [*runs.left_out, *runs.site_path_notes, *startup_site_notes(m.results, context=context)], harness)
 
 
-def _startup_versus(opts: StartupOptions, progress, warn) -> StartupReport:
+def _startup_versus(opts: StartupOptions, progress, warn, context: RunContext | None = None) -> StartupReport:
     """Two or more targets (before/after a change, two venvs' console scripts) in one
     interleaved run, as `hyperfine CMD1 CMD2`: the main target's rows first (the reference),
     each --vs target's after, every row's key naming its target."""
@@ -118,6 +122,8 @@ def _startup_versus(opts: StartupOptions, progress, warn) -> StartupReport:
     from profiler.capture.timing import RunPlan
     from profiler.errors import Interrupted
     from profiler.workflows.measure import measure
+    from functools import partial
+
     from profiler.workflows.no_site import no_site_env
     from profiler.workflows.plan import plan_runs
 
@@ -128,10 +134,10 @@ def _startup_versus(opts: StartupOptions, progress, warn) -> StartupReport:
     unavailable: list[str] = []
     for n, (target, python) in enumerate([(opts.target, None), *opts.versus]):
         pythons = [python] if python else (list(opts.pythons) or [None])
-        interps = resolve_pythons(pythons, warn=warn) if target.is_python else []
+        interps = resolve_pythons(pythons, warn=warn, context=context) if target.is_python else []
         # A/B is about the targets: one variant unless asked; a `-- COMMAND` target runs as is
         asked = (opts.variants, opts.flags) if target.is_python else ((), ())
-        runs = plan_runs(target, interps, *asked, site_paths=no_site_env, warn=warn)
+        runs = plan_runs(target, interps, *asked, site_paths=partial(no_site_env, context=context), warn=warn)
         unavailable += runs.left_out
         label = _short(target.label())
         specs += [replace(s, key=f"{s.key} · {label}" if s.key != "command" else label) for s in runs.specs]
@@ -144,7 +150,7 @@ def _startup_versus(opts: StartupOptions, progress, warn) -> StartupReport:
                              warnings=m.warnings, notes=tuple(unavailable), engine=opts.engine, interrupted=m.interrupted)
 
     try:
-        m = measure(specs, plan, engine=opts.engine, reference=opts.reference, progress=progress, warn=warn)
+        m = measure(specs, plan, engine=opts.engine, reference=opts.reference, progress=progress, warn=warn, context=context)
     except Interrupted as exc:
         raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
     return report_of(m)

@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 from profiler.errors import GateFailed, UsageError
 from profiler.model.import_tree import ImportsReport, WhyReport
 from profiler.model.target import Target
+from profiler.runcontext import RunContext
 
 
 @dataclass
@@ -52,6 +53,7 @@ def why(
     opts: WhyOptions,
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
+    context: RunContext | None = None,
 ) -> WhyReport:
     from profiler.workflows.imports import ImportsOptions, imports, load_report
 
@@ -75,11 +77,11 @@ def why(
                 statements=opts.statements,
             ),
             progress=progress,
-            warn=warn,
+            warn=warn, context=context,
         )
     importers = None
     if opts.all:
-        importers = importers_of(opts, opts.module)
+        importers = importers_of(opts, opts.module, context=context)
     answer = why_from_report(report, opts.module, importers)
     if not answer.chains:
         where = report.target or "the log"
@@ -97,14 +99,14 @@ def why(
     return answer
 
 
-def importers_of(opts: WhyOptions, module: str) -> list[str]:
+def importers_of(opts: WhyOptions, module: str, context: RunContext | None = None) -> list[str]:
     """Every module of the target with an import statement of MODULE (in the order first seen),
     from one run under the phases hook recording builtins.__import__ (cached imports too)."""
     from profiler.capture.interpreter import interpreter_for
     from profiler.capture.phases import run_instrumented
 
-    interp = interpreter_for(opts.python, "why")
-    run = run_instrumented(interp.path, (), opts.target, ("phases",), importers=True, ignore_failure=opts.ignore_failure)
+    interp = interpreter_for(opts.python, "why", context=context)
+    run = run_instrumented(interp.path, (), opts.target, ("phases",), importers=True, ignore_failure=opts.ignore_failure, context=context)
     out = []
     for line in run.importers.splitlines():
         importer, _, name = line.partition(" ")

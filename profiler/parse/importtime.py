@@ -48,86 +48,82 @@ class NotClean(Exception):
 HEADER = MARK + " " + _HEADER_REST
 
 
+# a clean log's lines are short: a longer one (no newline for a MiB) sends the log the careful way
+_MAX_CLEAN_LINE = 1 << 20
+
+
 def iter_clean_processes(pieces: Iterable[str]) -> Iterator[tuple]:
     """The processes of a clean log given as consecutive pieces of its text (any sizes: a
     file read a chunk at a time), each as soon as the header after it (or the end) is read:
     (header_line, names, self_us, cumulative_us, indents) per process with rows (a process
-    with no rows is skipped; its lines are counted). Holds one process's text at a time.
-    Raises NotClean as soon as the text is anything but header lines (the first at the start)
-    and clean rows ending with a newline, or has no rows: the caller reads it the careful way
-    (parse_importtime_lines), which says what is wrong, if anything."""
+    with no rows is skipped; its lines are counted). Holds one piece and the current
+    process's rows, never the text. Raises NotClean as soon as the text is anything but
+    header lines (the first at the start) and clean rows ending with a newline, or has no rows:
+    the caller reads it the careful way (iter_log_processes), which says what is wrong, if
+    anything."""
     header = HEADER
     hlen = len(header)
-    buf = ""
-    scanned = 1  # buf[:scanned] holds no header start but the one at 0
-    line = 1  # the current process's header line
-    started = False
-    any_rows = False
+    rows = _ROWS.findall
     # one string per distinct name and indent: a log of many processes of one program repeats them
     shared: dict[str, str] = {}
     share = shared.setdefault
-    rows = _ROWS.findall
+    started = False  # a header was read
+    any_rows = False
+    line = 1  # the current process's header line
+    parts: list[list] = []  # the current process's rows, as found segment by segment
+    count = 0  # how many
+    rest = ""  # the piece's last line, unfinished
 
-    def one(text: str, start: int, end: int, line: int):
-        if not (text.startswith("\n", start + hlen) or text.startswith("\r\n", start + hlen)):
-            raise NotClean
-        found = rows(text, start, end)
-        n = text.count("\n", start, end) - 1
-        if len(found) != n:
-            raise NotClean
-        if not n:
-            return None, line + 1
+    def process(line: int, parts: list[list], count: int) -> tuple:
+        found = parts[0] if len(parts) == 1 else [r for part in parts for r in part]
         selfs, cums, indents, names = zip(*found)
         names = tuple([share(x, x) for x in names])
         indents = tuple([share(x, x) for x in indents])
-        return (line, names, list(map(int, selfs)), list(map(int, cums)), indents), line + n + 1
+        return line, names, list(map(int, selfs)), list(map(int, cums)), indents
 
-    at = -1
     for piece in pieces:
-        buf = buf + piece if buf else piece
-        if not started:
-            if len(buf) < hlen:
-                continue
-            if not buf.startswith(header):
-                raise NotClean
-            started = True
-        start = 0  # buf[start:] is the current process's text so far
-        while True:
-            at = buf.find(header, scanned)
-            if at < 0 or at + hlen + 2 > len(buf):  # no next header yet, or not its line end
-                break
-            if buf[at - 1] != "\n":
-                raise NotClean
-            proc, line = one(buf, start, at, line)
-            start, scanned = at, at + 1
-            if proc is not None:
-                any_rows = True
-                yield proc
-        if start:
-            buf = buf[start:]
-            scanned -= start
-            at = at - start if at >= 0 else -1
-        if at < 0:
-            scanned = max(1, len(buf) - hlen)
-    if not started or not buf.endswith("\n"):
-        raise NotClean
-    # the last process (and a header that came too close to the end to be split at)
-    start = 0
-    while True:
-        at = buf.find(header, scanned)
-        if at < 0:
-            break
-        if buf[at - 1] != "\n":
+        if rest:
+            piece = rest + piece
+        end = piece.rfind("\n") + 1  # the piece's whole lines
+        rest = piece[end:]
+        if len(rest) > _MAX_CLEAN_LINE:
             raise NotClean
-        proc, line = one(buf, start, at, line)
-        start, scanned = at, at + 1
-        if proc is not None:
-            any_rows = True
-            yield proc
-    proc, line = one(buf, start, len(buf), line)
-    if proc is not None:
+        pos = 0
+        while pos < end:
+            at = piece.find(header, pos, end)
+            stop = end if at < 0 else at
+            if stop > pos:  # rows
+                if not started:
+                    raise NotClean
+                found = rows(piece, pos, stop)
+                if len(found) != piece.count("\n", pos, stop):
+                    raise NotClean
+                if found:
+                    parts.append(found)
+                    count += len(found)
+            if at < 0:
+                break
+            # a header: a line of its own (pieces end at a line's end, so a piece starts a line)
+            if at and piece[at - 1] != "\n":
+                raise NotClean
+            if piece.startswith("\n", at + hlen):
+                pos = at + hlen + 1
+            elif piece.startswith("\r\n", at + hlen):
+                pos = at + hlen + 2
+            else:
+                raise NotClean
+            if started:
+                if count:
+                    any_rows = True
+                    yield process(line, parts, count)
+                line += count + 1
+            started = True
+            parts, count = [], 0
+    if rest or not started:
+        raise NotClean
+    if count:
         any_rows = True
-        yield proc
+        yield process(line, parts, count)
     if not any_rows:
         raise NotClean
 
@@ -155,46 +151,90 @@ def parse_importtime(text: str, source: str = "log") -> ParsedLog:
 
 def parse_importtime_lines(text: str, source: str = "log") -> ParsedLog:
     """parse_importtime line by line: any log (noise, CRLF, truncation, 3.14 cached rows)."""
-    lines = text.split("\n")
-    ends_with_newline = lines[-1] == ""
-    if ends_with_newline:
-        lines.pop()
-    processes: list[ProcessLog] = []
-    rows: list[ImportRow] = []
-    header_line: int | None = None
     other: list[str] = []
     warnings: list[str] = []
-    last = len(lines)
+    processes = tuple(iter_log_processes((text,), source, warnings, other))
+    return ParsedLog(processes, tuple(other), tuple(warnings))
+
+
+def _lines(pieces: Iterable[str], tail: list[bool]) -> Iterator[str]:
+    """The lines of the text the pieces make, without their newlines; the last one, when the
+    text does not end with a newline, after setting tail[0]. Linear in any line's length."""
+    pending: list[str] = []  # the pieces of a line not finished yet
+    for piece in pieces:
+        if "\n" not in piece:
+            if piece:
+                pending.append(piece)
+            continue
+        lines = piece.split("\n")
+        if pending:
+            pending.append(lines[0])
+            lines[0] = "".join(pending)
+            pending = []
+        last = lines.pop()
+        if last:
+            pending.append(last)
+        yield from lines
+    if pending:
+        tail[0] = True
+        yield "".join(pending)
+
+
+def iter_log_processes(pieces: Iterable[str], source: str = "log", warnings: list[str] | None = None,
+                       other: list[str] | None = None) -> Iterator[ProcessLog]:
+    """The processes of any log (noise, CRLF, truncation, 3.14 cached rows) given as
+    consecutive pieces of its text, each (with rows) as soon as the header after it (or the
+    end) is read; its warnings appended to `warnings` and the program's own lines to `other`
+    (each when given). Holds one process's rows at a time. Strict about meaning: a malformed
+    number raises BadInput naming the line (the processes before it were given); so does a log
+    with no import rows, at its end."""
+    warnings = [] if warnings is None else warnings
+    keep = other.append if other is not None else None
+    rows: list[ImportRow] = []
+    header_line: int | None = None
+    first = True  # no process given yet
+    timed = 0
+    tail = [False]  # the line being read is the last and has no newline
     clean = _CLEAN.fullmatch
     append = rows.append
-    for no, raw in enumerate(lines, 1):
+    row = ImportRow
+    no = 0
+    for no, raw in enumerate(_lines(pieces, tail), 1):
         m = clean(raw)
-        if m is not None and (no != last or ends_with_newline):
+        if m is not None and not tail[0]:
             a, b, indent, name = m.groups()
-            append(ImportRow(name, int(a), int(b), len(indent) // 2, no))
+            append(row(name, int(a), int(b), len(indent) // 2, no))
             continue
         line = raw[:-1] if raw.endswith("\r") else raw
         at = line.find(MARK)
         if at < 0:
-            other.append(line)
+            if keep:
+                keep(line)
             continue
-        if at > 0:
-            other.append(line[:at])  # program output glued in front (no newline)
+        if at > 0 and keep:
+            keep(line[:at])  # program output glued in front (no newline)
         rest = line[at + len(MARK) :]
         if rest.strip() == _HEADER_REST:
-            if rows or header_line is not None:
-                processes.append(ProcessLog(tuple(rows), header_line))
+            if rows:
+                timed += sum(1 for r in rows if not r.cached)
+                if first and header_line is None:
+                    warnings_before = True
+                yield ProcessLog(tuple(rows), header_line)
+                first = False
+            elif header_line is not None:
+                first = False
             rows = []
             append = rows.append
             header_line = no
             continue
         m = _ROW.match(rest)
-        truncated_tail = no == last and not ends_with_newline
+        truncated_tail = tail[0]
         if m is None:
             if truncated_tail:
                 warnings.append(f"{source}: line {no} is truncated (no newline at the end); ignored it")
                 continue
-            other.append(line[at:])  # "import time:" written by the program itself
+            if keep:
+                keep(line[at:])  # "import time:" written by the program itself
             continue
         a, b, name_field = m.groups()
         name = name_field.strip()
@@ -202,7 +242,7 @@ def parse_importtime_lines(text: str, source: str = "log") -> ParsedLog:
             pad = len(name_field) - len(name_field.lstrip(" "))
             depth = (pad + len(name)) // 2 if pad else None
             if name:
-                rows.append(ImportRow(name, None, None, depth, no, cached=True))
+                rows.append(row(name, None, None, depth, no, cached=True))
                 continue
         if not (_digits(a) and _digits(b)) or not name or " " in name:
             if truncated_tail:
@@ -215,13 +255,5 @@ def parse_importtime_lines(text: str, source: str = "log") -> ParsedLog:
         indent = len(name_field) - len(name_field.lstrip(" "))
         if truncated_tail:
             warnings.append(f"{source}: line {no} has no newline at the end (truncated log?)")
-        rows.append(ImportRow(name, int(a), int(b), indent // 2, no))
-    if rows or header_line is not None:
-        processes.append(ProcessLog(tuple(rows), header_line))
-    timed = sum(1 for p in processes for r in p.rows if not r.cached)
-    if timed == 0:
-        raise BadInput(f"{source}: no import time rows (was it made with -X importtime?)")
-    if processes and processes[0].header_line is None:
-        warnings.append(f"{source}: import rows before the first header (log cut at the start?)")
-    processes = [p for p in processes if p.rows]
-    return ParsedLog(tuple(processes), tuple(other), tuple(warnings))
+        rows.append(row(name, int(a), int(b), indent // 2, no))
+    ...

@@ -17,29 +17,30 @@ from typing import Callable
 
 from profiler.model.interpreter import Interpreter, require
 from profiler.model.packing import FrozenReport, PackPlan, Unpacked
+from profiler.runcontext import RunContext
 
 
 def build_frozen(interp: Interpreter, pack_plan: PackPlan, folder: str,
-                 info: Callable[[str], None] | None = None) -> FrozenReport:
+                 info: Callable[[str], None] | None = None, context: RunContext | None = None) -> FrozenReport:
     from profiler.analysis.frozen import plan_frozen_units
     from profiler.capture import frozen as cap
     from profiler.capture.oxidized import read_source
 
     require(interp, "frozen", for_what="variant frozen")
     plan = plan_frozen_units(pack_plan, read_source)
-    obj = cap.launcher_object(interp, info=info)
+    obj = cap.launcher_object(interp, info=info, context=context)
     os.makedirs(folder, exist_ok=True)
     exe = os.path.join(folder, cap.EXE_NAME)
     if info:
         info(f"freezing {len(plan.modules)} modules")
     with tempfile.TemporaryDirectory(prefix="importprof-frozen-") as tmp:
         blob = os.path.join(tmp, "frozen-modules.bin")
-        packed = cap.pack_modules(interp, plan.modules, blob)
+        packed = cap.pack_modules(interp, plan.modules, blob, context=context)
         if packed.failed:  # a source that does not compile here: left out (the packer did), listed
             failed = tuple(Unpacked(n, r) for n, r in packed.failed)
             plan = replace(plan, modules=tuple(m for m in plan.modules if m.name in set(packed.modules)),
                            not_frozen=tuple(sorted(plan.not_frozen + failed, key=lambda u: u.name)))
-        size = cap.link(interp, obj, blob, exe)
+        size = cap.link(interp, obj, blob, exe, context=context)
     return FrozenReport(
         executable=exe,
         modules=packed.modules,

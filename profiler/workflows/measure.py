@@ -11,6 +11,7 @@ from typing import Callable, Sequence
 
 from profiler.errors import Interrupted, TargetFailed, UsageError
 from profiler.model.measurement import CommandSpec, Relative, TimingResult
+from profiler.runcontext import RunContext
 
 ENGINES = ("builtin", "hyperfine")
 
@@ -101,6 +102,7 @@ def measure(
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
     machine: dict | None = None,
+    context: RunContext | None = None,
 ) -> Measurement:
     """Time `specs` with `plan` (a capture.timing.RunPlan). Commands that fail become failed
     results beside the measured ones; when every command failed, TargetFailed (exit 3) with
@@ -116,7 +118,7 @@ def measure(
     if engine == "hyperfine":
         from profiler.capture.hyperfine import find_hyperfine
 
-        find_hyperfine()
+        find_hyperfine(context=context)
     sampling = machine is None  # the machine's load is read over the warm-up and the runs, not waited for before them
     if sampling:
         start_sample()
@@ -124,7 +126,7 @@ def measure(
     if engine == "builtin" and plan.use_spawner:
         from profiler.capture.spawner import spawner_path
 
-        if spawner_path() is None:
+        if spawner_path(context=context) is None:
             warnings.append("no C compiler to build the measuring spawner: peak RSS is not measured (null)")
     for w in warnings:
         if warn:
@@ -133,9 +135,9 @@ def measure(
     tails: dict = {}
     try:
         if engine == "builtin":
-            results = _results(specs, run_interleaved(specs, plan, progress), engine, tails)
+            results = _results(specs, run_interleaved(specs, plan, progress, context=context), engine, tails)
         else:
-            results = _hyperfine(specs, plan, tails)
+            results = _hyperfine(specs, plan, tails, context=context)
     except Interrupted as exc:
         partial = _results(specs, exc.partial or {}, engine) if engine == "builtin" else []
         if sampling:
@@ -164,7 +166,7 @@ def measure(
     return m
 
 
-def _hyperfine(specs: Sequence[CommandSpec], plan, tails: dict) -> list[TimingResult]:
+def _hyperfine(specs: Sequence[CommandSpec], plan, tails: dict, context: RunContext | None = None) -> list[TimingResult]:
     """hyperfine aborts every command when one fails (and `-i` would time a crash): one check
     run of each command with the builtin runner first; hyperfine then times those that ran."""
     from dataclasses import replace
@@ -172,8 +174,8 @@ def _hyperfine(specs: Sequence[CommandSpec], plan, tails: dict) -> list[TimingRe
     from profiler.capture.hyperfine import run_hyperfine
     from profiler.capture.timing import run_interleaved
 
-    check = run_interleaved(specs, replace(plan, runs=1, warmup=0))
+    check = run_interleaved(specs, replace(plan, runs=1, warmup=0), context=context)
     failed = {r.key: r for r in _results(specs, check, "hyperfine", tails) if r.failed}
     ok = [s for s in specs if s.key not in failed]
-    timed = {r.key: r for r in (run_hyperfine(ok, plan) if ok else [])}
+    timed = {r.key: r for r in (run_hyperfine(ok, plan, context=context) if ok else [])}
     return [failed.get(s.key) or timed[s.key] for s in specs]

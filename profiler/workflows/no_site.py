@@ -12,12 +12,13 @@ import os
 
 from profiler.analysis.no_site import extra_paths, site_order
 from profiler.model.target import Target
+from profiler.runcontext import RunContext
 
 
 _SITE_OWN: dict[str, frozenset] = {}
 
 
-def no_site_env(python: str, target: Target) -> tuple[tuple[str, str], ...]:
+def no_site_env(python: str, target: Target, context: RunContext | None = None) -> tuple[tuple[str, str], ...]:
     """The environment `no-site` adds for `target` on `python`: () or (("PYTHONPATH", ...),).
     Runs the target once with site to see where its modules come from (modules that site
     itself imports at a bare start — .pth hooks — do not count: -S skips them)."""
@@ -25,7 +26,7 @@ def no_site_env(python: str, target: Target) -> tuple[tuple[str, str], ...]:
     from profiler.errors import TargetFailed
 
     try:
-        return _no_site_env(python, target, discover_modules, no_site_sys_path)
+        return _no_site_env(python, target, discover_modules, no_site_sys_path, context=context)
     except TargetFailed:  # the target fails with site too: measuring it will say how
         return ()
 
@@ -33,14 +34,14 @@ def no_site_env(python: str, target: Target) -> tuple[tuple[str, str], ...]:
 _NO_SITE_PATH: dict[str, list] = {}
 
 
-def _no_site_env(python, target, discover_modules, no_site_sys_path):
+def _no_site_env(python, target, discover_modules, no_site_sys_path, context: RunContext | None = None):
     if target == Target("code", "pass"):  # imports nothing: a plain -S, without running anything
         return ()
     if python not in _NO_SITE_PATH:
-        _NO_SITE_PATH[python] = no_site_sys_path(python)
+        _NO_SITE_PATH[python] = no_site_sys_path(python, context=context)
     if python not in _SITE_OWN:
-        _SITE_OWN[python] = frozenset(r.name for r in discover_modules(python, Target("code", "pass"))[0])
-    records, sys_path = discover_modules(python, target)
+        _SITE_OWN[python] = frozenset(r.name for r in discover_modules(python, Target("code", "pass"), context=context)[0])
+    records, sys_path = discover_modules(python, target, context=context)
     origins = [r.origin for r in records if r.origin and r.name not in _SITE_OWN[python]]
     extra = extra_paths(sys_path, _NO_SITE_PATH[python], target, origins, os.getcwd())
     if not extra:

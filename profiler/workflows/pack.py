@@ -10,6 +10,7 @@ from typing import Callable
 from profiler.errors import UsageError
 from profiler.model.packing import PackReport, ResourceSet
 from profiler.model.target import Target
+from profiler.runcontext import RunContext
 
 SETS = ("in-memory", "filesystem")
 PACK_ENTRIES = (*SETS, "pack.json")  # every name a pack writes into its folder
@@ -44,16 +45,16 @@ def stdlib_entries(interp) -> tuple[str, ...]:
     return (interp.stdlib, os.path.join(interp.stdlib, "lib-dynload"))
 
 
-def discover(interp, target: Target) -> tuple:
+def discover(interp, target: Target, context: RunContext | None = None) -> tuple:
     """One recording run (with site, as users run it): (records, sys_path); a non-zero exit is
     the program's own behaviour, compared variant by variant later."""
     from profiler.capture.oxidized import discover_modules
 
-    return discover_modules(interp.path, target, any_exit=True)
+    return discover_modules(interp.path, target, any_exit=True, context=context)
 
 
 def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None,
-                discovered: tuple | None = None, plan=None) -> Packed:
+                discovered: tuple | None = None, plan=None, context: RunContext | None = None) -> Packed:
     """`discovered`: (records, sys_path) of a discovery run already made, `plan` the PackPlan
     made from it (build shares them between the oxidized and frozen variants)."""
     from profiler.analysis.packing import plan_pack, without
@@ -63,14 +64,14 @@ def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None
 
     check_target(target)
     require(interp, "oxidized", for_what="packing with python-oxidized-importer")
-    launcher = launcher_path(interp, info=info)
-    records, sys_path = discovered if discovered is not None else discover(interp, target)
+    launcher = launcher_path(interp, info=info, context=context)
+    records, sys_path = discovered if discovered is not None else discover(interp, target, context=context)
     if plan is None:
         plan = plan_pack(records, scan_units(records, sys_path, stdlib_entries(interp)))
     if info:
         info(f"packing {len(plan.modules)} modules of {len(plan.units)} units "
              f"({sum(1 for u in plan.units if u.kind == 'distribution')} distributions)")
-    stats = run_packer(launcher, interp.path, plan, out_dir, SETS)
+    stats = run_packer(launcher, interp.path, plan, out_dir, SETS, context=context)
     plan = without(plan, [tuple(f) for f in stats.pop("failed", ())])
     resource_sets = tuple(
         ResourceSet(name=s, path=os.path.join(os.path.abspath(out_dir), s), **stats[s]) for s in SETS
@@ -89,7 +90,7 @@ def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None
     return Packed(report, launcher)
 
 
-def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackReport:
+def pack(opts: PackOptions, info: Callable[[str], None] | None = None, context: RunContext | None = None) -> PackReport:
     from dataclasses import replace
 
     from profiler.capture.interpreter import interpreter_for
@@ -110,7 +111,7 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
 
         target = workload_target("import-stdlib")
     check_target(target)
-    interp = interpreter_for(opts.python, "pack")  # before any folder is cleared
+    interp = interpreter_for(opts.python, "pack", context=context)  # before any folder is cleared
     from profiler.sinks import claim_output_folder
 
     existed = claim_output_folder(opts.out_dir, "-o", force=opts.force, entries=PACK_ENTRIES)
@@ -124,7 +125,7 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None) -> PackRe
     originals = list(zip(watched, read_files(watched)))  # the recording run may rewrite them (black)
     try:
         try:
-            packed = pack_target(interp, target, opts.out_dir, info=info)
+            packed = pack_target(interp, target, opts.out_dir, info=info, context=context)
         finally:
             restore_files(originals)
         report = replace(packed.report, machine=read_machine())

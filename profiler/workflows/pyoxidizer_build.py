@@ -15,6 +15,7 @@ from profiler.errors import ToolMissing, UsageError
 from profiler.model.packing import BuiltVariant, PyOxidizerReport
 from profiler.model.target import Target
 from profiler.analysis.packing import VARIANTS, default_name
+from profiler.runcontext import RunContext
 
 
 @dataclass
@@ -35,7 +36,7 @@ def _sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] | None = None) -> PyOxidizerReport:
+def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] | None = None, context: RunContext | None = None) -> PyOxidizerReport:
     from profiler.capture.oxidized import write_json
     from profiler.capture.pyoxidizer import DOWNLOAD_HINT, config_path, find_pyoxidizer, pyoxidizer_build
 
@@ -66,7 +67,7 @@ def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] |
     for v in opts.variants:
         if info:
             info(f"pyoxidizer build --var variant {v} (this compiles a Rust project)...")
-        pyoxidizer_build(exe, project, {"variant": v, **common})
+        pyoxidizer_build(exe, project, {"variant": v, **common}, context=context)
         found = sorted(glob.glob(os.path.join(project, "build", "*", "release", "install", name)))
         if not found:
             raise ToolMissing(f"pyoxidizer build left no executable named {name} under {project}/build")

@@ -1,6 +1,9 @@
-"""One invocation of importprof: its temporary folder, its children, its signals.
+"""One invocation of importprof: its run context, its temporary folder, its children, its signals.
 
 `invocation()` wraps a whole command (main() enters it):
+- it makes the invocation's run context (profiler/runcontext.py: the --timeout, where warnings
+  go, the interpreters resolved) and yields it: main() hands it to the command (click's
+  `ctx.obj`), which passes it down explicitly;
 - every temporary file and folder the run makes lives under ONE folder (`tempfile.tempdir` points
   there for the invocation), removed on every exit path: success, error, Ctrl-C, SIGTERM;
 - SIGTERM, SIGHUP (the terminal closed) and SIGQUIT become `Terminated` (a KeyboardInterrupt),
@@ -56,17 +59,10 @@ def interrupted() -> bool:
     return _STATE["interrupted"] or _STATE["terminated"]
 
 
-def set_run_timeout(seconds: float | None) -> None:
-    """--timeout SECONDS: the limit for one run of a program (None or 0: no limit), in the
-    invocation's run context."""
-    from profiler.runcontext import current
-
-    current().timeout_s = seconds if seconds else None
-
-
 @contextlib.contextmanager
 def invocation(warn=None):
-    """`warn`: where the invocation's warnings go (the commands' warn; None: stderr)."""
+    """Yields the invocation's RunContext. `warn`: where its warnings go (the commands' warn;
+    None: stderr)."""
     _STATE["terminated"] = _STATE["interrupted"] = False
     _STATE["signal"] = None
     # what lasts one invocation, fresh for each (callers that run main() in-process run many);
@@ -83,17 +79,17 @@ def invocation(warn=None):
     _remove_stale(tempfile.gettempdir())
     folder = tempfile.mkdtemp(prefix=f"importprof-{os.getpid()}-")
     tempfile.tempdir = folder
-    from profiler.runcontext import RunContext, running
+    from profiler.runcontext import RunContext
 
+    context = RunContext(say=warn)  # the --timeout, the warnings said: this invocation's
     try:
-        with running(RunContext(say=warn)):  # the --timeout, the warnings said: this invocation's
-            yield folder
+        yield context
     finally:
         if main_thread:  # a second signal must not cut the clean-up short
             for s in previous:
                 signal.signal(s, signal.SIG_IGN)
         try:
-            _kill_children()
+            _kill_children(context)
         finally:
             tempfile.tempdir = old_tempdir
             shutil.rmtree(folder, ignore_errors=True)
@@ -128,9 +124,7 @@ def _remove_stale(root: str) -> None:
             continue
 
 
-def _kill_children() -> None:
-    import sys
-
+def _kill_children(context) -> None:
     process = sys.modules.get("profiler.capture.process")  # only if anything was started
     if process is not None and hasattr(process, "kill_live_groups"):
-        process.kill_live_groups()
+        process.kill_live_groups(context)

@@ -8,6 +8,7 @@ from typing import Sequence
 
 from profiler.errors import UsageError
 from profiler.model.site import SiteReport
+from profiler.runcontext import RunContext
 
 
 @dataclass
@@ -17,7 +18,7 @@ class SiteOptions:
     flags: Sequence[str] = ()  # extra interpreter flags (e.g. -I); -S makes no sense here
 
 
-def site(opts: SiteOptions) -> SiteReport:
+def site(opts: SiteOptions, context: RunContext | None = None) -> SiteReport:
     from profiler.analysis.site import build_site_report
     from profiler.capture.interpreter import interpreter_for
     from profiler.capture.machine import read_machine, start_sample
@@ -29,15 +30,15 @@ def site(opts: SiteOptions) -> SiteReport:
         raise UsageError("--runs must be at least 1")
     if "-S" in opts.flags:
         raise UsageError("-S skips site: nothing to measure")
-    interp = interpreter_for(opts.python, "site")
+    interp = interpreter_for(opts.python, "site", context=context)
     start_sample()  # the machine's load is read over the runs, not waited for after them
-    raw = run_site(interp.path, opts.flags, opts.runs)
+    raw = run_site(interp.path, opts.flags, opts.runs, context=context)
     runs = [(parse_site_record(r.site), parse_phase_records(r.phases)) for r in raw]
     machine = read_machine()
     return build_site_report(runs, machine, interp.path, interp.version)
 
 
-def startup_site_notes(results: Sequence) -> list[str]:
+def startup_site_notes(results: Sequence, context: RunContext | None = None) -> list[str]:
     """For each interpreter where both `default` and `no-site` were measured (same Python
     target), a note when site costs more than 2x a bare start, naming the costliest .pth
     (one instrumented run of site on that interpreter). Never fails the startup command."""
@@ -60,7 +61,7 @@ def startup_site_notes(results: Sequence) -> list[str]:
         if site_startup_note(d.mean, n.mean, None) is None:
             continue
         try:
-            report = site(SiteOptions(python=python, runs=1))
+            report = site(SiteOptions(python=python, runs=1), context=context)
         except ImportprofError:
             report = None
         note = site_startup_note(d.mean, n.mean, report)

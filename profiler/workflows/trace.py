@@ -22,6 +22,7 @@ from profiler.errors import BadInput, TargetFailed, UsageError
 from profiler.model.syscall_trace import TraceReport, TraceResult
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
+from profiler.runcontext import RunContext
 
 
 @dataclass
@@ -69,6 +70,7 @@ def trace_argv(
     check: bool = True,
     ignore_failure: bool = False,
     label: str | None = None,
+    context: RunContext | None = None,
 ) -> TraceResult:
     """Trace any argv with `strace -f -tt -T -y`, parse and summarize the log. With
     check=False a target that exits non-zero is summarized all the same and marked failed
@@ -87,7 +89,7 @@ def trace_argv(
         # of a successful run (a failing run or a full disk leaves FILE as it was)
         kept = replacing(keep_log) if keep_log else contextlib.nullcontext(os.path.join(tmp, "trace.strace"))
         with kept as log_path:
-            done = run_strace(list(argv), log_path, env=env, check=False)
+            done = run_strace(list(argv), log_path, env=env, check=False, context=context)
             # strace's own lines ("/usr/bin/strace: ...") are not the program's
             program = "\n".join(ln for ln in done.stderr.splitlines() if not (ln.startswith("/") and "strace: " in ln))
             ignored = False
@@ -124,7 +126,7 @@ def _check_log_complete(strace_stderr: str, log_path: str, shown: str | None) ->
 
 
 def trace_python(python: str, variant: Variant, target: Target, keep_log: str | None = None, check: bool = True,
-                 ignore_failure: bool = False, env: tuple[tuple[str, str], ...] | None = None) -> TraceResult:
+                 ignore_failure: bool = False, env: tuple[tuple[str, str], ...] | None = None, context: RunContext | None = None) -> TraceResult:
     """One variant of a Python target, through the bootstrap launcher with the markers hook
     (installed before `site`, so start-up imports are attributed too). `env`: what the variant
     adds to the environment, as the run plan gave it (None: asked of the variant here; no-site
@@ -133,17 +135,19 @@ def trace_python(python: str, variant: Variant, target: Target, keep_log: str | 
     from profiler.capture.pycache import fresh_pycache
 
     if env is None:
+        from functools import partial
+
         from profiler.workflows.no_site import no_site_env
 
-        env = variant.env(python, target, no_site_env)
+        env = variant.env(python, target, partial(no_site_env, context=context))
     full = {**os.environ, **dict(env)} if env else None
     with fresh_pycache(variant.fresh_pycache) as extra:
         argv = bootstrap_argv(python, [*variant.flags, *extra], target, ["markers"])
         return trace_argv(argv, variant=variant.name, keep_log=keep_log, env=full, check=check, ignore_failure=ignore_failure,
-                          label=target.label())
+                          label=target.label(), context=context)
 
 
-def with_untraced_walls(results, specs, opts: TraceOptions, progress=None) -> list:
+def with_untraced_walls(results, specs, opts: TraceOptions, progress=None, context: RunContext | None = None) -> list:
     """strace stops the program at every syscall: the traced run's times are strace's. Each
     result gets the wall time of the same command run untraced (median of opts.untraced_runs,
     after one warm-up) in harness["untraced_wall_s"], shown beside the traced figures."""
@@ -158,7 +162,7 @@ def with_untraced_walls(results, specs, opts: TraceOptions, progress=None) -> li
     if progress:
         progress(0, 0, "untraced runs")
     outcomes = run_interleaved(wanted, RunPlan(runs=opts.untraced_runs, warmup=1, ignore_failure=opts.ignore_failure,
-                                               use_spawner=False))
+                                               use_spawner=False), context=context)
     out = []
     for s, r in zip(specs, results):
         o = outcomes.get(s.key)
@@ -169,7 +173,7 @@ def with_untraced_walls(results, specs, opts: TraceOptions, progress=None) -> li
     return out
 
 
-def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progress=None) -> TraceReport:
+def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progress=None, context: RunContext | None = None) -> TraceReport:
     from profiler.capture.machine import read_machine, start_sample
 
     warnings: list[str] = []
@@ -196,15 +200,17 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
         if not opts.target.is_python:
             plan = plan_runs(opts.target, [], opts.variants, opts.flags)
             results = [trace_argv(opts.target.command_argv(), variant="command", keep_log=opts.keep_log,
-                                  ignore_failure=opts.ignore_failure)]
+                                  ignore_failure=opts.ignore_failure, context=context)]
             if not results[0].attributed:
                 warnings.append("the command started no Python process that imported anything: no per-module attribution")
         else:
             from profiler.capture.interpreter import interpreter_for
+            from functools import partial
+
             from profiler.workflows.no_site import no_site_env
 
-            interp = interpreter_for(opts.python, "trace")
-            plan = plan_runs(opts.target, [interp], opts.variants, opts.flags, site_paths=no_site_env, warn=warnings.append)
+            interp = interpreter_for(opts.python, "trace", context=context)
+            plan = plan_runs(opts.target, [interp], opts.variants, opts.flags, site_paths=partial(no_site_env, context=context), warn=warnings.append)
             from profiler.analysis.failures import explain_failure
             from profiler.errors import TargetFailed
 
@@ -218,7 +224,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
                 # one variant alone fails as the target does (exit 3); among several, a failing
                 # variant becomes a failed entry and the others are traced
                 r = trace_python(interp.path, v, opts.target, keep_log=keep, check=not several, ignore_failure=opts.ignore_failure,
-                                 env=spec.env or ())
+                                 env=spec.env or (), context=context)
                 if r.failed:
                     hint = explain_failure(v.name, tuple(v.flags), opts.target.kind, r.error or "")
                     warnings.append(f"{v.name}: failed ({r.error})" + (f": {hint}" if hint else ""))
@@ -228,7 +234,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             if results and all(r.failed for r in results):
                 raise TargetFailed("the target failed in every variant: " + "; ".join(f"{r.variant}: {r.error}" for r in results))
         # the same commands, untraced (without strace or importprof's markers hook)
-        results = with_untraced_walls(results, plan.specs, opts, progress)
+        results = with_untraced_walls(results, plan.specs, opts, progress, context=context)
     from profiler.workflows.targets import exits_note
 
     warnings.extend(f"{r.variant}: {exits_note(r.exit_codes)}" if len(results) > 1 else exits_note(r.exit_codes)
