@@ -23,6 +23,7 @@ OPENS = FAMILIES["open"]
 READS = frozenset({"read", "pread64", "readv", "preadv", "preadv2"})
 LOOKUP_MISSES = frozenset({"ENOENT", "ENOTDIR"})
 _FORKS = frozenset({"clone", "clone3", "fork", "vfork"})
+_EXECS = frozenset({"execve", "execveat"})
 
 
 def call_path(call: Syscall) -> str | None:
@@ -153,6 +154,21 @@ def _filesystem_document(families, failed: int, failed_dirs: Counter, opens: Cou
     }
 
 
+def _layout_calls(log: StraceLog):
+    """({pid: time of its first call}, the fork and exec calls) natively, or None without the
+    native module (ProcessLayout then reads every call)."""
+    try:
+        from profiler.analysis import _syscall_tally
+        select = _syscall_tally.select_calls
+    except (ImportError, AttributeError):
+        return None
+    try:
+        first, picked = select(log.syscalls, _FORKS | _EXECS)
+    except (OverflowError, TypeError):  # a pid past 64 bits: the Python pass holds any int
+        return None
+    return dict(first), picked
+
+
 class ProcessLayout:
     """Who is who in a log: parents (clone results), threads (CLONE_THREAD) and the process
     each thread belongs to, each pid's last successful exec (program, argv, time, line) and
@@ -168,9 +184,15 @@ class ProcessLayout:
         self.first_time: dict[int, float | None] = {}
         self.forked_command: dict[int, str] = {}
         self.forked_argv: dict[int, tuple[str, ...]] = {}
-        for c in log.syscalls:
-            if c.pid not in self.first_time:
-                self.first_time[c.pid] = c.time_s
+        calls = _layout_calls(log)
+        if calls is None:
+            calls = log.syscalls
+            for c in calls:
+                if c.pid not in self.first_time:
+                    self.first_time[c.pid] = c.time_s
+        else:
+            self.first_time, calls = calls
+        for c in calls:
             if c.name in _FORKS and c.ret is not None and c.ret > 0:
                 self.parent[c.ret] = c.pid
                 if "CLONE_THREAD" in c.args_text:
@@ -181,7 +203,7 @@ class ProcessLayout:
                     if prog is not None:
                         self.forked_command[c.ret] = prog
                         self.forked_argv[c.ret] = self.argv.get(src, self.forked_argv.get(src, ()))
-            elif c.name in ("execve", "execveat") and c.ret == 0:
+            elif c.name in _EXECS and c.ret == 0:
                 if c.path:
                     self.command[c.pid] = c.path
                 self.argv[c.pid] = c.argv or ()

@@ -1800,8 +1800,42 @@ fn attribute_calls(
     Ok(PyTuple::new(py, out).into_py(py))
 }
 
+/// select_calls(calls, names) → (first, picked): [(pid, time of its first call)] in first-seen
+/// order, and the calls whose name is in `names` (in their order): what ProcessLayout reads.
+#[pyfunction]
+fn select_calls(py: Python, calls: &PyAny, names: &PyAny) -> PyResult<PyObject> {
+    let wanted = names_of(Some(names))?;
+    let mut by_ptr: HashMap<usize, bool> = HashMap::default();
+    let mut seen: HashSet<i64> = HashSet::default();
+    let first = PyList::empty(py);
+    let picked = PyList::empty(py);
+    for item in calls.iter()? {
+        let item = item?;
+        let c: &PyTuple = item.downcast()?;
+        let name_o = c.get_item(2)?;
+        let ptr = name_o.as_ptr() as usize;
+        let want = match by_ptr.get(&ptr) {
+            Some(&w) => w,
+            None => {
+                let w = wanted.contains(str_of(name_o)?);
+                by_ptr.insert(ptr, w);
+                w
+            }
+        };
+        let pid = int_of(c.get_item(0)?)?;
+        if seen.insert(pid) {
+            first.append((pid, c.get_item(1)?))?;
+        }
+        if want {
+            picked.append(c)?;
+        }
+    }
+    Ok((first, picked).into_py(py))
+}
+
 #[pymodule]
 fn _syscall_tally(_py: Python, m: &PyModule) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(select_calls, m)?)?;
     m.add_function(wrap_pyfunction!(tally_calls, m)?)?;
     m.add_function(wrap_pyfunction!(attribute_calls, m)?)?;
     Ok(())
