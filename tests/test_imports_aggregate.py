@@ -314,7 +314,7 @@ def test_whole_text_parse_equals_line_by_line_on_any_mix(lines, newline_at_end):
 
 # ---------------------------------------------------------------- imports --from-log, streamed
 from profiler.analysis.imports import aggregate_process_stream  # noqa: E402
-from profiler.parse.importtime import NotClean, iter_clean_processes  # noqa: E402
+from profiler.parse.importtime import NotClean, iter_clean_processes, iter_log_processes  # noqa: E402
 from profiler.workflows.imports import aggregate_log  # noqa: E402
 
 
@@ -338,6 +338,8 @@ def test_streamed_log_equals_the_whole_log_on_every_fixture(fixtures, tmp_path):
     d = fixtures / "importtime"
     many = (d / "overlap.log").read_text() + (d / "command_subprocesses.log").read_text() + (d / "boto3.log").read_text()
     texts.append(many * 40)  # different programs and an interleaved pair, repeated: 200 processes
+    noisy = (d / "requests_noise.log").read_text() + (d / "py314_cached.log").read_text() + many
+    texts.append(noisy * 20 + (d / "boto3_truncated.log").read_text())  # the careful way: noise, cached rows, a cut end
     streamed = 0
     for i, text in enumerate(texts):
         path = tmp_path / f"log{i}.log"
@@ -398,3 +400,43 @@ def test_streamed_log_from_a_pipe_and_stdin_text(fixtures, tmp_path):
             assert aggregate_log(str(fifo)) == _careful_log(text, str(fifo))
         finally:
             writer.join()
+
+
+def test_streamed_log_in_pieces_of_any_size_equals_the_whole_log(fixtures):
+    """Both streamed readers (clean and careful) fed pieces of a few sizes, folded: the careful
+    path's aggregation of the whole text, on every fixture and a mix of them."""
+    d = fixtures / "importtime"
+    texts = [p.read_text() for p in sorted(d.glob("*.log"))]
+    texts.append("".join(texts[:-1]) + texts[-1])
+    for text in texts:
+        want = _careful_log(text, "x")
+        for size in (1, 97, 4096, len(text)):
+            if size == 1 and len(text) > 50_000:
+                continue
+            pieces = [text[i : i + size] for i in range(0, len(text), size)]
+            warnings: list[str] = []
+            assert (*aggregate_process_stream(iter_log_processes(pieces, "x", warnings), warnings), 1) == want
+            try:
+                clean = aggregate_process_stream(iter_clean_processes(pieces))
+            except NotClean:
+                continue
+            assert (*clean, 1) == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_LINE, max_size=14), st.booleans(), st.integers(1, 40))
+def test_careful_reader_in_pieces_equals_the_whole_text(lines, newline_at_end, size):
+    """iter_log_processes over the text cut in pieces of any size: parse_importtime_lines'
+    processes, other lines and warnings, or the same error."""
+    text = "\n".join(lines) + ("\n" if newline_at_end and lines else "")
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    warnings: list[str] = []
+    other: list[str] = []
+    try:
+        whole = parse_importtime_lines(text, "x")
+    except Exception as exc:
+        with pytest.raises(type(exc)):
+            list(iter_log_processes(pieces, "x", warnings, other))
+        return
+    got = tuple(iter_log_processes(pieces, "x", warnings, other))
+    assert (got, tuple(other), tuple(warnings)) == (whole.processes, whole.other_lines, whole.warnings)

@@ -330,45 +330,57 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
     return tuple(out), (), _median(totals), tuple(totals), len(ref), warnings
 
 
-def aggregate_process_stream(processes: Iterable[tuple]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
-    """aggregate_logs of one log (one run) whose processes come one at a time as columns
-    (parse.importtime.iter_clean_processes: header line, names, self_us, cumulative_us,
-    indents), each folded into its module records as it comes and dropped: the log's text and
-    rows are never held whole. Exactly aggregate_logs([that log]) (tested on the real logs):
-    the records of a process with regular nesting are made column by column (a shape, the
-    nesting of a list of indents, is worked out once for every process that has it), any other
-    process's through its tree alone."""
+def aggregate_process_stream(processes: Iterable, log_warnings: Sequence[str] = ()) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
+    """aggregate_logs of one log (one run) whose processes come one at a time, each folded into
+    its module records as it comes and dropped: the log's text and rows are never held whole.
+    A process is a ProcessLog (parse.importtime.iter_log_processes) or, from a clean log, its
+    columns (parse.importtime.iter_clean_processes: header line, names, self_us,
+    cumulative_us, indents). `log_warnings`: the parser's, read once the processes are all
+    read. Exactly aggregate_logs([that log]) (tested on the real logs): a process with regular
+    nesting is aggregated column by column (a shape, the nesting of a list of depths, is worked
+    out once for every process that has it), any other through its tree alone."""
     out: list[ModuleRecord] = []
     append = out.append
+    cached: list[CachedRecord] = []
     record = ModuleRecord
-    # indents → (depths, pre-order, children per row, roots, regular, parent row per row)
-    shapes: dict[tuple, tuple] = {}
+    by_indents: dict[tuple, tuple] = {}  # indents → _stream_shape
+    by_depths: dict[tuple, tuple] = {}  # depths → _stream_shape
     singles: dict[int, tuple[int]] = {}  # one (value,) tuple per distinct value
     single = singles.setdefault
     anomalies: dict[int, list[str]] = {}  # process → its anomaly texts (the processes with any)
     total = 0
     count = 0
-    for p, (header_line, names, selfs, cums, indents) in enumerate(processes):
+    for p, item in enumerate(processes):
         count += 1
-        shape = shapes.get(indents)
-        if shape is None:
-            depths = tuple([len(i) // 2 for i in indents])
-            order, kids, roots, regular = _shape_of(depths)
-            parent_of = {k: j for j, ks in kids.items() for k in ks}
-            shape = shapes[indents] = (depths, order, kids, roots, regular, parent_of)
-        depths, order, kids, roots, regular, parent_of = shape
-        first = header_line + 1  # the line of row 0
-        if not regular:  # a cut or interleaved process: through its tree
-            lines = range(first, first + len(names))
-            tree, found = build_process_tree(ProcessLog(header_line=header_line, columns=(names, selfs, cums, depths, lines)))
-            total += tree.total_us
-            mods = aggregate_runs([RunTree((tree,))])[0]
-            out.extend(m if p == 0 else replace(m, process=p) for m in mods)
+        proc = item if isinstance(item, ProcessLog) else None
+        if proc is None:
+            header_line, names, selfs, cums, indents = item
+            lines: Sequence[int] = range(header_line + 1, header_line + 1 + len(names))
+            shape = by_indents.get(indents)
+            if shape is None:
+                shape = by_indents[indents] = _stream_shape(tuple([len(i) // 2 for i in indents]))
         else:
+            cols = proc.columns
+            shape = None
+            if cols is not None:
+                names, selfs, cums, depths, lines = cols
+                shape = by_depths.get(depths)
+                if shape is None:
+                    shape = by_depths[depths] = _stream_shape(depths)
+        if shape is None or not shape[4]:  # cached rows, or a cut or interleaved process: through its tree
+            if proc is None:
+                proc = ProcessLog(header_line=header_line, columns=(names, selfs, cums, shape[0], lines))
+            tree, found = build_process_tree(proc)
+            total += tree.total_us
+            mods, cached_p, _, _ = aggregate_runs([RunTree((tree,))])
+            out.extend(m if p == 0 else replace(m, process=p) for m in mods)
+            cached.extend(c if p == 0 else replace(c, process=p) for c in cached_p)
+        else:
+            depths, order, kids, roots, _, parent_of = shape
             found = []
             for j, ks in kids.items():  # post-order, as build_process_tree reports them
                 if cums[j] + ROUNDING_US * (len(ks) + 1) < selfs[j] + sum(map(cums.__getitem__, ks)):
-                    found.append(f"line {first + j}: {names[j]}'s cumulative is less than its self + children")
+                    found.append(f"line {lines[j]}: {names[j]}'s cumulative is less than its self + children")
             total += sum(map(cums.__getitem__, roots))
             get = parent_of.get
             for j in order:
@@ -379,8 +391,14 @@ def aggregate_process_stream(processes: Iterable[tuple]) -> tuple[tuple[ModuleRe
                 append(record(names[j], sa[0], sb[0], None if pj is None else names[pj], depths[j], p, 1, sa, sb, 0, 0))
         if found:
             anomalies[p] = found
-    warnings = _run_notes([anomalies.get(p, ()) for p in range(count)])
-    return tuple(out), (), total, (total,), count, warnings
+    warnings = [*log_warnings, *_run_notes([anomalies.get(p, ()) for p in range(count)])]
+    return tuple(out), tuple(cached), total, (total,), count, warnings
+
+
+def _stream_shape(depths: tuple) -> tuple:
+    """(depths, pre-order, children per row, roots, regular, parent row per row)."""
+    order, kids, roots, regular = _shape_of(depths)
+    return depths, order, kids, roots, regular, {k: j for j, ks in kids.items() for k in ks}
 
 
 def aggregate_logs(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:

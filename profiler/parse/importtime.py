@@ -192,18 +192,21 @@ def iter_log_processes(pieces: Iterable[str], source: str = "log", warnings: lis
     keep = other.append if other is not None else None
     rows: list[ImportRow] = []
     header_line: int | None = None
-    first = True  # no process given yet
+    before_first = False  # rows came before the first header
     timed = 0
     tail = [False]  # the line being read is the last and has no newline
     clean = _CLEAN.fullmatch
     append = rows.append
     row = ImportRow
+    # one string per distinct name: a log of many processes of one program repeats them
+    shared: dict[str, str] = {}
+    share = shared.setdefault
     no = 0
     for no, raw in enumerate(_lines(pieces, tail), 1):
         m = clean(raw)
         if m is not None and not tail[0]:
             a, b, indent, name = m.groups()
-            append(row(name, int(a), int(b), len(indent) // 2, no))
+            append(row(share(name, name), int(a), int(b), len(indent) // 2, no))
             continue
         line = raw[:-1] if raw.endswith("\r") else raw
         at = line.find(MARK)
@@ -217,12 +220,8 @@ def iter_log_processes(pieces: Iterable[str], source: str = "log", warnings: lis
         if rest.strip() == _HEADER_REST:
             if rows:
                 timed += sum(1 for r in rows if not r.cached)
-                if first and header_line is None:
-                    warnings_before = True
+                before_first = before_first or header_line is None
                 yield ProcessLog(tuple(rows), header_line)
-                first = False
-            elif header_line is not None:
-                first = False
             rows = []
             append = rows.append
             header_line = no
@@ -242,7 +241,7 @@ def iter_log_processes(pieces: Iterable[str], source: str = "log", warnings: lis
             pad = len(name_field) - len(name_field.lstrip(" "))
             depth = (pad + len(name)) // 2 if pad else None
             if name:
-                rows.append(row(name, None, None, depth, no, cached=True))
+                rows.append(row(share(name, name), None, None, depth, no, cached=True))
                 continue
         if not (_digits(a) and _digits(b)) or not name or " " in name:
             if truncated_tail:
@@ -255,5 +254,12 @@ def iter_log_processes(pieces: Iterable[str], source: str = "log", warnings: lis
         indent = len(name_field) - len(name_field.lstrip(" "))
         if truncated_tail:
             warnings.append(f"{source}: line {no} has no newline at the end (truncated log?)")
-        rows.append(row(name, int(a), int(b), indent // 2, no))
-    ...
+        rows.append(row(share(name, name), int(a), int(b), indent // 2, no))
+    if rows:
+        timed += sum(1 for r in rows if not r.cached)
+        before_first = before_first or header_line is None
+        yield ProcessLog(tuple(rows), header_line)
+    if timed == 0:
+        raise BadInput(f"{source}: no import time rows (was it made with -X importtime?)")
+    if before_first:
+        warnings.append(f"{source}: import rows before the first header (log cut at the start?)")

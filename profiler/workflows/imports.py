@@ -247,29 +247,33 @@ def _aggregate(logs: Sequence[ParsedLog]) -> tuple:
 
 def aggregate_log(path: str, stdin_text: str | None = None) -> tuple:
     """A saved log (`-`: the text read from stdin) aggregated as one run: aggregate_logs'
-    result and the run count (1). A clean log (header lines and rows only: what -X importtime
-    writes when the program prints nothing to stderr) is read a piece at a time and folded
-    process by process as it is read (aggregate_process_stream): the text is never held whole.
-    Any other log (the program's own output in it, a cut last line, 3.14 cached rows) is read
-    whole, within the input limit, and parsed the careful way."""
-    from profiler.analysis.imports import aggregate_logs, aggregate_process_stream
+    result and the run count (1), folded process by process as the log is read
+    (aggregate_process_stream): a file is read 4 MiB at a time and its text is never held
+    whole. A clean log (header lines and rows only: what -X importtime writes when the program
+    prints nothing to stderr) is read the fast way; any other (the program's own output in it,
+    a cut last line, 3.14 cached rows) is read again, the careful way. A pipe is read once,
+    whole (it cannot be read again)."""
+    from profiler.analysis.imports import aggregate_process_stream
     from profiler.inputs import is_regular_file, read_text_chunks
-    from profiler.parse.importtime import NotClean, iter_clean_processes, parse_importtime_lines
+    from profiler.parse.importtime import NotClean, iter_clean_processes, iter_log_processes
 
     name = "stdin" if path == "-" else path
     text = None
-    if path == "-" or not is_regular_file(path):  # read once (a pipe cannot be read again)
+    if path == "-" or not is_regular_file(path):
         text = read_log(path, stdin_text)
-    pieces = (text,) if text is not None else read_text_chunks(path, "log")
-    try:
-        with _collector_paused():
-            return (*aggregate_process_stream(iter_clean_processes(pieces)), 1)
-    except NotClean:
-        if text is None:
-            pieces.close()  # the file, read again whole below
-    if text is None:
-        text = read_log(path, stdin_text)
-    return (*aggregate_logs([parse_importtime_lines(text, source=name)]), 1)
+
+    def pieces():
+        return (text,) if text is not None else read_text_chunks(path, "log")
+
+    with _collector_paused():
+        clean = pieces()
+        try:
+            return (*aggregate_process_stream(iter_clean_processes(clean)), 1)
+        except NotClean:
+            if text is None:
+                clean.close()  # the file, read again below
+        warnings: list[str] = []
+        return (*aggregate_process_stream(iter_log_processes(pieces(), name, warnings), warnings), 1)
 
 
 @contextmanager
