@@ -537,7 +537,7 @@ fn fast<'p>(
         }
     };
     let rpath: PyObject = match c.rpath {
-        Some(m) => pystr(py, m),
+        Some(m) => interned(py, names, m),
         None => py.None(),
     };
     let dur: f64 = c.dur.parse().ok()?;
@@ -562,12 +562,25 @@ fn fast<'p>(
         dur.into_py(py),
         lineno.into_py(py),
         false.into_py(py),
-        path.map_or_else(|| py.None(), |p| pystr(py, &p)),
-        fdp.map_or_else(|| py.None(), |p| pystr(py, p)),
+        path.map_or_else(|| py.None(), |p| interned(py, names, &p)),
+        fdp.map_or_else(|| py.None(), |p| interned(py, names, p)),
         cut.into_py(py),
         argv.map_or_else(|| py.None(), |a| pytuple(py, a.iter().map(|x| pystr(py, x)).collect())),
     ];
     Some((pytuple(py, Vec::from(items)), t))
+}
+
+/// One str per text (names, errnos, paths: the same paths come back in every process of a log,
+/// and one object for all saves making and freeing each copy).
+fn interned(py: Python, names: &mut HashMap<String, PyObject>, s: &str) -> PyObject {
+    match names.get(s) {
+        Some(o) => o.clone_ref(py),
+        None => {
+            let o = pystr(py, s);
+            names.insert(s.to_string(), o.clone_ref(py));
+            o
+        }
+    }
 }
 
 /// A new str, owned by the caller (not registered in pyo3's pool of the call's objects, which
