@@ -440,3 +440,29 @@ def test_careful_reader_in_pieces_equals_the_whole_text(lines, newline_at_end, s
         return
     got = tuple(iter_log_processes(pieces, "x", warnings, other))
     assert (got, tuple(other), tuple(warnings)) == (whole.processes, whole.other_lines, whole.warnings)
+
+
+def test_streamed_log_keeps_the_input_limit_and_the_error_lines(cli, fixtures, tmp_path):
+    """Streaming keeps the reading rules: a clean log past the input limit, a malformed row deep
+    in a big log (its line number) and binary garbage are each one line and exit 2, with nothing
+    written to -o."""
+    from conftest import assert_one_line_error
+
+    big = gzip.decompress((fixtures / "importtime" / "big_1.log.gz").read_bytes()).decode()
+    clean = tmp_path / "clean.log"
+    clean.write_text(big * 12)  # about 1.4 MB: past a 1 MiB limit after some processes were folded
+    out = tmp_path / "out.json"
+    res = cli("imports", "--from-log", clean, "--format", "json", "-o", out, env={"IMPORTPROF_MAX_INPUT_MB": "1"})
+    assert_one_line_error(res, 2, "IMPORTPROF_MAX_INPUT_MB")
+    assert not out.exists()
+    lines = (big * 3).splitlines(keepends=True)
+    at = len(lines) - 10
+    lines[at] = "import time:      12x |        12 | broken\n"
+    bad = tmp_path / "bad.log"
+    bad.write_text("".join(lines))
+    assert_one_line_error(cli("imports", "--from-log", bad, "-o", out), 2, f"line {at + 1}: malformed")
+    assert not out.exists()
+    garbage = tmp_path / "garbage.log"
+    garbage.write_bytes(bytes(range(256)) * 20_000)
+    assert_one_line_error(cli("imports", "--from-log", garbage, "-o", out), 2, "no import time rows")
+    assert not out.exists()
