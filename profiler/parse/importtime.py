@@ -35,9 +35,10 @@ def _digits(s: str) -> bool:
     return s.isascii() and s.isdigit() and len(s) <= MAX_DIGITS
 
 
-# the whole-text fast path: a log made only of header lines and clean rows (what -X importtime
-# writes when the program prints nothing to stderr) is read by two compiled patterns over the
-# whole text; anything else (noise, CRLF mixes, truncation, a malformed row) goes line by line.
+# the fast path: a log made only of header lines and clean rows (what -X importtime writes when
+# the program prints nothing to stderr) is read by one compiled pattern over each stretch of rows
+# between headers; anything else (noise, CRLF mixes, truncation, a malformed row) goes line by line.
+# Both read a log given in pieces (a file read a chunk at a time), a process at a time.
 _ROWS = re.compile("^" + _CLEAN.pattern + "$", re.M)  # _CLEAN, anchored to whole lines
 
 
