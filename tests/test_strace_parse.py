@@ -273,7 +273,7 @@ def test_native_joins_the_unfinished_halves(logs):
         pytest.skip("the native parser is not built (make setup builds it)")
     text = logs["parallel"]
     assert text.count("<unfinished ...>") > 300
-    rows, general_at, lines, jumps, n = mod.parse_lines(text, _KINDS, _RECORD, True)
+    rows, general_at, lines, jumps, n, _ = mod.parse_lines(text, _KINDS, _RECORD, True)
     assert n == len(text.splitlines())
     unjoined = mod.parse_lines(text, _KINDS, _RECORD, False)
     assert len(general_at) < len(unjoined[1]) - 300 and not jumps

@@ -18,6 +18,7 @@ number is an error naming the line.
 
 from __future__ import annotations
 
+import operator
 import posixpath
 import re
 from typing import Iterable
@@ -232,6 +233,10 @@ def _native():
 # the native parser makes its rows Syscall instances directly when Syscall has tuple's exact
 # layout (a NamedTuple with __slots__ = () everywhere: no __dict__, no __weakref__)
 _RECORD = Syscall if (Syscall.__basicsize__, Syscall.__itemsize__) == (tuple.__basicsize__, tuple.__itemsize__) and "__dict__" not in dir(Syscall) else None
+# the same for the native process events (ProcessEvent, a NamedTuple)
+_EVENT = (ProcessEvent if (ProcessEvent.__basicsize__, ProcessEvent.__itemsize__) == (tuple.__basicsize__, tuple.__itemsize__)
+          and "__dict__" not in dir(ProcessEvent) else None)
+_LINE_OF_EVENT = operator.itemgetter(4)
 _KINDS = {name: where[1] for name, where in PATH_ARG.items()}
 _KINDS.update((name, 2) for name in ("execve", "execveat"))  # = _EXECS
 
@@ -292,7 +297,7 @@ def _parse_native(text: str, mod, pairs: bool = True) -> StraceLog:
     row by row."""
     ends_with_newline = text.endswith("\n")
     pairs = pairs and _RECORD is not None  # the row-by-row way below reads a row's place as its line
-    rows, general_at, general_lines, jumps, n = mod.parse_lines(text, _KINDS, _RECORD, pairs)
+    rows, general_at, general_lines, jumps, n, events = mod.parse_lines(text, _KINDS, _RECORD, pairs, _EVENT if pairs else None)
     if jumps and pairs:
         return _parse_native(text, mod, pairs=False)
     state = _Parse(n, ends_with_newline)
@@ -315,6 +320,8 @@ def _parse_native(text: str, mod, pairs: bool = True) -> StraceLog:
             if start < len(rows):
                 syscalls.extend(rows[start:])
                 state.last_t = rows[-1][1]
+            if events:  # the native ones and the general path's, in line order
+                state.events = sorted(state.events + events, key=_LINE_OF_EVENT)
             return state.result()
     # without pairs, a row's place is its line
     day, last_t = state.day, state.last_t

@@ -243,7 +243,7 @@ struct Line<'a> {
     ret: &'a str,
     rpath: Option<&'a str>,
     extra: &'a str,
-    dur: &'a str,
+    dur: Option<&'a str>,
 }
 
 /// The head both line readers share: `(\d+) +` then `(\d+):(\d\d):(\d\d\.\d+)` or
@@ -290,6 +290,33 @@ fn time_head(line: &str) -> Option<(&str, Option<(&str, &str, &str)>, &str, usiz
     }
 }
 
+/// `NAME(ARGS) *= ?` at the end of a line without a duration (exit_group, a call the end of
+/// its process cut): what the general path makes of it (no duration, errno or returned path).
+#[allow(clippy::too_many_arguments)]
+fn no_duration<'a>(
+    line: &'a str,
+    end: usize,
+    a0: usize,
+    pid: &'a str,
+    hms: Option<(&'a str, &'a str, &'a str)>,
+    epoch: &'a str,
+    n0: usize,
+    n1: usize,
+) -> Option<Line<'a>> {
+    let b = line.as_bytes();
+    if end < a0 + 4 || &b[end - 3..end] != b"= ?" {
+        return None;
+    }
+    let mut p = end - 3;
+    while p > a0 && b[p - 1] == b' ' {
+        p -= 1;
+    }
+    if p <= a0 || b[p - 1] != b')' {
+        return None;
+    }
+    Some(Line { pid, hms, epoch, name: &line[n0..n1], args: &line[a0..p - 1], ret: "?", rpath: None, extra: "", dur: None })
+}
+
 fn split_line(line: &str) -> Option<Line<'_>> {
     let b = line.as_bytes();
     // (\d+) +(\d+):(\d\d):(\d\d\.\d+) | (\d+\.\d+), then one space
@@ -316,7 +343,7 @@ fn split_line(line: &str) -> Option<Line<'_>> {
         end -= 1;
     }
     if end == 0 || b[end - 1] != b'>' {
-        return None;
+        return no_duration(line, end, a0, pid, hms, epoch, n0, n1);
     }
     let close = end - 1;
     let mut k = close;
@@ -334,7 +361,7 @@ fn split_line(line: &str) -> Option<Line<'_>> {
     if k2 == dot || k2 < 2 || b[k2 - 1] != b'<' || b[k2 - 2] != b' ' {
         return None;
     }
-    let dur = &line[k2..close];
+    let dur = Some(&line[k2..close]);
     let suffix = k2 - 2; // where " <dur>" begins: extra ends here
     // greedy (.*)\) *= : the last ')' after which ` *= ` and a return value follow
     let mut p = suffix;
@@ -540,7 +567,10 @@ fn fast<'p>(
         Some(m) => interned(py, names, m),
         None => py.None(),
     };
-    let dur: f64 = c.dur.parse().ok()?;
+    let dur: Option<f64> = match c.dur {
+        Some(d) => Some(d.parse().ok()?),
+        None => None,
+    };
     let args_obj: PyObject = if args.is_empty() { PyTuple::empty(py).into_py(py) } else { pystr(py, args) };
     let name_obj = match names.get(name) {
         Some(o) => o.clone_ref(py),
@@ -559,7 +589,7 @@ fn fast<'p>(
         ret,
         errno,
         rpath,
-        dur.into_py(py),
+        dur.map_or_else(|| py.None(), |d| d.into_py(py)),
         lineno.into_py(py),
         false.into_py(py),
         path.map_or_else(|| py.None(), |p| interned(py, names, &p)),
@@ -660,6 +690,46 @@ fn resumed_rest<'a>(body: &'a str, name: &str) -> Option<&'a str> {
     }
 }
 
+/// `(\w+)` at the start of `s`, when its word is ASCII (a non-ASCII one is the general path's).
+fn word(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+        i += 1;
+    }
+    if i == 0 || (i < b.len() && b[i] >= 0x80) {
+        return None;
+    }
+    Some(&s[..i])
+}
+
+/// A process event's body, as the general path reads it: `+++ exited with (-?\d+) +++` →
+/// ("exit", code), `+++ killed by (\w+)` → ("killed", signal), `--- (?:stopped by )?(\w+)` →
+/// ("signal", name); None for anything else.
+fn event_of(body: &str) -> Option<(&'static str, &str)> {
+    if let Some(rest) = body.strip_prefix("+++ exited with ") {
+        let b = rest.as_bytes();
+        let s = if !b.is_empty() && b[0] == b'-' { 1 } else { 0 };
+        let e = digits(b, s);
+        if e > s && rest[e..].starts_with(" +++") {
+            return Some(("exit", &rest[..e]));
+        }
+        return None;
+    }
+    if let Some(rest) = body.strip_prefix("+++ killed by ") {
+        return word(rest).map(|w| ("killed", w));
+    }
+    if let Some(rest) = body.strip_prefix("--- ") {
+        if let Some(after) = rest.strip_prefix("stopped by ") {
+            if let Some(w) = word(after) {
+                return Some(("signal", w));
+            }
+        }
+        return word(rest).map(|w| ("signal", w));
+    }
+    None
+}
+
 struct Pending<'a> {
     slot: usize,
     line: &'a str, // the unfinished line, without trailing \r and without " <unfinished ...>"
@@ -667,7 +737,8 @@ struct Pending<'a> {
     lineno: usize,
 }
 
-/// parse_lines(text, kinds, record, pairs=False) → (rows, general, lines, jumps, n): `rows` holds
+/// parse_lines(text, kinds, record, pairs=False, event=None) → (rows, general, lines, jumps, n,
+/// events): `rows` holds
 /// the records in the order of the lines that start them: the fields of a Syscall (a tuple),
 /// or a line's text for the general path; `general` lists the positions of the text items in
 /// `rows` and `lines` their (1-based) line numbers; `jumps` says whether the time of a line is
@@ -688,9 +759,14 @@ struct Pending<'a> {
 /// slots: Syscall, a NamedTuple with `__slots__ = ()`, checked by the caller); the rows are
 /// then made instances of it (the tuple's type set to it, with the reference a heap type's
 /// instance holds), as `tuple.__new__(record, row)` would make them, without the copy.
+///
+/// `event`: None, or ProcessEvent (with tuple's layout, as `record`): while pairing, the `+++
+/// exited with N +++`, `+++ killed by SIG` and `--- SIGNAL` lines in the usual form of a pid the
+/// general path holds no unfinished call of become its instances in `events` (in line order;
+/// the caller merges them with the general path's by line), not text.
 #[pyfunction]
-#[pyo3(text_signature = "(text, kinds, record, pairs=False)")]
-fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyType>, pairs: Option<bool>) -> PyResult<PyObject> {
+#[pyo3(text_signature = "(text, kinds, record, pairs=False, event=None)")]
+fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyType>, pairs: Option<bool>, event: Option<&PyType>) -> PyResult<PyObject> {
     let text = utf8(text)?;
     let r = res();
     let mut k: HashMap<String, i64> = HashMap::default();
@@ -711,6 +787,17 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
     // pids whose unfinished call the general path may hold (it saw an unfinished line of theirs
     // and no line since that ends it): their next unfinished line is the general path's too
     let mut held: HashSet<i64> = HashSet::default();
+    let mut events: Vec<PyObject> = Vec::new();
+    let as_event = |pid: i64, t: f64, kind: &str, value: &str, lineno: usize, cls: &PyType| -> PyObject {
+        let e = pytuple(py, vec![pid.into_py(py), t.into_py(py), pystr(py, kind), pystr(py, value), lineno.into_py(py)]);
+        unsafe {
+            let tp = cls.as_ptr();
+            ffi::Py_INCREF(tp);
+            (*e.as_ptr()).ob_type = tp as *mut ffi::PyTypeObject;
+            untrack(&e);
+        }
+        e
+    };
     let mark = |t: f64, last: &mut Option<f64>, jumps: &mut bool| {
         if let Some(l) = *last {
             if t < l - 43200.0 {
@@ -821,6 +908,15 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
                     }
                     if let Some((pid, t, b0)) = head {
                         let body = &trimmed[b0..];
+                        if let Some(cls) = event {
+                            if pairing && !cut && !held.contains(&pid) {
+                                if let Some((kind, value)) = event_of(body) {
+                                    mark(t, &mut last, &mut jumps);
+                                    events.push(as_event(pid, t, kind, value, lineno, cls));
+                                    continue;
+                                }
+                            }
+                        }
                         if !cut && body.ends_with(UNFINISHED) && !held.contains(&pid) {
                             if let Some(name) = call_name(body) {
                                 mark(t, &mut last, &mut jumps);
@@ -868,7 +964,8 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
     };
     let gpos = PyList::new(py, order.iter().map(|x| x.0));
     let glin = PyList::new(py, order.iter().map(|x| x.1));
-    Ok((rows, gpos, glin, jumps, n).into_py(py))
+    let events = PyList::new(py, events);
+    Ok((rows, gpos, glin, jumps, n, events).into_py(py))
 }
 
 #[pymodule]
