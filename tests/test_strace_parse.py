@@ -374,3 +374,32 @@ def test_summary_of_a_value_past_64_bits():
     r = summarize_trace(log, "big")
     assert r.filesystem["bytes_read"] == 99999999999999999999999
     _same_summaries(log, "big")
+
+
+def test_native_events_and_calls_without_duration():
+    """Process events and `= ?` calls in every shape the general path reads, around unfinished
+    calls: the native parser makes the same records and events, in the same order."""
+    text = "".join(f"{ln}\n" for ln in (
+        "10 10:00:00.000001 openat(AT_FDCWD</w>, \"/x\", O_RDONLY) = 3</x> <0.000001>",
+        "11 10:00:00.000002 futex(0x1, FUTEX_WAIT, 0, NULL <unfinished ...>",
+        "10 10:00:00.000003 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=12} ---",
+        "11 10:00:00.000004 +++ killed by SIGKILL (core dumped) +++",
+        "12 10:00:00.000005 exit_group(0 <unfinished ...>",
+        "13 10:00:00.000006 --- stopped by SIGSTOP ---",
+        "12 10:00:00.000007 <... exit_group resumed>) = ?",
+        "12 10:00:00.000008 +++ exited with -1 +++",
+        "13 10:00:00.000009 exit(0)     = ?",
+        "13 10:00:00.000010 --- stopped by ! ---",
+        "14 10:00:00.000011 --- SIGÄ ---",
+        "14 10:00:00.000012 +++ exited with x +++",
+        "14 10:00:00.000013 exit_group(3)=?",
+        "14 10:00:00.000014 +++ exited with 3 +++",
+    ))
+    ref = parse_strace(text, fast=False)
+    assert [e.kind for e in ref.events] == ["signal", "killed", "signal", "exit", "signal", "signal", "exit"]
+    assert [c.name for c in ref.syscalls] == ["openat", "futex", "exit_group", "exit"]  # `=?` is no record
+    for native in (True, False):
+        got = parse_strace(text, native=native)
+        assert got == ref and got.events == ref.events and got.noise == ref.noise == 2
+        assert [(c.ret, c.duration_s, c.unfinished, c.line) for c in got.syscalls] == [
+            (c.ret, c.duration_s, c.unfinished, c.line) for c in ref.syscalls]
