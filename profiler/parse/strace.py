@@ -113,10 +113,16 @@ _LINE = re.compile(
 _ODD_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
+_ASCII_ODD_BREAKS = tuple(ch for ch in _ODD_BREAKS if ch.isascii())
+
+
 def _odd_breaks(text: str) -> bool:
     if "\r" in text and text.count("\r") != text.count("\r\n"):
         return True
-    return any(ch in text for ch in _ODD_BREAKS)
+    # an ASCII text (str.isascii() costs nothing) cannot hold the others: three scans fewer
+    return any(ch in text for ch in (_ASCII_ODD_BREAKS if text.isascii() else _ODD_BREAKS))
+
+
 _tuple_new = tuple.__new__
 
 
