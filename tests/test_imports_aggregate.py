@@ -466,3 +466,73 @@ def test_streamed_log_keeps_the_input_limit_and_the_error_lines(cli, fixtures, t
     garbage.write_bytes(bytes(range(256)) * 20_000)
     assert_one_line_error(cli("imports", "--from-log", garbage, "-o", out), 2, "no import time rows")
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ --headers runs: each header a run
+from profiler.analysis.imports import aggregate_run_stream  # noqa: E402
+from profiler.model.import_tree import ParsedLog  # noqa: E402
+
+
+def _careful_runs(text: str, source: str):
+    """The reference: the log read whole and split at its headers, each process a run of its
+    own (aggregate_logs through per-run trees), and the run count."""
+    log = parse_importtime(text, source)
+    runs = [ParsedLog((p,), (), ()) for p in log.processes]
+    modules, cached, total, totals, processes, warnings = aggregate_logs_by_trees(runs)
+    return modules, cached, total, totals, processes, [*log.warnings, *warnings], len(runs)
+
+
+def test_each_header_a_run_equals_the_careful_runs_on_every_fixture(fixtures, tmp_path):
+    """aggregate_log(headers="runs"): a log's processes folded one at a time as runs of one
+    program (per-module samples, layouts worked out once) give exactly aggregate_logs of one
+    single-process log per run: medians, spreads, per-run values (None where a run did not see
+    a module), parents, order, cached rows, notes; on every fixture, on runs of different
+    programs and shapes mixed, and on noisy/cut/cached logs read the careful way."""
+    texts = _texts(fixtures)
+    d = fixtures / "importtime"
+    mixed = (d / "boto3.log").read_text() + (d / "cryptography_fernet.log").read_text() + (d / "overlap.log").read_text()
+    texts.append(mixed * 7)
+    texts.append(((d / "requests_noise.log").read_text() + (d / "py314_cached.log").read_text()) * 5 + (d / "boto3_truncated.log").read_text())
+    for i, text in enumerate(texts):
+        path = tmp_path / f"runs{i}.log"
+        path.write_text(text, newline="")
+        try:
+            want = _careful_runs(text, str(path))
+        except Exception as exc:
+            with pytest.raises(type(exc)):
+                aggregate_log(str(path), headers="runs")
+            continue
+        got = aggregate_log(str(path), headers="runs")
+        assert got == want, path
+        modules = got[0]
+        assert all(m.self_us_runs == tuple(m.self_us_runs) and len(m.self_us_runs) == got[6] for m in modules)
+
+
+def test_each_header_a_run_of_many_real_runs(fixtures, tmp_path):
+    """60 real runs of a 1,535-module program, two different runs alternating: one record per
+    module (not per run), its 60 samples, the medians of the careful path."""
+    d = fixtures / "importtime"
+    runs = [gzip.decompress(p.read_bytes()).decode() for p in sorted(d.glob("big_*.log.gz"))]
+    text = "".join(runs[i % 2] for i in range(60))
+    path = tmp_path / "many.log"
+    path.write_text(text)
+    got = aggregate_log(str(path), headers="runs")
+    assert got == _careful_runs(text, str(path))
+    assert got[6] == 60 and got[4] == 1 and len(got[0]) == 1535
+    assert all(len(m.self_us_runs) == 60 for m in got[0])
+
+
+def test_runs_stream_directly_from_columns_and_trees_agree():
+    """The fold by columns (regular nesting) and by trees (the rest) make the same records for
+    the same runs: a run whose nesting is irregular among regular ones is folded by its tree."""
+    regular = "import time: self [us] | cumulative | imported package\n" + "".join(
+        row(s, c, dep, n) for s, c, dep, n in ((10, 10, 1, "b"), (5, 15, 0, "a"), (7, 7, 0, "c")))
+    other = "import time: self [us] | cumulative | imported package\n" + "".join(
+        row(s, c, dep, n) for s, c, dep, n in ((11, 11, 2, "b"), (6, 17, 0, "a")))  # b two levels deeper
+    text = regular + other + regular
+    procs = list(parse_importtime(text).processes)
+    got = aggregate_run_stream(procs)
+    want = aggregate_logs_by_trees([ParsedLog((p,), (), ()) for p in procs])
+    assert got[:6] == want and got[6] == 3
+    c = next(m for m in got[0] if m.name == "c")
+    assert c.self_us_runs == (7, None, 7) and c.runs_seen == 2

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, replace
@@ -20,6 +21,7 @@ from profiler.model.import_tree import (
     ProcessSummary,
     ProcessTree,
     RunTree,
+    Samples,
     SummedModule,
     WhyChain,
     WhyHop,
@@ -110,14 +112,44 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
     A module is identified by (process, name, occurrence) — a module imported again after being
     dropped from sys.modules is a second occurrence. Its parent and depth are the most common
     across runs; values are medians over the runs that saw it; `runs_seen` < runs flags it."""
-    n = len(runs)
-    # key → [first (run, position), self per run, cumulative per run, {parent key: count}]
-    acc: dict[tuple, list] = {}
-    cached_hits: dict[tuple[int, str], list] = {}
-    cached_depth: dict[tuple[int, str], int | None] = {}
-    totals = []
-    for r, run in enumerate(runs):
-        totals.append(sum(p.total_us for p in run.processes))
+    folder = RunFolder()
+    for run in runs:
+        folder.add(run)
+    return folder.result()
+
+
+class RunFolder:
+    """aggregate_runs one run at a time: `add(run)` folds a run's values into per-module samples
+    and keeps nothing else of it (a log of a thousand runs never holds a thousand trees);
+    `add_columns` folds a one-process run given as columns with regular nesting, its layout
+    (each row's module key and parent) worked out once for every run that has it; `result()` is
+    aggregate_runs of the runs added. The samples are machine integers (model Samples)."""
+
+    NONE = Samples._NONE
+
+    def __init__(self) -> None:
+        # key → [first (run, position), self per run, cumulative per run, {parent key: count}]
+        self.acc: dict[tuple, list] = {}
+        self.cached_hits: dict[tuple[int, str], list] = {}
+        self.cached_depth: dict[tuple[int, str], int | None] = {}
+        self.totals: list[int] = []
+        self.layouts: dict[tuple, list] = {}  # (depths, names) → [[(row, entry, parent key)], runs]
+
+    def _entry(self, key: tuple, r: int, pos: int) -> list:
+        a = self.acc.get(key)
+        if a is None:
+            a = self.acc[key] = [(r, pos), array("q", [self.NONE]) * r, array("q", [self.NONE]) * r, {}]
+        elif len(a[1]) < r:  # not seen in the runs between
+            gap = array("q", [self.NONE]) * (r - len(a[1]))
+            a[1].extend(gap)
+            a[2].extend(gap)
+        return a
+
+    def add(self, run: RunTree) -> None:
+        cached_hits, cached_depth = self.cached_hits, self.cached_depth
+        r = len(self.totals)
+        self.totals.append(sum(p.total_us for p in run.processes))
+        entry = self._entry
         pos = 0
         for p, proc in enumerate(run.processes):
             occ: dict[str, int] = {}
@@ -129,11 +161,9 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
                 o = occ.get(name, 0)
                 occ[name] = o + 1
                 key = (p, name, o)
-                a = acc.get(key)
-                if a is None:
-                    a = acc[key] = [(r, pos), [None] * n, [None] * n, {}]
-                a[1][r] = node.self_us
-                a[2][r] = node.cumulative_us
+                a = entry(key, r, pos)
+                a[1].append(node.self_us)
+                a[2].append(node.cumulative_us)
                 parents = a[3]
                 parents[parent_key] = parents.get(parent_key, 0) + 1
                 pos += 1
@@ -141,62 +171,115 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
                     extend([(c, key) for c in reversed(node.children)])
             for row in proc.cached:
                 k = (p, row.name)
-                hits = cached_hits.setdefault(k, [0] * n)
+                hits = cached_hits.get(k)
+                if hits is None:
+                    hits = cached_hits[k] = [0] * r
+                    cached_depth[k] = row.depth
+                if len(hits) <= r:
+                    hits.extend([0] * (r + 1 - len(hits)))
                 hits[r] += 1
-                cached_depth.setdefault(k, row.depth)
-    children: dict[tuple | None, list[tuple]] = {}
-    for key, a in acc.items():
-        parents = a[3]
-        parent = next(iter(parents)) if len(parents) == 1 else max(parents, key=parents.__getitem__)
-        if parent is not None and parent not in acc:
-            parent = None
-        children.setdefault(parent, []).append(key)
-    for ks in children.values():
-        if len(ks) > 1:
-            ks.sort(key=lambda k: acc[k][0])
-    out: list[ModuleRecord] = []
-    seen: set = set()
 
-    def emit(start: tuple, depth0: int, parent_name: str | None) -> None:
-        stack = [(start, depth0, parent_name)]
-        while stack:
-            key, depth, pname = stack.pop()
-            if key in seen:
-                continue
-            seen.add(key)
-            a = acc[key]
-            s = [v for v in a[1] if v is not None]
-            c = [v for v in a[2] if v is not None]
-            out.append(
-                ModuleRecord(
-                    name=key[1],
-                    self_us=_median(s),
-                    cumulative_us=_median(c),
-                    parent=pname,
-                    depth=depth,
-                    process=key[0],
-                    runs_seen=len(s),
-                    self_us_runs=tuple(a[1]),
-                    cumulative_us_runs=tuple(a[2]),
-                    self_us_spread=mad_us(s),
-                    cumulative_us_spread=mad_us(c),
+    def add_columns(self, names: Sequence[str], selfs: Sequence[int], cums: Sequence[int], shape: tuple) -> None:
+        """One run of one process whose rows nest regularly (no cached rows): post-order
+        columns and their _stream_shape."""
+        depths, order, _, roots, _, parent_of = shape
+        r = len(self.totals)
+        self.totals.append(sum(map(cums.__getitem__, roots)))
+        lk = (depths, names)
+        layout = self.layouts.get(lk)
+        if layout is None:
+            keys: list = [None] * len(names)
+            occ: dict[str, int] = {}
+            for j in order:
+                name = names[j]
+                o = occ.get(name, 0)
+                occ[name] = o + 1
+                keys[j] = (0, name, o)
+            rows = []
+            for pos, j in enumerate(order):
+                pj = parent_of.get(j)
+                pkey = None if pj is None else keys[pj]
+                a = self._entry(keys[j], r, pos)
+                a[3].setdefault(pkey, 0)  # counted in result(), in the order first seen
+                rows.append((j, a, pkey))
+            layout = self.layouts[lk] = [rows, 0]
+        layout[1] += 1
+        none = self.NONE
+        for j, a, _ in layout[0]:
+            s = a[1]
+            if len(s) < r:
+                gap = array("q", [none]) * (r - len(s))
+                s.extend(gap)
+                a[2].extend(gap)
+            s.append(selfs[j])
+            a[2].append(cums[j])
+
+    def result(self) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...]]:
+        acc, totals = self.acc, self.totals
+        n = len(totals)
+        none = self.NONE
+        for rows, runs in self.layouts.values():
+            for _, a, pkey in rows:
+                a[3][pkey] += runs
+        for a in acc.values():
+            if len(a[1]) < n:
+                gap = array("q", [none]) * (n - len(a[1]))
+                a[1].extend(gap)
+                a[2].extend(gap)
+        children: dict[tuple | None, list[tuple]] = {}
+        for key, a in acc.items():
+            parents = a[3]
+            parent = next(iter(parents)) if len(parents) == 1 else max(parents, key=parents.__getitem__)
+            if parent is not None and parent not in acc:
+                parent = None
+            children.setdefault(parent, []).append(key)
+        for ks in children.values():
+            if len(ks) > 1:
+                ks.sort(key=lambda k: acc[k][0])
+        out: list[ModuleRecord] = []
+        seen: set = set()
+
+        def emit(start: tuple, depth0: int, parent_name: str | None) -> None:
+            stack = [(start, depth0, parent_name)]
+            while stack:
+                key, depth, pname = stack.pop()
+                if key in seen:
+                    continue
+                seen.add(key)
+                a = acc[key]
+                s = [v for v in a[1] if v != none]
+                c = [v for v in a[2] if v != none]
+                out.append(
+                    ModuleRecord(
+                        name=key[1],
+                        self_us=_median(s),
+                        cumulative_us=_median(c),
+                        parent=pname,
+                        depth=depth,
+                        process=key[0],
+                        runs_seen=len(s),
+                        self_us_runs=Samples(a[1]),
+                        cumulative_us_runs=Samples(a[2]),
+                        self_us_spread=mad_us(s),
+                        cumulative_us_spread=mad_us(c),
+                    )
                 )
-            )
-            for ch in reversed(children.get(key, ())):
-                stack.append((ch, depth + 1, key[1]))
+                for ch in reversed(children.get(key, ())):
+                    stack.append((ch, depth + 1, key[1]))
 
-    roots = sorted(children.get(None, ()), key=lambda k: (k[0], acc[k][0]))
-    for k in roots:
-        emit(k, 0, None)
-    for k in sorted(acc, key=lambda k: (k[0], acc[k][0])):  # cycles (parents disagreeing across runs)
-        if k not in seen:
+        roots = sorted(children.get(None, ()), key=lambda k: (k[0], acc[k][0]))
+        for k in roots:
             emit(k, 0, None)
-    out.sort(key=lambda m: m.process)  # stable: pre-order kept inside each process
-    cached = tuple(
-        CachedRecord(name, p, _median([h for h in hits if h]) if any(hits) else 0, cached_depth.get((p, name)))
-        for (p, name), hits in cached_hits.items()
-    )
-    return tuple(out), cached, (_median(totals) if totals else 0), tuple(totals)
+        for k in sorted(acc, key=lambda k: (k[0], acc[k][0])):  # cycles (parents disagreeing across runs)
+            if k not in seen:
+                emit(k, 0, None)
+        out.sort(key=lambda m: m.process)  # stable: pre-order kept inside each process
+        cached = []
+        for (p, name), hits in self.cached_hits.items():
+            if len(hits) < n:
+                hits.extend([0] * (n - len(hits)))
+            cached.append(CachedRecord(name, p, _median([h for h in hits if h]) if any(hits) else 0, self.cached_depth.get((p, name))))
+        return tuple(out), tuple(cached), (_median(totals) if totals else 0), tuple(totals)
 
 
 def _run_notes(anomalies_per_process: Sequence[list[str]]) -> list[str]:
@@ -377,10 +460,7 @@ def aggregate_process_stream(processes: Iterable, log_warnings: Sequence[str] = 
             cached.extend(c if p == 0 else replace(c, process=p) for c in cached_p)
         else:
             depths, order, kids, roots, _, parent_of = shape
-            found = []
-            for j, ks in kids.items():  # post-order, as build_process_tree reports them
-                if cums[j] + ROUNDING_US * (len(ks) + 1) < selfs[j] + sum(map(cums.__getitem__, ks)):
-                    found.append(f"line {lines[j]}: {names[j]}'s cumulative is less than its self + children")
+            found = _column_anomalies(shape, names, selfs, cums, lines)
             total += sum(map(cums.__getitem__, roots))
             get = parent_of.get
             for j in order:
@@ -393,6 +473,55 @@ def aggregate_process_stream(processes: Iterable, log_warnings: Sequence[str] = 
             anomalies[p] = found
     warnings = [*log_warnings, *_run_notes([anomalies.get(p, ()) for p in range(count)])]
     return tuple(out), tuple(cached), total, (total,), count, warnings
+
+
+def aggregate_run_stream(processes: Iterable, log_warnings: Sequence[str] = ()) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str], int]:
+    """A log whose every header starts a run of the same program (a loop's runs saved to one
+    file), its processes coming one at a time (as aggregate_process_stream takes them): each is
+    folded into per-module samples and dropped (RunFolder), so memory holds one run's rows and
+    the samples, never the runs. aggregate_logs of one single-process log per run, and the
+    run count (tested against it on the real logs)."""
+    folder = RunFolder()
+    found_in: list[tuple[int, list[str]]] = []  # (run, its anomalies) for the runs with any
+    by_indents: dict[tuple, tuple] = {}  # indents → _stream_shape
+    by_depths: dict[tuple, tuple] = {}  # depths → _stream_shape
+    for r, item in enumerate(processes, 1):
+        proc = item if isinstance(item, ProcessLog) else None
+        shape = None
+        if proc is None:
+            header_line, names, selfs, cums, indents = item
+            lines: Sequence[int] = range(header_line + 1, header_line + 1 + len(names))
+            shape = by_indents.get(indents)
+            if shape is None:
+                shape = by_indents[indents] = _stream_shape(tuple([len(i) // 2 for i in indents]))
+        elif proc.columns is not None:
+            names, selfs, cums, depths, lines = proc.columns
+            shape = by_depths.get(depths)
+            if shape is None:
+                shape = by_depths[depths] = _stream_shape(depths)
+        if shape is not None and shape[4]:
+            found = _column_anomalies(shape, names, selfs, cums, lines)
+            folder.add_columns(names, selfs, cums, shape)
+        else:  # cached rows, or a cut or interleaved process: through its tree
+            if proc is None:
+                proc = ProcessLog(header_line=header_line, columns=(names, selfs, cums, shape[0], lines))
+            tree, found = build_process_tree(proc)
+            folder.add(RunTree((tree,)))
+        if found:
+            found_in.append((r, found))
+    runs = len(folder.totals)
+    notes = [(f"run {r}: " if runs > 1 else "") + w for r, found in found_in for w in _run_notes([found])]
+    modules, cached, total, totals = folder.result()
+    return modules, cached, total, totals, (1 if runs else 0), [*log_warnings, *notes], runs
+
+
+def _column_anomalies(shape: tuple, names, selfs, cums, lines) -> list[str]:
+    """build_process_tree's anomalies of a process with regular nesting, from its columns."""
+    found = []
+    for j, ks in shape[2].items():  # post-order, as build_process_tree reports them
+        if cums[j] + ROUNDING_US * (len(ks) + 1) < selfs[j] + sum(map(cums.__getitem__, ks)):
+            found.append(f"line {lines[j]}: {names[j]}'s cumulative is less than its self + children")
+    return found
 
 
 def _stream_shape(depths: tuple) -> tuple:

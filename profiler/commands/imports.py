@@ -35,6 +35,7 @@ def imports(
     runs: runs_opt("Measured runs (medians over them).") = 5,
     warmup: warmup_opt(1) = 1,
     from_log: Optional[str] = typer.Option(None, "--from-log", metavar="FILE", help="Read a saved -X importtime log (FILE, or - for stdin) instead of running."),
+    headers: str = typer.Option("processes", "--headers", metavar="WHAT", help="With --from-log, what each header line of the log starts: processes (of the one run the log is: a harness's log) or runs (of one program: a loop's runs saved to one file; medians over them)."),
     view: ViewOpt = "tree",
     min_ms: MinMsOpt = 1.0,
     top: TopOpt = 20,
@@ -82,7 +83,7 @@ def imports(
     if from_log is None and (target.is_python or python):  # the run needs it: resolved once, here
         python = interpreter_given(ctx, python)
     opts = ImportsOptions(
-        target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, group=group,
+        target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, headers=headers, group=group,
         level=level, phases=phases, lazy_candidates=lazy_candidates, ignore_failure=ignore_failure, statements=statements,
         metrics=metric or [], instruction_runs=instruction_runs,
     )

@@ -9,6 +9,8 @@ into the JSON item (after the contract keys, never replacing one), and read back
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
@@ -148,6 +150,45 @@ class RunTree:
 
 
 # ---------------------------------------------------------------------------- aggregated
+class Samples(Sequence):
+    """One module's per-run values (None where a run did not see it), held as machine integers:
+    8 bytes a value instead of a Python int and a slot each (a report of a thousand runs of a
+    500-module program holds a million of them). A read-only sequence that equals, and hashes
+    as, the tuple of its values; a slice is a tuple."""
+
+    __slots__ = ("_a",)
+    _NONE = -1  # µs are never negative (the parser reads digits)
+
+    def __init__(self, values: array) -> None:
+        self._a = values  # array('q'), owned: the folder that filled it hands it over
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        v = self._a[i]
+        return None if v < 0 else v
+
+    def __iter__(self):
+        for v in self._a:
+            yield None if v < 0 else v
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Samples):
+            return self._a == other._a
+        if isinstance(other, (tuple, list)):
+            return len(other) == len(self._a) and tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
 _NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 
 

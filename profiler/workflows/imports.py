@@ -32,6 +32,7 @@ class ImportsOptions:
     warmup: int = 1
     from_log: str | None = None  # a path, or "-" for stdin
     log_text: str | None = None  # the log itself (the command reads stdin)
+    headers: str = "processes"  # what each header of a --from-log log starts: "processes" of one run, or "runs"
     group: str | None = None
     flags: Sequence[str] = ()
     level: int = 1  # -X importtime=LEVEL (2: 3.14's cached rows)
@@ -45,6 +46,12 @@ class ImportsOptions:
     instruction_runs: int = 3
 
 
+# what each header line of a --from-log log starts: a process of the one run the log is (a
+# harness's log: its processes may be different programs), or a run of one program (a loop's
+# runs saved to one file: medians over them)
+HEADERS = ("processes", "runs")
+
+
 def validate(opts: ImportsOptions) -> None:
     if opts.runs < 1:
         raise UsageError("--runs must be at least 1")
@@ -55,6 +62,10 @@ def validate(opts: ImportsOptions) -> None:
         raise UsageError("--metric instructions runs the target: not with --from-log")
     if opts.warmup < 0:
         raise UsageError("--warmup cannot be negative")
+    if opts.headers not in HEADERS:
+        raise UsageError(f"unknown --headers {opts.headers!r} (choose from: {', '.join(HEADERS)})")
+    if opts.headers != "processes" and opts.from_log is None:
+        raise UsageError("--headers reads a saved log: it needs --from-log")
     if opts.group is not None and opts.group not in GROUPS:
         raise UsageError(f"unknown --group {opts.group!r} (choose from: {', '.join(GROUPS)})")
     if opts.from_log is not None and opts.group in ("kind", "distribution") and not opts.python:
@@ -245,15 +256,17 @@ def _aggregate(logs: Sequence[ParsedLog]) -> tuple:
     return (*aggregate_logs(logs), len(logs))
 
 
-def aggregate_log(path: str, stdin_text: str | None = None) -> tuple:
-    """A saved log (`-`: the text read from stdin) aggregated as one run: aggregate_logs'
-    result and the run count (1), folded process by process as the log is read
+def aggregate_log(path: str, stdin_text: str | None = None, headers: str = "processes") -> tuple:
+    """A saved log (`-`: the text read from stdin) aggregated as one run (`headers`
+    "processes": each header starts a process of it) or as a run per header ("runs": a loop's
+    runs of one program, aggregate_run_stream): aggregate_logs' result and the run count,
+    folded process by process as the log is read
     (aggregate_process_stream): a file is read 4 MiB at a time and its text is never held
     whole. A clean log (header lines and rows only: what -X importtime writes when the program
     prints nothing to stderr) is read the fast way; any other (the program's own output in it,
     a cut last line, 3.14 cached rows) is read again, the careful way. A pipe is read once,
     whole (it cannot be read again)."""
-    from profiler.analysis.imports import aggregate_process_stream
+    from profiler.analysis.imports import aggregate_process_stream, aggregate_run_stream
     from profiler.inputs import is_regular_file, read_text_chunks
     from profiler.parse.importtime import NotClean, iter_clean_processes, iter_log_processes
 
@@ -265,15 +278,20 @@ def aggregate_log(path: str, stdin_text: str | None = None) -> tuple:
     def pieces():
         return (text,) if text is not None else read_text_chunks(path, "log")
 
+    def fold(processes, warnings=()):
+        if headers == "runs":
+            return aggregate_run_stream(processes, warnings)
+        return (*aggregate_process_stream(processes, warnings), 1)
+
     with _collector_paused():
         clean = pieces()
         try:
-            return (*aggregate_process_stream(iter_clean_processes(clean)), 1)
+            return fold(iter_clean_processes(clean))
         except NotClean:
             if text is None:
                 clean.close()  # the file, read again below
         warnings: list[str] = []
-        return (*aggregate_process_stream(iter_log_processes(pieces(), name, warnings), warnings), 1)
+        return fold(iter_log_processes(pieces(), name, warnings), warnings)
 
 
 @contextmanager
@@ -350,7 +368,7 @@ def imports(
     if opts.from_log is not None:
         if opts.python:
             interp = interpreter_for(opts.python, context=context)
-        aggregated = aggregate_log(opts.from_log, opts.log_text)
+        aggregated = aggregate_log(opts.from_log, opts.log_text, opts.headers)
         source, target = "log", None
     else:
         start_sample()  # the CPU share other work used, read over the warm-up
