@@ -163,3 +163,20 @@ def test_a_harness_process_with_unreadable_import_lines_is_named_not_dropped(cli
     assert h["python_processes_total"] == 2
     assert any("its import time lines" in u["reason"] for u in h["unreached"]), h
     assert "wrote no import times" in res.stderr
+
+
+def test_headers_runs_reads_each_header_as_a_run_and_the_level_is_1_or_2(cli, fixtures):
+    """--headers runs: a log of three runs of one program is that program over three runs (one
+    record per module, three values each); without --from-log, or an unknown value, it is a
+    usage error. --importtime-level takes 1 or 2 (CPython refuses the others at start-up)."""
+    text = (fixtures / "importtime" / "boto3.log").read_text()
+    log = cli("imports", "--from-log", "-", "--headers", "runs", "--format", "json", input=text * 3)
+    assert log.returncode == 0, log
+    doc = log.json()
+    assert doc["runs"] == 3 and doc.get("processes", 1) == 1
+    assert all(len(m["self_us_runs"]) == 3 for m in doc["modules"])
+    default = cli("imports", "--from-log", "-", "--format", "json", input=text * 3).json()
+    assert default["runs"] == 1 and default["processes"] == 3
+    for args in (("--headers", "runs", "-c", "pass"), ("--from-log", "-", "--headers", "bogus"), ("--importtime-level", "3", "-c", "pass")):
+        bad = cli("imports", *args, input=text)
+        assert_one_line_error(bad, 2)

@@ -49,7 +49,7 @@ def imports(
     lazy_candidates: bool = typer.Option(False, "--lazy-candidates", help="List modules never called into after their import (candidates for a lazy import; a heuristic, see README)."),
     metric: Optional[List[str]] = typer.Option(None, "--metric", metavar="NAME", help="Extra metric: instructions (retired by the target and by the bare interpreter, counted --instruction-runs times with their range; perf counters, else valgrind: slow but noise-free)."),
     instruction_runs: int = typer.Option(3, "--instruction-runs", metavar="N", parser=integer("--instruction-runs", 1), help="With --metric instructions: counts of each command (median shown with their range)."),
-    level: int = typer.Option(1, "--importtime-level", help="-X importtime=LEVEL (2 also prints cached imports on Python 3.14+).", hidden=True),
+    level: int = typer.Option(1, "--importtime-level", parser=integer("--importtime-level", 1, 2), help="-X importtime=LEVEL: 1, or 2 (also prints cached imports on Python 3.14+; CPython reserves other values).", hidden=True),
     statements: bool = typer.Option(False, "--statements", help="Import-time work inside module bodies: which top-level statements cost each module's self time (file:line, sampled in up to 3 more runs; JSON: each module's statements)."),
     vs: Optional[List[str]] = typer.Option(None, "--vs", metavar="TARGET", help=VS_HELP.replace(
         "in the same interleaved runs, as `hyperfine CMD1 CMD2`", "and diffed as `importprof diff` would (A's runs, then B's)"
