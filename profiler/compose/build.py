@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import TargetFailed, UsageError
 from profiler.model.packing import BuildReport, BuiltVariant
@@ -35,6 +35,9 @@ from profiler.model.target import Target
 from profiler.analysis.packing import ON_REQUEST, OXIDIZED, PACKING, VARIANTS, default_name
 from profiler.workflows.targets import watched_files
 from profiler.runcontext import RunContext
+
+if TYPE_CHECKING:
+    from profiler.model.interpreter import Interpreter
 
 VARIANT_FILE = "variant.json"
 # every name a build writes into its folder: in a folder of the user's (--force) these must be
@@ -45,7 +48,7 @@ BUILD_ENTRIES = (*VARIANTS, "build.json")  # the packed sets (in-memory, filesys
 @dataclass
 class BuildOptions:
     target: Target
-    python: str | None = None
+    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
     name: str | None = None
     out_dir: str | None = None
     variants: tuple[str, ...] | None = None  # --variant (default: every one this interpreter has)

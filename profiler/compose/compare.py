@@ -12,13 +12,16 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from profiler.errors import BadInput, Interrupted, ToolFailed, ToolMissing, UsageError
 from profiler.model.compare import CompareReport
 from profiler.model.measurement import CommandSpec
 from profiler.model.target import Target
 from profiler.runcontext import RunContext
+
+if TYPE_CHECKING:
+    from profiler.model.interpreter import Interpreter
 
 NOTES = (
     "oxidized/filesystem/in-memory: importprof's launcher (CPython + PyOxidizer's oxidized_importer), "
@@ -35,7 +38,7 @@ NOTES = (
 class CompareOptions:
     target: Target | None = None
     workload: str | None = None
-    python: str | None = None
+    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
     runs: int | None = None
     warmup: int = 1
     min_time_s: float = 2.0

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from profiler.errors import ImportprofError, UsageError
 from profiler.model.doctor import Check, DoctorReport
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
 from profiler.runcontext import RunContext
+
+if TYPE_CHECKING:
+    from profiler.model.interpreter import Interpreter
 
 Note = Callable[[str], None]
 
@@ -35,7 +38,7 @@ FROZEN_ON = Variant("frozen-on", ("-X", "frozen_modules=on"), needs=("frozen_mod
 @dataclass
 class DoctorOptions:
     target: Target = DEFAULT_TARGET
-    python: str | None = None
+    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
     runs: int = 3  # profiled runs (imports --phases, site)
     timing_runs: int = 10  # timed runs per command (startup figures, lazy with --lazy)
     lazy: bool = False  # time eager vs lazy (else the untimed estimate)

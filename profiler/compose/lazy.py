@@ -29,12 +29,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import Interrupted, TargetFailed, UsageError
 from profiler.model.lazy import LazyReport, LazyRun, MustStayEager, ProgramOutput
 from profiler.model.target import Target
 from profiler.runcontext import RunContext
+
+if TYPE_CHECKING:
+    from profiler.model.interpreter import Interpreter
 
 Note = Callable[[str], None]
 
@@ -42,7 +45,7 @@ Note = Callable[[str], None]
 @dataclass
 class LazyOptions:
     target: Target
-    python: str | None = None
+    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
     flags: Sequence[str] = ()
     keep_eager: Sequence[str] = ()  # kept eager from the start (module names)
     runs: int | None = None  # timing runs (None: adaptive, as startup)

@@ -15,13 +15,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.analysis.page import page_data
 from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
 from profiler.model.report import PageReport, kind_of
 from profiler.model.target import Target
 from profiler.runcontext import RunContext
+
+if TYPE_CHECKING:
+    from profiler.model.interpreter import Interpreter
 
 PARTS = ("startup", "imports", "trace", "site", "doctor")  # doctor: the findings at the page's top
 OPTIONAL_PARTS = ("compare",)  # slow (builds the oxidized variants): only when asked
@@ -30,7 +33,7 @@ OPTIONAL_PARTS = ("compare",)  # slow (builds the oxidized variants): only when 
 @dataclass
 class ReportOptions:
     target: Target
-    python: str | None = None
+    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
     variants: Sequence[str] = ()
     flags: Sequence[str] = ()
     runs: int | None = None  # start-up runs per variant (None: startup's adaptive default)

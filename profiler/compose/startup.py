@@ -4,7 +4,7 @@ capture → analysis for this command). Timing itself goes through `workflows.me
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import UsageError
 from profiler.model.measurement import CommandSpec, StartupReport, TimingResult
@@ -13,13 +13,16 @@ from profiler.model.variant import DEFAULT_STARTUP_VARIANTS
 from profiler.workflows.plan import BASELINE
 from profiler.runcontext import RunContext
 
+if TYPE_CHECKING:
+    from profiler.model.interpreter import Interpreter
+
 METRICS = ("instructions",)
 
 
 @dataclass
 class StartupOptions:
     target: Target
-    pythons: Sequence[str | None] = (None,)
+    pythons: Sequence[Interpreter | str | None] = (None,)  # the command resolves --python into Interpreters (a library caller may give paths; None: python3 on PATH)
     variants: Sequence[str] = ()
     flags: Sequence[str] = ()
     engine: str = "builtin"

@@ -8,19 +8,22 @@ its cost, from a fresh capture or a saved report.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import GateFailed, UsageError
 from profiler.model.import_tree import ImportsReport, WhyReport
 from profiler.model.target import Target
 from profiler.runcontext import RunContext
 
+if TYPE_CHECKING:
+    from profiler.model.interpreter import Interpreter
+
 
 @dataclass
 class WhyOptions:
     module: str
     target: Target
-    python: str | None = None
+    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
     report: str | None = None  # a saved importprof.imports/1 JSON
     from_log: str | None = None
     log_text: str | None = None

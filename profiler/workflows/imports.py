@@ -27,7 +27,7 @@ GROUPS = ("package", "distribution", "kind")
 @dataclass
 class ImportsOptions:
     target: Target
-    python: str | None = None
+    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
     runs: int = 5
     warmup: int = 1
     from_log: str | None = None  # a path, or "-" for stdin

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from profiler.errors import UsageError
 from profiler.model.packing import PackReport, ResourceSet
 from profiler.model.target import Target
 from profiler.runcontext import RunContext
+
+if TYPE_CHECKING:
+    from profiler.model.interpreter import Interpreter
 
 SETS = ("in-memory", "filesystem")
 PACK_ENTRIES = (*SETS, "pack.json")  # every name a pack writes into its folder
@@ -21,7 +24,7 @@ class PackOptions:
     out_dir: str
     target: Target | None = None
     all_stdlib: bool = False
-    python: str | None = None
+    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
     force: bool = False  # --force: pack into a folder importprof did not make (its own files only)
 
 

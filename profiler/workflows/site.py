@@ -4,16 +4,19 @@ this command), and the note `importprof startup` adds when site is expensive."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from profiler.errors import UsageError
 from profiler.model.site import SiteReport
 from profiler.runcontext import RunContext
 
+if TYPE_CHECKING:
+    from profiler.model.interpreter import Interpreter
+
 
 @dataclass
 class SiteOptions:
-    python: str | None = None
+    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
     runs: int = 3
     flags: Sequence[str] = ()  # extra interpreter flags (e.g. -I); -S makes no sense here
 

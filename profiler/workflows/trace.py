@@ -16,7 +16,7 @@ import os
 import shlex
 import tempfile
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from profiler.errors import BadInput, TargetFailed, UsageError
 from profiler.model.syscall_trace import TraceReport, TraceResult
@@ -24,11 +24,14 @@ from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
 from profiler.runcontext import RunContext
 
+if TYPE_CHECKING:
+    from profiler.model.interpreter import Interpreter
+
 
 @dataclass
 class TraceOptions:
     target: Target = DEFAULT_TARGET
-    python: str | None = None
+    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
     variants: Sequence[str] = ()
     flags: Sequence[str] = ()
     keep_log: str | None = None
