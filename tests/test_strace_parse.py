@@ -442,3 +442,23 @@ def test_native_equals_careful_on_cut_and_shuffled_logs(logs, name):
         assert log == careful_log and log.events == careful_log.events
         if log.syscalls:
             _same_summaries(log, name)
+
+
+@pytest.mark.parametrize("name", LOGS)
+def test_native_summary_of_other_log_forms(logs, name):
+    """The real logs without timestamps, without pids, with -ttt times and with pids past 64
+    bits (the native pass gives way to Python): the native summary equals the careful one."""
+    import re
+
+    text = logs[name]
+    forms = (
+        re.sub(r"^(\d+) +\d+:\d\d:\d\d\.\d+ ", r"\1 ", text, flags=re.M),
+        re.sub(r"^\d+ +", "", text, flags=re.M),
+        re.sub(r"^(\d+) +(\d+):(\d\d):(\d\d\.\d+) ",
+               lambda m: f"{m.group(1)} {1700000000 + int(m.group(2)) * 3600 + int(m.group(3)) * 60 + float(m.group(4)):.6f} ",
+               text, flags=re.M),
+        re.sub(r"^\d+ ", "9" * 25 + " ", text, count=3, flags=re.M),
+    )
+    for form in forms:
+        assert form != text
+        _same_summaries(parse_strace(form), name)
