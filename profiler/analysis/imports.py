@@ -426,8 +426,7 @@ def aggregate_process_stream(processes: Iterable, log_warnings: Sequence[str] = 
     append = out.append
     cached: list[CachedRecord] = []
     record = ModuleRecord
-    by_indents: dict[tuple, tuple] = {}  # indents → _stream_shape
-    by_depths: dict[tuple, tuple] = {}  # depths → _stream_shape
+    columns_of = _StreamedProcesses()
     singles: dict[int, tuple[int]] = {}  # one (value,) tuple per distinct value
     single = singles.setdefault
     anomalies: dict[int, list[str]] = {}  # process → its anomaly texts (the processes with any)
@@ -435,30 +434,15 @@ def aggregate_process_stream(processes: Iterable, log_warnings: Sequence[str] = 
     count = 0
     for p, item in enumerate(processes):
         count += 1
-        proc = item if isinstance(item, ProcessLog) else None
-        if proc is None:
-            header_line, names, selfs, cums, indents = item
-            lines: Sequence[int] = range(header_line + 1, header_line + 1 + len(names))
-            shape = by_indents.get(indents)
-            if shape is None:
-                shape = by_indents[indents] = _stream_shape(tuple([len(i) // 2 for i in indents]))
-        else:
-            cols = proc.columns
-            shape = None
-            if cols is not None:
-                names, selfs, cums, depths, lines = cols
-                shape = by_depths.get(depths)
-                if shape is None:
-                    shape = by_depths[depths] = _stream_shape(depths)
+        cols, shape = columns_of(item)
         if shape is None or not shape[4]:  # cached rows, or a cut or interleaved process: through its tree
-            if proc is None:
-                proc = ProcessLog(header_line=header_line, columns=(names, selfs, cums, shape[0], lines))
-            tree, found = build_process_tree(proc)
+            tree, found = build_process_tree(columns_of.process(item, cols, shape))
             total += tree.total_us
             mods, cached_p, _, _ = aggregate_runs([RunTree((tree,))])
             out.extend(m if p == 0 else replace(m, process=p) for m in mods)
             cached.extend(c if p == 0 else replace(c, process=p) for c in cached_p)
         else:
+            names, selfs, cums, lines = cols
             depths, order, kids, roots, _, parent_of = shape
             found = _column_anomalies(shape, names, selfs, cums, lines)
             total += sum(map(cums.__getitem__, roots))
@@ -483,29 +467,15 @@ def aggregate_run_stream(processes: Iterable, log_warnings: Sequence[str] = ()) 
     run count (tested against it on the real logs)."""
     folder = RunFolder()
     found_in: list[tuple[int, list[str]]] = []  # (run, its anomalies) for the runs with any
-    by_indents: dict[tuple, tuple] = {}  # indents → _stream_shape
-    by_depths: dict[tuple, tuple] = {}  # depths → _stream_shape
+    columns_of = _StreamedProcesses()
     for r, item in enumerate(processes, 1):
-        proc = item if isinstance(item, ProcessLog) else None
-        shape = None
-        if proc is None:
-            header_line, names, selfs, cums, indents = item
-            lines: Sequence[int] = range(header_line + 1, header_line + 1 + len(names))
-            shape = by_indents.get(indents)
-            if shape is None:
-                shape = by_indents[indents] = _stream_shape(tuple([len(i) // 2 for i in indents]))
-        elif proc.columns is not None:
-            names, selfs, cums, depths, lines = proc.columns
-            shape = by_depths.get(depths)
-            if shape is None:
-                shape = by_depths[depths] = _stream_shape(depths)
+        cols, shape = columns_of(item)
         if shape is not None and shape[4]:
+            names, selfs, cums, lines = cols
             found = _column_anomalies(shape, names, selfs, cums, lines)
             folder.add_columns(names, selfs, cums, shape)
         else:  # cached rows, or a cut or interleaved process: through its tree
-            if proc is None:
-                proc = ProcessLog(header_line=header_line, columns=(names, selfs, cums, shape[0], lines))
-            tree, found = build_process_tree(proc)
+            tree, found = build_process_tree(columns_of.process(item, cols, shape))
             folder.add(RunTree((tree,)))
         if found:
             found_in.append((r, found))
@@ -513,6 +483,41 @@ def aggregate_run_stream(processes: Iterable, log_warnings: Sequence[str] = ()) 
     notes = [(f"run {r}: " if runs > 1 else "") + w for r, found in found_in for w in _run_notes([found])]
     modules, cached, total, totals = folder.result()
     return modules, cached, total, totals, (1 if runs else 0), [*log_warnings, *notes], runs
+
+
+class _StreamedProcesses:
+    """A streamed process — a ProcessLog, or a clean log's (header_line, names, self_us,
+    cumulative_us, indents) — as its post-order columns (names, self_us, cumulative_us, lines)
+    and their _stream_shape, each distinct nesting worked out once (a log of many processes of
+    one program repeats it); (None, None) for a process with no columns (cached rows)."""
+
+    def __init__(self) -> None:
+        self.by_indents: dict[tuple, tuple] = {}
+        self.by_depths: dict[tuple, tuple] = {}
+
+    def __call__(self, item) -> tuple[tuple | None, tuple | None]:
+        if not isinstance(item, ProcessLog):
+            header_line, names, selfs, cums, indents = item
+            shape = self.by_indents.get(indents)
+            if shape is None:
+                shape = self.by_indents[indents] = _stream_shape(tuple([len(i) // 2 for i in indents]))
+            return (names, selfs, cums, range(header_line + 1, header_line + 1 + len(names))), shape
+        cols = item.columns
+        if cols is None:
+            return None, None
+        names, selfs, cums, depths, lines = cols
+        shape = self.by_depths.get(depths)
+        if shape is None:
+            shape = self.by_depths[depths] = _stream_shape(depths)
+        return (names, selfs, cums, lines), shape
+
+    @staticmethod
+    def process(item, cols: tuple | None, shape: tuple | None) -> ProcessLog:
+        """The item as a ProcessLog (for the tree path)."""
+        if isinstance(item, ProcessLog):
+            return item
+        names, selfs, cums, lines = cols
+        return ProcessLog(header_line=item[0], columns=(names, selfs, cums, shape[0], lines))
 
 
 def _column_anomalies(shape: tuple, names, selfs, cums, lines) -> list[str]:

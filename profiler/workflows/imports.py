@@ -238,16 +238,10 @@ def _program_stderr(stderr: str, lines: int = 10) -> str:
     return "\n".join(own[-lines:])
 
 
-def report_from_logs(
-    logs: Sequence[ParsedLog],
-    *,
-    machine: dict,
-    python: str | None,
-    python_version: str | None,
-    target: str | None,
-    source: str,
-) -> ImportsReport:
-    return _report(_aggregate(logs), machine=machine, python=python, python_version=python_version, target=target, source=source)
+def report_from_logs(logs: Sequence[ParsedLog], **envelope) -> ImportsReport:
+    """The report of parsed logs (one per run); `envelope`: _report's keywords (machine,
+    python, python_version, target, source)."""
+    return _report(_aggregate(logs), **envelope)
 
 
 def _aggregate(logs: Sequence[ParsedLog]) -> tuple:
