@@ -335,6 +335,8 @@ def test_verify_no_pyc_and_site_in_scratch_folders(cli, tmp_path):
 
     python = pyenv_python("3.12")
     app = _fresh_app(tmp_path)
+    # a module read from the stdlib's files (with its .pyc), which an in-memory build would pack
+    (app / "app.py").write_text("import json\n" + (app / "app.py").read_text())
     res = cli("doctor", "--verify", "--python", python, "--runs", "1", "--timing-runs", "3", "--no-trace", "--format", "json",
               "app.py", cwd=app, env={"PYTHONDONTWRITEBYTECODE": "1"})
     assert res.returncode == 0, res
@@ -351,3 +353,79 @@ def test_verify_no_pyc_and_site_in_scratch_folders(cli, tmp_path):
                 env={"PYTHONDONTWRITEBYTECODE": "1"})
     assert plain.returncode == 0, plain
     assert "Cost (estimated)" in plain.stdout and "every figure is an estimate" in plain.stdout and "Measured" not in plain.stdout
+
+
+def _venv_with_a_slow_pth(python: str, root: Path) -> Path:
+    """A real venv (no pip) whose site-packages holds a .pth that sleeps at every start and a
+    module only site-packages provides."""
+    import subprocess
+
+    venv = root / "venv"
+    subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True, timeout=120)
+    site_packages = next(venv.glob("lib/python3.*/site-packages"))
+    (site_packages / "slow_start.pth").write_text("import time; time.sleep(0.05)\n")
+    (site_packages / "only_here.py").write_text("WORD = 'from site-packages'\n")
+    # its .pyc written now, so that no run of the program writes into the venv afterwards
+    subprocess.run([python, "-m", "compileall", "-q", str(site_packages)], check=True, capture_output=True, timeout=120,
+                   env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
+    return venv
+
+
+def test_verify_times_the_site_fix_with_s_when_the_output_stays_the_same_else_i(cli, tmp_path):
+    """The site fix in --verify, on a real temporary site-packages with a slow .pth: a program
+    that needs nothing from site-packages prints the same under -S, so the fix is timed as is vs
+    -S; one that imports from site-packages does not (no such module under -S), so -I is timed
+    (site still runs: the saving is what -I's other switches save). The venv is left as it was."""
+    from tests._interpreters import pyenv_python
+
+    venv = _venv_with_a_slow_pth(pyenv_python("3.12"), tmp_path)  # 3.12: no in-memory build to wait for
+    python = str(venv / "bin" / "python")
+    work = write_tree(tmp_path / "work", {"plain.py": "print('plain')\n",
+                                          "needs_site.py": "import only_here\nprint(only_here.WORD)\n"})
+    before = _site_packages_listing(venv)
+
+    def verified_site(script: str) -> dict:
+        res = cli("doctor", "--verify", "--python", python, "--runs", "1", "--timing-runs", "3", "--no-trace",
+                  "--format", "json", script, cwd=work)
+        assert res.returncode == 0, res
+        d = res.json()
+        by_kind = {f["kind"]: f for f in d["findings"]}
+        assert "slow_start.pth" in by_kind["pth-import"]["where"]
+        return by_kind["site"]
+
+    plain = verified_site("plain.py")
+    assert plain["verify"].startswith("as is vs -S (same output); CPU time (user + system) saved: "), plain
+    assert isinstance(plain["measured_us"], int) and isinstance(plain["measured_spread_us"], int)
+    needs = verified_site("needs_site.py")
+    assert needs["verify"].startswith("as is vs -I (same output); CPU time (user + system) saved: "), needs
+    assert isinstance(needs["measured_us"], int)
+    assert _site_packages_listing(venv) == before
+
+
+def test_in_memory_estimate_is_the_path_importers_work_timed_without_a_hook(real_python, tmp_path):
+    """The in-memory estimate re-times, in the target's interpreter and without the phases hook,
+    what the path importer does for the modules loaded from files (find + get_code minus
+    unmarshal); modules compiled from source are no-pyc's and modules nowhere on sys.path are
+    left out, and both are said."""
+    import subprocess
+    import sys as _sys
+
+    from profiler.analysis.doctor import in_memory_finding
+    from profiler.capture.doctor import path_import_cost
+
+    app = _fresh_app(tmp_path)
+    for name in ("__init__.py", "a.py"):  # mylib.b keeps no .pyc
+        subprocess.run([real_python, "-m", "compileall", "-q", str(app / "mylib" / name)], check=True, timeout=60,
+                       env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
+    stdlib = subprocess.run([real_python, "-c", "import json, os, sys; print(os.path.dirname(os.path.dirname(json.__file__)))"],
+                            capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    asked = ["json", "json.decoder", "mylib", "mylib.a", "mylib.b", "_json", "no_such_module_here"]
+    cost = path_import_cost(real_python, [str(app), stdlib, os.path.join(stdlib, "lib-dynload")], asked, passes=3)
+    # json, json.decoder, mylib, mylib.a timed; mylib.b compiled; _json an extension module (not packed)
+    assert (cost["asked"], cost["located"], cost["compiled"], cost["other"], cost["missing"]) == (7, 4, 1, 1, 1), cost
+    assert len(cost["passes"]) == 3 and cost["saved_us"] > 0
+    f = in_memory_finding(cost)
+    assert f.kind == "in-memory" and f.estimate and f.cost_us == cost["saved_us"]
+    assert "4 modules' files" in f.title and "1 compiled from source (no-pyc's cost)" in f.title
+    assert "1 not found from the start-up sys.path" in f.title
+    assert in_memory_finding({"saved_us": 0, "located": 0, "asked": 2}) is None and in_memory_finding(None) is None

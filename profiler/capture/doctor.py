@@ -98,3 +98,141 @@ def pth_overlays(interp: Interpreter, pth: str, folder: str) -> tuple[str, str]:
                 os.symlink(os.path.join(site_dir, e), os.path.join(sp, e))
         made.append(exe)
     return made[0], made[1]
+
+
+# --- in-memory: what the path importer does for the target's modules, timed without a hook ----
+
+_PATH_IMPORT_PROBE = r"""
+import json, marshal, os, statistics, sys, time
+import importlib.machinery as M
+from importlib.util import MAGIC_NUMBER
+args = json.loads(sys.stdin.read())
+sys.path[:] = args["sys_path"]
+snapshot = dict(sys.path_importer_cache)
+# the finders an import asks before and including the path finder (a packed module is found by
+# the in-memory importer placed first, so it is asked none of them)
+finders = list(sys.meta_path)
+finders = finders[: finders.index(M.PathFinder) + 1] if M.PathFinder in finders else [M.PathFinder]
+clock = time.thread_time_ns  # CPU time of this thread: a busy machine's waiting is not counted
+
+
+def valid_pyc(spec):
+    # the .pyc CPython would use (a timestamp .pyc matching its source, or a hash-based one)
+    try:
+        with open(spec.cached, "rb") as fh:
+            head = fh.read(16)
+        st = os.stat(spec.origin)
+    except (OSError, TypeError, NotImplementedError):
+        return False
+    if len(head) < 16 or head[:4] != MAGIC_NUMBER:
+        return False
+    flags = int.from_bytes(head[4:8], "little")
+    if flags:
+        return True
+    return (int.from_bytes(head[8:12], "little") == int(st.st_mtime) & 0xFFFFFFFF
+            and int.from_bytes(head[12:16], "little") == st.st_size & 0xFFFFFFFF)
+
+
+def one_pass():
+    sys.path_importer_cache.clear()
+    sys.path_importer_cache.update(snapshot)
+    paths = {}  # module -> its search locations (None: not a package), False: not found
+    kinds = {}  # module -> "file" (timed), "compiled" (no valid .pyc), "other" (extension, namespace...)
+    saved = 0
+
+    def locate(name):
+        nonlocal saved
+        if name in paths:
+            return paths[name]
+        paths[name] = False
+        parent = name.rpartition(".")[0]
+        where = None
+        if parent:
+            where = locate(parent)
+            if not where:
+                return False
+        t0 = clock()
+        spec = None
+        for finder in finders:  # as importlib's _find_spec asks them, up to the path finder
+            try:
+                spec = finder.find_spec(name, where)
+            except Exception:  # a finder that fails here fails the import too: not priced
+                return False
+            if spec is not None:
+                break
+        t1 = clock()
+        if spec is None:
+            return False
+        loader = spec.loader
+        if finder is not M.PathFinder:
+            kinds[name] = "other"  # builtin, frozen, or another finder's: not the path importer's work
+        elif isinstance(loader, M.SourceFileLoader) and not valid_pyc(spec):
+            kinds[name] = "compiled"  # compiled from source at every start: the no-pyc finding's cost
+        elif isinstance(loader, (M.SourceFileLoader, M.SourcelessFileLoader)):
+            try:
+                t2 = clock()
+                loader.get_code(name)
+                t3 = clock()
+                with open(spec.cached if isinstance(loader, M.SourceFileLoader) else spec.origin, "rb") as fh:
+                    blob = fh.read()[16:]
+            except (ImportError, OSError, ValueError, EOFError):  # unreadable: the import fails as well
+                return False
+            t4 = clock()
+            marshal.loads(blob)  # what a packed module still costs: unmarshalling its code
+            t5 = clock()
+            saved += (t1 - t0) + (t3 - t2) - (t5 - t4)
+            kinds[name] = "file"
+        else:
+            kinds[name] = "other"
+        paths[name] = spec.submodule_search_locations
+        return paths[name]
+
+    for name in args["modules"]:
+        locate(name)
+    asked = set(args["modules"])
+    counts = {k: sum(1 for n in asked if kinds.get(n) == k) for k in ("file", "compiled", "other")}
+    counts["missing"] = sum(1 for n in asked if n not in kinds)
+    return saved // 1000, counts
+
+
+results = [one_pass() for _ in range(args["passes"])]
+costs = [r[0] for r in results]
+counts = results[0][1]
+print("IMPORTPROF-PATH-IMPORT " + json.dumps({
+    "saved_us": int(statistics.median(costs)),
+    "spread_us": int(statistics.pstdev(costs)),
+    "passes": costs,
+    "located": counts["file"],
+    "compiled": counts["compiled"],
+    "other": counts["other"],
+    "missing": counts["missing"],
+    "asked": len(set(args["modules"])),
+}))
+"""
+
+
+def path_import_cost(python: str, sys_path: Sequence[str], modules: Sequence[str], passes: int = 5,
+                     context: RunContext | None = None) -> dict:
+    """What packing `modules` into memory takes away, timed in the target's interpreter on its
+    sys.path without any hook: for each module loaded from a file, the path importer's find
+    (sys.path's finders, their directory listings, stats) and its loader's get_code (path
+    bookkeeping, stat, open and read of the .pyc, its header checks) minus unmarshalling the code,
+    which a packed module still does; with the find, the finders sys.meta_path asks before the
+    path finder (builtin, frozen, a .pth's finder such as setuptools' _distutils_hack), which an
+    in-memory importer placed first spares the packed modules. CPU time of the probe's thread (time.thread_time), the
+    median of `passes` passes, each with fresh finders for the folders the modules are in.
+    Modules without a valid .pyc are left out (compiling them is the no-pyc finding's cost).
+    `located` of the `asked` modules were timed, `compiled` had no valid .pyc, `other` were found
+    but are no file loader's (extension modules, namespace packages: not packed), `missing` were
+    not found from this sys.path (a path the program adds itself). Returns {saved_us, spread_us,
+    passes, located, compiled, other, missing, asked}; raises BadInput when the probe could not
+    run."""
+    import json as _json
+
+    payload = _json.dumps({"sys_path": list(sys_path), "modules": list(modules), "passes": passes})
+    proc = run([python, "-c", _PATH_IMPORT_PROBE], input=payload, missing=BadInput, what="interpreter", context=context)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORTPROF-PATH-IMPORT ")), None)
+    if proc.returncode != 0 or line is None:
+        tail = (proc.stderr or "").strip().splitlines()[-1:] or ["(no output)"]
+        raise BadInput(f"{python} could not time its path importer (exit {proc.returncode}): {tail[0]}")
+    return _json.loads(line[len("IMPORTPROF-PATH-IMPORT ") :])

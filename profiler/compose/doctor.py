@@ -3,7 +3,8 @@ them into findings, costliest first (model/doctor.py). Nothing is measured twice
 check calls the workflow that owns the measurement, and under `report` reads the reports its
 other parts made (DoctorOptions.measured) instead of measuring them again.
 
-  imports --phases  → no-pyc (compile phase of modules compiled from source), in-memory (find + read)
+  imports --phases  → no-pyc (compile phase of modules compiled from source), in-memory (the
+                      modules loaded from files, their path import re-timed without a hook)
   site              → pth-import (per .pth file that runs code), site (vs a bare start)
   trace             → failed-lookups (per sys.path entry; skipped without strace)
   lazy              → lazy (timed with --lazy, else the estimate from `avoided`)
@@ -110,10 +111,23 @@ def doctor(
     profile = opts.measured.get("imports") or imports(
         ImportsOptions(target=opts.target, python=interp.path, runs=opts.runs, warmup=1, phases=True,
                        ignore_failure=opts.ignore_failure), warn=warn, context=context)
-    for kind, f in (("no-pyc", rules.no_pyc_finding(profile.modules, facts)), ("in-memory", rules.in_memory_finding(profile.modules))):
-        checks.append(Check(kind, True, _reused(opts, "imports")))
+    f = rules.no_pyc_finding(profile.modules, facts)
+    checks.append(Check("no-pyc", True, _reused(opts, "imports")))
+    if f:
+        findings.append(f)
+    # in-memory: the path importer's work for the modules the program loaded from files, timed
+    # again in CPU time without the phases hook (whose wrappers and waiting it would price)
+    from profiler.capture.doctor import path_import_cost
+
+    from_files = [m.name for m in profile.modules if m.extra.get("read_us")]
+    try:
+        cost = path_import_cost(interp.path, _sys_path(facts, opts.target), from_files, context=context) if from_files else None
+        f = rules.in_memory_finding(cost)
+        checks.append(Check("in-memory", True, _reused(opts, "imports")))
         if f:
             findings.append(f)
+    except ImportprofError as exc:
+        skipped(("in-memory",), exc)
 
     # module-work: the top-level statements that cost their module's self (sampled runs)
     step("sampling module bodies")
@@ -155,6 +169,7 @@ def doctor(
     by_key = {r.key: r for r in m.results if not r.failed}
     mean = {v: by_key[k].mean for v, k in key.items() if k in by_key}
     sd = {v: by_key[k].stddev for v, k in key.items() if k in by_key}
+    cpu = {v: rules.cpu_time(by_key[k]) for v, k in key.items() if k in by_key}
     if site_report is not None:
         f = rules.site_finding(site_report, mean.get(BARE))
         checks.append(Check("site", True))
@@ -204,7 +219,9 @@ def doctor(
     if opts.verify:
         step("verifying each fix in a scratch overlay, timed beside the program as is")
         frozen_spread = rules.spread_us(sd.get(AS_IS), sd.get(FROZEN_ON))
-        findings, verify_startup_s = _verify(opts, interp, findings, lz, progress, warn, info, frozen_spread, context=context)
+        frozen_how = rules.with_cpu("as is vs -X frozen_modules=on, timed", cpu.get(AS_IS), cpu.get(FROZEN_ON))
+        findings, verify_startup_s = _verify(opts, interp, findings, lz, progress, warn, info, frozen_spread, frozen_how,
+                                             context=context)
 
     return DoctorReport(
         findings=tuple(rules.sort_findings(findings)),
@@ -227,7 +244,8 @@ def _pth_file(where: str) -> str:
 
 
 def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Note | None, info: Note | None,
-            frozen_spread: int | None = None, context: RunContext | None = None) -> tuple[list, float | None]:
+            frozen_spread: int | None = None, frozen_how: str = "as is vs -X frozen_modules=on, timed",
+            context: RunContext | None = None) -> tuple[list, float | None]:
     """--verify: each finding's fix applied in a scratch folder (never to the user's files) and
     the start-up timed with and without it, all side by side in one measurement:
 
@@ -235,7 +253,8 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
       pth-import  two scratch venvs over site-packages (links), with and without that one .pth
       site        as is vs -S, else -I: the first whose output is identical to the program's as is
       lazy        eager vs lazy, as `importprof lazy` timed it (3.15: -X lazy_imports=all)
-      in-memory   traditional vs the in-memory build (`importprof compare`), where supported
+      in-memory   the launcher's path importer vs the in-memory build (`importprof compare`), where
+                  supported; its CPU time said beside the wall figure
       frozen-off  already timed: as is vs -X frozen_modules=on
     """
     import shutil
@@ -302,9 +321,11 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
                 emulated = lz is not None and lz.mode == "finder" and lz.prediction is not None
                 how = (f"eager vs lazy, timed by importprof lazy ({'the emulation, its own cost taken out' if emulated else lz.mode})"
                        if lz is not None and saved is not None else "not verified: the lazy run was not timed")
+                if saved is not None:
+                    how = rules.with_cpu(how, *rules.lazy_cpu(lz))
                 out[i] = rules.verified(f, saved, how, rules.lazy_spread_us(lz) if lz is not None else None)
             elif f.kind == "frozen-off":
-                out[i] = rules.verified(f, f.cost_us, "as is vs -X frozen_modules=on, timed", frozen_spread)
+                out[i] = rules.verified(f, f.cost_us, frozen_how, frozen_spread)
             elif f.kind == "in-memory":
                 out[i] = _verify_in_memory(opts, interp, f, progress, warn, info, context=context)
             else:
@@ -317,9 +338,11 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
             by_key = {r.key: r for r in m.results if not r.failed}
             mean = {v: by_key[k].mean for v, k in key.items() if k in by_key}
             sd = {v: by_key[k].stddev for v, k in key.items() if k in by_key}
+            cpu = {v: rules.cpu_time(by_key[k]) for v, k in key.items() if k in by_key}
             as_is_s = mean.get(AS_IS)
             for i, (without_fix, with_fix, how) in pairs.items():
                 saved = rules.saving_us(mean.get(without_fix), mean.get(with_fix))
+                how = rules.with_cpu(how, cpu.get(without_fix), cpu.get(with_fix))
                 out[i] = rules.verified(out[i], saved, how if saved is not None else f"not verified: a run failed ({how})",
                                         rules.spread_us(sd.get(without_fix), sd.get(with_fix)))
     finally:
@@ -344,4 +367,5 @@ def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | Non
                       progress=progress, warn=warn, info=info, context=context)
     except ImportprofError as exc:
         return rules.verified(f, None, f"not verified: the in-memory build failed: {exc}")
-    return rules.in_memory_verified(f, {r.variant: (r.mean, r.stddev) for r in rep.results if not r.failed})
+    return rules.in_memory_verified(f, {r.variant: (r.mean, r.stddev) for r in rep.results if not r.failed},
+                                    {r.variant: (r.cpu_s, r.cpu_stddev_s) for r in rep.rows if r.cpu_s is not None})
