@@ -34,6 +34,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from profiler.analysis.syscalls import (
+    LAYOUT_CALLS,
     ProcessLayout,
     bytes_read,
     count_syscalls,
@@ -452,29 +453,38 @@ def _native_attribution():
     return getattr(_syscall_tally, "attribute_calls", None)
 
 
-def _attribute_native(log: StraceLog, prefix: str, lay: ProcessLayout):
-    """_attribute_owners and tally_calls in one native pass (no Python step per call) → (per
-    pid: {module: _Acc}, modes, spans, the Python pids, the tallies (unnamed reads by position
-    in log.syscalls), log.pids, (earliest, latest) syscall time or None); None when the module
-    is not built or a value does not fit its integers (the Python passes take any int)."""
+def _attribute_native(log: StraceLog, prefix: str):
+    """ProcessLayout, _attribute_owners and tally_calls in one native pass (no Python step per
+    call) → (the layout, per pid: {module: _Acc}, modes, spans, the Python pids, the tallies
+    (unnamed reads by position in log.syscalls), log.pids, (earliest, latest) syscall time or
+    None); None when the module is not built or a value does not fit its integers (the Python
+    passes take any int)."""
     fn = _native_attribution()
     if fn is None:
         return None
-    threads = {pid: lay.process_of(pid) for pid in lay.threads}
-    procs = set(lay.command) | set(lay.argv)
-    named = {proc for proc in procs if looks_like_python(lay.command.get(proc) or "")}
-    scripts = {}
-    for proc, argv in lay.argv.items():
-        for a in argv[1:]:
-            if a.endswith(".py"):  # as _is_main_script reads it
-                scripts[proc] = (a, "/" + a.lstrip("./").lstrip("/"))
-                break
+    made = []
+
+    def layout(first, picked):
+        """The layout from the calls the native pass picked, as the pass needs it."""
+        lay = ProcessLayout(log, (dict(first), picked))
+        made.append(lay)
+        threads = {pid: lay.process_of(pid) for pid in lay.threads}
+        procs = set(lay.command) | set(lay.argv)
+        named = {proc for proc in procs if looks_like_python(lay.command.get(proc) or "")}
+        scripts = {}
+        for proc, argv in lay.argv.items():
+            for a in argv[1:]:
+                if a.endswith(".py"):  # as _is_main_script reads it
+                    scripts[proc] = (a, "/" + a.lstrip("./").lstrip("/"))
+                    break
+        return threads, lay.exec_line, named, scripts
+
     try:
         pids_seen, mode_list, touched, accs, raw_spans, tallies, call_times = fn(
-            log.syscalls, prefix, threads, lay.exec_line, named, scripts, TALLY_KINDS, _MARKER_CALLS, _MODULE_OPENS,
-            _LISTING_CALLS)
+            log.syscalls, prefix, layout, TALLY_KINDS, _MARKER_CALLS, _MODULE_OPENS, _LISTING_CALLS, LAYOUT_CALLS)
     except (OverflowError, TypeError):
         return None
+    lay = made[0]
     per_pid: dict[int, dict[str, _Acc]] = {pid: {} for pid in touched}
     for pid, name, n, failed, opened, nbytes, seconds, imports, cumulative, failures in accs:
         a = _acc(per_pid.setdefault(pid, {}), name)
@@ -486,7 +496,7 @@ def _attribute_native(log: StraceLog, prefix: str, lay: ProcessLayout):
     modes = {pid: (MARKERS if markers else LOOKUPS) for pid, markers in mode_list}
     spans = [ImportSpan(*s) for s in raw_spans]
     spans.sort(key=lambda s: (s.pid, s.begin_s if s.begin_s is not None else 0.0, s.depth))
-    return per_pid, modes, spans, set(modes), tallies, list(seen), call_times
+    return lay, per_pid, modes, spans, set(modes), tallies, list(seen), call_times
 
 
 def _is_main_script(lay: ProcessLayout, pid: int, path: str) -> bool:
@@ -523,13 +533,13 @@ def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARK
     gives each call its owner in Python and one pass (tally_calls) counts everything;
     `fast=False`: the careful way, a Python step per call and per view. The same result each
     way (tests compare them on real logs)."""
-    lay = ProcessLayout(log)
-    done = _attribute_native(log, prefix, lay) if fast and native else None
+    done = _attribute_native(log, prefix) if fast and native else None
     call_times = None
     if done is not None:
-        per_pid, modes, spans, python, tallies, pids, call_times = done
+        lay, per_pid, modes, spans, python, tallies, pids, call_times = done
         plain = log.syscalls  # the tallies' positions are the log's
     elif fast:
+        lay = ProcessLayout(log)
         pids = log.pids
         per_pid, modes, spans, plain, python, owners, keys = _attribute_owners(log, prefix, lay, pids)
         tallies = tally_calls(plain, owners)
@@ -541,6 +551,7 @@ def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARK
             for a in table.values():
                 a.cumulative += a.syscalls
     else:
+        lay = ProcessLayout(log)
         pids = log.pids
         per_pid, modes, spans, plain, python = attribute_syscalls(log, prefix, lay)
         tallies = None

@@ -24,6 +24,7 @@ READS = frozenset({"read", "pread64", "readv", "preadv", "preadv2"})
 LOOKUP_MISSES = frozenset({"ENOENT", "ENOTDIR"})
 _FORKS = frozenset({"clone", "clone3", "fork", "vfork"})
 _EXECS = frozenset({"execve", "execveat"})
+LAYOUT_CALLS = _FORKS | _EXECS  # the calls ProcessLayout reads (besides each pid's first time)
 
 
 def call_path(call: Syscall) -> str | None:
@@ -163,7 +164,7 @@ def _layout_calls(log: StraceLog):
     except (ImportError, AttributeError):
         return None
     try:
-        first, picked = select(log.syscalls, _FORKS | _EXECS)
+        first, picked = select(log.syscalls, LAYOUT_CALLS)
     except (OverflowError, TypeError):  # a pid past 64 bits: the Python pass holds any int
         return None
     return dict(first), picked
@@ -172,9 +173,10 @@ def _layout_calls(log: StraceLog):
 class ProcessLayout:
     """Who is who in a log: parents (clone results), threads (CLONE_THREAD) and the process
     each thread belongs to, each pid's last successful exec (program, argv, time, line) and
-    its end (exit or kill time)."""
+    its end (exit or kill time). `picked`: ({pid: time of its first call}, the log's
+    LAYOUT_CALLS in order), when the caller has read them already."""
 
-    def __init__(self, log: StraceLog) -> None:
+    def __init__(self, log: StraceLog, picked: tuple | None = None) -> None:
         self.parent: dict[int, int] = {}
         self.threads: set[int] = set()
         self.command: dict[int, str] = {}
@@ -184,7 +186,7 @@ class ProcessLayout:
         self.first_time: dict[int, float | None] = {}
         self.forked_command: dict[int, str] = {}
         self.forked_argv: dict[int, tuple[str, ...]] = {}
-        calls = _layout_calls(log)
+        calls = picked if picked is not None else _layout_calls(log)
         if calls is None:
             calls = log.syscalls
             for c in calls:

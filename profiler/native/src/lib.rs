@@ -989,6 +989,7 @@ struct Kind {
     marker: bool,      // a call an import marker can be (attribution._MARKER_CALLS)
     module_open: bool, // a call that can open a module's file (attribution._MODULE_OPENS)
     listing: bool,     // a call that can list a sys.path entry (open, openat)
+    layout: bool,      // a call ProcessLayout reads (forks, execs)
 }
 
 /// Keys in first-seen order.
@@ -1076,13 +1077,14 @@ struct Kinds {
 }
 
 impl Kinds {
-    fn new(kinds: &PyDict, markers: Option<&PyAny>, module_opens: Option<&PyAny>, listings: Option<&PyAny>) -> PyResult<Self> {
+    fn new(kinds: &PyDict, markers: Option<&PyAny>, module_opens: Option<&PyAny>, listings: Option<&PyAny>, layout: Option<&PyAny>) -> PyResult<Self> {
         let markers = names_of(markers)?;
         let module_opens = names_of(module_opens)?;
         let listings = names_of(listings)?;
+        let layout = names_of(layout)?;
         let mut table: HashMap<String, Kind> = HashMap::default();
         let mut nfam = 0usize;
-        let none = Kind { family: -1, path_arg: false, open: false, read: false, marker: false, module_open: false, listing: false };
+        let none = Kind { family: -1, path_arg: false, open: false, read: false, marker: false, module_open: false, listing: false, layout: false };
         for (key, value) in kinds.iter() {
             let (family, path_arg, open, read): (i64, bool, bool, bool) = value.extract()?;
             if family >= 0 {
@@ -1090,13 +1092,14 @@ impl Kinds {
             }
             table.insert(key.extract()?, Kind { family, path_arg, open, read, ..none });
         }
-        for (set, which) in [(&markers, 0), (&module_opens, 1), (&listings, 2)] {
+        for (set, which) in [(&markers, 0), (&module_opens, 1), (&listings, 2), (&layout, 3)] {
             for n in set.iter() {
                 let k = table.entry(n.clone()).or_insert(none);
                 match which {
                     0 => k.marker = true,
                     1 => k.module_open = true,
-                    _ => k.listing = true,
+                    2 => k.listing = true,
+                    _ => k.layout = true,
                 }
             }
         }
@@ -1111,7 +1114,7 @@ impl Kinds {
             return Ok(v);
         }
         let s: &str = str_of(name_obj)?;
-        let none = Kind { family: -1, path_arg: false, open: false, read: false, marker: false, module_open: false, listing: false };
+        let none = Kind { family: -1, path_arg: false, open: false, read: false, marker: false, module_open: false, listing: false, layout: false };
         let kind = *self.table.get(s).unwrap_or(&none);
         let slot = match self.name_at.get(s) {
             Some(&j) => j,
@@ -1311,7 +1314,7 @@ impl Tally {
 /// `kinds`: {syscall name: (family index or -1, path_arg, open, read)}.
 #[pyfunction]
 fn tally_calls(py: Python, calls: &PyList, owners: Option<&PyList>, kinds: &PyDict) -> PyResult<PyObject> {
-    let mut k = Kinds::new(kinds, None, None, None)?;
+    let mut k = Kinds::new(kinds, None, None, None, None)?;
     let mut tally = Tally::new(k.nfam);
     let owner_of: Option<Vec<i64>> = match owners {
         Some(o) => Some(o.extract()?),
@@ -1521,13 +1524,15 @@ fn opt_f64(o: &PyAny) -> PyResult<Option<f64>> {
 
 type Span = (String, i64, Option<f64>, Option<f64>, usize);
 
-/// attribute_calls(calls, prefix, threads, exec_line, named_python, scripts, kinds, marker_calls,
-/// module_opens, listing_calls) → (pids, modes, touched, accs, spans, tallies, times): what
+/// attribute_calls(calls, prefix, layout, kinds, marker_calls, module_opens, listing_calls,
+/// layout_calls) → (pids, modes, touched, accs, spans, tallies, times): what
 /// attribution._attribute_owners and then tally_calls give, in one native pass over the calls
 /// without a Python step per call.
-/// - `threads`: {thread pid: its process}; `exec_line`: {process: line of its last exec};
-///   `named_python`: the processes whose program's name is a Python's; `scripts`: {process:
-///   (script argument, "/" + its path without leading ./ and /)} of `python … app.py`;
+/// - `layout(first, picked)`: called once, after the first pass, with [(pid, time of its first
+///   call)] and the calls whose name is in `layout_calls` (forks, execs): the caller's process
+///   layout → ({thread pid: its process}, {process: line of its last exec}, the processes whose
+///   program's name is a Python's, {process: (script argument, "/" + its path without leading
+///   ./ and /)} of `python … app.py`);
 /// - `pids`: the calls' pids in first-seen order; `modes`: [(pid, True for "markers")] of the
 ///   Python pids, in that order; `touched`: the pids in the order the careful walk first gave
 ///   them a table; `accs`: [(pid, module, syscalls, failed, opened, bytes_read, seconds,
@@ -1541,43 +1546,30 @@ fn attribute_calls(
     py: Python,
     calls: &PyAny,
     prefix: &str,
-    threads: &PyDict,
-    exec_line: &PyDict,
-    named_python: &PyAny,
-    scripts: &PyDict,
+    layout: &PyAny,
     kinds: &PyDict,
     marker_calls: &PyAny,
     module_opens: &PyAny,
     listing_calls: &PyAny,
+    layout_calls: &PyAny,
 ) -> PyResult<PyObject> {
-    let mut k = Kinds::new(kinds, Some(marker_calls), Some(module_opens), Some(listing_calls))?;
+    let mut k = Kinds::new(kinds, Some(marker_calls), Some(module_opens), Some(listing_calls), Some(layout_calls))?;
     let items: Vec<&PyTuple> = if let Ok(t) = calls.downcast::<PyTuple>() {
         t.iter().map(|x| x.downcast::<PyTuple>()).collect::<Result<_, _>>()?
     } else {
         calls.downcast::<PyList>()?.iter().map(|x| x.downcast::<PyTuple>()).collect::<Result<_, _>>()?
     };
-    let thread_of: HashMap<i64, i64> = threads.extract()?;
-    let proc_of = |pid: i64| -> i64 { *thread_of.get(&pid).unwrap_or(&pid) };
-    let exec_line: HashMap<i64, i64> = exec_line.extract()?;
-    let mut named: HashSet<i64> = HashSet::default();
-    for p in named_python.iter()? {
-        named.insert(p?.extract()?);
-    }
-    let scripts: HashMap<i64, (String, String)> = scripts.extract()?;
-    let is_main_script = |proc: i64, path: &str| -> bool {
-        match scripts.get(&proc) {
-            Some((a, tail)) => path == a || path.ends_with(tail.as_str()),
-            None => false,
-        }
-    };
     let is_marker_path = |p: Option<&str>| p.map_or(false, |p| p.starts_with(prefix));
 
-    // pass 1: pids, sys.path entries, marked processes and the module files opened
+    // pass 1: pids, the calls of the process layout, sys.path entries, marked pids and the
+    // module files opened
     let mut pids: Vec<i64> = Vec::new();
     let mut seen: HashSet<i64> = HashSet::default();
+    let first = PyList::empty(py); // (pid, time of its first call)
+    let picked = PyList::empty(py); // the calls ProcessLayout reads
     let mut listed: HashSet<String> = HashSet::default();
     let mut packages: HashSet<String> = HashSet::default();
-    let mut marked: HashSet<i64> = HashSet::default();
+    let mut marked_pids: HashSet<i64> = HashSet::default();
     let mut candidates: Vec<(i64, &str)> = Vec::new();
     let mut tmin: Option<f64> = None;
     let mut tmax: Option<f64> = None;
@@ -1589,12 +1581,17 @@ fn attribute_calls(
         kinds_at.push((kind, slot));
         let pid: i64 = int_of(c.get_item(0)?)?;
         pid_at.push(pid);
+        let time_o = c.get_item(1)?;
         if seen.insert(pid) {
             pids.push(pid);
+            first.append((pid, time_o))?;
         }
-        if let Some(t) = opt_f64(c.get_item(1)?)? {
+        if let Some(t) = opt_f64(time_o)? {
             tmin = Some(tmin.map_or(t, |m: f64| if t < m { t } else { m }));
             tmax = Some(tmax.map_or(t, |m: f64| if t > m { t } else { m }));
+        }
+        if kind.layout {
+            picked.append(*c)?;
         }
         if !(kind.listing || kind.marker || kind.module_open) {
             continue;
@@ -1618,22 +1615,40 @@ fn attribute_calls(
         }
         if kind.marker {
             if is_marker_path(opt_str(c.get_item(10)?)?) {
-                marked.insert(proc_of(pid));
+                marked_pids.insert(pid);
             }
         } else if kind.module_open {
             if let Some(f) = module_file(c, name)? {
-                candidates.push((proc_of(pid), f));
+                candidates.push((pid, f));
             }
         }
     }
+    // the process layout, made by the caller from what pass 1 picked
+    let (threads, exec_line, named_python, scripts): (&PyDict, &PyDict, &PyAny, &PyDict) = layout.call1((first, picked))?.extract()?;
+    let thread_of: HashMap<i64, i64> = threads.extract()?;
+    let proc_of = |pid: i64| -> i64 { *thread_of.get(&pid).unwrap_or(&pid) };
+    let exec_line: HashMap<i64, i64> = exec_line.extract()?;
+    let mut named: HashSet<i64> = HashSet::default();
+    for p in named_python.iter()? {
+        named.insert(p?.extract()?);
+    }
+    let scripts: HashMap<i64, (String, String)> = scripts.extract()?;
+    let marked: HashSet<i64> = marked_pids.iter().map(|&p| proc_of(p)).collect();
+    let is_main_script = |proc: i64, path: &str| -> bool {
+        match scripts.get(&proc) {
+            Some((a, tail)) => path == a || path.ends_with(tail.as_str()),
+            None => false,
+        }
+    };
     let mut roots: Vec<String> = listed.difference(&packages).cloned().collect();
     roots.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
     let set: HashSet<String> = roots.iter().cloned().collect();
     let roots = Roots { roots, set };
     let mut opened_modules: HashSet<i64> = HashSet::default();
-    for (proc, f) in &candidates {
-        if !opened_modules.contains(proc) && roots.module_name(py, f)?.is_some() {
-            opened_modules.insert(*proc);
+    for &(pid, f) in &candidates {
+        let proc = proc_of(pid);
+        if !opened_modules.contains(&proc) && roots.module_name(py, f)?.is_some() {
+            opened_modules.insert(proc);
         }
     }
     // 1 = markers, 2 = lookups
