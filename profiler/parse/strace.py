@@ -228,12 +228,16 @@ class _Parse:
 
 
 def _native():
-    """The native fast path (profiler/native/, built by `make setup`), or None without it."""
+    """The native fast path (profiler/native/, built by `make setup`), or None without it (or
+    with a build older than the sources: parse_lines' arguments and results changed)."""
     try:
         from profiler.parse import _strace_native
     except ImportError:
         return None
-    return _strace_native
+    return _strace_native if getattr(_strace_native, "PARSE_LINES_VERSION", 0) == _PARSE_LINES_VERSION else None
+
+
+_PARSE_LINES_VERSION = 2  # the parse_lines this module calls (profiler/native/src/lib.rs)
 
 
 # the native parser makes its rows Syscall instances directly when Syscall has tuple's exact

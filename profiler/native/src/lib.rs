@@ -971,6 +971,9 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
 #[pymodule]
 fn _strace_native(_py: Python, m: &PyModule) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_lines, m)?)?;
+    // what parse_lines takes and returns: profiler/parse/strace.py ignores a build of another
+    // version (one made before the sources changed and `make setup` rebuilt it)
+    m.add("PARSE_LINES_VERSION", 2)?;
     Ok(())
 }
 
