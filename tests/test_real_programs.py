@@ -274,6 +274,23 @@ def test_warnings_are_summed_up_by_kind():
     assert warning_kind("no-site @ 3.12.1: failed (exited with code 1)") == "no-site @ N.N failed"
 
 
+def test_a_kind_said_once_keeps_its_figures(capsys, monkeypatch):
+    """The summary line groups warnings by kind without their figures; a kind said once is shown
+    with its own ("unavailable on 3.12", never "on N.N")."""
+    from profiler.commands import _common
+
+    monkeypatch.setattr(_common, "_HELD", [])
+    monkeypatch.setattr(_common, "_WARNED", set())
+    monkeypatch.setenv("IMPORTPROF_VERBOSE", "0")
+    for w in ("default @ 3.12.1: the spread is too wide to trust (stddev 63%)", "no-site @ 3.12.1: the spread is too wide to trust (stddev 20%)",
+              "variants oxidized, filesystem, in-memory unavailable on 3.12: python-oxidized-importer 0.9 works with 3.8-3.11"):
+        _common.warn(w)
+    _common.flush_warnings()
+    line = capsys.readouterr().err.strip()
+    assert line == ("importprof: warning: 3 warnings: 2 × the spread is too wide to trust; variants oxidized, filesystem, "
+                    "in-memory unavailable on 3.12 (--verbose shows each)"), line
+
+
 @pytest.mark.slow
 def test_warnings_come_after_the_table_in_one_line(cli, real_python):
     args = ("startup", "--python", real_python, "--runs", "2", "--warmup", "0", "--variant", "default,isolated,no-frozen",

@@ -66,7 +66,9 @@ def flush_warnings() -> None:
         from collections import Counter
 
         kinds = Counter(warning_kind(w) for w in held)
-        text = "; ".join(f"{n} × {k}" if n > 1 else k for k, n in kinds.most_common())
+        # a kind said once is said with its own figures ("unavailable on 3.12", not "on N.N")
+        once = {warning_kind(w): _gist(w) for w in held}
+        text = "; ".join(f"{n} × {k}" if n > 1 else once[k] for k, n in kinds.most_common())
         sys.stderr.write(f"importprof: warning: {len(held)} warnings: {text} (--verbose shows each)\n")
     sys.stderr.flush()
 
@@ -74,6 +76,14 @@ def flush_warnings() -> None:
 def warning_kind(message: str) -> str:
     """What a warning says, without whose it is or its figures: `default @ 3.12.1: the spread
     is too wide to trust (stddev 63% ...)` → `the spread is too wide to trust`."""
+    import re
+
+    return re.sub(r"\d+(\.\d+)?", "N", _gist(message)).strip() or message
+
+
+def _gist(message: str) -> str:
+    """A warning's first clause, without whose it is: `default @ 3.12.1: the spread is too wide
+    to trust (stddev 63% ...)` → `the spread is too wide to trust`."""
     import re
 
     head, sep, rest = message.partition(": ")
@@ -85,7 +95,7 @@ def warning_kind(message: str) -> str:
     text = re.split(r" \(|: |; ", text)[0]
     if who and text.startswith("failed"):
         text = f"{head} failed"  # which one failed is the news
-    return re.sub(r"\d+(\.\d+)?", "N", text).strip() or message
+    return text.strip() or message
 
 
 def info(message: str) -> None:
