@@ -237,7 +237,7 @@ def _native():
     return _strace_native if getattr(_strace_native, "PARSE_LINES_VERSION", 0) == _PARSE_LINES_VERSION else None
 
 
-_PARSE_LINES_VERSION = 2  # the parse_lines this module calls (profiler/native/src/lib.rs)
+_PARSE_LINES_VERSION = 3  # the parse_lines this module calls (profiler/native/src/lib.rs)
 
 
 # the native parser makes its rows Syscall instances directly when Syscall has tuple's exact
@@ -302,9 +302,11 @@ def _parse_native(text: str, mod, pairs: bool = True) -> StraceLog:
     """The native fast path: profiler/native/src/lib.rs makes the fields of each usual line
     (the same decisions as _parse_text) and joins the usual `<unfinished ...>`/`<... resumed>`
     pairs (the same record the general path makes of them: a multi-process log is half made of
-    such halves), the general path takes the others. Runs of native rows become Syscalls in
-    one C-level extend; a log that passes midnight is read again without the joined pairs,
-    row by row."""
+    such halves), the general path takes the others. Every head strace writes is read natively
+    (a pid, `[pid N]` or none; a -t, -tt or -ttt time or none), and calls with or without -T
+    durations and -y paths. Runs of native rows become Syscalls in one C-level extend; a log
+    that passes midnight (or holds a head the native parser leaves to Python) is read again
+    without the joined pairs, row by row."""
     ends_with_newline = text.endswith("\n")
     pairs = pairs and _RECORD is not None  # the row-by-row way below reads a row's place as its line
     rows, general_at, general_lines, jumps, n, events = mod.parse_lines(text, _KINDS, _RECORD, pairs, _EVENT if pairs else None)
@@ -316,23 +318,20 @@ def _parse_native(text: str, mod, pairs: bool = True) -> StraceLog:
     new = _tuple_new
     start = 0
     if not jumps and _RECORD is not None:  # the rows are Syscalls already
+        # without jumps the native parser read every time of the log and none passed midnight:
+        # the general path adds no day (its last time is left unset, the native rows between
+        # its lines not being read for their times)
         for i, lineno in zip(general_at, general_lines):
             if start < i:
                 syscalls.extend(rows[start:i])
-                state.last_t = rows[i - 1][1]
+            state.last_t = None
             general(rows[i], lineno)
             start = i + 1
-            if state.day:  # a general line passed midnight: add the days row by row from here
-                if pairs:
-                    return _parse_native(text, mod, pairs=False)
-                break
-        else:
-            if start < len(rows):
-                syscalls.extend(rows[start:])
-                state.last_t = rows[-1][1]
-            if events:  # the native ones and the general path's, in line order
-                state.events = sorted(state.events + events, key=_LINE_OF_EVENT)
-            return state.result()
+        if start < len(rows):
+            syscalls.extend(rows[start:])
+        if events:  # the native ones and the general path's, in line order
+            state.events = sorted(state.events + events, key=_LINE_OF_EVENT)
+        return state.result()
     # without pairs, a row's place is its line
     day, last_t = state.day, state.last_t
     for lineno in range(start + 1, len(rows) + 1):
@@ -343,6 +342,9 @@ def _parse_native(text: str, mod, pairs: bool = True) -> StraceLog:
             day, last_t = state.day, state.last_t
             continue
         t = row[1]
+        if t is None:  # no time on this line: nothing to add
+            syscalls.append(row if row.__class__ is Syscall else new(Syscall, row))
+            continue
         if last_t is not None and t + day < last_t - 43200:  # the clock passed midnight
             day += 86400.0
         if day:

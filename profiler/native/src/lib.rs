@@ -231,13 +231,9 @@ fn first_fd(args: &str) -> Option<&str> {
     }
 }
 
-/// The pieces the fast regular expression of strace.py captures, found by hand (the same
-/// leftmost-first, greedy choices): pid, (h, m, s) or epoch seconds, name, args, ret, ret
-/// path, extra, duration.
+/// The pieces of a call's body (what follows the head) the general path reads: name, args
+/// (the text between the parentheses), ret, ret path, extra (after them), duration.
 struct Line<'a> {
-    pid: &'a str,
-    hms: Option<(&'a str, &'a str, &'a str)>,
-    epoch: &'a str,
     name: &'a str,
     args: &'a str,
     ret: &'a str,
@@ -246,122 +242,227 @@ struct Line<'a> {
     dur: Option<&'a str>,
 }
 
-/// The head both line readers share: `(\d+) +` then `(\d+):(\d\d):(\d\d\.\d+)` or
-/// `(\d+\.\d+)` → (pid, (h, m, s) or "", epoch or "", the index just after the time).
-fn time_head(line: &str) -> Option<(&str, Option<(&str, &str, &str)>, &str, usize)> {
-    let b = line.as_bytes();
-    // (\d+) +
-    let e = digits(b, 0);
-    if e == 0 || e >= b.len() || b[e] != b' ' {
-        return None;
+/// A character Python's `\s` takes among the ASCII ones.
+#[inline]
+fn py_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1f)
+}
+
+/// The byte at i, 0 past the end.
+#[inline]
+fn at(b: &[u8], i: usize) -> u8 {
+    if i < b.len() {
+        b[i]
+    } else {
+        0
     }
-    let pid = &line[..e];
-    let mut i = e;
-    while i < b.len() && b[i] == b' ' {
+}
+
+/// `\s*` at i, ASCII: its end, or None when a non-ASCII character follows (Python's `\s` and
+/// `\d` take some of those: the general path decides).
+#[inline]
+fn skip_ws(b: &[u8], mut i: usize) -> Option<usize> {
+    while i < b.len() && py_ws(b[i]) {
         i += 1;
     }
-    let start = i;
-    let d = digits(b, i);
-    if d == start || d >= b.len() {
-        return None;
-    }
-    if b[d] == b':' {
-        let m0 = d + 1;
-        if m0 + 3 > b.len() || !b[m0].is_ascii_digit() || !b[m0 + 1].is_ascii_digit() || b[m0 + 2] != b':' {
-            return None;
-        }
-        let s0 = m0 + 3;
-        if s0 + 3 > b.len() || !b[s0].is_ascii_digit() || !b[s0 + 1].is_ascii_digit() || b[s0 + 2] != b'.' {
-            return None;
-        }
-        let s1 = digits(b, s0 + 3);
-        if s1 == s0 + 3 {
-            return None;
-        }
-        Some((pid, Some((&line[start..d], &line[m0..m0 + 2], &line[s0..s1])), "", s1))
-    } else if b[d] == b'.' {
-        let f = digits(b, d + 1);
-        if f == d + 1 {
-            return None;
-        }
-        Some((pid, None, &line[start..f], f))
-    } else {
+    if at(b, i) >= 0x80 {
         None
+    } else {
+        Some(i)
     }
 }
 
-/// `NAME(ARGS) *= ?` at the end of a line without a duration (exit_group, a call the end of
-/// its process cut): what the general path makes of it (no duration, errno or returned path).
-#[allow(clippy::too_many_arguments)]
-fn no_duration<'a>(
-    line: &'a str,
-    end: usize,
-    a0: usize,
-    pid: &'a str,
-    hms: Option<(&'a str, &'a str, &'a str)>,
-    epoch: &'a str,
-    n0: usize,
-    n1: usize,
-) -> Option<Line<'a>> {
-    let b = line.as_bytes();
-    if end < a0 + 4 || &b[end - 3..end] != b"= ?" {
-        return None;
+/// `\d+` at i, ASCII: its end (i when none), or None when a non-ASCII character follows.
+#[inline]
+fn digits_sure(b: &[u8], i: usize) -> Option<usize> {
+    let e = digits(b, i);
+    if at(b, e) >= 0x80 {
+        None
+    } else {
+        Some(e)
     }
-    let mut p = end - 3;
-    while p > a0 && b[p - 1] == b' ' {
-        p -= 1;
-    }
-    if p <= a0 || b[p - 1] != b')' {
-        return None;
-    }
-    Some(Line { pid, hms, epoch, name: &line[n0..n1], args: &line[a0..p - 1], ret: "?", rpath: None, extra: "", dur: None })
 }
 
-fn split_line(line: &str) -> Option<Line<'_>> {
+/// What the general path's head pattern reads at the start of a (\r-trimmed) line:
+/// `(?:\[pid\s+(\d+)\]\s+|(\d+)\s+)?` then `(?:(\d+):(\d\d):(\d\d(?:\.\d+)?)\s+|(\d+\.\d+)\s+)?`
+/// → (pid, 0 without one; seconds, None without a time; where the body begins). None when
+/// unsure: a non-ASCII character where the pattern could take it as a digit or white space, or
+/// a number past 64 bits.
+fn head(line: &str) -> Option<(i64, Option<f64>, usize)> {
     let b = line.as_bytes();
-    // (\d+) +(\d+):(\d\d):(\d\d\.\d+) | (\d+\.\d+), then one space
-    let (pid, hms, epoch, after) = time_head(line)?;
-    if after >= b.len() || b[after] != b' ' {
+    if at(b, 0) >= 0x80 {
         return None;
     }
+    let mut pid: i64 = 0;
+    let mut i = 0;
+    if b.starts_with(b"[pid") {
+        let j = skip_ws(b, 4)?;
+        if j > 4 {
+            let e = digits_sure(b, j)?;
+            if e > j && at(b, e) == b']' {
+                let k = skip_ws(b, e + 1)?;
+                if k > e + 1 {
+                    pid = line[j..e].parse().ok()?;
+                    i = k;
+                }
+            }
+        }
+    } else if at(b, 0).is_ascii_digit() {
+        let e = digits_sure(b, 0)?;
+        if py_ws(at(b, e)) {
+            pid = line[..e].parse().ok()?;
+            i = skip_ws(b, e)?;
+        }
+    }
+    let mut t = None;
+    if at(b, i).is_ascii_digit() {
+        let d = digits_sure(b, i)?;
+        if at(b, d) == b':' {
+            // (\d+):(\d\d):(\d\d(?:\.\d+)?)\s+
+            for k in [d + 1, d + 2, d + 4, d + 5] {
+                if at(b, k) >= 0x80 {
+                    return None;
+                }
+            }
+            if at(b, d + 1).is_ascii_digit() && at(b, d + 2).is_ascii_digit() && at(b, d + 3) == b':' && at(b, d + 4).is_ascii_digit() && at(b, d + 5).is_ascii_digit() {
+                let mut s1 = d + 6;
+                if at(b, s1) == b'.' {
+                    let f = digits_sure(b, s1 + 1)?;
+                    if f > s1 + 1 && py_ws(at(b, f)) {
+                        s1 = f;
+                    }
+                }
+                if py_ws(at(b, s1)) {
+                    let h: i64 = line[i..d].parse().ok()?;
+                    let m: i64 = line[d + 1..d + 3].parse().ok()?;
+                    let s: f64 = line[d + 4..s1].parse().ok()?;
+                    t = Some((h * 3600 + m * 60) as f64 + s);
+                    i = skip_ws(b, s1)?;
+                } else if at(b, s1) >= 0x80 {
+                    return None;
+                }
+            }
+        } else if at(b, d) == b'.' {
+            // (\d+\.\d+)\s+
+            let f = digits_sure(b, d + 1)?;
+            if f > d + 1 && py_ws(at(b, f)) {
+                t = Some(line[i..f].parse().ok()?);
+                i = skip_ws(b, f)?;
+            }
+        }
+    }
+    Some((pid, t, i))
+}
+
+/// The end of the argument list that begins at a0 (just after `name(`), as strace.py's
+/// split_args finds it: the bracket closing the call, with quoted strings and `-y` decorations
+/// (a `<...>` after a digit or a D) skipped whole. None when a string or decoration is not
+/// closed (the general path decides).
+fn close_paren(b: &[u8], a0: usize) -> Option<usize> {
+    let mut depth = 1usize;
+    let mut i = a0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let mut j = i + 1;
+                loop {
+                    match at(b, j) {
+                        0 if j >= b.len() => return None,
+                        b'\\' => {
+                            if j + 1 >= b.len() {
+                                return None;
+                            }
+                            j += 2;
+                        }
+                        b'"' => break,
+                        _ => j += 1,
+                    }
+                }
+                i = j + 1;
+            }
+            b'<' if b[i - 1].is_ascii_digit() || b[i - 1] == b'D' => {
+                let (_, _, end) = deco(b, i)?;
+                i = end;
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// `-?\d+` or `\?` at r0 (the return value; a hex value begins with a digit, so the general
+/// path's `-?\d+` takes its 0): Some(Some(end)), Some(None) when there is none, None when a
+/// non-ASCII character follows the digits (Python's `\d` may take it: the general path decides).
+fn ret_end(b: &[u8], r0: usize, lim: usize) -> Option<Option<usize>> {
+    let c = at(b, r0);
+    if r0 < lim && (c == b'-' || c.is_ascii_digit()) {
+        let s = if c == b'-' { r0 + 1 } else { r0 };
+        let e = digits(&b[..lim], s);
+        if at(b, e) >= 0x80 {
+            return None;
+        }
+        Some(if e == s { None } else { Some(e) })
+    } else if r0 < lim && c == b'?' {
+        Some(Some(r0 + 1))
+    } else {
+        Some(None)
+    }
+}
+
+/// The call in a line's body, as the general path reads it (`_parse_call`): with a -T
+/// duration at the end, what its fast pattern takes (`NAME\((.*)\) *= RET(<PATH>)?(.*?)
+/// <DUR>`); without one, the argument list split_args closes, then `\s*=\s+RET(<PATH>)?EXTRA`
+/// with no `<` or `>` in EXTRA. None for any other shape (the general path decides).
+fn call_of(body: &str) -> Option<Line<'_>> {
+    let b = body.as_bytes();
     // ([A-Za-z_][A-Za-z0-9_]*)\(
-    let n0 = after + 1;
-    if n0 >= b.len() || !(b[n0].is_ascii_alphabetic() || b[n0] == b'_') {
+    if b.is_empty() || !(b[0].is_ascii_alphabetic() || b[0] == b'_') {
         return None;
     }
-    let mut n1 = n0 + 1;
+    let mut n1 = 1;
     while n1 < b.len() && (b[n1].is_ascii_alphanumeric() || b[n1] == b'_') {
         n1 += 1;
     }
-    if n1 >= b.len() || b[n1] != b'(' {
+    if at(b, n1) != b'(' {
         return None;
     }
     let a0 = n1 + 1;
-    // the end: " <(\d+\.\d+)>" then an optional \r
-    let mut end = b.len();
-    if end > 0 && b[end - 1] == b'\r' {
-        end -= 1;
+    let end = b.len();
+    // the end: " <(\d+\.\d+)>"
+    let mut dur = None;
+    if end > 0 && b[end - 1] == b'>' {
+        let close = end - 1;
+        let mut k = close;
+        while k > 0 && b[k - 1].is_ascii_digit() {
+            k -= 1;
+        }
+        if k != close && k > 0 && b[k - 1] == b'.' {
+            let dot = k - 1;
+            let mut k2 = dot;
+            while k2 > 0 && b[k2 - 1].is_ascii_digit() {
+                k2 -= 1;
+            }
+            if k2 != dot && k2 >= 2 && b[k2 - 1] == b'<' && b[k2 - 2] == b' ' {
+                dur = Some((k2, close));
+            }
+        }
     }
-    if end == 0 || b[end - 1] != b'>' {
-        return no_duration(line, end, a0, pid, hms, epoch, n0, n1);
-    }
-    let close = end - 1;
-    let mut k = close;
-    while k > 0 && b[k - 1].is_ascii_digit() {
-        k -= 1;
-    }
-    if k == close || k == 0 || b[k - 1] != b'.' {
-        return None;
-    }
-    let dot = k - 1;
-    let mut k2 = dot;
-    while k2 > 0 && b[k2 - 1].is_ascii_digit() {
-        k2 -= 1;
-    }
-    if k2 == dot || k2 < 2 || b[k2 - 1] != b'<' || b[k2 - 2] != b' ' {
-        return None;
-    }
-    let dur = Some(&line[k2..close]);
+    let (k2, close) = match dur {
+        Some(d) => d,
+        None => return plain_call(body, n1),
+    };
+    let dur = Some(&body[k2..close]);
     let suffix = k2 - 2; // where " <dur>" begins: extra ends here
     // greedy (.*)\) *= : the last ')' after which ` *= ` and a return value follow
     let mut p = suffix;
@@ -379,93 +480,61 @@ fn split_line(line: &str) -> Option<Line<'_>> {
         }
         let r0 = q + 2;
         // (-?\d+|0x[0-9a-fA-F]+|\?) — in this order, as the alternation tries them
-        let r1 = if r0 < suffix && (b[r0] == b'-' || b[r0].is_ascii_digit()) {
-            let s = if b[r0] == b'-' { r0 + 1 } else { r0 };
-            let e = digits(&b[..suffix], s);
-            if e == s {
-                0
-            } else {
-                e
-            }
-        } else {
-            0
-        };
-        let r1 = if r1 != 0 {
-            r1
-        } else if r0 + 2 < suffix && b[r0] == b'0' && b[r0 + 1] == b'x' && b[r0 + 2].is_ascii_hexdigit() {
-            let mut e = r0 + 2;
-            while e < suffix && b[e].is_ascii_hexdigit() {
-                e += 1;
-            }
-            e
-        } else if r0 < suffix && b[r0] == b'?' {
-            r0 + 1
-        } else {
-            continue;
-        };
-        // (?:<([^<>\\]*(?:\\.[^<>\\]*)*)>)?
-        let mut rpath = None;
-        let mut x0 = r1;
-        if r1 < suffix && b[r1] == b'<' {
-            let mut j = r1 + 1;
-            let mut ok = false;
-            while j < suffix {
-                match b[j] {
-                    b'\\' => {
-                        if j + 1 >= suffix {
-                            break;
-                        }
-                        j += 2;
-                        continue;
-                    }
-                    b'<' => break,
-                    b'>' => {
-                        ok = true;
-                        break;
-                    }
-                    _ => j += 1,
-                }
-            }
-            if ok {
-                rpath = Some(&line[r1 + 1..j]);
-                x0 = j + 1;
-            }
+        match ret_end(b, r0, suffix)? {
+            Some(r1) => return Some(with_result(body, n1, p, r0, r1, suffix, dur)),
+            None => continue,
         }
-        return Some(Line {
-            pid,
-            hms,
-            epoch,
-            name: &line[n0..n1],
-            args: &line[a0..p],
-            ret: &line[r0..r1],
-            rpath,
-            extra: &line[x0..suffix],
-            dur,
-        });
     }
     None
 }
 
-/// One line → Some(tuple of Syscall fields) or None (the general path takes it).
+/// The record's pieces once the return value is found: `(?:<PATH>)?` after it, the rest up to
+/// `suffix` the extra text.
+fn with_result<'a>(body: &'a str, n1: usize, p: usize, r0: usize, r1: usize, suffix: usize, dur: Option<&'a str>) -> Line<'a> {
+    let b = body.as_bytes();
+    let mut rpath = None;
+    let mut x0 = r1;
+    if let Some((s, e, end)) = deco(&b[..suffix], r1) {
+        rpath = Some(&body[s..e]);
+        x0 = end;
+    }
+    Line { name: &body[..n1], args: &body[n1 + 1..p], ret: &body[r0..r1], rpath, extra: &body[x0..suffix], dur }
+}
+
+/// A call without a duration (strace without -T, or `= ?`): the general path's split_args end
+/// of the arguments, then `\s*=\s+`, the return value, its path, and an extra text holding no
+/// `<` or `>` (which the general path could read as a duration).
+fn plain_call(body: &str, n1: usize) -> Option<Line<'_>> {
+    let b = body.as_bytes();
+    let p = close_paren(b, n1 + 1)?;
+    let q = skip_ws(b, p + 1)?;
+    if at(b, q) != b'=' || !py_ws(at(b, q + 1)) {
+        return None;
+    }
+    let r0 = skip_ws(b, q + 1)?;
+    let r1 = ret_end(b, r0, b.len())??;
+    let line = with_result(body, n1, p, r0, r1, b.len(), None);
+    if line.extra.bytes().any(|c| c == b'<' || c == b'>') {
+        return None;
+    }
+    Some(line)
+}
+
+/// One call's body (what follows the line's head) → Some(tuple of Syscall fields) or None (the
+/// general path takes it).
+#[allow(clippy::too_many_arguments)]
 fn fast<'p>(
     py: Python<'p>,
     r: &Res,
     kinds: &HashMap<String, i64>,
     names: &mut HashMap<String, PyObject>,
     pid_objs: &mut HashMap<i64, PyObject>, // one int per pid, shared by its rows
-    line: &str,
+    pid: i64,
+    t: Option<f64>,
+    body: &str,
     lineno: usize,
-) -> Option<(PyObject, f64)> {
-    let c = split_line(line)?;
-    let pid: i64 = c.pid.parse().ok()?;
-    let t: f64 = if let Some((h, m, s)) = c.hms {
-        let h: i64 = h.parse().ok()?;
-        let m: i64 = m.parse().ok()?;
-        let s: f64 = s.parse().ok()?;
-        (h * 3600 + m * 60) as f64 + s
-    } else {
-        c.epoch.parse().ok()?
-    };
+) -> Option<PyObject> {
+    let c = call_of(body)?;
     let name = c.name;
     let args = c.args;
     let mut path: Option<String> = None;
@@ -545,6 +614,9 @@ fn fast<'p>(
     } else {
         ret_s.parse::<i64>().ok()?.into_py(py)
     };
+    if c.extra.bytes().any(|x| (0x1c..=0x1f).contains(&x)) {
+        return None; // white space to Python's `\s`, not to the regex crate's: the general path reads the errno
+    }
     let errno: PyObject = if c.extra.is_empty() {
         py.None()
     } else {
@@ -583,7 +655,7 @@ fn fast<'p>(
     let pid_obj = pid_objs.entry(pid).or_insert_with(|| pid.into_py(py)).clone_ref(py);
     let items: [PyObject; 14] = [
         pid_obj,
-        t.into_py(py),
+        t.map_or_else(|| py.None(), |t| t.into_py(py)),
         name_obj,
         args_obj,
         ret,
@@ -597,7 +669,7 @@ fn fast<'p>(
         cut.into_py(py),
         argv.map_or_else(|| py.None(), |a| pytuple(py, a.iter().map(|x| pystr(py, x)).collect())),
     ];
-    Some((pytuple(py, Vec::from(items)), t))
+    Some(pytuple(py, Vec::from(items)))
 }
 
 /// One str per text (names, errnos, paths: the same paths come back in every process of a log,
@@ -635,29 +707,6 @@ fn pytuple(py: Python, items: Vec<PyObject>) -> PyObject {
 unsafe fn untrack(t: &PyObject) {
     // (PyObject_GC_UnTrack is a no-op on an object already untracked)
     ffi::PyObject_GC_UnTrack(t.as_ptr() as *mut std::os::raw::c_void);
-}
-
-/// The head of a line in the strict usual form: `PID +TIME ` (TIME: `H:MM:SS.f` or `S.f`)
-/// → (pid, seconds, where the body begins). None for any other shape.
-fn strict_head(line: &str) -> Option<(i64, f64, usize)> {
-    let b = line.as_bytes();
-    let (pid, hms, epoch, after) = time_head(line)?;
-    let pid: i64 = pid.parse().ok()?;
-    let t = match hms {
-        Some((h, m, s)) => {
-            let h: i64 = h.parse().ok()?;
-            let m: i64 = m.parse().ok()?;
-            let s: f64 = s.parse().ok()?;
-            (h * 3600 + m * 60) as f64 + s
-        }
-        None => epoch.parse().ok()?,
-    };
-    // exactly one space, then a body that does not begin with white space (the general path's
-    // head pattern would take more of it)
-    if after + 1 >= b.len() || b[after] != b' ' || b[after + 1].is_ascii_whitespace() {
-        return None;
-    }
-    Some((pid, t, after + 1))
 }
 
 const UNFINISHED: &str = " <unfinished ...>";
@@ -733,27 +782,35 @@ fn event_of(body: &str) -> Option<(&'static str, &str)> {
 struct Pending<'a> {
     slot: usize,
     line: &'a str, // the unfinished line, without trailing \r and without " <unfinished ...>"
+    body: usize,   // where its body begins in `line`
     name: &'a str,
+    time: Option<f64>,
     lineno: usize,
 }
 
 /// parse_lines(text, kinds, record, pairs=False, event=None) → (rows, general, lines, jumps, n,
-/// events): `rows` holds
-/// the records in the order of the lines that start them: the fields of a Syscall (a tuple),
-/// or a line's text for the general path; `general` lists the positions of the text items in
-/// `rows` and `lines` their (1-based) line numbers; `jumps` says whether the time of a line is
-/// more than 12 hours before the previous one's (a log passing midnight: the caller then adds
-/// the days line by line); `n` is the number of lines (as the general path counts them). `kinds`: {syscall name: 0 (path first), 1 (path after a dirfd), 2
-/// (exec)}. The last line, when the text does not end with a newline, is always text (a cut
-/// line).
+/// events): `rows` holds the records in the order of the lines that start them: the fields of a
+/// Syscall (a tuple), or a line's text for the general path; `general` lists the positions of
+/// the text items in `rows` and `lines` their (1-based) line numbers; `jumps` says whether the
+/// time of a line is more than 12 hours before the previous line's with a time (a log passing
+/// midnight: the caller then adds the days line by line), or a line's head is not read here
+/// (it may hold a time); without jumps the general path never adds a day; `n` is the
+/// number of lines (as the general path counts them). `kinds`: {syscall name: 0 (path first),
+/// 1 (path after a dirfd), 2 (exec)}. The last line, when the text does not end with a
+/// newline, is always text (a cut line).
+///
+/// Every head the general path reads is read here (a pid or `[pid N]` or none, a -t/-tt/-ttt
+/// time or none), and a call with a -T duration or without one; a line whose head is not
+/// plain ASCII where it matters is text, and ends the joining of pairs (its pid is the general
+/// path's to read).
 ///
 /// `pairs`: an `<unfinished ...>` line and the `<... NAME resumed>` line of the same pid that
 /// comes next for that pid are joined here, as the general path joins them (the record takes
-/// the unfinished line's place, time and line number; the resumed line is no item), when both
-/// are in the usual form, nothing else of that pid comes between them, the general path holds
-/// no unfinished call of that pid, and the joined text takes the fast path; anything else
-/// leaves both lines to the general path, in their places. With pairs the caller parses again
-/// without them when the log passes midnight.
+/// the unfinished line's place, time and line number; the resumed line is no item), when
+/// nothing else of that pid comes between them, the general path holds no unfinished call of
+/// that pid, and the joined text is read here; anything else leaves both lines to the general
+/// path, in their places. With pairs the caller parses again without them when the log passes
+/// midnight.
 ///
 /// `record`: None, or a subclass of tuple with tuple's exact layout (no __dict__, no extra
 /// slots: Syscall, a NamedTuple with `__slots__ = ()`, checked by the caller); the rows are
@@ -761,9 +818,9 @@ struct Pending<'a> {
 /// instance holds), as `tuple.__new__(record, row)` would make them, without the copy.
 ///
 /// `event`: None, or ProcessEvent (with tuple's layout, as `record`): while pairing, the `+++
-/// exited with N +++`, `+++ killed by SIG` and `--- SIGNAL` lines in the usual form of a pid the
-/// general path holds no unfinished call of become its instances in `events` (in line order;
-/// the caller merges them with the general path's by line), not text.
+/// exited with N +++`, `+++ killed by SIG` and `--- SIGNAL` lines of a pid the general path
+/// holds no unfinished call of become its instances in `events` (in line order; the caller
+/// merges them with the general path's by line), not text.
 #[pyfunction]
 #[pyo3(text_signature = "(text, kinds, record, pairs=False, event=None)")]
 fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyType>, pairs: Option<bool>, event: Option<&PyType>) -> PyResult<PyObject> {
@@ -788,8 +845,9 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
     // and no line since that ends it): their next unfinished line is the general path's too
     let mut held: HashSet<i64> = HashSet::default();
     let mut events: Vec<PyObject> = Vec::new();
-    let as_event = |pid: i64, t: f64, kind: &str, value: &str, lineno: usize, cls: &PyType| -> PyObject {
-        let e = pytuple(py, vec![pid.into_py(py), t.into_py(py), pystr(py, kind), pystr(py, value), lineno.into_py(py)]);
+    let as_event = |pid: i64, t: Option<f64>, kind: &str, value: &str, lineno: usize, cls: &PyType| -> PyObject {
+        let time = t.map_or_else(|| py.None(), |t| t.into_py(py));
+        let e = pytuple(py, vec![pid.into_py(py), time, pystr(py, kind), pystr(py, value), lineno.into_py(py)]);
         unsafe {
             let tp = cls.as_ptr();
             ffi::Py_INCREF(tp);
@@ -798,13 +856,17 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
         }
         e
     };
-    let mark = |t: f64, last: &mut Option<f64>, jumps: &mut bool| {
-        if let Some(l) = *last {
-            if t < l - 43200.0 {
-                *jumps = true;
+    // every time the general path reads, in line order: `jumps` when one is more than 12 hours
+    // before the previous one
+    let mark = |t: Option<f64>, last: &mut Option<f64>, jumps: &mut bool| {
+        if let Some(t) = t {
+            if let Some(l) = *last {
+                if t < l - 43200.0 {
+                    *jumps = true;
+                }
             }
+            *last = Some(t);
         }
-        *last = Some(t);
     };
     let as_text = |out: &mut Vec<Option<PyObject>>, general: &mut Vec<usize>, glines: &mut Vec<usize>, slot: Option<usize>, line: &str, lineno: usize| {
         let s: PyObject = pystr(py, line);
@@ -836,114 +898,83 @@ fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyTy
     };
     if !text.is_empty() {
         let ends = text.ends_with('\n');
-        let body = if ends { &text[..text.len() - 1] } else { text };
-        let mut lines = body.split('\n').enumerate().peekable();
+        let whole = if ends { &text[..text.len() - 1] } else { text };
+        let mut lines = whole.split('\n').enumerate().peekable();
         while let Some((i, line)) = lines.next() {
             let lineno = i + 1;
             n = lineno;
             let cut = !ends && lines.peek().is_none();
-            if pairing {
-                if line.starts_with('[') || (line.as_bytes().first().map_or(false, |c| c.is_ascii_digit()) && {
-                    let e = digits(line.as_bytes(), 0);
-                    e < line.len() && line.as_bytes()[e] != b' ' && line.as_bytes()[e].is_ascii_whitespace()
-                }) {
-                    // `[pid N]` heads, or a pid followed by other white space: the general path's
-                    // own reading of pids; no more joining in this log
-                    pairing = false;
-                    let mut left: Vec<Pending> = pending.drain().map(|(_, p)| p).collect();
-                    left.sort_by_key(|p| p.slot);
-                    for p in left {
-                        let whole = format!("{}{}", p.line, UNFINISHED);
-                        as_text(&mut out, &mut general, &mut glines, Some(p.slot), &whole, p.lineno);
-                    }
-                }
-            }
             let trimmed = line.trim_end_matches('\r');
-            // the head is read here only for a pid with an unfinished call held; else after
-            // the fast path, when the line is not a usual record
-            let mut head = None;
-            let mut head_read = !pairing;
-            if pairing && !pending.is_empty() {
-                let lb = trimmed.as_bytes();
-                let e = digits(lb, 0);
-                if e > 0 && e < lb.len() && lb[e] == b' ' && trimmed[..e].parse::<i64>().map_or(false, |pid| pending.contains_key(&pid)) {
-                    head = strict_head(trimmed);
-                    head_read = true;
+            let h = head(trimmed);
+            match h {
+                Some((_, t, _)) => mark(t, &mut last, &mut jumps),
+                None => jumps = true, // a time the general path may read and this does not
+            }
+            if pairing && h.is_none() {
+                // a head read the general path's own way: its pid is unknown here, so no more
+                // joining in this log
+                pairing = false;
+                let mut left: Vec<Pending> = pending.drain().map(|(_, p)| p).collect();
+                left.sort_by_key(|p| p.slot);
+                for p in left {
+                    let whole = format!("{}{}", p.line, UNFINISHED);
+                    as_text(&mut out, &mut general, &mut glines, Some(p.slot), &whole, p.lineno);
                 }
             }
-            if let Some((pid, t, b0)) = head {
-                if let Some(p) = pending.remove(&pid) {
-                    let mut joined = None;
-                    if !cut {
-                        if let Some(rest) = resumed_rest(&trimmed[b0..], p.name) {
-                            mark(t, &mut last, &mut jumps);
-                            let whole = format!("{}{}", p.line, rest);
-                            if let Some((row, _)) = fast(py, &r, &k, &mut names, &mut pid_objs, &whole, p.lineno) {
-                                joined = Some(row);
+            if let Some((pid, t, b0)) = h {
+                let body = &trimmed[b0..];
+                if pairing {
+                    if let Some(p) = pending.remove(&pid) {
+                        let mut joined = None;
+                        if !cut {
+                            if let Some(rest) = resumed_rest(body, p.name) {
+                                let whole = format!("{}{}", &p.line[p.body..], rest);
+                                joined = fast(py, &r, &k, &mut names, &mut pid_objs, pid, p.time, &whole, p.lineno);
                             }
                         }
-                    }
-                    match joined {
-                        Some(row) => {
-                            out[p.slot] = Some(make(row));
-                            continue;
-                        }
-                        None => {
-                            let whole = format!("{}{}", p.line, UNFINISHED);
-                            as_text(&mut out, &mut general, &mut glines, Some(p.slot), &whole, p.lineno);
-                            held.insert(pid);
-                        }
-                    }
-                }
-            }
-            let row = if cut { None } else { fast(py, &r, &k, &mut names, &mut pid_objs, line, lineno) };
-            match row {
-                Some((t, time)) => {
-                    mark(time, &mut last, &mut jumps);
-                    out.push(Some(make(t)));
-                }
-                None => {
-                    if !head_read {
-                        head = strict_head(trimmed);
-                    }
-                    if let Some((pid, t, b0)) = head {
-                        let body = &trimmed[b0..];
-                        if let Some(cls) = event {
-                            if pairing && !cut && !held.contains(&pid) {
-                                if let Some((kind, value)) = event_of(body) {
-                                    mark(t, &mut last, &mut jumps);
-                                    events.push(as_event(pid, t, kind, value, lineno, cls));
-                                    continue;
-                                }
-                            }
-                        }
-                        if !cut && body.ends_with(UNFINISHED) && !held.contains(&pid) {
-                            if let Some(name) = call_name(body) {
-                                mark(t, &mut last, &mut jumps);
-                                pending.insert(pid, Pending { slot: out.len(), line: &trimmed[..trimmed.len() - UNFINISHED.len()], name, lineno });
-                                out.push(None);
+                        match joined {
+                            Some(row) => {
+                                out[p.slot] = Some(make(row));
                                 continue;
                             }
-                        }
-                        // what the general path does with the call it may hold for this pid
-                        if body.starts_with("<... ") || body.starts_with("+++ ") {
-                            held.remove(&pid);
-                        } else if body.ends_with(UNFINISHED) {
-                            held.insert(pid);
-                        }
-                    } else if pairing && trimmed.ends_with(UNFINISHED) {
-                        // an unfinished call in another form: its pid is the general path's to read
-                        let e = digits(trimmed.as_bytes(), 0);
-                        match trimmed[..e].parse::<i64>() {
-                            Ok(pid) => {
+                            None => {
+                                let whole = format!("{}{}", p.line, UNFINISHED);
+                                as_text(&mut out, &mut general, &mut glines, Some(p.slot), &whole, p.lineno);
                                 held.insert(pid);
                             }
-                            Err(_) => pairing = false,
                         }
                     }
-                    as_text(&mut out, &mut general, &mut glines, None, line, lineno);
+                }
+                if !cut {
+                    if let Some(row) = fast(py, &r, &k, &mut names, &mut pid_objs, pid, t, body, lineno) {
+                        out.push(Some(make(row)));
+                        continue;
+                    }
+                }
+                if pairing && !cut && !held.contains(&pid) {
+                    if let Some(cls) = event {
+                        if let Some((kind, value)) = event_of(body) {
+                            events.push(as_event(pid, t, kind, value, lineno, cls));
+                            continue;
+                        }
+                    }
+                    if body.ends_with(UNFINISHED) {
+                        if let Some(name) = call_name(body) {
+                            let line = &trimmed[..trimmed.len() - UNFINISHED.len()];
+                            pending.insert(pid, Pending { slot: out.len(), line, body: b0, name, time: t, lineno });
+                            out.push(None);
+                            continue;
+                        }
+                    }
+                }
+                // what the general path does with the call it may hold for this pid
+                if body.starts_with("<... ") || body.starts_with("+++ ") {
+                    held.remove(&pid);
+                } else if body.ends_with(UNFINISHED) {
+                    held.insert(pid);
                 }
             }
+            as_text(&mut out, &mut general, &mut glines, None, line, lineno);
         }
     }
     let mut left: Vec<Pending> = pending.drain().map(|(_, p)| p).collect();
@@ -973,7 +1004,7 @@ fn _strace_native(_py: Python, m: &PyModule) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_lines, m)?)?;
     // what parse_lines takes and returns: profiler/parse/strace.py ignores a build of another
     // version (one made before the sources changed and `make setup` rebuilt it)
-    m.add("PARSE_LINES_VERSION", 2)?;
+    m.add("PARSE_LINES_VERSION", 3)?;
     Ok(())
 }
 
