@@ -273,6 +273,75 @@ def test_fuzz_strace_log_to_summary(text):
     survives(parse_processes, text)
 
 
+def _strace_form(text: str, pid: str, clock: str, durations: bool, paths: bool) -> str:
+    """The log in another form strace writes: pid "keep" | "none" (no -f) | "bracket" (`[pid N]`,
+    -f to stderr); clock "keep" (-tt) | "none" | "t" | "ttt"; without -T durations; without -y
+    paths."""
+    import re
+
+    if not durations:
+        text = re.sub(r" <\d+\.\d+>(\r?)$", r"\1", text, flags=re.M)
+    if not paths:
+        text = re.sub(r"(?<=[0-9D])<[^<>\n]*>", "", text)
+
+    def move(m) -> str:
+        p = m.group(1) or ""
+        if clock == "none":
+            return p
+        if clock == "t":
+            return f"{p}{m.group(2)}:{m.group(3)}:{m.group(4)} "
+        if clock == "ttt":
+            return f"{p}{1700000000 + int(m.group(2)) * 3600 + int(m.group(3)) * 60 + int(m.group(4))}.{m.group(5)} "
+        return m.group()
+
+    text = re.sub(r"^(\d+ +)?(\d+):(\d\d):(\d\d)\.(\d+) ", move, text, flags=re.M)
+    if pid == "none":
+        text = re.sub(r"^\d+ +", "", text, flags=re.M)
+    elif pid == "bracket":
+        text = re.sub(r"^(\d+) +", lambda m: f"[pid {int(m.group(1)):5d}] ", text, flags=re.M)
+    return text
+
+
+_FORMED: dict[tuple, list[list[str]]] = {}
+
+
+@st.composite
+def strace_forms(draw):
+    """A real log in one of strace's forms, edited (the form made before or after the edits)."""
+    form = (draw(st.sampled_from(["keep", "none", "bracket"])), draw(st.sampled_from(["keep", "none", "t", "ttt"])),
+            draw(st.booleans()), draw(st.booleans()))
+    if draw(st.booleans()):
+        if form not in _FORMED:
+            _FORMED[form] = [_strace_form("".join(_lines(p)), *form).splitlines(keepends=True) for p in STRACE_LOGS]
+        return _as_read(draw(mutated_text(_FORMED[form])))
+    return _strace_form(draw(text_inputs(*STRACE_LOGS)), *form)
+
+
+@FUZZ
+@given(strace_forms())
+def test_fuzz_strace_native_equals_careful(text):
+    """The native parser (and the pure-Python fast path) give the careful line-by-line parse of
+    any text, in every form strace writes: the same records, events and counts, or the same
+    refusal."""
+    _count("strace native")
+    from profiler.errors import BadInput
+    from profiler.parse.strace import parse_strace
+
+    try:
+        ref = parse_strace(text, fast=False)
+    except BadInput:
+        for native in (True, False):
+            with pytest.raises(BadInput):
+                parse_strace(text, native=native)
+        return
+    for native in (True, False):
+        got = parse_strace(text, native=native)
+        assert got == ref and got.events == ref.events
+        assert (got.lines, got.noise, got.truncated_last_line, got.unfinished) == (ref.lines, ref.noise, ref.truncated_last_line, ref.unfinished)
+        assert [(c.time_s, c.line, c.duration_s, c.unfinished, c.path, c.fd_path, c.path_cut, c.argv) for c in got.syscalls] == [
+            (c.time_s, c.line, c.duration_s, c.unfinished, c.path, c.fd_path, c.path_cut, c.argv) for c in ref.syscalls]
+
+
 HYPERFINE = json.loads((FIXTURES / "hyperfine" / "hyperfine-1.20-python.json").read_text())
 
 
@@ -419,7 +488,7 @@ def test_fuzz_fast_check_agrees_with_jsonschema(doc, kind):
 
 def test_enough_examples_ran():
     """Last in the module: every target ran (close to) its examples."""
-    expected = {"importtime", "strace", "hyperfine", "site+phases", "json", "show", "diff", "why --report", "report --from", "validate", "conforms", "lazy"}
+    expected = {"importtime", "strace", "strace native", "hyperfine", "site+phases", "json", "show", "diff", "why --report", "report --from", "validate", "conforms", "lazy"}
     missing = expected - set(RUN)
     if missing == expected:
         pytest.skip("run with the whole module to count the examples")

@@ -462,3 +462,82 @@ def test_native_summary_of_other_log_forms(logs, name):
     for form in forms:
         assert form != text
         _same_summaries(parse_strace(form), name)
+
+
+# strace's own forms of a log (what a user's `strace -o run.strace CMD` gives), by their flags;
+# None: written to stderr instead of a file (`[pid N]` heads, the first process without one)
+STRACE_FORMS = {
+    "plain -f -o": ["-f"],
+    "one process, no -f": [],
+    "-tt without -T": ["-f", "-tt"],
+    "-t": ["-f", "-t"],
+    "-ttt -T": ["-f", "-ttt", "-T"],
+    "-y without -tt": ["-f", "-y"],
+    "-T without -tt": ["-f", "-T"],
+    "-tt -T -y -s 256": ["-f", "-tt", "-T", "-y", "-s", "256"],
+    "stderr -f": None,
+    "stderr -f -tt -T -y": ["-tt", "-T", "-y"],
+}
+
+
+@pytest.fixture(scope="module")
+def form_logs(tmp_path_factory):
+    """One real log per form of STRACE_FORMS: a shell starting two Python children at once (a
+    thread, a failing import), so most calls are split into unfinished/resumed halves, with
+    signals and exits; the one-process form traces one Python."""
+    import shutil
+    import subprocess
+    import sys
+
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed (make setup installs it)")
+    d = tmp_path_factory.mktemp("forms")
+    script = d / "app.py"
+    script.write_text("import json, csv, threading\nt = threading.Thread(target=lambda: __import__('decimal'))\n"
+                      "t.start(); t.join()\ntry:\n    import no_such_module_here\nexcept ImportError:\n    pass\n")
+    py = sys.executable
+    shell = ["/bin/sh", "-c", f"{py} {script} & {py} -c 'import logging, email.utils' & wait"]
+    out = {}
+    for name, flags in STRACE_FORMS.items():
+        target = [py, str(script)] if name.startswith("one process") else shell
+        if name.startswith("stderr"):
+            done = subprocess.run([strace, "-f", *(flags or []), "--", *target], capture_output=True, text=True, errors="replace")
+            text = done.stderr
+        else:
+            path = d / "log.strace"
+            done = subprocess.run([strace, *flags, "-o", str(path), "--", *target], capture_output=True, text=True)
+            text = path.read_text(errors="replace")
+        assert done.returncode == 0, done.stderr[-500:]
+        out[name] = text
+    return out
+
+
+@pytest.mark.parametrize("name", STRACE_FORMS)
+def test_native_reads_every_strace_form(form_logs, name):
+    """A real log in each form strace writes (with or without pids, `[pid N]` heads on stderr,
+    -t/-tt/-ttt times or none, -T or not, -y or not): the native parser takes (nearly) every
+    line itself and gives the careful line-by-line records, events and counts, as the
+    pure-Python fast path does; the summaries are the careful one."""
+    from profiler.parse.strace import _KINDS, _RECORD, _native
+
+    text = form_logs[name]
+    ref = parse_strace(text, fast=False)
+    assert len(ref.syscalls) > 500
+    if name.startswith("stderr"):
+        assert "[pid " in text
+    else:
+        assert text.count("<unfinished ...>") > 10 or name.startswith("one process")
+    for native in (True, False):
+        got = parse_strace(text, native=native)
+        assert got == ref and got.events == ref.events
+        assert (got.lines, got.noise, got.truncated_last_line, got.unfinished) == (ref.lines, ref.noise, ref.truncated_last_line, ref.unfinished)
+        assert [(c.time_s, c.line, c.ret, c.errno, c.ret_path, c.duration_s, c.path, c.fd_path, c.path_cut, c.argv) for c in got.syscalls] == [
+            (c.time_s, c.line, c.ret, c.errno, c.ret_path, c.duration_s, c.path, c.fd_path, c.path_cut, c.argv) for c in ref.syscalls]
+    mod = _native()
+    if mod is not None:
+        rows, general_at, _, jumps, n, events = mod.parse_lines(text, _KINDS, _RECORD, True, None)
+        # the general path's lines: the events (not asked for natively here), the program's own
+        # output on stderr, a few halves left unpaired
+        assert len(general_at) - len(ref.events) - ref.noise < n // 50 and not jumps
+    _same_summaries(ref, name)
