@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -541,3 +542,18 @@ def test_native_reads_every_strace_form(form_logs, name):
         # output on stderr, a few halves left unpaired
         assert len(general_at) - len(ref.events) - ref.noise < n // 50 and not jumps
     _same_summaries(ref, name)
+
+
+def test_a_native_build_of_another_version_is_not_used(logs, monkeypatch):
+    """A native module built before its sources changed (parse_lines' arguments or results
+    of another version, until make setup rebuilds it) is not called: the pure-Python fast path
+    gives the records."""
+    from profiler.parse import strace
+
+    mod = strace._native()
+    if mod is None:
+        pytest.skip("the native parser is not built (make setup builds it)")
+    monkeypatch.setattr(mod, "PARSE_LINES_VERSION", strace._PARSE_LINES_VERSION - 1)
+    assert strace._native() is None
+    plain = re.sub(r"^(\d+) +\d+:\d\d:\d\d\.\d+ (.*?)(?: <\d+\.\d+>)?$", r"\1 \2", logs["parallel"], flags=re.M)
+    assert parse_strace(plain) == parse_strace(plain, fast=False)
