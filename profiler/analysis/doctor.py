@@ -98,13 +98,17 @@ def no_pyc_cause(facts: Mapping) -> str:
     return "no valid .pyc could be written (an unwritable __pycache__, or sources newer than their .pyc)"
 
 
-def no_pyc_finding(modules: Sequence[ModuleRecord], facts: Mapping) -> Finding | None:
+def no_pyc_finding(modules: Sequence[ModuleRecord], facts: Mapping, compile_us: int | None = None) -> Finding | None:
     """Modules compiled from source in the profiled runs (`compiled`, from imports --phases);
-    cost: their compile phase (`unmarshal_us`: compiling the source and trying to write .pyc)."""
+    cost: compiling them, re-timed without a hook in CPU time (`compile_us`, from
+    capture/doctor.path_import_cost) when given, else their compile phase in the instrumented
+    run (`unmarshal_us`: compiling the source and trying to write .pyc), which a busy machine's
+    waiting inflates (a pygments copy at load 2.5: 277 ms of phase against 124 ms of CPU time
+    saved by its .pyc)."""
     compiled = [m for m in modules if m.extra.get("compiled") is True]
     if not compiled:
         return None
-    cost = sum(int(m.extra.get("unmarshal_us") or 0) for m in compiled)
+    cost = compile_us if compile_us else sum(int(m.extra.get("unmarshal_us") or 0) for m in compiled)
     names = [m.name for m in compiled]
     cause = no_pyc_cause(facts)
     return Finding(
@@ -114,7 +118,7 @@ def no_pyc_finding(modules: Sequence[ModuleRecord], facts: Mapping) -> Finding |
         cost_us=cost,
         fix="write the .pyc files once at install time (`python -m compileall -q <folders>`, e.g. in the image "
             "build) or unset PYTHONDONTWRITEBYTECODE / -B where the code runs",
-        measured_by="imports --phases (compile phase)",
+        measured_by=("compiling them again without a hook (CPU time)" if compile_us else "imports --phases (compile phase)"),
     )
 
 
@@ -298,7 +302,8 @@ def in_memory_finding(cost: Mapping | None) -> Finding | None:
     """What packed in-memory resources (PyOxidizer's importer) take away, from
     capture/doctor.path_import_cost: the path importer's find and its loader's work for each
     module the program loaded from a file, minus unmarshalling (which a packed module still
-    does), timed in CPU time without a hook. An instrumented run's find + read phases price the
+    does), timed in CPU time without a hook; a module compiled from source at every start counts
+    its compiling too (packed bytecode spares it: the no-pyc finding overlaps). An instrumented run's find + read phases price the
     hook's own wrappers and, on a busy machine, its waiting (pip --version: 86 ms of find + read
     against 19 ms of CPU saved by the real in-memory build). What the in-memory importer itself
     costs (reading its packed index) is not counted: `--verify` times the real build."""
@@ -306,16 +311,13 @@ def in_memory_finding(cost: Mapping | None) -> Finding | None:
         return None
     n = int(cost["located"])
     spread = int(cost.get("spread_us") or 0)
-    left = []
-    if cost.get("compiled"):
-        left.append(f"{cost['compiled']} compiled from source (no-pyc's cost)")
-    if cost.get("missing"):
-        left.append(f"{cost['missing']} not found from the start-up sys.path")
-    left_text = f"; left out: {', '.join(left)}" if left else ""
+    compiled = (f"; {cost['compiled']} of them compiled from source at every start, which packed bytecode spares "
+                f"too, as .pyc files would (no-pyc)" if cost.get("compiled") else "")
+    left_text = f"; left out: {cost['missing']} not found from the start-up sys.path" if cost.get("missing") else ""
     return Finding(
         kind="in-memory",
         title=f"estimate: the path importer finding and loading {n} modules' files, the part packed in-memory "
-              f"resources remove (CPU time ± {spread / 1000:.1f} ms{left_text})",
+              f"resources remove (CPU time ± {spread / 1000:.1f} ms{compiled}{left_text})",
         where="sys.path finders and file reads",
         cost_us=int(cost["saved_us"]),
         fix="pack the modules into memory (PyOxidizer's in-memory importer; `importprof build` + `importprof compare "
@@ -360,14 +362,20 @@ def module_work_findings(modules: Sequence[ModuleRecord], top: int = 3) -> list[
 
 # -- site -----------------------------------------------------------------------------------
 def site_finding(site: SiteReport, bare_s: float | None) -> Finding | None:
-    """site.main()'s total when it exceeds a bare interpreter start (`python -S -c pass`)."""
+    """site.main()'s total when it exceeds a bare interpreter start (`python -S -c pass`). It is
+    site's own time, not what a start without site saves: without it site-packages is off
+    sys.path, and what the program looks up there later changes too (pygments' plugin scan on a
+    Python whose site-packages holds IPython: 21 ms of site, 480 ms saved by -S), which only
+    --verify measures; the title says so."""
     if bare_s is None or site.seconds <= bare_s:
         return None
     costliest = site.costliest_pth
     worst = f"; costliest .pth: {costliest.path} ({costliest.seconds * 1e3:.1f} ms)" if costliest and costliest.seconds > 0 else ""
     return Finding(
         kind="site",
-        title=f"site takes {site.seconds * 1e3:.1f} ms, more than a whole bare start ({bare_s * 1e3:.1f} ms){worst}",
+        title=f"site takes {site.seconds * 1e3:.1f} ms, more than a whole bare start ({bare_s * 1e3:.1f} ms){worst} "
+              f"(site's own time; a start without it can save more or less: site-packages is then off sys.path, "
+              f"for what the program looks up there later, such as plugins: --verify times it)",
         where=site.python,
         cost_us=int(round(site.seconds * 1e6)),
         fix="trim site-packages' .pth files (see the pth-import findings), sitecustomize and user site (-s / "

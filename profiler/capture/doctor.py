@@ -107,6 +107,7 @@ import json, marshal, os, statistics, sys, time
 import importlib.machinery as M
 from importlib.util import MAGIC_NUMBER
 args = json.loads(sys.stdin.read())
+sys.dont_write_bytecode = True  # compiling a module here must not write its .pyc into the program's folders
 sys.path[:] = args["sys_path"]
 snapshot = dict(sys.path_importer_cache)
 # the finders an import asks before and including the path finder (a packed module is found by
@@ -138,10 +139,10 @@ def one_pass():
     sys.path_importer_cache.update(snapshot)
     paths = {}  # module -> its search locations (None: not a package), False: not found
     kinds = {}  # module -> "file" (timed), "compiled" (no valid .pyc), "other" (extension, namespace...)
-    saved = 0
+    saved = compiling = 0
 
     def locate(name):
-        nonlocal saved
+        nonlocal saved, compiling
         if name in paths:
             return paths[name]
         paths[name] = False
@@ -166,22 +167,28 @@ def one_pass():
         loader = spec.loader
         if finder is not M.PathFinder:
             kinds[name] = "other"  # builtin, frozen, or another finder's: not the path importer's work
-        elif isinstance(loader, M.SourceFileLoader) and not valid_pyc(spec):
-            kinds[name] = "compiled"  # compiled from source at every start: the no-pyc finding's cost
         elif isinstance(loader, (M.SourceFileLoader, M.SourcelessFileLoader)):
+            # no valid .pyc: get_code compiles the source, as every start does (no-pyc); packed
+            # bytecode spares that too
+            compiled = isinstance(loader, M.SourceFileLoader) and not valid_pyc(spec)
             try:
                 t2 = clock()
-                loader.get_code(name)
+                code = loader.get_code(name)
                 t3 = clock()
-                with open(spec.cached if isinstance(loader, M.SourceFileLoader) else spec.origin, "rb") as fh:
-                    blob = fh.read()[16:]
-            except (ImportError, OSError, ValueError, EOFError):  # unreadable: the import fails as well
+                if compiled:
+                    blob = marshal.dumps(code)
+                else:
+                    with open(spec.cached if isinstance(loader, M.SourceFileLoader) else spec.origin, "rb") as fh:
+                        blob = fh.read()[16:]
+            except (ImportError, OSError, ValueError, EOFError, SyntaxError):  # the import fails as well
                 return False
             t4 = clock()
             marshal.loads(blob)  # what a packed module still costs: unmarshalling its code
             t5 = clock()
             saved += (t1 - t0) + (t3 - t2) - (t5 - t4)
-            kinds[name] = "file"
+            if compiled:
+                compiling += (t3 - t2) - (t5 - t4)
+            kinds[name] = "compiled" if compiled else "file"
         else:
             kinds[name] = "other"
         paths[name] = spec.submodule_search_locations
@@ -192,17 +199,20 @@ def one_pass():
     asked = set(args["modules"])
     counts = {k: sum(1 for n in asked if kinds.get(n) == k) for k in ("file", "compiled", "other")}
     counts["missing"] = sum(1 for n in asked if n not in kinds)
-    return saved // 1000, counts
+    return saved // 1000, counts, compiling // 1000
 
 
 results = [one_pass() for _ in range(args["passes"])]
 costs = [r[0] for r in results]
 counts = results[0][1]
+compiling = [r[2] for r in results]
 print("IMPORTPROF-PATH-IMPORT " + json.dumps({
     "saved_us": int(statistics.median(costs)),
     "spread_us": int(statistics.pstdev(costs)),
+    "compile_us": int(statistics.median(compiling)),
+    "compile_spread_us": int(statistics.pstdev(compiling)),
     "passes": costs,
-    "located": counts["file"],
+    "located": counts["file"] + counts["compiled"],
     "compiled": counts["compiled"],
     "other": counts["other"],
     "missing": counts["missing"],
@@ -214,19 +224,23 @@ print("IMPORTPROF-PATH-IMPORT " + json.dumps({
 def path_import_cost(python: str, sys_path: Sequence[str], modules: Sequence[str], passes: int = 5,
                      context: RunContext | None = None) -> dict:
     """What packing `modules` into memory takes away, timed in the target's interpreter on its
-    sys.path without any hook: for each module loaded from a file, the path importer's find
-    (sys.path's finders, their directory listings, stats) and its loader's get_code (path
-    bookkeeping, stat, open and read of the .pyc, its header checks) minus unmarshalling the code,
-    which a packed module still does; with the find, the finders sys.meta_path asks before the
-    path finder (builtin, frozen, a .pth's finder such as setuptools' _distutils_hack), which an
-    in-memory importer placed first spares the packed modules. CPU time of the probe's thread (time.thread_time), the
-    median of `passes` passes, each with fresh finders for the folders the modules are in.
-    Modules without a valid .pyc are left out (compiling them is the no-pyc finding's cost).
-    `located` of the `asked` modules were timed, `compiled` had no valid .pyc, `other` were found
-    but are no file loader's (extension modules, namespace packages: not packed), `missing` were
-    not found from this sys.path (a path the program adds itself). Returns {saved_us, spread_us,
-    passes, located, compiled, other, missing, asked}; raises BadInput when the probe could not
-    run."""
+    sys.path without any hook: for each module loaded from a file, the path importer's find (the
+    finders sys.meta_path asks up to and including the path finder: builtin, frozen, a .pth's
+    finder such as setuptools' _distutils_hack, then sys.path's finders with their directory
+    listings and stats; an in-memory importer placed first spares a packed module all of them)
+    and its loader's get_code (path bookkeeping, stat, open and read of the .pyc, its header
+    checks) minus unmarshalling the code, which a packed module still does. CPU time of the
+    probe's thread (time.thread_time), the median of `passes` passes, each with fresh finders for
+    the folders the modules are in. A module without a valid .pyc is compiled as each start
+    compiles it, which packed bytecode spares too (the no-pyc finding's cost, so counted in both);
+    nothing is written.
+    `located` of the `asked` modules were timed, `compiled` of those had no valid .pyc, `other`
+    were found but not by the path finder's file loaders (extension modules, namespace packages,
+    builtin, frozen: not packed), `missing` were not found from this sys.path (a folder the
+    program adds itself). `compile_us`: the compiled modules' share of saved_us (their get_code,
+    reading and compiling the source, minus unmarshalling), which .pyc files would spare (no-pyc).
+    Returns {saved_us, spread_us, compile_us, compile_spread_us, passes, located, compiled, other,
+    missing, asked}; raises BadInput when the probe could not run."""
     import json as _json
 
     payload = _json.dumps({"sys_path": list(sys_path), "modules": list(modules), "passes": passes})

@@ -3,8 +3,8 @@ them into findings, costliest first (model/doctor.py). Nothing is measured twice
 check calls the workflow that owns the measurement, and under `report` reads the reports its
 other parts made (DoctorOptions.measured) instead of measuring them again.
 
-  imports --phases  → no-pyc (compile phase of modules compiled from source), in-memory (the
-                      modules loaded from files, their path import re-timed without a hook)
+  imports --phases  → no-pyc (modules compiled from source), in-memory (the modules loaded
+                      from files); both priced by re-timing their path import without a hook
   site              → pth-import (per .pth file that runs code), site (vs a bare start)
   trace             → failed-lookups (per sys.path entry; skipped without strace)
   lazy              → lazy (timed with --lazy, else the estimate from `avoided`)
@@ -111,15 +111,13 @@ def doctor(
     profile = opts.measured.get("imports") or imports(
         ImportsOptions(target=opts.target, python=interp.path, runs=opts.runs, warmup=1, phases=True,
                        ignore_failure=opts.ignore_failure), warn=warn, context=context)
-    f = rules.no_pyc_finding(profile.modules, facts)
-    checks.append(Check("no-pyc", True, _reused(opts, "imports")))
-    if f:
-        findings.append(f)
-    # in-memory: the path importer's work for the modules the program loaded from files, timed
-    # again in CPU time without the phases hook (whose wrappers and waiting it would price)
+    # in-memory (and no-pyc's compiling): the path importer's work for the modules the program
+    # loaded from files, timed again in CPU time without the phases hook (whose wrappers and a
+    # busy machine's waiting it would price)
     from profiler.capture.doctor import path_import_cost
 
     from_files = [m.name for m in profile.modules if m.extra.get("read_us")]
+    cost = None
     try:
         cost = path_import_cost(interp.path, _sys_path(facts, opts.target), from_files, context=context) if from_files else None
         f = rules.in_memory_finding(cost)
@@ -128,6 +126,10 @@ def doctor(
             findings.append(f)
     except ImportprofError as exc:
         skipped(("in-memory",), exc)
+    f = rules.no_pyc_finding(profile.modules, facts, (cost or {}).get("compile_us"))
+    checks.append(Check("no-pyc", True, _reused(opts, "imports")))
+    if f:
+        findings.append(f)
 
     # module-work: the top-level statements that cost their module's self (sampled runs)
     step("sampling module bodies")
