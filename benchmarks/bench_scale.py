@@ -8,7 +8,9 @@ aims with met/MISSED; runs to its end in a few minutes).
    peak RSS.
    - `trace --from-log --format json`: real multi-process strace logs, made here the way the
      issue describes (strace -f of a shell running N Python children at once, each importing
-     json, csv, decimal, email, http.client, logging, argparse, tarfile); N = 8, 16, 32.
+     json, csv, decimal, email, http.client, logging, argparse, tarfile); N = 8, 16, 32. Made
+     as importprof's trace makes them (-f -tt -T -y -s 256), and as a user's plain
+     `strace -f -o` makes them (no times, durations or fd paths).
    - `imports --from-log --headers runs` (the table): a log of 250/500/1,000 runs of pip's
      import log (real `python -X importtime -m pip --version` runs, made here, repeated to the
      size), each header a run; and the same logs read the default way, each header a process
@@ -76,13 +78,14 @@ def python_path() -> str:
 
 
 # ------------------------------------------------------------------------------------------ logs
-def make_strace_log(children: int, path: str) -> int:
+def make_strace_log(children: int, path: str, flags=("-tt", "-T", "-y", "-s", "256")) -> int:
     """strace -f of a shell starting `children` Pythons at once (`python3` as found on PATH, as a
-    user types it: here a pyenv shim, whose bash processes are in the log too)."""
+    user types it: here a pyenv shim, whose bash processes are in the log too); `flags`: the
+    ones importprof's own trace gives, or none (a user's plain `strace -f -o`)."""
     from profiler.capture.strace import find_strace
 
     script = f'for i in $(seq {children}); do python3 -c "{CHILD}" & done; wait'
-    done = subprocess.run([find_strace(), "-f", "-tt", "-T", "-y", "-s", "256", "-o", path, "--", "/bin/sh", "-c", script],
+    done = subprocess.run([find_strace(), "-f", *flags, "-o", path, "--", "/bin/sh", "-c", script],
                           capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"strace failed: {done.stderr[-500:]}")
@@ -202,6 +205,12 @@ def main() -> None:
         reader_rows("trace --from-log --format json: strace -f of a shell running 8/16/32 Python children at once", slogs,
                     lambda p: [*IMPORTPROF, "trace", "--from-log", p, "--format", "json"], 500_000, 5.0)
         in_process(slogs)
+        plain = {}
+        for scale in SCALES:
+            path = os.path.join(tmp, f"plain-{8 * scale}.strace")
+            plain[scale] = (path, make_strace_log(8 * scale, path, flags=()))
+        reader_rows("trace --from-log --format json, a plain log: strace -f -o (no -tt, -T, -y) of the same shells", plain,
+                    lambda p: [*IMPORTPROF, "trace", "--from-log", p, "--format", "json"], 500_000, 5.0)
         plogs = make_pip_logs(python, tmp, [250 * s for s in SCALES])
         plogs = {n // 250: v for n, v in plogs.items()}
 
