@@ -1,7 +1,9 @@
-//! The fast path of profiler/parse/strace.py, line for line the same decisions: a completed
-//! call in the usual `-f -tt -T -y` (or -ttt) form becomes the fields of a Syscall; any other
-//! line is returned as its text for the Python general path (unfinished/resumed halves,
-//! signals, exits, noise, the cut last line, escaped paths, exec calls, odd shapes).
+//! The fast path of profiler/parse/strace.py, line for line the general path's decisions: a
+//! completed call in any form strace writes (a pid, `[pid N]` or none; a -t/-tt/-ttt time or
+//! none; with or without -T durations and -y paths) becomes the fields of a Syscall, the usual
+//! unfinished/resumed halves are joined and process events made; any other line is returned as
+//! its text for the Python general path (noise, the cut last line, escaped paths, odd shapes,
+//! anything not plain ASCII where Python's `\d` or `\s` could read it otherwise).
 use pyo3::prelude::*;
 use pyo3::AsPyPointer;
 use pyo3::ffi;
