@@ -47,7 +47,7 @@ def read_text(path: str, what: str = "file", errors: str = "replace") -> str:
     shown = f"cannot read {what} {path}"
     fd = _open_input(path, shown)
     try:
-        return _read_fd(fd, shown).decode("utf-8", errors)
+        return _read_fd(fd, shown, whole=True).decode("utf-8", errors)
     finally:
         os.close(fd)
 
@@ -133,21 +133,35 @@ def _await_writer(fd: int, shown: str) -> None:
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
 
 
-def _read_fd(fd: int, shown: str) -> bytes:
+def _read_fd(fd: int, shown: str, whole: bool = False) -> bytes:
+    """All the bytes of fd, within the input limit. `whole`: a regular file whose size is within
+    the limit is read in one piece of its size (no chunks to join: half the peak memory), then
+    to its end as any other (it may have grown)."""
     try:
-        return b"".join(list(_fd_chunks(fd, shown, _CHUNK)))
+        first = b""
+        if whole:
+            st = os.fstat(fd)
+            limit = max_input_bytes()
+            if stat.S_ISREG(st.st_mode) and st.st_size > limit:  # refused before it is read
+                raise _bad(f"{shown}: larger than {limit >> 20} MiB, the input limit (raise it with {MAX_INPUT_ENV}=N)")
+            if stat.S_ISREG(st.st_mode) and st.st_size:
+                try:
+                    first = os.read(fd, st.st_size)
+                except OSError as exc:
+                    raise _bad(f"{shown}: {exc.strerror}") from None
+        rest = list(_fd_chunks(fd, shown, _CHUNK, len(first)))
+        return first if not rest else b"".join([first, *rest])
     except MemoryError:
         raise _bad(f"{shown}: too large for memory (lower {MAX_INPUT_ENV})") from None
 
 
-def _fd_chunks(fd: int, shown: str, chunk_bytes: int) -> Iterator[bytes]:
+def _fd_chunks(fd: int, shown: str, chunk_bytes: int, total: int = 0) -> Iterator[bytes]:
     """The bytes of fd in chunks of at most chunk_bytes; refuses a device (it may never end) and
-    more than the input limit, each as one line."""
+    more than the input limit (`total` bytes of it read already), each as one line."""
     st = os.fstat(fd)
     if (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)) and not os.isatty(fd):
         raise _bad(f"{shown}: a device, not a file (it may never end)")
     limit = max_input_bytes()
-    total = 0
     while True:
         try:
             chunk = os.read(fd, min(chunk_bytes, limit + 1 - total))
