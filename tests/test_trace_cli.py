@@ -405,3 +405,33 @@ def test_no_site_keeps_the_paths_the_target_needs(cli, tmp_path):
     assert "failed" not in by["no-site"] and "typer" in {m["name"] for m in by["no-site"]["modules"]}
     assert "site" not in {m["name"] for m in by["no-site"]["modules"]}  # site's work is skipped
     assert by["no-site-bare"]["failed"] and "No module named 'typer'" in by["no-site-bare"]["error"]
+
+
+def test_from_log_of_a_plain_strace_log(cli, real_python, tmp_path):
+    """A user's own log, made the plain way (`strace -f -o FILE CMD`: no times, durations or fd
+    paths): trace --from-log summarizes it as the careful pure-Python path does, with the
+    Python children attributed from their lookups; past the input limit it is one line, before
+    any of it is read, and no -o file."""
+    import subprocess
+
+    from profiler.analysis.attribution import summarize_trace
+    from profiler.parse.strace import parse_strace
+
+    log = tmp_path / "run.strace"
+    sh = f"{real_python} -c 'import json, csv' & {real_python} -c 'import email.utils' & wait"
+    done = subprocess.run([STRACE, "-f", "-o", str(log), "--", "/bin/sh", "-c", sh], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-500:]
+    text = log.read_text(errors="replace")
+    assert "<unfinished ...>" in text and " <0." not in text
+    res = cli("trace", "--from-log", log, "--format", "json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    careful = summarize_trace(parse_strace(text, fast=False), "default", fast=False).body()
+    assert json.dumps({k: doc[k] for k in careful}, sort_keys=True) == json.dumps(json.loads(json.dumps(careful)), sort_keys=True)
+    assert sum(1 for p in doc["processes"] if p["attribution"] == "lookups") == 2
+    assert {"json", "csv", "email.utils"} <= {m["name"] for m in doc["modules"]}
+    big = tmp_path / "big.strace"
+    big.write_text(text * (2 * 2**20 // len(text) + 1))
+    out = tmp_path / "out.json"
+    assert_one_line_error(cli("trace", "--from-log", big, "-o", out, env={"IMPORTPROF_MAX_INPUT_MB": "1"}), 2, "larger than 1 MiB", "IMPORTPROF_MAX_INPUT_MB")
+    assert not out.exists()
