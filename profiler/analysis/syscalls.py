@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter, defaultdict
 from typing import Callable, Iterable, Sequence
 
@@ -442,6 +443,10 @@ def syscall_stats(by_name: dict) -> tuple[SyscallStat, ...]:
     )
 
 
+# a character that makes split_args read a first argument otherwise than up to its first comma
+_PLAIN_ARG = re.compile(r'["<()\[\]{}]')
+
+
 def filesystem_from_tallies(calls: Sequence[Syscall], tallies: tuple, top: int = 20) -> dict:
     """filesystem_view from tally_calls' counters (the same document)."""
     _, _, fams, failed_paths, opens, read_by_file, unnamed, reads, read_total, sizes, _ = tallies
@@ -449,8 +454,15 @@ def filesystem_from_tallies(calls: Sequence[Syscall], tallies: tuple, top: int =
     for path, n in failed_paths.items():  # first-seen order, as the careful view counts them
         failed_dirs[posixpath.dirname(posixpath.normpath(path)) or "/"] += n
     read_by_file = Counter(read_by_file)
-    for i, n in unnamed:
-        args = calls[i].args
+    for i, n in unnamed:  # reads without a -y path: named by their fd argument
+        c = calls[i]
+        head = c.args_text.partition(",")[0]
+        if _PLAIN_ARG.search(head) is None:  # what split_args makes of a plain first argument
+            first = head.strip()
+            if first:
+                read_by_file[first] += n
+            continue
+        args = c.args
         if args:
             read_by_file[args[0]] += n
     sizes = [(lo, lo * 2 - 1 if lo else 0, *sizes[lo]) for lo in sorted(sizes)]
