@@ -10,6 +10,8 @@ saving, wall and CPU time):
   pygmentize   pygmentize -f terminal hello.py
   http         http --offline --ignore-stdin https://example.org/api?q=1 a=b
   black        black --version
+  pygments-no-pyc  a copy of pygments without .pyc files beside a script running pygmentize's main,
+               under PYTHONDONTWRITEBYTECODE=1 (no-pyc; in-memory with compiling in it)
 
 Per finding: estimate, measured wall saving ± spread, measured CPU saving ± spread (spread: the
 two timings' per-run standard deviations combined). A start-up is one busy thread, so on an idle
@@ -27,9 +29,11 @@ Usage: .venv/bin/python benchmarks/bench_doctor.py [--runs 3] [--timing-runs 8] 
 from __future__ import annotations
 
 import argparse
+import atexit
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,7 +61,23 @@ def _targets(venv: str) -> list[tuple[str, Target]]:
         ("pygmentize", Target("script", f"{b}/pygmentize", ("-f", "terminal", "hello.py"))),
         ("http", Target("script", f"{b}/http", ("--offline", "--ignore-stdin", "https://example.org/api?q=1", "a=b"))),
         ("black", Target("script", f"{b}/black", ("--version",))),
+        # no-pyc: a copy of pygments with no .pyc, run under PYTHONDONTWRITEBYTECODE (as an image
+        # built without compileall runs): no-pyc's estimate, and in-memory's with compiling in it
+        ("pygments-no-pyc", Target("script", "no_pyc_app.py", ())),
     ]
+
+
+def _no_pyc_copy(venv: str, work: str) -> None:
+    """pygments copied beside no_pyc_app.py without its __pycache__ folders (sys.path[0] first)."""
+    import glob
+    import shutil
+
+    src = glob.glob(os.path.join(venv, "lib", "python3*", "site-packages", "pygments"))
+    if src:
+        shutil.copytree(src[0], os.path.join(work, "pygments"), ignore=shutil.ignore_patterns("__pycache__"))
+    with open(os.path.join(work, "no_pyc_app.py"), "w") as fh:
+        fh.write("import sys\nfrom pygments.cmdline import main\n"
+                 "sys.exit(main(['pygmentize', '-f', 'terminal', 'hello.py']))\n")
 
 
 def _ms(us: float | None) -> str:
@@ -113,8 +133,10 @@ def main() -> None:
 
     vpython = os.path.join(venv, "bin", "python")
     work = tempfile.mkdtemp(prefix="bench-doctor-")
+    atexit.register(shutil.rmtree, work, True)
     with open(os.path.join(work, "hello.py"), "w") as fh:
         fh.write("def f(x):\n    return x + 1\n")
+    _no_pyc_copy(venv, work)
     rows, notes, misses, judged = [], [], 0, 0
     for name, target in _targets(venv):
         if only and name not in only:
@@ -125,6 +147,9 @@ def main() -> None:
         here = os.getcwd()
         os.chdir(work)
         t0 = time.time()
+        saved_env = os.environ.get("PYTHONDONTWRITEBYTECODE")
+        if name == "pygments-no-pyc":
+            os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
         try:
             rep = doctor(DoctorOptions(target=target, python=vpython, runs=args.runs, timing_runs=args.timing_runs, trace=False,
                                        verify=True))
@@ -133,6 +158,10 @@ def main() -> None:
             continue
         finally:
             os.chdir(here)
+            if saved_env is None:
+                os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+            else:
+                os.environ["PYTHONDONTWRITEBYTECODE"] = saved_env
         notes.append(f"{name}: as is {(rep.verify_startup_s or 0) * 1e3:.1f} ms in the verification run, "
                      f"{rep.startup_s * 1e3 if rep.startup_s else 0:.1f} ms in doctor's first; {time.time() - t0:.0f} s")
         for f in rep.findings:
