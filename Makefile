@@ -12,8 +12,8 @@ setup:            ## idempotent: apt tools, hyperfine >= 1.20, .venv, native par
 demo: setup       ## the main job: start-up time of this machine's python3 in each variant
 	$(VENV)/bin/importprof startup
 
-test: setup       ## the whole suite (real interpreters, hyperfine, strace, builds)
-	$(PY) -m pytest -q
+test: setup       ## the whole suite (real interpreters, hyperfine, strace, builds), one worker per core
+	$(PY) -m pytest -q -n auto --dist loadfile
 
 test-fast:        ## unit tests only (no set-up): parsers, statistics, renderers on fixtures; no process started
 	IMPORTPROF_TEST_FAST=1 $(PY) -m pytest -q -m "not slow"

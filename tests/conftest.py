@@ -101,6 +101,27 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+# --- `make test` runs the suite on one worker per core (pytest-xdist, `--dist loadfile`: a test
+# module's tests run on one worker, in order, so a module's fixtures run once as in one process;
+# not `--dist loadgroup`: with pytest 9.2, xdist 3.8 cannot tag a node id with its group, and
+# every test would be scheduled alone)
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """The workers see the terminal variables the suite was started with. pytest's process has
+    loaded readline, which exports COLUMNS and LINES (80x24) into the C environment a child
+    inherits (os.environ does not show them): a worker would start with them in os.environ, and
+    tables on a terminal, click's help and every importprof a test starts would be drawn 80 wide."""
+    node.workerinput["importprof_terminal_env"] = {k: os.environ.get(k) for k in ("COLUMNS", "LINES")}
+
+
+def pytest_configure(config):
+    for key, value in getattr(config, "workerinput", {}).get("importprof_terminal_env", {}).items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
 @pytest.fixture(autouse=True)
 def _no_process_in_fast_tests(request, monkeypatch):
     """Under `make test-fast` (IMPORTPROF_TEST_FAST=1) a test not marked slow may not start a
