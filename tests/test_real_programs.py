@@ -257,6 +257,10 @@ def test_imports_across_two_interpreters_is_a_diff(cli):
     assert table.returncode == 0, table
     assert table.stdout.splitlines()[1].startswith("old: -c 'import json' (") and "new: -c 'import json, csv'" in table.stdout
     assert "csv" in table.stdout.split("added:")[1]
+    # two interpreters: each side is named by the interpreter as given (the target is the same)
+    two = cli("imports", "--runs", "1", "--warmup", "0", "--python", a, "--python", b, "-c", "import json")
+    assert two.returncode == 0, two
+    assert two.stdout.splitlines()[1].startswith(f"old: -c 'import json' on {a} (3.11") and f"new: -c 'import json' on {b} (3.12" in two.stdout
 
 
 # tables read well

@@ -56,8 +56,18 @@ def diff_live(old, new, progress=None, warn=None, context: RunContext | None = N
 
     a = imports(old, progress=step("A"), warn=warn, context=context)
     b = imports(new, progress=step("B"), warn=warn, context=context)
-    return diff_reports(a, b, _side(old), _side(new))
+    return diff_reports(a, b, *_sides(old, new))
 
 
-def _side(opts) -> str:
-    return f"{opts.target.label()}" + (f" on {opts.python}" if opts.python else "")
+def _sides(old, new) -> tuple[str, str]:
+    """Each side's label: its target, and its interpreter as the user named it where the two
+    sides run different ones (the label is there to tell them apart)."""
+
+    def path(opts):
+        return getattr(opts.python, "path", opts.python)
+
+    def named(opts):
+        return getattr(opts.python, "requested", None) or path(opts)
+
+    differ = path(old) != path(new)
+    return tuple(f"{o.target.label()}" + (f" on {named(o)}" if differ and named(o) else "") for o in (old, new))
