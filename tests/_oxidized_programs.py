@@ -37,7 +37,8 @@ PROGRAMS = {
     "pip list": lambda b: [f"{b}/pip", "list"],
     "black --check": lambda b: [f"{b}/black", "--check", "formatted.py"],
     "black (formats a file)": lambda b: [f"{b}/black", "-q", "unformatted.py"],
-    "http --offline": lambda b: [f"{b}/http", "--offline", "https://example.org/api?q=1", "a=b"],
+    # --ignore-stdin: a run's stdin is /dev/null, which httpie would read as a request body and refuse beside a=b
+    "http --offline": lambda b: [f"{b}/http", "--offline", "--ignore-stdin", "https://example.org/api?q=1", "a=b"],
     "pygmentize": lambda b: [f"{b}/pygmentize", "-f", "terminal", "hello.py"],
     "sphinx-build --version": lambda b: [f"{b}/sphinx-build", "--version"],
     "pytest (a small suite)": lambda b: ["run_suite.py", "suite"],  # run by the venv's python
