@@ -59,7 +59,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
     if report.per_process:  # several Python processes: headline, processes, modules summed
         parts.extend(process_tables(report.harness, report.per_process, report.summed, tty, view.top))
     ph = phase_headers(report.modules)  # --phases columns (ms)
-    partial = any(not m.in_all_runs for m in report.modules)
+    partial = report.runs > 1 and any(not m.in_all_runs for m in report.modules)  # one run: every module is in it
     noisy = False
     if view.view == "top":
         mods = filter_modules(report.modules, view.filter, keep_ancestors=False)
