@@ -282,14 +282,15 @@ def test_a_kind_said_once_keeps_its_figures(capsys, monkeypatch):
     """The summary line groups warnings by kind without their figures; a kind said once is shown
     with its own ("unavailable on 3.12", never "on N.N")."""
     from profiler.commands import _common
+    from profiler.runcontext import RunContext
 
-    monkeypatch.setattr(_common, "_HELD", [])
-    monkeypatch.setattr(_common, "_WARNED", set())
     monkeypatch.setenv("IMPORTPROF_VERBOSE", "0")
+    context = RunContext(hold=True)  # an invocation's: its warnings held for one line
     for w in ("default @ 3.12.1: the spread is too wide to trust (stddev 63%)", "no-site @ 3.12.1: the spread is too wide to trust (stddev 20%)",
               "variants oxidized, filesystem, in-memory unavailable on 3.12: python-oxidized-importer 0.9 works with 3.8-3.11"):
-        _common.warn(w)
-    _common.flush_warnings()
+        context.warn(w)
+    assert capsys.readouterr().err == ""  # held until after the output
+    _common.flush_warnings(context)
     line = capsys.readouterr().err.strip()
     assert line == ("importprof: warning: 3 warnings: 2 × the spread is too wide to trust; variants oxidized, filesystem, "
                     "in-memory unavailable on 3.12 (--verbose shows each)"), line

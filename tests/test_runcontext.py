@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +107,98 @@ def test_one_report_invocation_probes_its_interpreter_once(tmp_path, real_python
     assert proc.returncode == 0, proc.stderr
     # startup, imports and site each ran on it, and the page names it: asked for its facts once
     assert _probes(str(log)) == [real_python]
+
+
+def test_two_contexts_keep_their_own_machine_sample():
+    # the CPU sample window and the machine facts are the invocation's: one context's sample is
+    # never read by another's report
+    from profiler.capture.machine import read_machine, start_sample
+
+    a, b = RunContext(), RunContext()
+    start_sample(a)
+    assert a.machine_window is not None and b.machine_window is None
+    window = a.machine_window
+    start_sample(a)  # the first call of an invocation counts
+    assert a.machine_window is window
+    facts = read_machine(context=a)  # over a's window: no wait
+    assert read_machine(context=a) == facts and set(a.machine_read) == {0.25}  # read once per invocation
+    assert b.machine_read == {} and b.machine_window is None
+    assert read_machine(0.0, context=b)["cpu_percent"] is None  # b times nothing: no share
+    assert set(a.machine_read) == {0.25} and set(b.machine_read) == {0.0}
+
+
+@pytest.mark.slow
+def test_startup_modules_are_asked_once_per_context(real_python):
+    from profiler.capture.phases import startup_modules
+
+    a, b = RunContext(), RunContext()
+    first = startup_modules(real_python, [], context=a)
+    assert "sys" in first and startup_modules(real_python, [], context=a) is first  # kept in a
+    other = startup_modules(real_python, [], context=b)  # another invocation asks afresh
+    assert other is not first and other == first
+
+
+@pytest.mark.slow
+def test_a_fresh_context_sees_a_changed_venv_while_one_context_asks_once(real_python, tmp_path):
+    # no-site's facts about an interpreter (its -S sys.path, the modules site itself imports)
+    # last one invocation: a venv whose site-packages changes between two in-process
+    # invocations is answered from what it is now, not from what the first one learnt
+    from profiler.capture.oxidized import discover_modules, no_site_sys_path
+    from profiler.model.target import Target
+    from profiler.workflows.no_site import _no_site_env
+
+    venv = tmp_path / "venv"
+    subprocess.run([real_python, "-m", "venv", "--without-pip", str(venv)], check=True)
+    py = str(venv / "bin" / "python")
+    purelib = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    pkg = Path(purelib) / "mine"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    calls = []
+
+    def counted(f):
+        def call(*args, **kwargs):
+            calls.append(f.__name__)
+            return f(*args, **kwargs)
+        return call
+
+    target = Target("code", "import mine")
+    first = RunContext()
+    env = _no_site_env(py, target, counted(discover_modules), counted(no_site_sys_path), context=first)
+    assert env and purelib in env[0][1].split(":")  # -S loses site-packages: given back
+    # site itself now imports `mine` (a .pth hook): -S skips it, so no-site adds nothing for it
+    (Path(purelib) / "hook.pth").write_text("import mine\n")
+    again = _no_site_env(py, target, counted(discover_modules), counted(no_site_sys_path), context=first)
+    assert again == env  # the same invocation asked once: its answer stands
+    assert calls.count("no_site_sys_path") == 1 and calls.count("discover_modules") == 3  # bare start once, target twice
+    fresh = _no_site_env(py, target, discover_modules, no_site_sys_path, context=RunContext())
+    assert fresh == ()  # the next invocation sees the venv as it is now
+
+
+def test_held_warnings_of_one_invocation_do_not_leak_into_the_next(monkeypatch):
+    monkeypatch.delenv("IMPORTPROF_VERBOSE", raising=False)
+    from profiler.commands._common import flush_warnings
+    from profiler.workflows.session import invocation
+
+    with invocation(hold=True) as one:
+        one.warn("the machine is busy")
+        assert one.held == ["the machine is busy"]
+    with invocation(hold=True) as two:
+        assert two is not one and two.held == [] and not two.warned
+        two.warn("the machine is busy")  # said again: a new invocation warns afresh
+        assert two.held == ["the machine is busy"]
+    flush_warnings(two)
+    assert two.held == [] and one.held == ["the machine is busy"]
+
+
+def test_the_context_names_the_invocations_temporary_folder():
+    import os
+    import tempfile
+
+    from profiler.workflows.session import invocation
+
+    assert RunContext().tmp is None
+    with invocation() as context:
+        assert context.tmp and os.path.isdir(context.tmp) and tempfile.gettempdir() == context.tmp
+    assert not os.path.exists(context.tmp)

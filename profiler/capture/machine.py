@@ -5,7 +5,12 @@ The CPU share is read only where a timing is reported, and never by sleeping for
 that times something calls start_sample() as its warm-up begins, and read_machine() after the
 warm-up gives the share of the machine other work used in between (the CPU importprof and its
 own children used is taken out, so the warm-up run does not count as load). A command that
-times nothing (a saved log read again) asks read_machine(0.0): no CPU share (null)."""
+times nothing (a saved log read again) asks read_machine(0.0): no CPU share (null).
+
+The sample window and the facts read belong to the invocation: they are kept in the run context
+passed as `context` (RunContext.machine_window, .machine_read), so two invocations in one
+process never share a sample; a caller that passes none gets a fresh context (a blocking
+sample, read again)."""
 
 from __future__ import annotations
 
@@ -13,33 +18,28 @@ import os
 import platform
 import sys
 
-
-_READ: dict = {}
-_WINDOW: list = []  # (system CPU times, this process's os.times()) when start_sample() ran
+from profiler.runcontext import RunContext, given
 
 
-def forget() -> None:
-    """A new invocation reads the machine again."""
-    _READ.clear()
-    _WINDOW.clear()
-
-
-def start_sample() -> None:
-    """Open the CPU sample window (call it as the warm-up begins; costs no wait). The first
-    call of an invocation counts; read_machine() closes it."""
-    if _WINDOW:
+def start_sample(context: RunContext | None = None) -> None:
+    """Open the CPU sample window of the invocation whose `context` is given (call it as the
+    warm-up begins; costs no wait). The first call of an invocation counts; read_machine()
+    closes it."""
+    context = given(context)
+    if context.machine_window is not None:
         return
     import psutil
 
-    _WINDOW.append((psutil.cpu_times(), os.times()))
+    # (system CPU times, this process's os.times()) as the window opens
+    context.machine_window = (psutil.cpu_times(), os.times())
 
 
-def _window_percent() -> float | None:
+def _window_percent(window: tuple) -> float | None:
     """The share of the machine (percent of all cores) that work other than importprof and its
     children used since start_sample(); None when no window is open or it is too short."""
     import psutil
 
-    (cpu0, own0), cpu1, own1 = _WINDOW[0], psutil.cpu_times(), os.times()
+    (cpu0, own0), cpu1, own1 = window, psutil.cpu_times(), os.times()
     total = sum(cpu1) - sum(cpu0)
     if total <= 0.05:
         return None
@@ -48,18 +48,19 @@ def _window_percent() -> float | None:
     return round(max(0.0, min(100.0, 100.0 * (total - idle - ours) / total)), 1)
 
 
-def read_machine(sample_s: float = 0.25) -> dict:
-    """The machine facts, read once per importprof invocation (a report running several
-    parts records the state of its first measurement, and pays the CPU sample once).
+def read_machine(sample_s: float = 0.25, context: RunContext | None = None) -> dict:
+    """The machine facts, read once per importprof invocation (`context`: a report running
+    several parts records the state of its first measurement, and pays the CPU sample once).
     `sample_s`: 0 reads no CPU share; otherwise the share over the window start_sample()
     opened, or, when no window is open, a blocking sample of `sample_s` seconds (for callers
     that time without a warm-up)."""
-    if sample_s not in _READ:
-        _READ[sample_s] = _read(sample_s)
-    return dict(_READ[sample_s])
+    context = given(context)
+    if sample_s not in context.machine_read:
+        context.machine_read[sample_s] = _read(sample_s, context.machine_window)
+    return dict(context.machine_read[sample_s])
 
 
-def _read(sample_s: float) -> dict:
+def _read(sample_s: float, window: tuple | None) -> dict:
     import psutil  # heavy-ish: only when a command measures
 
     try:
@@ -76,8 +77,8 @@ def _read(sample_s: float) -> dict:
     vm = psutil.virtual_memory()
     if not sample_s:
         busy_percent = None
-    elif _WINDOW:
-        busy_percent = _window_percent()
+    elif window is not None:
+        busy_percent = _window_percent(window)
     else:
         busy_percent = psutil.cpu_percent(interval=sample_s)
     return {

@@ -13,22 +13,23 @@ from profiler.capture.bootstrap import bootstrap_argv
 from profiler.capture.process import run
 from profiler.errors import TargetFailed
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 HOOK_ORDER = ("phases", "import_sites", "site", "calls", "statements")
-_STARTUP: dict[tuple, list[str]] = {}
 
 
 def startup_modules(python: str, flags: Sequence[str], context: RunContext | None = None) -> list[str]:
     """sys.modules of a bare `python -S [flags] -c pass`: the modules imported before any Python
-    code (and so any hook) runs, which no instrumented run can see being imported."""
-    key = (python, tuple(flags))
-    if key not in _STARTUP:
+    code (and so any hook) runs, which no instrumented run can see being imported. Asked once per
+    invocation (kept in `context.memo`; the next invocation asks again)."""
+    context = given(context)
+    key = ("startup modules", python, tuple(flags))
+    if key not in context.memo:
         proc = run([python, "-S", *[f for f in flags if f != "-S"], "-c", "import sys; print(' '.join(sys.modules))"], what="interpreter", context=context)
         if proc.returncode != 0:
             raise TargetFailed(f"{python} -S -c pass failed (exit {proc.returncode})", detail=proc.stderr[-2000:] or None)
-        _STARTUP[key] = proc.stdout.split()
-    return _STARTUP[key]
+        context.memo[key] = proc.stdout.split()
+    return context.memo[key]
 
 
 @dataclass(frozen=True)

@@ -140,24 +140,24 @@ def main(args: list[str]) -> int:
 
     from profiler.workflows.session import interrupted, invocation, terminated
 
-    _common.forget_warnings()
+    context = None  # the invocation's run context: its warnings, held, are said after the output
     try:
         # one temporary folder, removed on every exit; SIGTERM handled as Ctrl-C; no child left
-        with invocation(warn=_common.warn) as context:  # the run context, handed to the command as ctx.obj
+        with invocation(hold=True) as context:  # the run context, handed to the command as ctx.obj
             app = build_app()
             result = app.main(args=args, prog_name="importprof", standalone_mode=False, obj=context)
-        _common.flush_warnings()  # after the output: one line, or each with --verbose
+        _common.flush_warnings(context)  # after the output: one line, or each with --verbose
         if result == EXIT_INTERRUPTED and interrupted():  # typer returns Ctrl-C as a bare 130
             return _interrupted(terminated())
         return int(result or 0) if isinstance(result, int) else 0
     except ImportprofError as exc:
-        _common.flush_warnings()
+        _common.flush_warnings(context)
         if terminated() and exc.exit_code == EXIT_INTERRUPTED:
             return _interrupted(True)
         _common.error_line(exc.message, exc.detail)
         return exc.exit_code
     except KeyboardInterrupt:
-        _common.flush_warnings()
+        _common.flush_warnings(context)
         return _interrupted(terminated())
     except BrokenPipeError:
         return 0

@@ -16,50 +16,30 @@ def error_line(message: str, detail: str | None = None) -> None:
     sys.stderr.flush()
 
 
-_WARNED: set[str] = set()
-_HELD: list[str] = []
-_VERBOSE = {"on": False}
+def warner(ctx) -> Callable[[str], None]:
+    """The command's warn: the invocation's RunContext.warn (commands/_options.run_context).
+    Each warning is said once per invocation; with --verbose (or IMPORTPROF_VERBOSE=1) it goes
+    to stderr at once, otherwise main() holds it (the context's `held`) and sums it up in one
+    line after the output (flush_warnings)."""
+    from profiler.commands._options import run_context
+
+    return run_context(ctx).warn
 
 
-def forget_warnings() -> None:
-    """A new invocation (main() may run many in one process) warns afresh."""
-    _WARNED.clear()
-    _HELD.clear()
-    _VERBOSE["on"] = False
-
-
-def set_verbose(on: bool = True) -> None:
+def set_verbose(ctx, on: bool = True) -> None:
     """--verbose: every warning on its own line as it arises (else one line after the output)."""
-    _VERBOSE["on"] = on
+    from profiler.commands._options import run_context
+
+    run_context(ctx).verbose = on
 
 
-def _verbose() -> bool:
-    import os
-
-    return _VERBOSE["on"] or os.environ.get("IMPORTPROF_VERBOSE", "") not in ("", "0")
-
-
-def warn(message: str) -> None:
-    """A warning, once per invocation (a report's parts share the machine facts, and would each
-    repeat that the machine is busy). With --verbose (or IMPORTPROF_VERBOSE=1) it goes to stderr
-    at once; otherwise it is held and summed up in one line after the output (flush_warnings)."""
-    if message in _WARNED:
+def flush_warnings(context) -> None:
+    """The invocation's held warnings: one alone is printed whole; several are summed up in one
+    line by kind (`3 warnings: 2 × the spread is too wide to trust; the machine is busy
+    (--verbose shows each)`)."""
+    held = context.take_held() if context is not None else []
+    if not held:
         return
-    _WARNED.add(message)
-    if not _verbose():
-        _HELD.append(message)
-        return
-    sys.stderr.write(f"importprof: warning: {message}\n")
-    sys.stderr.flush()
-
-
-def flush_warnings() -> None:
-    """The held warnings: one alone is printed whole; several are summed up in one line by kind
-    (`3 warnings: 2 × the spread is too wide to trust; the machine is busy (--verbose shows
-    each)`)."""
-    if not _HELD:
-        return
-    held, _HELD[:] = list(_HELD), []
     if len(held) == 1:
         sys.stderr.write(f"importprof: warning: {held[0]}\n")
     else:

@@ -228,10 +228,10 @@ def interpreters_given(ctx, pythons) -> tuple:
     """The commands' edge for a repeatable `--python` (none: the default python3): each
     resolved once, in the order given (`pyenv:*`, `all` expanded; an install of those that does
     not start is skipped with a warning)."""
-    from profiler.commands._common import warn
     from profiler.workflows.pythons import given_interpreters
 
-    return given_interpreters(pythons, run_context(ctx), warn=warn)
+    context = run_context(ctx)
+    return given_interpreters(pythons, context, warn=context.warn)
 
 
 EngineOpt = Annotated[

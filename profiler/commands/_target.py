@@ -79,7 +79,7 @@ class TargetCommand(TyperCommand):
             if a == "--verbose":  # every command that runs a program takes it (as --timeout)
                 from profiler.commands._common import set_verbose
 
-                set_verbose(True)
+                set_verbose(ctx, True)
                 i += 1
                 continue
             if a == "--timeout" or a.startswith("--timeout="):

@@ -34,7 +34,8 @@ def bisect(
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, warner
+    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._options import run_context
     from profiler.render.console_bisect import render_bisect_table
     from profiler.compose.bisect import BisectOptions, bisect as run_bisect

@@ -40,7 +40,8 @@ def build(
         "Default: every one this interpreter supports (traditional is always built).",
     ),
 ) -> None:
-    from profiler.commands._common import deliver, info, warn
+    from profiler.commands._common import deliver, info, warner
+    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_pack import render_build_table, render_pyoxidizer_build

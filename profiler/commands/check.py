@@ -33,7 +33,8 @@ def check(
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, warner
+    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._options import run_context
     from profiler.render.console_check import render_check_table
     from profiler.compose.check import CheckOptions, check as run_check, exit_code, raise_for

@@ -47,7 +47,8 @@ def compare(
     export_json: ExportJsonOpt = None,
     export_markdown: ExportMarkdownOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, info, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, info, warner
+    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import has_target, target_of
     from profiler.render.console_compare import render_compare_table
     from profiler.compose.compare import CompareOptions, compare as run_compare

@@ -35,7 +35,8 @@ def doctor(
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, info, suggesting_ignore_failure, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, info, suggesting_ignore_failure, warner
+    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import target_of
     from profiler.render.console_doctor import render_doctor_table
     from profiler.compose.doctor import DoctorOptions, doctor as run_doctor

@@ -56,7 +56,8 @@ def imports(
         ).replace(" Ratios are against the main target.", " Two --python instead diff one target across interpreters.")),
 ) -> None:
 
-    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warner
+    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_imports_table

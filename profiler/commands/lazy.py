@@ -64,7 +64,8 @@ def lazy(
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, info, showing_partial, suggesting_ignore_failure, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, info, showing_partial, suggesting_ignore_failure, warner
+    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import target_of
     from profiler.render.console_lazy import render_lazy_table
     from profiler.compose.lazy import LazyOptions, lazy as run_lazy

@@ -30,7 +30,8 @@ def pythons(
     output: OutputOpt = None,
     timeout: TimeoutOpt = None,
 ) -> None:
-    from profiler.commands._common import check_outputs, deliver, warn
+    from profiler.commands._common import check_outputs, deliver, warner
+    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.render.console_pythons import render_pythons_table
     from profiler.workflows.pythons import pythons as run_pythons
     check_outputs(output)

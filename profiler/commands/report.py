@@ -46,7 +46,8 @@ def report(
     fmt: format_opt("html", "json") = None,
     output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE", parser=path_value("-o"), help="Write the page to FILE atomically (default: stdout)."),
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, info, suggesting_ignore_failure, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, info, suggesting_ignore_failure, warner
+    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import files_of, has_target, target_of
     from profiler.errors import UsageError
 

@@ -47,7 +47,8 @@ def startup(
     export_json: ExportJsonOpt = None,
     export_markdown: ExportMarkdownOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, showing_partial, suggesting_ignore_failure, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, showing_partial, suggesting_ignore_failure, warner
+    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import python_given, target_of, versus_of
     from profiler.render.console_startup import render_startup_table
     from profiler.compose.startup import StartupOptions, startup as run_startup

@@ -38,7 +38,8 @@ def trace(
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warner
+    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import target_of
     from profiler.commands._options import interpreter_given, run_context
     from profiler.workflows.trace import TraceOptions, trace as run_trace

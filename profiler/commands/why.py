@@ -35,7 +35,8 @@ def why(
     statements: bool = typer.Option(False, "--statements", help="Also MODULE's costliest top-level statements: the import-time work inside its body (file:line, sampled in up to 3 more runs)."),
 ) -> None:
 
-    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warn
+    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warner
+    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_why_table

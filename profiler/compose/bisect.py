@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 from profiler.errors import BadInput, UsageError
 from profiler.model.bisect import BisectReport, BisectStep
 from profiler.model.check import CheckResult
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 
 @dataclass
@@ -40,11 +40,12 @@ def bisect(
     import tempfile
 
     from profiler.capture import git
+    context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
     from profiler.compose.check import config_path, load_checks, select
     from profiler.workflows.targets import command_lines
 
-    start_sample()  # the machine's load is read over the runs, not waited for after them
+    start_sample(context)  # the machine's load is read over the runs, not waited for after them
     installs = command_lines("--install", opts.install)
     config = os.path.abspath(config_path(opts.config))
     select(load_checks(config), [opts.check], config)  # the check exists and its table is valid
@@ -98,7 +99,7 @@ def bisect(
     return BisectReport(
         check=opts.check, good=good, bad=bad, first_bad=fb_step, last_good=lg_step,
         steps=tuple(tested[c][0] for c in order), commits=len(commits), appeared=appeared,
-        install=tuple(tuple(a) for a in installs), machine=read_machine(),
+        install=tuple(tuple(a) for a in installs), machine=read_machine(context=context),
     )
 
 

@@ -390,7 +390,7 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
         pack=made.pack,
         frozen=made.frozen,
         warnings=made.skipped,
-        machine=read_machine(),
+        machine=read_machine(context=context),
     )
     write_json(os.path.join(out_dir, "build.json"), report.to_dict())
     failed = [v for v in variants if v.failed]

@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from profiler.errors import EXIT_FAILED, EXIT_GATE, EXIT_OK, BadInput, ImportprofError, UsageError
 from profiler.model.check import CheckReport, CheckResult, CheckSpec
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 DEFAULT_CONFIG = "pyproject.toml"
 
@@ -212,11 +212,12 @@ def check(
     warn: Callable[[str], None] | None = None,
     context: RunContext | None = None,
 ) -> CheckReport:
+    context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
 
     path = config_path(opts.config)
     specs = select(load_checks(path), opts.names, path)
-    start_sample()  # the machine's load is read over the checks' runs, not waited for
+    start_sample(context)  # the machine's load is read over the checks' runs, not waited for
     if opts.min_ms is not None and opts.min_ms < 0:
         raise UsageError("--min-ms cannot be negative")
     results = []
@@ -230,8 +231,8 @@ def check(
         progress(len(specs), len(specs), "")
     written: list[str] = []
     if opts.update_baseline:
-        written = write_baselines(specs, results, read_machine(), warn)
-    return CheckReport(results=tuple(results), machine=read_machine(), config=path, updated_baselines=tuple(written))
+        written = write_baselines(specs, results, read_machine(context=context), warn)
+    return CheckReport(results=tuple(results), machine=read_machine(context=context), config=path, updated_baselines=tuple(written))
 
 
 def write_baselines(specs: Sequence[CheckSpec], results: Sequence[CheckResult], machine: dict,

@@ -21,7 +21,7 @@ from profiler.analysis.page import page_data
 from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
 from profiler.model.report import PageReport, kind_of
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -224,6 +224,7 @@ def report_live(
     whose tool is missing or denied (strace), is skipped with the reason; a failing target
     stops everything (exit 3), as each command would."""
     from profiler.capture.interpreter import interpreter_for
+    context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
 
     unknown = [p for p in opts.skip if p not in PARTS]
@@ -235,7 +236,7 @@ def report_live(
         from dataclasses import replace
 
         opts = replace(opts, python=interp)
-    start_sample()  # the machine's load is read over the parts' runs, not waited for before them
+    start_sample(context)  # the machine's load is read over the parts' runs, not waited for before them
     docs: list[tuple[str, dict]] = []
     skipped: list[dict] = []
     made: dict = {}  # the parts' reports: doctor reads what the others measured, never again
@@ -266,9 +267,9 @@ def report_live(
             continue
         doc = dict(doc)
         if not doc.get("machine"):
-            doc["machine"] = read_machine()
+            doc["machine"] = read_machine(context=context)
         docs.append(("this run", doc))
-    machine = read_machine()
+    machine = read_machine(context=context)
     docs.extend(included)
     from profiler.analysis.page import interpreter_facts
 

@@ -19,7 +19,7 @@ from profiler.model.import_tree import ImportsReport, ParsedLog
 from profiler.model.interpreter import Interpreter
 from profiler.model.target import Target
 from profiler.workflows.targets import check_exit
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 GROUPS = ("package", "distribution", "kind")
 
@@ -106,7 +106,7 @@ def capture_logs(
         cap = capture_importtime(opts.target, interp, flags=opts.flags, level=opts.level, context=context)
         check_exit(cap.returncode, _program_stderr(cap.stderr), opts.target, ignore_failure=opts.ignore_failure)
         if i + 1 == max(opts.warmup, 1):  # the machine's load, read over the warm-up (no wait)
-            read_machine()
+            read_machine(context=context)
         if i < opts.warmup:
             continue
         if exits is not None:
@@ -149,7 +149,7 @@ def capture_harness_logs(
         cap = capture_processes(argv, importtime=True, context=context)
         check_exit(cap.returncode, _program_stderr(cap.stderr), opts.target, ignore_failure=opts.ignore_failure)
         if i + 1 == max(opts.warmup, 1):  # the machine's load, read over the warm-up (no wait)
-            read_machine()
+            read_machine(context=context)
         if i < opts.warmup:
             continue
         if exits is not None:
@@ -350,6 +350,7 @@ def imports(
     warn: Callable[[str], None] | None = None, context: RunContext | None = None,
 ) -> ImportsReport:
     from profiler.capture.interpreter import interpreter_for
+    context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
 
     validate(opts)
@@ -365,7 +366,7 @@ def imports(
         aggregated = aggregate_log(opts.from_log, opts.log_text, opts.headers)
         source, target = "log", None
     else:
-        start_sample()  # the CPU share other work used, read over the warm-up
+        start_sample(context)  # the CPU share other work used, read over the warm-up
         if opts.target.is_python or opts.python:
             # one line for an interpreter without -X importtime (2.7, 3.6)
             interp = interpreter_for(opts.python, "imports" if opts.target.is_python else None, context=context)
@@ -388,7 +389,7 @@ def imports(
                 exits.clear()
                 logs = capture_logs(opts, interp, progress, exits, context=context)
         source, target = "capture", opts.target.label()
-    machine = read_machine(0.0) if opts.from_log is not None else read_machine()  # a saved log times nothing
+    machine = read_machine(0.0, context=context) if opts.from_log is not None else read_machine(context=context)  # a saved log times nothing
     if opts.from_log is None:
         aggregated = _aggregate(logs)
         del logs  # the parsed rows: the report holds what is kept

@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 
 from profiler.errors import Interrupted, TargetFailed, UsageError
 from profiler.model.measurement import CommandSpec, Relative, TimingResult
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 ENGINES = ("builtin", "hyperfine")
 
@@ -109,6 +109,7 @@ def measure(
     the first failure's stderr tail. Warnings are returned and, as they arise, passed to
     `warn`. `machine`: facts already read by the caller (else read here)."""
     from profiler.analysis.machine import busy_warnings
+    context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
     from profiler.capture.timing import run_interleaved
 
@@ -121,7 +122,7 @@ def measure(
         find_hyperfine(context=context)
     sampling = machine is None  # the machine's load is read over the warm-up and the runs, not waited for before them
     if sampling:
-        start_sample()
+        start_sample(context)
     warnings = list(busy_warnings(machine)) if machine else []
     if engine == "builtin" and plan.use_spawner:
         from profiler.capture.spawner import spawner_path
@@ -141,13 +142,13 @@ def measure(
     except Interrupted as exc:
         partial = _results(specs, exc.partial or {}, engine) if engine == "builtin" else []
         if sampling:
-            machine = read_machine()
+            machine = read_machine(context=context)
         report = _finish(specs, partial, reference, warnings, machine, interrupted=True)
         runs = sum(r.runs for r in report.results)
         raise Interrupted(f"interrupted: showing the {runs} runs measured so far", partial=report) from None
 
     if sampling:
-        machine = read_machine()
+        machine = read_machine(context=context)
         busy = busy_warnings(machine)
         for w in busy:
             if warn:

@@ -4,6 +4,11 @@ and that the target imports from given back through PYTHONPATH — so an install
 runs, and a stdlib-only target stays a plain `python -S`. Plain `-S` is the `no-site-bare`
 variant (or `--flags=-S`). The entries keep site's place: after the standard library
 (`site_order`), so no lookup of a stdlib module goes through site-packages first.
+
+What it learns once about an interpreter (its sys.path under -S, the modules site itself
+imports) is kept in the invocation's run context (`context.memo`), not in the module: one
+invocation asks once however many runs it plans, and the next asks again (a venv whose
+site-packages changed in between is seen).
 """
 
 from __future__ import annotations
@@ -12,10 +17,7 @@ import os
 
 from profiler.analysis.no_site import extra_paths, site_order
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
-
-
-_SITE_OWN: dict[str, frozenset] = {}
+from profiler.runcontext import RunContext, given
 
 
 def no_site_env(python: str, target: Target, context: RunContext | None = None) -> tuple[tuple[str, str], ...]:
@@ -31,19 +33,20 @@ def no_site_env(python: str, target: Target, context: RunContext | None = None) 
         return ()
 
 
-_NO_SITE_PATH: dict[str, list] = {}
-
-
 def _no_site_env(python, target, discover_modules, no_site_sys_path, context: RunContext | None = None):
     if target == Target("code", "pass"):  # imports nothing: a plain -S, without running anything
         return ()
-    if python not in _NO_SITE_PATH:
-        _NO_SITE_PATH[python] = no_site_sys_path(python, context=context)
-    if python not in _SITE_OWN:
-        _SITE_OWN[python] = frozenset(r.name for r in discover_modules(python, Target("code", "pass"), context=context)[0])
+    context = given(context)
+    memo = context.memo
+    if ("no-site sys.path", python) not in memo:
+        memo["no-site sys.path", python] = no_site_sys_path(python, context=context)
+    if ("site's own modules", python) not in memo:
+        memo["site's own modules", python] = frozenset(
+            r.name for r in discover_modules(python, Target("code", "pass"), context=context)[0])
+    no_site_path, site_own = memo["no-site sys.path", python], memo["site's own modules", python]
     records, sys_path = discover_modules(python, target, context=context)
-    origins = [r.origin for r in records if r.origin and r.name not in _SITE_OWN[python]]
-    extra = extra_paths(sys_path, _NO_SITE_PATH[python], target, origins, os.getcwd())
+    origins = [r.origin for r in records if r.origin and r.name not in site_own]
+    extra = extra_paths(sys_path, no_site_path, target, origins, os.getcwd())
     if not extra:
         return ()
-    return (("PYTHONPATH", os.pathsep.join(site_order(_NO_SITE_PATH[python], extra))),)
+    return (("PYTHONPATH", os.pathsep.join(site_order(no_site_path, extra))),)

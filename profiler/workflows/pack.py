@@ -131,7 +131,7 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None, context: 
             packed = pack_target(interp, target, opts.out_dir, info=info, context=context)
         finally:
             restore_files(originals)
-        report = replace(packed.report, machine=read_machine())
+        report = replace(packed.report, machine=read_machine(context=context))
         write_json(os.path.join(opts.out_dir, "pack.json"), report.to_dict())
     except BaseException:  # a failed pack leaves nothing half-made
         if not existed:

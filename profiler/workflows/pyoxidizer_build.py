@@ -80,4 +80,4 @@ def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] |
         built.append(bv)
     from profiler.capture.machine import read_machine
 
-    return PyOxidizerReport(name, out_dir, dist, tuple(built), machine=read_machine())
+    return PyOxidizerReport(name, out_dir, dist, tuple(built), machine=read_machine(context=context))

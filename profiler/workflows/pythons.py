@@ -42,5 +42,5 @@ def pythons(specs: Sequence[str | Interpreter] | None = None, *,
     found = resolve_pythons(specs, warn=note, context=context) if specs else discover_all(warn=note, context=context)
     from profiler.capture.machine import read_machine
 
-    machine = read_machine(0.0)
+    machine = read_machine(0.0, context=context)
     return PythonsReport(tuple(FoundInterpreter.of(i) for i in found), tuple(warnings), machine)

@@ -1,11 +1,14 @@
 """One invocation of importprof: its run context, its temporary folder, its children, its signals.
 
 `invocation()` wraps a whole command (main() enters it):
-- it makes the invocation's run context (profiler/runcontext.py: the --timeout, where warnings
-  go, the interpreters resolved) and yields it: main() hands it to the command (click's
-  `ctx.obj`), which passes it down explicitly;
-- every temporary file and folder the run makes lives under ONE folder (`tempfile.tempdir` points
-  there for the invocation), removed on every exit path: success, error, Ctrl-C, SIGTERM;
+- it makes the invocation's run context (profiler/runcontext.py: the --timeout, the warnings,
+  the interpreters resolved, the machine's sample, what was learnt once about an interpreter)
+  and yields it: main() hands it to the command (click's `ctx.obj`), which passes it down
+  explicitly;
+- every temporary file and folder the run makes lives under ONE folder, removed on every exit
+  path: success, error, Ctrl-C, SIGTERM. The context names it (`context.tmp`) for code that has
+  the context, and `tempfile.tempdir` points there for the invocation, so every temporary file,
+  importprof's or any library's, made with or without the context, lands there too;
 - SIGTERM, SIGHUP (the terminal closed) and SIGQUIT become `Terminated` (a KeyboardInterrupt),
   so the same clean-up and partial-output paths as Ctrl-C run; `terminated()` tells main() to
   exit 128 + the signal's number (143, 129, 131) instead of 130;
@@ -60,16 +63,12 @@ def interrupted() -> bool:
 
 
 @contextlib.contextmanager
-def invocation(warn=None):
-    """Yields the invocation's RunContext. `warn`: where its warnings go (the commands' warn;
-    None: stderr)."""
+def invocation(warn=None, hold=False):
+    """Yields the invocation's RunContext, fresh for each (callers that run main() in-process
+    run many: nothing one learnt or held is seen by the next). `warn`: where its warnings go
+    (None: stderr, or held for the caller to say after its output when `hold`)."""
     _STATE["terminated"] = _STATE["interrupted"] = False
     _STATE["signal"] = None
-    # what lasts one invocation, fresh for each (callers that run main() in-process run many);
-    # a module not loaded yet has nothing to forget (and --help must not load it)
-    machine = sys.modules.get("profiler.capture.machine")
-    if machine is not None:
-        machine.forget()
     main_thread = threading.current_thread() is threading.main_thread()
     previous = {s: signal.signal(s, _on_sigterm) for s in TERMINATING if signal.getsignal(s) != signal.SIG_IGN} if main_thread else {}
     previous_int = signal.getsignal(signal.SIGINT) if main_thread else None
@@ -81,7 +80,7 @@ def invocation(warn=None):
     tempfile.tempdir = folder
     from profiler.runcontext import RunContext
 
-    context = RunContext(say=warn)  # the --timeout, the warnings said: this invocation's
+    context = RunContext(say=warn, hold=hold, tmp=folder)  # the --timeout, the warnings said: this invocation's
     try:
         yield context
     finally:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from profiler.errors import UsageError
 from profiler.model.site import SiteReport
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -24,6 +24,7 @@ class SiteOptions:
 def site(opts: SiteOptions, context: RunContext | None = None) -> SiteReport:
     from profiler.analysis.site import build_site_report
     from profiler.capture.interpreter import interpreter_for
+    context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
     from profiler.capture.site import run_site
     from profiler.parse.phases import parse_phase_records
@@ -34,10 +35,10 @@ def site(opts: SiteOptions, context: RunContext | None = None) -> SiteReport:
     if "-S" in opts.flags:
         raise UsageError("-S skips site: nothing to measure")
     interp = interpreter_for(opts.python, "site", context=context)
-    start_sample()  # the machine's load is read over the runs, not waited for after them
+    start_sample(context)  # the machine's load is read over the runs, not waited for after them
     raw = run_site(interp.path, opts.flags, opts.runs, context=context)
     runs = [(parse_site_record(r.site), parse_phase_records(r.phases)) for r in raw]
-    machine = read_machine()
+    machine = read_machine(context=context)
     return build_site_report(runs, machine, interp.path, interp.version)
 
 

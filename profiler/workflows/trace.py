@@ -22,7 +22,7 @@ from profiler.errors import BadInput, TargetFailed, UsageError
 from profiler.model.syscall_trace import TraceReport, TraceResult
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -177,6 +177,7 @@ def with_untraced_walls(results, specs, opts: TraceOptions, progress=None, conte
 
 
 def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progress=None, context: RunContext | None = None) -> TraceReport:
+    context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
 
     warnings: list[str] = []
@@ -194,7 +195,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             warnings.append("the log ends with a truncated line (ignored)")
         results = [result]
     else:
-        start_sample()  # the CPU share other work used while tracing (no wait)
+        start_sample(context)  # the CPU share other work used while tracing (no wait)
         from profiler.capture.strace import find_strace
 
         find_strace()
@@ -245,7 +246,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
     for w in warnings:
         if warn:
             warn(w)
-    machine = read_machine(0.0) if opts.from_log is not None else read_machine()  # a saved log times nothing
+    machine = read_machine(0.0, context=context) if opts.from_log is not None else read_machine(context=context)  # a saved log times nothing
     return TraceReport(results=tuple(results), machine=machine, warnings=tuple(warnings))
 
 
