@@ -202,3 +202,28 @@ def test_the_context_names_the_invocations_temporary_folder():
     with invocation() as context:
         assert context.tmp and os.path.isdir(context.tmp) and tempfile.gettempdir() == context.tmp
     assert not os.path.exists(context.tmp)
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_doctor_hands_its_parts_the_resolved_interpreter_not_its_path(monkeypatch, real_python):
+    # the parts get the Interpreter doctor resolved, so `--python pyenv:3.12` (a spec the cache
+    # keys by spec and source) is not probed again by each part
+    import profiler.workflows.imports as imports_mod
+    from profiler.compose.doctor import DoctorOptions, doctor
+    from profiler.model.target import Target
+
+    ctx = RunContext()
+    interp = interpreter_for(real_python, context=ctx)
+    given_to_imports = []
+
+    def imports(opts, **kw):
+        given_to_imports.append(opts.python)
+        raise _Stop
+
+    monkeypatch.setattr(imports_mod, "imports", imports)
+    with pytest.raises(_Stop):
+        doctor(DoctorOptions(target=Target("code", "pass"), python=interp, trace=False), context=ctx)
+    assert given_to_imports == [interp] and given_to_imports[0] is interp

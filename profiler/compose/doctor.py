@@ -109,7 +109,7 @@ def doctor(
     from profiler.workflows.imports import ImportsOptions, imports
 
     profile = opts.measured.get("imports") or imports(
-        ImportsOptions(target=opts.target, python=interp.path, runs=opts.runs, warmup=1, phases=True,
+        ImportsOptions(target=opts.target, python=interp, runs=opts.runs, warmup=1, phases=True,
                        ignore_failure=opts.ignore_failure), warn=warn, context=context)
     # in-memory (and no-pyc's compiling): the path importer's work for the modules the program
     # loaded from files, timed again in CPU time without the phases hook (whose wrappers and a
@@ -191,7 +191,7 @@ def doctor(
         from profiler.workflows.trace import TraceOptions, trace
 
         try:
-            tr = opts.measured.get("trace") or trace(TraceOptions(target=t, python=interp.path, ignore_failure=opts.ignore_failure,
+            tr = opts.measured.get("trace") or trace(TraceOptions(target=t, python=interp, ignore_failure=opts.ignore_failure,
                                                                     untraced_runs=0), context=context)  # counts only
             calls = tr.results[0].log.syscalls if tr.results and tr.results[0].log else ()
             findings += rules.failed_lookup_findings(calls, _sys_path(facts, t))
@@ -208,7 +208,7 @@ def doctor(
 
     lz = None
     try:
-        lz = lazy(LazyOptions(target=t, python=interp.path, runs=opts.timing_runs, warmup=1, measure=timed_lazy,
+        lz = lazy(LazyOptions(target=t, python=interp, runs=opts.timing_runs, warmup=1, measure=timed_lazy,
                               profile_runs=opts.runs, ignore_failure=opts.ignore_failure), progress=progress, warn=warn, info=info, context=context)
         f = rules.lazy_finding(lz, measured=opts.lazy)
         checks.append(Check("lazy", True, "" if timed_lazy else "estimate (use --lazy or --verify to time it)"))
@@ -363,7 +363,7 @@ def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | Non
     if reason is not None:
         return rules.verified(f, None, f"not verified: no in-memory build here: {reason}")
     try:
-        rep = compare(CompareOptions(target=opts.target, python=interp.path, runs=opts.timing_runs, min_time_s=0.0,
+        rep = compare(CompareOptions(target=opts.target, python=interp, runs=opts.timing_runs, min_time_s=0.0,
                                      syscalls="off", variants=("traditional", "oxidized", "in-memory"),
                                      ignore_failure=opts.ignore_failure),
                       progress=progress, warn=warn, info=info, context=context)

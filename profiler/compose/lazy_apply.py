@@ -784,7 +784,7 @@ def _proof(opts, pythons, edits: _Files, final, diffs, jobs, warning, context: R
         for p in pythons:
             profile = None
             if p.version_tuple[:2] >= (3, 7):
-                profile = imports(ImportsOptions(target=t, python=p.path, runs=opts.profile_runs, warmup=1,
+                profile = imports(ImportsOptions(target=t, python=p, runs=opts.profile_runs, warmup=1,
                                                  flags=tuple(opts.lazy.flags)), context=context)
             probe = None
             if p.version_tuple[:2] >= (3, 8):
