@@ -34,7 +34,7 @@ from profiler.model.packing import BuildReport, BuiltVariant
 from profiler.model.target import Target
 from profiler.analysis.packing import ON_REQUEST, OXIDIZED, PACKING, VARIANTS, default_name
 from profiler.workflows.targets import watched_files
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -366,6 +366,7 @@ def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals, contex
 
 def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
           warn: Callable[[str], None] | None = None, context: RunContext | None = None) -> BuildReport:
+    context = given(context)  # one context for the machine sample, the interpreters and the runs
     from profiler.capture.interpreter import interpreter_for
     from profiler.capture.machine import read_machine
     from profiler.capture.oxidized import write_json

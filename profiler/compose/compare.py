@@ -18,7 +18,7 @@ from profiler.errors import BadInput, Interrupted, ToolFailed, ToolMissing, Usag
 from profiler.model.compare import CompareReport
 from profiler.model.measurement import CommandSpec
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -166,6 +166,7 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
     """Build, check and time the variants. The files the target names are as they were before
     when it returns: a program that rewrites its input (black formatting a file) rewrites it in
     the timed runs (each later run sees what the one before left), as build's check put it back."""
+    context = given(context)  # one context for the machine sample, the interpreters and the runs
     from profiler.capture.oxidized import read_files, restore_files
     from profiler.workflows.targets import watched_files
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from profiler.errors import GateFailed, UsageError
 from profiler.model.import_tree import DiffReport
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 
 @dataclass
@@ -46,6 +46,7 @@ def diff_live(old, new, progress=None, warn=None, context: RunContext | None = N
     """Two imports captures diffed without saving files by hand (`imports --python A --python B`,
     `imports --vs TARGET`): `old` and `new` are ImportsOptions, captured one after the other;
     the diff reads as `importprof diff OLD.json NEW.json` would."""
+    context = given(context)  # one context for the machine sample, the interpreters and the runs
     from profiler.analysis.diff import diff_reports
     from profiler.workflows.imports import imports
 

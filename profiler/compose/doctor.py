@@ -22,7 +22,7 @@ from profiler.errors import ImportprofError, UsageError
 from profiler.model.doctor import Check, DoctorReport
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -82,6 +82,7 @@ def doctor(
     info: Note | None = None,
     context: RunContext | None = None,
 ) -> DoctorReport:
+    context = given(context)  # one context for the machine sample, the interpreters and the runs
     from profiler.analysis import doctor as rules
     from profiler.capture.doctor import probe_doctor_facts
     from profiler.capture.interpreter import interpreter_for

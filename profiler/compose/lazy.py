@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from profiler.errors import Interrupted, TargetFailed, UsageError
 from profiler.model.lazy import LazyReport, LazyRun, MustStayEager, ProgramOutput
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -148,6 +148,7 @@ def lazy(
     info: Note | None = None,
     context: RunContext | None = None,
 ) -> LazyReport:
+    context = given(context)  # one context for the machine sample, the interpreters and the runs
     from profiler.analysis.lazy import (
         COMPARISONS,
         avoided_modules,

@@ -40,7 +40,7 @@ from typing import Callable, Sequence
 
 from profiler.errors import BadInput, UsageError
 from profiler.model.lazy_apply import Check, FileEdit, LazyApplyReport, ProofRow, Side, StatementVerdict
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 Note = Callable[[str], None]
 PLACEHOLDER = "{python}"
@@ -376,6 +376,7 @@ def _differences(before, after, modes) -> dict:
 
 
 def lazy_apply(opts: ApplyOptions, progress=None, warn: Note | None = None, info: Note | None = None, context: RunContext | None = None) -> LazyApplyReport:
+    context = given(context)  # one context for the machine sample, the interpreters and the runs
     from profiler.capture.interpreter import interpreter_for
     from profiler.compose.lazy import lazy, validate as validate_lazy
 

@@ -11,7 +11,7 @@ from profiler.model.measurement import CommandSpec, StartupReport, TimingResult
 from profiler.model.target import Target
 from profiler.model.variant import DEFAULT_STARTUP_VARIANTS
 from profiler.workflows.plan import BASELINE
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -51,6 +51,7 @@ def startup(
     warn: Callable[[str], None] | None = None,
     context: RunContext | None = None,
 ) -> StartupReport:
+    context = given(context)  # one context for the machine sample, the interpreters and the runs
     from profiler.capture.interpreter import resolve_pythons
     from profiler.capture.timing import RunPlan
     from profiler.errors import Interrupted

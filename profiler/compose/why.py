@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from profiler.errors import GateFailed, UsageError
 from profiler.model.import_tree import ImportsReport, WhyReport
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -58,6 +58,7 @@ def why(
     warn: Callable[[str], None] | None = None,
     context: RunContext | None = None,
 ) -> WhyReport:
+    context = given(context)  # one context for the machine sample, the interpreters and the runs
     from profiler.workflows.imports import ImportsOptions, imports, load_report
 
     if not opts.module or any(c.isspace() for c in opts.module):
