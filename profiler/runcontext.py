@@ -15,10 +15,10 @@ already resolved (so one invocation asks each `--python` for its facts once, how
 workflows it composes); the machine's CPU sample and facts (capture/machine.py: read once per
 invocation); and `memo`, what the invocation learnt once about an interpreter and keeps for its
 other runs (workflows/no_site.py's site paths, capture/phases.py's startup modules), so the
-next invocation asks again (a venv changed in between is seen). `tmp` names the invocation's
-temporary folder (None outside an invocation): the invocation also points `tempfile.tempdir`
-at it, so every temporary file, importprof's or a library's, lands there and is removed at exit
-whether or not the code that made it had a context. Progress is not here: the commands hand
+next invocation asks again (a venv changed in between is seen). The invocation's temporary
+folder is not here: workflows/session.py points `tempfile.tempdir` at it, so every temporary
+file, importprof's or a library's, lands there and is removed at exit whether or not the code
+that made it had a context. Progress is not here: the commands hand
 their bar's update to the workflow that reports it, as an argument.
 
 A library caller that passes none gets `given(None)`: a fresh context with the defaults
@@ -37,13 +37,13 @@ DEFAULT_TIMEOUT_S = 60.0
 class RunContext:
     """`timeout_s`: one run's limit in seconds (None: none); `say`: where warnings go (None:
     stderr, or held when `hold`); `interpreters`: the `--python` specs resolved so far in this
-    invocation; `tmp`: the invocation's temporary folder (None: none made)."""
+    invocation."""
 
     __slots__ = ("timeout_s", "say", "warned", "hold", "held", "verbose", "interpreters",
-                 "machine_window", "machine_read", "memo", "tmp")
+                 "machine_window", "machine_read", "memo")
 
     def __init__(self, timeout_s: float | None = DEFAULT_TIMEOUT_S, say: Callable[[str], None] | None = None,
-                 hold: bool = False, tmp: str | None = None):
+                 hold: bool = False):
         self.timeout_s = timeout_s
         self.say = say
         self.warned: set[str] = set()
@@ -54,7 +54,6 @@ class RunContext:
         self.machine_window: tuple | None = None  # (system CPU times, os.times()) at start_sample()
         self.machine_read: dict = {}  # read_machine()'s facts by sample length
         self.memo: dict = {}  # (what, interpreter, ...) -> what this invocation learnt once
-        self.tmp = tmp
 
     def set_timeout(self, seconds: float | None) -> None:
         """--timeout SECONDS: None or 0 mean no limit."""

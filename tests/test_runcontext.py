@@ -192,16 +192,16 @@ def test_held_warnings_of_one_invocation_do_not_leak_into_the_next(monkeypatch):
     assert two.held == [] and one.held == ["the machine is busy"]
 
 
-def test_the_context_names_the_invocations_temporary_folder():
+def test_the_invocations_temporary_folder_is_tempfiles_and_removed_at_exit():
     import os
     import tempfile
 
     from profiler.workflows.session import invocation
 
-    assert RunContext().tmp is None
-    with invocation() as context:
-        assert context.tmp and os.path.isdir(context.tmp) and tempfile.gettempdir() == context.tmp
-    assert not os.path.exists(context.tmp)
+    with invocation():
+        folder = tempfile.gettempdir()
+        assert os.path.isdir(folder) and "importprof-" in os.path.basename(folder)
+    assert not os.path.exists(folder)
 
 
 class _Stop(Exception):

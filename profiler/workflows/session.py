@@ -6,9 +6,9 @@
   and yields it: main() hands it to the command (click's `ctx.obj`), which passes it down
   explicitly;
 - every temporary file and folder the run makes lives under ONE folder, removed on every exit
-  path: success, error, Ctrl-C, SIGTERM. The context names it (`context.tmp`) for code that has
-  the context, and `tempfile.tempdir` points there for the invocation, so every temporary file,
-  importprof's or any library's, made with or without the context, lands there too;
+  path: success, error, Ctrl-C, SIGTERM: `tempfile.tempdir` points there for the invocation,
+  so every temporary file, importprof's or any library's, made with or without the context,
+  lands there;
 - SIGTERM, SIGHUP (the terminal closed) and SIGQUIT become `Terminated` (a KeyboardInterrupt),
   so the same clean-up and partial-output paths as Ctrl-C run; `terminated()` tells main() to
   exit 128 + the signal's number (143, 129, 131) instead of 130;
@@ -80,7 +80,7 @@ def invocation(warn=None, hold=False):
     tempfile.tempdir = folder
     from profiler.runcontext import RunContext
 
-    context = RunContext(say=warn, hold=hold, tmp=folder)  # the --timeout, the warnings said: this invocation's
+    context = RunContext(say=warn, hold=hold)  # the --timeout, the warnings said: this invocation's
     try:
         yield context
     finally:
