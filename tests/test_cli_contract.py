@@ -228,3 +228,24 @@ def test_the_help_cache_keys_the_width_as_click_reads_it(tmp_path):
     typer_wide = subprocess.run([sys.executable, "-m", "profiler", "startup", "--help"], capture_output=True, text=True,
                                 env=dict(env, COLUMNS="100", IMPORTPROF_NO_HELP_CACHE="1")).stdout
     assert wide == typer_wide != narrow
+
+
+def test_held_warnings_are_said_before_an_os_error_line(monkeypatch, capsys):
+    """A command that warned and then met a file error (full disk, read-only -o) says its held
+    warning, then one error line."""
+    import errno
+
+    import profiler.commands as commands
+
+    class Delivers:
+        def main(self, args, prog_name, standalone_mode, obj):
+            obj.warn("the machine is busy: load average 4.97 on 2 logical cores")
+            raise OSError(errno.ENOSPC, "No space left on device", "out.json")
+
+    monkeypatch.setenv("IMPORTPROF_VERBOSE", "0")
+    monkeypatch.setattr(commands, "build_app", lambda: Delivers())
+    code = commands.main(["imports", "-c", "pass"])
+    err = capsys.readouterr().err.splitlines()
+    assert code != 0 and len(err) == 2, err
+    assert err[0] == "importprof: warning: the machine is busy: load average 4.97 on 2 logical cores", err
+    assert err[1].startswith("importprof: ") and "warning" not in err[1], err

@@ -162,12 +162,14 @@ def main(args: list[str]) -> int:
     except BrokenPipeError:
         return 0
     except OSError as exc:  # a file or folder the workflow met (full disk, read-only...): one line
+        _common.flush_warnings(context)
         from profiler.errors import from_os_error
 
         err = from_os_error(exc)
         _common.error_line(err.message)
         return err.exit_code
     except Exception as exc:  # click/typer usage errors and exits (vendored or not)
+        _common.flush_warnings(context)
         code = getattr(exc, "exit_code", None)
         fmt = getattr(exc, "format_message", None)
         if type(exc).__name__ == "Exit":
