@@ -74,3 +74,26 @@ def test_the_terminal_path_draws_with_rich():
     t.add_row("[x]")
     text = render_tables([t], tty=True)
     assert "[x]" in text and "\x1b[" in text  # colours/bold on a terminal, markup still text
+
+
+def test_plain_characters_are_one_cell_in_rich_too():
+    """rich's width tables are newer than unicodedata's: every character the plain path takes is
+    one cell wide in rich (trigrams, hexagrams and Hangul jamo go through rich)."""
+    from rich.cells import cell_len
+
+    from profiler.render.console import _simple_char
+
+    taken = [chr(i) for i in range(0x110000) if not 0xD800 <= i < 0xE000 and _simple_char(chr(i))]
+    assert [hex(ord(c)) for c in taken if cell_len(c) != 1] == []
+    assert all(_simple_char(c) for c in "…Σ·µ×→é")  # the renderers' own symbols stay plain
+    assert not any(_simple_char(c) for c in "\u2630\u268a\u4dc0\U0001d300\u1160\ud7b0\uffa0")
+
+
+def test_newline_cells_and_tables_without_columns_draw_as_rich_does():
+    no_columns = Table("title")
+    newline = Table()
+    newline.add_column("a")
+    newline.add_row("\n")
+    for t in (no_columns, newline):
+        assert render_tables([t], False) == _rich_text([t], False)
+    assert not _plain_ok(no_columns) and not _plain_ok(newline)

@@ -67,10 +67,21 @@ def render_tables(tables, tty: bool) -> str:
 
 
 # ------------------------------------------------------------------------------------------ plain
+# Characters at U+1100 and above the renderers write, each one cell wide in rich's tables too.
+_WRITTEN = frozenset("→—…±·×σ≈−–Δ²└─≤Σµ")
+
+
 @lru_cache(maxsize=4096)
 def _simple_char(c: str) -> bool:
     """One cell wide and drawn as itself by rich (a printable character that is neither wide nor
-    combining)."""
+    combining). Conservative: rich has its own width tables, newer than unicodedata's (trigrams
+    and hexagrams two cells, Hangul jamo none), so beyond U+1100 (where the wide and the
+    zero-width scripts begin) only the symbols the renderers write are taken; the rest goes
+    through rich."""
+    if c in _WRITTEN:
+        return True
+    if ord(c) >= 0x1100:
+        return False
     cat = unicodedata.category(c)
     return cat[0] in "LNPS" and unicodedata.east_asian_width(c) not in ("W", "F") and not unicodedata.combining(c)
 
@@ -84,7 +95,12 @@ def _simple(text: str) -> bool:
 def _plain_ok(part) -> bool:
     if isinstance(part, str):
         return all(_simple(line) for line in part.split("\n"))
+    if not part.columns:  # rich draws a table without columns as a blank line, title or not
+        return False
     texts = [c.header for c in part.columns] + ([part.title] if part.title else [])
+    cells = [c.header for c in part.columns] + [cell for row in part.rows for cell in row]
+    if any(t and not t.strip("\n") for t in cells + [part.title or ""]):
+        return False  # text of newlines alone: rich draws fewer lines than it holds
     return all(_simple(t) for t in texts) and all(_simple(line) for row in part.rows for cell in row for line in cell.split("\n"))
 
 
