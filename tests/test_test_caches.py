@@ -30,6 +30,7 @@ def counted(exe, requirements, dest):
 
 
 _realprograms._build = counted
+open(os.path.join({ready!r}, "ready-%d" % os.getpid()), "w").close()  # lined up: waiting for the signal
 while not os.path.exists({go!r}):
     time.sleep(0.002)
 print(_realprograms.build_real_venv({python!r}, []))
@@ -39,10 +40,15 @@ print(_realprograms.build_real_venv({python!r}, []))
 @pytest.mark.slow
 def test_two_processes_wanting_the_same_venv_build_it_once(tmp_path, real_python):
     cache, go, log = tmp_path / "venvs", tmp_path / "go", tmp_path / "builds.log"
-    code = WANTS_THE_VENV.format(tests=str(TESTS), log=str(log), go=str(go), python=real_python)
+    code = WANTS_THE_VENV.format(tests=str(TESTS), log=str(log), go=str(go), ready=str(tmp_path), python=real_python)
     env = dict(os.environ, IMPORTPROF_TEST_VENVS=str(cache))
     procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) for _ in range(2)]
+    import time
+
+    ready = [tmp_path / f"ready-{p.pid}" for p in procs]
+    while not all(r.exists() for r in ready) and all(p.poll() is None for p in procs):
+        time.sleep(0.01)
     go.touch()  # both start asking at once: a venv takes seconds to make, so the second asks while the first builds
     outs = [p.communicate(timeout=600) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
