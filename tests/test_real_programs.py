@@ -150,6 +150,7 @@ def test_diff_pairs_black_across_versions(cli, tmp_path):
     def loaded(path):
         return max(m["cumulative_us"] for m in json.loads(path.read_text())["modules"] if m["name"] == "black" and m["depth"] == 0)
 
+    assert black[0]["old_cumulative_us"] > 50_000 and black[0]["new_cumulative_us"] > 50_000, black  # black really loaded
     assert (black[0]["old_cumulative_us"], black[0]["new_cumulative_us"]) == (loaded(old), loaded(new)), black
     assert all(not m.get("wrapper") for m in doc["removed"] if m["name"] == "black")
 
