@@ -123,14 +123,9 @@ def check_directory(directory: str, interp) -> str:
     return real
 
 
-def split_commands(commands: Sequence[str]) -> list[list[str]]:
-    from profiler.workflows.targets import command_lines
-
-    return command_lines("--verify-with", commands)
-
-
 def validate(opts: ApplyOptions) -> None:
     from profiler.analysis.lazy_edit import STYLES
+    from profiler.workflows.targets import command_lines
 
     if opts.directory is None and opts.filter_out is None:
         raise UsageError("nothing to do: give --apply DIR or --filter-out FILE")
@@ -142,7 +137,7 @@ def validate(opts: ApplyOptions) -> None:
         raise UsageError(f"--style {opts.style}: one of {', '.join(STYLES)}")
     if opts.min_ms < 0:
         raise UsageError("--min-ms cannot be negative")
-    split_commands(opts.verify_with)
+    command_lines("--verify-with", opts.verify_with)
     if opts.style == "keyword" and opts.directory is not None:
         spec, where = requires_python(opts.directory)
         low = lower_bound(spec) if spec else None
@@ -301,9 +296,11 @@ class _Job:
 
 
 def _jobs(opts: ApplyOptions, pythons, flags: Sequence[str]) -> list[_Job]:
+    from profiler.workflows.targets import command_lines
+
     target = opts.lazy.target
     jobs = [_Job(p.path, target.label(), (p.path, *flags, *target.python_argv())) for p in pythons]
-    for raw, argv in zip(opts.verify_with, split_commands(opts.verify_with)):
+    for raw, argv in zip(opts.verify_with, command_lines("--verify-with", opts.verify_with)):
         shown = raw.strip()
         if any(PLACEHOLDER in a for a in argv):
             for p in pythons:
