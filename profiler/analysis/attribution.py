@@ -532,17 +532,18 @@ def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARK
     attribution and every tally in one native pass (attribute_calls); else the attribution
     gives each call its owner in Python and one pass (tally_calls) counts everything;
     `fast=False`: the careful way, a Python step per call and per view. The same result each
-    way (tests compare them on real logs)."""
+    way (tests compare them on real logs). `native=False`: no native code at all (the layout,
+    the attribution and the tallies in Python), so tests can compare the two."""
     done = _attribute_native(log, prefix) if fast and native else None
     call_times = None
     if done is not None:
         lay, per_pid, modes, spans, python, tallies, pids, call_times = done
         plain = log.syscalls  # the tallies' positions are the log's
     elif fast:
-        lay = ProcessLayout(log)
+        lay = ProcessLayout(log, native=native)
         pids = log.pids
         per_pid, modes, spans, plain, python, owners, keys = _attribute_owners(log, prefix, lay, pids)
-        tallies = tally_calls(plain, owners)
+        tallies = tally_calls(plain, owners, native=native)
         for o, (n, failed, opened, nbytes, seconds) in enumerate(tallies[10]):
             pid, name = keys[o]
             a = per_pid[pid][name]
@@ -551,7 +552,7 @@ def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARK
             for a in table.values():
                 a.cumulative += a.syscalls
     else:
-        lay = ProcessLayout(log)
+        lay = ProcessLayout(log, native=native)
         pids = log.pids
         per_pid, modes, spans, plain, python = attribute_syscalls(log, prefix, lay)
         tallies = None

@@ -156,9 +156,11 @@ def _filesystem_document(families, failed: int, failed_dirs: Counter, opens: Cou
     }
 
 
-def _layout_calls(log: StraceLog):
+def _layout_calls(log: StraceLog, native: bool = True):
     """({pid: time of its first call}, the fork and exec calls) natively, or None without the
-    native module (ProcessLayout then reads every call)."""
+    native module or with `native=False` (ProcessLayout then reads every call in Python)."""
+    if not native:
+        return None
     try:
         from profiler.analysis import _syscall_tally
         select = _syscall_tally.select_calls
@@ -175,9 +177,10 @@ class ProcessLayout:
     """Who is who in a log: parents (clone results), threads (CLONE_THREAD) and the process
     each thread belongs to, each pid's last successful exec (program, argv, time, line) and
     its end (exit or kill time). `picked`: ({pid: time of its first call}, the log's
-    LAYOUT_CALLS in order), when the caller has read them already."""
+    LAYOUT_CALLS in order), when the caller has read them already. `native=False`: pick
+    them in Python even when the native module is built."""
 
-    def __init__(self, log: StraceLog, picked: tuple | None = None) -> None:
+    def __init__(self, log: StraceLog, picked: tuple | None = None, native: bool = True) -> None:
         self.parent: dict[int, int] = {}
         self.threads: set[int] = set()
         self.command: dict[int, str] = {}
@@ -187,7 +190,7 @@ class ProcessLayout:
         self.first_time: dict[int, float | None] = {}
         self.forked_command: dict[int, str] = {}
         self.forked_argv: dict[int, tuple[str, ...]] = {}
-        calls = picked if picked is not None else _layout_calls(log)
+        calls = picked if picked is not None else _layout_calls(log, native)
         if calls is None:
             calls = log.syscalls
             for c in calls:
