@@ -214,11 +214,15 @@ def main() -> None:
         plogs = make_pip_logs(python, tmp, [250 * s for s in SCALES])
         plogs = {n // 250: v for n, v in plogs.items()}
 
-        def pip_aims(label):
+        def pip_aims(label, flat=True):
+            """The ≤2 s / ≤200 MB aim for 1,000 runs; `flat`: also peak RSS flat in the runs
+            (not for the default reading, one record per row: its memory grows with the runs by design)."""
             def check(rows):
                 if 4 in rows:
                     lines, tw, tc, rss, _, _ = rows[4]
                     aim(f"{label}: 1,000 runs of pip's log", f"{tw:.2f}s wall, {tc:.2f}s cpu, {rss / 2**20:.0f} MB", tw <= 2.0 and rss <= 200 * 2**20, "<= 2 s and <= 200 MB")
+                if not flat:
+                    return
                 small, big = min(rows), max(rows)
                 growth = (rows[big][3] / rows[small][3])
                 aim(f"{label}: peak RSS flat in runs ({big}x vs {small}x)", f"x{growth:.2f}", growth <= 1.2, "<= 1.2x")
@@ -230,7 +234,7 @@ def main() -> None:
                     lambda p: [*IMPORTPROF, "imports", "--from-log", p, "--headers", "runs"], None, None, [pip_aims("--headers runs")])
         # the default, each header a process of one run (a harness's log): one record per row
         reader_rows("imports --from-log (table; each header a process, the default): the same logs", plogs,
-                    lambda p: [*IMPORTPROF, "imports", "--from-log", p], None, None, [pip_aims("each header a process")])
+                    lambda p: [*IMPORTPROF, "imports", "--from-log", p], None, None, [pip_aims("each header a process", flat=False)])
         print("importprof's own overhead beyond the program's runs (-m pip --version; wall and CPU, medians)")
         pip = [python, "-m", "pip", "--version"]
         wall, _ = overhead("imports --runs 5 (warm-up 1: 6 runs)", [*IMPORTPROF, "imports", "--python", python, "--runs", "5", "-m", "pip", "--version"],
