@@ -135,14 +135,20 @@ class RunFolder:
         self.totals: list[int] = []
         self.layouts: dict[tuple, list] = {}  # (depths, names) → [[(row, entry, parent key)], runs]
 
+    def _pad(self, a: list, r: int) -> None:
+        """Fill a module's self and cumulative samples up to run `r` with NONE (the runs it was
+        not seen in)."""
+        if len(a[1]) < r:
+            gap = array("q", [self.NONE]) * (r - len(a[1]))
+            a[1].extend(gap)
+            a[2].extend(gap)
+
     def _entry(self, key: tuple, r: int, pos: int) -> list:
         a = self.acc.get(key)
         if a is None:
             a = self.acc[key] = [(r, pos), array("q", [self.NONE]) * r, array("q", [self.NONE]) * r, {}]
-        elif len(a[1]) < r:  # not seen in the runs between
-            gap = array("q", [self.NONE]) * (r - len(a[1]))
-            a[1].extend(gap)
-            a[2].extend(gap)
+        else:  # not seen in the runs between
+            self._pad(a, r)
         return a
 
     def add(self, run: RunTree) -> None:
@@ -204,13 +210,11 @@ class RunFolder:
                 rows.append((j, a, pkey))
             layout = self.layouts[lk] = [rows, 0]
         layout[1] += 1
-        none = self.NONE
+        pad = self._pad
         for j, a, _ in layout[0]:
             s = a[1]
             if len(s) < r:
-                gap = array("q", [none]) * (r - len(s))
-                s.extend(gap)
-                a[2].extend(gap)
+                pad(a, r)
             s.append(selfs[j])
             a[2].append(cums[j])
 
@@ -222,10 +226,7 @@ class RunFolder:
             for _, a, pkey in rows:
                 a[3][pkey] += runs
         for a in acc.values():
-            if len(a[1]) < n:
-                gap = array("q", [none]) * (n - len(a[1]))
-                a[1].extend(gap)
-                a[2].extend(gap)
+            self._pad(a, n)
         children: dict[tuple | None, list[tuple]] = {}
         for key, a in acc.items():
             parents = a[3]
@@ -338,27 +339,22 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
         return None
     n = len(logs)
     plans = []
-    shapes: dict[tuple, tuple] = {}  # depths → _shape_of(depths): a log of many processes of one program has few shapes
+    shapes: dict[tuple, tuple] = {}  # depths → _stream_shape(depths): a log of many processes of one program has few shapes
     for p, proc in enumerate(ref):
         cols = proc.columns
         if all(log.processes[p] is proc or log.processes[p].same_shape(proc) for log in logs):
-            depths = cols[3]
-            shape = shapes.get(depths) if isinstance(depths, tuple) else None
+            depths = tuple(cols[3])
+            shape = shapes.get(depths)
             if shape is None:
-                shape = _shape_of(depths)
-                if isinstance(depths, tuple):
-                    shapes[depths] = shape
-            order, kids, roots, regular = shape
-            if regular:
-                plans.append((cols, order, kids, roots))
+                shape = shapes[depths] = _stream_shape(depths)
+            if shape[4]:  # regular nesting
+                plans.append((cols, shape))
                 continue
         plans.append(None)  # per-run trees of this process
     anomalies = [[None] * len(ref) for _ in range(n)]  # [run][process] → anomaly texts
     totals = [0] * n
     median_spread = _median_spread
     out: list[ModuleRecord] = []
-    parents_of: dict[int, dict[int, int]] = {}
-    singles: dict[int, tuple[int]] = {}
     for p, plan in enumerate(plans):
         if plan is None:
             trees = []
@@ -370,36 +366,15 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
             mods = aggregate_runs(trees)[0]
             out.extend(m if p == 0 else replace(m, process=p) for m in mods)
             continue
-        cols, order, kids, roots = plan
+        cols, shape = plan
+        _, order, _, roots, _, parent_of = shape
         for r, log in enumerate(logs):
             names, selfs, cums, _, lines = log.processes[p].columns
-            found = []
-            for j, ks in kids.items():  # post-order, as build_process_tree reports them
-                if cums[j] + ROUNDING_US * (len(ks) + 1) < selfs[j] + sum(map(cums.__getitem__, ks)):
-                    found.append(f"line {lines[j]}: {names[j]}'s cumulative is less than its self + children")
-            anomalies[r][p] = found
+            anomalies[r][p] = _column_anomalies(shape, names, selfs, cums, lines)
             totals[r] += sum(map(cums.__getitem__, roots))
         names, _, _, depths, _ = cols
         self_cols = list(zip(*[log.processes[p].columns[1] for log in logs]))
         cum_cols = list(zip(*[log.processes[p].columns[2] for log in logs]))
-        parent_of = parents_of.get(id(kids))
-        if parent_of is None:  # one per shape (kids is the shape's own)
-            parent_of = {}
-            for j, ks in kids.items():
-                for k in ks:
-                    parent_of[k] = j
-            parents_of[id(kids)] = parent_of
-        if n == 1:  # one run: its values are the medians, no spread
-            record = ModuleRecord
-            get = parent_of.get
-            for j in order:
-                pj = get(j)
-                s, c = self_cols[j], cum_cols[j]
-                # one (value,) tuple per distinct value: a log of many processes repeats them
-                s = singles.setdefault(s[0], s)
-                c = singles.setdefault(c[0], c)
-                out.append(record(names[j], s[0], c[0], None if pj is None else names[pj], depths[j], p, 1, s, c, 0, 0))
-            continue
         for j in order:
             s, c = self_cols[j], cum_cols[j]
             pj = parent_of.get(j)
@@ -537,8 +512,11 @@ def _stream_shape(depths: tuple) -> tuple:
 
 def aggregate_logs(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
     """Parsed logs (one per run) → aggregate_runs(...) + process count + warnings.
-    Runs of one shape (the usual case) are aggregated column by column (_aggregate_by_columns),
-    others through per-run trees; both give the same result (tested)."""
+    One log goes process by process (aggregate_process_stream); runs of one shape (the usual
+    case) are aggregated column by column (_aggregate_by_columns), others through per-run
+    trees; all give the same result (tested)."""
+    if len(logs) == 1 and logs[0].processes:
+        return aggregate_process_stream(logs[0].processes, logs[0].warnings)
     if logs:
         fast = _aggregate_by_columns(logs)
         if fast is not None:
