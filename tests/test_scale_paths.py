@@ -97,3 +97,66 @@ def test_many_processes_fast_equals_careful(name):
         fresh = collapse_tree(modules, min_us)
         assert len(fresh) == len(whole) and fresh[:7] == whole[:7] and fresh[len(whole) - 1] == whole[-1]
         assert list(fresh) == whole and fresh[-1] == whole[-1]
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_processes_kept_as_columns_read_as_their_records(name):
+    # a log of several processes keeps each regular one as columns (ModuleColumns): every view
+    # of it is the view of the same records held whole
+    from dataclasses import replace
+
+    from profiler.analysis.imports import summarize_processes
+    from profiler.model.import_tree import ColumnBlock, ModuleColumns, records_with
+
+    report = _report(_many(name))
+    modules = report.modules
+    assert isinstance(modules, ModuleColumns)
+    records = tuple(modules)
+    assert any(isinstance(b, ColumnBlock) for b in modules.blocks) == (name != "overlap.log")  # its processes overlap: trees
+    assert len(modules) == len(records) and modules == records and records == modules
+    assert [modules[i] for i in range(len(records))] == list(records)
+    assert modules[-1] == records[-1] and modules[-len(records)] == records[0] and modules[3:40:3] == records[3:40:3]
+    with pytest.raises(IndexError):
+        modules[len(records)]
+    assert sum_modules(modules) == sum_modules(records)
+    assert summarize_processes(modules, 1, report.processes) == summarize_processes(records, 1, report.processes)
+    for min_us in (0, 300, 1000, 5000, 10**9):
+        assert list(collapse_tree(modules, min_us)) == list(collapse_tree(records, min_us))
+    assert list(records_with(modules, "failed")) == [m for m in records if "failed" in m.extra]
+    assert replace(report, modules=records).to_json() == report.to_json()
+
+
+def test_processes_of_mixed_kinds_keep_their_order():
+    # processes read through their trees (overlap.log's interleaved rows, 3.14 cached rows)
+    # among regular ones (boto3.log): both kinds of block, in the log's order
+    from profiler.model.import_tree import ColumnBlock, ModuleColumns
+
+    text = "".join(_text(n) for n in ("boto3.log", "overlap.log", "boto3.log", "py314_cached.log", "boto3.log"))
+    modules = _report(text).modules
+    assert isinstance(modules, ModuleColumns)
+    kinds = {isinstance(b, ColumnBlock) for b in modules.blocks}
+    assert kinds == {True, False}
+    assert [m.process for m in modules] == sorted(m.process for m in modules)
+    assert modules == aggregate_logs_by_trees([parse_importtime_lines(text)])[0]
+    records = tuple(modules)
+    assert sum_modules(modules) == sum_modules(records) == careful_sum_modules(records)
+    for min_us in (0, 1000, 10**9):
+        assert list(collapse_tree(modules, min_us)) == list(collapse_tree(records, min_us))
+
+
+def test_times_past_four_byte_integers_are_kept_whole():
+    # columns hold µs as 4-byte integers up to 71 minutes, 8-byte ones past that: a real log
+    # (boto3.log, twice) with one row's times raised past 2**32 µs reads the same both ways
+    from profiler.model.import_tree import ColumnBlock
+
+    lines = _text("boto3.log").splitlines(keepends=True)
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("import time:") and "|" in ln and ln.split("|")[0].split(":")[1].strip().isdigit())
+    big = 5_000_000_000
+    head, _, rest = lines[i].partition(":")
+    selfs, cum, name = rest.split("|")
+    lines[i] = f"{head}: {big:>9} | {big + int(cum):>10} |{name}"
+    text = "".join(lines) * 2
+    modules = _report(text).modules
+    assert any(m.self_us == big for m in modules)
+    assert any(isinstance(b, ColumnBlock) and b.self_us.typecode == "q" for b in modules.blocks)
+    assert modules == aggregate_logs_by_trees([parse_importtime_lines(text)])[0]

@@ -12,11 +12,14 @@ from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 from profiler.analysis.statistics import median
 from profiler.model.import_tree import (
     CachedRecord,
+    ColumnBlock,
     GroupRecord,
     ImportNode,
     ImportsReport,
+    ModuleColumns,
     ModuleRecord,
     ParsedLog,
+    ProcessLayout,
     ProcessLog,
     ProcessSummary,
     ProcessTree,
@@ -388,22 +391,21 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
     return tuple(out), (), _median(totals), tuple(totals), len(ref), warnings
 
 
-def aggregate_process_stream(processes: Iterable, log_warnings: Sequence[str] = ()) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
-    """aggregate_logs of one log (one run) whose processes come one at a time, each folded into
-    its module records as it comes and dropped: the log's text and rows are never held whole.
-    A process is a ProcessLog (parse.importtime.iter_log_processes) or, from a clean log, its
-    columns (parse.importtime.iter_clean_processes: header line, names, self_us,
-    cumulative_us, indents). `log_warnings`: the parser's, read once the processes are all
-    read. Exactly aggregate_logs([that log]) (tested on the real logs): a process with regular
-    nesting is aggregated column by column (a shape, the nesting of a list of depths, is worked
-    out once for every process that has it), any other through its tree alone."""
-    out: list[ModuleRecord] = []
-    append = out.append
+def aggregate_process_stream(processes: Iterable, log_warnings: Sequence[str] = ()) -> tuple[Sequence[ModuleRecord], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
+    """aggregate_logs of one log (one run) whose processes come one at a time, each folded as
+    it comes and dropped: the log's text and rows are never held whole. A process is a
+    ProcessLog (parse.importtime.iter_log_processes) or, from a clean log, its columns
+    (parse.importtime.iter_clean_processes: header line, names, self_us, cumulative_us,
+    indents). `log_warnings`: the parser's, read once the processes are all read. Exactly
+    aggregate_logs([that log]) (tested on the real logs): a process with regular nesting is
+    kept as columns (ModuleColumns: its self and cumulative µs, its names and nesting shared
+    with every process laid out the same way, each layout worked out once), any other as the
+    records of its tree. The modules of one process come as a tuple of records; of several,
+    as a ModuleColumns."""
+    blocks: list = []
     cached: list[CachedRecord] = []
-    record = ModuleRecord
     columns_of = _StreamedProcesses()
-    singles: dict[int, tuple[int]] = {}  # one (value,) tuple per distinct value
-    single = singles.setdefault
+    layouts: dict[tuple, ProcessLayout] = {}  # (shape, names) → the layout of the processes that have both
     anomalies: dict[int, list[str]] = {}  # process → its anomaly texts (the processes with any)
     total = 0
     count = 0
@@ -414,24 +416,37 @@ def aggregate_process_stream(processes: Iterable, log_warnings: Sequence[str] = 
             tree, found = build_process_tree(columns_of.process(item, cols, shape))
             total += tree.total_us
             mods, cached_p, _, _ = aggregate_runs([RunTree((tree,))])
-            out.extend(m if p == 0 else replace(m, process=p) for m in mods)
+            blocks.append(tuple(m if p == 0 else replace(m, process=p) for m in mods))
             cached.extend(c if p == 0 else replace(c, process=p) for c in cached_p)
         else:
             names, selfs, cums, lines = cols
             depths, order, kids, roots, _, parent_of = shape
             found = _column_anomalies(shape, names, selfs, cums, lines)
             total += sum(map(cums.__getitem__, roots))
-            get = parent_of.get
-            for j in order:
-                pj = get(j)
-                a, b = selfs[j], cums[j]
-                sa = singles.get(a) or single(a, (a,))
-                sb = singles.get(b) or single(b, (b,))
-                append(record(names[j], sa[0], sb[0], None if pj is None else names[pj], depths[j], p, 1, sa, sb, 0, 0))
+            key = (id(shape), names if isinstance(names, tuple) else tuple(names))
+            layout = layouts.get(key)
+            if layout is None:
+                get = parent_of.get
+                layout = layouts[key] = ProcessLayout(
+                    tuple([names[j] for j in order]),
+                    tuple([None if get(j) is None else names[get(j)] for j in order]),
+                    tuple([depths[j] for j in order]),
+                )
+            blocks.append(ColumnBlock(layout, p, _packed(map(selfs.__getitem__, order)), _packed(map(cums.__getitem__, order))))
         if found:
             anomalies[p] = found
     warnings = [*log_warnings, *_run_notes([anomalies.get(p, ()) for p in range(count)])]
-    return tuple(out), tuple(cached), total, (total,), count, warnings
+    modules = ModuleColumns(blocks)
+    return (modules if count > 1 else tuple(modules)), tuple(cached), total, (total,), count, warnings
+
+
+def _packed(values: Iterable[int]) -> array:
+    """µs as 4-byte machine integers (up to 71 minutes), 8-byte ones past that."""
+    values = list(values)
+    try:
+        return array("I", values)
+    except OverflowError:
+        return array("q", values)
 
 
 def aggregate_run_stream(processes: Iterable, log_warnings: Sequence[str] = ()) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str], int]:
@@ -600,7 +615,7 @@ def identity_keys(modules: Sequence[ModuleRecord]) -> list[tuple[int, str, str, 
 def filter_modules(modules: Sequence[ModuleRecord], prefix: str | None, keep_ancestors: bool = True) -> tuple[ModuleRecord, ...]:
     """Modules whose name starts with PREFIX (and, for the tree, their ancestors)."""
     if not prefix:
-        return tuple(modules)
+        return modules if isinstance(modules, (tuple, ModuleColumns)) else tuple(modules)
     parents = parent_indices(modules)
     keep: set[int] = set()
     for i, m in enumerate(modules):
@@ -629,23 +644,59 @@ class TreeLine(NamedTuple):
 
 def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> Sequence[TreeLine]:
     """Pre-order modules → tree lines; a module below `min_us` cumulative (and its subtree) is
-    folded into one summary line under its parent ("… N more, X ms")."""
-    # one walk: a row under min_us is folded with its whole subtree (the rows after it that are
-    # deeper, in its process), skipped at once; so a row's parent is always a shown row
-    depth = [m.depth for m in modules]
-    procs = [m.process for m in modules]
-    cums = [m.cumulative_us for m in modules]
-    summaries: dict[tuple, list[int]] = {}
+    folded into one summary line under its parent ("… N more, X ms"). Process by process: what
+    is shown and what is folded where depends only on a process's nesting and which of its rows
+    reach `min_us`, worked out once for every process of a layout that has the same (a
+    ModuleColumns' processes); the lines themselves are made as they are read (TreeLines)."""
+    parts = []  # per process: (process, depths, cums, record of a row, its fold plan)
+    for process, depths, cums, record, block in _process_segments(modules):
+        if block is not None:
+            memo = block.layout.memo
+            key = ("fold", min_us, bytes([c >= min_us for c in cums]))
+            plan = memo.get(key)
+            if plan is None:
+                plan = memo[key] = _fold_plan(depths, cums, min_us)
+        else:
+            plan = _fold_plan(depths, cums, min_us)
+        parts.append((process, depths, cums, record, plan))
+    return TreeLines(sum(len(plan[0]) + len(plan[1]) for *_, plan in parts), _tree_lines(parts))
+
+
+def _process_segments(modules: Sequence[ModuleRecord]):
+    """(process, depths, cumulative µs, row → its ModuleRecord, its ColumnBlock or None) per
+    process, in order: a ModuleColumns' blocks as they are, any other sequence cut where the
+    process changes."""
+    if isinstance(modules, ModuleColumns):
+        for b in modules.blocks:
+            if isinstance(b, ColumnBlock):
+                yield b.process, b.layout.depths, b.cumulative_us, b.record, b
+            else:
+                yield from _process_segments(b)
+        return
+    n = len(modules)
+    start = 0
+    while start < n:
+        process = modules[start].process
+        end = start + 1
+        while end < n and modules[end].process == process:
+            end += 1
+        part = modules[start:end] if start or end < n else modules
+        yield process, [m.depth for m in part], [m.cumulative_us for m in part], part.__getitem__, None
+        start = end
+
+
+def _fold_plan(depth: Sequence[int], cums: Sequence[int], min_us: int) -> tuple[list[int], dict]:
+    """One process's rows → (the rows shown, {owner: [rows folded, the folded subtrees' top
+    rows]}), the owner a shown row, or None for the rows folded at the top. One walk: a row
+    under min_us is folded with its whole subtree (the rows after it that are deeper), skipped
+    at once; so a row's parent is always a shown row."""
+    folds: dict = {}
     shown: list[int] = []
     stack: list[int] = []  # the shown ancestors of the current row (parent_indices' stack walk)
-    process = None
-    n = len(modules)
+    n = len(depth)
     i = 0
     while i < n:
         d = depth[i]
-        proc = procs[i]
-        if proc != process:
-            stack, process = [], proc
         while stack and depth[stack[-1]] >= d:
             stack.pop()
         if cums[i] >= min_us:
@@ -653,27 +704,27 @@ def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> Sequence[Tree
             stack.append(i)
             i += 1
             continue
-        owner = ("m", stack[-1]) if stack and d > 0 else ("root", proc)
-        s = summaries.get(owner)
-        if s is None:
-            s = summaries[owner] = [0, 0]
-        s[1] += cums[i]
+        owner = stack[-1] if stack and d > 0 else None
+        f = folds.get(owner)
+        if f is None:
+            f = folds[owner] = [0, []]
+        f[1].append(i)
         j = i + 1
-        while j < n and depth[j] > d and procs[j] == proc:
+        while j < n and depth[j] > d:
             j += 1
-        s[0] += j - i
+        f[0] += j - i
         i = j
-    return TreeLines(modules, shown, summaries)
+    return shown, folds
 
 
 class TreeLines(SequenceABC):
     """collapse_tree's lines, made as they are read: the length is known from the folding, so a
     table that shows the first 400 of a log's 275,000 lines makes 400 of them."""
 
-    def __init__(self, modules: Sequence[ModuleRecord], shown: list[int], summaries: dict[tuple, list[int]]) -> None:
+    def __init__(self, n: int, lines: Iterable[TreeLine]) -> None:
         self._made: list[TreeLine] = []
-        self._n = len(shown) + len(summaries)  # each summary is one line, under its row or its process
-        self._next = _tree_lines(modules, shown, summaries)
+        self._n = n
+        self._next = iter(lines)
 
     def __len__(self) -> int:
         return self._n
@@ -706,42 +757,45 @@ class TreeLines(SequenceABC):
             i += 1
 
 
-def _tree_lines(modules: Sequence[ModuleRecord], shown: list[int], summaries: dict[tuple, list[int]]):
-    """The lines in order: each shown row, the summary of its folded children after its
-    subtree, and each process's folded top-level rows after its last row."""
-    stack: list[tuple[int, tuple]] = []
-    process = None
-    done: set = set()
+def _tree_lines(parts: list):
+    """The lines in order: per process, each shown row, the summary of its folded children
+    after its subtree, and the process's folded top-level rows after its last row; then the
+    processes whose every row was folded, by process."""
+    folded_whole = []
+    for part in parts:
+        if part[4][0]:
+            yield from _process_lines(*part)
+        else:
+            folded_whole.append(part)
+    for part in sorted(folded_whole, key=lambda part: part[0]):
+        yield from _process_lines(*part)
+
+
+def _process_lines(process: int, depths, cums, record, plan):
+    shown, folds = plan
+
+    def summary(owner, depth: int) -> TreeLine | None:
+        f = folds.get(owner)
+        return TreeLine(depth, None, f[0], sum(map(cums.__getitem__, f[1])), process) if f else None
+
+    stack: list[tuple[int, int]] = []
     for i in shown:
-        m = modules[i]
-        if m.process != process:
-            yield from _closing(stack, 0, summaries, modules)
-            if process is not None:
-                s = summaries.get(("root", process))
-                if s:
-                    yield TreeLine(0, None, s[0], s[1], process)
-                done.add(process)
-            process = m.process
-        yield from _closing(stack, m.depth, summaries, modules)
-        yield TreeLine(m.depth, m)
-        stack.append((m.depth, ("m", i)))
-    yield from _closing(stack, 0, summaries, modules)
-    if process is not None:
-        s = summaries.get(("root", process))
-        if s:
-            yield TreeLine(0, None, s[0], s[1], process)
-        done.add(process)
-    for proc in sorted({k[1] for k in summaries if k[0] == "root"} - done):
-        s = summaries[("root", proc)]
-        yield TreeLine(0, None, s[0], s[1], proc)
-
-
-def _closing(stack: list, until_depth: int, summaries: dict, modules: Sequence[ModuleRecord]):
-    while stack and stack[-1][0] >= until_depth:
-        d, k = stack.pop()
-        s = summaries.get(k)
-        if s:
-            yield TreeLine(d + 1, None, s[0], s[1], modules[k[1]].process)
+        d = depths[i]
+        while stack and stack[-1][0] >= d:
+            dk, k = stack.pop()
+            line = summary(k, dk + 1)
+            if line:
+                yield line
+        yield TreeLine(d, record(i))
+        stack.append((d, i))
+    while stack:
+        dk, k = stack.pop()
+        line = summary(k, dk + 1)
+        if line:
+            yield line
+    line = summary(None, 0)
+    if line:
+        yield line
 
 
 def group_modules(modules: Sequence[ModuleRecord], key_of: Callable[[ModuleRecord], str]) -> tuple[GroupRecord, ...]:
@@ -971,30 +1025,50 @@ def sum_modules(modules: Sequence[ModuleRecord]) -> tuple[SummedModule, ...]:
     """Per module name across processes: in how many processes it was imported, Σ self and
     Σ cumulative of the per-process medians. A row nested in a row of the same name (the load
     below a dotted import's wrapper row) adds its self but not its cumulative (the outer row's
-    cumulative holds it). Sorted by Σ cumulative, largest first."""
-    acc: dict[str, list] = {}
+    cumulative holds it). Sorted by Σ cumulative, largest first. The processes of one layout
+    (a ModuleColumns') are added column by column first, their rows then once."""
+    acc: dict[str, list] = {}  # name → [processes, Σ self, Σ cumulative]
+    by_layout: dict[int, list] = {}  # id(layout) → [layout, processes, Σ self per row, Σ cumulative per row]
+    for process, depths, cums, record, block in _process_segments(modules):
+        if block is not None:
+            s = by_layout.get(id(block.layout))
+            if s is None:
+                by_layout[id(block.layout)] = [block.layout, 1, list(block.self_us), list(cums)]
+            else:
+                s[1] += 1
+                s[2] = list(map(int.__add__, s[2], block.self_us))
+                s[3] = list(map(int.__add__, s[3], cums))
+            continue
+        rows = [record(i) for i in range(len(depths))]
+        _add_rows(acc, [m.name for m in rows], depths, [m.self_us for m in rows], cums, 1)
+    for layout, count, selfs, cums in by_layout.values():
+        _add_rows(acc, layout.names, layout.depths, selfs, cums, count)
+    out = [SummedModule(name, a[0], a[1], a[2]) for name, a in acc.items()]
+    out.sort(key=lambda m: (-m.cumulative_us, -m.self_us, m.name))
+    return tuple(out)
+
+
+def _add_rows(acc: dict[str, list], names, depths, selfs, cums, processes: int) -> None:
+    """sum_modules' step: `processes` processes whose rows (one process's nesting) add up to
+    `selfs`/`cums`."""
     # the ancestors of the current row (parent_indices' stack walk) and how often each name is among them
     stack: list[tuple[int, str]] = []
     above: dict[str, int] = {}
-    process = None
-    for m in modules:
-        name, depth = m.name, m.depth
-        if m.process != process:
-            stack, above, process = [], {}, m.process
+    seen: set[str] = set()
+    for name, depth, s, c in zip(names, depths, selfs, cums):
         while stack and stack[-1][0] >= depth:
             above[stack.pop()[1]] -= 1
         a = acc.get(name)
         if a is None:
-            a = acc[name] = [set(), 0, 0]
-        a[0].add(process)
-        a[1] += m.self_us
+            a = acc[name] = [0, 0, 0]
+        if name not in seen:
+            seen.add(name)
+            a[0] += processes
+        a[1] += s
         if not above.get(name):
-            a[2] += m.cumulative_us
+            a[2] += c
         stack.append((depth, name))
         above[name] = above.get(name, 0) + 1
-    out = [SummedModule(name, len(a[0]), a[1], a[2]) for name, a in acc.items()]
-    out.sort(key=lambda m: (-m.cumulative_us, -m.self_us, m.name))
-    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -1015,12 +1089,18 @@ def summarize_processes(
     the median over the runs that know it. Runs with a different process count contribute
     only the processes they have."""
     sums = [[0] * runs for _ in range(processes)]
-    for m in modules:
-        if m.depth == 0 and m.process < processes:
-            row = sums[m.process]
-            for r, v in enumerate(m.cumulative_us_runs[:runs]):
-                if v is not None:
-                    row[r] += v
+    for process, depths, cums, record, block in _process_segments(modules):
+        if process >= processes or not runs:
+            continue
+        row = sums[process]
+        if block is not None:  # one run
+            row[0] += sum(map(cums.__getitem__, block.layout.roots))
+            continue
+        for i, d in enumerate(depths):
+            if d == 0:
+                for r, v in enumerate(record(i).cumulative_us_runs[:runs]):
+                    if v is not None:
+                        row[r] += v
     out = []
     for p in range(processes):
         known = [f[p] for f in facts if p < len(f)]

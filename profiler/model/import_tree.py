@@ -10,6 +10,7 @@ into the JSON item (after the contract keys, never replacing one), and read back
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
@@ -219,6 +220,97 @@ class ModuleRecord(Record):
     @property
     def in_all_runs(self) -> bool:
         return self.runs_seen == len(self.self_us_runs)
+
+
+class ProcessLayout:
+    """The rows of a process in pre-order as one-run aggregation lays them out: names,
+    parents' names, depths, and the positions of the top-level rows. Shared by every process
+    that printed the same names at the same depths (a harness or a loop starts the same
+    program many times); `memo` keeps what the views work out once per layout."""
+
+    __slots__ = ("names", "parents", "depths", "roots", "memo")
+
+    def __init__(self, names: tuple[str, ...], parents: tuple[str | None, ...], depths: tuple[int, ...]) -> None:
+        self.names, self.parents, self.depths = names, parents, depths
+        self.roots = tuple(i for i, d in enumerate(depths) if d == 0)
+        self.memo: dict = {}
+
+
+class ColumnBlock(NamedTuple):
+    """One process of a one-run report as columns: its layout and its self and cumulative
+    µs in the layout's order (machine integers: 8 bytes a row, analysis.imports._packed)."""
+
+    layout: ProcessLayout
+    process: int
+    self_us: array
+    cumulative_us: array
+
+    def record(self, i: int) -> ModuleRecord:
+        s, c = self.self_us[i], self.cumulative_us[i]
+        lay = self.layout
+        return ModuleRecord(lay.names[i], s, c, lay.parents[i], lay.depths[i], self.process, 1, (s,), (c,), 0, 0)
+
+
+class ModuleColumns(Sequence):
+    """The modules of a one-run report of several processes, kept per process: a ColumnBlock
+    (a process with regular nesting, the usual case) or a tuple of its ModuleRecords (a cut or
+    interleaved one, or one with cached rows). A read-only sequence of ModuleRecord in the
+    report's order, each made when it is read: a log of 1,000 processes holds 8 bytes a row
+    instead of 500,000 records, and the views that read every row (analysis.imports:
+    sum_modules, summarize_processes, collapse_tree; records_with) go block by block. Equals
+    the tuple of its records; a slice is a tuple."""
+
+    __slots__ = ("blocks", "_ends")
+
+    def __init__(self, blocks: Sequence[ColumnBlock | tuple[ModuleRecord, ...]]) -> None:
+        self.blocks = tuple(b for b in blocks if len(b.self_us if isinstance(b, ColumnBlock) else b))
+        ends, n = [], 0
+        for b in self.blocks:
+            n += len(b.self_us) if isinstance(b, ColumnBlock) else len(b)
+            ends.append(n)
+        self._ends = ends
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("module index out of range")
+        k = bisect_right(self._ends, i)
+        b = self.blocks[k]
+        j = i - (self._ends[k - 1] if k else 0)
+        return b.record(j) if isinstance(b, ColumnBlock) else b[j]
+
+    def __iter__(self):
+        for b in self.blocks:
+            if isinstance(b, ColumnBlock):
+                yield from map(b.record, range(len(b.self_us)))
+            else:
+                yield from b
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (ModuleColumns, tuple)):
+            return len(other) == len(self) and tuple(self) == tuple(other)
+        return NotImplemented
+
+    __hash__ = None  # as a tuple of records: a record's `extra` is not hashable
+
+    def __repr__(self) -> str:
+        return f"ModuleColumns({len(self)} records in {len(self.blocks)} processes)"
+
+
+def records_with(modules: Sequence[ModuleRecord], key: str):
+    """The records whose `extra` holds `key`, in order: of a ModuleColumns only its records
+    kept whole (a process kept as columns has no extra keys), so asking which rows carry phases,
+    statements or a failure does not make the records of a thousand processes."""
+    if isinstance(modules, ModuleColumns):
+        return (m for b in modules.blocks if not isinstance(b, ColumnBlock) for m in b if key in m.extra)
+    return (m for m in modules if key in m.extra)
 
 
 @dataclass(frozen=True)

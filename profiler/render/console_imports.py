@@ -51,6 +51,7 @@ def _header(report) -> str:
 def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -> str:
     from profiler.analysis.imports import collapse_tree, filter_modules, top_modules
     from profiler.render.console import new_table, render_tables
+    from profiler.model.import_tree import records_with
 
     from profiler.render.console_phases import lazy_table, phase_cells, phase_headers, phases_note
 
@@ -113,7 +114,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
         if rest:
             t.add_row(f"… {len(rest)} more (--top {view.top})", str(sum(g.modules for g in rest)), _ms(sum(g.self_us for g in rest)), "")
         parts.append(t)
-    failed = sum(1 for m in report.modules if m.extra.get("failed"))
+    failed = sum(1 for m in records_with(report.modules, "failed") if m.extra["failed"])
     if failed:
         parts.append(
             f"{failed} import{'' if failed == 1 else 's'} failed (marked {FAILED_MARK.strip()}): the module was not loaded; "
@@ -346,7 +347,9 @@ def statements_table(modules, tty: bool, top: int, module: str | None = None) ->
     from profiler.render.console import new_table
     from profiler.render.text import cut_middle
 
-    rows = [(m, s) for m in modules for s in m.extra.get("statements") or () if module is None or m.name == module]
+    from profiler.model.import_tree import records_with
+
+    rows = [(m, s) for m in records_with(modules, "statements") for s in m.extra["statements"] or () if module is None or m.name == module]
     if not rows:
         return None
     t = new_table(tty, title=f"import-time work in module bodies (top {min(top, len(rows))} top-level statements, sampled)")

@@ -7,7 +7,9 @@ PHASE_COLUMNS = (("find", "find_us"), ("read", "read_us"), ("unmarshal", "unmars
 
 def phase_headers(modules) -> list[str]:
     """Extra column headers when the records carry phases (`imports --phases`), else []."""
-    if not any("find_us" in m.extra for m in modules):
+    from profiler.model.import_tree import records_with
+
+    if next(records_with(modules, "find_us"), None) is None:
         return []
     return [h for h, _ in PHASE_COLUMNS] + ["compiled"]
 
@@ -30,8 +32,10 @@ def phases_note(modules, runs: int, worst: int = 3) -> str:
         "by total); they add up to THAT run's self, not to the self/cumulative columns (the median of "
         f"{runs} timed -X importtime run{'s' if runs != 1 else ''}); compiled = no valid .pyc"
     )
+    from profiler.model.import_tree import records_with
+
     gaps = []
-    for m in modules:
+    for m in records_with(modules, "find_us"):
         if m.extra.get("find_us") is None:
             continue
         total = sum(m.extra.get(k) or 0 for _, k in PHASE_COLUMNS)
@@ -53,9 +57,12 @@ def lazy_table(report, tty: bool, top: int):
     None when `--lazy-candidates` was not asked."""
     from profiler.render.console import new_table
 
-    if not any("lazy_candidate" in m.extra for m in report.modules):
+    from profiler.model.import_tree import records_with
+
+    marked = list(records_with(report.modules, "lazy_candidate"))
+    if not marked:
         return None
-    cands = sorted((m for m in report.modules if m.extra.get("lazy_candidate")), key=lambda m: -m.cumulative_us)
+    cands = sorted((m for m in marked if m.extra.get("lazy_candidate")), key=lambda m: -m.cumulative_us)
     t = new_table(tty, title=f"lazy-import candidates: never called into after their import ({len(cands)}; top {min(top, len(cands))} by cumulative ms)")
     t.add_column("module", no_wrap=True)
     t.add_column("cumulative", justify="right")
