@@ -160,3 +160,24 @@ def test_times_past_four_byte_integers_are_kept_whole():
     assert any(m.self_us == big for m in modules)
     assert any(isinstance(b, ColumnBlock) and b.self_us.typecode == "q" for b in modules.blocks)
     assert modules == aggregate_logs_by_trees([parse_importtime_lines(text)])[0]
+
+
+@pytest.mark.parametrize("odd", ["pkg.mod%d%%s", "pkg.v-7000000000000001"])
+def test_json_of_processes_kept_as_columns_is_their_records_json(odd):
+    # ModuleColumns writes its rows through per-layout templates made from a record's own
+    # to_dict(): a real log (boto3.log, three times) with one module renamed to hold a
+    # format character, or a template's stand-in number (then its rows go through their records)
+    from dataclasses import replace
+
+    from profiler.model.import_tree import ColumnBlock, _json_templates
+
+    lines = _text("boto3.log").splitlines(keepends=True)
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("import time:") and ln.rstrip().endswith("| zipimport"))
+    lines[i] = lines[i].replace("zipimport", odd)
+    text = "".join(lines) * 3
+    report = _report(text)
+    blocks = [b for b in report.modules.blocks if isinstance(b, ColumnBlock)]
+    assert blocks and any(m.name == odd for m in report.modules)
+    assert (_json_templates(blocks[0].layout) is None) == ("7000000000000001" in odd)
+    assert report.to_json() == replace(report, modules=tuple(report.modules)).to_json()
+    assert any(m["name"] == odd for m in __import__("json").loads(report.to_json())["modules"])

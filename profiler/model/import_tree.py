@@ -300,8 +300,55 @@ class ModuleColumns(Sequence):
 
     __hash__ = None  # as a tuple of records: a record's `extra` is not hashable
 
+    def json_lines(self):
+        """Each record's JSON text, as json.dumps(record.to_dict(), ensure_ascii=False) writes
+        it, in order (tested equal): a block's rows through its layout's templates, each made
+        once from a record's own to_dict() with stand-in numbers where the block's go, so a
+        thousand processes are written without making their records."""
+        import json
+
+        dumps = json.dumps
+        for b in self.blocks:
+            if not isinstance(b, ColumnBlock):
+                yield from (dumps(m.to_dict(), ensure_ascii=False) for m in b)
+                continue
+            templates = _json_templates(b.layout)
+            if templates is None:
+                yield from (dumps(b.record(i).to_dict(), ensure_ascii=False) for i in range(len(b.self_us)))
+                continue
+            p = b.process
+            yield from (t % (s, c, p, s, c) for t, s, c in zip(templates, b.self_us, b.cumulative_us))
+
     def __repr__(self) -> str:
         return f"ModuleColumns({len(self)} records in {len(self.blocks)} processes)"
+
+
+# stand-ins for a row's self, cumulative and process in a JSON template: no real row has them
+_STAND_INS = ("-7000000000000001", "-7000000000000002", "-7000000000000003")
+
+
+def _json_templates(layout: ProcessLayout) -> tuple[str, ...] | None:
+    """%-templates of a layout's rows' JSON (ModuleColumns.json_lines), in which self,
+    cumulative and process go as (self, cumulative, process, self, cumulative) — the order
+    to_dict() writes them; None when a row's text does not have them so (a name holding a
+    stand-in's digits), and the rows are written from their records."""
+    if "json" in layout.memo:
+        return layout.memo["json"]
+    import json
+    import re
+
+    s, c, p = (int(x) for x in _STAND_INS)
+    split = re.compile("(" + "|".join(_STAND_INS) + ")").split
+    out = []
+    for i in range(len(layout.names)):
+        rec = ModuleRecord(layout.names[i], s, c, layout.parents[i], layout.depths[i], p, 1, (s,), (c,), 0, 0)
+        parts = split(json.dumps(rec.to_dict(), ensure_ascii=False))
+        if parts[1::2] != [_STAND_INS[k] for k in (0, 1, 2, 0, 1)]:
+            out = None
+            break
+        out.append("%d".join(x.replace("%", "%%") for x in parts[0::2]))
+    layout.memo["json"] = templates = None if out is None else tuple(out)
+    return templates
 
 
 def records_with(modules: Sequence[ModuleRecord], key: str):
@@ -413,16 +460,22 @@ class ImportsReport(Document):
         if self.per_process or self.summed:
             keys.setdefault("per_process", [])
             keys.setdefault("summed", [])
-        parts = []
-        for key, value in keys.items():
+        out = ["{\n"]  # the pieces of the text, joined once at the end
+        for n, (key, value) in enumerate(keys.items()):
+            out.append(f",\n  {dumps(key)}: " if n else f"  {dumps(key)}: ")
             items = records.get(key)
             if items:  # one record at a time: its dict lives only while it is encoded
-                body = ",\n".join(["    " + dumps(v.to_dict(), ensure_ascii=False) for v in items])
-                text = "[\n" + body + "\n  ]"
+                lines = items.json_lines() if isinstance(items, ModuleColumns) else (dumps(v.to_dict(), ensure_ascii=False) for v in items)
+                out.append("[\n    ")
+                for k, line in enumerate(lines):
+                    if k:
+                        out.append(",\n    ")
+                    out.append(line)
+                out.append("\n  ]")
             else:
-                text = dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
-            parts.append(f"  {dumps(key)}: {text}")
-        return "{\n" + ",\n".join(parts) + "\n}\n"
+                out.append(dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  "))
+        out.append("\n}\n")
+        return "".join(out)
 
 
 # ---------------------------------------------------------------------------- why
