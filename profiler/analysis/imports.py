@@ -136,7 +136,8 @@ class RunFolder:
         self.cached_hits: dict[tuple[int, str], list] = {}
         self.cached_depth: dict[tuple[int, str], int | None] = {}
         self.totals: list[int] = []
-        self.layouts: dict[tuple, list] = {}  # (depths, names) → [[(row, entry, parent key)], runs]
+        # (depths, names) → [[(row, entry, parent key)], runs, the last run, rows, their self and cumulative appends]
+        self.layouts: dict[tuple, list] = {}
 
     def _pad(self, a: list, r: int) -> None:
         """Fill a module's self and cumulative samples up to run `r` with NONE (the runs it was
@@ -211,21 +212,24 @@ class RunFolder:
                 a = self._entry(keys[j], r, pos)
                 a[3].setdefault(pkey, 0)  # counted in result(), in the order first seen
                 rows.append((j, a, pkey))
-            layout = self.layouts[lk] = [rows, 0]
+            layout = self.layouts[lk] = [rows, 0, -1, [j for j, _, _ in rows], [a[1].append for _, a, _ in rows], [a[2].append for _, a, _ in rows]]
         layout[1] += 1
-        pad = self._pad
-        for j, a, _ in layout[0]:
-            s = a[1]
-            if len(s) < r:
-                pad(a, r)
-            s.append(selfs[j])
-            a[2].append(cums[j])
+        if layout[2] != r - 1:  # a run of another layout came between: pad what it did not see
+            pad = self._pad
+            for _, a, _ in layout[0]:
+                if len(a[1]) < r:
+                    pad(a, r)
+        layout[2] = r
+        for add, v in zip(layout[4], map(selfs.__getitem__, layout[3])):
+            add(v)
+        for add, v in zip(layout[5], map(cums.__getitem__, layout[3])):
+            add(v)
 
     def result(self) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...]]:
         acc, totals = self.acc, self.totals
         n = len(totals)
         none = self.NONE
-        for rows, runs in self.layouts.values():
+        for rows, runs, *_ in self.layouts.values():
             for _, a, pkey in rows:
                 a[3][pkey] += runs
         for a in acc.values():
