@@ -536,3 +536,23 @@ def test_runs_stream_directly_from_columns_and_trees_agree():
     assert got[:6] == want and got[6] == 3
     c = next(m for m in got[0] if m.name == "c")
     assert c.self_us_runs == (7, None, 7) and c.runs_seen == 2
+
+
+@pytest.mark.parametrize("name", ["boto3.log", "overlap.log"])
+def test_each_header_a_run_past_four_byte_samples(fixtures, tmp_path, name):
+    """Samples are 4-byte integers until a value past 35 minutes comes, then all 8-byte: a real
+    log (boto3.log: runs folded by columns; overlap.log: by trees) four times, the third copy with
+    one row's times raised past 2**31 µs, gives the careful runs' records."""
+    text = (fixtures / "importtime" / name).read_text()
+    lines = text.splitlines(keepends=True)
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("import time:") and ln.split("|")[0].split(":")[1].strip().isdigit())
+    head, _, rest = lines[i].partition(":")
+    _, cum, module = rest.split("|")
+    big = 3_000_000_000
+    lines[i] = f"{head}: {big:>9} | {big + int(cum):>10} |{module}"
+    path = tmp_path / "big.log"
+    path.write_text(text + text + "".join(lines) + text)
+    got = aggregate_log(str(path), headers="runs")
+    assert got == _careful_runs(path.read_text(), str(path))
+    assert any(big in m.self_us_runs for m in got[0])
+    assert {m.self_us_runs._a.typecode for m in got[0]} == {"q"}  # widened: every sample 8 bytes

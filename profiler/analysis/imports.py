@@ -121,6 +121,9 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
     return folder.result()
 
 
+_FOUR_BYTES = (1 << 31) - 1  # the largest 4-byte sample (µs: 35 minutes)
+
+
 class RunFolder:
     """aggregate_runs one run at a time: `add(run)` folds a run's values into per-module samples
     and keeps nothing else of it (a log of a thousand runs never holds a thousand trees);
@@ -131,6 +134,7 @@ class RunFolder:
     NONE = Samples._NONE
 
     def __init__(self) -> None:
+        self.code = "i"  # samples as 4-byte integers; all widened to 8 bytes at the first past _FOUR_BYTES
         # key → [first (run, position), self per run, cumulative per run, {parent key: count}]
         self.acc: dict[tuple, list] = {}
         self.cached_hits: dict[tuple[int, str], list] = {}
@@ -143,17 +147,26 @@ class RunFolder:
         """Fill a module's self and cumulative samples up to run `r` with NONE (the runs it was
         not seen in)."""
         if len(a[1]) < r:
-            gap = array("q", [self.NONE]) * (r - len(a[1]))
+            gap = array(self.code, [self.NONE]) * (r - len(a[1]))
             a[1].extend(gap)
             a[2].extend(gap)
 
     def _entry(self, key: tuple, r: int, pos: int) -> list:
         a = self.acc.get(key)
         if a is None:
-            a = self.acc[key] = [(r, pos), array("q", [self.NONE]) * r, array("q", [self.NONE]) * r, {}]
+            a = self.acc[key] = [(r, pos), array(self.code, [self.NONE]) * r, array(self.code, [self.NONE]) * r, {}]
         else:  # not seen in the runs between
             self._pad(a, r)
         return a
+
+    def _widen(self) -> None:
+        """Every sample as an 8-byte integer from now on (a value past 4 bytes came)."""
+        self.code = "q"
+        for a in self.acc.values():
+            a[1], a[2] = array("q", a[1]), array("q", a[2])
+        for layout in self.layouts.values():
+            layout[4] = [a[1].append for _, a, _ in layout[0]]
+            layout[5] = [a[2].append for _, a, _ in layout[0]]
 
     def add(self, run: RunTree) -> None:
         cached_hits, cached_depth = self.cached_hits, self.cached_depth
@@ -172,8 +185,14 @@ class RunFolder:
                 occ[name] = o + 1
                 key = (p, name, o)
                 a = entry(key, r, pos)
-                a[1].append(node.self_us)
-                a[2].append(node.cumulative_us)
+                try:
+                    a[1].append(node.self_us)
+                    a[2].append(node.cumulative_us)
+                except OverflowError:  # past 4-byte samples: a[1]/a[2] are the 8-byte arrays after
+                    self._widen()
+                    if len(a[1]) == r:
+                        a[1].append(node.self_us)
+                    a[2].append(node.cumulative_us)
                 parents = a[3]
                 parents[parent_key] = parents.get(parent_key, 0) + 1
                 pos += 1
@@ -192,6 +211,8 @@ class RunFolder:
     def add_columns(self, names: Sequence[str], selfs: Sequence[int], cums: Sequence[int], shape: tuple) -> None:
         """One run of one process whose rows nest regularly (no cached rows): post-order
         columns and their _stream_shape."""
+        if self.code != "q" and max(max(selfs), max(cums)) > _FOUR_BYTES:
+            self._widen()
         depths, order, _, roots, _, parent_of = shape
         r = len(self.totals)
         self.totals.append(sum(map(cums.__getitem__, roots)))

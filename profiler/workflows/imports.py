@@ -255,7 +255,7 @@ def aggregate_log(path: str, stdin_text: str | None = None, headers: str = "proc
     "processes": each header starts a process of it) or as a run per header ("runs": a loop's
     runs of one program, aggregate_run_stream): aggregate_logs' result and the run count,
     folded process by process as the log is read
-    (aggregate_process_stream): a file is read 4 MiB at a time and its text is never held
+    (aggregate_process_stream): a file is read 256 KiB at a time and its text is never held
     whole. A clean log (header lines and rows only: what -X importtime writes when the program
     prints nothing to stderr) is read the fast way; any other (the program's own output in it,
     a cut last line, 3.14 cached rows) is read again, the careful way. A pipe is read once,
