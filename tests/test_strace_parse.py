@@ -572,3 +572,27 @@ def test_a_native_build_of_another_version_is_not_used(logs, monkeypatch):
     assert strace._native() is None
     plain = re.sub(r"^(\d+) +\d+:\d\d:\d\d\.\d+ (.*?)(?: <\d+\.\d+>)?$", r"\1 \2", logs["parallel"], flags=re.M)
     assert parse_strace(plain) == parse_strace(plain, fast=False)
+
+
+@pytest.mark.parametrize("name", LOGS)
+def test_the_json_text_is_the_document(logs, name):
+    # TraceReport.to_json writes its lists of records an item a line (model.document.document_json):
+    # the same document as json.dumps(to_dict()), for one variant and for several
+    from profiler.model.syscall_trace import TraceReport
+
+    result = summarize_trace(parse_strace(logs[name]), variant=name)
+    for report in (TraceReport((result,), {"cpus": 2}, ("a warning",)), TraceReport((result, result), {}, ())):
+        text = report.to_json()
+        assert json.loads(text) == json.loads(json.dumps(report.to_dict()))
+        assert text.endswith("}\n")
+
+
+def test_document_json_writes_what_json_dumps_reads():
+    from profiler.model.document import document_json
+
+    keys = {"schema": "x/1", "empty": [], "items": [{"a": "é\n", "b": [1, 2]}, {"a": None}], "nested": {"k": [1, {"z": 2}]}}
+    lines = {"items": (json.dumps(x, ensure_ascii=False) for x in keys["items"]), "empty": iter(())}
+    text = document_json(keys, lines)
+    assert json.loads(text) == keys
+    assert text.splitlines()[:2] == ["{", '  "schema": "x/1",'] and '"empty": []' in text
+    assert document_json(keys) == json.dumps(keys, indent=2, ensure_ascii=False) + "\n"

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from profiler.model.document import Document, Record, saved
+from profiler.model.document import Document, Record, document_json, saved
 
 # the path prefix of the import markers (profiler/bootstrap/hook_markers.py has the same value:
 # the bootstrap never imports the package)
@@ -268,6 +268,16 @@ class TraceReport(Document):
             doc["variants"] = [{"variant": r.variant, **r.body()} for r in self.results]
         doc["warnings"] = list(self.warnings)
         return doc
+
+    def to_json(self) -> str:
+        """The to_dict() document as JSON text (model.document.document_json): one variant's
+        lists of records (syscalls, modules, processes: a harness's log has thousands of
+        processes) an item a line."""
+        import json
+
+        doc = self.to_dict()
+        lines = {k: (json.dumps(x, ensure_ascii=False) for x in doc[k]) for k in ("syscalls", "modules", "processes") if isinstance(doc.get(k), list)}
+        return document_json(doc, lines)
 
     @classmethod
     def from_dict(cls, d: dict) -> "TraceReport":
