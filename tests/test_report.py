@@ -403,6 +403,28 @@ def test_mixed_documents_are_said_to_whoever_builds_the_page():
     assert report_from_files([str(REPORT_FIXTURES / "startup.json")], warn=heard.append).warnings() == []
 
 
+def test_a_document_naming_its_python_oddly_is_left_out_of_the_interpreters(tmp_path):
+    """Found by test_fuzz_report_from: a saved startup document with `"python": []` at its top
+    (a key the startup schema does not have, so validation lets it through) crashed the page's
+    interpreter list. The real startup.json with that key added: the page is made, that value
+    is left out, the version and the results' interpreters are still listed."""
+    import json
+
+    from profiler.analysis.page import interpreters_seen
+    from profiler.compose.report import report_from_files
+
+    doc = json.loads((REPORT_FIXTURES / "startup.json").read_text())
+    doc["python"], doc["python_version"] = [], "3.11.7"
+    path = tmp_path / "startup.json"
+    path.write_text(json.dumps(doc))
+    page = report_from_files([str(path)])
+    assert page is not None
+    rows = interpreters_seen(None, [("startup", doc)])
+    assert {"path": None, "version": "3.11.7", "where": "startup"} in rows
+    assert all(r["path"] is None or isinstance(r["path"], str) for r in rows)
+    assert any(r["path"] == doc["results"][0]["python"] for r in rows)
+
+
 LABELS = r"""
 <script>
 (function () {

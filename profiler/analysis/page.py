@@ -252,6 +252,10 @@ def interpreters_seen(measured: dict | None, documents: list) -> list[dict]:
     seen: dict[tuple, dict] = {}
 
     def note(path, version, where):
+        # a document names them as text: a key of another kind (a list, a number) is a document
+        # this page does not know, and is left out rather than failing the page
+        path = path if isinstance(path, str) else None
+        version = version if isinstance(version, str) else None
         if not path and not version:
             return
         row = seen.setdefault((path, version), {"path": path, "version": version, "where": []})
