@@ -556,3 +556,34 @@ def test_each_header_a_run_past_four_byte_samples(fixtures, tmp_path, name):
     assert got == _careful_runs(path.read_text(), str(path))
     assert any(big in m.self_us_runs for m in got[0])
     assert {m.self_us_runs._a.typecode for m in got[0]} == {"q"}  # widened: every sample 8 bytes
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_preorder(), min_size=1, max_size=3), st.data())
+def test_processes_kept_as_columns_view_as_their_records_property(shapes, data):
+    """A one-run log of several processes (generated shapes repeated, any values, cumulatives
+    short of self + children, a cut last process): the ModuleColumns it aggregates to gives
+    every view its records give, and the careful trees' records."""
+    from dataclasses import replace
+
+    from profiler.analysis.imports import collapse_tree, sum_modules, summarize_processes
+
+    text = ""
+    for _ in range(data.draw(st.integers(2, 6))):
+        shape = data.draw(st.sampled_from(shapes))
+        values = data.draw(st.lists(st.integers(0, 9999), min_size=len(shape), max_size=len(shape)))
+        text += _log(shape, values, data.draw(st.sampled_from([0, 0, 5, -3])))
+    cut = data.draw(st.integers(0, 2))
+    if cut:
+        lines = text.splitlines(keepends=True)
+        text = "".join(lines[: max(2, len(lines) - cut)])
+    log = parse_importtime(text)
+    got = aggregate_logs([log])
+    assert got == aggregate_logs_by_trees([log])
+    modules, records = got[0], tuple(got[0])
+    assert sum_modules(modules) == sum_modules(records)
+    assert summarize_processes(modules, 1, got[4]) == summarize_processes(records, 1, got[4])
+    for min_us in (0, data.draw(st.integers(1, 20000))):
+        assert list(collapse_tree(modules, min_us)) == list(collapse_tree(records, min_us))
+    report = report_of(text)
+    assert report.to_json() == replace(report, modules=tuple(report.modules)).to_json()
