@@ -587,3 +587,6 @@ def test_processes_kept_as_columns_view_as_their_records_property(shapes, data):
         assert list(collapse_tree(modules, min_us)) == list(collapse_tree(records, min_us))
     report = report_of(text)
     assert report.to_json() == replace(report, modules=tuple(report.modules)).to_json()
+    from profiler.render.folded import render_folded
+
+    assert render_folded(report) == render_folded(replace(report, modules=tuple(report.modules)))

@@ -124,6 +124,9 @@ def test_processes_kept_as_columns_read_as_their_records(name):
         assert list(collapse_tree(modules, min_us)) == list(collapse_tree(records, min_us))
     assert list(records_with(modules, "failed")) == [m for m in records if "failed" in m.extra]
     assert replace(report, modules=records).to_json() == report.to_json()
+    from profiler.render.folded import render_folded
+
+    assert render_folded(report) == render_folded(replace(report, modules=records))
 
 
 def test_processes_of_mixed_kinds_keep_their_order():

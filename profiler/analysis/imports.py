@@ -918,17 +918,32 @@ def _place(modules, root: int, start: int, kids, spans: list[Span]) -> int:
         stack[-1][3] += dur
 
 
-def stacks(modules: Sequence[ModuleRecord]) -> list[tuple[tuple[str, ...], int, int]]:
-    """(stack from root, self µs, process) per module, pre-order."""
-    parents = parent_indices(modules)
+def stacks(modules: Sequence[ModuleRecord]) -> Iterable[tuple[tuple[str, ...], int, int]]:
+    """(stack from root, self µs, process) per module, pre-order, made as they are read:
+    process by process, the stacks of a ModuleColumns' layout made once for every process laid
+    out alike."""
+    for process, depths, _, record, block in _process_segments(modules):
+        if block is not None:
+            memo = block.layout.memo
+            paths = memo.get("stacks")
+            if paths is None:
+                paths = memo["stacks"] = _stack_paths(block.layout.names, depths)
+            yield from zip(paths, block.self_us, [process] * len(paths))
+        else:
+            rows = [record(i) for i in range(len(depths))]
+            yield from zip(_stack_paths([m.name for m in rows], depths), [m.self_us for m in rows], [process] * len(rows))
+
+
+def _stack_paths(names: Sequence[str], depths: Sequence[int]) -> list[tuple[str, ...]]:
+    """One process's rows → each row's stack from its root (parent_indices' stack walk)."""
     paths: list[tuple[str, ...]] = []
-    out = []
-    for i, m in enumerate(modules):
-        p = parents[i]
-        st = (paths[p] if p is not None else ()) + (m.name,)
-        paths.append(st)
-        out.append((st, m.self_us, m.process))
-    return out
+    stack: list[int] = []
+    for i, (name, depth) in enumerate(zip(names, depths)):
+        while stack and depths[stack[-1]] >= depth:
+            stack.pop()
+        paths.append((paths[stack[-1]] if stack and depth > 0 else ()) + (name,))
+        stack.append(i)
+    return paths
 
 
 # ---------------------------------------------------------------------------- why

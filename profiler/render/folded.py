@@ -10,9 +10,12 @@ def render_folded(report) -> str:
 
     many = report.processes > 1 or any(m.process for m in report.modules)
     lines = []
+    joined: dict[tuple[str, ...], str] = {}  # a stack's frames as text, once per stack (processes of one program repeat them)
     for stack, self_us, proc in stacks(report.modules):
         if self_us <= 0:
             continue
-        frames = ([f"python {proc}"] if many else []) + [f.replace(";", ":").replace(" ", "_") for f in stack]
-        lines.append(f"{';'.join(frames)} {self_us}")
+        text = joined.get(stack)
+        if text is None:
+            text = joined[stack] = ";".join([f.replace(";", ":").replace(" ", "_") for f in stack])
+        lines.append(f"python {proc};{text} {self_us}" if many else f"{text} {self_us}")
     return "\n".join(lines) + ("\n" if lines else "")
