@@ -590,3 +590,8 @@ def test_processes_kept_as_columns_view_as_their_records_property(shapes, data):
     from profiler.render.folded import render_folded
 
     assert render_folded(report) == render_folded(replace(report, modules=tuple(report.modules)))
+    from profiler.analysis.imports import top_modules
+
+    for by in ("self_us", "cumulative_us"):
+        n = data.draw(st.integers(0, len(records) + 2))
+        assert top_modules(modules, n, by) == top_modules(records, n, by)

@@ -127,6 +127,11 @@ def test_processes_kept_as_columns_read_as_their_records(name):
     from profiler.render.folded import render_folded
 
     assert render_folded(report) == render_folded(replace(report, modules=records))
+    from profiler.analysis.imports import top_modules
+
+    for by in ("self_us", "cumulative_us"):
+        for n in (0, 1, 7, len(records) + 3):
+            assert top_modules(modules, n, by) == top_modules(records, n, by)
 
 
 def test_processes_of_mixed_kinds_keep_their_order():

@@ -653,6 +653,25 @@ def filter_modules(modules: Sequence[ModuleRecord], prefix: str | None, keep_anc
 
 
 def top_modules(modules: Sequence[ModuleRecord], n: int, by: str = "self_us") -> tuple[ModuleRecord, ...]:
+    """The `n` modules largest by `by`, ties by name, then in order. A ModuleColumns' rows are
+    ranked from their columns and only the `n` kept are made."""
+    if isinstance(modules, ModuleColumns) and by in ("self_us", "cumulative_us"):
+        import heapq
+        from itertools import count
+        from operator import neg
+
+        def keys():
+            start = 0
+            for _, depths, cums, record, block in _process_segments(modules):
+                if block is not None:
+                    values, names = (block.self_us if by == "self_us" else cums), block.layout.names
+                else:
+                    rows = [record(i) for i in range(len(depths))]
+                    values, names = [getattr(m, by) for m in rows], [m.name for m in rows]
+                yield from zip(map(neg, values), names, count(start))
+                start += len(depths)
+
+        return tuple(modules[k[2]] for k in heapq.nsmallest(max(n, 0), keys()))
     return tuple(sorted(modules, key=lambda m: (-getattr(m, by), m.name))[: max(n, 0)])
 
 
