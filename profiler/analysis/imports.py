@@ -586,14 +586,21 @@ def parent_indices(modules: Sequence[ModuleRecord]) -> list[int | None]:
     """Index of each module's parent in the pre-order list (exact even when a name occurs
     twice in a process, e.g. a module imported again after leaving sys.modules)."""
     out: list[int | None] = []
+    for _, depths, _, _, _ in _process_segments(modules):
+        start = len(out)
+        out.extend(None if p is None else start + p for p in _parent_rows(depths))
+    return out
+
+
+def _parent_rows(depths: Sequence[int]) -> list[int | None]:
+    """One process's pre-order depths → each row's parent row (None at the top): the nearest
+    row before it that is less deep."""
+    out: list[int | None] = []
     stack: list[int] = []
-    process = None
-    for i, m in enumerate(modules):
-        if m.process != process:
-            stack, process = [], m.process
-        while stack and modules[stack[-1]].depth >= m.depth:
+    for i, depth in enumerate(depths):
+        while stack and depths[stack[-1]] >= depth:
             stack.pop()
-        out.append(stack[-1] if stack and m.depth > 0 else None)
+        out.append(stack[-1] if stack and depth > 0 else None)
         stack.append(i)
     return out
 
@@ -954,14 +961,10 @@ def stacks(modules: Sequence[ModuleRecord]) -> Iterable[tuple[tuple[str, ...], i
 
 
 def _stack_paths(names: Sequence[str], depths: Sequence[int]) -> list[tuple[str, ...]]:
-    """One process's rows → each row's stack from its root (parent_indices' stack walk)."""
+    """One process's rows → each row's stack from its root."""
     paths: list[tuple[str, ...]] = []
-    stack: list[int] = []
-    for i, (name, depth) in enumerate(zip(names, depths)):
-        while stack and depths[stack[-1]] >= depth:
-            stack.pop()
-        paths.append((paths[stack[-1]] if stack and depth > 0 else ()) + (name,))
-        stack.append(i)
+    for name, p in zip(names, _parent_rows(depths)):
+        paths.append((() if p is None else paths[p]) + (name,))
     return paths
 
 

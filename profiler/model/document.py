@@ -396,7 +396,7 @@ class Document(Record):
         return cls._from_fields(d)
 
 
-def document_json(keys: Mapping[str, Any], records: Mapping[str, Any] = {}) -> str:
+def document_json(keys: Mapping[str, Any], records: Mapping[str, Any] | None = None) -> str:
     """A document's JSON text: `keys` in order, indented by two as json.dumps(indent=2) writes
     them, except each list named in `records` (key → the JSON text of each item, in order):
     written one item a line. With indent= json falls back to its pure-Python encoder; an item's
@@ -406,6 +406,7 @@ def document_json(keys: Mapping[str, Any], records: Mapping[str, Any] = {}) -> s
     import json
 
     dumps = json.dumps
+    records = records or {}
     out = ["{\n"]
     for n, (key, value) in enumerate(keys.items()):
         out.append(f",\n  {dumps(key)}: " if n else f"  {dumps(key)}: ")

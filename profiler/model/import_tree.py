@@ -338,11 +338,12 @@ def _json_templates(layout: ProcessLayout) -> tuple[str, ...] | None:
     import re
 
     s, c, p = (int(x) for x in _STAND_INS)
+    n = len(layout.names)
+    stand_in = ColumnBlock(layout, p, [s] * n, [c] * n)  # its rows are the records a block of this layout makes
     split = re.compile("(" + "|".join(_STAND_INS) + ")").split
     out = []
-    for i in range(len(layout.names)):
-        rec = ModuleRecord(layout.names[i], s, c, layout.parents[i], layout.depths[i], p, 1, (s,), (c,), 0, 0)
-        parts = split(json.dumps(rec.to_dict(), ensure_ascii=False))
+    for i in range(n):
+        parts = split(json.dumps(stand_in.record(i).to_dict(), ensure_ascii=False))
         if parts[1::2] != [_STAND_INS[k] for k in (0, 1, 2, 0, 1)]:
             out = None
             break
