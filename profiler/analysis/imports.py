@@ -585,8 +585,17 @@ def aggregate_logs_by_trees(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleReco
 def parent_indices(modules: Sequence[ModuleRecord]) -> list[int | None]:
     """Index of each module's parent in the pre-order list (exact even when a name occurs
     twice in a process, e.g. a module imported again after leaving sys.modules)."""
+    if isinstance(modules, ModuleColumns):
+        segments = [depths for _, depths, _, _, _ in _process_segments(modules)]
+    else:  # any records with a process and a depth (the report page reads saved documents' rows so)
+        segments, process = [], object()
+        for m in modules:
+            if m.process != process:
+                segments.append([])
+                process = m.process
+            segments[-1].append(m.depth)
     out: list[int | None] = []
-    for _, depths, _, _, _ in _process_segments(modules):
+    for depths in segments:
         start = len(out)
         out.extend(None if p is None else start + p for p in _parent_rows(depths))
     return out
