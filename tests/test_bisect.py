@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, assert_one_line_error, write_tree
+from conftest import assert_one_line_error, write_tree
 
 pytestmark = pytest.mark.slow
 
@@ -133,7 +133,9 @@ def test_the_readme_bisect_line_runs(cli, tmp_path):
     import shlex
 
     argv = shlex.split(text, comments=True)[1:]
-    readme = (REPO / "README.md").read_text()
+    from test_readme import pages_text
+
+    readme = pages_text()  # the check page's pyproject.toml example
     toml = readme.split("```toml\n", 1)[1].split("```", 1)[0]
     check = argv[argv.index("--check") + 1]
     assert f"[tool.importprof.checks.{check}]" in toml

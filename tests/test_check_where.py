@@ -21,7 +21,9 @@ pytestmark = pytest.mark.slow
 
 
 def readme_section() -> str:
-    text = (REPO / "README.md").read_text()
+    from test_readme import pages_text
+
+    text = pages_text()  # docs/commands/check.md
     return text.split("<!-- section: check -->", 1)[1].split("<!-- /section: check -->", 1)[0]
 
 

@@ -21,7 +21,6 @@ import pytest
 from tests._interpreters import pyenv_python
 from tests._oxidized_programs import FILES, PROGRAMS, REQUIREMENTS, REQUIREMENTS_FROZEN_ONLY, UNFORMATTED, write_workdir
 from tests._realprograms import real_venv, venv_python
-from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow
 
@@ -147,7 +146,9 @@ def test_package_data_and_metadata_read_alike_in_every_variant(venv, cli, tmp_pa
 
 
 def _readme_compare_line() -> str:
-    text = (REPO / "README.md").read_text()
+    from test_readme import pages_text
+
+    text = pages_text()  # docs/commands/compare.md
     lines = [ln[2:] for ln in text.splitlines() if ln.startswith("$ importprof compare --python $VENV/bin/python")]
     assert len(lines) == 1, lines
     return lines[0]
@@ -169,7 +170,9 @@ def test_the_readme_real_program_table_comes_from_its_command_line(venv, cli, tm
     assert set(VARIANTS) <= set(rows)
     assert not any("failed" in rows[n] for n in VARIANTS), res.stdout
     assert "mostly disk" not in rows["in-memory"]
-    readme = (REPO / "README.md").read_text()
+    from test_readme import pages_text
+
+    readme = pages_text()
     assert line in readme and "| in-memory " in readme.split(line, 1)[1][:4000]
 
 

@@ -1,7 +1,10 @@
-"""The README cannot lie: every `importprof ...` command line of its code blocks is parsed
-by the real CLI (no importprof option may land in the program's arguments), and the quick ones
-are run for real, in order, in one folder holding the small project the Tour uses, with small
---runs; every file an example names with -o / --export-* / --keep-log must then exist.
+"""The README and the documentation site cannot lie: every `importprof ...` command line of
+their code blocks (README.md and every page under docs/) is parsed by the real CLI (no
+importprof option may land in the program's arguments), and the quick ones are run for real,
+page by page, in order, each page in its own folder holding the small project the examples use,
+with small --runs; every file an example names with -o / --export-* / --keep-log must then exist.
+The pages are run by two test files (this one and tests/test_docs_commands.py, SECOND_WORKER),
+so that `make test`'s two workers share them.
 """
 
 from __future__ import annotations
@@ -18,18 +21,39 @@ import pytest
 from conftest import REPO
 
 README = REPO / "README.md"
-# the pages moved out of the README (design notes, development): their command lines parse too
-DOCS = sorted((REPO / "docs").glob("*.md"))
+DOCS = REPO / "docs"
+# every page whose command lines are parsed and run: the front door, then the site's pages
+PAGES = [README, *sorted(DOCS.rglob("*.md"))]
+# the pages run by tests/test_docs_commands.py (the slower half, on the other worker); every
+# other page is run here
+SECOND_WORKER = {"docs/commands/lazy.md", "docs/commands/lazy-apply.md", "docs/commands/doctor.md",
+                 "docs/commands/report.md", "docs/commands/check.md", "docs/commands/site.md",
+                 "docs/commands/pythons.md"}
 # what a command line may be preceded by in the README, and the variables it may use
 SLOW = {"compare", "build", "pack"}  # they build launchers: their own tests run them
-OWN_TEST = {"bisect"}  # needs a git history: tests/test_bisect.py runs the README's line in one
+OWN_TEST = {"bisect"}  # needs a git history: tests/test_bisect.py runs the page's line in one
 FILE_OPTIONS = ("-o", "--output", "--export-json", "--export-markdown", "--keep-log")
+# the command lines the README alone ran before the Tour moved to docs/ (74): the pages together
+# must never run fewer
+RUN_BEFORE_THE_MOVE = 74
 
 
-def console_lines(page: Path = README) -> list[tuple[int, str]]:
+def page_name(page: Path) -> str:
+    return page.relative_to(REPO).as_posix()
+
+
+def pages_text() -> str:
+    """Every page's text, the README first: what the documentation states, wherever it lives."""
+    return "\n".join(p.read_text() for p in PAGES)
+
+
+def console_lines(page: Path | None = None) -> list[tuple[int | str, str]]:
     """(line number, command) for every command line of a command block: a ```console block,
     or a fenced block whose first line is a command. A command line is `$ ...`, or a line that
-    starts with `importprof ` (blocks that list commands without a prompt)."""
+    starts with `importprof ` (blocks that list commands without a prompt). No page: every
+    page's, each numbered `page:line`."""
+    if page is None:
+        return [(f"{page_name(p)}:{n}", text) for p in PAGES for n, text in console_lines(p)]
     out, block = [], None
     for n, line in enumerate(page.read_text().splitlines(), 1):
         if line.startswith("```"):
@@ -103,24 +127,42 @@ def _strip_redirect(argv):
     return argv[: argv.index(">")] if ">" in argv else argv
 
 
-def test_the_readme_has_command_lines():
-    cmds = importprof_commands()
-    assert len(cmds) >= 20, cmds
-    assert {argv[0] for _, argv in cmds} >= {"startup", "imports", "trace", "site", "why", "report", "compare"}
+COMMANDS = {"startup", "imports", "show", "diff", "why", "trace", "site", "pythons", "compare", "pack",
+            "build", "lazy", "doctor", "check", "bisect", "report"}
 
 
-@pytest.mark.parametrize("line, argv", importprof_commands() + [(f"{p.name}:{n}", argv) for p in DOCS for n, argv in importprof_commands(p)],
+def test_the_pages_have_command_lines_for_every_command():
+    cmds = [argv for p in PAGES for _, argv in importprof_commands(p)]
+    assert len(cmds) >= 90, len(cmds)
+    assert {argv[0] for argv in cmds} >= COMMANDS
+    assert len(importprof_commands(README)) >= 8  # the front door answers with commands too
+    for name in COMMANDS:  # each command's own page shows it
+        page = DOCS / "commands" / f"{name}.md"
+        assert any(argv[0] == name for _, argv in importprof_commands(page)), page
+
+
+def test_every_page_is_run_by_one_of_the_two_files():
+    names = {page_name(p) for p in PAGES}
+    assert SECOND_WORKER <= names, SECOND_WORKER - names
+    assert runnable(README) and all(runnable(DOCS / "commands" / f"{n}.md") for n in COMMANDS - SLOW - OWN_TEST)
+
+
+def test_the_move_to_docs_kept_every_command_line_that_ran():
+    assert sum(len(runnable(p)) for p in PAGES) >= RUN_BEFORE_THE_MOVE
+
+
+@pytest.mark.parametrize("line, argv", [(f"{page_name(p)}:{n}", argv) for p in PAGES for n, argv in importprof_commands(p)],
                          ids=lambda v: str(v) if isinstance(v, (int, str)) else None)
 def test_every_readme_command_parses_and_gives_the_program_only_its_own_arguments(line, argv):
     from profiler.commands import parse
 
     name, params, target = parse(argv)  # a misplaced option is a UsageError here
-    assert "..." not in argv, f"README line {line}: a placeholder, not a command"
+    assert "..." not in argv, f"{line}: a placeholder, not a command"
     if target is not None and target.kind == "script":
         # a reader must never wonder whose option it is: a script's own options follow `--`
         after = argv[argv.index(target.value) + 1 :]
         dashed = [a for a in after if a.startswith("-")]
-        assert not dashed or after[:1] == ["--"], f"README line {line}: {dashed} after the script without `--`"
+        assert not dashed or after[:1] == ["--"], f"{line}: {dashed} after the script without `--`"
 
 
 # --- running them ---------------------------------------------------------------------------
@@ -133,8 +175,8 @@ def _project(root: Path) -> None:
     (root / "app.py").write_text("import mylib\nprint(mylib.main())\n")
     (root / "myscript.py").write_text("import argparse, csv\np = argparse.ArgumentParser()\np.add_argument('--flag', action='store_true')\nprint(p.parse_args())\n")
     (root / "mytool.py").write_text("import json\nprint('mytool')\n")
-    # the checks `importprof check` runs: the README's own pyproject.toml example
-    (root / "pyproject.toml").write_text(README.read_text().split("```toml\n", 1)[1].split("```", 1)[0])
+    # the checks `importprof check` runs: the check page's own pyproject.toml example
+    (root / "pyproject.toml").write_text(pages_text().split("```toml\n", 1)[1].split("```", 1)[0])
     (root / "run_all.py").write_text(
         "import subprocess, sys\n"
         "for i in range(4):\n"
@@ -168,15 +210,23 @@ def _small(argv: list[str]) -> list[str]:
     return [out[0], *extra, *out[1:]]
 
 
-@pytest.mark.slow
-def test_the_quick_readme_commands_run_and_write_the_files_they_name(tmp_path, real_python):
+def runnable(page: Path) -> list[tuple[int, list[str]]]:
+    """The page's importprof invocations the run test runs: all but the builds, bisect and the
+    --metric/--compare lines (their own tests run them)."""
+    return [(n, argv) for n, argv in importprof_commands(page)
+            if not (argv[0] in SLOW or argv[0] in OWN_TEST or "--compare" in argv or "--metric" in argv)]
+
+
+def run_page(page: Path, tmp_path: Path, real_python: str) -> None:
+    """Run the page's shell lines and quick importprof lines in order, in a fresh folder holding
+    the examples' small project; fail with every line that failed."""
     _project(tmp_path)
     (tmp_path / ".venv").symlink_to(REPO / ".venv")  # "the project's venv", as in the README
     env = dict(os.environ, P=real_python, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    ran, failures = 0, []
-    for n, text in console_lines():
+    ran, failures, where = 0, [], page_name(page)
+    for n, text in console_lines(page):
         tokens = shlex.split(os.path.expandvars(text.replace("$P", real_python)), comments=True)
-        if "importprof" not in tokens:  # the shell lines that make a README example's inputs
+        if "importprof" not in tokens:  # the shell lines that make an example's inputs
             if not re.match(r"^[A-Z]+=\S+$", text.strip()):  # (P=... is expanded above)
                 subprocess.run(["bash", "-c", text], cwd=tmp_path, env=env, check=True, timeout=120)
             continue
@@ -192,11 +242,20 @@ def test_the_quick_readme_commands_run_and_write_the_files_they_name(tmp_path, r
             ran += 1
             gate = any(g in argv for g in ("--budget", "--fail-over", "--fail-over-pct"))
             if proc.returncode not in ((0, 1) if gate else (0,)):
-                failures.append(f"README line {n}: importprof {shlex.join(run)} -> exit {proc.returncode}: {proc.stderr.strip()[-400:]}")
+                failures.append(f"{where}:{n}: importprof {shlex.join(run)} -> exit {proc.returncode}: {proc.stderr.strip()[-400:]}")
                 continue
             for i, a in enumerate(argv):
                 if a in FILE_OPTIONS and i + 1 < len(argv) and argv[i + 1] != "-":
                     if not (tmp_path / argv[i + 1]).exists():
-                        failures.append(f"README line {n}: {a} {argv[i + 1]} was not written")
-    assert ran >= 15
+                        failures.append(f"{where}:{n}: {a} {argv[i + 1]} was not written")
+    assert ran == len(runnable(page)), (ran, where)
     assert not failures, "\n".join(failures)
+
+
+FIRST_WORKER = [p for p in PAGES if page_name(p) not in SECOND_WORKER and runnable(p)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", FIRST_WORKER, ids=page_name)
+def test_the_quick_commands_of_each_page_run_and_write_the_files_they_name(page, tmp_path, real_python):
+    run_page(page, tmp_path, real_python)

@@ -1,4 +1,4 @@
-"""What the README states as fact, checked against the real thing: the interpreter table of
+"""What the README and the docs/ pages state as fact, checked against the real thing: the interpreter table of
 `importprof pythons`, the error line's format and exit codes, the program's stdin."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from conftest import REPO
+from test_readme import pages_text
 
-README = (REPO / "README.md").read_text()
+README = pages_text()  # the README and the docs/ pages: what they state as fact
 
 
 def _table_after(marker: str) -> list[dict]:
