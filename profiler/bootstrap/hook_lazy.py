@@ -57,7 +57,7 @@ _ONLY = set()  # (importer, module) pairs: only those imports lazy (empty: every
 _EAGER = []  # [name, reason, site]
 _LOADS = []  # [name, trigger, attr, site]
 _STARTUP = []
-_FOUND = []  # [name, kind]: every module a finder found for the program, in import order
+_FOUND = []  # every import the program started (names, in order: the eager run's audit hook)
 _PENDING = []  # every _Pending made, to list the unresolved ones at exit
 _COUNTS = {"bindings": 0, "resolutions": 0, "rewritten_loads": 0, "cache_misses": 0}
 _CALIBRATION = {}
@@ -644,36 +644,31 @@ def _loader_kind(loader):
     return _KIND.get(cls.__name__, "other")
 
 
-class _RecordingFinder(object):
-    """Takes the place of one finder on sys.meta_path and records what it finds (in its place,
-    not in front of all of them: a module that is nowhere is looked for once per finder, as
-    without the hook)."""
-
-    __slots__ = ("finder",)
-
-    def __init__(self, finder):
-        self.finder = finder
-
-    def find_spec(self, name, path=None, target=None):
-        spec = self.finder.find_spec(name, path, target)
-        if spec is not None and target is None and _RECORD[0] and not _COMPILING[0]:
-            _FOUND.append([name, _loader_kind(spec.loader)])
-        return spec
-
-    def __getattr__(self, attr):  # invalidate_caches, find_distributions...: the finder's own
-        return getattr(self.finder, attr)
-
-    def __repr__(self):
-        return "<importprof lazy: %r>" % (self.finder,)
+_AUDITING = [False]
 
 
-def _wrap_finders():
-    sys.meta_path[:] = [f if isinstance(f, _RecordingFinder) or not hasattr(f, "find_spec") else _RecordingFinder(f)
-                        for f in sys.meta_path]
+def _audit(event, args):
+    """The eager reference run's record of every import the program starts (sys.addaudithook:
+    python's own "import" event, raised before a module not yet in sys.modules is looked for).
+    Nothing the program can see is wrapped or replaced: sys.meta_path, its finders and their
+    loaders stay the program's own objects (awscli's alias finder looks for PathFinder there).
+    Kinds are read at exit (a module the import left out of sys.modules: "other")."""
+    if event == "import" and _AUDITING[0]:
+        _FOUND.append(args[0])
 
 
-def _unwrap_finders():
-    sys.meta_path[:] = [f.finder if isinstance(f, _RecordingFinder) else f for f in sys.meta_path]
+def _found_records(modules):
+    """[name, kind] of each import the eager run started, once, in order; every module executed
+    at exit too (`importlib.import_module` raises no "import" event before 3.15)."""
+    kinds = dict((name, kind) for name, kind, _ in modules)
+    out = []
+    seen = set()
+    for name in list(_FOUND) + [name for name, _, _ in modules]:
+        if name in seen or name.startswith("_importprof") or name == "__main__":
+            continue
+        seen.add(name)
+        out.append([name, kinds.get(name, "other")])
+    return out
 
 
 def _module_facts(name, mod):
@@ -696,7 +691,7 @@ def _module_facts(name, mod):
 
 def _dump():
     # first: the json import below is importprof's own, neither deferred nor recorded
-    _unwrap_finders()
+    _AUDITING[0] = False
     if _ORIGINAL_GET_CODE[0] is not None:
         _EXT.SourceFileLoader.get_code = _ORIGINAL_GET_CODE[0]
     modules = list(sys.modules.items())
@@ -721,7 +716,7 @@ def _dump():
         "pending": pending,
         "eager": list(_EAGER),
         "loads": list(_LOADS),
-        "found": list(_FOUND),
+        "found": _found_records(executed) if _FOUND else [],
         "counts": dict(_COUNTS),
         "calibration": dict(_CALIBRATION),
     }
@@ -818,7 +813,9 @@ def install(options):
         _RECORD[0] = True
         launch.at_exit(_dump)
     if not options.get("lazy", True):
-        _wrap_finders()  # the eager reference: record what is found (failed imports too)
+        if _RECORD[0]:  # the eager reference: record every import started (failed ones too)
+            _AUDITING[0] = True
+            sys.addaudithook(_audit)
         return
     if sys.version_info >= (3, 15):
         # PEP 810: -X lazy_imports=all does the deferring; keep the keep-eager set eager

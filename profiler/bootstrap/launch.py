@@ -21,10 +21,14 @@ posix and the builtins only: no json, no os, no importlib.util), so that every m
 target or `site` imports is still imported for real, under the hooks. Hooks are loaded by
 compiling their source into a fresh module object for the same reason.
 
-Differences from a plain run, documented: `sys.flags.no_site` is 1 even when `site` ran (the
-interpreter was started with -S so that the hooks come first). An uncaught exception of the
-program is printed by `sys.excepthook` with the launcher's and the hooks' frames removed (the
-traceback python itself would print), and the exit code is 1, as python's.
+The interpreter is started with -S so that the hooks come first; when `site` is to run (every
+variant but no-site), `sys.flags.no_site` is set back to 0 before `site.main()`, so the program
+sees the flags of a plain run: 3.13+'s traceback does not blame a disabled site for a
+ModuleNotFoundError, and `subprocess._args_from_interpreter_flags()` (multiprocessing's spawn and
+forkserver children) does not pass -S on (see _site_flag_restorer). Differences from a plain
+run, documented: `sys.orig_argv` names the launcher; an uncaught exception of the program is
+printed by `sys.excepthook` with the launcher's and the hooks' frames removed (the traceback
+python itself would print), and the exit code is 1, as python's.
 """
 
 import marshal
@@ -78,6 +82,57 @@ def _hook_code(name, path, cache):
     return code
 
 
+def _site_flag_restorer():
+    """A function that sets `sys.flags.no_site` to 0 (None when it cannot be done).
+
+    sys.flags is a read-only struct sequence that no Python code can make, so its `no_site`
+    slot (index 6 on 3.8-3.15) is written in place, through `_ctypes` (the extension module
+    alone, not the `ctypes` package: ~1 ms, nothing else imported). `_ctypes` is imported before
+    any hook and taken out of sys.modules again: the program's own `import ctypes` is still an
+    import. The slot holding the tuple's items is found by matching the objects' addresses, so
+    no header layout is assumed (3.14 added a cached hash to tuples)."""
+    flags = sys.flags
+    if len(flags) < 7 or flags[6] != flags.no_site or not flags.no_site:
+        return None
+    had = "_ctypes" in sys.modules
+    try:
+        import _ctypes
+    except ImportError:
+        return None
+    finally:
+        if not had:
+            sys.modules.pop("_ctypes", None)
+    n = len(flags)
+
+    class _Word(_ctypes._SimpleCData):
+        _type_ = "P"
+
+    class _Count(_ctypes._SimpleCData):
+        _type_ = "q"
+
+    class _Words(_ctypes.Array):
+        _type_ = _Word
+        _length_ = n + 8
+
+    def restore():
+        words = _Words.from_address(id(flags))
+        ids = [id(x) for x in flags]
+        for offset in range(2, 8):
+            if all(words[offset + k] == ids[k] for k in range(n)):
+                break
+        else:
+            return
+        old = flags[6]
+        new = 0
+        if sys.version_info < (3, 12):  # (3.12+: small ints are immortal, their counts fixed)
+            _Count.from_address(id(new)).value += 1
+        words[offset + 6] = id(new)
+        if sys.version_info < (3, 12):
+            _Count.from_address(id(old)).value -= 1
+
+    return restore
+
+
 def at_exit(fn):
     """atexit.register without leaving `atexit` in sys.modules (the program's own import of
     atexit must still be seen as an import)."""
@@ -113,11 +168,16 @@ def main(argv):
     if sys.path and _abspath(sys.path[0] or ".").rstrip("/") == _abspath(_HERE).rstrip("/"):
         del sys.path[0]
     sys.modules[_API.__name__] = _API
+    run_site = options.get("site", True)
+    # made before the hooks: its import of _ctypes is importprof's own, never recorded
+    restore_flag = _site_flag_restorer() if run_site and options.get("site_flag", True) else None
     for name in options.get("hooks", ()):
         load_hook(name, options)
-    if options.get("site", True):
-        import site
+    if run_site:
+        import site  # (with -S still in the flags: importing site does not run main() itself)
 
+        if restore_flag is not None:
+            restore_flag()
         site.main()
     # locals: running the target clears this module's globals (it becomes the program's __main__)
     strip, the_sys = _strip_own_frames, sys
