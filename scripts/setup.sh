@@ -38,10 +38,12 @@ if [ ! -x .venv/bin/python ]; then
     "$BASE_PY" -m venv .venv
 fi
 stamp=.venv/.importprof-installed
-want=$(cat pyproject.toml | sha256sum | cut -c1-16)
+want=$(cat pyproject.toml setup.py | sha256sum | cut -c1-16)
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
     say "pip install -e .[test]"
-    .venv/bin/python -m pip install -q --disable-pip-version-check --config-settings editable_mode=compat -e '.[test]'
+    # IMPORTPROF_BUILD_NATIVE=0: setup.py leaves the Rust parser to setup.d/25-native-parser.sh,
+    # which builds it in place and again whenever its sources change
+    IMPORTPROF_BUILD_NATIVE=0 .venv/bin/python -m pip install -q --disable-pip-version-check --config-settings editable_mode=compat -e '.[test]'
     echo "$want" > "$stamp"
 fi
 

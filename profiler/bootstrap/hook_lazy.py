@@ -832,6 +832,8 @@ def install(options):
     builtins.__importprof_lazy__ = _lazy_import
     loader_class = _EXT.SourceFileLoader
     _ORIGINAL_GET_CODE[0] = loader_class.get_code
+    for attr in ("__name__", "__qualname__", "__module__", "__doc__"):  # read as the original's
+        setattr(_get_code, attr, getattr(loader_class.get_code, attr))
     loader_class.get_code = _get_code
     launch.compile_main = compile_main
     if options.get("lazy_calibrate"):

@@ -95,6 +95,19 @@ def _import_site(frame):
     return [fn, f.f_lineno, f.f_globals.get("__name__")]
 
 
+def _disguised(wrapper, orig):
+    """`wrapper` answering to `orig`'s names (__name__, __qualname__, __module__, __doc__, and
+    __wrapped__ as functools.wraps sets it), so that what the program reads of a wrapped
+    method of importlib's classes, or of builtins.__import__, is the original's."""
+    for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
+        try:
+            setattr(wrapper, attr, getattr(orig, attr))
+        except (AttributeError, TypeError):
+            pass
+    wrapper.__wrapped__ = orig
+    return wrapper
+
+
 def _wrap_find_and_load(orig):
     def _find_and_load(name, import_):
         if name in sys.modules or _STOPPED[0] or _thread.get_ident() != _MAIN:
@@ -143,9 +156,7 @@ def _wrap_find_and_load(orig):
                 _charge_site_main(rec)
             for cb in ON_DONE:
                 cb(rec)
-
-    _find_and_load.__wrapped__ = orig
-    return _find_and_load
+    return _disguised(_find_and_load, orig)
 
 
 _SITE_MAIN = [False]
@@ -185,8 +196,7 @@ def _charge_site_main(rec):
             rec["phase"] = prev_phase
             rec["cumulative_us"] += now - start
 
-    main.__wrapped__ = orig
-    site.main = main
+    site.main = _disguised(main, orig)
 
 
 def _wrap_find_spec(orig):
@@ -198,9 +208,7 @@ def _wrap_find_spec(orig):
             return orig(name, path, target)
         finally:
             _switch(top, "exec")
-
-    _find_spec.__wrapped__ = orig
-    return _find_spec
+    return _disguised(_find_spec, orig)
 
 
 def _wrap_phase(orig, phase, top_of):
@@ -216,9 +224,7 @@ def _wrap_phase(orig, phase, top_of):
             return orig(*args, **kwargs)
         finally:
             _switch(top, prev)
-
-    wrapper.__wrapped__ = orig
-    return wrapper
+    return _disguised(wrapper, orig)
 
 
 # which record a wrapped call times (None: not ours)
@@ -240,9 +246,7 @@ def _wrap_source_to_code(orig):
         if top is not None:
             top["compiled"] = True
         return orig(self, data, path, *args, **kwargs)
-
-    source_to_code.__wrapped__ = orig
-    return source_to_code
+    return _disguised(source_to_code, orig)
 
 
 def enable_sites():
@@ -297,9 +301,7 @@ def _wrap_import(orig):
         except Exception:
             pass
         return mod
-
-    __import__.__wrapped__ = orig
-    return __import__
+    return _disguised(__import__, orig)
 
 
 def _dump():

@@ -1,7 +1,8 @@
 """importprof hook `site`: what `site.main()` costs and why. Standard library only (builtin
 modules plus `site` and `os`, which the interpreter loads anyway), Python 3.8+.
 
-Installed before the launcher runs `site.main()`, it wraps, in the `site` module:
+Installed before the launcher runs `site.main()`, it wraps, in the `site` module, for that one
+call (site's own functions are put back when it returns: the program never sees a wrapper):
   main                   total time, sys.path before/after
   addpackage             each .pth file processed (path, time)
   exec (a module global shadowing the builtin, used by addpackage for `import ...` lines):
@@ -63,8 +64,30 @@ class _PthFile:
         return None
 
 
+_ORIGINALS = {}  # name -> site's own function (_MISSING: site had no such global)
+_MISSING = object()
+
+
+def _restore_site():
+    """Put site's own functions back (once the launcher's site.main() ran): what the program
+    reads of `site` afterwards is site itself, never a wrapper of importprof's."""
+    site = sys.modules.get("site")
+    for name, orig in _ORIGINALS.items():
+        if site is None or site.__dict__.get(name) is not _WRAPPERS.get(name):
+            continue  # replaced since (the phases hook's own site.main restores itself)
+        if orig is _MISSING:
+            del site.__dict__[name]
+        else:
+            setattr(site, name, orig)
+    _ORIGINALS.clear()
+
+
+_WRAPPERS = {}
+
+
 def _wrap_main(orig):
     def main(*args, **kwargs):
+        _restore_site_main(main)
         ctx = _context()
         _STATE["sys_path_before"] = list(sys.path)
         ctx.append(["site"])
@@ -75,8 +98,15 @@ def _wrap_main(orig):
             _STATE["main_us"] = _now() - t0
             ctx.pop()
             _STATE["sys_path_after"] = list(sys.path)
+            _restore_site()
 
     return main
+
+
+def _restore_site_main(wrapper):
+    site = sys.modules.get("site")
+    if site is not None and site.__dict__.get("main") is wrapper and "main" in _ORIGINALS:
+        site.main = _ORIGINALS.pop("main")
 
 
 def _wrap_addpackage(orig):
@@ -185,10 +215,16 @@ def install(options):
         phases.skip_file(__file__)
     import site
 
-    site.main = _wrap_main(site.main)
-    site.addpackage = _wrap_addpackage(site.addpackage)
-    site.exec = _exec
-    site.execsitecustomize = _wrap_customize(site.execsitecustomize, "sitecustomize")
-    site.execusercustomize = _wrap_customize(site.execusercustomize, "usercustomize")
-    site.addusersitepackages = _wrap_user_site(site.addusersitepackages)
+    wrappers = {
+        "main": _wrap_main(site.main),
+        "addpackage": _wrap_addpackage(site.addpackage),
+        "exec": _exec,
+        "execsitecustomize": _wrap_customize(site.execsitecustomize, "sitecustomize"),
+        "execusercustomize": _wrap_customize(site.execusercustomize, "usercustomize"),
+        "addusersitepackages": _wrap_user_site(site.addusersitepackages),
+    }
+    for name, wrapper in wrappers.items():
+        _ORIGINALS[name] = site.__dict__.get(name, _MISSING)
+        _WRAPPERS[name] = wrapper
+        setattr(site, name, wrapper)
     sys.modules["_importprof_launch"].at_exit(_dump)

@@ -56,21 +56,34 @@ def load_hook(name, options):
     return module
 
 
+# Hooks whose functions run INSIDE the import machinery (around `_find_and_load`, a loader's
+# `get_code`, a lazy name's resolution) are compiled under importlib's own frame name, so that
+# what python does with importlib's frames it does with theirs: a traceback through an import
+# leaves them out (import.c's remove_importlib_frames matches this exact name), and
+# `warnings.warn(stacklevel=N)` in a module body skips them (it skips frames whose file names
+# "importlib" and "_bootstrap"), so a warning names the program's import statement, as without
+# importprof. Their module's `__file__` stays the real path.
+_MACHINERY = ("phases", "lazy")
+_MACHINERY_NAME = "<frozen importlib._bootstrap>"
+
+
 def _hook_code(name, path, cache):
     """The hook's code: compiled from its source or, with a `hook_cache` folder in the options,
     read from the marshal file compiled there by an earlier run (keyed by the interpreter's
     cache tag and the source's mtime and size), so that timed runs do not pay for compiling."""
     cached = None
+    filename = _MACHINERY_NAME if name in _MACHINERY else path
     if cache:
         st = posix.stat(path)
-        cached = "%s/hook_%s.%s.%d.%d.bin" % (cache, name, sys.implementation.cache_tag, st.st_mtime_ns, st.st_size)
+        cached = "%s/hook_%s.%s.%d.%d%s.bin" % (cache, name, sys.implementation.cache_tag, st.st_mtime_ns, st.st_size,
+                                                ".m" if filename != path else "")
         try:
             with open(cached, "rb") as fh:
                 return marshal.loads(fh.read())
         except (OSError, ValueError, EOFError, TypeError):
             pass
     with open(path, "rb") as fh:
-        code = compile(fh.read(), path, "exec")
+        code = compile(fh.read(), filename, "exec")
     if cached:
         tmp = "%s.%d.tmp" % (cached, posix.getpid())
         try:
@@ -202,7 +215,8 @@ def main(argv):
 
 
 def _strip_own_frames(exc, here=_HERE + "/"):
-    """Drop this package's frames (launch.py, hook_*.py) from exc's traceback and from its
+    """Drop this package's frames (launch.py, hook_*.py: by file, or by their module's name for
+    the hooks compiled under importlib's frame name) from exc's traceback and from its
     cause/context chain. Uses no globals: they are gone once the target ran."""
     seen = set()
     todo = [exc]
@@ -215,7 +229,8 @@ def _strip_own_frames(exc, here=_HERE + "/"):
         tb = exc.__traceback__
         while tb is not None:
             name = tb.tb_frame.f_code.co_filename
-            if not (name.startswith(here) and name[len(here):].startswith(("launch", "hook_"))):
+            own = name.startswith(here) and name[len(here):].startswith(("launch", "hook_"))
+            if not own and not str(tb.tb_frame.f_globals.get("__name__")).startswith("_importprof_hook_"):
                 frames.append(tb)
             tb = tb.tb_next
         new = None
@@ -247,7 +262,8 @@ def _run_target(target):
             sys.path.insert(0, "")
         filename = "<string>"
         source = code
-        extra = {}
+        # python's -c: no __file__, the builtin importer as __loader__
+        extra = {"__loader__": sys.modules["_frozen_importlib"].BuiltinImporter}
     else:
         script, rest = target[0], target[1:]
         sys.argv = [script] + rest
@@ -255,11 +271,13 @@ def _run_target(target):
             sys.path.insert(0, _abspath(script).rpartition("/")[0] or "/")
         with open(script, "rb") as fh:
             source = fh.read()
-        filename = script
-        extra = {"__file__": script, "__cached__": None}
+        # python 3.9+ makes the script's __file__ (and its code's file name) absolute; sys.argv[0]
+        # stays as given
+        filename = _abspath(script) if sys.version_info >= (3, 9) else script
+        loader = sys.modules["_frozen_importlib_external"].SourceFileLoader("__main__", filename)
+        extra = {"__file__": filename, "__cached__": None, "__loader__": loader}
     namespace = {"__name__": "__main__", "__builtins__": __builtins__, "__doc__": None,
-                 "__loader__": main_mod.__dict__.get("__loader__"), "__spec__": None,
-                 "__package__": None}
+                 "__loader__": None, "__spec__": None, "__package__": None}
     namespace.update(extra)
     compiler = _API.compile_main or compile  # a hook may compile the target (the lazy hook rewrites it)
     main_mod.__dict__.clear()

@@ -39,8 +39,6 @@ def build_app():
     import typer
     from typer.core import TyperGroup
 
-    from profiler import __version__
-
     class LazyGroup(TyperGroup):
         def list_commands(self, ctx):
             return command_names()
@@ -73,7 +71,9 @@ def build_app():
 
     def version_callback(value: bool):
         if value:
-            sys.stdout.write(f"importprof {__version__}\n")
+            from profiler.cli import version_line
+
+            sys.stdout.write(version_line())
             raise typer.Exit(0)
 
     @app.callback()
