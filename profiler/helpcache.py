@@ -80,11 +80,9 @@ def cached_help(args: list[str]) -> str | None:
         return None
 
 
-def help_folder() -> str | None:
-    """This key's cache folder, made (and the folders of older keys removed); None when the
-    cache cannot be written (then --help is not rendered for it in vain)."""
-    import shutil
-
+def help_folder() -> "str | None":
+    """This key's cache folder, made; None when the cache cannot be written (then --help is not
+    rendered for it in vain)."""
     folder = cache_dir()
     try:
         os.makedirs(folder, exist_ok=True)
@@ -93,21 +91,28 @@ def help_folder() -> str | None:
         os.unlink(probe)
     except OSError:
         return None
-    parent = os.path.dirname(folder)
-    for name in os.listdir(parent):
-        if name != os.path.basename(folder):
-            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
     return folder
 
 
-def store_help(folder: str, texts: dict[str, str]) -> None:
-    """Write every help text into `folder` (atomically each; best effort: a failure only costs
-    speed)."""
+def store_help(folder: str, texts: "dict[str, str]") -> None:
+    """Write every help text into `folder` (atomically each) and remove the folders of other
+    keys, holding the help cache's lock: two `--help` at once (another width, another version)
+    never remove a folder the other is writing into. Best effort: a failure only costs speed."""
+    import shutil
+
+    from profiler.cachelock import locked
     from profiler.errors import ImportprofError
     from profiler.sinks import write_atomic
 
-    for name, text in texts.items():
-        try:
-            write_atomic(os.path.join(folder, (name or "_") + ".txt"), text)
-        except ImportprofError:
-            return
+    parent = os.path.dirname(folder)
+    try:
+        with locked(os.path.join(parent, ".lock")):
+            os.makedirs(folder, exist_ok=True)  # removed by another key's writer since help_folder()
+            for name, text in texts.items():
+                write_atomic(os.path.join(folder, (name or "_") + ".txt"), text)
+            for name in os.listdir(parent):
+                path = os.path.join(parent, name)
+                if name != os.path.basename(folder) and os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+    except (ImportprofError, OSError):
+        return

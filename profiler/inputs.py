@@ -25,8 +25,6 @@ MAX_NESTING = 200  # deeper JSON is not an importprof document (and would exhaus
 # log of a long run is tens of MB; /dev/zero or a runaway pipe would otherwise fill the memory).
 DEFAULT_MAX_INPUT_MB = 1024
 MAX_INPUT_ENV = "IMPORTPROF_MAX_INPUT_MB"
-# A named FIFO that no program has opened for writing would block the reader forever.
-FIFO_WAIT_S = 10.0
 _CHUNK = 1 << 20
 
 
@@ -95,20 +93,20 @@ def _open_input(path: str, shown: str) -> int:
         raise _bad(f"{shown}: {exc.strerror}") from None
     if stat.S_ISDIR(st.st_mode):
         raise _bad(f"{shown}: it is a directory")
-    flags = os.O_RDONLY | os.O_CLOEXEC
-    named_fifo = stat.S_ISFIFO(st.st_mode) and not os.path.realpath(path).startswith(("/proc/", "pipe:"))
-    if named_fifo:
-        flags |= os.O_NONBLOCK  # opening waits for a writer otherwise
-    try:
-        fd = os.open(path, flags)
+    if stat.S_ISFIFO(st.st_mode) and not os.path.realpath(path).startswith(("/proc/", "pipe:")):
+        # a named FIFO: opening it waits for a writer that may never come; refused before any
+        # wait, as a device is (an anonymous pipe, `<(cmd)` or `-`, has its writer already)
+        raise _bad(f"{shown}: not a regular file (a FIFO: reading it would wait for a writer); give a file, or - for standard input")
+    if stat.S_ISSOCK(st.st_mode):
+        raise _bad(f"{shown}: not a regular file (a socket)")
+    try:  # O_NONBLOCK: a file swapped for a FIFO since the stat above must not make open() wait
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError as exc:
         raise _bad(f"{shown}: {exc.strerror}") from None
-    if named_fifo:
-        try:
-            _await_writer(fd, shown)
-        except BaseException:
-            os.close(fd)
-            raise
+    if stat.S_ISFIFO(os.fstat(fd).st_mode) and not stat.S_ISFIFO(st.st_mode):
+        os.close(fd)
+        raise _bad(f"{shown}: not a regular file (a FIFO: reading it would wait for a writer); give a file, or - for standard input")
+    os.set_blocking(fd, True)
     return fd
 
 
@@ -125,15 +123,6 @@ def read_stdin(what: str = "log") -> str:
         data = sys.stdin.read()
         return data if isinstance(data, str) else data.decode("utf-8", "replace")
     return _read_fd(fd, shown).decode("utf-8", "replace")
-
-
-def _await_writer(fd: int, shown: str) -> None:
-    import fcntl
-    import select
-
-    if not select.select([fd], [], [], FIFO_WAIT_S)[0]:
-        raise _bad(f"{shown}: a FIFO (named pipe) that no program wrote to within {FIFO_WAIT_S:g} s")
-    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
 
 
 def _read_fd(fd: int, shown: str, whole: bool = False) -> bytes:

@@ -102,6 +102,9 @@ def build_real_venv(python: str, requirements: list[str] | tuple[str, ...]) -> P
     with open(CACHE / (dest.name + ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (dest / "bin" / "python").exists():
+            # what a builder killed mid-build left (no builder is at work while the lock is held)
+            for left in CACHE.glob(dest.name + ".building-*"):
+                shutil.rmtree(left, ignore_errors=True)
             _build(exe, reqs, dest)
     return dest
 

@@ -85,21 +85,20 @@ def launcher_path(interp: Interpreter, info=None, context: RunContext | None = N
         return dest
     _check_shared(interp)
     cargo = find_cargo()
-    os.makedirs(dest_dir, exist_ok=True)
-    import fcntl
+    from profiler.cachelock import cached
 
-    with open(os.path.join(cache_root(), "build.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if os.access(dest, os.X_OK):  # built by another process meanwhile
-            return dest
+    def make(tmp: str) -> None:
         if info:
             info(f"building the oxidized launcher for {interp.path} (cargo, once per interpreter)...")
         _cargo_build(cargo, src, interp, context=context)
-        built = os.path.join(cache_root(), "target", "release", LAUNCHER_NAME)
-        tmp = dest + ".tmp"
-        shutil.copy2(built, tmp)
-        os.replace(tmp, dest)
-    return dest
+        shutil.copy2(os.path.join(cache_root(), "target", "release", LAUNCHER_NAME), tmp)
+
+    # one lock for every key: the builds share one Cargo target folder (a second build waits,
+    # then finds its launcher published whole, or builds its own)
+    os.makedirs(cache_root(), exist_ok=True)
+    waiting = (lambda: info("another importprof is building an oxidized launcher: waiting for it...")) if info else None
+    return cached(dest, make, ready=lambda p: os.access(p, os.X_OK), lock_path=os.path.join(cache_root(), "build.lock"),
+                  waiting=waiting)
 
 
 def _cargo_build(cargo: str, src: str, interp: Interpreter, context: RunContext | None = None) -> None:

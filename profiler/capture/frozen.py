@@ -91,18 +91,20 @@ def launcher_object(interp: Interpreter, info: Callable[[str], None] | None = No
         return obj
     if not interp.include or not os.path.isfile(os.path.join(interp.include, "Python.h")):
         raise ToolFailed(f"{interp.path}: no Python.h in {interp.include or 'INCLUDEPY (unset)'}: install the interpreter's headers (python3-dev)")
-    os.makedirs(folder, exist_ok=True)
-    if info:
-        info(f"compiling the frozen launcher for {interp.path} (gcc, once per interpreter)...")
-    tmp = obj + f".{os.getpid()}.tmp"
-    argv = [find_cc(), "-O2", "-std=gnu99", "-c", src, "-o", tmp, "-I", interp.include,
-            f"-DIMPORTPROF_HOME={_c_string(interp.base_prefix)}"]
-    proc = run(argv, timeout=300, what="gcc", context=context)
-    if proc.returncode != 0:
-        tail = "\n".join(proc.stderr.strip().splitlines()[-12:])
-        raise ToolFailed(f"compiling the frozen launcher failed (exit {proc.returncode})", detail=tail or None)
-    os.replace(tmp, obj)
-    return obj
+    cc = find_cc()
+    from profiler.cachelock import cached
+
+    def make(tmp: str) -> None:  # one compiler at a time per interpreter; published whole
+        if info:
+            info(f"compiling the frozen launcher for {interp.path} (gcc, once per interpreter)...")
+        argv = [cc, "-O2", "-std=gnu99", "-c", src, "-o", tmp, "-I", interp.include,
+                f"-DIMPORTPROF_HOME={_c_string(interp.base_prefix)}"]
+        proc = run(argv, timeout=300, what="gcc", context=context)
+        if proc.returncode != 0:
+            tail = "\n".join(proc.stderr.strip().splitlines()[-12:])
+            raise ToolFailed(f"compiling the frozen launcher failed (exit {proc.returncode})", detail=tail or None)
+
+    return cached(obj, make)
 
 
 def pack_modules(interp: Interpreter, modules: Sequence[PlannedModule], blob: str, context: RunContext | None = None) -> Packed:

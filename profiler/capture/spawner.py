@@ -24,6 +24,10 @@ def cache_dir() -> str:
     return os.path.join(base, "importprof")
 
 
+class _NoCompiler(Exception):
+    """The compiler failed: no spawner (runs are timed without it)."""
+
+
 def spawner_path(context: RunContext | None = None) -> str | None:
     """Path to the compiled spawner, compiling it on first use; None when no compiler."""
     if _SPAWNER:
@@ -36,19 +40,24 @@ def spawner_path(context: RunContext | None = None) -> str | None:
         if cc is None:
             _SPAWNER.append(None)
             return None
-        os.makedirs(cache_dir(), exist_ok=True)
-        tmpdir = tempfile.mkdtemp(prefix="spawner-", dir=cache_dir())
+        from profiler.cachelock import cached
+
+        def make(out: str) -> None:  # compiled beside the cache, published whole (concurrent runs wait)
+            tmpdir = tempfile.mkdtemp(prefix="spawner-")
+            try:
+                src = os.path.join(tmpdir, "spawner.c")
+                with open(src, "wb") as fh:
+                    fh.write(source)
+                proc = run([cc, "-O2", "-o", out, src], timeout=120, what="C compiler", context=context)
+                if proc.returncode != 0 or not os.path.isfile(out):
+                    raise _NoCompiler()
+            finally:
+                shutil.rmtree(tmpdir, ignore_errors=True)
+
         try:
-            src = os.path.join(tmpdir, "spawner.c")
-            with open(src, "wb") as fh:
-                fh.write(source)
-            out = os.path.join(tmpdir, "spawner")
-            proc = run([cc, "-O2", "-o", out, src], timeout=120, what="C compiler", context=context)
-            if proc.returncode != 0:
-                _SPAWNER.append(None)
-                return None
-            os.replace(out, exe)
-        finally:
-            shutil.rmtree(tmpdir, ignore_errors=True)
+            cached(exe, make, ready=lambda p: os.access(p, os.X_OK))
+        except (_NoCompiler, OSError):
+            _SPAWNER.append(None)
+            return None
     _SPAWNER.append(exe)
     return exe

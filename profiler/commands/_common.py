@@ -158,11 +158,13 @@ def check_outputs(*paths: str | None) -> None:
 
 
 class Progress:
-    """Progress on stderr: a rich bar when stderr is a terminal; otherwise one
-    plain line per phase (`importprof: measuring: no-site (3/40)`), starting only once the
-    command has run for a second, so quick commands stay silent and a log shows where time
-    went. A phase is the `current` label with its numbers dropped (`run 3` and `run 4` are one
-    phase), each phase printed once."""
+    """Progress on stderr: a rich bar when stderr is a terminal; otherwise (a CI log, a file) at
+    most one plain line per phase and never a count: `importprof: measuring: 2 commands, 10 runs
+    each`. A workflow announces a phase with `update(0, 0, LABEL)` (its line); a counted update
+    (`update(3, 40, "no-site")`) prints nothing of its own, unless no phase was announced: then
+    the phase is the label's part before ": " (`imports: run 2` is the phase `imports`), or the
+    command itself, and its line is said once. Lines start only once the command has run for a
+    second (the last one held back until then), so quick commands stay silent."""
 
     QUIET_FOR_S = 1.0
 
@@ -172,7 +174,8 @@ class Progress:
         self._task = None
         self._plain = False
         self._seen: set[str] = set()
-        self._pending: tuple[int, int, str] | None = None
+        self._announced = False
+        self._pending: str | None = None
         self._start = 0.0
 
     def __enter__(self):
@@ -205,27 +208,43 @@ class Progress:
         if self._bar is not None:
             self._bar.update(self._task, completed=done, total=total, description=f"{self.description} {current}")
         elif self._plain:
-            self._line(done, total, current)
+            line = self._phase_line(done, total, current)
+            if line is not None:
+                self._say(line)
+            elif self._pending is not None:
+                self._say(None)
 
-    def _line(self, done: int, total: int, current: str) -> None:
-        import re
+    def _phase_line(self, done: int, total: int, current: str) -> str | None:
+        """The line of the phase this update starts, or None (a phase already said, a count)."""
+        current = current.strip()
+        if not total and not done:  # an announcement: a phase starts
+            if not current or current in self._seen:
+                return None
+            self._announced = True
+            self._seen.update((current, current.split(": ", 1)[0]))
+            return f"{self.description}: {current}"
+        root = current.split(": ", 1)[0] if ": " in current else ""
+        if (not root and self._announced) or root in self._seen:
+            return None
+        self._seen.add(root)
+        return f"{self.description}: {root}" if root else self.description
+
+    def _say(self, line: str | None) -> None:
+        """Print `line` (None: only what was held back) once the command has run QUIET_FOR_S;
+        before that, hold the latest line back."""
         import time
 
-        phase = re.sub(r"\d+", "N", current).strip()
-        if not phase or phase in self._seen:
-            return
         if time.monotonic() - self._start < self.QUIET_FOR_S:
-            self._pending = (done, total, current)  # said later if the command is still running
+            if line is not None:
+                self._pending = line
             return
-        if self._pending is not None:
-            pending, self._pending = self._pending, None
-            self._line(*pending)
-            if phase in self._seen:  # the held-back line was this very phase
-                return
-        self._seen.add(phase)
-        count = f" ({done}/{total})" if total else ""
-        sys.stderr.write(f"importprof: {self.description}: {current}{count}\n")
-        sys.stderr.flush()
+        lines = [x for x in (self._pending, line) if x is not None]
+        self._pending = None
+        try:
+            sys.stderr.write("".join(f"importprof: {x}\n" for x in lines))
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
 
     def __exit__(self, *exc):
         if self._bar is not None:

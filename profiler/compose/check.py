@@ -92,7 +92,9 @@ def declared_lazy_of(spec: CheckSpec) -> tuple[str, ...]:
     for rel in spec.lazy_sources:
         path = os.path.join(root, rel)
         if os.path.isdir(path):
-            files += sorted(os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs if f.endswith(".py"))
+            # regular files only: a FIFO named *.py would make the read below wait forever
+            files += sorted(p for d, _, fs in os.walk(path) for f in fs
+                            if f.endswith(".py") and os.path.isfile(p := os.path.join(d, f)))
         elif os.path.isfile(path):
             files.append(path)
         else:

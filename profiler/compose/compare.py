@@ -7,6 +7,7 @@ strace works; otherwise the table goes without them (a warning says why).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -91,8 +92,12 @@ def validate(opts: CompareOptions) -> None:
         raise UsageError("--syscalls: auto, on or off")
 
 
-def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None, context: RunContext | None = None):
-    """Build the variants; returns (interpreter, target, build_dir, specs to time, launches)."""
+def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None,
+          context: RunContext | None = None, hold: Callable | None = None):
+    """Build the variants; returns (interpreter, target, build_dir, specs to time, launches).
+    `hold(cm)`: enters a context manager for the caller's whole use of the build (the default
+    build folder, shared in the cache by every compare of the same target, is locked until the
+    caller has measured it: a second compare at once waits instead of rebuilding it under the first)."""
     from profiler.capture.interpreter import interpreter_for
     from profiler.analysis.packing import default_name
     from profiler.compose.build import build_variants, select_variants
@@ -110,6 +115,12 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
         target, name = opts.target, default_name(opts.target)
     interp = interpreter_for(python, context=context)
     build_dir = opts.build_dir or _default_build_dir(name, target, interp.path)
+    if not opts.build_dir and hold is not None:
+        from profiler.cachelock import locked
+
+        os.makedirs(os.path.dirname(build_dir), exist_ok=True)
+        hold(locked(build_dir + ".lock", (lambda: info(f"another importprof compare is using {build_dir}: waiting for it..."))
+                    if info else None))
     if os.path.exists(build_dir) and not os.path.isdir(build_dir):
         raise UsageError(f"--build-dir {build_dir}: exists and is not a directory")
     select_variants(interp, opts.variants)  # a variant this interpreter cannot have: refused before building
@@ -180,9 +191,7 @@ def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callab
 
 def _compare(opts: CompareOptions, progress: Callable | None, warn: Callable[[str], None] | None,
              info: Callable[[str], None] | None, context: RunContext | None = None) -> CompareReport:
-    from profiler.analysis.compare import compare_rows
     from profiler.capture.timing import RunPlan
-    from profiler.workflows.measure import measure
 
     validate(opts)
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_runs=5, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
@@ -193,7 +202,15 @@ def _compare(opts: CompareOptions, progress: Callable | None, warn: Callable[[st
         if warn:
             warn(msg)
 
-    interp, target, build_dir, specs, launches, built, not_built = build(opts, info=info, warn=note, context=context)
+    with contextlib.ExitStack() as held:
+        return _compare_built(opts, progress, warn, info, plan, unavailable, note, held.enter_context, context=context)
+
+
+def _compare_built(opts, progress, warn, info, plan, unavailable, note, hold, context=None) -> CompareReport:
+    from profiler.analysis.compare import compare_rows
+    from profiler.workflows.measure import measure
+
+    interp, target, build_dir, specs, launches, built, not_built = build(opts, info=info, warn=note, context=context, hold=hold)
     from profiler.model.measurement import TimingResult
 
     failures = tuple(TimingResult.failure(spec, (bv.exit_code,) if bv.exit_code is not None else (), f"{bv.error} (what to do: {bv.hint})")

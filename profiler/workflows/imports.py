@@ -52,6 +52,11 @@ class ImportsOptions:
 HEADERS = ("processes", "runs")
 
 
+def _runs_phase(runs: int, warmup: int) -> str:
+    """The measuring phase in words: `10 runs after 1 warm-up`."""
+    return f"{runs} run{'s' if runs != 1 else ''}" + (f" after {warmup} warm-up" if warmup else "")
+
+
 def validate(opts: ImportsOptions) -> None:
     if opts.runs < 1:
         raise UsageError("--runs must be at least 1")
@@ -100,6 +105,8 @@ def capture_logs(
 
     total = opts.warmup + opts.runs
     logs: list[ParsedLog] = []
+    if progress:  # the phase, said once (a log gets this line, a terminal the bar)
+        progress(0, 0, _runs_phase(opts.runs, opts.warmup))
     for i in range(total):
         if progress:
             progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
@@ -143,6 +150,8 @@ def capture_harness_logs(
     facts: list[list] = []
     walls: list[float] = []
     unreached: list[dict] = []
+    if progress:  # the phase, said once (a log gets this line, a terminal the bar)
+        progress(0, 0, _runs_phase(opts.runs, opts.warmup))
     for i in range(total):
         if progress:
             progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")

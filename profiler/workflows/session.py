@@ -24,6 +24,7 @@ import contextlib
 import os
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -76,7 +77,7 @@ def invocation(warn=None, hold=False):
         signal.signal(signal.SIGINT, _on_sigint)
     old_tempdir = tempfile.tempdir
     _remove_stale(tempfile.gettempdir())
-    folder = tempfile.mkdtemp(prefix=f"importprof-{os.getpid()}-")
+    folder = tempfile.mkdtemp(prefix=f"importprof-{os.getpid()}-{max(_start_time(os.getpid()) or 0, 0)}-")
     tempfile.tempdir = folder
     from profiler.runcontext import RunContext
 
@@ -99,28 +100,75 @@ def invocation(warn=None, hold=False):
                     signal.signal(signal.SIGINT, previous_int)
 
 
-def _remove_stale(root: str) -> None:
-    """Folders of invocations that could not clean up (SIGKILL, a power cut): ours (same user),
-    named importprof-PID-*, whose PID no longer runs."""
-    import re
+# importprof-PID-START-XXXXXXXX: START is the process's start time (clock ticks after boot,
+# /proc/PID/stat's 22nd field), so a folder whose PID now belongs to another process (PIDs are
+# reused) is known to be stale; importprof-PID-XXXXXXXX is an older importprof's (kept while PID runs)
+_FOLDER = None
 
+
+def _start_time(pid: int) -> int | None:
+    """The process's start time in clock ticks after boot; None when it does not run (or no
+    /proc); -1 for a zombie (killed, not yet reaped: it runs no more)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rpartition(b")")[2].split()  # from the 3rd field on: the name may hold ") "
+        return -1 if fields[0] == b"Z" else int(fields[19])  # the 3rd field (state) and the 22nd
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _remove_stale(root: str) -> None:
+    """Folders of invocations that could not clean up (SIGKILL, the OOM killer, a power cut):
+    ours (same user, a folder, named importprof-PID-START-*), whose process is gone: the PID no
+    longer runs, or runs a process started at another time (the PID was reused). One listdir
+    of TMPDIR; a folder of a live invocation is never touched."""
+    global _FOLDER
+    if _FOLDER is None:
+        import re
+
+        _FOLDER = re.compile(r"importprof-(\d+)-(?:(\d+)-)?[A-Za-z0-9_]+")
     try:
         names = os.listdir(root)
     except OSError:
         return
+    uid = os.getuid()
     for name in names:
-        m = re.fullmatch(r"importprof-(\d+)-[A-Za-z0-9_]+", name)
+        if not name.startswith("importprof-"):
+            continue
+        m = _FOLDER.fullmatch(name)
         if not m:
             continue
         path = os.path.join(root, name)
         try:
-            if os.stat(path).st_uid != os.getuid() or not os.path.isdir(path):
-                continue
-            os.kill(int(m.group(1)), 0)
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
-        except (OSError, OverflowError):
+            st = os.lstat(path)
+        except OSError:
             continue
+        if st.st_uid != uid or not stat.S_ISDIR(st.st_mode):  # not ours, or a symlink: never followed
+            continue
+        if _alive(int(m.group(1)), int(m.group(2)) if m.group(2) else None):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int, started: int | None) -> bool:
+    """Whether the invocation that made a folder still runs: its PID runs and (when the folder
+    recorded it) that process started when the folder's did."""
+    if pid <= 0:
+        return True  # not a PID importprof writes: never judged
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # runs, as another user: our invocation's PID was reused (told by the start time)
+    except (OSError, OverflowError):
+        return True
+    now = _start_time(pid)
+    if now == -1:
+        return False  # a zombie: killed, its parent has not reaped it yet
+    if not started:
+        return True  # an older importprof's folder, or no /proc when it was made: kept while the PID runs
+    return now is None or now == started
 
 
 def _kill_children(context) -> None:

@@ -91,11 +91,20 @@ def script_python(target: Target) -> tuple[str | None, str] | None:
 
     if target.kind != "script":
         return None
-    try:
-        with open(target.value, "rb") as fh:
-            head = fh.read(1024)
+    import stat
+
+    try:  # O_NONBLOCK: a FIFO must not make open() wait for a writer (check_target refuses it)
+        fd = os.open(target.value, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        head = os.read(fd, 1024)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     found = shebang_python(head)
     if found is None:
         return None

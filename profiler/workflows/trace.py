@@ -221,6 +221,8 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             n = len(plan.runs)
             several = n > 1
             results = []
+            if progress:  # the phase, said once (a log gets this line, a terminal the bar)
+                progress(0, 0, f"{n} variant{'s' if n != 1 else ''} under strace")
             for i, (v, _, spec) in enumerate(plan.runs):
                 if progress:
                     progress(i, n, v.name)
