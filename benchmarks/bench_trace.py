@@ -2,9 +2,10 @@
 aims with met/MISSED). PYTHONDONTWRITEBYTECODE as in the environment it runs in.
 
 1. Attribution overhead: importing ~300 stdlib modules under plain `strace -f` versus under
-   importprof's capture (`strace -f -tt -T -y -s 256` + the bootstrap launcher with the markers
-   hook), runs interleaved, medians compared; also the whole `trace_python` (capture + parse +
-   summary) and the untraced run for scale.
+   importprof's capture (`strace -f -tt -T -y -s 256` of the same command plus `-X importtime`,
+   whose writes give the import boundaries), runs interleaved, medians compared; also the whole
+   `trace_python` (capture + parse + summary) and the untraced run for scale; and the counts:
+   trace's total against plain `strace -f`'s of the same command (the aim: equal within 3 %).
 2. Parse speed: `parse_strace` and the full summary on a 100k-line log made of real lines
    (tests/fixtures/strace/*.log repeated).
 """
@@ -21,7 +22,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from profiler.capture.bootstrap import bootstrap_argv  # noqa: E402
 from profiler.capture.interpreter import resolve_python  # noqa: E402
 from profiler.capture.process import run  # noqa: E402
 from profiler.capture.strace import find_strace, strace_argv  # noqa: E402
@@ -74,7 +74,7 @@ def bench_attribution() -> None:
         log = os.path.join(tmp, "t.strace")
         untraced = [interp.path, "-S", "-c", code]
         plain = [strace, "-f", "-o", log, "--", interp.path, "-S", "-c", code]
-        marked = strace_argv(strace, log, bootstrap_argv(interp.path, ["-S"], target, ["markers"]))
+        marked = strace_argv(strace, log, [interp.path, "-S", "-X", "importtime", "-c", code])
         kinds = {"untraced": [], "plain strace -f": [], "importprof capture": [], "importprof trace_python (all)": []}
         for argv in (untraced, plain, marked):  # warm the page cache and the .pyc files
             timed(argv)
@@ -85,15 +85,34 @@ def bench_attribution() -> None:
             t0 = time.perf_counter()
             result = trace_python(interp.path, Variant("no-site", ("-S",)), target)
             kinds["importprof trace_python (all)"].append(time.perf_counter() - t0)
+        # the counts: plain strace -f of the same command, counted by strace itself (-c)
+        counted = os.path.join(tmp, "c.txt")
+        run([strace, "-f", "-c", "-o", counted, "--", interp.path, "-S", "-c", code])
+        plain_total = _strace_c_total(counted)
     base = statistics.median(kinds["plain strace -f"])
     print(f"attribution overhead: python {interp.version}, import of {len(mods)} stdlib modules, {RUNS} interleaved runs each (medians, wall)")
     for name, times in kinds.items():
         med = statistics.median(times)
         print(f"  {name:32s} {med * 1e3:8.1f} ms   x{med / base:5.2f} vs plain strace -f")
     imported = sum(m.imports for m in result.modules)
-    print(f"  traced: {result.total_syscalls} syscalls (markers excluded), {imported} module imports marked = {2 * imported} marker stats")
+    own = result.harness.get("importprof_syscalls", 0)
+    print(f"  traced: {result.total_syscalls} syscalls ({own} `import time:` writes left out), {imported} module imports attributed")
     ratio = statistics.median(kinds["importprof trace_python (all)"]) / base
     _aim("`trace` with attribution (capture + parse + summary) vs plain `strace -f`", f"{ratio:.2f}x", ratio <= 1.2, "<= 1.2x")
+    if plain_total:
+        off = abs(result.total_syscalls - plain_total) / plain_total
+        _aim(f"`trace` counts vs plain `strace -f -c` ({result.total_syscalls} vs {plain_total})", f"{off * 100:.2f} %",
+             off <= 0.03 or abs(result.total_syscalls - plain_total) <= 150, "<= 3 % or 150 syscalls")
+
+
+def _strace_c_total(path: str) -> int | None:
+    """The calls column of `strace -c`'s total row."""
+    with open(path) as fh:
+        for line in fh:
+            if line.rstrip().endswith("total"):
+                cols = line.split()
+                return int(cols[3]) if len(cols) >= 5 else None
+    return None
 
 
 def _aim(what: str, value: str, met: bool, aim: str) -> None:

@@ -276,10 +276,23 @@ def test_trace_on_each_version(cli, version):
         pytest.skip("strace cannot trace here")
     assert res.returncode == 0, res
     names = {m["name"]: m for m in res.json()["modules"]}
-    assert "json" in names and names["json"]["syscalls"] > 0  # attributed by the markers hook
+    assert "json" in names and names["json"]["syscalls"] > 0  # attributed from -X importtime's boundaries
 
 
-@pytest.mark.parametrize("version,command", [("2.7", "imports"), ("3.6", "imports"), ("2.7", "trace"), ("3.6", "why")])
+@pytest.mark.parametrize("version", ["2.7", "3.6"])
+def test_trace_counts_a_python_without_importtime(cli, version):
+    """2.7 and 3.6 have no -X importtime: traced bare, counted, modules inferred from lookups."""
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed (make setup installs it)")
+    res = cli("trace", "--python", pyenv_python(version), "--format", "json", "-c", "import json")
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert sum(s["count"] for s in doc["syscalls"]) > 100
+    assert [p["attribution"] for p in doc["processes"] if p["python"]] == ["lookups"]
+    assert "importprof_syscalls" not in doc["harness"]
+
+
+@pytest.mark.parametrize("version,command", [("2.7", "imports"), ("3.6", "imports"), ("2.7", "why"), ("3.6", "why")])
 def test_a_python_that_cannot_serve_a_command_is_refused_in_one_line(cli, version, command):
     py = pyenv_python(version)
     args = {"imports": ("imports", "--python", py, "-c", "pass"), "trace": ("trace", "--python", py, "-c", "pass"),

@@ -14,7 +14,7 @@ from profiler.errors import BadInput
 from profiler.model.syscall_trace import TraceReport
 from profiler.parse.strace import decode_string, fd_path, parse_strace, split_args
 
-LOGS = ("multiproc", "truncated", "markers-json-csv", "parallel")
+LOGS = ("multiproc", "truncated", "markers-json-csv", "parallel", "importtime-json-csv", "parallel-importtime")
 
 
 @pytest.fixture(scope="module")

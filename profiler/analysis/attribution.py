@@ -1,12 +1,21 @@
 """Give each syscall to the module whose import made it (pure), process by process.
 
-Two ways, chosen per process (`ProcessStat.attribution`):
+Three ways, chosen per process (`ProcessStat.attribution`):
 
-"markers": the bootstrap hook (profiler/bootstrap/hook_markers.py) stats `<prefix>b/NAME` when
+"importtime": the program ran bare plus `-X importtime` (what `importprof trace` runs): each
+    `import time:` write ends an import, its cumulative time gives the start.
+    analysis/import_boundaries.py turns those writes into begin/end markers before anything
+    below runs (so the native pass reads them as markers too), and the writes, importprof's
+    own calls, are counted nowhere (`harness["importprof_syscalls"]` says how many).
+
+"markers": the boundaries as the walk below reads them; in a saved log of an older importprof,
+    the bootstrap hook (profiler/bootstrap/hook_markers.py) stats `<prefix>b/NAME` when
     the import of NAME begins, `<prefix>e/NAME` when it ends and `<prefix>f/NAME` when it ends
     by raising. Per pid the markers form a stack: a syscall belongs to the innermost import in
     progress (its `syscalls`), and to every import on the stack (their `cumulative_syscalls`);
-    syscalls made outside any import go to OUTSIDE. The marker calls are counted nowhere.
+    syscalls made outside any import go to OUTSIDE. The marker calls are counted nowhere (the
+    hook's frames still made CPython map and unmap frame-stack chunks: such counts are not
+    the program's alone).
 
 "lookups": a Python process without markers (a `-- COMMAND`'s children, any flags: -S, -I,
     -E) is read from the trace itself. A module's import ends with the read-only open of its
@@ -53,6 +62,7 @@ from profiler.model.syscall_trace import MARKER_PREFIX, ImportSpan, ModuleStat, 
 OUTSIDE = "(outside imports)"
 MARKERS = "markers"
 LOOKUPS = "lookups"
+IMPORTTIME = "importtime"
 
 
 def marker_of(call: Syscall, prefix: str = MARKER_PREFIX) -> tuple[str, str] | None:
@@ -534,6 +544,9 @@ def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARK
     `fast=False`: the careful way, a Python step per call and per view. The same result each
     way (tests compare them on real logs). `native=False`: no native code at all (the layout,
     the attribution and the tallies in Python), so tests can compare the two."""
+    from profiler.analysis.import_boundaries import with_import_boundaries
+
+    log, own_calls, from_importtime = with_import_boundaries(log, prefix)
     done = _attribute_native(log, prefix) if fast and native else None
     call_times = None
     if done is not None:
@@ -556,6 +569,8 @@ def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARK
         pids = log.pids
         per_pid, modes, spans, plain, python = attribute_syscalls(log, prefix, lay)
         tallies = None
+    if from_importtime:  # boundaries from -X importtime, not from importprof's markers hook
+        modes = {pid: (IMPORTTIME if m == MARKERS and pid in from_importtime else m) for pid, m in modes.items()}
     total: dict[str, _Acc] = {}
     in_processes: dict[str, set] = defaultdict(set)
     attributed = bool(modes)
@@ -586,15 +601,17 @@ def summarize_trace(log: StraceLog, variant: str = "default", prefix: str = MARK
         spans=tuple(spans),
         log=log,
         attributed=attributed,
-        harness=harness_view(log, procs, call_times),
+        harness=harness_view(log, procs, call_times, own_calls),
     )
 
 
-def harness_view(log: StraceLog, procs, call_times: tuple[float, float] | None = None) -> dict:
+def harness_view(log: StraceLog, procs, call_times: tuple[float, float] | None = None, own_calls: int = 0) -> dict:
     """The command as a harness owner reads it: processes (threads excluded), Python ones, how
     each was attributed, the log's wall span and how much of it had a Python process running
     (the union of their exec-to-exit intervals, so nested interpreters are not counted twice).
-    `call_times`: the (earliest, latest) time of the syscalls, when the caller knows them."""
+    `call_times`: the (earliest, latest) time of the syscalls, when the caller knows them;
+    `own_calls`: the calls importprof's boundaries made (the `import time:` writes), left out of
+    every count and shown as `importprof_syscalls`."""
     if call_times is None:
         times = [c.time_s for c in log.syscalls if c.time_s is not None]
     else:
@@ -618,15 +635,22 @@ def harness_view(log: StraceLog, procs, call_times: tuple[float, float] | None =
         elif b > last:
             covered += b - last
             last = b
-    return {
+    how = {MARKERS: sum(1 for p in pys if p.attribution == MARKERS), LOOKUPS: sum(1 for p in pys if p.attribution == LOOKUPS)}
+    n_importtime = sum(1 for p in pys if p.attribution == IMPORTTIME)
+    if n_importtime:
+        how[IMPORTTIME] = n_importtime
+    out = {
         "processes": len(real),
         "python_processes": len(pys),
-        "attribution": {MARKERS: sum(1 for p in pys if p.attribution == MARKERS), LOOKUPS: sum(1 for p in pys if p.attribution == LOOKUPS)},
+        "attribution": how,
         "wall_s": None if wall is None else round(wall, 6),
         "python_busy_s": round(covered, 6) if intervals else None,
         "python_share": round(covered / wall, 4) if intervals and wall else None,
         "python_wall_s": round(sum(p.wall_s for p in pys if p.wall_s is not None), 6),
     }
+    if own_calls:
+        out["importprof_syscalls"] = own_calls
+    return out
 
 
 def _end_of(log: StraceLog, pid: int) -> float | None:

@@ -1,5 +1,11 @@
-"""Import markers in the syscall stream (used by `importprof trace`). Standard library only,
-Python 3.8+, runs INSIDE the traced interpreter and never imports the rest of `profiler`.
+"""Import markers in the syscall stream. Standard library only, Python 3.8+, runs INSIDE the
+traced interpreter and never imports the rest of `profiler`.
+
+`importprof trace` no longer installs it: its wrapper's frames made CPython map and unmap
+frame-stack chunks around every import (thousands of mmap/munmap the program does not make) and
+its stats added two calls per import. trace now runs the program bare plus `-X importtime` and
+takes the boundaries from the interpreter's own writes (analysis/import_boundaries.py). What
+this hook wrote is still read from saved logs (`trace --from-log`), as the "markers" way.
 
 `install(options)` wraps importlib's `_find_and_load` (the function that every import of a
 module not yet in `sys.modules` goes through: the `import` statement, `__import__` and

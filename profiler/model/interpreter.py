@@ -73,7 +73,7 @@ COMMAND_NEEDS: dict[str, tuple[str, ...]] = {
     "diff": ("importtime",),
     "imports --phases": ("importtime", "hooks"),
     "imports --lazy-candidates": ("importtime", "hooks"),
-    "trace": ("hooks",),
+    "trace": (),  # the program runs bare under strace (-X importtime's boundaries where the interpreter has it)
     "site": ("hooks",),
     "report": ("importtime", "hooks"),
     "lazy": ("importtime", "lazy_hooks"),

@@ -33,16 +33,32 @@ def _headline(r: TraceResult) -> str:
     )
 
 
+_HOW = {"markers": "import markers", "lookups": "inferred from lookups", "importtime": "boundaries from -X importtime"}
+
+
 def traced_note(r: TraceResult) -> str:
     """strace stops the program at every syscall, so the traced times are mostly strace's: the
-    untraced wall time of the same command goes beside them (counts are exact either way)."""
+    untraced wall time of the same command goes beside them. The counts are the program's own
+    (what plain `strace -f` counts) unless a process ran importprof's old markers hook (a saved
+    log): that hook's frames made CPython map and unmap frame-stack chunks."""
     h = r.harness or {}
     traced = f"the traced run took {fmt_seconds(h['wall_s'])}" if h.get("wall_s") is not None else "the run was traced"
     if h.get("untraced_wall_s") is not None:
         n = h.get("untraced_runs", 0)
         traced += f", the same command untraced {fmt_seconds(h['untraced_wall_s'])} (median of {n} run{'' if n == 1 else 's'})"
-    return (f"times are traced: strace stops the program at every syscall; {traced}. "
-            "The counts are exact; the times compare only with each other")
+    return f"times are traced: strace stops the program at every syscall; {traced}. " + counts_note(r)
+
+
+def counts_note(r: TraceResult) -> str:
+    """What the counts are: exact (the program's, as plain strace -f counts them) unless
+    importprof's markers hook ran inside a process of the log."""
+    h = r.harness or {}
+    own = h.get("importprof_syscalls")
+    left = f" ({fmt_count(own)} `import time:` writes of -X importtime, importprof's boundaries, left out)" if own else ""
+    if any(p.attribution == "markers" for p in r.processes):
+        return ("The counts include what importprof's markers hook made the program do (its frames make CPython "
+                "map and unmap frame-stack chunks: mmap/munmap above the program's own); the times compare only with each other")
+    return f"The counts are exact{left}; the times compare only with each other"
 
 
 def _harness_line(r: TraceResult) -> str | None:
@@ -73,11 +89,10 @@ def _one(r: TraceResult, tty: bool, top: int) -> list:
     if r.modules:
         many = sum(1 for p in r.processes if p.attribution) > 1
         ways = sorted({p.attribution for p in r.processes if p.attribution})
-        how = {"markers": "import markers", "lookups": "inferred from lookups"}
         t = new_table(
             tty,
             title=f"Syscalls per imported module (top {top} by syscalls; self: nested imports count for the inner module, "
-            f"cumulative: with them; {', '.join(how[w] for w in ways)}" + ("; summed over processes)" if many else ")"),
+            f"cumulative: with them; {', '.join(_HOW.get(w, w) for w in ways)}" + ("; summed over processes)" if many else ")"),
         )
         cols = ["module", "syscalls", "cumulative", "failed lookups", "files opened", "bytes read", "time in syscalls"]
         if many:

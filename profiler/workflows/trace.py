@@ -3,10 +3,11 @@ import made them (the only place chaining capture → parse → analysis for thi
 
 For other commands (compare...):
     trace_argv(argv, variant="command", keep_log=None, env=None) -> TraceResult
-        traces ANY argv under strace (a launcher binary, a shell script...); modules are
-        attributed when the traced Python ran importprof's markers hook, else empty.
+        traces ANY argv under strace (a launcher binary, a shell script...); its Python
+        processes' modules are attributed from their `import time:` writes when they make
+        them, else inferred from their lookups.
     trace_python(python, variant, target, keep_log=None) -> TraceResult
-        one Python variant run through the bootstrap launcher with the markers hook.
+        one Python variant run as it runs bare, plus -X importtime (the import boundaries).
     trace(TraceOptions) -> TraceReport   (what the command runs)
 """
 
@@ -38,6 +39,9 @@ class TraceOptions:
     from_log: str | None = None
     ignore_failure: bool = False  # a program that exits non-zero on purpose (a linter) is traced anyway
     untraced_runs: int = 3  # runs without strace after one warm-up: the wall time beside the traced figures (0: none)
+
+
+IMPORTTIME_FLAGS = ("-X", "importtime")  # the import boundaries: the interpreter's own `import time:` lines
 
 
 def read_log(path: str) -> str:
@@ -93,8 +97,9 @@ def trace_argv(
         kept = replacing(keep_log) if keep_log else contextlib.nullcontext(os.path.join(tmp, "trace.strace"))
         with kept as log_path:
             done = run_strace(list(argv), log_path, env=env, check=False, context=context)
-            # strace's own lines ("/usr/bin/strace: ...") are not the program's
-            program = "\n".join(ln for ln in done.stderr.splitlines() if not (ln.startswith("/") and "strace: " in ln))
+            # strace's own lines ("/usr/bin/strace: ...") and -X importtime's are not the program's
+            program = "\n".join(ln for ln in done.stderr.splitlines()
+                                if not ((ln.startswith("/") and "strace: " in ln) or ln.startswith("import time:")))
             ignored = False
             if done.returncode != 0 and (check or ignore_failure):
                 from profiler.workflows.targets import check_exit
@@ -129,12 +134,16 @@ def _check_log_complete(strace_stderr: str, log_path: str, shown: str | None) ->
 
 
 def trace_python(python: str, variant: Variant, target: Target, keep_log: str | None = None, check: bool = True,
-                 ignore_failure: bool = False, env: tuple[tuple[str, str], ...] | None = None, context: RunContext | None = None) -> TraceResult:
-    """One variant of a Python target, through the bootstrap launcher with the markers hook
-    (installed before `site`, so start-up imports are attributed too). `env`: what the variant
-    adds to the environment, as the run plan gave it (None: asked of the variant here; no-site
-    gets the sys.path entries site would add through PYTHONPATH, as in every command)."""
-    from profiler.capture.bootstrap import bootstrap_argv
+                 ignore_failure: bool = False, env: tuple[tuple[str, str], ...] | None = None, context: RunContext | None = None,
+                 importtime: bool = True) -> TraceResult:
+    """One variant of a Python target, run as it runs bare (`python [flags] TARGET`: no
+    launcher, no hook, nothing of importprof's inside the program) plus `-X importtime`
+    (`importtime`: the interpreter has it, 3.7+), whose `import time:` writes give each
+    import's end and, with its cumulative time, its start (analysis/import_boundaries.py; the
+    writes are left out of every count). Without it, modules are inferred from the lookups.
+    `env`: what the variant adds to the environment, as the run plan gave it (None: asked of
+    the variant here; no-site gets the sys.path entries site would add through PYTHONPATH, as
+    in every command)."""
     from profiler.capture.pycache import fresh_pycache
 
     if env is None:
@@ -142,10 +151,10 @@ def trace_python(python: str, variant: Variant, target: Target, keep_log: str | 
 
         from profiler.workflows.no_site import no_site_env
 
-        env = variant.env(python, target, partial(no_site_env, context=context))
+        env = variant.env(python, target, partial(no_site_env, context=context, ignore_failure=ignore_failure))
     full = {**os.environ, **dict(env)} if env else None
     with fresh_pycache(variant.fresh_pycache) as extra:
-        argv = bootstrap_argv(python, [*variant.flags, *extra], target, ["markers"])
+        argv = [python, *variant.flags, *extra, *(IMPORTTIME_FLAGS if importtime else ()), *target.python_argv()]
         return trace_argv(argv, variant=variant.name, keep_log=keep_log, env=full, check=check, ignore_failure=ignore_failure,
                           label=target.label(), context=context)
 
@@ -214,7 +223,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             from profiler.workflows.no_site import no_site_env
 
             interp = interpreter_for(opts.python, "trace", context=context)
-            plan = plan_runs(opts.target, [interp], opts.variants, opts.flags, site_paths=partial(no_site_env, context=context), warn=warnings.append)
+            plan = plan_runs(opts.target, [interp], opts.variants, opts.flags, site_paths=partial(no_site_env, context=context, ignore_failure=opts.ignore_failure), warn=warnings.append)
             from profiler.analysis.failures import explain_failure
             from profiler.errors import TargetFailed
 
@@ -230,7 +239,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
                 # one variant alone fails as the target does (exit 3); among several, a failing
                 # variant becomes a failed entry and the others are traced
                 r = trace_python(interp.path, v, opts.target, keep_log=keep, check=not several, ignore_failure=opts.ignore_failure,
-                                 env=spec.env or (), context=context)
+                                 env=spec.env or (), context=context, importtime=interp.supports("importtime"))
                 if r.failed:
                     hint = explain_failure(v.name, tuple(v.flags), opts.target.kind, r.error or "")
                     warnings.append(f"{v.name}: failed ({r.error})" + (f": {hint}" if hint else ""))
@@ -239,7 +248,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
                 progress(n, n, "")
             if results and all(r.failed for r in results):
                 raise TargetFailed("the target failed in every variant: " + "; ".join(f"{r.variant}: {r.error}" for r in results))
-        # the same commands, untraced (without strace or importprof's markers hook)
+        # the same commands, untraced (without strace or -X importtime)
         results = with_untraced_walls(results, plan.specs, opts, progress, context=context)
     from profiler.workflows.targets import exits_note
 
