@@ -108,7 +108,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     shown = os.fspath(path)
     _no_empty(shown)
     path = _destination(shown)
-    payload = _as_bytes(data)
+    payload = _as_bytes(data) if isinstance(data, (str, bytes)) else data  # pieces: each written as it comes
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -127,7 +127,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     with replacing(shown) as tmp:  # the temp file, the mode, the rename and the clean-up: once
         try:
             with open(tmp, "wb") as fh:
-                fh.write(payload)
+                _write_all(fh, payload)
                 fh.flush()
                 os.fsync(fh.fileno())
                 if st is not None:
@@ -220,8 +220,10 @@ def _write_in_place(shown: str, path: str, payload) -> None:
         with open(fd, "wb", closefd=False) as fh:
             if isinstance(payload, bytes):
                 fh.write(payload)
-            else:  # a file: copied in chunks
+            elif hasattr(payload, "read"):  # a file: copied in chunks
                 shutil.copyfileobj(payload, fh)
+            else:  # a renderer's pieces
+                _write_all(fh, payload)
     except BrokenPipeError:
         raise  # its reader went away: as a closed stdout (`| head`), not an error
     except OSError as exc:
@@ -230,8 +232,24 @@ def _write_in_place(shown: str, path: str, payload) -> None:
         os.close(fd)
 
 
-def write_stdout(data: str | bytes) -> None:
+def _write_all(fh, payload) -> None:
+    """bytes, or the pieces of a streamed output (str or bytes each), each written as it comes:
+    the whole output is never held (a failing piece leaves the temp file to be removed)."""
+    if isinstance(payload, bytes):
+        fh.write(payload)
+        return
+    for piece in payload:
+        fh.write(_as_bytes(piece))
+
+
+def write_stdout(data) -> None:
+    """`data`: str, bytes, or an iterable of them (a streamed output: each piece written and
+    flushed as it comes)."""
     if sys.stdout is None:  # started with stdout closed (in-process callers): silence, as a closed pipe
+        return
+    if not isinstance(data, (str, bytes)):
+        for piece in data:
+            write_stdout(piece)
         return
     try:
         if isinstance(data, bytes):
@@ -251,8 +269,10 @@ def write_stdout(data: str | bytes) -> None:
         raise OutputFailed(f"cannot write to standard output: {_reason(exc)}") from None
 
 
-def emit(data: str | bytes, output: str | None) -> None:
-    """Write to `output` atomically, or to stdout when `output` is None or '-'."""
+def emit(data, output: str | None) -> None:
+    """Write to `output` atomically, or to stdout when `output` is None or '-'. `data`: str,
+    bytes, or an iterable of them (a streamed output, written piece by piece: to a file through
+    the temp file and the rename as any other)."""
     if output is None or output == "-":
         write_stdout(data)
     else:

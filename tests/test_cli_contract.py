@@ -116,7 +116,7 @@ def test_analysis_never_reads_raw_text():
 # The one edge from render into analysis: the view functions a saved report is drawn with
 # (`show` re-renders any saved imports report with --view/--min-ms/--top/--filter, so the cut
 # of the tree cannot be made earlier). No statistics, no aggregation: those are the workflow's.
-RENDER_VIEW_FUNCTIONS = {"collapse_tree", "filter_modules", "top_modules", "lay_out_timeline", "stacks"}
+RENDER_VIEW_FUNCTIONS = {"collapse_tree", "filter_modules", "top_modules", "lay_out_timeline", "stacks", "timeline_blocks", "stack_blocks"}
 
 
 def test_render_computes_nothing_but_views():

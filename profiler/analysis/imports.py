@@ -953,6 +953,100 @@ def _place(modules, root: int, start: int, kids, spans: list[Span]) -> int:
         stack[-1][3] += dur
 
 
+class TimelineBlock(NamedTuple):
+    """One process of lay_out_timeline as columns (timeline_blocks): its rows' names, depths
+    and self µs in pre-order, `layout` the ProcessLayout it shares with the processes laid out
+    alike (None for a process kept as records), and its spans' starts and durations, worked
+    out when `spans()` is called."""
+
+    process: int
+    layout: ProcessLayout | None
+    names: Sequence[str]
+    depths: Sequence[int]
+    selfs: Sequence[int]
+    cums: Sequence[int]
+    placed: tuple | None = None  # (starts, durations) already known (a process laid out by lay_out_timeline)
+
+    def spans(self) -> tuple[list[int], list[int]]:
+        """(start µs, duration µs) of each row, as lay_out_timeline places them."""
+        if self.placed is not None:
+            return self.placed
+        return _place_columns(self.depths, self.cums, self.layout)
+
+
+def timeline_blocks(modules: Sequence[ModuleRecord]) -> Iterable[TimelineBlock]:
+    """lay_out_timeline process by process, in its order (processes by number, rows in
+    pre-order), as columns: a renderer writes a process's spans from its columns, and the rows
+    of the processes laid out alike (a ModuleColumns') through what it made once for their
+    layout. Exactly lay_out_timeline's spans (tested). Processes that come in more than one
+    place, or out of order (a saved report edited by hand), are laid out by lay_out_timeline."""
+    segments = list(_process_segments(modules))
+    if any(b[0] <= a[0] for a, b in zip(segments, segments[1:])):
+        yield from _timeline_by_spans(modules)
+        return
+    for process, depths, cums, record, block in segments:
+        if block is not None:
+            lay = block.layout
+            yield TimelineBlock(process, lay, lay.names, depths, block.self_us, cums)
+        else:
+            rows = [record(i) for i in range(len(depths))]
+            yield TimelineBlock(process, None, [m.name for m in rows], depths, [m.self_us for m in rows], cums)
+
+
+def _timeline_by_spans(modules: Sequence[ModuleRecord]) -> Iterable[TimelineBlock]:
+    by_proc: dict[int, list[Span]] = {}
+    for span in lay_out_timeline(modules):
+        by_proc.setdefault(span.process, []).append(span)
+    for proc in sorted(by_proc):
+        spans = by_proc[proc]
+        yield TimelineBlock(proc, None, [s.name for s in spans], [s.depth for s in spans], [s.self_us for s in spans],
+                            [], ([s.start_us for s in spans], [s.dur_us for s in spans]))
+
+
+def _place_columns(depths: Sequence[int], cums: Sequence[int], layout: ProcessLayout | None) -> tuple[list[int], list[int]]:
+    """One process's rows (pre-order) → (starts, durations) as _place lays them out: a row
+    lasts max(its cumulative, Σ its children's durations); roots one after the other from 0,
+    children one after the other from their parent's start. Two passes over the rows, no tree."""
+    parents = layout.memo.get("parent_rows") if layout is not None else None
+    if parents is None:
+        n = len(depths)
+        parents = [n if p is None else p for p in _parent_rows(depths)]  # n: the process itself
+        if layout is not None:
+            layout.memo["parent_rows"] = parents
+    n = len(parents)
+    durs = list(cums)
+    below = [0] * (n + 1)  # Σ durations of each row's children
+    for i in range(n - 1, -1, -1):
+        d = durs[i]
+        b = below[i]
+        if b > d:
+            durs[i] = d = b
+        below[parents[i]] += d
+    starts = [0] * n
+    free = [0] * (n + 1)  # where each row's next child starts
+    for i, p in enumerate(parents):
+        t = free[p]
+        starts[i] = t
+        free[i] = t
+        free[p] = t + durs[i]
+    return starts, durs
+
+
+def stack_blocks(modules: Sequence[ModuleRecord]) -> Iterable[tuple[int, ProcessLayout | None, list[tuple[str, ...]], Sequence[int]]]:
+    """stacks() process by process: (process, its layout or None, each row's stack from its
+    root, each row's self µs); a layout's stacks made once for every process laid out alike."""
+    for process, depths, _, record, block in _process_segments(modules):
+        if block is not None:
+            memo = block.layout.memo
+            paths = memo.get("stacks")
+            if paths is None:
+                paths = memo["stacks"] = _stack_paths(block.layout.names, depths)
+            yield process, block.layout, paths, block.self_us
+        else:
+            rows = [record(i) for i in range(len(depths))]
+            yield process, None, _stack_paths([m.name for m in rows], depths), [m.self_us for m in rows]
+
+
 def stacks(modules: Sequence[ModuleRecord]) -> Iterable[tuple[tuple[str, ...], int, int]]:
     """(stack from root, self µs, process) per module, pre-order, made as they are read:
     process by process, the stacks of a ModuleColumns' layout made once for every process laid

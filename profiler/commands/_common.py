@@ -108,11 +108,11 @@ def deliver(
     for path, efmt in exports:
         if path:
             sinks.emit(get_renderer(efmt)(report), path)
-    if output is not None and output != "-":
-        sinks.emit(get_renderer(fmt or "json")(report), output)
+    if output is not None and output != "-":  # the format's pieces written as they are made (render/__init__.py)
+        sinks.emit(get_renderer(fmt or "json", chunks=True)(report), output)
         sinks.write_stdout(table(report, stdout_is_tty()))
     elif fmt is not None or output == "-":
-        sinks.emit(get_renderer(fmt or "json")(report), None)
+        sinks.emit(get_renderer(fmt or "json", chunks=True)(report), None)
     else:
         sinks.write_stdout(table(report, stdout_is_tty()))
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
 
-from profiler.model.document import Document, Record, document_json, saved
+from profiler.model.document import Document, Record, document_json_chunks, saved
 
 IMPORTS_SCHEMA = "importprof.imports/1"
 WHY_SCHEMA = "importprof.why/1"
@@ -451,6 +451,11 @@ class ImportsReport(Document):
         """The to_dict() document as JSON text (model.document.document_json), each record of
         a list of records (modules, cached, groups, per_process, summed) on one line, a
         ModuleColumns' rows from its columns."""
+        return "".join(self.json_chunks())
+
+    def json_chunks(self):
+        """to_json()'s text in pieces made as they are read (model.document.document_json_chunks):
+        a writer that writes each as it comes never holds the document."""
         import json
 
         dumps = json.dumps
@@ -466,7 +471,7 @@ class ImportsReport(Document):
                 return items.json_lines()
             return (dumps(v.to_dict(), ensure_ascii=False) for v in items)  # one record at a time: its dict lives only while it is encoded
 
-        return document_json(keys, {key: lines(items) for key, items in records.items()})
+        return document_json_chunks(keys, {key: lines(items) for key, items in records.items()})
 
 
 # ---------------------------------------------------------------------------- why

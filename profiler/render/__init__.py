@@ -33,8 +33,13 @@ def formats_for(kind: str) -> tuple[str, ...]:
     return tuple(fmt for fmt, kinds in FORMATS.items() if schema in kinds or ANY in kinds)
 
 
-def get_renderer(fmt: str):
-    """The renderer of `fmt`: a function of the report that picks the kind's own renderer."""
+def get_renderer(fmt: str, chunks: bool = False):
+    """The renderer of `fmt`: a function of the report that picks the kind's own renderer.
+    `chunks`: the renderer gives the text in pieces made as they are read (an iterable of
+    str), so a writer that writes each as it comes never holds the whole output: the module's
+    `<function>_chunks` where it has one (the big documents: imports' json, speedscope, chrome
+    and folded), else the whole text as one piece. Which renderer applies is decided at once,
+    before any piece is made."""
     from profiler.errors import UsageError
 
     kinds = FORMATS.get(fmt)
@@ -47,6 +52,10 @@ def get_renderer(fmt: str):
         if target is None:
             raise UsageError(f"--format {fmt} is not available for {schema or 'this report'}")
         module, _, func = target.partition(":")
-        return getattr(importlib.import_module(module), func)(report)
+        mod = importlib.import_module(module)
+        if chunks:
+            streamed = getattr(mod, f"{func}_chunks", None)
+            return streamed(report) if streamed is not None else (getattr(mod, func)(report),)
+        return getattr(mod, func)(report)
 
     return render
