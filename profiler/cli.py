@@ -5,8 +5,6 @@ everything else) is imported, and `--help` from the help cache (profiler/helpcac
 holds the text: a start-up profiler must be quick to start itself.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
@@ -80,12 +78,12 @@ def version_line() -> str:
     return f"importprof {__version__} (native strace parser: {'yes' if native_parser_installed() else 'no'})\n"
 
 
-def app(argv: list[str] | None = None) -> int:
+def app(argv: "list[str] | None" = None) -> int:
     _prepare_streams()
     args = list(sys.argv[1:] if argv is None else argv)
     if args in (["--version"], ["-V"]):
         return _answer(version_line())
-    from profiler.helpcache import cached_help, help_request, help_folder
+    from profiler.helpcache import cache_name, cached_help, help_folder
 
     text = cached_help(args)
     if text is not None:  # exactly what click would print, without importing typer
@@ -93,7 +91,7 @@ def app(argv: list[str] | None = None) -> int:
     from profiler.commands import main
 
     code = main(args)
-    if code == 0 and help_request(args) is not None and not os.environ.get("IMPORTPROF_NO_HELP_CACHE"):
+    if code == 0 and cache_name(args) is not None and not os.environ.get("IMPORTPROF_NO_HELP_CACHE"):
         folder = help_folder()  # None when the cache cannot be written: do not render in vain
         if folder is not None:
             from profiler.commands import render_help

@@ -9,6 +9,20 @@ import sys
 from profiler.commands import _common
 
 
+# `importprof --help` lists the commands under the questions they answer (a command missing
+# here is listed under "Other commands"; tests/test_cli_startup.py holds every command to one)
+QUESTIONS = (
+    ("How long does start-up take, in which variant, on which interpreter?", ("startup", "pythons")),
+    ("Which imports cost the most, and who imports them?", ("imports", "why", "show")),
+    ("What does start-up do: syscalls, files, site, .pth files?", ("trace", "site")),
+    ("What should I change, and what would it save?", ("doctor", "lazy")),
+    ("Would a packed or frozen build start faster?", ("compare", "build", "pack")),
+    ("Did a change make start-up slower, and which commit?", ("check", "diff", "bisect")),
+    ("How do I share it all on one page?", ("report",)),
+    ("How do I get Tab completion in my shell?", ("completion",)),
+)
+
+
 def command_names() -> list[str]:
     """The commands, from the package's file names (a directory listing, no import)."""
     import pkgutil
@@ -45,6 +59,23 @@ def build_app():
 
         def get_command(self, ctx, name):
             return load_command(name) if name in command_names() else None
+
+        def format_commands(self, ctx, formatter):
+            """The commands under the questions they answer (QUESTIONS), each with the first
+            sentence of its help, as click lays out its own "Commands" section."""
+            names = command_names()
+            groups = [(q, [n for n in members if n in names]) for q, members in QUESTIONS]
+            placed = {n for _, members in groups for n in members}
+            groups.append(("Other commands", [n for n in names if n not in placed]))
+            rows = {n: load_command(n) for n in names}
+            longest = max(len(n) for n in names)  # one column for every section
+            for question, members in groups:
+                if members:
+                    formatter.write_paragraph()
+                    formatter.write(f"{'':>{formatter.current_indent}}{question}\n")
+                    formatter.indent()
+                    formatter.write_dl([(n.ljust(longest), rows[n].get_short_help_str(formatter.width)) for n in members])
+                    formatter.dedent()
 
         def resolve_command(self, ctx, args):
             name = args[0] if args else ""
@@ -88,15 +119,74 @@ def build_app():
 
 
 def render_help() -> dict[str, str]:
-    """Every help text exactly as click prints it ("" = the top level): what the help cache
-    (profiler/helpcache.py) stores, so `--help` later runs without typer."""
+    """Every help text exactly as click prints it ("" = the top level), and the completion
+    scripts ("completion.SHELL"): what the help cache (profiler/helpcache.py) stores, so `--help`
+    and `completion SHELL` later run without typer."""
     group = build_app()
     root = group.make_context("importprof", [], resilient_parsing=True)
     out = {"": root.get_help() + "\n"}
     for name in command_names():
         cmd = group.get_command(root, name)
         out[name] = cmd.make_context(name, [], parent=root, resilient_parsing=True).get_help() + "\n"
+    for shell, text in completion_scripts(group, root).items():
+        out[f"completion.{shell}"] = text
     return out
+
+
+def _options_of(cmd, ctx) -> tuple:
+    from profiler.render.completion import Option
+
+    out = []
+    for p in cmd.params:
+        if getattr(p, "param_type_name", "") != "option" or getattr(p, "hidden", False):
+            continue
+        names = tuple(sorted(p.opts + p.secondary_opts, key=lambda n: (n.startswith("--"), n)))
+        choices = tuple(getattr(getattr(p.type, "func", None), "choices", ()))
+        comma = False
+        if p.name == "variant":  # NAME[,NAME...]: the interpreter's variants, or build/compare's
+            from profiler.model.interpreter import VARIANT_NEEDS
+            from profiler.model.variant import BUILTIN_VARIANTS
+
+            choices, comma = tuple(BUILTIN_VARIANTS), True
+            if "traditional" in (p.help or ""):
+                choices = ("traditional", "no-site", *(n for n in VARIANT_NEEDS if n not in BUILTIN_VARIANTS and n != "traditional"))
+        takes_value = not (getattr(p, "is_flag", False) or getattr(p, "count", False))
+        out.append(Option(names, takes_value, choices, p.help or "", comma))
+    helper = cmd.get_help_option(ctx)
+    if helper is not None:
+        out.append(Option(tuple(helper.opts), False, (), helper.help or ""))
+    return tuple(out)
+
+
+def command_tree(group, root) -> tuple:
+    """(the commands, the top level's options) as the completion scripts need them, read from
+    click's own objects (the options each command declares, their value choices)."""
+    from profiler.commands._target import TargetCommand
+    from profiler.render.completion import Command, Option
+
+    commands = []
+    for name in command_names():
+        cmd = group.get_command(root, name)
+        ctx = cmd.make_context(name, [], parent=root, resilient_parsing=True)
+        options = _options_of(cmd, ctx)
+        if isinstance(cmd, TargetCommand):  # the target grammar, parsed by TargetCommand itself
+            options += (Option(("-c", "--code"), True, (), "The program passed in as a string."),
+                        Option(("-m", "--module"), True, (), "Run a library module as a script."),
+                        Option(("--timeout",), True, (), "Stop the program after SECONDS."))
+        commands.append(Command(name, cmd.get_short_help_str(200), options))
+    return tuple(commands), _options_of(group, root)
+
+
+def completion_scripts(group=None, root=None) -> dict[str, str]:
+    """The bash, zsh and fish scripts, written from the command tree."""
+    from profiler import __version__
+    from profiler.render.completion import SHELLS, script
+
+    if group is None:
+        group = build_app()
+        root = group.make_context("importprof", [], resilient_parsing=True)
+    commands, root_options = command_tree(group, root)
+    return {shell: script(shell, commands, root_options, __version__) for shell in SHELLS}
 
 
 def _first_sentence(text: str) -> str:

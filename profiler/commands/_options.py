@@ -96,6 +96,7 @@ def choice(*names: str, what: str = "--format") -> Callable[[str], str]:
             raise typer.BadParameter(f"unknown {what} {text!r} for this command (choose from: {', '.join(names)})")
         return text
 
+    parse.choices = names  # what shell completion offers (commands/__init__.py: command_tree)
     return parse
 
 

@@ -1,0 +1,257 @@
+"""importprof's own start: what each fast path imports (frozen sets: a heavy module added to one
+fails here), the shell completion scripts (loaded into a real bash, zsh and fish), the top-level
+--help by question, and the help cache that serves both."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from profiler.helpcache import cache_name, hash_text
+
+REPO = Path(__file__).resolve().parent.parent
+ENTRY = "import sys; from profiler.cli import app; sys.exit(app())"
+
+# what each fast path imports beyond a bare `python -c pass` of the same interpreter (the modules
+# `-c` itself loads are subtracted). Adding a module to one of these sets is a decision about
+# importprof's start: measure it (benchmarks/bench_startup.py) before changing the set.
+FAST_PATHS = {
+    ("--version",): {"profiler", "profiler.cli"},
+    ("-V",): {"profiler", "profiler.cli"},
+    ("--help",): {"profiler", "profiler.cli", "profiler.helpcache"},
+    ("startup", "--help"): {"profiler", "profiler.cli", "profiler.helpcache"},
+    ("imports", "-h"): {"profiler", "profiler.cli", "profiler.helpcache"},
+    ("completion", "bash"): {"profiler", "profiler.cli", "profiler.helpcache"},
+}
+
+
+def _modules_of(args, env) -> set[str]:
+    code = ("import sys, io, contextlib; before = set(sys.modules); from profiler.cli import app\n"
+            "out = io.StringIO()\n"
+            "with contextlib.redirect_stdout(out): rc = app(sys.argv[1:])\n"
+            "sys.stderr.write('MODULES=' + ' '.join(sorted(set(sys.modules) - before)))\n"
+            "sys.exit(rc)")
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stderr.rsplit("MODULES=", 1)[1].split())
+
+
+@pytest.fixture()
+def cached_env(tmp_path):
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env.pop("IMPORTPROF_NO_HELP_CACHE", None)
+    for args in FAST_PATHS:  # fill the cache (the first run renders through typer)
+        subprocess.run([sys.executable, "-c", ENTRY, *args], capture_output=True, env=env, check=True, timeout=300)
+    return env
+
+
+@pytest.mark.slow
+def test_each_fast_path_imports_its_frozen_set(cached_env):
+    # what the interpreter and the probe (io, contextlib) loaded before is not counted
+    for args, expected in FAST_PATHS.items():
+        got = _modules_of(list(args), cached_env)
+        assert got == expected, (args, sorted(got - expected), sorted(expected - got))
+
+
+@pytest.mark.slow
+def test_the_console_script_imports_neither_re_nor_more_than_the_entry(tmp_path):
+    """bin/importprof is scripts/importprof (not an entry point, whose wrapper imports re)."""
+    text = (REPO / "scripts" / "importprof").read_text()
+    assert "import re" not in text and "from profiler.cli import app" in text
+    proc = subprocess.run([sys.executable, "-X", "importtime", str(REPO / "scripts" / "importprof"), "--version"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.startswith("importprof "), proc.stderr
+    names = {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:") and ln.count("|") == 2}
+    bare = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, text=True, timeout=300).stderr
+    bare_names = {ln.rsplit("|", 1)[1].strip() for ln in bare.splitlines() if ln.startswith("import time:") and ln.count("|") == 2}
+    assert names - bare_names == {"profiler", "profiler.cli"}, sorted(names - bare_names)
+
+
+def test_version_says_whether_the_native_parser_is_installed(tmp_path):
+    from profiler import cli
+
+    line = cli.version_line()
+    assert line.startswith("importprof ") and line.endswith("\n")
+    assert line.endswith(f"(native strace parser: {'yes' if cli.native_parser_installed() else 'no'})\n")
+    # the answer follows the files: both modules are needed
+    here = Path(cli.__file__).parent
+    have = all(any(p.name.startswith(prefix) and p.name.endswith(".so") for p in (here / pkg).iterdir())
+               for pkg, prefix in cli.NATIVE_MODULES)
+    assert cli.native_parser_installed() == have
+
+
+def test_cache_names_and_the_stable_hash():
+    assert cache_name(["--help"]) == "" and cache_name(["-h"]) == ""
+    assert cache_name(["startup", "--help"]) == "startup"
+    assert cache_name(["completion", "bash"]) == "completion.bash"
+    assert cache_name(["completion", "tcsh"]) is None and cache_name(["completion"]) is None
+    assert cache_name(["startup"]) is None and cache_name(["--help", "startup"]) is None
+    # stable across processes (str hashes are not), different for different texts
+    code = "from profiler.helpcache import hash_text; print(hash_text('importprof|0.1.0|x.py:123'))"
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env=dict(os.environ, PYTHONHASHSEED="12345")).stdout.strip()
+    assert int(other) == hash_text("importprof|0.1.0|x.py:123")
+    assert hash_text("a") != hash_text("a\0") != hash_text("b")
+    assert 0 <= hash_text("x" * 5000) < 2 ** 61
+
+
+def test_the_help_lists_every_command_under_one_question():
+    from profiler.commands import QUESTIONS, command_names
+
+    placed = [n for _, members in QUESTIONS for n in members]
+    assert sorted(placed) == sorted(command_names()), "each command answers exactly one question in --help"
+    assert all(q.endswith("?") for q, _ in QUESTIONS)
+
+
+@pytest.mark.slow
+def test_the_help_shows_the_questions_and_is_cached_exactly(tmp_path):
+    from profiler.commands import QUESTIONS
+
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path), COLUMNS="80")
+    env.pop("IMPORTPROF_NO_HELP_CACHE", None)
+    typer_text = subprocess.run([sys.executable, "-m", "profiler", "--help"], capture_output=True, text=True,
+                                env=dict(env, IMPORTPROF_NO_HELP_CACHE="1"), check=True).stdout
+    subprocess.run([sys.executable, "-m", "profiler", "--help"], capture_output=True, env=env, check=True)
+    cached = subprocess.run([sys.executable, "-m", "profiler", "--help"], capture_output=True, text=True, env=env, check=True).stdout
+    assert cached == typer_text
+    lines = typer_text.splitlines()
+    positions = [lines.index(q) for q, _ in QUESTIONS]
+    assert positions == sorted(positions)
+    # each command sits under its question, indented as click lists commands
+    for question, members in QUESTIONS:
+        block = lines[lines.index(question) + 1:]
+        block = block[: next((i for i, ln in enumerate(block) if not ln.strip()), len(block))]
+        assert [ln.split()[0] for ln in block if ln.startswith("  ") and not ln.startswith("   ")] == list(members), question
+
+
+# ------------------------------------------------------------------ shell completion
+def _script(shell: str, env=None) -> str:
+    proc = subprocess.run([sys.executable, "-m", "profiler", "completion", shell], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.slow
+def test_bash_completes_commands_options_and_values_from_the_static_script(tmp_path):
+    bash = shutil.which("bash")
+    assert bash, "bash is part of the base system"
+    script = tmp_path / "importprof.bash"
+    script.write_text(_script("bash"))
+    # COMP_WORDS as bash fills them at Tab; the script must not run importprof (PATH without it)
+    probe = r'''
+source "$1"
+complete -p importprof
+t() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _importprof; echo "${COMPREPLY[*]}"; }
+t importprof sta
+t importprof ""
+t importprof startup --vari
+t importprof startup --variant no-s
+t importprof startup --variant default,no-s
+t importprof trace --format ""
+t importprof build --variant in
+t importprof imports -r ""
+t importprof startup -- python -c
+t importprof completion --h
+'''
+    proc = subprocess.run([bash, "--norc", "--noprofile", "-c", probe, "probe", str(script)], capture_output=True,
+                          text=True, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[0] == "complete -o default -F _importprof importprof"
+    assert out[1] == "startup"
+    assert {"startup", "imports", "trace", "completion", "--help", "--version"} <= set(out[2].split())
+    assert out[3] == "--variant"
+    assert out[4].split() == ["no-site", "no-site-bare"]
+    assert out[5].split() == ["default,no-site", "default,no-site-bare"]
+    assert out[6].split() == ["json", "chrome"]
+    assert out[7].split() == ["in-memory"]
+    assert out[8] == ""  # a number: nothing offered (bash falls back to file names)
+    assert out[9] == ""  # the program's own words
+    assert out[10] == "--help"
+    assert proc.stderr == ""
+
+
+@pytest.mark.slow
+def test_zsh_loads_the_script_and_registers_it(tmp_path):
+    zsh = shutil.which("zsh")
+    if zsh is None:
+        pytest.skip("zsh is not installed")
+    script = tmp_path / "_importprof"
+    script.write_text(_script("zsh"))
+    assert subprocess.run([zsh, "-n", str(script)], capture_output=True).returncode == 0
+    probe = 'autoload -Uz compinit && compinit -u -d "$HOME/.zcompdump" && source "$1" && print -r -- "$_comps[importprof]"'
+    proc = subprocess.run([zsh, "-f", "-c", probe, "probe", str(script)], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "_importprof", proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_fish_completes_from_the_script(tmp_path):
+    fish = shutil.which("fish")
+    if fish is None:
+        pytest.skip("fish is not installed")
+    script = tmp_path / "importprof.fish"
+    script.write_text(_script("fish"))
+    probe = ('source $argv[1]; complete -C "importprof sta"; echo ---; complete -C "importprof startup --vari"; '
+             'echo ---; complete -C "importprof trace --format "')
+    proc = subprocess.run([fish, "--no-config", "-c", probe, str(script)], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    first, second, third = (part.strip().splitlines() for part in proc.stdout.split("---"))
+    assert [ln.split("\t")[0] for ln in first] == ["startup"]
+    assert [ln.split("\t")[0] for ln in second] == ["--variant"]
+    assert sorted(ln.split("\t")[0] for ln in third) == ["chrome", "json"]
+
+
+@pytest.mark.slow
+def test_completion_is_served_from_the_help_cache_and_follows_a_change(tmp_path):
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    env.pop("IMPORTPROF_NO_HELP_CACHE", None)
+    fresh = _script("bash", dict(env, IMPORTPROF_NO_HELP_CACHE="1"))
+    first = _script("bash", env)  # through typer, then cached
+    code = ("import sys; from profiler.cli import app; rc = app(['completion', 'bash']); "
+            "sys.stderr.write('TYPER=' + str('typer' in sys.modules))")
+    cached = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert cached.returncode == 0 and cached.stderr.endswith("TYPER=False"), cached.stderr
+    assert fresh == first == cached.stdout
+    folders = [p for p in (tmp_path / "importprof" / "help").iterdir() if not p.name.startswith(".")]
+    assert len(folders) == 1 and (folders[0] / "completion.bash.txt").read_text() == fresh
+
+
+@pytest.mark.slow
+def test_the_cache_key_follows_what_writes_the_help_and_the_scripts(tmp_path):
+    """A copy of the package: touching what the help texts and scripts are written from (the
+    CLI modules, a new command, the variants, the formats registry) gives a new cache folder."""
+    pkg = tmp_path / "src" / "profiler"
+    shutil.copytree(REPO / "profiler", pkg, ignore=shutil.ignore_patterns("__pycache__", "*.so", "oxidized_builds"))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "src"), XDG_CACHE_HOME=str(tmp_path / "cache"), COLUMNS="80")
+
+    def key() -> str:
+        code = "import profiler.helpcache as h; print(h.cache_dir())"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True, cwd=tmp_path).stdout
+        assert out.startswith(str(tmp_path / "cache")), out
+        return out.strip()
+
+    keys = [key()]
+    assert key() == keys[0]  # stable
+    for touched in ("cli.py", "commands/__init__.py", "model/variant.py", "render/__init__.py", "render/completion.py"):
+        st = (pkg / touched).stat()
+        os.utime(pkg / touched, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+        keys.append(key())
+    (pkg / "commands" / "newcommand.py").write_text("")
+    keys.append(key())
+    assert len(set(keys)) == len(keys), keys
+    assert key() != subprocess.run([sys.executable, "-c", "import profiler.helpcache as h; print(h.cache_dir())"],
+                                   capture_output=True, text=True, env=dict(env, COLUMNS="60"), check=True, cwd=tmp_path).stdout.strip()
+
+
+def test_a_bad_shell_is_a_usage_error(cli):
+    from conftest import assert_one_line_error
+
+    assert_one_line_error(cli("completion", "tcsh"), 2, "unknown shell 'tcsh'")
