@@ -108,3 +108,11 @@ def test_a_line_cut_by_strace_and_a_log_without_writes():
     plain = parse_strace("\n".join(ln for ln in NESTED.splitlines() if "import time" not in ln) + "\n")
     assert with_import_boundaries(plain) == (plain, 0, frozenset())
     assert summarize_trace(plain).harness.get("importprof_syscalls") is None
+
+
+def test_a_write_stamped_late_keeps_the_module_its_own_lookups():
+    """strace stamped b's write late (a busy machine): its cumulative time reaches back only to
+    0.002400, after b's .pyc was opened. The open names b: it is b's, not a's."""
+    text = NESTED.replace(_line(600, 600, 1, "b"), _line(100, 100, 1, "b"))
+    r = summarize_trace(parse_strace(text))
+    assert _rows(r) == {"a": (3, 4), "b": (1, 1), OUTSIDE: (1, 1)}

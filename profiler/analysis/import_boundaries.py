@@ -141,6 +141,7 @@ def with_import_boundaries(log: StraceLog, prefix: str = MARKER_PREFIX) -> tuple
             hi = ln.index if first_child is None else min(first_child, ln.index)
             start = ln.time_s - ln.cumulative_us / 1e6
             pos = bisect.bisect_left(times, start, lo + 1, hi) if lo + 1 < hi else hi
+            pos = _own_lookups_before(calls, lo, pos, ln)
             t_begin = start
             if lo >= 0 and times[lo] is not None and t_begin < times[lo]:
                 t_begin = times[lo]
@@ -173,6 +174,44 @@ def with_import_boundaries(log: StraceLog, prefix: str = MARKER_PREFIX) -> tuple
         out.append(inserts[k][2])
         k += 1
     return replace(log, syscalls=tuple(out)), len(own), frozenset(pids)
+
+
+_LOOKBACK = 256  # calls before a computed start searched for the module's own lookups
+
+
+def _own_lookups_before(calls, lo: int, pos: int, ln: ImportLine) -> int:
+    """An earlier begin when the calls just before the computed one look the module itself up:
+    strace stamps a write late when it is not scheduled at once (a busy machine), which moves
+    the computed start later than the import's first calls. A lookup or open of a file or
+    folder named for the module (`url.py`, `url.cpython-311.pyc` for `a.util.url`) between
+    the import written before it and its computed start is its own, and so are the stats of
+    the folders it lies in made just before (the finder's mtime check)."""
+    last = ln.name.rpartition(".")[2]
+    if ln.cut or not last:
+        return pos
+    first = None
+    for i in range(pos - 1, max(lo, pos - _LOOKBACK), -1):
+        c = calls[i]
+        if c.pid != ln.pid:
+            continue
+        path = c.ret_path or c.path
+        if not path:
+            continue
+        base = path.rstrip("/").rpartition("/")[2]
+        if base == last or base.startswith(last + "."):
+            first = i
+    if first is None:
+        return pos
+    path = calls[first].ret_path or calls[first].path
+    i = first - 1
+    while i > lo:  # the finder's stats of the folders the file lies in, just before
+        c = calls[i]
+        if c.pid == ln.pid:
+            if c.name not in _STATS or not c.path or not path.startswith(c.path.rstrip("/") + "/"):
+                break
+            first = i
+        i -= 1
+    return first
 
 
 _STATS = frozenset({"stat", "lstat", "newfstatat", "fstatat64", "statx", "stat64", "lstat64"})

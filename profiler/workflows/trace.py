@@ -159,28 +159,38 @@ def trace_python(python: str, variant: Variant, target: Target, keep_log: str | 
                           label=target.label(), context=context)
 
 
-def with_untraced_walls(results, specs, opts: TraceOptions, progress=None, context: RunContext | None = None) -> list:
+def with_untraced_walls(results, specs, opts: TraceOptions, progress=None, context: RunContext | None = None,
+                        warn: Callable[[str], None] | None = None) -> list:
     """strace stops the program at every syscall: the traced run's times are strace's. Each
     result gets the wall time of the same command run untraced (median of opts.untraced_runs,
-    after one warm-up) in harness["untraced_wall_s"], shown beside the traced figures."""
+    after one warm-up) in harness["untraced_wall_s"], shown beside the traced figures. The
+    runs go through the one timing pipeline (workflows/measure.py: its busy-machine and
+    failure warnings included, through `warn`); a command that fails untraced gets no figure
+    and the trace stands."""
     from dataclasses import replace
 
-    from profiler.analysis.statistics import median
-    from profiler.capture.timing import RunPlan, run_interleaved
+    from profiler.capture.timing import RunPlan
+    from profiler.errors import TargetFailed
+    from profiler.workflows.measure import measure
 
     wanted = [s for s, r in zip(specs, results) if not r.failed]
     if opts.untraced_runs < 1 or not wanted:
         return list(results)
     if progress:
         progress(0, 0, "untraced runs")
-    outcomes = run_interleaved(wanted, RunPlan(runs=opts.untraced_runs, warmup=1, ignore_failure=opts.ignore_failure,
-                                               use_spawner=False), context=context)
+    try:
+        m = measure(wanted, RunPlan(runs=opts.untraced_runs, warmup=1, ignore_failure=opts.ignore_failure, use_spawner=False),
+                    warn=warn, context=context)
+    except TargetFailed as exc:
+        if warn:
+            warn(f"the untraced runs failed ({exc}): no untraced wall time beside the traced one")
+        return list(results)
+    timed = {r.key: r for r in m.results if not r.failed and r.times}
     out = []
     for s, r in zip(specs, results):
-        o = outcomes.get(s.key)
-        if o is not None and o.samples and o.failure is None:
-            r = replace(r, harness={**r.harness, "untraced_wall_s": round(median([x.wall_s for x in o.samples]), 6),
-                                    "untraced_runs": len(o.samples)})
+        t = timed.get(s.key)
+        if t is not None and not r.failed:
+            r = replace(r, harness={**r.harness, "untraced_wall_s": round(t.median, 6), "untraced_runs": len(t.times)})
         out.append(r)
     return out
 
@@ -249,7 +259,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             if results and all(r.failed for r in results):
                 raise TargetFailed("the target failed in every variant: " + "; ".join(f"{r.variant}: {r.error}" for r in results))
         # the same commands, untraced (without strace or -X importtime)
-        results = with_untraced_walls(results, plan.specs, opts, progress, context=context)
+        results = with_untraced_walls(results, plan.specs, opts, progress, context=context, warn=warnings.append)
     from profiler.workflows.targets import exits_note
 
     warnings.extend(f"{r.variant}: {exits_note(r.exit_codes)}" if len(results) > 1 else exits_note(r.exit_codes)
