@@ -181,6 +181,7 @@ def test_a_command_run_imports_only_its_own_module():
                                    "profiler.commands._target", "profiler.commands.startup"}, out
 
 
+@pytest.mark.slow
 def test_setup_leaves_no_module_of_profiler_to_compile():
     """make setup compiles profiler/ (PYTHONDONTWRITEBYTECODE is set here and in many
     containers, and an editable install compiles nothing): every module's .pyc is in place and

@@ -85,6 +85,7 @@ def test_version_says_whether_the_native_parser_is_installed(tmp_path):
     assert cli.native_parser_installed() == have
 
 
+@pytest.mark.slow
 def test_cache_names_and_the_stable_hash():
     assert cache_name(["--help"]) == "" and cache_name(["-h"]) == ""
     assert cache_name(["startup", "--help"]) == "startup"

@@ -343,6 +343,7 @@ def _skip_without_native() -> None:
         pytest.skip("native summary (attribute_calls) not built (make setup builds it): only Python vs careful compared")
 
 
+@pytest.mark.slow
 def test_native_summary_of_a_fresh_multiprocess_log(tmp_path):
     """A log made here as the scale benchmark makes it (strace -f of a shell starting Python
     children at once, most calls split into unfinished/resumed halves, threads, a failing

@@ -33,7 +33,7 @@ def check(
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, warner
+    from profiler.commands._common import Progress, check_outputs, deliver, info, warner
     warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._options import run_context
     from profiler.render.console_check import render_check_table
@@ -42,6 +42,6 @@ def check(
     check_outputs(output)
     opts = CheckOptions(names=names or [], config=config, update_baseline=update_baseline, min_ms=min_ms)
     with Progress("checking") as bar:
-        report = run_check(opts, progress=bar.update, warn=warn, context=run_context(ctx))
+        report = run_check(opts, progress=bar.update, warn=warn, context=run_context(ctx), note=info)
     deliver(report, fmt=fmt, output=output, table=render_check_table)
     raise_for(report, exit_code(report))

@@ -39,8 +39,8 @@ def report(
     warmup: warmup_opt(1) = 1,
     skip: Optional[List[str]] = typer.Option(None, "--skip", metavar="PART[,PART...]", help="Parts not to run, comma-separated: startup, imports, trace, site, doctor."),
     compare: bool = typer.Option(False, "--compare", help="Also build and time the oxidized variants (importprof compare: traditional, no-site, oxidized, filesystem, in-memory). Slow the first time: it builds."),
-    include: Optional[List[str]] = typer.Option(None, "--include", metavar="FILE", help="Add a saved JSON document to a live report (e.g. compare --export-json FILE)."),
-    from_: Optional[List[str]] = typer.Option(None, "--from", metavar="FILE", help="Build the page from saved JSON documents (any importprof kind; more files may follow)."),
+    include: Optional[List[str]] = typer.Option(None, "--include", metavar="FILE", parser=path_value("--include"), help="Add a saved JSON document to a live report (e.g. compare --export-json FILE)."),
+    from_: Optional[List[str]] = typer.Option(None, "--from", metavar="FILE", parser=path_value("--from"), help="Build the page from saved JSON documents (any importprof kind; more files may follow)."),
     title: Optional[str] = typer.Option(None, "--title", metavar="TEXT", help="The page's title."),
     ignore_failure: IgnoreFailureOpt = False,
     fmt: format_opt("html", "json") = None,
@@ -62,9 +62,11 @@ def report(
     else:
         target = target_of(ctx)
         check_outputs(output)
-        from profiler.compose.report import ReportOptions, report_live
+        from profiler.compose.report import ReportOptions, load_documents, report_live
 
         from profiler.commands._options import interpreter_given, run_context
+
+        included = load_documents(include) if include else []  # a bad document refused before anything runs
 
         opts = ReportOptions(
             target=target,
@@ -76,6 +78,7 @@ def report(
             warmup=warmup,
             skip=[p.strip() for item in (skip or []) for p in item.split(",") if p.strip()],
             include=include or [],
+            included=included,
             compare=compare,
             title=title,
             ignore_failure=ignore_failure,

@@ -169,14 +169,39 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
     return figures, report, wall_runs, counts, method, interp
 
 
+def with_script_python(spec: CheckSpec, note: Callable[[str], None] | None = None) -> CheckSpec:
+    """A check whose target is a SCRIPT and that names no `python` runs where the script's `#!`
+    line says (a venv's console script on that venv's python), as every command does with a
+    SCRIPT and no --python; `note` is told which and why."""
+    if spec.python:
+        return spec
+    from profiler.model.target import Target
+    from profiler.parse.checks import target_parts
+    from profiler.workflows.targets import script_python
+
+    try:
+        target = Target(*target_parts(spec.target))
+    except ImportprofError:
+        return spec  # a malformed target: measuring it says how
+    found = script_python(target)
+    if found is None:
+        return spec
+    path, why = found
+    if note:
+        note(f"{spec.name}: {why}")
+    return replace(spec, python=path) if path is not None else spec
+
+
 def run_check(spec: CheckSpec, *, update_baseline: bool = False, min_ms: float | None = None,
-              progress: Callable[[str], None] | None = None, context: RunContext | None = None) -> CheckResult:
+              progress: Callable[[str], None] | None = None, context: RunContext | None = None,
+              note: Callable[[str], None] | None = None) -> CheckResult:
     """One check, measured and judged; a check that cannot run is a result with status
     "error" (and the exit code it would have had on its own), never an exception."""
     from profiler.analysis.checks import judge_check, startup_modules, status_of
 
     start = time.monotonic()
     try:
+        spec = with_script_python(spec, note)
         if spec.lazy_sources:
             spec = replace(spec, stay_lazy=tuple(dict.fromkeys((*spec.stay_lazy, *declared_lazy_of(spec)))))
         baseline = None if update_baseline else load_baseline(spec)
@@ -213,6 +238,7 @@ def check(
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
     context: RunContext | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> CheckReport:
     context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
@@ -228,7 +254,8 @@ def check(
             if progress:
                 progress(i, len(specs), f"{spec.name}: {what}")
 
-        results.append(run_check(spec, update_baseline=opts.update_baseline, min_ms=opts.min_ms, progress=step, context=context))
+        results.append(run_check(spec, update_baseline=opts.update_baseline, min_ms=opts.min_ms, progress=step, context=context,
+                                 note=note))
     if progress:
         progress(len(specs), len(specs), "")
     written: list[str] = []

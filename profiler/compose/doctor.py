@@ -45,7 +45,8 @@ class DoctorOptions:
     lazy: bool = False  # time eager vs lazy (else the untimed estimate)
     trace: bool = True  # failed lookups need strace
     # reports already made for this target (report's parts: "imports" with phases, "site",
-    # "trace"): read instead of measured again
+    # "trace"; "startup": its default variant's mean is the start-up shown): read instead of
+    # measured again
     measured: dict = field(default_factory=dict)
     ignore_failure: bool = False  # the program exits non-zero on purpose (every part measures it anyway)
     verify: bool = False  # apply each finding's fix in a scratch overlay and time it beside the program as is
@@ -53,6 +54,15 @@ class DoctorOptions:
 
 def _reused(opts: DoctorOptions, part: str) -> str:
     return f"from the report's {part} part" if part in opts.measured else ""
+
+
+def _startup_as_measured(report, python: str) -> float | None:
+    """The mean of the default variant of `python` in a startup report (the report's startup
+    part), or None when that report has no such row."""
+    for r in getattr(report, "results", ()) or ():
+        if r.variant == "default" and r.role == "target" and not r.failed and r.mean is not None and r.python == python:
+            return r.mean
+    return None
 
 
 def validate(opts: DoctorOptions) -> None:
@@ -218,6 +228,12 @@ def doctor(
     except ImportprofError as exc:
         skipped(("lazy",), exc)
 
+    # one start-up, one figure: beside the report's startup part, the target's start-up as is
+    # is that part's measurement of the default variant (doctor's own timing run only prices
+    # the differences it measured side by side: a bare start, frozen modules on)
+    shown = _startup_as_measured(opts.measured.get("startup"), interp.path)
+    if shown is not None:
+        mean[AS_IS] = shown
     findings = rules.cap_findings(findings, mean.get(AS_IS))
     if opts.verify:
         step("verifying each fix in a scratch overlay, timed beside the program as is")

@@ -41,6 +41,7 @@ class ReportOptions:
     warmup: int = 1
     skip: Sequence[str] = ()  # parts not to run: startup, imports, trace, site
     include: Sequence[str] = ()  # saved documents added to the page (e.g. compare --export-json)
+    included: Sequence[tuple[str, dict]] | None = None  # `include` already read (load_documents), checked before anything ran
     compare: bool = False  # also build and time the five oxidized variants (importprof compare)
     title: str | None = None
     min_time_s: float = 1.0
@@ -162,7 +163,7 @@ def _doctor_doc(opts: ReportOptions, progress, warn, made: dict, context: RunCon
     from profiler.compose.doctor import DoctorOptions, doctor
 
     dopts = DoctorOptions(target=opts.target, python=opts.python, runs=max(1, min(opts.import_runs, 3)),
-                          measured={k: made[k] for k in ("imports", "site", "trace") if k in made},
+                          measured={k: made[k] for k in ("imports", "site", "trace", "startup") if k in made},
                           ignore_failure=opts.ignore_failure)
     return doctor(dopts, progress=progress, warn=warn, context=context)
 
@@ -230,7 +231,7 @@ def report_live(
     unknown = [p for p in opts.skip if p not in PARTS]
     if unknown:
         raise UsageError(f"unknown part {unknown[0]!r} for --skip (choose from: {', '.join(PARTS)})")
-    included = load_documents(opts.include) if opts.include else []
+    included = list(opts.included) if opts.included is not None else load_documents(opts.include) if opts.include else []
     interp = interpreter_for(opts.python, context=context) if opts.target.is_python or opts.python else None
     if interp is not None:  # each part is handed the interpreter, not the spec: one probe for the page
         from dataclasses import replace

@@ -70,7 +70,7 @@ def startup(
     interps = resolve_pythons(list(opts.pythons) or [None], warn=warn, context=context) if opts.target.is_python else []
     # the variants, --import and --reference checked, then no-site's paths found (runs the target)
     runs = plan_runs(opts.target, interps, opts.variants, opts.flags, default=DEFAULT_STARTUP_VARIANTS,
-                     imports=opts.imports, reference=opts.reference, site_paths=partial(no_site_env, context=context), warn=warn)
+                     imports=opts.imports, reference=opts.reference, site_paths=partial(no_site_env, context=context, ignore_failure=opts.ignore_failure), warn=warn)
     specs = list(runs.specs)
     if "instructions" in opts.metrics:
         from profiler.capture.instructions import pick_method
@@ -141,7 +141,7 @@ def _startup_versus(opts: StartupOptions, progress, warn, context: RunContext | 
         interps = resolve_pythons(pythons, warn=warn, context=context) if target.is_python else []
         # A/B is about the targets: one variant unless asked; a `-- COMMAND` target runs as is
         asked = (opts.variants, opts.flags) if target.is_python else ((), ())
-        runs = plan_runs(target, interps, *asked, site_paths=partial(no_site_env, context=context), warn=warn)
+        runs = plan_runs(target, interps, *asked, site_paths=partial(no_site_env, context=context, ignore_failure=opts.ignore_failure), warn=warn)
         unavailable += runs.left_out
         label = _short(target.label())
         specs += [replace(s, key=f"{s.key} · {label}" if s.key != "command" else label) for s in runs.specs]

@@ -20,20 +20,23 @@ from profiler.model.target import Target
 from profiler.runcontext import RunContext, given
 
 
-def no_site_env(python: str, target: Target, context: RunContext | None = None) -> tuple[tuple[str, str], ...]:
+def no_site_env(python: str, target: Target, context: RunContext | None = None,
+                ignore_failure: bool = False) -> tuple[tuple[str, str], ...]:
     """The environment `no-site` adds for `target` on `python`: () or (("PYTHONPATH", ...),).
     Runs the target once with site to see where its modules come from (modules that site
-    itself imports at a bare start — .pth hooks — do not count: -S skips them)."""
+    itself imports at a bare start — .pth hooks — do not count: -S skips them). With
+    `ignore_failure` (the command's -i) a non-zero exit the program chose (a linter that found
+    something) is its behaviour there too, as in the measured runs."""
     from profiler.capture.oxidized import discover_modules, no_site_sys_path
     from profiler.errors import TargetFailed
 
     try:
-        return _no_site_env(python, target, discover_modules, no_site_sys_path, context=context)
+        return _no_site_env(python, target, discover_modules, no_site_sys_path, context=context, any_exit=ignore_failure)
     except TargetFailed:  # the target fails with site too: measuring it will say how
         return ()
 
 
-def _no_site_env(python, target, discover_modules, no_site_sys_path, context: RunContext | None = None):
+def _no_site_env(python, target, discover_modules, no_site_sys_path, context: RunContext | None = None, any_exit: bool = False):
     if target == Target("code", "pass"):  # imports nothing: a plain -S, without running anything
         return ()
     context = given(context)
@@ -44,7 +47,7 @@ def _no_site_env(python, target, discover_modules, no_site_sys_path, context: Ru
         memo["site's own modules", python] = frozenset(
             r.name for r in discover_modules(python, Target("code", "pass"), context=context)[0])
     no_site_path, site_own = memo["no-site sys.path", python], memo["site's own modules", python]
-    records, sys_path = discover_modules(python, target, context=context)
+    records, sys_path = discover_modules(python, target, any_exit=any_exit, context=context)
     origins = [r.origin for r in records if r.origin and r.name not in site_own]
     extra = extra_paths(sys_path, no_site_path, target, origins, os.getcwd())
     if not extra:
