@@ -870,27 +870,33 @@ def test_progress_on_a_terminal_is_a_bar(tmp_path):
     """stderr a terminal: the bar is drawn there (and no plain phase lines)."""
     import pty
 
+    import threading
+
     master, slave = pty.openpty()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "IMPORTPROF_NO_HELP_CACHE": "1",
            "COLUMNS": "100", "TERM": "xterm"}
-    try:
-        proc = subprocess.run([sys.executable, "-m", "profiler", *PROGRESS_COMMANDS["startup"]], cwd=tmp_path, env=env,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, timeout=300)
-        os.close(slave)
-        slave = None
-        drawn = b""
+    chunks: list[bytes] = []
+
+    def drain():  # read as it is drawn: a full terminal buffer would stop the writer
         while True:
             try:
                 chunk = os.read(master, 65536)
-            except OSError:
-                break
+            except OSError:  # the last writer closed its side
+                return
             if not chunk:
-                break
-            drawn += chunk
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "profiler", *PROGRESS_COMMANDS["startup"]], cwd=tmp_path, env=env,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, timeout=300)
     finally:
-        if slave is not None:
-            os.close(slave)
+        os.close(slave)
+        reader.join(30)
         os.close(master)
+    drawn = b"".join(chunks)
     assert proc.returncode == 0
     text = drawn.decode("utf-8", "replace")
     assert "measuring" in text and "\x1b[" in text, text[-2000:]

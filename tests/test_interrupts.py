@@ -195,8 +195,8 @@ def test_ctrl_c_shows_the_runs_measured_so_far(args, heading, tmp_path):
 
         for line in proc.stderr:
             lines.append(line)
-            if re.search(r"\((\d+)/\d+\)", line):  # progress: "default (1/1500)": measuring
-                seen.set()
+            if re.search(r"\d+ runs? each", line):  # the measuring phase's line ("1 command, 500 runs each"):
+                seen.set()  # said at the first run measured after the command's first second
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()

@@ -163,7 +163,7 @@ def run_interleaved(
 
     if progress is not None:  # the phase, said once (a log gets this line, a terminal the bar)
         n = len(prepared)
-        runs = f"{plan.runs} runs" if plan.runs else f"at least {plan.min_runs} runs"
+        runs = f"{plan.runs} run{'s' if plan.runs != 1 else ''}" if plan.runs else f"at least {plan.min_runs} runs"
         progress(0, 0, f"{n} command{'s' if n != 1 else ''}, {runs} each" + (f" after {plan.warmup} warm-up" if plan.warmup else ""))
     try:
         # Round by round, so a command that cannot run at all is found in the first round,

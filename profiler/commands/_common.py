@@ -175,7 +175,7 @@ class Progress:
         self._plain = False
         self._seen: set[str] = set()
         self._announced = False
-        self._pending: str | None = None
+        self._pending: str | None = None  # the label of a line held back
         self._start = 0.0
 
     def __enter__(self):
@@ -208,40 +208,43 @@ class Progress:
         if self._bar is not None:
             self._bar.update(self._task, completed=done, total=total, description=f"{self.description} {current}")
         elif self._plain:
-            line = self._phase_line(done, total, current)
-            if line is not None:
-                self._say(line)
-            elif self._pending is not None:
-                self._say(None)
+            self._plain_update(done, total, current.strip())
 
-    def _phase_line(self, done: int, total: int, current: str) -> str | None:
-        """The line of the phase this update starts, or None (a phase already said, a count)."""
-        current = current.strip()
+    def _plain_update(self, done: int, total: int, current: str) -> None:
+        """An announcement is held until the next update: one that refines it (`imports`, then
+        `imports: 10 runs`) takes its place, so a phase is one line; anything else says it."""
         if not total and not done:  # an announcement: a phase starts
             if not current or current in self._seen:
-                return None
+                return
             self._announced = True
             self._seen.update((current, current.split(": ", 1)[0]))
-            return f"{self.description}: {current}"
+            if self._pending is not None and not current.startswith(self._pending + ": "):
+                self._say(self._pending)
+            self._pending = current
+            return
+        if self._pending is not None and self._past_quiet():
+            self._say(self._pending)
+            self._pending = None
         root = current.split(": ", 1)[0] if ": " in current else ""
         if (not root and self._announced) or root in self._seen:
-            return None
+            return
         self._seen.add(root)
-        return f"{self.description}: {root}" if root else self.description
+        if self._past_quiet():
+            self._say(root)
+        else:
+            self._pending = root  # said later if the command is still running
 
-    def _say(self, line: str | None) -> None:
-        """Print `line` (None: only what was held back) once the command has run QUIET_FOR_S;
-        before that, hold the latest line back."""
+    def _past_quiet(self) -> bool:
         import time
 
-        if time.monotonic() - self._start < self.QUIET_FOR_S:
-            if line is not None:
-                self._pending = line
+        return time.monotonic() - self._start >= self.QUIET_FOR_S
+
+    def _say(self, label: str) -> None:
+        """One line (`importprof: measuring: LABEL`), once the command has run QUIET_FOR_S."""
+        if not self._past_quiet():
             return
-        lines = [x for x in (self._pending, line) if x is not None]
-        self._pending = None
         try:
-            sys.stderr.write("".join(f"importprof: {x}\n" for x in lines))
+            sys.stderr.write(f"importprof: {self.description}{': ' + label if label else ''}\n")
             sys.stderr.flush()
         except (OSError, ValueError):
             pass
@@ -249,4 +252,6 @@ class Progress:
     def __exit__(self, *exc):
         if self._bar is not None:
             self._bar.__exit__(*exc)
+        elif self._pending is not None and exc[0] is None:
+            self._say(self._pending)  # the last phase, when it reported no count (a quick command: nothing)
         return False

@@ -1,7 +1,8 @@
-"""The one timing pipeline: machine facts → busy warnings → runs → statistics → failed rows →
-warnings → ratios. `startup`, `compare`, `report` and `lazy` all measure through `measure()`,
-so the failed-variant rule, the partial report on Ctrl-C, the warnings and the ratio
-convention (a time ratio against the reference, see `model.measurement.Relative`) exist once.
+"""The one timing pipeline: machine facts → runs → statistics → busy warnings (judged on the CPU
+share the runs got, analysis/machine.py) → failed rows → warnings → ratios. `startup`,
+`compare`, `report` and `lazy` all measure through `measure()`, so the failed-variant rule, the
+partial report on Ctrl-C, the warnings and the ratio convention (a time ratio against the
+reference, see `model.measurement.Relative`) exist once.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def measure(
     sampling = machine is None  # the machine's load is read over the warm-up and the runs, not waited for before them
     if sampling:
         start_sample(context)
-    warnings = list(busy_warnings(machine)) if machine else []
+    warnings = []  # the busy warning is judged after the runs, on what they got (analysis/machine.py)
     if engine == "builtin" and plan.use_spawner:
         from profiler.capture.spawner import spawner_path
 
@@ -143,17 +144,17 @@ def measure(
         partial = _results(specs, exc.partial or {}, engine) if engine == "builtin" else []
         if sampling:
             machine = read_machine(context=context)
-        report = _finish(specs, partial, reference, warnings, machine, interrupted=True)
+        report = _finish(specs, partial, reference, busy_warnings(machine or {}, partial) + warnings, machine, interrupted=True)
         runs = sum(r.runs for r in report.results)
         raise Interrupted(f"interrupted: showing the {runs} runs measured so far", partial=report) from None
 
     if sampling:
         machine = read_machine(context=context)
-        busy = busy_warnings(machine)
-        for w in busy:
-            if warn:
-                warn(w)
-        warnings = busy + warnings
+    busy = busy_warnings(machine or {}, results)
+    for w in busy:
+        if warn:
+            warn(w)
+    warnings = busy + warnings
     if results and all(r.failed for r in results):
         first = results[0]
         failure = tails.get(first.key)
