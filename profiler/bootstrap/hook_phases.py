@@ -280,7 +280,17 @@ def _wrap_import(orig):
     of a dotted name, and fromlist names that are submodules."""
 
     def __import__(name, globals=None, locals=None, fromlist=(), level=0):
-        mod = orig(name, globals, locals, fromlist, level)
+        try:
+            mod = orig(name, globals, locals, fromlist, level)
+        except BaseException as exc:
+            # python's own __import__ is C: it leaves no frame in the program's traceback. A
+            # bare `raise` re-raises with the exception's own traceback from 3.11 on, so this
+            # frame's entry is taken out first (3.8-3.10 re-raise sys.exc_info()'s: it stays)
+            tb = exc.__traceback__
+            if tb is not None and tb.tb_frame is sys._getframe(0):
+                exc.__traceback__ = tb.tb_next
+            tb = None
+            raise
         if _STOPPED[0] or _thread.get_ident() != _MAIN:
             return mod
         try:

@@ -280,9 +280,18 @@ def _run_target(target):
                  "__loader__": None, "__spec__": None, "__package__": None}
     namespace.update(extra)
     compiler = _API.compile_main or compile  # a hook may compile the target (the lazy hook rewrites it)
+    code = compiler(source, filename, "exec")
+    if kind == "-c" and sys.version_info >= (3, 13):
+        # python 3.13+ registers -c code with linecache (its tracebacks then show the lines)
+        import linecache
+
+        register = getattr(linecache, "_register_code", None)
+        if register is not None:
+            register(code, source, filename)
+    # (from here on this module's globals are gone: it is the program's __main__)
     main_mod.__dict__.clear()
     main_mod.__dict__.update(namespace)
-    exec(compiler(source, filename, "exec"), main_mod.__dict__)
+    exec(code, main_mod.__dict__)
     return 0
 
 
