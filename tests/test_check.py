@@ -408,3 +408,50 @@ def test_the_parser_runs_on_python_3_9_with_tomli(tmp_path):
                          env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "(3, 9) cli-help ('-m', 'mypkg', '--help') {'mypkg.plugins': 20.0}"
+
+
+def _venv_with(tmp_path: Path, module: str, source: str) -> Path:
+    """A real venv (no pip: quick) holding `module` in its site-packages, which the base
+    interpreter does not have."""
+    import subprocess
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python3.*/site-packages"))
+    (site / f"{module}.py").write_text(source)
+    return venv
+
+
+@pytest.mark.slow
+def test_a_script_check_runs_on_the_interpreter_its_shebang_names(cli, tmp_path):
+    """A SCRIPT target with no `python` runs where its #! line says (a venv's console script on
+    that venv), as every other command does, and the check says so on stderr."""
+    venv = _venv_with(tmp_path, "only_in_the_venv", "VALUE = 1\n")
+    py = venv / "bin" / "python"
+    script = tmp_path / "tool"
+    script.write_text(f"#!{py}\nimport only_in_the_venv\n")
+    script.chmod(0o755)
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "t"\n\n[tool.importprof.checks.tool]\ntarget = ["tool"]\nforbid = ["decimal"]\nruns = 1\n')
+    res = cli("check", "--format", "json", "-o", "out.json", cwd=tmp_path)
+    assert res.returncode == 0, res
+    assert f"the interpreter its #! line names" in res.stderr and str(py) in res.stderr, res
+    doc = json.loads((tmp_path / "out.json").read_text())
+    (result,) = doc["checks"]
+    assert result["status"] == "pass" and result["python"] == str(py)
+    assert "only_in_the_venv" in {m["name"] for m in result["modules"]}
+
+
+@pytest.mark.slow
+def test_ignore_failure_reaches_no_site_s_path_discovery(cli, tmp_path):
+    """`startup -i` of an installed program that exits 1 on purpose (a linter that found
+    something): no-site finds the paths site would add from that same run, so no-site runs."""
+    venv = _venv_with(tmp_path, "lintish", "import json\nprint('1 problem found')\nraise SystemExit(1)\n")
+    py = venv / "bin" / "python"
+    res = cli("startup", "--python", py, "-i", "--variant", "default,no-site", "--runs", "2", "--warmup", "0",
+              "--format", "json", "-m", "lintish", cwd=tmp_path)
+    assert res.returncode == 0, res
+    doc = json.loads(res.stdout)
+    rows = {r["variant"]: r for r in doc["results"]}
+    assert not rows["no-site"]["failed"], rows["no-site"]
+    assert rows["no-site"]["exit_codes"] == [1, 1] and rows["default"]["exit_codes"] == [1, 1]

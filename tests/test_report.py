@@ -649,6 +649,10 @@ def test_the_report_s_doctor_reads_what_the_other_parts_measured(cli, real_pytho
     assert notes["no-pyc"] == "from the report's imports part"
     assert notes["pth-import"] == "from the report's site part"
     assert notes["failed-lookups"] == "from the report's trace part"
+    # one start-up, one figure: the findings' "start-up as is" is the startup part's default mean
+    startup = next(d["doc"] for d in page["documents"] if d["doc"]["schema"] == "importprof.startup/1")
+    default = next(r for r in startup["results"] if r["variant"] == "default" and r.get("role", "target") == "target")
+    assert doc["startup_s"] == pytest.approx(default["mean"], abs=1e-6), (doc["startup_s"], default["mean"])
 
 
 def test_the_page_tree_nests_a_repeated_name_by_position():

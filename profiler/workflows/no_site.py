@@ -49,7 +49,22 @@ def _no_site_env(python, target, discover_modules, no_site_sys_path, context: Ru
     no_site_path, site_own = memo["no-site sys.path", python], memo["site's own modules", python]
     records, sys_path = discover_modules(python, target, any_exit=any_exit, context=context)
     origins = [r.origin for r in records if r.origin and r.name not in site_own]
+    if target.kind == "module":  # -m runs it as __main__ (runpy): its own home is found as python finds it
+        origins += _module_home(target.value, sys_path)
     extra = extra_paths(sys_path, no_site_path, target, origins, os.getcwd())
     if not extra:
         return ()
     return (("PYTHONPATH", os.pathsep.join(site_order(no_site_path, extra))),)
+
+
+def _module_home(module: str, sys_path: list[str]) -> list[str]:
+    """Where `python -m module` finds the module's top-level package or file: the first
+    sys.path entry holding it (as the path finder looks), [] when none does."""
+    top = module.split(".")[0]
+    for entry in sys_path:
+        if not entry:
+            continue
+        for candidate in (os.path.join(entry, top, "__init__.py"), os.path.join(entry, top + ".py"), os.path.join(entry, top)):
+            if os.path.exists(candidate):
+                return [candidate]
+    return []
