@@ -6,8 +6,15 @@ Prints ratios measured in one run, alternating engines block by block so drift h
      harness's wall time per run (aim: builtin at most 1.1x hyperfine -N's);
   3. importprof's own start-up against a bare `python -c pass` of the same (venv) interpreter,
      as installed, with and without PYTHONDONTWRITEBYTECODE=1 (the aims: --version
-     <= 1.2x, --help <= 2x, every command's --help <= 2x), met/MISSED printed beside each.
-Usage: .venv/bin/python benchmarks/bench_startup.py [--rounds 5] [--runs 60]
+     <= 1.2x, --help <= 2x, every command's --help <= 2x), met/MISSED printed beside each;
+  4. against its peers, as users install it: importprof's wheel (built by tests/_wheel.py,
+     cached per source hash) in a venv beside tuna 0.5.15 and importtime-convert 1.1.0 (the
+     same interpreter), all measured interleaved in one run: `importprof --version` and every
+     `importprof CMD --help` through the console script the wheel installs against
+     `python -c pass` (aims 1.2x, 1.5x), and `importprof imports --from-log` of a one-run log
+     (real `pip --version` under -X importtime) against tuna reading and rendering the same
+     log (`tuna LOG -o DIR`) and importtime-convert converting it (aim: <= 1.0x tuna).
+Usage: .venv/bin/python benchmarks/bench_startup.py [--rounds 5] [--runs 60] [--parts engines,own,peers]
 """
 
 from __future__ import annotations
@@ -42,7 +49,18 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runs", type=int, default=60)
+    ap.add_argument("--parts", default="engines,own,peers", help="which parts: engines, own, peers")
     a = ap.parse_args()
+    parts = set(a.parts.split(","))
+    if "engines" in parts:
+        engines(a)
+    if "own" in parts:
+        own_startup(a.runs)
+    if "peers" in parts:
+        peers(a.runs)
+
+
+def engines(a) -> None:
     py = resolve_python(None).path
     specs = [
         CommandSpec(argv=(py, "-S", "-c", "pass"), variant="python -S -c pass", key="python -S -c pass"),
@@ -83,8 +101,6 @@ def main() -> None:
     print("(interleaving puts /bin/true after a python run, with colder caches, each time:\n"
           " that is the point of interleaving, not engine overhead)")
 
-    own_startup(a.runs)
-
 
 AIMS = {"--version": 1.2, "entry --version": 1.2, "--help": 2.0, "startup --help": 2.0, "imports --help": 2.0, "trace --help": 2.0}
 
@@ -124,6 +140,71 @@ def own_startup(runs: int) -> None:
     print("(the console script pip writes imports re and sys before importprof's code runs: the\n"
           " 'import re, sys' row is the floor of any pip console script; 'app() --version' is importprof's\n"
           " entry point without it. --help comes from the help cache; typer loads only when a command runs)")
+
+
+PEERS = ["tuna==0.5.15", "importtime-convert==1.1.0"]
+
+
+def peers(runs: int) -> None:
+    """importprof as the wheel installs it, against python -c pass and its peers, one
+    interleaved run (see the module's docstring, part 4)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+    from _realprograms import RealProgramUnavailable, build_real_venv
+    from _wheel import built_wheel
+
+    from profiler.commands import command_names
+
+    try:
+        wheel = built_wheel()
+        venv = build_real_venv(resolve_python(None).path, [str(wheel), *PEERS])
+    except (RuntimeError, RealProgramUnavailable) as exc:
+        print(f"\n(peers not measured: {exc})")
+        return
+    b = os.path.join(venv, "bin")
+    py, exe = os.path.join(b, "python"), os.path.join(b, "importprof")
+    work = tempfile.mkdtemp(prefix="bench-startup-")
+    try:
+        log = os.path.join(work, "pip-version.importtime.log")
+        with open(log, "w") as fh:  # one run of the real pip, its -X importtime lines
+            subprocess.run([py, "-X", "importtime", "-m", "pip", "--version"], stdout=subprocess.DEVNULL, stderr=fh, check=True)
+        lines = sum(1 for _ in open(log))
+        version = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True).stdout.strip()
+        helps = {f"{n} --help": (exe, n, "--help") for n in command_names()}
+        for argv in [(exe, "--help"), *helps.values()]:  # the help cache, as after the first --help
+            subprocess.run(argv, capture_output=True, check=True)
+        same_table = subprocess.run([exe, "imports", "--from-log", log], capture_output=True, text=True)
+        rows = [
+            ("python -c pass", (py, "-c", "pass"), None),
+            ("importprof --version", (exe, "--version"), ("python -c pass", 1.2)),
+            ("importprof --help", (exe, "--help"), ("python -c pass", 1.5)),
+            *[(f"importprof {k}", argv, ("python -c pass", 1.5)) for k, argv in helps.items()],
+            ("importprof imports --from-log", (exe, "imports", "--from-log", log), ("tuna", 1.0)),
+            ("tuna", (os.path.join(b, "tuna"), log, "-o", os.path.join(work, "tuna-out")), None),
+            # importtime-convert reads stdin: through sh (its start is in this row)
+            ("importtime-convert", ("/bin/sh", "-c", f'exec "{py}" -m importtime_convert -o json < "{log}"'), None),
+        ]
+        specs = [CommandSpec(argv=tuple(argv), variant=k, key=k) for k, argv, _ in rows]
+        outcomes = run_interleaved(specs, RunPlan(runs=runs, warmup=3))
+        r = {s.key: summarize(s, outcomes[s.key].samples) for s in specs}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"\nagainst the peers, as installed from the wheel ({version}; {runs} interleaved runs, medians; "
+          f"load {os.getloadavg()[0]:.2f})")
+    print(f"python {py}; one-run log: pip --version, {lines} lines; importprof's table: exit {same_table.returncode}, "
+          f"{len(same_table.stdout.splitlines())} lines")
+    print(f"{'command':<40}{'median':>10}{'ratio':>8}  {'vs':<16}aim")
+    for key, _, against in rows:
+        x = r[key]
+        if against is None:
+            print(f"{key:<40}{x.median * 1e3:>8.2f}ms")
+            continue
+        peer, aim = against
+        ratio = x.median / r[peer].median
+        print(f"{key:<40}{x.median * 1e3:>8.2f}ms{ratio:>8.2f}  {peer:<16}<= {aim:.1f}x {'met' if ratio <= aim else 'MISSED'}")
 
 
 if __name__ == "__main__":

@@ -256,3 +256,98 @@ def test_a_bad_shell_is_a_usage_error(cli):
     from conftest import assert_one_line_error
 
     assert_one_line_error(cli("completion", "tcsh"), 2, "unknown shell 'tcsh'")
+
+
+# ------------------------------------------------------------------ imports --from-log FILE
+# the one command line answered without typer (commands/__init__.py: fast_path): what it loads
+FROM_LOG_PROFILER = {
+    "profiler", "profiler.analysis", "profiler.analysis.imports", "profiler.analysis.statistics", "profiler.capture",
+    "profiler.capture.interpreter", "profiler.capture.machine", "profiler.capture.process", "profiler.cli",
+    "profiler.commands", "profiler.commands._common", "profiler.errors", "profiler.helpcache", "profiler.inputs",
+    "profiler.model", "profiler.model.document", "profiler.model.harness", "profiler.model.import_tree",
+    "profiler.model.interpreter", "profiler.model.measurement", "profiler.model.target", "profiler.model.variant",
+    "profiler.parse", "profiler.parse.importtime", "profiler.render", "profiler.render.console",
+    "profiler.render.console_imports", "profiler.render.console_phases", "profiler.render.text", "profiler.runcontext",
+    "profiler.sinks", "profiler.workflows", "profiler.workflows.imports", "profiler.workflows.session",
+    "profiler.workflows.targets",
+}
+# the standard library's top-level packages it may load (a new one here is a decision: measure it)
+FROM_LOG_STDLIB = {
+    "__future__", "_ast", "_bisect", "_bz2", "_compression", "_json", "_locale", "_lzma", "_opcode",
+    "_posixsubprocess", "_random", "_sha512", "_sre", "_typing", "_weakrefset", "array", "ast", "bisect", "bz2",
+    "collections", "copy", "copyreg", "dataclasses", "dis", "enum", "errno", "fcntl", "fnmatch", "gc", "glob",
+    "importlib", "inspect", "json", "linecache", "locale", "lzma", "math", "opcode", "platform", "random", "re",
+    "select", "selectors", "shlex", "shutil", "signal", "subprocess", "tempfile", "threading", "token", "tokenize",
+    "typing", "unicodedata", "warnings", "weakref", "zlib",
+}
+LOGS = REPO / "tests" / "fixtures" / "importtime"
+
+
+@pytest.fixture(scope="module")
+def pip_log(tmp_path_factory) -> Path:
+    """One run of the real pip (`pip --version`) under -X importtime."""
+    path = tmp_path_factory.mktemp("pip") / "pip.log"
+    with open(path, "w") as fh:
+        subprocess.run([sys.executable, "-X", "importtime", "-m", "pip", "--version"], stdout=subprocess.DEVNULL,
+                       stderr=fh, check=True, timeout=300)
+    return path
+
+
+@pytest.mark.slow
+def test_imports_from_log_loads_no_typer_no_psutil_and_its_frozen_set(pip_log):
+    got = _modules_of(["imports", "--from-log", str(pip_log)], dict(os.environ))
+    assert {m for m in got if m.startswith("profiler")} == FROM_LOG_PROFILER, sorted(
+        {m for m in got if m.startswith("profiler")} ^ FROM_LOG_PROFILER)
+    others = {m.split(".")[0] for m in got if not m.startswith("profiler")}
+    assert not others - set(sys.stdlib_module_names), sorted(others - set(sys.stdlib_module_names))  # typer, psutil...
+    assert others <= FROM_LOG_STDLIB, sorted(others - FROM_LOG_STDLIB)
+
+
+def _both(args_fast, args_typer, cwd, stdin=None):
+    runs = []
+    for args in (args_fast, args_typer):
+        proc = subprocess.run([sys.executable, "-m", "profiler", *map(str, args)], capture_output=True, text=True,
+                              cwd=cwd, timeout=300, stdin=stdin)
+        runs.append((proc.returncode, proc.stdout, proc.stderr))
+    return runs
+
+
+@pytest.mark.slow
+def test_imports_from_log_answers_as_typer_would(pip_log, tmp_path):
+    """`imports --from-log FILE` (the fast path) against `imports --from-log=FILE` (typer's path):
+    the same stdout, stderr and exit code on real logs, noisy and broken ones, and missing files."""
+    empty = tmp_path / "empty.log"
+    empty.write_text("")
+    junk = tmp_path / "junk.log"
+    junk.write_bytes(b"\x00\xff not a log\n" * 10)
+    bad = tmp_path / "bad.log"
+    bad.write_text("import time: self [us] | cumulative | imported package\nimport time:  12x | 40 | json\n")
+    cases = [pip_log, *sorted(LOGS.glob("*.log")), empty, junk, bad, tmp_path / "missing.log", tmp_path,
+             "startup", "a file name with spaces.log"]
+    exits = set()
+    for path in cases:
+        fast, typer_path = _both(["imports", "--from-log", path], ["imports", f"--from-log={path}"], tmp_path)
+        assert fast == typer_path, path
+        exits.add(fast[0])
+        assert "Traceback" not in fast[2]
+    assert {0, 2} <= exits  # tables and one-line errors were both compared
+
+
+def test_the_fast_path_takes_only_its_exact_spelling():
+    from profiler.commands import fast_path
+
+    assert fast_path(["imports", "--from-log", "x.log"]) is not None
+    for args in (["imports", "--from-log", "-"], ["imports", "--from-log=x.log"], ["imports", "--from-log", ""],
+                 ["imports", "--from-log", "x.log", "--view", "top"], ["imports", "--from-log", "--help"],
+                 ["imports", "x.log"], ["trace", "--from-log", "x.log"], ["imports"], []):
+        assert fast_path(args) is None, args
+
+
+def test_the_fast_paths_defaults_are_the_commands():
+    from profiler.commands import IMPORTS_DEFAULTS, load_command
+
+    params = {p.name: p.default for p in load_command("imports").params}
+    assert {k: params[k] for k in IMPORTS_DEFAULTS} == IMPORTS_DEFAULTS
+    # every other option of the command defaults to "not given"
+    rest = {k: v for k, v in params.items() if k not in IMPORTS_DEFAULTS and k != "from_log"}
+    assert all(v in (None, False, ()) for v in rest.values()), rest

@@ -225,6 +225,57 @@ def _interrupted(by_sigterm: bool) -> int:
     return 128 + signum
 
 
+def fast_path(args: list[str]):
+    """The one command line answered without typer and click (about 30 ms of imports): `imports
+    --from-log FILE` and nothing else, the common way to read a saved -X importtime log, which
+    its peers (tuna, importtime-convert) answer in a blink. Exactly these three words, FILE a
+    path (not `-`, not an option): any other spelling, `--from-log=FILE` included, goes through
+    typer, whose behaviour this mirrors (tests/test_cli_startup.py runs both on the same logs
+    and compares stdout, stderr and exit code). None when it does not apply."""
+    if len(args) == 3 and args[0] == "imports" and args[1] == "--from-log" and args[2] and not args[2].startswith("-"):
+        path = args[2]
+        return lambda context: _imports_from_log(context, path)
+    return None
+
+
+# `imports`' defaults as commands/imports.py declares them (a test holds them equal to click's)
+IMPORTS_DEFAULTS = {"runs": 5, "warmup": 1, "headers": "processes", "view": "tree", "min_ms": 1.0, "top": 20,
+                    "level": 1, "instruction_runs": 3}
+
+
+def _imports_from_log(context, path: str) -> None:
+    """commands/imports.py: imports() with every option at its default but --from-log FILE,
+    step by step (the command's TargetCommand.invoke sets the default --timeout first)."""
+    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure
+    from profiler.model.target import DEFAULT_TARGET
+    from profiler.render.console_imports import ImportsView, render_imports_table
+    from profiler.runcontext import DEFAULT_TIMEOUT_S
+    from profiler.workflows.imports import ImportsOptions, check_budget, imports as run_imports
+    from profiler.workflows.targets import check_target
+
+    d = IMPORTS_DEFAULTS
+    # a table and no document: the machine facts a saved log gets (read_machine(0.0), no CPU
+    # sample) would be written nowhere, so they are not read (psutil's import, a fifth of this
+    # path's, is not paid); the run context keeps them by sample length (RunContext.machine_read)
+    context.machine_read[0.0] = {}
+    context.set_timeout(DEFAULT_TIMEOUT_S)
+    warn = context.warn
+    check_target(DEFAULT_TARGET, "importprof imports")
+    view = ImportsView(view=d["view"], min_ms=d["min_ms"], top=d["top"], filter=None)
+    check_outputs(None)
+    opts = ImportsOptions(
+        target=DEFAULT_TARGET, python=None, runs=d["runs"], warmup=d["warmup"], from_log=path, log_text=None,
+        headers=d["headers"], group=None, level=d["level"], phases=False, lazy_candidates=False,
+        ignore_failure=False, statements=False, metrics=[], instruction_runs=d["instruction_runs"],
+    )
+    with suggesting_ignore_failure(), Progress("importing") as bar:
+        report = run_imports(opts, progress=bar.update, warn=warn, context=context)
+    for w in report.warnings:
+        warn(w)
+    deliver(report, fmt=None, output=None, table=lambda r, tty: render_imports_table(r, tty, view))
+    check_budget(report, None)
+
+
 def main(args: list[str]) -> int:
     from profiler.errors import EXIT_INTERRUPTED, EXIT_USAGE, ImportprofError
 
@@ -234,8 +285,15 @@ def main(args: list[str]) -> int:
     try:
         # one temporary folder, removed on every exit; SIGTERM handled as Ctrl-C; no child left
         with invocation(hold=True) as context:  # the run context, handed to the command as ctx.obj
-            app = build_app()
-            result = app.main(args=args, prog_name="importprof", standalone_mode=False, obj=context)
+            fast = fast_path(args)
+            if fast is not None:
+                try:
+                    result = fast(context)
+                except EOFError:  # click turns it into Abort, which ends as Ctrl-C does
+                    raise KeyboardInterrupt from None
+            else:
+                app = build_app()
+                result = app.main(args=args, prog_name="importprof", standalone_mode=False, obj=context)
         _common.flush_warnings(context)  # after the output: one line, or each with --verbose
         if result == EXIT_INTERRUPTED and interrupted():  # typer returns Ctrl-C as a bare 130
             return _interrupted(terminated())

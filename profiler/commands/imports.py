@@ -29,6 +29,9 @@ def register(app: typer.Typer) -> None:
     )(imports)
 
 
+# `imports --from-log FILE` alone is answered without typer by commands/__init__.py:
+# _imports_from_log, which mirrors this body with every option at its default: a step added
+# here goes there too (tests/test_cli_startup.py compares both paths' output on real logs)
 def imports(
     ctx: typer.Context,
     python: PythonsOpt = None,
