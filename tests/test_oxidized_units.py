@@ -226,3 +226,35 @@ def test_pack_and_build_tables_say_what_was_packed_and_why_a_variant_failed():
     text = render_build_table(build, tty=False)
     assert "181 / 0" in text and "0 / 180" in text
     assert "failed: building the frozen executable failed: no C compiler (what to do: install the interpreter's headers and a C compiler)" in text
+
+
+def test_scan_units_packs_the_stdlib_module_a_finder_of_sites_shadowed(tmp_path):
+    """setuptools' _distutils_hack (a .pth file) serves `distutils` from setuptools/_distutils in
+    the recording run, with site; the packed variants run without site and import the standard
+    library's distutils, so that unit is packed too (it came through the fallback: 46 modules of
+    import-stdlib). A name a unit provides as itself (a distribution's own `typing`) is not."""
+    from profiler.analysis.packing import plan_units
+    from profiler.capture.oxidized import scan_units
+
+    std, site = tmp_path / "lib", tmp_path / "site-packages"
+    for rel in ("distutils/__init__.py", "distutils/command/__init__.py", "distutils/command/check.py",
+                "typing.py", "json/__init__.py"):
+        (std / rel).parent.mkdir(parents=True, exist_ok=True)
+        (std / rel).write_text("")
+    files = ["setuptools/__init__.py", "setuptools/_distutils/__init__.py", "typing.py"]
+    for rel in files:
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text("")
+    meta = site / "setuptools-69.0.dist-info"
+    meta.mkdir()
+    (meta / "RECORD").write_text("".join(f"{f},,\n" for f in files) + "setuptools-69.0.dist-info/RECORD,,\n")
+    records = [LoadedModule("distutils", None, str(site / "setuptools/_distutils/__init__.py"), "SourceFileLoader", True),
+               LoadedModule("setuptools", None, str(site / "setuptools/__init__.py"), "SourceFileLoader", True),
+               LoadedModule("typing", None, str(site / "typing.py"), "SourceFileLoader", False),
+               LoadedModule("json", None, str(std / "json/__init__.py"), "SourceFileLoader", True)]
+    units = scan_units(records, [str(site), str(std)], [str(std)])
+    assert sorted((u.name, u.kind) for u in units) == [("distutils", "stdlib"), ("json", "stdlib"), ("setuptools", "distribution")]
+    modules, _, _ = plan_units(units)
+    assert modules["distutils.command.check"].path == str(std / "distutils/command/check.py")
+    assert modules["typing"].path == str(site / "typing.py")  # the distribution's, first on the path
+    assert "setuptools._distutils" in modules

@@ -174,7 +174,40 @@ def scan_units(records: Sequence[LoadedModule], sys_path: Sequence[str], stdlib:
         key = (entry, top)
         if key not in units:
             units[key] = Unit(top.split(".", 1)[0], "package", entry, tuple(_walk(entry, top, _SKIP_DIRS)))
+    _shadowed_stdlib(records, units, [e for e in stdlib if os.path.isdir(e)])
     return sorted(units.values(), key=lambda u: (u.kind != "stdlib", u.name))
+
+
+def _top_name(rel: str) -> str:
+    """The top-level module name a unit's file provides: `pkg/x.py` → pkg, `mod.py` → mod,
+    `_ext.cpython-311-x86_64-linux-gnu.so` → _ext."""
+    return rel.split("/", 1)[0].split(".", 1)[0]
+
+
+def _shadowed_stdlib(records: Sequence[LoadedModule], units: dict, stdlib: Sequence[str]) -> None:
+    """A top-level name the recording run (with site) took from a finder of its own, under another
+    unit's files, that the standard library also has: setuptools' `_distutils_hack`, installed by
+    a .pth file, serves `distutils` from setuptools/_distutils. The variants without site (every
+    packed one) import the standard library's module of that name, which no unit held, so it came
+    through the path finder behind the pack (46 modules of import-stdlib): its standard library
+    unit is packed too. A name some unit provides as itself is left alone (what is first on the
+    path wins, as in python)."""
+    provided = {_top_name(f) for u in units.values() for f in u.files}
+    for r in records:
+        top = r.name.split(".", 1)[0]
+        if top in provided or not r.origin or not os.path.isabs(r.origin) or r.name in ("__main__", "__mp_main__") \
+                or r.name.startswith("_importprof"):
+            continue
+        provided.add(top)
+        for entry in stdlib:
+            if os.path.isfile(os.path.join(entry, top, "__init__.py")):
+                found = top
+            elif os.path.isfile(os.path.join(entry, top + ".py")):
+                found = top + ".py"
+            else:
+                continue
+            units[(entry, found)] = Unit(top, "stdlib", entry, tuple(_walk(entry, found, _STDLIB_SKIP_DIRS)))
+            break
 
 
 def no_site_sys_path(python: str, context: RunContext | None = None) -> list[str]:
