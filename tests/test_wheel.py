@@ -102,6 +102,23 @@ def test_a_fresh_venv_without_rust_runs_the_wheels_native_parser(tmp_path):
     _pip_install(venv, built_wheel(), env)
     _check_native_ran(venv / "bin", str(venv / "bin" / "python"), env, tmp_path)
 
+    # the oxidized launcher is the one native part built on the user's machine (by cargo, at the
+    # first build/compare): without cargo its variants are failed rows naming what to install,
+    # and the others are built (HOME is a fresh folder: no launcher cached from earlier)
+    app = tmp_path / "app.py"
+    app.write_text("import json\nprint(json.dumps({'a': 1}))\n")
+    proc = _run([venv / "bin" / "importprof", "build", "-o", tmp_path / "out", "--format", "json", "--python",
+                 venv / "bin" / "python", app], env, tmp_path, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = {v["name"]: v for v in json.loads(proc.stdout)["variants"]}
+    assert not rows["traditional"].get("failed") and not rows["no-site"].get("failed"), rows
+    oxidized = [rows[n] for n in ("oxidized", "filesystem", "in-memory") if n in rows]
+    assert oxidized or "oxidized" in proc.stderr, proc.stderr  # unavailable on this interpreter: said so
+    for row in oxidized:
+        assert row["failed"] and "cargo not found: install Rust (https://rustup.rs)" in row["error"], row
+        assert "rustup.rs" in row["hint"], row
+    assert "Traceback" not in proc.stderr
+
 
 def test_uv_tool_install_and_pipx_install_of_the_wheel(tmp_path):
     tools = real_venv(pyenv_python("3.11"), ["uv==0.13.8", "pipx==1.18.4"])

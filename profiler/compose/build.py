@@ -187,8 +187,14 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info,
         folder = os.path.join(out_dir, v)
         os.makedirs(folder, exist_ok=True)
         if v in OXIDIZED and packed is None:
-            built.append(_failed(v, folder, (), env, f"packing failed: {pack_error}",
-                                 "see the error; `importprof pack -o DIR TARGET` runs the packing alone"))
+            from profiler.errors import ToolMissing
+
+            # no cargo (an installed wheel on a machine without Rust): the launcher cannot be
+            # built once; what to install is the error itself, the other variants are measured
+            hint = ("cargo builds importprof's launcher once per interpreter (https://rustup.rs)"
+                    if isinstance(pack_error, ToolMissing) else
+                    "see the error; `importprof pack -o DIR TARGET` runs the packing alone")
+            built.append(_failed(v, folder, (), env, f"packing failed: {pack_error}", hint))
             continue
         if v == "frozen" and frozen is None:
             built.append(_failed(v, folder, (), env, f"building the frozen executable failed: {frozen_error}",
