@@ -73,6 +73,8 @@ def requires_python(start: str) -> tuple[str | None, str | None]:
         for name, pattern in (("pyproject.toml", r'^\s*requires-python\s*=\s*["\']([^"\']+)["\']'),
                               ("setup.cfg", r"^\s*python_requires\s*=\s*(\S.*)$")):
             path = os.path.join(folder, name)
+            if not os.path.isfile(path):  # regular files only: a FIFO would make open() wait for a writer
+                continue
             try:
                 with open(path, encoding="utf-8", errors="replace") as fh:
                     text = fh.read()
