@@ -104,9 +104,29 @@ def _no_empty(shown: str) -> None:
         raise BadOutput("an output path is empty: name a file")
 
 
-def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
+def outside(path: str | os.PathLike, folder: str | os.PathLike) -> str | None:
+    """Where writing `path` would land (symlinks resolved, its own included) when that is
+    outside `folder` (itself resolved: a folder the user named through a symlink is what they
+    named); None when it stays inside."""
+    real = os.path.realpath(path)
+    root = os.path.realpath(folder)
+    if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    return real
+
+
+def write_atomic(path: str | os.PathLike, data: str | bytes, *, within: str | os.PathLike | None = None,
+                 mtime_ns: int | None = None) -> None:
+    """`data` to `path` atomically. `within`: the folder the user named; a write that would land
+    outside it (through a symlink, the file's own or a folder's) is refused (BadOutput), nothing
+    written. `mtime_ns`: the modification time the new file gets before it replaces the old one
+    (a source put back exactly as it was, so its bytecode cache stays valid)."""
     shown = os.fspath(path)
     _no_empty(shown)
+    if within is not None:
+        landing = outside(shown, within)
+        if landing is not None:
+            raise BadOutput(f"cannot write {shown}: it leads to {landing}, outside {os.fspath(within)}")
     path = _destination(shown)
     payload = _as_bytes(data) if isinstance(data, (str, bytes)) else data  # pieces: each written as it comes
     try:
@@ -135,6 +155,8 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
                         os.fchown(fh.fileno(), st.st_uid, st.st_gid)
                     except OSError:
                         pass  # not ours to give away: the mode is still kept
+            if mtime_ns is not None:
+                os.utime(tmp, ns=(st.st_atime_ns if st is not None else mtime_ns, mtime_ns))
         except OSError as exc:
             raise output_error(shown, exc) from None
 
@@ -416,6 +438,11 @@ def check_output_folder(path: str | None, option: str = "-o", *, force: bool = F
         shown = ", ".join(sorted(present)[:3]) + (f" and {len(present) - 3} more" if len(present) > 3 else "")
         raise BadOutput(f"{option} {path}: a folder importprof did not make, and not empty ({shown}); name a new or empty "
                         f"folder, or add --force to replace only importprof's own files in it")
+    for name in dict.fromkeys(entries):  # even in importprof's own folder: a link planted there
+        landing = outside(os.path.join(folder, name), folder)
+        if landing is not None:
+            raise BadOutput(f"{option} {path}: {name} in it leads to {landing}, outside the folder "
+                            f"(importprof writes only inside the folder you named); remove the link or name another folder")
     foreign = _not_ours(folder, entries, owned or set())
     if foreign:
         raise BadOutput(f"{option} {path}: {', '.join(sorted(foreign))} in it {'is' if len(foreign) == 1 else 'are'} not "

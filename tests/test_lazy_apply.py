@@ -12,7 +12,11 @@ import hashlib
 import json
 import os
 import shutil
+import signal
+import stat
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -339,3 +343,157 @@ def test_keyword_style_where_requires_python_allows_it(tmp_path, cli, py315):
     doc = res.json()
     assert [r["python_version"][:4] for r in doc["proof"]] == ["3.15"]  # no older interpreter is the project's
     assert doc["proof"][0]["output_identical"] and all(c["identical"] for c in doc["checks"])
+
+
+# ------------------------------------------------------------------ what --apply may write (issue 36)
+
+
+def test_links_out_of_the_tree_and_hard_links_are_left_alone(tmp_path, cli, py315):
+    """mylib/config.py is a symlink to a shared checkout outside DIR, mylib/fmt.py has a second
+    hard link outside DIR: both are reported and left alone (the shared file is not written,
+    the hard link not split); a link that stays inside DIR is followed; the rest is edited."""
+    root = write_tree(tmp_path / "demo", PROJECT)
+    shared = write_tree(tmp_path / "shared", {"config.py": PROJECT["mylib/config.py"]})
+    (root / "mylib" / "config.py").unlink()
+    (root / "mylib" / "config.py").symlink_to(shared / "config.py")
+    os.link(root / "mylib" / "fmt.py", tmp_path / "fmt-elsewhere.py")
+    was_shared, was_fmt = (shared / "config.py").read_bytes(), (root / "mylib" / "fmt.py").read_bytes()
+    res = cli("lazy", "--python", py315, "--apply", ".", *FAST, "--format", "json", "app.py", cwd=root)
+    assert res.returncode == 0, res
+    doc = res.json()
+    status = {os.path.relpath(f["path"], root): f["status"] for f in doc["files"]}
+    assert status["mylib/config.py"] == f"leads to {os.path.realpath(shared / 'config.py')}, outside {os.path.realpath(root)}"
+    assert [ln for ln in res.stderr.splitlines() if "mylib/config.py: leads to" in ln and ln.endswith("left as it is")]
+    assert (shared / "config.py").read_bytes() == was_shared and (root / "mylib" / "config.py").is_symlink()
+    if "mylib/fmt.py" in status:
+        assert status["mylib/fmt.py"].startswith("has 2 hard links")
+    assert (root / "mylib" / "fmt.py").read_bytes() == was_fmt == (tmp_path / "fmt-elsewhere.py").read_bytes()
+    assert os.stat(root / "mylib" / "fmt.py").st_nlink == 2
+    assert status["app.py"] == "edited" and "__lazy_modules__" in (root / "app.py").read_text()
+    assert not [p for p in root.rglob("*") if ".importprof-" in p.name]
+
+
+def test_a_symlinked_dir_is_edited_as_named(tmp_path, cli, py315):
+    root = write_tree(tmp_path / "demo", PROJECT)
+    (tmp_path / "link").symlink_to(root)
+    res = cli("lazy", "--python", py315, "--apply", str(tmp_path / "link"), *FAST, "--format", "json", "app.py",
+              cwd=tmp_path / "link")
+    assert res.returncode == 0, res
+    assert res.json()["edited_files"] >= 1 and "__lazy_modules__" in (root / "app.py").read_text()
+    assert (tmp_path / "link").is_symlink()
+
+
+def test_a_read_only_file_by_its_mode_is_left_alone_even_for_root(tmp_path, cli, py315):
+    root = write_tree(tmp_path / "demo", PROJECT)
+    (root / "mylib" / "config.py").chmod(0o444)
+    was = (root / "mylib" / "config.py").read_bytes()
+    res = cli("lazy", "--python", py315, "--apply", ".", *FAST, "--format", "json", "app.py", cwd=root)
+    assert res.returncode == 0, res
+    status = {os.path.relpath(f["path"], root): f["status"] for f in res.json()["files"]}
+    assert status["mylib/config.py"] == "read-only"
+    assert (root / "mylib" / "config.py").read_bytes() == was
+    assert stat.S_IMODE((root / "mylib" / "config.py").stat().st_mode) == 0o444
+
+
+# ------------------------------------------------------------------ the tree as left runs at full speed (issue 32)
+
+
+def _pyc_valid(py: str, root: Path) -> dict:
+    """source -> does `py` load its cached bytecode as it is (True) or compile it again?"""
+    code = ("import importlib.machinery, importlib.util, os, sys, json\n"
+            "out = {}\n"
+            "for d, _, fs in os.walk(sys.argv[1]):\n"
+            "    for f in fs:\n"
+            "        if not f.endswith('.py'): continue\n"
+            "        src = os.path.join(d, f); c = importlib.util.cache_from_source(src)\n"
+            "        if not os.path.exists(c): continue\n"
+            "        loader = importlib.machinery.SourceFileLoader('m', src)\n"
+            "        calls = []\n"
+            "        orig = loader.source_to_code\n"
+            "        loader.source_to_code = lambda *a, **k: (calls.append(1), orig(*a, **k))[1]\n"
+            "        loader.get_code('m')\n"
+            "        out[os.path.relpath(src, sys.argv[1])] = not calls\n"
+            "print(json.dumps(out))\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}
+    return json.loads(subprocess.run([py, "-c", code, str(root)], env=env, capture_output=True, text=True,
+                                     check=True).stdout)
+
+
+def test_the_edited_files_bytecode_is_refreshed_and_a_second_run_changes_nothing(tmp_path, cli, py315):
+    """The tree had its 3.15 .pyc (PYTHONDONTWRITEBYTECODE=1, as in many containers): as left,
+    every one of them is valid for the edited source; the summary counts what was written; a
+    second --apply changes no byte and no time."""
+    root = write_tree(tmp_path / "demo", PROJECT)
+    subprocess.run([py315, "-m", "compileall", "-q", str(root)], check=True,
+                   env={k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"})
+    assert all(_pyc_valid(py315, root).values())
+    res = cli("lazy", "--python", py315, "--apply", ".", *FAST, *VERIFY, "-o", str(tmp_path / "a.json"), "app.py",
+              cwd=root, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert res.returncode == 0, res
+    doc = json.loads((tmp_path / "a.json").read_text())
+    valid = _pyc_valid(py315, root)
+    edited = [os.path.relpath(f["path"], root) for f in doc["files"] if f["status"] == "edited"]
+    assert edited and all(valid[p] for p in edited), valid
+    assert all(valid.values()), valid
+    assert doc["edited_files"] == len(edited) and doc["lazy_imports"] >= doc["edited_files"] and doc["lazy_modules"] >= 1
+    n, m, f = doc["lazy_imports"], doc["lazy_modules"], doc["edited_files"]
+    assert f"{n} import{'s' if n != 1 else ''} of {m} module{'s' if m != 1 else ''} made lazy in {f} file" in res.stdout
+    was = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()}
+    again = cli("lazy", "--python", py315, "--apply", ".", *FAST, *VERIFY, "--format", "json", "app.py", cwd=root,
+                env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert again.returncode == 0, again
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()} == was
+    assert again.json()["edited_files"] == 0
+
+
+# ------------------------------------------------------------------ Ctrl-C (issue 36)
+
+
+def _start(root: Path, py315: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "profiler", "lazy", "--python", py315, "--apply", ".", *FAST, *VERIFY,
+                             "app.py"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _error_lines(err: str) -> list[str]:
+    return [ln for ln in err.splitlines() if ln.startswith("importprof: error:")]
+
+
+def test_ctrl_c_before_any_write_says_no_file_changed(tmp_path, py315):
+    root = write_tree(tmp_path / "demo", PROJECT)
+    was = _digest(root)
+    proc = _start(root, py315)
+    time.sleep(2.5)  # the probe and the lazy measurement: nothing written yet
+    assert proc.poll() is None
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert _error_lines(err) == ["importprof: error: interrupted: no file changed"], err
+    assert not [ln for ln in err.splitlines() if ln.startswith("Traceback")]
+    assert _digest(root) == was
+
+
+def test_ctrl_c_once_files_are_written_leaves_no_file_half_written(tmp_path, py315):
+    """SIGINT as soon as the first edited file appears: every file is put back (the line says
+    so), or, when the proof had begun, the verified edit stays (the line says that); either way
+    each file is whole (original or edited, and it compiles) and no temporary file is left."""
+    root = write_tree(tmp_path / "demo", PROJECT)
+    was = _digest(root)
+    original = (root / "app.py").read_bytes()
+    proc = _start(root, py315)
+    deadline = time.monotonic() + 300
+    while (root / "app.py").read_bytes() == original and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proc.poll() is None, proc.communicate()
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    lines = _error_lines(err)
+    assert len(lines) == 1, err
+    if "every file was put back as it was (no file changed)" in lines[0]:
+        assert _digest(root) == was
+    else:
+        assert lines[0].startswith("importprof: error: interrupted during the proof: the verified edit stays ("), lines
+        assert "__lazy_modules__" in (root / "app.py").read_text()
+    for p in root.rglob("*.py"):
+        compile(p.read_bytes(), str(p), "exec")
+    assert not [p for p in root.rglob("*") if ".importprof-" in p.name]

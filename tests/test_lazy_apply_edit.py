@@ -266,3 +266,15 @@ def test_only_the_imported_modules_own_side_effects_block():
                                ("app.db", b"import atexit\natexit.register(print)\n")])
     assert [r.via for r in found] == [None, "app.report -> app.db"]
     assert blocking(found) == found[:1]
+
+
+def test_original_lines_maps_an_edited_file_back():
+    from profiler.analysis.lazy_edit import apply_lazy, original_lines
+
+    src = b"import os\nimport json\n\nimport decimal\nX = 1\n"
+    edited = apply_lazy(src, [2, 4]).source
+    assert edited.startswith(b"import os\n__lazy_modules__ = ")
+    m = original_lines(src, edited)
+    assert m[1] == 1 and 2 not in m and m[3] == 2 and m[5] == 4 and m[6] == 5
+    kw = apply_lazy(src, [2], style="keyword").source
+    assert original_lines(src, kw) == {1: 1, 2: 2, 3: 3, 4: 4, 5: 5}

@@ -407,3 +407,19 @@ def apply_lazy(
     out = _insert(source, edits)
     return LazyEdit(out, tuple(applied), tuple(already), tuple(sorted(skipped)))
 
+
+
+def original_lines(original: bytes, edited: bytes) -> dict[int, int]:
+    """Line numbers of `edited` (1-based) -> the same line in `original`, for every line the edit
+    kept (an inserted `__lazy_modules__` line maps to nothing; a `lazy ` keyword keeps the
+    line's number but not its text, and is matched by position within its changed block)."""
+    import difflib
+
+    a = original.splitlines(keepends=True)
+    b = edited.splitlines(keepends=True)
+    out: dict[int, int] = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            for k in range(j2 - j1):
+                out[j1 + k + 1] = i1 + k + 1
+    return out

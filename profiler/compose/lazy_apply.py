@@ -38,7 +38,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from profiler.errors import BadInput, UsageError
+from profiler.compose.lazy_apply_files import signals_held
+from profiler.errors import BadInput, Interrupted, UsageError
 from profiler.model.lazy_apply import Check, FileEdit, LazyApplyReport, ProofRow, Side, StatementVerdict
 from profiler.runcontext import RunContext, given
 
@@ -249,44 +250,6 @@ def _read(path: str) -> bytes:
         return fh.read()
 
 
-class _Files:
-    """The files under edit: their original bytes, the edit of any subset of statements, the
-    writes, and putting the originals back."""
-
-    def __init__(self, style: str, compiler: str | None):
-        self.style = style
-        self.compiler = compiler  # an interpreter that compiles the new bytes (keyword style)
-        self.original: dict[str, bytes] = {}
-        self.current: dict[str, bytes] = {}
-
-    def edited(self, chosen: Sequence[_Candidate]) -> dict[str, bytes]:
-        from profiler.analysis.lazy_edit import apply_lazy
-
-        by_file: dict[str, list[int]] = {}
-        for c in chosen:
-            by_file.setdefault(c.path, []).append(c.line)
-            for path, line in c.companions:
-                if path in self.original:
-                    by_file.setdefault(path, []).append(line)
-        out = {}
-        for path, original in self.original.items():
-            lines = by_file.get(path)
-            out[path] = apply_lazy(original, lines, style=self.style, package=_package_of(path), filename=path).source \
-                if lines else original
-        return out
-
-    def write(self, contents: dict[str, bytes]) -> None:
-        from profiler import sinks
-
-        for path, data in contents.items():
-            if self.current.get(path) != data:
-                sinks.write_atomic(path, data)
-                self.current[path] = data
-
-    def restore(self) -> None:
-        self.write(dict(self.original))
-
-
 # ------------------------------------------------------------------ runs
 
 
@@ -371,7 +334,55 @@ def _differences(before, after, modes) -> dict:
     return out
 
 
-# ------------------------------------------------------------------ the workflow
+# ------------------------------------------------------------------ the workflow: stages over one state
+
+
+@dataclass
+class _State:
+    """One `--apply` run: what each stage reads and what it leaves for the next."""
+
+    opts: ApplyOptions
+    interp: object
+    directory: str  # DIR resolved
+    context: RunContext
+    warn: Note | None = None
+    info: Note | None = None
+    files: dict = field(default_factory=dict)  # module name -> file, as the target loads them
+    report: object = None  # the lazy measurement
+    must: tuple = ()
+    warnings: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    cands: list = field(default_factory=list)
+    verdicts: dict = field(default_factory=dict)
+    chosen: list = field(default_factory=list)
+    file_status: dict = field(default_factory=dict)  # path -> "ok" or why it is left alone
+    edits: object = None  # lazy_apply_files.TreeFiles
+    py315: object = None
+    compiler: str | None = None  # compiles the new bytes (keyword style)
+    contents: dict = field(default_factory=dict)  # path -> the edited bytes
+    pythons: list = field(default_factory=list)
+    jobs: list = field(default_factory=list)
+    before: dict = field(default_factory=dict)
+    modes: dict = field(default_factory=dict)
+    diffs: dict = field(default_factory=dict)
+    bisect_runs: int = 0
+    checks: tuple = ()
+    proof: tuple = ()
+    machine: dict = field(default_factory=dict)
+    stage: str = "measuring"  # measuring / verifying / refreshing / proving: what an interrupt stops
+    tree: tuple | None = None  # (path -> import statements, path -> why left alone) of DIR, walked once
+    self_us: dict = field(default_factory=dict)  # module -> its self time, as first profiled
+    passes: int = 1  # profiles of the program the selection took (the edited one after the first)
+
+    def warning(self, text: str) -> None:
+        self.warnings.append(text)
+        if self.warn:
+            self.warn(text)
+
+    def leave_alone(self, path: str, why: str, shown: str | None = None) -> None:
+        if self.file_status.get(path, "ok") == "ok":
+            self.file_status[path] = why
+            self.warning(f"{shown or path}: {why}: left as it is")
 
 
 def lazy_apply(opts: ApplyOptions, progress=None, warn: Note | None = None, info: Note | None = None, context: RunContext | None = None) -> LazyApplyReport:
@@ -382,28 +393,464 @@ def lazy_apply(opts: ApplyOptions, progress=None, warn: Note | None = None, info
     validate(opts)
     validate_lazy(opts.lazy)
     interp = interpreter_for(opts.lazy.python, "lazy", context=context)
-    warnings: list[str] = []
-    notes: list[str] = []
-
-    def warning(text: str) -> None:
-        warnings.append(text)
-        if warn:
-            warn(text)
-
     if opts.filter_out:
         from profiler import sinks
 
         sinks.check_writable(opts.filter_out)
+        warnings: list[str] = []
+
+        def warning(text: str) -> None:
+            warnings.append(text)
+            if warn:
+                warn(text)
+
         report = lazy(_untimed(opts.lazy), progress=None, warn=warn, info=info, context=context)
         warnings.extend(report.warnings)
         must = tuple(m.name for m in report.must_stay_eager)
-        return _filter_out(opts, interp, report, must, warnings, notes, warning, info, context=context)
-    directory = check_directory(opts.directory, interp)
-    files = _loaded_files(opts, interp, directory, context=context)
-    report = lazy(_untimed(opts.lazy), progress=None, warn=warn, info=info, context=context)
-    warnings.extend(report.warnings)
-    must = tuple(m.name for m in report.must_stay_eager)
-    return _apply(opts, interp, directory, files, report, must, warnings, notes, warning, info, context=context)
+        return _filter_out(opts, interp, report, must, warnings, [], warning, info, context=context)
+    state = _State(opts, interp, check_directory(opts.directory, interp), context, warn, info)
+    try:
+        state.files = _loaded_files(opts, interp, state.directory, context=context)
+        state.report = lazy(_untimed(opts.lazy), progress=None, warn=warn, info=info, context=context)
+        state.warnings.extend(state.report.warnings)
+        state.must = tuple(m.name for m in state.report.must_stay_eager)
+        return _apply(state)
+    except (KeyboardInterrupt, Interrupted) as exc:
+        raise Interrupted(_interrupted_line(state), partial=None) from (None if isinstance(exc, Interrupted) else exc)
+
+
+def _interrupted_line(state: _State) -> str:
+    """What Ctrl-C left: the files as they were, or the verified edit in place."""
+    edits = state.edits
+    if state.stage == "proving":
+        n, m, f = _counts(edits)
+        return (f"interrupted during the proof: the verified edit stays ({n} imports of {m} modules lazy in {f} files, "
+                f"bytecode refreshed); the proof is not shown")
+    if edits is not None and edits.written:
+        return "interrupted while verifying the edit: every file was put back as it was (no file changed)"
+    return "interrupted: no file changed"
+
+
+def _apply(state: _State) -> LazyApplyReport:
+    _candidates(state)
+    _select(state)
+    _gather_tree(state)
+    _compile_check(state)
+    if state.opts.diff:
+        return _diff_report(state)
+    if all(state.contents[p] == state.edits.original[p] for p in state.contents):
+        state.notes.append("nothing to apply: no statement under the folder passed the checks above (the files are as they were)")
+        return _report(state, state.contents)
+    _verification_setup(state)
+    state.stage = "verifying"
+    try:
+        _deepen(state)
+        _write_and_bisect(state)
+        state.stage = "refreshing"
+        final = state.edits.edited(_lines_by_file(state.chosen, state.edits), _package_of)
+        state.edits.write(final)
+        changed = [p for p, data in final.items() if data != state.edits.original[p]]
+        state.notes.extend(state.edits.refresh_bytecode(changed, lambda tag: _pythons_for(state, tag), context=state.context))
+        after = state.edits.snapshot()
+    except BaseException:
+        state.edits.restore()
+        raise
+    state.stage = "proving"
+    try:
+        state.proof, state.machine = _proof(state, after)
+    except (KeyboardInterrupt, Interrupted):
+        with signals_held():
+            state.edits.put(after)  # stopped by the user: the verified edit stays, as it is left
+        raise
+    except BaseException:
+        state.edits.restore()
+        raise
+    with signals_held():
+        state.edits.put(after)
+    if all(p.version_tuple[:2] < (3, 15) for p in state.pythons):
+        state.notes.append(f"no Python 3.15 here: `__lazy_modules__` is inert on {', '.join(p.version for p in state.pythons)}; "
+                           f"the saving is the prediction of the lazy measurement: {_predicted(state) / 1000:.1f} ms")
+    return _report(state, final)
+
+
+def _predicted(state: _State) -> int:
+    """The self time of the avoided modules below the chosen statements, each module once (a
+    module a later pass charged to another statement is not counted twice)."""
+    modules = {m for c in state.chosen for m in c.modules}
+    return sum(state.self_us.get(m, 0) for m in modules)
+
+
+MAX_PASSES = 4
+
+
+def _deepen(state: _State) -> None:
+    """On 3.15 the edit takes effect, and a module a chosen statement defers may now be loaded
+    at start-up by another statement under DIR (the next on its way, which the eager profile
+    never charged because the module was already loaded). So the edited program is profiled
+    again and the statements it charges are judged the same way, until a pass finds no new
+    one (at most MAX_PASSES profiles): the edit is then a fixed point, and a second --apply
+    on the tree it leaves changes nothing. Before 3.15 the edit is inert: one pass."""
+    if state.interp.version_tuple[:2] < (3, 15):
+        return
+    while state.passes < MAX_PASSES:
+        state.edits.write(state.contents)
+        known = {(c.path, c.line) for c in state.cands}
+        found, _ = _statements_under(state)
+        new = [c for c in (_in_original(state, c) for c in found) if c is not None and (c.path, c.line) not in known]
+        state.passes += 1
+        if not new:
+            return
+        start, had = len(state.cands), len(state.chosen)
+        state.cands.extend(new)
+        _select(state, start)
+        if len(state.chosen) == had:
+            return
+        _gather_tree(state)
+        _compile_check(state)
+    if state.info:
+        state.info(f"the edited program was profiled {MAX_PASSES} times and still showed new statements to make lazy: "
+                   "a second --apply may find more")
+
+
+def _in_original(state: _State, c):
+    """A candidate the profile of the edited program found, its line put back into the original
+    file (an inserted declaration moves the lines below it); None for a line the edit wrote."""
+    from dataclasses import replace
+
+    from profiler.analysis.lazy_edit import original_lines
+
+    original, now = state.edits.original.get(c.path), state.contents.get(c.path)
+    if original is None or now is None or original == now:
+        return c
+    line = original_lines(original, now).get(c.line)
+    if line is None:
+        return None
+    return replace(c, line=line, site=f"{c.site.rpartition(':')[0]}:{line}")
+
+
+def _lines_by_file(chosen, edits) -> dict[str, list[int]]:
+    by_file: dict[str, list[int]] = {}
+    for c in chosen:
+        by_file.setdefault(c.path, []).append(c.line)
+        for path, line in c.companions:
+            if path in edits.original:
+                by_file.setdefault(path, []).append(line)
+    return by_file
+
+
+def _counts(edits) -> tuple[int, int, int]:
+    """(import statements made lazy, distinct modules they name, files) by the last edit."""
+    if edits is None:
+        return 0, 0, 0
+    done = [e for e in edits.edits.values() if e.changed]
+    modules = {m for e in done for _, ms in e.applied for m in ms}
+    return sum(len(e.applied) for e in done), len(modules), len(done)
+
+
+def _candidates(state: _State) -> None:
+    """The statements under DIR the lazy run moved cost out of start-up, and the editor."""
+    from profiler.compose.lazy_apply_files import TreeFiles
+
+    state.cands, _ = _statements_under(state)
+    state.py315 = find_315(state.interp, context=state.context)
+    if state.opts.style == "keyword":
+        state.compiler = state.py315.path if state.py315 is not None else None
+        if state.compiler is None:
+            state.warning("no Python 3.15 here to compile `lazy import`: the edited files are checked by parsing only")
+    state.edits = TreeFiles(state.directory, state.opts.style)
+
+
+def _select(state: _State, start: int = 0) -> None:
+    """Each candidate's verdict (from `start` on): applied, eager (measured or static reason),
+    below --min-ms, or skipped (its file is left alone, its place cannot be deferred)."""
+    for i, c in enumerate(state.cands[start:], start):
+        base = dict(site=c.site, modules=c.modules, saving_us=c.saving_us)
+        differs = sorted(set(state.must) & set(c.modules))
+        why_eager = {m.name: m.reason for m in state.report.must_stay_eager}
+        measured = "differs: " + "; ".join(f"{n} lazy: {why_eager.get(n, 'changes the output')}" for n in differs) \
+            if differs else "identical"
+        source = _editable_source(state, c)
+        if source is None:
+            state.verdicts[i] = StatementVerdict(**base, measured=measured, static=(), decision="skipped",
+                                                 why=_skip_reason(state.file_status[c.path]))
+            continue
+        state.verdicts[i] = _judge(state, c, source, base, measured, bool(differs))
+        if state.verdicts[i].decision == "applied":
+            state.chosen.append(c)
+
+
+def _skip_reason(status: str) -> str:
+    return "read-only file" if status == "read-only" else status
+
+
+def _editable_source(state: _State, c) -> bytes | None:
+    """The candidate file's bytes when it may be edited (read in as an original), else None with
+    its status set and one line said."""
+    from profiler.analysis.lazy_edit import SourceError, parse_source
+    from profiler.compose.lazy_apply_files import refusal
+
+    if state.file_status.get(c.path, "ok") != "ok":
+        return None
+    if c.path in state.edits.original:
+        return state.edits.original[c.path]
+    why = refusal(c.path, state.directory)
+    if why is not None:
+        state.leave_alone(c.path, why)
+        return None
+    try:
+        source = _read(c.path)
+        parse_source(source, c.path)
+    except OSError as exc:
+        state.leave_alone(c.path, f"cannot read: {exc.strerror}")
+        return None
+    except SourceError as exc:
+        state.leave_alone(c.path, f"does not parse ({exc})")
+        return None
+    state.file_status[c.path] = "ok"
+    state.edits.add(c.path, source)
+    return source
+
+
+def _judge(state: _State, c, source: bytes, base: dict, measured: str, differs: bool) -> StatementVerdict:
+    from profiler.analysis.lazy_static import blocking
+
+    stmt, reasons = _static(c, source, state.files, state.directory)
+    static = tuple(r.to_dict() for r in reasons)
+    own = bool(c.modules) and _under(os.path.realpath(state.files.get(c.modules[0], "") or "/nonexistent"), state.directory)
+    # an unused import of the project's own module is how plugins register themselves; an
+    # unused stdlib or third-party import is only dead weight (the measurement judges it)
+    blockers = [r for r in blocking(reasons) if r.kind != "unused" or own or c.modules[0] not in state.files]
+    if stmt is not None and stmt.blocked:
+        decision, why = "skipped", stmt.blocked
+    elif differs:
+        decision, why = "eager", "must stay eager (measured)"
+    elif blockers:
+        decision, why = "eager", "static reason to stay eager"
+    elif c.saving_us < state.opts.min_ms * 1000:
+        decision, why = "below --min-ms", f"saves {c.saving_us / 1000:.1f} ms"
+    else:
+        decision, why = "applied", ""
+    disagreement = None
+    if differs and not blockers:
+        disagreement = "measured differs, static analysis found no reason: the effect is indirect"
+    elif any(r.kind == "module-level" for r in reasons) and c.saving_us > 0:
+        disagreement = ("static analysis sees a use at module level, yet the lazy run avoided the import: "
+                        "the use sits in a branch this run did not take")
+    elif blockers and not differs:
+        disagreement = ("static analysis sees a reason, the measured output stayed identical: kept eager "
+                        "(the effect may not show in this run; --verify-with a command that exercises it)")
+    return StatementVerdict(**base, measured=measured, static=static, decision=decision, why=why,
+                            disagreement=disagreement)
+
+
+def _gather_tree(state: _State) -> None:
+    """The companions: every other module-level import of the chosen modules under DIR. One in a
+    file that is left alone (a link out of DIR, hard links, read-only) is reported and dropped."""
+    if state.tree is None:
+        state.tree = _parsed_tree(state)
+    sources, refused = state.tree
+    companions_of(state.chosen, sources)
+    for c in state.chosen:
+        kept = []
+        for path, line in c.companions:
+            if path in refused:
+                state.leave_alone(path, refused[path])
+            elif state.file_status.get(path, "ok") == "ok":
+                kept.append((path, line))
+        c.companions = tuple(kept)
+    state.contents = state.edits.edited(_lines_by_file(state.chosen, state.edits), _package_of)
+
+
+def _compile_check(state: _State) -> None:
+    """Each edited file compiled before anything is written; one that does not is left alone."""
+    from profiler.analysis.lazy_edit import SourceError, parse_source
+    from profiler.capture.lazy_apply import compile_with
+
+    for path, data in state.contents.items():
+        if data == state.edits.original[path]:
+            continue
+        problem = None
+        try:
+            compile(data, path, "exec", dont_inherit=True) if state.opts.style != "keyword" else parse_source(data, path)
+        except (SyntaxError, ValueError, SourceError) as exc:
+            problem = str(exc)
+        if problem is None and state.compiler:
+            problem = compile_with(state.compiler, path, data, context=state.context)
+        if problem:
+            state.warning(f"{path}: the edited file does not compile ({problem}): left as it is")
+            state.chosen = [c for c in state.chosen if c.path != path]
+            for i, v in state.verdicts.items():
+                if state.cands[i].path == path and v.decision == "applied":
+                    state.verdicts[i] = StatementVerdict(**{**v.__dict__, "decision": "skipped", "why": "the edit does not compile"})
+            state.file_status[path] = "fails to compile"
+    state.contents = state.edits.edited(_lines_by_file(state.chosen, state.edits), _package_of)
+
+
+def _common(state: _State) -> dict:
+    n, m, f = _counts(state.edits)
+    return dict(directory=state.opts.directory, style=state.opts.style, target=state.opts.lazy.target.label(),
+                python=state.interp.path, python_version=state.interp.version, min_ms=state.opts.min_ms,
+                must_stay_eager=state.must, predicted_us=_predicted(state), statements=_ordered(state.verdicts),
+                warnings=tuple(state.warnings), notes=tuple(state.notes),
+                lazy_imports=n, lazy_modules=m, edited_files=f)
+
+
+def _file_rows(state: _State, status_changed: str, final: dict[str, bytes]) -> tuple:
+    rows = []
+    for path in sorted(set(state.file_status) | set(final)):
+        lines = tuple(sorted({c.line for c in state.chosen if c.path == path}
+                             | {ln for c in state.chosen for p_, ln in c.companions if p_ == path}))
+        st = state.file_status.get(path, "ok")
+        if st == "ok":
+            st = status_changed if final.get(path, b"") != state.edits.original.get(path) else "unchanged"
+        rows.append(FileEdit(path, lines, st))
+    return tuple(rows)
+
+
+def _diff_report(state: _State) -> LazyApplyReport:
+    contents = state.contents
+    text = "".join(_unified(path, state.edits.original[path], data) for path, data in sorted(contents.items()))
+    state.notes.append("--diff: nothing was written; the verification and the proof run with --apply")
+    return LazyApplyReport(action="diff", files=_file_rows(state, "would edit", contents), diff=text, **_common(state))
+
+
+def _report(state: _State, final: dict[str, bytes]) -> LazyApplyReport:
+    return LazyApplyReport(action="apply", files=_file_rows(state, "edited", final), checks=state.checks,
+                           proof=state.proof, bisect_runs=state.bisect_runs, machine=state.machine, **_common(state))
+
+
+def _verification_setup(state: _State) -> None:
+    """The interpreters at hand (the --python one, a 3.15, the oldest the project allows), the
+    jobs, their outputs before any edit (twice: how each is compared)."""
+    opts, interp, ctx = state.opts, state.interp, state.context
+    oldest = find_oldest(state.directory, interp, opts.oldest_python, context=ctx)
+    pythons = [interp]
+    for p in (state.py315, oldest):
+        if p is not None and all(os.path.realpath(p.path) != os.path.realpath(q.path) for q in pythons):
+            pythons.append(p)
+    jobs = _jobs(opts, pythons, opts.lazy.flags)
+    before = _outputs(jobs, opts.lazy.timeout, context=ctx)
+    usable = []
+    for job in jobs:
+        if job.python and job.python != interp.path and job.label == opts.lazy.target.label() and before[job].exit_code != 0:
+            state.notes.append(f"{job.python} cannot run the target as is (exit code {before[job].exit_code}): left out of the proof")
+            pythons = [p for p in pythons if p.path != job.python]
+        else:
+            usable.append(job)
+    state.pythons = pythons
+    state.jobs = [j for j in usable if not j.python or any(p.path == j.python for p in pythons)]
+    state.before = {j: before[j] for j in state.jobs}
+    state.modes = comparison_modes(state.before, _outputs(state.jobs, opts.lazy.timeout, context=ctx))
+    for j in state.jobs:
+        if state.modes[j] != EXACT:
+            state.notes.append(f"{j.label}{' on ' + j.python if j.python else ''}: its output changes from run to run; "
+                               f"compared by {state.modes[j]}")
+
+
+def _run_edit(state: _State, chosen) -> dict:
+    """The program's outputs with `chosen` applied: differences from before, per job."""
+    state.edits.write(state.edits.edited(_lines_by_file(chosen, state.edits), _package_of))
+    got = _outputs(state.jobs, state.opts.lazy.timeout, context=state.context)
+    return _differences(state.before, got, state.modes)
+
+
+def _write_and_bisect(state: _State) -> None:
+    """The edit written and run; when the program differs, delta debugging finds the smallest
+    set of statements to take back (the rest stays applied)."""
+    chosen = state.chosen
+    diffs = _run_edit(state, chosen)
+    if any(diffs.values()) and chosen:
+        bad = next(d for d in diffs.values() if d)
+        if state.info:
+            state.info(f"the edited program differs ({bad}): bisecting over {len(chosen)} statements")
+        from profiler.analysis.bisect import minimize
+
+        def suffices(taken_back) -> bool:
+            state.bisect_runs += 1
+            return not any(_run_edit(state, [c for c in chosen if c not in taken_back]).values())
+
+        keys = list(range(len(chosen)))
+        if suffices([chosen[k] for k in keys]):
+            res = minimize(keys, lambda sub: suffices([chosen[k] for k in sub]), max_tests=state.opts.max_bisect_runs)
+            back = [chosen[k] for k in res.items]
+            if not res.complete:
+                state.warning(f"bisection stopped after {state.opts.max_bisect_runs} runs: more statements than needed may have been taken back")
+        else:
+            back = list(chosen)
+            state.warning(f"the program differs even with no statement made lazy ({bad}): nothing applied")
+        for i, v in state.verdicts.items():
+            if any(state.cands[i] is c for c in back):
+                state.verdicts[i] = StatementVerdict(**{**v.__dict__, "measured": "differs in verification",
+                                                        "decision": "eager", "why": "taken back by the verification"})
+        state.chosen = [c for c in chosen if c not in back]
+        diffs = _run_edit(state, state.chosen)
+    state.diffs = diffs
+    state.checks = tuple(Check(j.python or "(as written)", j.label, diffs[j] is None, diffs[j], state.modes[j]) for j in state.jobs)
+    for c in state.checks:
+        if not c.identical:
+            state.warning(f"{c.command} on {c.python} still differs after the edit: {c.difference}")
+
+
+def _pythons_for(state: _State, tag: str):
+    """Executables that may be the interpreter of cache tag `tag`: those of this run first, then
+    the machine's (pyenv, asdf, uv, the system's, PATH); each checks the tag itself."""
+    import shutil
+
+    from profiler.analysis.pyc import tag_version
+    from profiler.capture.interpreter import candidates
+
+    version = tag_version(tag)
+    seen: set[str] = set()
+    at_hand = [p.path for p in state.pythons if version and tuple(p.version_tuple[:2]) == version]
+    found = []
+    if version:
+        pattern = f"{version[0]}.{version[1]}"
+        for source in ("pyenv", "asdf", "uv", "system"):
+            found += candidates(source, pattern)
+        found.append(shutil.which(f"python{pattern}") or "")
+    for exe in at_hand + found:
+        real = os.path.realpath(exe) if exe else ""
+        if exe and real not in seen:
+            seen.add(real)
+            yield exe
+
+
+def _parsed_tree(state: _State) -> tuple[dict, dict]:
+    """(path -> import statements, path -> why it is left alone) for the Python files under
+    DIR that parse: those that may be edited are read in as originals; the others (a link
+    out of DIR, hard links, read-only) are parsed too, so that a companion statement in one is
+    reported rather than silently missed. Other names under DIR leading to a file are kept
+    (its bytecode sits beside each)."""
+    from profiler.analysis.lazy_edit import SourceError, import_statements
+    from profiler.compose.lazy_apply_files import refusal
+
+    out, refused = {}, {}
+    edits = state.edits
+    for folder, dirs, names in os.walk(state.directory):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+        for name in sorted(names):
+            if not name.endswith(".py"):
+                continue
+            named = os.path.join(folder, name)
+            real = os.path.realpath(named)
+            why = refusal(named, state.directory)
+            path = named if why and not _under(real, state.directory) else real
+            if real != named and not why:
+                edits.aliases.setdefault(real, [])
+                if named not in edits.aliases[real]:
+                    edits.aliases[real].append(named)
+            if path in out or state.file_status.get(path, "ok") != "ok":
+                continue
+            try:
+                data = edits.original.get(path) or _read(path)
+                out[path] = import_statements(data, _package_of(path), path)
+            except (OSError, SourceError):
+                continue
+            if why:
+                refused[path] = why
+            else:
+                edits.add(path, data)
+    return out, refused
 
 
 def _loaded_files(opts: ApplyOptions, interp, directory: str, context: RunContext | None = None) -> dict[str, str]:
@@ -425,19 +872,23 @@ def _untimed(lazy_opts):
     return replace(lazy_opts, measure=False)
 
 
-def _statements_under(opts: ApplyOptions, report, directory: str, context: RunContext | None = None):
-    """(candidates, files of the modules the eager run loaded) for the import statements under
-    DIR that the lazy run moved cost out of start-up."""
+def _statements_under(state: _State):
+    """(candidates, the eager profile) for the import statements under DIR that the lazy run
+    moved cost out of start-up. A statement in a file named under DIR whose real path lies
+    outside it (a symlink to a shared checkout) is no candidate: its file is reported."""
     from profiler.analysis.lazy import statement_savings
     from profiler.model.lazy import AvoidedModule
     from profiler.workflows.imports import ImportsOptions, imports
 
+    opts, report, directory = state.opts, state.report, state.directory
     profile = imports(ImportsOptions(target=opts.lazy.target, python=opts.lazy.python, runs=opts.profile_runs,
-                                     warmup=1, flags=tuple(opts.lazy.flags), sites=True), context=context)
+                                     warmup=1, flags=tuple(opts.lazy.flags), sites=True), context=state.context)
     self_us = {}
     for m in profile.modules:
         if m.process == 0:
             self_us.setdefault(m.name, m.self_us)
+    for name, us in self_us.items():
+        state.self_us.setdefault(name, us)
     avoided = [AvoidedModule(a.name, a.cumulative_us) for a in report.avoided]
     # sites are written as the program named its files (a script's relative path): each file
     # under DIR is a root as written, beside DIR itself
@@ -451,23 +902,36 @@ def _statements_under(opts: ApplyOptions, report, directory: str, context: RunCo
     out = []
     for s in rows:
         path, _, line = s.site.rpartition(":")
-        real = os.path.realpath(path)
-        if not _under(real, directory) or not line.isdigit():
+        if not line.isdigit() or not _in_dir(state, path):
             continue
-        out.append(_Candidate(real, int(line), tuple(s.modules), sum(self_us.get(n, 0) for n in s.modules), s.site))
+        out.append(_Candidate(os.path.realpath(path), int(line), tuple(s.modules),
+                              sum(self_us.get(n, 0) for n in s.modules), s.site))
     # the statements that import a must-stay-eager module: kept eager by the lazy run, so never
     # avoided, yet they belong in the table (measured: differs) with their eager cost
     seen = {(c.path, c.line) for c in out}
+    eager_names = {x.name for x in report.must_stay_eager}
     for m in profile.modules:
         site = m.extra.get("site") if m.process == 0 else None
-        if m.name not in {x.name for x in report.must_stay_eager} or not site:
+        if m.name not in eager_names or not site:
             continue
         path, _, line = site.rpartition(":")
         real = os.path.realpath(path)
-        if line.isdigit() and _under(real, directory) and (real, int(line)) not in seen:
+        if line.isdigit() and _in_dir(state, path) and (real, int(line)) not in seen:
             seen.add((real, int(line)))
             out.append(_Candidate(real, int(line), (m.name,), m.cumulative_us, site))
     return out, profile
+
+
+def _in_dir(state: _State, path: str) -> bool:
+    """A site's file lies under DIR (resolved); one named under DIR whose real path leaves it is
+    reported and left alone."""
+    real = os.path.realpath(path)
+    if _under(real, state.directory):
+        return True
+    named = os.path.abspath(path)
+    if any(_under(named, d) for d in {os.path.abspath(state.opts.directory), state.directory}):
+        state.leave_alone(named, f"leads to {real}, outside {state.directory}")
+    return False
 
 
 def _static(cand: _Candidate, source: bytes, files: dict[str, str], directory: str):
@@ -490,230 +954,6 @@ def _static(cand: _Candidate, source: bytes, files: dict[str, str], directory: s
             except OSError:
                 continue
     return stmt, statement_reasons(source, stmt, modules, cand.path)
-
-
-def _apply(opts, interp, directory, files, report, must, warnings, notes, warning, info, context: RunContext | None = None) -> LazyApplyReport:
-    from profiler.analysis.lazy_edit import SourceError, parse_source
-    from profiler.analysis.lazy_static import blocking
-    from profiler.capture.lazy_apply import compile_with
-
-    timeout = opts.lazy.timeout
-    cands, _profile = _statements_under(opts, report, directory, context=context)
-    py315 = find_315(interp, context=context)
-    compiler = py315.path if opts.style == "keyword" and py315 is not None else None
-    if opts.style == "keyword" and compiler is None:
-        warning("no Python 3.15 here to compile `lazy import`: the edited files are checked by parsing only")
-    edits = _Files(opts.style, compiler)
-    verdicts: dict[int, StatementVerdict] = {}
-    chosen: list[_Candidate] = []
-    file_status: dict[str, str] = {}
-    must_set = set(must)
-    why_eager = {m.name: m.reason for m in report.must_stay_eager}
-    for i, c in enumerate(cands):
-        base = dict(site=c.site, modules=c.modules, saving_us=c.saving_us)
-        differs = sorted(must_set & set(c.modules))
-        measured = "differs: " + "; ".join(f"{n} lazy: {why_eager.get(n, 'changes the output')}" for n in differs) \
-            if differs else "identical"
-        if c.path in file_status and file_status[c.path] not in ("ok",):
-            verdicts[i] = StatementVerdict(**base, measured=measured, static=(), decision="skipped", why=file_status[c.path])
-            continue
-        try:
-            source = _read(c.path)
-            parse_source(source, c.path)
-        except OSError as exc:
-            file_status[c.path] = f"cannot read: {exc.strerror}"
-            warning(f"{c.path}: cannot read ({exc.strerror}): left as it is")
-            verdicts[i] = StatementVerdict(**base, measured=measured, static=(), decision="skipped", why=file_status[c.path])
-            continue
-        except SourceError as exc:
-            file_status[c.path] = f"does not parse ({exc})"
-            warning(f"{c.path}: does not parse ({exc}): left as it is")
-            verdicts[i] = StatementVerdict(**base, measured=measured, static=(), decision="skipped", why=file_status[c.path])
-            continue
-        if not os.access(c.path, os.W_OK) or not os.access(os.path.dirname(c.path), os.W_OK):
-            file_status[c.path] = "read-only"
-            warning(f"{c.path}: read-only: left as it is")
-            verdicts[i] = StatementVerdict(**base, measured=measured, static=(), decision="skipped", why="read-only file")
-            continue
-        file_status[c.path] = "ok"
-        edits.original.setdefault(c.path, source)
-        stmt, reasons = _static(c, source, files, directory)
-        static = tuple(r.to_dict() for r in reasons)
-        own = bool(c.modules) and _under(os.path.realpath(files.get(c.modules[0], "") or "/nonexistent"), directory)
-        # an unused import of the project's own module is how plugins register themselves; an
-        # unused stdlib or third-party import is only dead weight (the measurement judges it)
-        blockers = [r for r in blocking(reasons) if r.kind != "unused" or own or c.modules[0] not in files]
-        if stmt is not None and stmt.blocked:
-            decision, why = "skipped", stmt.blocked
-        elif differs:
-            decision, why = "eager", "must stay eager (measured)"
-        elif blockers:
-            decision, why = "eager", "static reason to stay eager"
-        elif c.saving_us < opts.min_ms * 1000:
-            decision, why = "below --min-ms", f"saves {c.saving_us / 1000:.1f} ms"
-        else:
-            decision, why = "applied", ""
-        disagreement = None
-        if differs and not blockers:
-            disagreement = "measured differs, static analysis found no reason: the effect is indirect"
-        elif any(r.kind == "module-level" for r in reasons) and c.saving_us > 0:
-            disagreement = ("static analysis sees a use at module level, yet the lazy run avoided the import: "
-                            "the use sits in a branch this run did not take")
-        elif blockers and not differs:
-            disagreement = ("static analysis sees a reason, the measured output stayed identical: kept eager "
-                            "(the effect may not show in this run; --verify-with a command that exercises it)")
-        verdicts[i] = StatementVerdict(**base, measured=measured, static=static, decision=decision, why=why,
-                                       disagreement=disagreement)
-        if decision == "applied":
-            chosen.append(c)
-    # the companions: every other module-level import of the same modules under DIR
-    sources = _parsed_tree(directory, edits, file_status)
-    companions_of(chosen, sources)
-    # compile each edited file before anything is written
-    contents = edits.edited(chosen)
-    for path, data in contents.items():
-        if data == edits.original[path]:
-            continue
-        problem = None
-        try:
-            compile(data, path, "exec", dont_inherit=True) if opts.style != "keyword" else parse_source(data, path)
-        except (SyntaxError, ValueError, SourceError) as exc:
-            problem = str(exc)
-        if problem is None and compiler:
-            problem = compile_with(compiler, path, data, context=context)
-        if problem:
-            warning(f"{path}: the edited file does not compile ({problem}): left as it is")
-            chosen = [c for c in chosen if c.path != path]
-            for i, v in verdicts.items():
-                if cands[i].path == path and v.decision == "applied":
-                    verdicts[i] = StatementVerdict(**{**v.__dict__, "decision": "skipped", "why": "the edit does not compile"})
-            file_status[path] = "fails to compile"
-    contents = edits.edited(chosen)
-    predicted = sum(c.saving_us for c in chosen)
-    common = dict(directory=opts.directory, style=opts.style, target=opts.lazy.target.label(), python=interp.path,
-                  python_version=interp.version, min_ms=opts.min_ms, must_stay_eager=must, predicted_us=predicted)
-
-    def file_rows(status_changed: str, final: dict[str, bytes]):
-        rows = []
-        for path in sorted(set(file_status) | set(final)):
-            lines = tuple(sorted({c.line for c in chosen if c.path == path}
-                                 | {ln for c in chosen for p_, ln in c.companions if p_ == path}))
-            st = file_status.get(path, "ok")
-            if st == "ok":
-                st = status_changed if final.get(path, b"") != edits.original.get(path) else "unchanged"
-            rows.append(FileEdit(path, lines, st))
-        return tuple(rows)
-
-    if opts.diff:
-        text = "".join(_unified(path, edits.original[path], data) for path, data in sorted(contents.items()))
-        notes.append("--diff: nothing was written; the verification and the proof run with --apply")
-        return LazyApplyReport(action="diff", statements=_ordered(verdicts), files=file_rows("would edit", contents),
-                               diff=text, warnings=tuple(warnings), notes=tuple(notes), **common)
-
-    if all(contents[p] == edits.original[p] for p in contents):
-        notes.append("nothing to apply: no statement under the folder passed the checks above (the files are as they were)")
-        return LazyApplyReport(action="apply", statements=_ordered(verdicts), files=file_rows("edited", contents),
-                               warnings=tuple(warnings), notes=tuple(notes), **common)
-
-    # verification: before and after on the interpreters at hand
-    oldest = find_oldest(directory, interp, opts.oldest_python, context=context)
-    pythons = [interp]
-    for p in (py315, oldest):
-        if p is not None and all(os.path.realpath(p.path) != os.path.realpath(q.path) for q in pythons):
-            pythons.append(p)
-    jobs = _jobs(opts, pythons, opts.lazy.flags)
-    before = _outputs(jobs, timeout, context=context)
-    usable = []
-    for job in jobs:
-        if job.python and job.python != interp.path and job.label == opts.lazy.target.label() and before[job].exit_code != 0:
-            notes.append(f"{job.python} cannot run the target as is (exit code {before[job].exit_code}): left out of the proof")
-            pythons = [p for p in pythons if p.path != job.python]
-        else:
-            usable.append(job)
-    jobs = [j for j in usable if not j.python or any(p.path == j.python for p in pythons)]
-    modes = comparison_modes({j: before[j] for j in jobs}, _outputs(jobs, timeout, context=context))
-    for j in jobs:
-        if modes[j] != EXACT:
-            notes.append(f"{j.label}{' on ' + j.python if j.python else ''}: its output changes from run to run; "
-                         f"compared by {modes[j]}")
-    bisect_runs = 0
-    final = contents
-    try:
-        edits.write(contents)
-        after = _outputs(jobs, timeout, context=context)
-        diffs = _differences({j: before[j] for j in jobs}, after, modes)
-        if any(diffs.values()) and chosen:
-            bad = next(d for d in diffs.values() if d)
-            if info:
-                info(f"the edited program differs ({bad}): bisecting over {len(chosen)} statements")
-            from profiler.analysis.bisect import minimize
-
-            def suffices(taken_back) -> bool:
-                nonlocal bisect_runs
-                keep = [c for c in chosen if c not in taken_back]
-                edits.write(edits.edited(keep))
-                bisect_runs += 1
-                got = _outputs(jobs, timeout, context=context)
-                return not any(_differences({j: before[j] for j in jobs}, got, modes).values())
-
-            keys = list(range(len(chosen)))
-            if suffices([chosen[k] for k in keys]):
-                res = minimize(keys, lambda sub: suffices([chosen[k] for k in sub]), max_tests=opts.max_bisect_runs)
-                back = [chosen[k] for k in res.items]
-                if not res.complete:
-                    warning(f"bisection stopped after {opts.max_bisect_runs} runs: more statements than needed may have been taken back")
-            else:
-                back = list(chosen)
-                warning(f"the program differs even with no statement made lazy ({bad}): nothing applied")
-            for i, v in verdicts.items():
-                if any(cands[i] is c for c in back):
-                    verdicts[i] = StatementVerdict(**{**v.__dict__, "measured": "differs in verification",
-                                                      "decision": "eager", "why": "taken back by the verification"})
-            chosen = [c for c in chosen if c not in back]
-            final = edits.edited(chosen)
-            edits.write(final)
-            after = _outputs(jobs, timeout, context=context)
-            diffs = _differences({j: before[j] for j in jobs}, after, modes)
-        checks = tuple(Check(j.python or "(as written)", j.label, diffs[j] is None, diffs[j], modes[j]) for j in jobs)
-        for c in checks:
-            if not c.identical:
-                warning(f"{c.command} on {c.python} still differs after the edit: {c.difference}")
-        proof, machine = _proof(opts, pythons, edits, final, diffs, jobs, warning, context=context)
-    except BaseException:
-        edits.restore()
-        raise
-    predicted = sum(c.saving_us for c in chosen)
-    common["predicted_us"] = predicted
-    if all(p.version_tuple[:2] < (3, 15) for p in pythons):
-        notes.append(f"no Python 3.15 here: `__lazy_modules__` is inert on {', '.join(p.version for p in pythons)}; "
-                     f"the saving is the prediction of the lazy measurement: {predicted / 1000:.1f} ms")
-    return LazyApplyReport(action="apply", statements=_ordered(verdicts), files=file_rows("edited", final),
-                           checks=checks, proof=proof, bisect_runs=bisect_runs, machine=machine, warnings=tuple(warnings),
-                           notes=tuple(notes), **common)
-
-
-def _parsed_tree(directory: str, edits: _Files, file_status: dict) -> dict:
-    """path -> import statements of every Python file under DIR that parses and can be written
-    (read in as an original of `edits`); the others are left out, silently: they hold no
-    candidate, and the proof measures what their eager imports still cost."""
-    from profiler.analysis.lazy_edit import SourceError, import_statements
-
-    out = {}
-    for folder, dirs, names in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
-        for name in sorted(names):
-            if not name.endswith(".py"):
-                continue
-            path = os.path.realpath(os.path.join(folder, name))
-            if file_status.get(path, "ok") != "ok" or not os.access(path, os.W_OK):
-                continue
-            try:
-                data = edits.original.get(path) or _read(path)
-                out[path] = import_statements(data, _package_of(path), path)
-            except (OSError, SourceError):
-                continue
-            edits.original.setdefault(path, data)
-    return out
 
 
 def _ordered(verdicts: dict[int, StatementVerdict]) -> tuple[StatementVerdict, ...]:
@@ -749,59 +989,70 @@ def _side(times, mems, profile, probe) -> Side:
     )
 
 
-def _proof(opts, pythons, edits: _Files, final, diffs, jobs, warning, context: RunContext | None = None):
-    """Before and after, timed in alternating rounds (the files rewritten between rounds), so
-    that a change of the machine's load during the proof lands on both sides alike."""
-    from profiler.capture.lazy_apply import run_probe
+def _proof(state: _State, after):
+    """Before and after, timed in alternating rounds, each side put in place exactly as it is
+    (the sources with their modification times, their .pyc): `before` the tree as it was,
+    `after` the tree as the edit leaves it, bytecode refreshed. A change of the machine's load
+    during the proof lands on both sides alike."""
     from profiler.capture.timing import RunPlan
     from profiler.model.measurement import CommandSpec
-    from profiler.workflows.imports import ImportsOptions, imports
     from profiler.workflows.measure import measure
 
+    opts, pythons, edits = state.opts, state.pythons, state.edits
     t = opts.lazy.target
-    sides = {"before": dict(edits.original), "after": final}
+    sides = {"before": edits.original_snapshot(), "after": after}
     rounds = min(3, opts.proof_runs)
     per_round = max(1, -(-opts.proof_runs // rounds))
     times = {(side, p.path): [] for side in sides for p in pythons}
     mems = {(side, p.path): [] for side in sides for p in pythons}
     machine = {}
     for _ in range(rounds):
-        for side, contents in sides.items():
-            edits.write(contents)
+        for side, snap in sides.items():
+            with signals_held():
+                edits.put(snap)
             specs = [CommandSpec(argv=(p.path, *opts.lazy.flags, *t.python_argv()), variant=side, python=p.path,
                                  python_version=p.version, flags=tuple(opts.lazy.flags), target=t.label(),
                                  key=f"{side}:{p.path}", target_kind=t.kind) for p in pythons]
             m = measure(specs, RunPlan(runs=per_round, warmup=1, min_time_s=0.0), engine=opts.lazy.engine,
-                        machine=machine or None, context=context)
+                        machine=machine or None, context=state.context)
             machine = machine or m.machine
             for r in m.results:
                 side_, path = r.key.split(":", 1)
                 times[(side_, path)].extend(r.times)
                 mems[(side_, path)].extend(r.memory_usage_byte or ())
     figures = {}
-    for side, contents in sides.items():
-        edits.write(contents)
+    for side, snap in sides.items():
+        with signals_held():
+            edits.put(snap)
         for p in pythons:
-            profile = None
-            if p.version_tuple[:2] >= (3, 7):
-                profile = imports(ImportsOptions(target=t, python=p, runs=opts.profile_runs, warmup=1,
-                                                 flags=tuple(opts.lazy.flags)), context=context)
-            probe = None
-            if p.version_tuple[:2] >= (3, 8):
-                _, probe = run_probe(p.path, opts.lazy.flags, t, timeout=opts.lazy.timeout, context=context)
-            figures[(side, p.path)] = _side(times[(side, p.path)], mems[(side, p.path)], profile, probe)
-    rows = []
-    for p in pythons:
-        b, a = figures[("before", p.path)], figures[("after", p.path)]
-        overlap = False
-        if None not in (b.mean_s, a.mean_s, b.stddev_s, a.stddev_s):
-            overlap = (b.mean_s - b.stddev_s) <= (a.mean_s + a.stddev_s) and (a.mean_s - a.stddev_s) <= (b.mean_s + b.stddev_s)
-        identical = all(diffs[j] is None for j in jobs if j.python == p.path)
-        rows.append(ProofRow(p.path, p.version, p.version_tuple[:2] >= (3, 15), b, a, identical, overlap))
-        if overlap and p.version_tuple[:2] >= (3, 15):
-            warning(f"Python {p.version}: the start-up ranges before and after overlap (mean ± stddev): "
-                    "the difference is within the noise of this run")
-    return tuple(rows), machine
+            figures[(side, p.path)] = _side(times[(side, p.path)], mems[(side, p.path)], *_profile_and_probe(state, p))
+    return tuple(_proof_row(state, p, figures) for p in pythons), machine
+
+
+def _profile_and_probe(state: _State, p):
+    from profiler.capture.lazy_apply import run_probe
+    from profiler.workflows.imports import ImportsOptions, imports
+
+    opts, t = state.opts, state.opts.lazy.target
+    profile = probe = None
+    if p.version_tuple[:2] >= (3, 7):
+        profile = imports(ImportsOptions(target=t, python=p, runs=opts.profile_runs, warmup=1,
+                                         flags=tuple(opts.lazy.flags)), context=state.context)
+    if p.version_tuple[:2] >= (3, 8):
+        _, probe = run_probe(p.path, opts.lazy.flags, t, timeout=opts.lazy.timeout, context=state.context)
+    return profile, probe
+
+
+def _proof_row(state: _State, p, figures) -> ProofRow:
+    b, a = figures[("before", p.path)], figures[("after", p.path)]
+    overlap = False
+    if None not in (b.mean_s, a.mean_s, b.stddev_s, a.stddev_s):
+        overlap = (b.mean_s - b.stddev_s) <= (a.mean_s + a.stddev_s) and (a.mean_s - a.stddev_s) <= (b.mean_s + b.stddev_s)
+    identical = all(state.diffs[j] is None for j in state.jobs if j.python == p.path)
+    if overlap and p.version_tuple[:2] >= (3, 15):
+        state.warning(f"Python {p.version}: the start-up ranges before and after overlap (mean ± stddev): "
+                      "the difference is within the noise of this run")
+    return ProofRow(p.path, p.version, p.version_tuple[:2] >= (3, 15), b, a, identical, overlap)
 
 
 # ------------------------------------------------------------------ --filter-out

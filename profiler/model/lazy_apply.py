@@ -22,6 +22,9 @@
                peak_rss_bytes, unreified (imports still lazy at exit; null before 3.15),
                output_identical — and overlap (the two start-up ranges overlap)
   predicted_us the lazy measurement's saving of the applied statements (what 3.15 should show)
+  lazy_imports, lazy_modules, edited_files   what the edit wrote: import statements made lazy
+               (the applied ones and their companions), the distinct modules they name, the
+               files changed (0, 0, 0 when nothing was applied)
 """
 
 from __future__ import annotations
@@ -103,6 +106,11 @@ class LazyApplyReport(Document):
     checks: tuple[Check, ...] = ()
     proof: tuple[ProofRow, ...] = ()
     predicted_us: int = 0
+    # what the edit wrote (what --diff would write): import statements made lazy, the distinct
+    # modules they name, the files changed ("N imports of M modules made lazy in F files")
+    lazy_imports: int = 0
+    lazy_modules: int = 0
+    edited_files: int = 0
     diff: str = ""
     filter_path: str | None = None
     filter_eager: tuple[str, ...] = ()

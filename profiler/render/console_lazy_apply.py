@@ -60,10 +60,10 @@ def render_lazy_apply_table(report: LazyApplyReport, tty: bool = False, top: int
         for s in report.statements:
             if s.disagreement:
                 parts.append(f"disagreement at {_site(s.site, report.directory)}: {s.disagreement}")
-        applied = sum(1 for s in report.statements if s.decision == "applied")
-        verb = "would make" if report.action == "diff" else "made"
-        parts.append(f"{verb} {applied} statement(s) lazy in {sum(1 for f in report.files if f.status in ('edited', 'would edit'))} "
-                     f"file(s); the lazy measurement predicts {_ms(report.predicted_us)} less import time on 3.15"
+        verb = "would be made" if report.action == "diff" else "made"
+        n, m, f = report.lazy_imports, report.lazy_modules, report.edited_files
+        parts.append(f"{n} {_plural(n, 'import')} of {m} {_plural(m, 'module')} {verb} lazy in {f} {_plural(f, 'file')}"
+                     f"; the lazy measurement predicts {_ms(report.predicted_us)} less import time on 3.15"
                      + (f"; {report.bisect_runs} verification runs spent bisecting" if report.bisect_runs else ""))
         for f in report.files:
             if f.status not in ("edited", "would edit", "unchanged"):
@@ -109,6 +109,10 @@ def render_lazy_apply_table(report: LazyApplyReport, tty: bool = False, top: int
 def render_lazy_apply_diff(report: LazyApplyReport, tty: bool = False) -> str:
     """--diff: the unified diff alone (it can go straight to `git apply` / `patch -p1`)."""
     return report.diff
+
+
+def _plural(n: int, word: str) -> str:
+    return word if n == 1 else word + "s"
 
 
 def _n(x: int | None) -> str:
