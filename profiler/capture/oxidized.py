@@ -234,9 +234,14 @@ def read_source(path: str) -> str | None:
 
 
 def bytecode_cache() -> str:
+    """The packers' shared bytecode cache (entries published by rename: bootstrap/pack_cache.py),
+    without what packers killed mid-write left."""
+    from profiler.cachelock import remove_dead_temporaries
     from profiler.capture.cargo import cache_root
 
-    return os.path.join(os.path.dirname(cache_root()), "bytecode")
+    folder = os.path.join(os.path.dirname(cache_root()), "bytecode")
+    remove_dead_temporaries(folder)
+    return folder
 
 
 def run_packer_script(argv0: str, packer: str, plan: dict, marker: str, failure: str, what: str, context: RunContext | None = None) -> dict:
