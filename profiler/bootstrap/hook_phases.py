@@ -43,6 +43,7 @@ _OPTIONS = {}
 
 _SKIP_FILES = set()
 _LAUNCH = [__file__.rsplit("/", 1)[0] + "/launch.py"]
+_SHOWN = sys.modules["_importprof_launch"].shown  # the script's file as the command line named it
 
 
 def _now():
@@ -89,6 +90,7 @@ def _import_site(frame):
     if f is None:
         return None
     fn = f.f_code.co_filename
+    fn = _SHOWN.get(fn, fn)
     ctx = CONTEXT[-1]
     if fn == "<string>" and ctx is not None and ctx[0] == "pth":
         return [ctx[1], ctx[2], None]

@@ -30,6 +30,7 @@ _HERE = __file__.rsplit("/", 1)[0] + "/"
 _ROWS = {}  # (name, file, line) -> [ns, samples]
 _STATE = {"run": True, "total": 0, "switch": None}
 _OPTIONS = {}
+_SHOWN = sys.modules["_importprof_launch"].shown  # the script's file as the command line named it
 
 
 def _sample(last):
@@ -43,7 +44,7 @@ def _sample(last):
         filename = code.co_filename
         if (code.co_name == "<module>" and not filename.startswith(_HERE)
                 and (not filename.startswith("<") or filename.startswith("<frozen "))):
-            key = (frame.f_globals.get("__name__", "?"), code.co_filename, frame.f_lineno)
+            key = (frame.f_globals.get("__name__", "?"), _SHOWN.get(filename, filename), frame.f_lineno)
             row = _ROWS.get(key)
             if row is None:
                 row = _ROWS[key] = [0, 0]

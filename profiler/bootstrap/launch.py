@@ -63,7 +63,7 @@ def load_hook(name, options):
 # `warnings.warn(stacklevel=N)` in a module body skips them (it skips frames whose file names
 # "importlib" and "_bootstrap"), so a warning names the program's import statement, as without
 # importprof. Their module's `__file__` stays the real path.
-_MACHINERY = ("phases", "lazy")
+_MACHINERY = ("phases", "lazy", "lazy_bind", "lazy_rewrite")
 _MACHINERY_NAME = "<frozen importlib._bootstrap>"
 
 
@@ -168,6 +168,9 @@ _API = type(sys)("_importprof_launch")
 _API.load_hook = load_hook
 _API.at_exit = at_exit
 _API.compile_main = None  # set by a hook that compiles the -c/script target itself
+# the script's code file name (absolute, as python 3.9+ makes it) -> the path as given: what the
+# hooks write in their records, so that a site reads as the command line named the script
+_API.shown = {}
 _API.__file__ = __file__
 
 
@@ -274,6 +277,8 @@ def _run_target(target):
         # python 3.9+ makes the script's __file__ (and its code's file name) absolute; sys.argv[0]
         # stays as given
         filename = _abspath(script) if sys.version_info >= (3, 9) else script
+        if filename != script:
+            _API.shown[filename] = script
         loader = sys.modules["_frozen_importlib_external"].SourceFileLoader("__main__", filename)
         extra = {"__file__": filename, "__cached__": None, "__loader__": loader}
     namespace = {"__name__": "__main__", "__builtins__": __builtins__, "__doc__": None,
