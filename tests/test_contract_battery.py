@@ -1119,3 +1119,26 @@ def test_the_pack_cache_written_by_two_at_once(real_python, tmp_path):
     assert [r.returncode for r in runs] == [0, 0, 0], runs
     assert int(runs[0].stdout) > 3
     _no_temporaries(cache)
+
+
+@pytest.mark.slow
+def test_compares_default_build_folder_used_by_two_at_once(tmp_path):
+    """Two `compare` of one target at once share its default build folder in the cache (and the
+    frozen launcher's object, built there from empty): the second waits for the first's build and
+    measurement instead of rebuilding the folder under it; both reports are whole."""
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "IMPORTPROF_CACHE": str(cache), "IMPORTPROF_VERBOSE": "1"}
+    args = ["compare", "--workload", "hello", "--variant", "traditional,frozen", "--runs", "2", "--warmup", "0",
+            "--syscalls", "off", "--format", "json", "-o"]
+    procs = [subprocess.Popen([sys.executable, "-m", "profiler", *args, str(tmp_path / f"out{i}.json")], env=env, cwd=tmp_path,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for i in (1, 2)]
+    errs = [p.communicate(timeout=900)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errs
+    for i in (1, 2):
+        doc = json.loads((tmp_path / f"out{i}.json").read_text())
+        assert {r["variant"]: r.get("failed", False) for r in doc["results"]} == {"traditional": False, "frozen": False}, doc
+    said = "".join(errs)
+    assert said.count("compiling the frozen launcher") == 1, said
+    assert said.count("another importprof compare is using") <= 1, said
+    _no_temporaries(cache)
