@@ -3,25 +3,16 @@ source, the bootstrap launcher and hooks, the HTML assets, the workloads and the
 Cargo project. Built as a real wheel, installed into a real venv."""
 
 import os
-import shutil
 import subprocess
 import sys
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parent.parent
-# what a build leaves in its source folder, and what is not importprof's source
-NOT_SOURCE = (".git", ".venv", "build", "*.egg-info", "node_modules", "target", "__pycache__", ".hypothesis", ".pytest_cache")
 
 
 def test_wheel_install_finds_its_package_data(tmp_path, real_python):
-    # built from a copy of the working tree: pip builds in the source folder (build/, *.egg-info/),
-    # and the checkout's importprof.egg-info is read as installed metadata by the tests running beside this one
-    src = tmp_path / "src"
-    shutil.copytree(REPO, src, symlinks=True, ignore=shutil.ignore_patterns(*NOT_SOURCE))
-    wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(src)],
-                   check=True, capture_output=True)
-    (wheel,) = wheels.glob("importprof-*.whl")
+    # the real wheel (the native parser compiled in), built from a copy of the sources once per
+    # source hash by tests/_wheel.py: a build writes build/ and *.egg-info/ into its source folder
+    from _wheel import built_wheel
+
+    wheel = built_wheel()
     venv = tmp_path / "venv"
     subprocess.run([real_python, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     py = venv / "bin" / "python"
