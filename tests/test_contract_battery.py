@@ -1142,3 +1142,14 @@ def test_compares_default_build_folder_used_by_two_at_once(tmp_path):
     assert said.count("compiling the frozen launcher") == 1, said
     assert said.count("another importprof compare is using") <= 1, said
     _no_temporaries(cache)
+
+
+def test_a_checks_fifo_script_is_refused_at_once(tmp_path):
+    """A check's target in pyproject.toml is a SCRIPT like any other: a FIFO is refused before
+    anything waits on it (it was waited on until --timeout, 60 s)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    os.mkfifo(work / "app.py")
+    (work / "pyproject.toml").write_text('[tool.importprof.checks.x]\ntarget = ["app.py"]\nbudget_ms = 100\n')
+    rc, _, err = _call(["check"], tmp_path)
+    _error(rc, err, 2, "check x could not run", "not a regular file")

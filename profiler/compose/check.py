@@ -136,6 +136,9 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
     from profiler.compose.startup import StartupOptions, startup
 
     target = Target(*target_parts(spec.target))
+    from profiler.workflows.targets import check_target
+
+    check_target(target)  # a SCRIPT that is no regular file (a FIFO would be waited on until --timeout): one line
     interp = None
     if target.is_python or spec.python:
         from profiler.capture.interpreter import interpreter_for
