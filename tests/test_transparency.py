@@ -250,3 +250,16 @@ def test_every_command_runs_the_program_as_it_runs_bare(venv, command, cli, tmp_
             if not doc["identical_output"]:
                 failures.append(f"{name} under lazy: output not identical: {doc.get('warnings')}")
     assert not failures, "\n".join(failures)
+
+
+def test_a_failure_only_importprof_causes_is_said_to_be_importprofs(cli, real_python, tmp_path):
+    """A program that exits 0 bare but not under importprof's launcher (here it looks for the
+    launcher in sys.orig_argv, as nothing should): the error blames importprof's instrument,
+    never the program."""
+    code = "import sys; sys.exit(4 if any(a.endswith('launch.py') for a in sys.orig_argv) else 0)"
+    assert subprocess.run([real_python, "-c", code]).returncode == 0
+    res = cli("lazy", "--python", real_python, "--runs", "1", "--warmup", "0", "-c", code, cwd=tmp_path)
+    assert res.returncode == 3, res
+    line = next(ln for ln in res.stderr.splitlines() if "error" in ln)
+    assert "importprof's instrument broke the target" in line and "not the program's" in line, res
+    assert "the target exited with code" not in res.stderr, res

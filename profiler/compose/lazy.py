@@ -28,7 +28,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import Interrupted, TargetFailed, UsageError
@@ -141,6 +141,43 @@ def _bisect(runner: _Runner, reference: ProgramOutput, candidates: list[str], no
     return list(res.items), res.complete
 
 
+@dataclass
+class _Lazy:
+    """One `lazy` invocation's state, handed from stage to stage (see lazy())."""
+
+    opts: LazyOptions
+    interp: Interpreter
+    context: RunContext
+    runner: _Runner
+    warn: Note | None
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    reference: ProgramOutput | None = None  # the eager reference run's output (masked when it must be)
+    eager_rec: LazyRun | None = None
+    unstable: str | None = None  # why the output cannot be judged (it changes from run to run)
+    keep: list[str] = field(default_factory=list)  # the must-stay-eager set found
+    must: list[MustStayEager] = field(default_factory=list)
+    explained: bool = False  # a final difference already warned about
+    identical: bool = False
+    lazy_rec: LazyRun | None = None
+
+    def warning(self, text: str) -> None:
+        self.warnings.append(text)
+        if self.warn:
+            self.warn(text)
+
+    def compare_masked(self, how: str) -> None:
+        """From now on every run is compared with `how` masked (analysis.lazy.COMPARISONS)."""
+        from profiler.analysis.lazy import COMPARISONS, masked
+
+        runner = self.runner
+        runner.mask = how
+        runner.outputs = {k: (masked(o, how), r) for k, (o, r) in runner.outputs.items()}
+        self.reference = masked(self.reference, how)
+        self.notes.append(f"the program's output changes from run to run in its numbers: every run compared with "
+                          f"{COMPARISONS[how][1]}")
+
+
 def lazy(
     opts: LazyOptions,
     progress: Callable[[int, int, str], None] | None = None,
@@ -149,158 +186,182 @@ def lazy(
     context: RunContext | None = None,
 ) -> LazyReport:
     context = given(context)  # one context for the machine sample, the interpreters and the runs
-    from profiler.analysis.lazy import (
-        COMPARISONS,
-        avoided_modules,
-        bisect_candidates,
-        comparison_for,
-        describe_difference,
-        statement_savings,
-        masked,
-        stayed_eager,
-        total_self_us,
-    )
     from profiler.capture.interpreter import interpreter_for
 
     validate(opts)
     interp = interpreter_for(opts.python, "lazy", context=context)
-    warnings: list[str] = []
-    notes: list[str] = []
+    st = _Lazy(opts, interp, context, _Runner(opts, interp, context), warn)
+    _eager_reference(st)
+    _keep_eager_set(st, info)
+    _verify(st)
+    report = _priced_report(st, info)
+    if not opts.measure:
+        return report
+    return _measured(report, opts, interp, st.keep, progress, warn, dict(st.lazy_rec.counts), _calibration(st),
+                     context=context)
 
-    def warning(text: str) -> None:
-        warnings.append(text)
-        if warn:
-            warn(text)
 
-    runner = _Runner(opts, interp, context)
+def _eager_reference(st: _Lazy) -> None:
+    """Step 1: the eager reference (after a warm-up), run twice: how its output is compared."""
+    from profiler.analysis.lazy import comparison_for
+
+    opts, runner = st.opts, st.runner
     warm, _ = runner.run(lazy=False)  # warm-up: a first run may fill caches (.pyc files, the program's own)
-    reference, eager_rec = runner.run(lazy=False)
-    if reference.exit_code != 0:  # the lazy runs are then checked against this same exit code
+    st.reference, st.eager_rec = runner.run(lazy=False)
+    if st.reference.exit_code != 0:  # the lazy runs are then checked against this same exit code
         from profiler.workflows.targets import check_exit
 
-        tail = "\n".join(reference.stderr.rstrip("\n").splitlines()[-10:])
-        warning(check_exit(reference.exit_code, tail, opts.target, ignore_failure=opts.ignore_failure))
-    if eager_rec is None:
+        tail = "\n".join(st.reference.stderr.rstrip("\n").splitlines()[-10:])
+        _blame_the_instrument(st, tail)
+        st.warning(check_exit(st.reference.exit_code, tail, opts.target, ignore_failure=opts.ignore_failure))
+    if st.eager_rec is None:
         raise TargetFailed(f"the target ended without running exit handlers (os._exit?): {opts.target.label()}; "
                            "importprof lazy needs them to see which modules ran")
     again, again_rec = runner.run(lazy=False)
     # a program that prints a timing ("3 passed in 0.10s") is compared with its numbers masked
     try:
-        how = comparison_for([reference, again])
-        unstable = None
+        how = comparison_for([st.reference, again])
     except ValueError as exc:
-        how, unstable = None, str(exc)
-    if how is None and not unstable:
+        how, st.unstable = None, str(exc)
+    if how is None and not st.unstable:
         try:  # two equal timings can hide it: the warm-up run is a third sample (a cache it filled aside)
-            how = comparison_for([reference, warm])
+            how = comparison_for([st.reference, warm])
         except ValueError:
             pass
-
-    def compare_masked(how: str) -> None:
-        nonlocal reference
-        runner.mask = how
-        runner.outputs = {k: (masked(o, how), r) for k, (o, r) in runner.outputs.items()}
-        reference = masked(reference, how)
-        notes.append(f"the program's output changes from run to run in its numbers: every run compared with "
-                     f"{COMPARISONS[how][1]}")
-
     if how is not None:
-        compare_masked(how)
-    if unstable:
-        warning(f"the program's output changes from run to run ({unstable}): lazy vs eager cannot be judged; no bisection")
-    if again_rec is not None and again_rec.executed_names != eager_rec.executed_names:
-        warning(f"two eager runs executed different modules ({len(eager_rec.executed)} vs {len(again_rec.executed)}): "
-                "the program's start-up changes from run to run (a cache of its own?); counts are the first run's")
+        st.compare_masked(how)
+    if st.unstable:
+        st.warning(f"the program's output changes from run to run ({st.unstable}): lazy vs eager cannot be judged; "
+                   "no bisection")
+    if again_rec is not None and again_rec.executed_names != st.eager_rec.executed_names:
+        st.warning(f"two eager runs executed different modules ({len(st.eager_rec.executed)} vs {len(again_rec.executed)}): "
+                   "the program's start-up changes from run to run (a cache of its own?); counts are the first run's")
 
+
+def _blame_the_instrument(st: _Lazy, tail: str) -> None:
+    """The eager reference run goes through importprof's launcher: when the program exits 0
+    without it, the failure is importprof's, and the error says so (never the program's)."""
+    from profiler.capture.process import run
+
+    t = st.opts.target
+    bare = run([st.interp.path, *st.opts.flags, *t.python_argv()], timeout=st.opts.timeout, missing=TargetFailed,
+               what="target", context=st.context)
+    if bare.returncode == 0:
+        raise TargetFailed(f"importprof's instrument broke the target: it exits 0 without importprof, "
+                           f"{st.reference.exit_code} under importprof lazy's launcher (its eager run, nothing deferred); "
+                           f"this is importprof's fault, not the program's: {t.label()}", detail=tail.strip() or None)
+
+
+def _keep_eager_set(st: _Lazy, info: Note | None) -> None:
+    """Step 2: the first lazy run; when its output differs, the smallest set of modules that
+    must stay eager (delta debugging), each with the difference seen when it alone is lazy."""
+    from profiler.analysis.lazy import bisect_candidates, comparison_for, describe_difference
+
+    opts, runner = st.opts, st.runner
     first, _ = runner.lazy_with(())
-    difference = describe_difference(reference, first)
-    keep: list[str] = []
-    must: list[MustStayEager] = []
-    explained = bool(unstable)  # a final difference already warned about
-    if difference and not unstable:
-        candidates = bisect_candidates(eager_rec, opts.keep_eager)
-        if runner.mask is None:
-            # every module kept eager, lazy loading changes nothing: a difference only in numbers
-            # is the program's timing, which the eager runs happened to print alike (a fast test run)
-            same_program, _ = runner.lazy_with(candidates)
-            if describe_difference(reference, same_program):
-                try:
-                    how = comparison_for([reference, same_program])
-                except ValueError:
-                    how = None
-                if how is not None:
-                    compare_masked(how)
-                    first = runner.lazy_with(())[0]
-                    difference = describe_difference(reference, first)
-    if difference and not unstable:
-        found, complete = _bisect(runner, reference, candidates, info)
-        if found is None:
-            explained = True
-            warning(f"the lazy run differs even with every module eager ({difference}): "
-                    "the difference does not come from one import being lazy")
+    difference = describe_difference(st.reference, first)
+    st.explained = bool(st.unstable)
+    if not difference or st.unstable:
+        return
+    candidates = bisect_candidates(st.eager_rec, opts.keep_eager)
+    if runner.mask is None:
+        # every module kept eager, lazy loading changes nothing: a difference only in numbers
+        # is the program's timing, which the eager runs happened to print alike (a fast test run)
+        same_program, _ = runner.lazy_with(candidates)
+        if describe_difference(st.reference, same_program):
+            try:
+                how = comparison_for([st.reference, same_program])
+            except ValueError:
+                how = None
+            if how is not None:
+                st.compare_masked(how)
+                first = runner.lazy_with(())[0]
+                difference = describe_difference(st.reference, first)
+    if not difference:
+        return
+    found, complete = _bisect(runner, st.reference, candidates, info)
+    if found is None:
+        st.explained = True
+        st.warning(f"the lazy run differs even with every module eager ({difference}): "
+                   "the difference does not come from one import being lazy")
+        return
+    st.keep = found
+    if not complete:
+        st.warning(f"bisection stopped after {opts.max_bisect_runs} runs: the keep-eager set ({len(found)} modules) "
+                   "may not be minimal (raise --max-bisect-runs)")
+    for name in found:
+        others = [k for k in found if k != name]
+        if complete or frozenset(others) in runner.outputs:  # complete: ddmin has run each of these
+            got, _ = runner.lazy_with(others)
+            reason = describe_difference(st.reference, got) or "needed with the others"
         else:
-            keep = found
-            if not complete:
-                warning(f"bisection stopped after {opts.max_bisect_runs} runs: the keep-eager set ({len(keep)} modules) "
-                        "may not be minimal (raise --max-bisect-runs)")
-            for name in keep:
-                others = [k for k in keep if k != name]
-                if complete or frozenset(others) in runner.outputs:  # complete: ddmin has run each of these
-                    got, _ = runner.lazy_with(others)
-                    reason = describe_difference(reference, got) or "needed with the others"
-                else:
-                    reason = f"in the set the bisection kept eager (stopped after {opts.max_bisect_runs} runs)"
-                must.append(MustStayEager(name, reason))
-    final, lazy_rec = runner.run(lazy=True, keep=keep)  # the verification run (never cached)
-    final_difference = describe_difference(reference, final)
-    identical = final_difference is None and not unstable
-    if final_difference and not explained:
-        kept = f" with {', '.join(keep)} kept eager" if keep else ""
-        warning(f"the verification lazy run{kept} differs from the eager run: {final_difference}")
-    if lazy_rec is None:
-        lazy_rec = eager_rec
-        warning("the lazy run ended without running exit handlers: its module counts are the eager run's")
-    if opts.keep_eager:
-        notes.append(f"kept eager as asked (--keep-eager): {', '.join(opts.keep_eager)}")
+            reason = f"in the set the bisection kept eager (stopped after {opts.max_bisect_runs} runs)"
+        st.must.append(MustStayEager(name, reason))
 
-    # the eager profile: -X importtime medians with import sites
+
+def _verify(st: _Lazy) -> None:
+    """Step 2, last: the verification lazy run with the set kept eager (never cached)."""
+    from profiler.analysis.lazy import describe_difference
+
+    final, st.lazy_rec = st.runner.run(lazy=True, keep=st.keep)
+    final_difference = describe_difference(st.reference, final)
+    st.identical = final_difference is None and not st.unstable
+    if final_difference and not st.explained:
+        kept = f" with {', '.join(st.keep)} kept eager" if st.keep else ""
+        st.warning(f"the verification lazy run{kept} differs from the eager run: {final_difference}")
+    if st.lazy_rec is None:
+        st.lazy_rec = st.eager_rec
+        st.warning("the lazy run ended without running exit handlers: its module counts are the eager run's")
+    if st.opts.keep_eager:
+        st.notes.append(f"kept eager as asked (--keep-eager): {', '.join(st.opts.keep_eager)}")
+
+
+def _priced_report(st: _Lazy, info: Note | None) -> LazyReport:
+    """Step 3: the eager -X importtime profile prices what the lazy run avoided, per module and
+    per import statement of the target's own code (the costliest measured alone)."""
+    from profiler.analysis.lazy import avoided_modules, stayed_eager, statement_savings, total_self_us
     from profiler.workflows.imports import ImportsOptions, imports
 
+    opts, eager_rec, lazy_rec = st.opts, st.eager_rec, st.lazy_rec
     profile = imports(
         ImportsOptions(target=opts.target, python=opts.python, runs=opts.profile_runs, warmup=1,
-                       flags=tuple(opts.flags), sites=True, ignore_failure=opts.ignore_failure), context=context,
+                       flags=tuple(opts.flags), sites=True, ignore_failure=opts.ignore_failure), context=st.context,
     )
     avoided, avoided_us = avoided_modules(eager_rec, lazy_rec, profile.modules)
     statements = statement_savings(avoided, profile.modules, own_roots(opts.target, eager_rec))
-    bisect_runs = max(0, runner.runs - 5)  # beyond the three eager, the first lazy and the verification
-    statements = _measure_statements(runner, reference, eager_rec, statements, keep, profile.modules, info)
-    major_minor = tuple(int(p) for p in interp.version.split(".")[:2])
-    calibration: dict = {}
-    if major_minor < (3, 15):
-        _, cal_rec = runner.run(lazy=True, target=Target("code", "pass"), calibrate=2000)
-        calibration = dict(cal_rec.calibration) if cal_rec is not None else {}
-    report = LazyReport(
+    bisect_runs = max(0, st.runner.runs - 5)  # beyond the three eager, the first lazy and the verification
+    statements = _measure_statements(st.runner, st.reference, eager_rec, statements, st.keep, profile.modules, info)
+    return LazyReport(
         results=(),
-        must_stay_eager=tuple(must),
+        must_stay_eager=tuple(st.must),
         avoided=tuple(avoided),
-        identical_output=identical,
+        identical_output=st.identical,
         modules_eager=len(eager_rec.executed),
         modules_lazy=len(lazy_rec.executed),
         statements=tuple(statements),
-        python=interp.path,
-        python_version=interp.version,
+        python=st.interp.path,
+        python_version=st.interp.version,
         target=opts.target.label(),
-        mode="-X lazy_imports=all" if major_minor >= (3, 15) else "finder",
+        mode="-X lazy_imports=all" if _major_minor(st.interp) >= (3, 15) else "finder",
         stayed_eager=tuple(stayed_eager(lazy_rec)),
         avoided_us=avoided_us,
         bisect_runs=bisect_runs,
-        warnings=tuple(warnings),
-        notes=tuple(notes),
+        warnings=tuple(st.warnings),
+        notes=tuple(st.notes),
         total_self_us=total_self_us(profile.modules),
     )
-    if not opts.measure:
-        return report
-    return _measured(report, opts, interp, keep, progress, warn, dict(lazy_rec.counts), calibration, context=context)
+
+
+def _major_minor(interp) -> tuple[int, ...]:
+    return tuple(int(p) for p in interp.version.split(".")[:2])
+
+
+def _calibration(st: _Lazy) -> dict:
+    """Step 4: before 3.15, the hook times its own per-event costs in this interpreter."""
+    if _major_minor(st.interp) >= (3, 15):
+        return {}
+    _, cal_rec = st.runner.run(lazy=True, target=Target("code", "pass"), calibrate=2000)
+    return dict(cal_rec.calibration) if cal_rec is not None else {}
 
 
 def _importer_of(site: str, eager: LazyRun, target: Target) -> str | None:
