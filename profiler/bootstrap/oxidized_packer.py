@@ -18,7 +18,9 @@ Paths in the resources are absolute (the launcher gives the finder "/" as its or
 package data aliases below).
 Every packed module names its real source file (so `__file__` is the real path and a package's
 `__path__` its real folder: `__file__`-relative opens work and what is not packed still imports
-through the path finder); its code is read from the pack. Bytecode is compiled once per source
+through the path finder); its code is read from the pack. In the in-memory set a source module
+also names the bytecode file python would cache it in (`__cached__`, computed here once, not by
+importlib at each import; PYTHONPYCACHEPREFIX at run time is not followed). Bytecode is compiled once per source
 file version into the "cache" folder (keyed by path, size, mtime and the bytecode magic).
 Prints one JSON line: per set, counts and sizes; "failed": [[name, reason]] of the sources that
 do not compile with this interpreter (left out).
@@ -130,6 +132,11 @@ def pack(plan):
                     stats["bytecode_modules"] += 1
                 if in_memory:
                     r.in_memory_bytecode = bc
+                    if m["kind"] == "source":
+                        # spec.cached (__cached__) given, as python's path finder computes it: the
+                        # in-memory bytecode is what runs (the finder reads it first), this path is
+                        # only the name, so no cache_from_source per import at start-up
+                        r.relative_path_module_bytecode = importlib.util.cache_from_source(m["path"])
                 else:
                     rel_pyc = _rel(lib, m["name"], m["is_package"], ".pyc")
                     stats["file_bytes"] += _write(root, rel_pyc, _pyc(bc))
