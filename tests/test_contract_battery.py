@@ -1153,3 +1153,20 @@ def test_a_checks_fifo_script_is_refused_at_once(tmp_path):
     (work / "pyproject.toml").write_text('[tool.importprof.checks.x]\ntarget = ["app.py"]\nbudget_ms = 100\n')
     rc, _, err = _call(["check"], tmp_path)
     _error(rc, err, 2, "check x could not run", "not a regular file")
+
+
+@pytest.mark.slow
+def test_lazy_apply_leaves_a_fifo_module_alone(tmp_path):
+    """`lazy --apply DIR` reads the modules under DIR: a FIFO named like one is left alone, not
+    waited on (the run hung until killed), and stays a FIFO."""
+    work = tmp_path / "work"
+    (work / "pkg").mkdir(parents=True)
+    (work / "pkg" / "__init__.py").write_text("import json\nfrom pkg import other\n")
+    os.mkfifo(work / "pkg" / "other.py")
+    os.mkfifo(work / "pyproject.toml")  # and the project file looked up for requires-python
+    proc = subprocess.run([sys.executable, "-m", "profiler", "lazy", "--apply", "pkg", "--runs", "1", "--timeout", "20",
+                           "-c", "import json"], cwd=work, env={**os.environ, "PYTHONPATH": str(REPO)},
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in proc.stderr and proc.returncode in (0, 1, 2, 3), proc.stderr
+    assert stat.S_ISFIFO(os.lstat(work / "pkg" / "other.py").st_mode)
+    assert (work / "pkg" / "__init__.py").read_text() == "import json\nfrom pkg import other\n"

@@ -246,7 +246,15 @@ def _module_of(path: str) -> str:
 
 
 def _read(path: str) -> bytes:
-    with open(path, "rb") as fh:
+    """A module's bytes; OSError for what is not a regular file (O_NONBLOCK: a FIFO named
+    mod.py must not make open() wait for a writer; its callers leave such a file alone)."""
+    import errno
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    with open(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
         return fh.read()
 
 
