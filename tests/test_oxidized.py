@@ -111,6 +111,13 @@ def test_in_memory_imports_from_memory(built, app):
     assert proc.returncode == 0, proc.stderr
     # served from memory, with its real file as __file__ (opens relative to it still work)
     assert proc.stdout.split() == ["OxidizedFinder", str(app / "fastpkg" / "fast.py"), "False"]
+    # __cached__ is the path python caches its bytecode in, given by the pack (no
+    # cache_from_source per import), as the traditional variant has it
+    cached = "import fastpkg.fast as c; print(c.__cached__)"
+    proc = _run(v, argv=[v["argv"][0], "-c", cached], cwd=str(app))
+    trad = _variant(out, "traditional")
+    ref = _run(trad, argv=[trad["argv"][0], "-c", cached], cwd=str(app))
+    assert proc.returncode == 0 and proc.stdout == ref.stdout and "__pycache__" in proc.stdout, (proc.stdout, ref.stdout)
     # its path hook is installed (as PyOxidizer does): pkgutil can list an in-memory package
     proc = _run(v, argv=[v["argv"][0], "-c", "import pkgutil, fastpkg; print([m.name for m in pkgutil.iter_modules(fastpkg.__path__)])"], cwd=str(app))
     assert proc.returncode == 0 and proc.stdout.strip() == "['fast']", proc.stderr
@@ -316,12 +323,17 @@ def test_pyoxidizer_with_a_bad_archive_fails_with_exit_3(cli, app, tmp_path):
 
 
 def test_pyoxidizer_config_resolves(tmp_path):
-    from profiler.capture.pyoxidizer import config_path, find_pyoxidizer, list_targets
+    import subprocess
+
+    from profiler.capture.pyoxidizer import config_path, find_pyoxidizer
 
     project = tmp_path / "proj"
     project.mkdir()
     shutil.copy(config_path(), project / "pyoxidizer.bzl")
-    assert list_targets(find_pyoxidizer(), str(project)) == ["dist", "exe", "install"]
+    proc = subprocess.run([find_pyoxidizer(), "list-targets", "--system-rust", str(project)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-800:]
+    targets = [ln.strip().lstrip("*") for ln in proc.stdout.splitlines() if ln.strip() and not ln.startswith("resolving")]
+    assert targets == ["dist", "exe", "install"]
     text = (project / "pyoxidizer.bzl").read_text()
     for v in OXIDIZED_VARIANTS:
         assert f'"{v}"' in text
