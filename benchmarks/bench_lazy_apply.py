@@ -21,6 +21,22 @@ Aims (met/MISSED per program): importprof's copy at least as fast as pep810's (i
 higher than pep810's mean plus the larger standard deviation), and every check pep810's copy
 passes, importprof's passes too.
 Usage: .venv/bin/python benchmarks/bench_lazy_apply.py [--runs 10] [--only pyflakes,pip] [--min-ms 0.3]
+
+`--as-left` (issue 32): the tree as each tool leaves it. pylint 4.0.2's whole site-packages
+(pylint, astroid and the rest), with the .pyc pip compiled for the interpreter, is copied
+four times: `original`, `importprof` (`lazy --apply` with --python that interpreter),
+`pep810` (0.1.0 `apply --write`) and `importcost` (0.1.1 `apply --write`, target `import
+pylint.lint`), and the two peers' copies once more with `compileall` run after them (what a
+user would have to add). `pylint --version` (a script putting the copy first on sys.path) is
+timed on every copy as the files are left, PYTHONDONTWRITEBYTECODE=1 (as on this machine and
+in many containers), round-robin interleaved: wall and CPU time (user + system, from
+wait4), with the ratios. Then `lazy --apply` runs a second time on its own copy, which must
+change no file. Python 3.15 is used when make setup provisioned it; without it the bench says
+so and uses the newest interpreter at hand (the edit is inert there; pep810 and importcost
+write `__lazy_modules__`).
+Aims: importprof's copy as left at least as fast (CPU) as each peer's, as left and after
+compileall; a second run changes nothing.
+Usage: .venv/bin/python benchmarks/bench_lazy_apply.py --as-left [--runs 20]
 """
 
 from __future__ import annotations
@@ -198,12 +214,202 @@ def bench_program(prog: dict, venv: str, pep810: str, py315: str, runs: int, wor
     return row
 
 
+# ------------------------------------------------------------------ --as-left: the tree as each tool leaves it
+
+AS_LEFT_PINS = ["pylint==4.0.2"]
+PEERS = ["pep810==0.1.0", "importcost==0.1.1"]
+RUN_PY = """import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tree"))
+from pylint import run_pylint
+run_pylint()
+"""
+
+
+def _newest_python() -> tuple[str | None, bool]:
+    """(interpreter, is 3.15): 3.15 when make setup provisioned it, else the newest pyenv one
+    pylint 4 runs on."""
+    py = find_pyenv_python("3.15")
+    if py:
+        return py, True
+    for minor in range(14, 9, -1):
+        py = find_pyenv_python(f"3.{minor}")
+        if py:
+            return py, False
+    return None, False
+
+
+def _site_packages(venv) -> str:
+    lib = os.path.join(str(venv), "lib")
+    return os.path.join(lib, next(d for d in os.listdir(lib) if d.startswith("python")), "site-packages")
+
+
+def _tree_copy(site: str, base: str, name: str) -> str:
+    """base/name/tree: the site-packages copied whole, .pyc included (times kept), and run.py."""
+    dest = os.path.join(base, name)
+    shutil.copytree(site, os.path.join(dest, "tree"), symlinks=True, ignore=shutil.ignore_patterns("pip", "pip-*"))
+    with open(os.path.join(dest, "run.py"), "w", encoding="utf-8") as fh:
+        fh.write(RUN_PY)
+    return dest
+
+
+def _tree_state(tree: str) -> dict:
+    out = {}
+    for folder, _, files in os.walk(tree):
+        for f in files:
+            p = os.path.join(folder, f)
+            st = os.stat(p)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, tree)] = (hash(fh.read()), st.st_mtime_ns)
+    return out
+
+
+def _timed(argv, env, cwd) -> tuple[float, float, int]:
+    """(wall s, CPU s, exit code) of one run, CPU from wait4 (user + system of the process tree)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return wall, ru.ru_utime + ru.ru_stime, p.returncode
+
+
+def _interleaved(copies: dict, python: str, runs: int) -> dict:
+    """name -> (walls, cpus): every copy once per round, the order rotated each round."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    names = list(copies)
+    got = {n: ([], []) for n in names}
+    for n in names:  # warm-up: the page cache, not the bytecode (nothing is written)
+        _timed([python, os.path.join(copies[n], "run.py"), "--version"], env, copies[n])
+    for r in range(runs):
+        for n in names[r % len(names):] + names[:r % len(names)]:
+            wall, cpu, code = _timed([python, os.path.join(copies[n], "run.py"), "--version"], env, copies[n])
+            if code != 0:
+                raise SystemExit(f"{n}: pylint --version exited {code} on the copy as left")
+            got[n][0].append(wall)
+            got[n][1].append(cpu)
+    return got
+
+
+def _stats(xs) -> tuple[float, float]:
+    import statistics
+
+    return statistics.mean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
+
+
+def _stale_pyc(python: str, tree: str) -> int:
+    """How many .pyc of `python`'s tag the interpreter would not use as they are (stale)."""
+    code = ("import importlib.machinery, importlib.util, os, sys\n"
+            "n = 0\n"
+            "for d, _, fs in os.walk(sys.argv[1]):\n"
+            "    for f in fs:\n"
+            "        if not f.endswith('.py'): continue\n"
+            "        src = os.path.join(d, f); c = importlib.util.cache_from_source(src)\n"
+            "        if not os.path.exists(c): continue\n"
+            "        loader = importlib.machinery.SourceFileLoader('m', src)\n"
+            "        calls = []\n"
+            "        orig = loader.source_to_code\n"
+            "        loader.source_to_code = lambda *a, **k: (calls.append(1), orig(*a, **k))[1]\n"
+            "        try:\n"
+            "            loader.get_code('m')\n"
+            "        except SyntaxError:\n"
+            "            pass\n"
+            "        n += bool(calls)\n"
+            "print(n)\n")
+    env = dict(os.environ)
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    out = subprocess.run([python, "-c", code, tree], env=env, capture_output=True, text=True)
+    return int(out.stdout.strip() or -1)
+
+
+def _apply_importprof(python: str, dest: str, runs: int) -> tuple[int, float, str]:
+    cmd = [os.path.join(ROOT, ".venv", "bin", "importprof"), "lazy", "--python", python, "--apply", "tree",
+           "--runs", str(runs), "--warmup", "1", "--profile-runs", "1", "-o", os.path.join(dest, "apply.json"),
+           "run.py", "--version"]
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, cwd=dest, capture_output=True, text=True, timeout=3600)
+    tail = (p.stderr.strip().splitlines() or [""])[-1]
+    summary = next((ln for ln in p.stdout.splitlines() if " made lazy in " in ln), tail)
+    return p.returncode, time.monotonic() - t0, summary
+
+
+def bench_as_left(runs: int) -> int:
+    python, is315 = _newest_python()
+    if python is None:
+        print("no pyenv Python 3.10+ here: pylint 4 cannot run; bench ends")
+        return 0
+    if not is315:
+        print(f"no Python 3.15 here (make setup provisions it): using {python}, where the edits are inert "
+              "(__lazy_modules__ is a plain list before 3.15); the figures show only what the edits cost")
+    try:
+        venv = build_real_venv(python, AS_LEFT_PINS)
+        tools = build_real_venv(find_pyenv_python("3.11") or sys.executable, PEERS)
+    except RealProgramUnavailable as exc:
+        print(f"real programs unavailable: {exc}; bench ends")
+        return 0
+    started = time.monotonic()
+    site = _site_packages(venv)
+    rows = {}
+    with tempfile.TemporaryDirectory(prefix="bench-lazy-as-left-") as work:
+        copies = {n: _tree_copy(site, work, n) for n in ("original", "importprof", "pep810", "importcost")}
+        style = [] if is315 else ["--style", "lazy-modules"]
+        rc, secs, summary = _apply_importprof(python, copies["importprof"], 5)
+        rows["importprof"] = f"exit {rc} in {secs:.0f} s: {summary}"
+        t0 = time.monotonic()
+        p = subprocess.run([venv_bin(tools, "pep810"), "apply", "tree", "--write", *style], cwd=copies["pep810"],
+                           capture_output=True, text=True, timeout=3600)
+        rows["pep810"] = f"exit {p.returncode} in {time.monotonic() - t0:.0f} s: {(p.stdout.strip().splitlines() or [''])[-1]}"
+        t0 = time.monotonic()
+        p = subprocess.run([venv_bin(tools, "importcost"), "apply", "tree", "--target", "import pylint.lint", "--python",
+                            python, "--write", *(["--style", "lazy-modules"] if not is315 else [])],
+                           cwd=copies["importcost"], env=dict(os.environ, PYTHONPATH=os.path.join(copies["importcost"], "tree")),
+                           capture_output=True, text=True, timeout=3600)
+        rows["importcost"] = f"exit {p.returncode} in {time.monotonic() - t0:.0f} s: {len(p.stdout.splitlines())} lines of output"
+        for peer in ("pep810", "importcost"):
+            name = f"{peer}+compileall"
+            copies[name] = os.path.join(work, name)
+            shutil.copytree(copies[peer], copies[name], symlinks=True)
+            subprocess.run([python, "-m", "compileall", "-q", os.path.join(copies[name], "tree")], capture_output=True)
+        stale = {n: _stale_pyc(python, os.path.join(d, "tree")) for n, d in copies.items()}
+        timing = _interleaved(copies, python, runs)
+        before = _tree_state(os.path.join(copies["importprof"], "tree"))
+        rc2, secs2, summary2 = _apply_importprof(python, copies["importprof"], 3)
+        after = _tree_state(os.path.join(copies["importprof"], "tree"))
+        changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+
+    print(f"\npylint 4.0.2 --version as each tool leaves the tree, Python {os.path.realpath(python)}, "
+          f"PYTHONDONTWRITEBYTECODE=1, {runs} interleaved rounds")
+    head = ("copy", "stale .pyc", "wall ms", "CPU ms", "CPU vs original", "importprof CPU vs this")
+    print(" | ".join(head))
+    print(" | ".join("---" for _ in head))
+    cpu = {n: _stats(timing[n][1]) for n in copies}
+    wall = {n: _stats(timing[n][0]) for n in copies}
+    for n in copies:
+        print(" | ".join([n, str(stale[n]), f"{wall[n][0] * 1e3:.1f} ± {wall[n][1] * 1e3:.1f}",
+                          f"{cpu[n][0] * 1e3:.1f} ± {cpu[n][1] * 1e3:.1f}", f"{cpu['original'][0] / cpu[n][0]:.2f}x",
+                          f"{cpu['importprof'][0] / cpu[n][0]:.2f}"]))
+    print()
+    for n, text in rows.items():
+        print(f"{n} apply: {text}")
+    print(f"importprof second --apply: exit {rc2} in {secs2:.0f} s, {len(changed)} files changed"
+          + (f" ({', '.join(changed[:5])})" if changed else "") + f": {summary2}")
+    peers = [n for n in copies if n not in ("original", "importprof")]
+    met_speed = all(cpu["importprof"][0] <= cpu[n][0] for n in peers)
+    print(f"\naims: as fast as every peer (CPU mean, as left and after compileall): {'met' if met_speed else 'MISSED'}; "
+          f"second run changes nothing: {'met' if not changed and rc2 == 0 else 'MISSED'}; "
+          f"bench took {time.monotonic() - started:.0f} s")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--only", default="")
     ap.add_argument("--min-ms", type=float, default=0.3, help="importprof lazy --apply --min-ms")
+    ap.add_argument("--as-left", action="store_true", help="pylint 4.0.2: the trees as importprof, pep810 and importcost leave them")
     args = ap.parse_args()
+    if args.as_left:
+        return bench_as_left(args.runs)
     py315 = find_pyenv_python("3.15")
     if py315 is None:
         print("no Python 3.15 under pyenv: nothing to compare (PEP 810 needs it); bench ends")

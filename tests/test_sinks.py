@@ -259,3 +259,53 @@ def test_keep_log_cut_short_by_a_full_disk_is_said(inproc, tmp_path):
         assert "syscalls" not in res.stdout
         assert open(os.path.join(d, "out.json"), "rb").read() == b'{"old": true}\n'
         assert listing(d) == before
+
+
+# ------------------------------------------------------------------ writes stay inside what the user named (issue 36)
+def test_write_atomic_within_refuses_a_link_leading_out(tmp_path):
+    from profiler.errors import BadOutput
+    from profiler.sinks import write_atomic
+
+    folder, outside = tmp_path / "out", tmp_path / "victim.json"
+    folder.mkdir()
+    outside.write_text("keep")
+    (folder / "build.json").symlink_to(outside)
+    with pytest.raises(BadOutput, match=f"leads to {outside}, outside"):
+        write_atomic(folder / "build.json", "{}", within=folder)
+    assert outside.read_text() == "keep" and (folder / "build.json").is_symlink()
+    assert listing(folder) == ["build.json"]
+
+
+def test_write_atomic_within_a_symlinked_folder_is_what_was_named(tmp_path):
+    from profiler.sinks import write_atomic
+
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "named").symlink_to(real)
+    write_atomic(tmp_path / "named" / "a.json", "{}", within=tmp_path / "named")
+    assert (real / "a.json").read_text() == "{}"
+
+
+def test_write_atomic_keeps_mode_and_sets_the_modification_time(tmp_path):
+    from profiler.sinks import write_atomic
+
+    f = tmp_path / "a.py"
+    f.write_text("x = 1\n")
+    f.chmod(0o640)
+    write_atomic(f, "x = 2\n", mtime_ns=1_500_000_000_987_654_321)
+    assert f.read_text() == "x = 2\n" and stat.S_IMODE(f.stat().st_mode) == 0o640
+    assert f.stat().st_mtime_ns == 1_500_000_000_987_654_321
+
+
+def test_an_output_folder_with_a_planted_link_out_is_refused(tmp_path):
+    from profiler.errors import BadOutput
+    from profiler.sinks import OUTPUT_MARKER, check_output_folder
+
+    folder, outside = tmp_path / "builds", tmp_path / "elsewhere"
+    folder.mkdir()
+    outside.mkdir()
+    (folder / OUTPUT_MARKER).write_text("*\n")  # importprof's own folder: everything in it is its own
+    (folder / "traditional").symlink_to(outside)
+    with pytest.raises(BadOutput, match="traditional in it leads to .*outside the folder"):
+        check_output_folder(str(folder), "--build-dir", force=True, entries=("traditional",))
+    check_output_folder(str(folder), "--build-dir", force=True, entries=("oxidized",))  # the others are fine

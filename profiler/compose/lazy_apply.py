@@ -38,7 +38,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from profiler.compose.lazy_apply_files import signals_held
 from profiler.errors import BadInput, Interrupted, UsageError
 from profiler.model.lazy_apply import Check, FileEdit, LazyApplyReport, ProofRow, Side, StatementVerdict
 from profiler.runcontext import RunContext, given
@@ -467,14 +466,12 @@ def _apply(state: _State) -> LazyApplyReport:
     try:
         state.proof, state.machine = _proof(state, after)
     except (KeyboardInterrupt, Interrupted):
-        with signals_held():
-            state.edits.put(after)  # stopped by the user: the verified edit stays, as it is left
+        state.edits.put(after)  # stopped by the user: the verified edit stays, as it is left
         raise
     except BaseException:
         state.edits.restore()
         raise
-    with signals_held():
-        state.edits.put(after)
+    state.edits.put(after)
     if all(p.version_tuple[:2] < (3, 15) for p in state.pythons):
         state.notes.append(f"no Python 3.15 here: `__lazy_modules__` is inert on {', '.join(p.version for p in state.pythons)}; "
                            f"the saving is the prediction of the lazy measurement: {_predicted(state) / 1000:.1f} ms")
@@ -1016,8 +1013,7 @@ def _proof(state: _State, after):
     machine = {}
     for _ in range(rounds):
         for side, snap in sides.items():
-            with signals_held():
-                edits.put(snap)
+            edits.put(snap)
             specs = [CommandSpec(argv=(p.path, *opts.lazy.flags, *t.python_argv()), variant=side, python=p.path,
                                  python_version=p.version, flags=tuple(opts.lazy.flags), target=t.label(),
                                  key=f"{side}:{p.path}", target_kind=t.kind) for p in pythons]
@@ -1030,8 +1026,7 @@ def _proof(state: _State, after):
                 mems[(side_, path)].extend(r.memory_usage_byte or ())
     figures = {}
     for side, snap in sides.items():
-        with signals_held():
-            edits.put(snap)
+        edits.put(snap)
         for p in pythons:
             figures[(side, p.path)] = _side(times[(side, p.path)], mems[(side, p.path)], *_profile_and_probe(state, p))
     return tuple(_proof_row(state, p, figures) for p in pythons), machine

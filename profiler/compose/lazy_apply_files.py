@@ -157,15 +157,20 @@ class TreeFiles:
             return
         if have is None and data == self.original.get(path) and mtime_ns == self.mtime.get(path):
             return  # never written: still the original, time and all
-        sinks.write_atomic(path, data, within=self.directory, mtime_ns=mtime_ns)
+        # marked before the write: a write that fails midway is put back by restore() all the same
+        self.current[path] = (data, mtime_ns)
         self.written = True
-        self.current[path] = (data, mtime_ns if mtime_ns is not None else os.stat(path).st_mtime_ns)
+        sinks.write_atomic(path, data, within=self.directory, mtime_ns=mtime_ns)
+        if mtime_ns is None:
+            self.current[path] = (data, os.stat(path).st_mtime_ns)
 
     def write(self, contents: dict[str, bytes]) -> None:
         """Sources only (the verification runs use a fresh pycache folder): a file back at its
-        original bytes gets its original time back too, so its .pyc stays valid."""
-        for path, data in contents.items():
-            self._put_source(path, data, self.mtime.get(path) if data == self.original.get(path) else None)
+        original bytes gets its original time back too, so its .pyc stays valid. All of them or
+        none: the terminating signals wait until the last one is written."""
+        with signals_held():
+            for path, data in contents.items():
+                self._put_source(path, data, self.mtime.get(path) if data == self.original.get(path) else None)
 
     def snapshot(self, paths=None) -> Snapshot:
         snap = Snapshot()
@@ -184,6 +189,11 @@ class TreeFiles:
         return Snapshot({p: (d, self.mtime.get(p)) for p, d in self.original.items()}, dict(self.pyc_original))
 
     def put(self, snap: Snapshot) -> None:
+        """The tree as `snap` has it, with the terminating signals held until it is."""
+        with signals_held():
+            self._put(snap)
+
+    def _put(self, snap: Snapshot) -> None:
         from profiler import sinks
 
         for path, (data, mtime_ns) in snap.sources.items():
@@ -203,9 +213,7 @@ class TreeFiles:
 
     def restore(self) -> None:
         """Everything as it was (sources, times, .pyc), with the terminating signals held."""
-        if not self.written:
-            return
-        with signals_held():
+        if self.written:
             self.put(self.original_snapshot())
 
     # ---------------------------------------------------------------- bytecode
@@ -281,8 +289,9 @@ class TreeFiles:
                                  f"({done.failed.get(cfile) or done.error or 'no output'}): left as it was")
                     continue
                 with open(cfile, "rb") as fh:
-                    sinks.write_atomic(c.path, fh.read(), within=self.directory)
-                self.written = True
+                    fresh = fh.read()
+                self.written = True  # pyc_original holds the old bytes: restore() puts them back
+                sinks.write_atomic(c.path, fresh, within=self.directory)
         return notes
 
 
