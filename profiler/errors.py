@@ -102,6 +102,11 @@ class Interrupted(ImportprofError):
         super().__init__(message)
         self.partial = partial
 
+    def showing(self, convert) -> "Interrupted":
+        """The same interruption, its partial result (if any) turned by `convert` into what the
+        caller reports: `raise exc.showing(report_of) from None`."""
+        return Interrupted(self.message, partial=convert(self.partial) if self.partial is not None else None)
+
 
 # OSErrors that say "this path is wrong" (the user can pick another) rather than "writing failed"
 PATH_ERRNOS = frozenset(

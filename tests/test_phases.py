@@ -9,13 +9,25 @@ from pathlib import Path
 
 import pytest
 
-from profiler.analysis.phases import check_accounting, drop_launcher, phases_by_name, subtree
+from profiler.analysis.phases import children_index, drop_launcher, phases_by_name, subtree
 from profiler.capture.phases import run_instrumented
 from profiler.errors import BadInput
 from profiler.model.target import Target
 from profiler.parse.phases import parse_calls, parse_phase_records
 
 SITE_FIXTURES = Path(__file__).parent / "fixtures" / "site"
+
+
+def check_accounting(mods):
+    """The invariant of every record: find + read + unmarshal + exec + Σ children's cumulative
+    == cumulative; the records that break it, as (name, cumulative, what adds up)."""
+    kids = children_index(mods)
+    bad = []
+    for m in mods:
+        got = m.self_us + sum(c.cumulative_us for c in kids.get(m.index, ()))
+        if got != m.cumulative_us:
+            bad.append((m.name, m.cumulative_us, got))
+    return bad
 
 
 def _env():

@@ -90,3 +90,29 @@ def test_a_script_that_exists_but_is_no_file_is_not_called_missing(cli):
     from conftest import assert_one_line_error
 
     assert_one_line_error(cli("startup", "/dev/null"), 2, "not a regular file, so not a script: /dev/null")
+
+
+@pytest.mark.slow
+def test_first_path_is_what_python_puts_first(tmp_path):
+    """sys.path[0] as a real python gives it, for a script (by a relative path, through a
+    symlinked folder: kept as given), -m and -c; decided in one place (Target.first_path)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from profiler.model.target import Target
+
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "s.py").write_text("import json, sys; print(json.dumps(sys.path[0]))\n")
+    (tmp_path / "link").symlink_to(real, target_is_directory=True)
+    (real / "m.py").write_text("import json, sys; print(json.dumps(sys.path[0]))\n")
+    cases = [(Target("script", "link/s.py"), [sys.executable, "link/s.py"]),
+             (Target("module", "m"), [sys.executable, "-m", "m"])]
+    for target, argv in cases:
+        cwd = str(tmp_path if target.kind == "script" else real)
+        got = json.loads(subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=True).stdout)
+        assert os.path.realpath(got) == os.path.realpath(target.first_path(cwd)), (target, got)
+    assert Target("code", "pass").first_path("/x") == "/x"
+    assert Target("command", "ls").first_path("/x") is None

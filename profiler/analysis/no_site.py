@@ -13,11 +13,8 @@ def extra_paths(site_sys_path: Sequence[str], no_site_path: Sequence[str], targe
     """Entries `site` added to sys.path (what -S and the launcher lack) from which the target
     imported something — each module counted under the longest entry holding it, as the
     import system finds it: a stdlib-only target gets none, so no-site stays a plain `python -S`."""
-    skip = set(no_site_path) | {""}
-    if target.kind == "script":  # python puts the script's folder first, with or without site
-        skip.add(os.path.dirname(os.path.normpath(os.path.join(cwd, target.value))))
-    else:  # -c / -m: the current directory (`cwd`, the one the target runs in)
-        skip.add(cwd)
+    # python puts the script's folder (-c / -m: the current directory) first, with or without site
+    skip = set(no_site_path) | {"", target.first_path(cwd)}
     entries = sorted({p for p in site_sys_path if p}, key=len, reverse=True)
     used = set()
     for origin in origins:

@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from profiler.model.phases import ModulePhases, PhaseRun
-
-
-@dataclass(frozen=True)
-class AccountingError:
-    name: str
-    expected_us: int  # cumulative_us as measured
-    got_us: int  # phases + children's cumulative
 
 
 def children_index(mods: Sequence[ModulePhases]) -> dict[int, list[ModulePhases]]:
@@ -20,17 +12,6 @@ def children_index(mods: Sequence[ModulePhases]) -> dict[int, list[ModulePhases]
     for m in mods:
         kids.setdefault(m.parent, []).append(m)
     return kids
-
-
-def check_accounting(mods: Sequence[ModulePhases]) -> list[AccountingError]:
-    """Every record: find + read + unmarshal + exec + Σ children's cumulative == cumulative."""
-    kids = children_index(mods)
-    bad = []
-    for m in mods:
-        got = m.self_us + sum(c.cumulative_us for c in kids.get(m.index, ()))
-        if got != m.cumulative_us:
-            bad.append(AccountingError(m.name, m.cumulative_us, got))
-    return bad
 
 
 def subtree(mods: Sequence[ModulePhases], root: ModulePhases) -> list[ModulePhases]:

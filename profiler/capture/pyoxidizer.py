@@ -33,13 +33,6 @@ def config_path() -> str:
     raise ToolMissing("importprof's pyoxidizer.bzl not found")
 
 
-def list_targets(exe: str, project: str, context: RunContext | None = None) -> list[str]:
-    proc = run([exe, "list-targets", "--system-rust", project], timeout=120, what="pyoxidizer", context=context)
-    if proc.returncode != 0:
-        raise ToolFailed(f"pyoxidizer could not evaluate {project}/pyoxidizer.bzl", detail=proc.stderr.strip()[-800:] or None)
-    return [ln.strip().lstrip("*") for ln in proc.stdout.splitlines() if ln.strip() and not ln.startswith("resolving")]
-
-
 def pyoxidizer_build(exe: str, project: str, variables: dict, timeout: float = 3600, context: RunContext | None = None) -> str:
     argv = [exe, "build", "--system-rust", "--release", "--path", project]
     for k, v in variables.items():

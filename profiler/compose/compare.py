@@ -245,7 +245,7 @@ def _compare_built(opts, progress, warn, info, plan, unavailable, note, hold, co
     try:
         m = measure(specs, plan, reference="traditional", progress=progress, warn=warn, context=context)
     except Interrupted as exc:  # Ctrl-C: the table of the runs measured so far
-        raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
+        raise exc.showing(report_of) from None
     failed = {r.key for r in m.results if r.failed}
     ok = [s for s in specs if s.key not in failed]
     counts, skipped = count_all_syscalls(opts, ok, warn=warn, ignore_failure=plan.ignore_failure, context=context)

@@ -75,9 +75,7 @@ def validate(opts: DoctorOptions) -> None:
 def _sys_path(facts: dict, target: Target) -> list[str]:
     """The target's sys.path: the probe's (a -c program), with sys.path[0] as the target has it."""
     path = list(facts.get("sys_path") or [])
-    first = os.getcwd()
-    if target.kind == "script":
-        first = os.path.dirname(os.path.abspath(target.value))
+    first = target.first_path(os.getcwd())
     if path:
         path[0] = first if path[0] in ("", ".") else path[0]
         if target.kind == "script":

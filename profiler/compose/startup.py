@@ -87,7 +87,7 @@ def startup(
     try:
         m = measure(specs, plan, engine=opts.engine, reference=opts.reference, progress=progress, warn=warn, context=context)
     except Interrupted as exc:
-        raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
+        raise exc.showing(report_of) from None
     if len(interps) > 1 and len({s.variant for s in specs}) > 1 and not opts.reference:
         m = replace(m, relative=per_python_relative(m.results, m.relative))
     results = m.results
@@ -156,7 +156,7 @@ def _startup_versus(opts: StartupOptions, progress, warn, context: RunContext | 
     try:
         m = measure(specs, plan, engine=opts.engine, reference=opts.reference, progress=progress, warn=warn, context=context)
     except Interrupted as exc:
-        raise Interrupted(exc.message, partial=report_of(exc.partial) if exc.partial else None) from None
+        raise exc.showing(report_of) from None
     return report_of(m)
 
 

@@ -39,6 +39,16 @@ class Target(Record):
             raise ValueError("not a command target")
         return [self.value, *self.args]
 
+    def first_path(self, cwd: str) -> str | None:
+        """sys.path[0] as python gives this target when run in `cwd`: a script's folder (made
+        absolute, symlinks kept), the current directory for -c and -m; None for a command. The
+        one place importprof decides it."""
+        import os
+
+        if self.kind == "script":
+            return os.path.dirname(os.path.normpath(os.path.join(cwd, self.value)))
+        return cwd if self.is_python else None
+
     def label(self) -> str:
         if self.kind == "command":
             return shlex.join(self.command_argv())

@@ -424,9 +424,7 @@ def imports(
 
         report = replace(report, modules=mark_failed(report.modules, outcomes))
     if opts.group:
-        extra_path = None
-        if opts.target.kind == "script":
-            extra_path = os.path.dirname(os.path.abspath(opts.target.value))
+        extra_path = opts.target.first_path(os.getcwd()) if opts.target.kind == "script" else None
         report = add_groups(report, opts.group, interp, extra_path=extra_path, context=context)
     if "instructions" in opts.metrics:
         report = replace(report, instructions=count_instructions_of(opts, interp, context=context))
@@ -490,13 +488,8 @@ def check_budget(report: ImportsReport, budget_ms: float | None) -> None:
 
 
 def load_report(path: str) -> ImportsReport:
-    """A saved `importprof.imports/1` JSON (for show, diff, why --report)."""
-    from profiler.inputs import read_document
+    """A saved `importprof.imports/1` JSON (for show, diff, why --report), validated against
+    schemas/imports.json as it is read a line at a time (inputs.read_imports_report)."""
+    from profiler.inputs import read_imports_report
 
-    doc = read_document(path, ["imports"], "report")  # validated against schemas/imports.json
-    try:
-        return ImportsReport.from_dict(doc)
-    except ValueError as exc:
-        raise BadInput(f"{path}: {exc}") from None
-    except (KeyError, TypeError) as exc:
-        raise BadInput(f"{path}: not a valid importprof.imports/1 report (bad or missing {exc})") from None
+    return read_imports_report(path, "report")

@@ -13,10 +13,10 @@ from typing import Callable, Sequence
 from profiler.errors import UsageError
 from profiler.model.interpreter import Interpreter
 from profiler.model.measurement import CommandSpec
-from profiler.model.target import Target
+from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant, parse_variants
 
-BASELINE = Target("code", "pass")
+BASELINE = DEFAULT_TARGET  # the bare start timed beside --import: the default target itself, one value
 SitePaths = Callable[[str, Target], tuple]
 
 

@@ -60,7 +60,7 @@ def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] |
     if opts.target.kind == "script":
         script = os.path.abspath(opts.target.value)
         common["script"] = script
-        common["app_root"] = os.path.dirname(script)
+        common["app_root"] = opts.target.first_path(os.getcwd())
     else:
         common["module"] = opts.target.value
     built = []

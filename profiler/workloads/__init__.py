@@ -19,11 +19,6 @@ WORKLOADS = ("import-stdlib", "hello", "harness")
 HARNESS_DRIVER = os.path.join(HERE, "harness.py")
 
 
-def stdlib_module_list() -> list[str]:
-    with open(os.path.join(HERE, "import_stdlib.txt")) as fh:
-        return [ln.strip() for ln in fh if ln.strip() and not ln.startswith("#")]
-
-
 def workload_target(name: str) -> Target:
     """The Python target a workload builds and runs (`harness` wraps its CLI target: see
     profiler/compose/compare.py)."""
