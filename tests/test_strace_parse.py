@@ -274,7 +274,7 @@ def test_native_joins_the_unfinished_halves(logs):
         pytest.skip("the native parser is not built (make setup builds it)")
     text = logs["parallel"]
     assert text.count("<unfinished ...>") > 300
-    rows, general_at, lines, jumps, n, _ = mod.parse_lines(text, _KINDS, _RECORD, True)
+    rows, general_at, lines, jumps, n, _, _ = mod.parse_lines(text, _KINDS, _RECORD, True)
     assert n == len(text.splitlines())
     unjoined = mod.parse_lines(text, _KINDS, _RECORD, False)
     assert len(general_at) < len(unjoined[1]) - 300 and not jumps
@@ -552,7 +552,7 @@ def test_native_reads_every_strace_form(form_logs, name):
             (c.time_s, c.line, c.ret, c.errno, c.ret_path, c.duration_s, c.path, c.fd_path, c.path_cut, c.argv) for c in ref.syscalls]
     mod = _native()
     if mod is not None:
-        rows, general_at, _, jumps, n, events = mod.parse_lines(text, _KINDS, _RECORD, True, None)
+        rows, general_at, _, jumps, n, events, _ = mod.parse_lines(text, _KINDS, _RECORD, True, None)
         # the general path's lines: the events (not asked for natively here), the program's own
         # output on stderr, a few halves left unpaired
         assert len(general_at) - len(ref.events) - ref.noise < n // 50 and not jumps
@@ -597,3 +597,39 @@ def test_document_json_writes_what_json_dumps_reads():
     assert json.loads(text) == keys
     assert text.splitlines()[:2] == ["{", '  "schema": "x/1",'] and '"empty": []' in text
     assert document_json(keys) == json.dumps(keys, indent=2, ensure_ascii=False) + "\n"
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+@pytest.mark.parametrize("name", LOGS)
+def test_a_log_read_in_pieces_is_the_same_log(logs, name):
+    """parse_strace_pieces (what trace --from-log reads, 256 KiB at a time) gives the StraceLog
+    of the whole text, whatever the cuts: inside a line, inside an unfinished/resumed pair,
+    before a process's exit; also when the log passes midnight (in a piece or at a cut), with
+    CRLF line ends, and with its last line cut."""
+    from profiler.parse.strace import parse_strace_pieces
+
+    text = logs[name]
+    whole = parse_strace(text)
+    for size in (997, 4096, 65536, len(text) + 1):
+        assert parse_strace_pieces(_pieces(text, size)) == whole, size
+    ref = parse_strace(text)
+    times = [c.time_s for c in ref.syscalls if c.time_s is not None]
+    middle = times[len(times) // 2]
+    for variant in (_shift_clock(text, 86400 - middle), text.replace("\n", "\r\n"), text[: len(text) * 2 // 3]):
+        want = parse_strace(variant)
+        for size in (997, 65536):
+            assert parse_strace_pieces(_pieces(variant, size)) == want, size
+
+
+def test_odd_line_breaks_ask_for_the_whole_log():
+    from profiler.parse.strace import OddLineBreaks, _native, parse_strace_pieces
+
+    if _native() is None:
+        pytest.skip("without the native parser the pieces are joined and read whole")
+    text = '1 10:00:00.000001 getpid() = 1 <0.000001>\n1 10:00:00.000002 getpid()\x0b = 1 <0.000001>\n'
+    with pytest.raises(OddLineBreaks):
+        parse_strace_pieces([text])
+    assert parse_strace(text).lines == 3  # str.splitlines' count: the whole-text way reads it

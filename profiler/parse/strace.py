@@ -237,7 +237,7 @@ def _native():
     return _strace_native if getattr(_strace_native, "PARSE_LINES_VERSION", 0) == _PARSE_LINES_VERSION else None
 
 
-_PARSE_LINES_VERSION = 3  # the parse_lines this module calls (profiler/native/src/lib.rs)
+_PARSE_LINES_VERSION = 4  # the parse_lines this module calls (profiler/native/src/parser.rs)
 
 
 # the native parser makes its rows Syscall instances directly when Syscall has tuple's exact
@@ -309,7 +309,7 @@ def _parse_native(text: str, mod, pairs: bool = True) -> StraceLog:
     without the joined pairs, row by row."""
     ends_with_newline = text.endswith("\n")
     pairs = pairs and _RECORD is not None  # the row-by-row way below reads a row's place as its line
-    rows, general_at, general_lines, jumps, n, events = mod.parse_lines(text, _KINDS, _RECORD, pairs, _EVENT if pairs else None)
+    rows, general_at, general_lines, jumps, n, events, _ = mod.parse_lines(text, _KINDS, _RECORD, pairs, _EVENT if pairs else None)
     if jumps and pairs:
         return _parse_native(text, mod, pairs=False)
     state = _Parse(n, ends_with_newline)
@@ -354,6 +354,94 @@ def _parse_native(text: str, mod, pairs: bool = True) -> StraceLog:
         syscalls.append(row if row.__class__ is Syscall else new(Syscall, row))
     state.day, state.last_t = day, last_t
     return state.result()
+
+
+class OddLineBreaks(ValueError):
+    """A piece of the log holds line breaks other than \n and \r\n (parse_strace_pieces): such a
+    log is read whole (its line numbers are str.splitlines' ones)."""
+
+
+def parse_strace_pieces(pieces: Iterable[str], native: bool = True) -> StraceLog:
+    """parse_strace of a log given a piece at a time (any cuts: a line cut by a piece boundary is
+    joined), the same StraceLog, without ever holding the log's text: with the native parser
+    each run of whole lines is parsed as it comes, the general path's state (the unfinished
+    calls it holds, the day a log passing midnight adds, the events) kept across pieces.
+    Without the native parser the pieces are joined and parsed whole. Raises OddLineBreaks for
+    a log whose line breaks are not all \n or \r\n (the caller reads it whole)."""
+    mod = _native() if native else None
+    if mod is None or _RECORD is None or _EVENT is None:
+        return parse_strace("".join(pieces), native=native)
+    state = _Parse(-1, True)  # no line is the last one until the last piece (n is set there)
+    first = 1  # the line number of the next piece's first line
+    raw_last = None  # the last time the native parser read (without the days added)
+    carry = ""
+    for piece in pieces:
+        text = carry + piece if carry else piece
+        end = text.rfind("\n") + 1
+        carry = text[end:]
+        if end:
+            first, raw_last = _parse_piece(state, text[:end] if carry else text, mod, first, raw_last, last=False)
+    if carry:
+        first, raw_last = _parse_piece(state, carry, mod, first, raw_last, last=True)
+    else:
+        state.n = first - 1
+    return state.result()
+
+
+def _parse_piece(state: _Parse, text: str, mod, first: int, raw_last, last: bool):
+    """One run of whole lines (or the log's cut last line) into `state`, as _parse_native reads
+    a whole log: native rows, the general path for the others; a piece that passes midnight,
+    and every piece after it, row by row with the days added. → (the next piece's first line
+    number, the last time read)."""
+    if _odd_breaks(text):
+        raise OddLineBreaks("the log holds line breaks other than \\n and \\r\\n")
+    held = list(state.pending)
+    rows, general_at, general_lines, jumps, n, events, piece_last = mod.parse_lines(
+        text, _KINDS, _RECORD, True, _EVENT, first, held, raw_last)
+    if last:
+        state.n = first + n - 1
+        state.ends_with_newline = text.endswith("\n")
+    syscalls = state.syscalls
+    general = state.general
+    if not jumps and not state.day:
+        k = len(state.events)  # the general path appends this piece's events after these
+        start = 0
+        for i, lineno in zip(general_at, general_lines):
+            if start < i:
+                syscalls.extend(rows[start:i])
+            state.last_t = None  # the native rows' times are not read: no day to add (see _parse_native)
+            general(rows[i], lineno)
+            start = i + 1
+        if start < len(rows):
+            syscalls.extend(rows[start:])
+        if events:  # the native ones and the general path's, in line order
+            state.events[k:] = sorted(state.events[k:] + events, key=_LINE_OF_EVENT)
+        return first + n, piece_last
+    # the piece passes midnight (or one before it did): row by row, a row's place is its line
+    rows, _, _, _, n, _, piece_last = mod.parse_lines(text, _KINDS, _RECORD, False, None, first, held, raw_last)
+    day = state.day
+    last_t = state.last_t if day else raw_last  # the pieces before were read natively: their last time
+    new = _tuple_new
+    for idx, row in enumerate(rows):
+        lineno = first + idx
+        if row.__class__ is str:
+            state.day, state.last_t = day, last_t
+            general(row, lineno)
+            day, last_t = state.day, state.last_t
+            continue
+        t = row[1]
+        if t is None:
+            syscalls.append(row if row.__class__ is Syscall else new(Syscall, row))
+            continue
+        if last_t is not None and t + day < last_t - 43200:  # the clock passed midnight
+            day += 86400.0
+        if day:
+            t += day
+            row = (row[0], t, *row[2:])
+        last_t = t
+        syscalls.append(row if row.__class__ is Syscall else new(Syscall, row))
+    state.day, state.last_t = day, last_t
+    return first + n, piece_last
 
 
 def _parse_text(text: str) -> StraceLog:

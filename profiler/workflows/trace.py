@@ -51,10 +51,27 @@ def read_log(path: str) -> str:
 
 
 def summarize_log_text(text: str, variant: str, source: str = "log") -> TraceResult:
-    from profiler.analysis.attribution import summarize_trace
     from profiler.parse.strace import parse_strace
 
-    log = parse_strace(text)
+    return _summarize(parse_strace(text), variant, source)
+
+
+def summarize_log_file(path: str, variant: str, source: str = "log") -> TraceResult:
+    """summarize_log_text of the log in FILE, read 256 KiB at a time: the log's text is never
+    held whole (a log whose line breaks are not all \\n or \\r\\n is read whole)."""
+    from profiler.inputs import read_text_chunks
+    from profiler.parse.strace import OddLineBreaks, parse_strace, parse_strace_pieces
+
+    try:
+        log = parse_strace_pieces(read_text_chunks(path, "strace log"))
+    except OddLineBreaks:
+        log = parse_strace(read_log(path))
+    return _summarize(log, variant, source)
+
+
+def _summarize(log, variant: str, source: str) -> TraceResult:
+    from profiler.analysis.attribution import summarize_trace
+
     if not log.syscalls:
         raise BadInput(f"{source} holds no strace records ({log.lines} lines)")
     return summarize_trace(log, variant)
@@ -111,8 +128,8 @@ def trace_argv(
                     if check:
                         raise
             _check_log_complete(done.stderr, log_path, keep_log)
-            text = read_log(log_path)
-    result = summarize_log_text(text, variant, source=f"the strace log of {argv[0]}")
+        # read once FILE holds the log (a log with no record is kept all the same)
+        result = summarize_log_file(keep_log or log_path, variant, source=f"the strace log of {argv[0]}")
     if done.returncode != 0:
         line = last_line(program)
         how = describe_exit(done.returncode)
@@ -207,7 +224,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             raise UsageError("--keep-log and --from-log cannot be combined")
         if opts.target != DEFAULT_TARGET:
             raise UsageError("--from-log reads a saved log: give no target")
-        result = summarize_log_text(read_log(opts.from_log), os.path.basename(opts.from_log), source=opts.from_log)
+        result = summarize_log_file(opts.from_log, os.path.basename(opts.from_log), source=opts.from_log)
         if not result.attributed:
             warnings.append("the log shows no Python process importing modules: no per-module attribution")
         if result.log.truncated_last_line:
@@ -271,4 +288,4 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
     return TraceReport(results=tuple(results), machine=machine, warnings=tuple(warnings))
 
 
-__all__ = ["TraceOptions", "trace", "trace_argv", "trace_python", "summarize_log_text"]
+__all__ = ["TraceOptions", "trace", "trace_argv", "trace_python", "summarize_log_file", "summarize_log_text"]

@@ -693,8 +693,8 @@ pub(crate) struct Pending<'a> {
     pub(crate) lineno: usize,
 }
 
-/// parse_lines(text, kinds, record, pairs=False, event=None) → (rows, general, lines, jumps, n,
-/// events): `rows` holds the records in the order of the lines that start them: the fields of a
+/// parse_lines(text, kinds, record, pairs=False, event=None, first_line=1, held=None,
+/// last_time=None) → (rows, general, lines, jumps, n, events, last): `rows` holds the records in the order of the lines that start them: the fields of a
 /// Syscall (a tuple), or a line's text for the general path; `general` lists the positions of
 /// the text items in `rows` and `lines` their (1-based) line numbers; `jumps` says whether the
 /// time of a line is more than 12 hours before the previous line's with a time (a log passing
@@ -726,9 +726,27 @@ pub(crate) struct Pending<'a> {
 /// exited with N +++`, `+++ killed by SIG` and `--- SIGNAL` lines of a pid the general path
 /// holds no unfinished call of become its instances in `events` (in line order; the caller
 /// merges them with the general path's by line), not text.
+///
+/// A log read a piece at a time (whole lines each; the caller keeps the general path's state
+/// across them): `first_line` is the line number of the piece's first line, `held` the pids
+/// whose unfinished call the general path holds from the pieces before (their resumed half is
+/// its to join), `last_time` the last time read before the piece (a piece that begins past
+/// midnight then has `jumps`); `last` is the piece's last time read, for the next piece.
 #[pyfunction]
 #[pyo3(text_signature = "(text, kinds, record, pairs=False, event=None)")]
-pub(crate) fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: Option<&PyType>, pairs: Option<bool>, event: Option<&PyType>) -> PyResult<PyObject> {
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn parse_lines(
+    py: Python,
+    text: &PyString,
+    kinds: &PyDict,
+    record: Option<&PyType>,
+    pairs: Option<bool>,
+    event: Option<&PyType>,
+    first_line: Option<usize>,
+    held_before: Option<&PyAny>,
+    last_time: Option<f64>,
+) -> PyResult<PyObject> {
+    let first_line = first_line.unwrap_or(1);
     let text = utf8(text)?;
     let r = res();
     let mut k: HashMap<String, i64> = HashMap::default();
@@ -742,13 +760,18 @@ pub(crate) fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: O
     let mut glines: Vec<usize> = Vec::new();
     let mut jumps = false;
     let mut n: usize = 0; // the lines read
-    let mut last: Option<f64> = None;
+    let mut last: Option<f64> = last_time;
     let pairs = pairs.unwrap_or(false);
     let mut pairing = pairs;
     let mut pending: HashMap<i64, Pending> = HashMap::default();
     // pids whose unfinished call the general path may hold (it saw an unfinished line of theirs
     // and no line since that ends it): their next unfinished line is the general path's too
     let mut held: HashSet<i64> = HashSet::default();
+    if let Some(before) = held_before {
+        for pid in before.iter()? {
+            held.insert(int_of(pid?)?);
+        }
+    }
     let mut events: Vec<PyObject> = Vec::new();
     let as_event = |pid: i64, t: Option<f64>, kind: &str, value: &str, lineno: usize, cls: &PyType| -> PyObject {
         let time = t.map_or_else(|| py.None(), |t| t.into_py(py));
@@ -806,8 +829,8 @@ pub(crate) fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: O
         let whole = if ends { &text[..text.len() - 1] } else { text };
         let mut lines = whole.split('\n').enumerate().peekable();
         while let Some((i, line)) = lines.next() {
-            let lineno = i + 1;
-            n = lineno;
+            let lineno = i + first_line;
+            n = i + 1;
             let cut = !ends && lines.peek().is_none();
             let trimmed = line.trim_end_matches('\r');
             let h = head(trimmed);
@@ -901,5 +924,5 @@ pub(crate) fn parse_lines(py: Python, text: &PyString, kinds: &PyDict, record: O
     let gpos = PyList::new(py, order.iter().map(|x| x.0));
     let glin = PyList::new(py, order.iter().map(|x| x.1));
     let events = PyList::new(py, events);
-    Ok((rows, gpos, glin, jumps, n, events).into_py(py))
+    Ok((rows, gpos, glin, jumps, n, events, last).into_py(py))
 }
