@@ -252,3 +252,32 @@ def test_held_warnings_are_said_before_an_os_error_line(monkeypatch, capsys):
     assert code != 0 and len(err) == 2, err
     assert err[0] == "importprof: warning: the machine is busy: load average 4.97 on 2 logical cores", err
     assert err[1].startswith("importprof: ") and "warning" not in err[1], err
+
+
+def test_the_command_helpers_import_in_one_direction():
+    """`_common`, `_options`, `_target` and `_context` import each other (at the top or inside a
+    function) without a circle: `_context` is the leaf the others share."""
+    import ast
+
+    helpers = {p.stem: p for p in (PKG / "commands").glob("_*.py") if p.stem != "__init__"}
+    edges = {}
+    for name, path in helpers.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("profiler.commands._"):
+                found.add(node.module.rsplit(".", 1)[1])
+        edges[name] = found & set(helpers)
+
+    def cycle_from(start, node, seen):
+        for nxt in edges.get(node, ()):
+            if nxt == start:
+                return [node, nxt]
+            if nxt not in seen:
+                seen.add(nxt)
+                rest = cycle_from(start, nxt, seen)
+                if rest:
+                    return [node, *rest]
+        return None
+
+    for name in helpers:
+        assert cycle_from(name, name, set()) is None, f"import circle: {' -> '.join(cycle_from(name, name, set()))}"

@@ -21,14 +21,14 @@ def warner(ctx) -> Callable[[str], None]:
     Each warning is said once per invocation; with --verbose (or IMPORTPROF_VERBOSE=1) it goes
     to stderr at once, otherwise main() holds it (the context's `held`) and sums it up in one
     line after the output (flush_warnings)."""
-    from profiler.commands._options import run_context
+    from profiler.commands._context import run_context
 
     return run_context(ctx).warn
 
 
 def set_verbose(ctx, on: bool = True) -> None:
     """--verbose: every warning on its own line as it arises (else one line after the output)."""
-    from profiler.commands._options import run_context
+    from profiler.commands._context import run_context
 
     run_context(ctx).verbose = on
 

@@ -13,6 +13,8 @@ from typing import Annotated, Callable, List, Optional
 
 import typer
 
+from profiler.commands._context import TIMEOUT_HELP, apply_timeout, run_context, timeout_seconds  # noqa: F401  (re-exported: the commands import them from here)
+
 
 _PY_HELP = ("Interpreter: a path or a name on PATH (a pyenv/asdf shim is resolved to the real "
             "executable; a venv's interpreter stays the venv's), or a spec naming one: pyenv:3.12, "
@@ -173,47 +175,19 @@ IgnoreFailureOpt = Annotated[
 ]
 
 def _timeout_value(text) -> float:
-    from profiler.commands._target import _seconds
     from profiler.errors import UsageError
 
     if isinstance(text, (int, float)):
         text = str(text)
     try:
-        return _seconds(text)
+        return timeout_seconds(text)
     except UsageError as exc:
         raise typer.BadParameter(exc.message) from None
 
 
-def _timeout_help() -> str:
-    from profiler.commands._target import TIMEOUT_HELP
-
-    return TIMEOUT_HELP
-
-
 # --timeout for a command without a target that still starts interpreters (site, pythons); the
 # commands with a target take it through their target grammar (commands/_target.py)
-TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", metavar="SECONDS", parser=_timeout_value, help=_timeout_help())]
-
-
-def run_context(ctx):
-    """The invocation's run context (profiler/runcontext.py), which main() hands every command
-    as click's `ctx.obj`; a command run outside main() (a test's CliRunner) gets a fresh one."""
-    from profiler.runcontext import RunContext
-
-    root = ctx.find_root()
-    if not isinstance(root.obj, RunContext):
-        root.obj = RunContext()
-    return root.obj
-
-
-def apply_timeout(ctx, seconds: float | None):
-    """The command's --timeout into the invocation's run context (None: the default); returns
-    the context."""
-    from profiler.runcontext import DEFAULT_TIMEOUT_S
-
-    context = run_context(ctx)
-    context.set_timeout(DEFAULT_TIMEOUT_S if seconds is None else seconds)
-    return context
+TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", metavar="SECONDS", parser=_timeout_value, help=TIMEOUT_HELP)]
 
 
 def interpreter_given(ctx, python: str | None, feature: str | None = None, *, for_what: str | None = None):

@@ -22,17 +22,13 @@ import shlex
 from typer.core import TyperCommand
 
 from profiler.errors import UsageError
-from profiler.runcontext import DEFAULT_TIMEOUT_S  # one default, kept by the run context
+from profiler.commands._context import TIMEOUT_HELP, apply_timeout, timeout_seconds
 
 TARGET_USAGE = "[-c CODE | -m MODULE | SCRIPT | -- COMMAND] [ARGS]..."
 _TARGET_OPTS = {"-c": "code", "--code": "code", "-m": "module", "--module": "module"}
 _PROGRAM_HELP = ("-h", "--help")
 _META = "importprof.target"
 _TIMEOUT = "importprof.timeout"
-MAX_TIMEOUT_S = 1_000_000  # about 11.5 days: a longer limit is a typo, not a wish
-TIMEOUT_HELP = (f"Stop one run of the program (or an interpreter asked for its facts) that takes longer "
-                f"than SECONDS, with every process it started, and exit 3 naming the run (default "
-                f"{DEFAULT_TIMEOUT_S:g}; at most {MAX_TIMEOUT_S}; 0: no limit).")
 _FILES = "importprof.files"
 _SHEBANG = "importprof.python_from_shebang"
 
@@ -85,7 +81,7 @@ class TargetCommand(TyperCommand):
             if a == "--timeout" or a.startswith("--timeout="):
                 # every command that runs a program takes it (parsed here: no command declares it)
                 value = a.partition("=")[2] if "=" in a else (args[i + 1] if i + 1 < len(args) else None)
-                ctx.meta[_TIMEOUT] = _seconds(value)
+                ctx.meta[_TIMEOUT] = timeout_seconds(value)
                 i += 1 if "=" in a else 2
                 continue
             kind, value, used = _target_option(a, args[i + 1 :])
@@ -123,8 +119,6 @@ class TargetCommand(TyperCommand):
         return super().parse_args(ctx, [*mine, *positionals])
 
     def invoke(self, ctx):
-        from profiler.commands._options import apply_timeout
-
         apply_timeout(ctx, ctx.meta.get(_TIMEOUT))  # before anything runs: the probes have the limit too
         _python_from_shebang(ctx)
         return super().invoke(ctx)
@@ -189,18 +183,6 @@ def _no_such_option(ctx, name: str, own: dict[str, bool]) -> None:
     close = [bare[c] for c in difflib.get_close_matches(name.lstrip("-"), list(bare), n=3)]
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
     raise UsageError(f"no such option: {name}{hint} (see `{ctx.command_path} --help`)")
-
-
-def _seconds(value: str | None) -> float:
-    import math
-
-    try:
-        seconds = float(value) if value is not None else math.nan
-    except ValueError:
-        seconds = math.nan
-    if not math.isfinite(seconds) or not 0 <= seconds <= MAX_TIMEOUT_S:
-        raise UsageError(f"--timeout needs SECONDS, a number from 0 (no limit) to {MAX_TIMEOUT_S}, not {value!r}")
-    return seconds
 
 
 def _option_name(token: str) -> tuple[str, bool]:
