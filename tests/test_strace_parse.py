@@ -633,3 +633,28 @@ def test_odd_line_breaks_ask_for_the_whole_log():
     with pytest.raises(OddLineBreaks):
         parse_strace_pieces([text])
     assert parse_strace(text).lines == 3  # str.splitlines' count: the whole-text way reads it
+
+
+@pytest.mark.parametrize("name", LOGS)
+def test_records_without_the_arguments_no_summary_reads(logs, name):
+    """trace --from-log (but for chrome) keeps only the arguments a summary reads
+    (attribution.ARGS_READ): the records of other calls get () and every way of summarizing
+    gives the same document, spans and harness view as from the whole records."""
+    from profiler.analysis.attribution import ARGS_READ, _native_attribution
+    from profiler.parse.strace import _native, parse_strace_pieces
+
+    if _native() is None:
+        pytest.skip("only the native parser leaves arguments out")
+    text = logs[name]
+    full = summarize_trace(parse_strace(text), name)
+    lean = parse_strace_pieces(_pieces(text, 65536), keep_args=ARGS_READ)
+    assert any(c.args == () and c.name not in ARGS_READ for c in lean.syscalls)
+    assert all(c.args_text for c in lean.syscalls if c.name in ("openat", "open", "clone", "clone3"))  # those it reads kept
+    want = json.dumps(full.body(), sort_keys=True)
+    ways = [dict(fast=False, native=False), dict(native=False), dict(fast=False)]
+    if _native_attribution() is not None:
+        ways.append({})
+    for how in ways:
+        got = summarize_trace(lean, name, **how)
+        assert json.dumps(got.body(), sort_keys=True) == want, how
+        assert got.spans == full.spans and got.harness == full.harness, how

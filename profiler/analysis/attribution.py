@@ -44,6 +44,7 @@ from typing import Sequence
 
 from profiler.analysis.syscalls import (
     LAYOUT_CALLS,
+    READS,
     ProcessLayout,
     bytes_read,
     count_syscalls,
@@ -60,6 +61,13 @@ from profiler.model.process import looks_like_python
 from profiler.model.syscall_trace import MARKER_PREFIX, ImportSpan, ModuleStat, StraceLog, Syscall, TraceResult
 
 OUTSIDE = "(outside imports)"
+# the calls whose arguments the summary reads (opens' flags, clone's CLONE_THREAD, `import
+# time:` writes, a read named by its fd argument when it has no -y path: 2): a big log's other
+# records can leave theirs out (parse/strace.py parse_strace_pieces(keep_args=...))
+ARGS_READ: dict[str, int] = {
+    **dict.fromkeys(("open", "openat", "openat2", "clone", "clone3", "fork", "vfork", "write"), 1),
+    **dict.fromkeys(sorted(READS), 2),
+}
 MARKERS = "markers"
 LOOKUPS = "lookups"
 IMPORTTIME = "importtime"

@@ -56,6 +56,7 @@ def trace(
         keep_log=keep_log,
         from_log=from_log,
         ignore_failure=ignore_failure,
+        call_args=fmt == "chrome",  # only chrome shows every call's arguments
     )
     with suggesting_ignore_failure(), Progress("tracing") as bar:
         report = run_trace(opts, warn=warn, progress=bar.update, context=run_context(ctx))

@@ -237,7 +237,7 @@ def _native():
     return _strace_native if getattr(_strace_native, "PARSE_LINES_VERSION", 0) == _PARSE_LINES_VERSION else None
 
 
-_PARSE_LINES_VERSION = 4  # the parse_lines this module calls (profiler/native/src/parser.rs)
+_PARSE_LINES_VERSION = 5  # the parse_lines this module calls (profiler/native/src/parser.rs)
 
 
 # the native parser makes its rows Syscall instances directly when Syscall has tuple's exact
@@ -357,17 +357,20 @@ def _parse_native(text: str, mod, pairs: bool = True) -> StraceLog:
 
 
 class OddLineBreaks(ValueError):
-    """A piece of the log holds line breaks other than \n and \r\n (parse_strace_pieces): such a
+    """A piece of the log holds line breaks other than \\n and \\r\\n (parse_strace_pieces): such a
     log is read whole (its line numbers are str.splitlines' ones)."""
 
 
-def parse_strace_pieces(pieces: Iterable[str], native: bool = True) -> StraceLog:
+def parse_strace_pieces(pieces: Iterable[str], native: bool = True, keep_args: dict[str, int] | None = None) -> StraceLog:
     """parse_strace of a log given a piece at a time (any cuts: a line cut by a piece boundary is
     joined), the same StraceLog, without ever holding the log's text: with the native parser
     each run of whole lines is parsed as it comes, the general path's state (the unfinished
     calls it holds, the day a log passing midnight adds, the events) kept across pieces.
     Without the native parser the pieces are joined and parsed whole. Raises OddLineBreaks for
-    a log whose line breaks are not all \n or \r\n (the caller reads it whole)."""
+    a log whose line breaks are not all \\n or \\r\\n (the caller reads it whole). `keep_args`:
+    None (every record keeps its arguments), or {syscall name: 1, or 2 for "when it has no -y
+    fd path"}: the native rows of other calls get () for their arguments (a summary reads few
+    calls' arguments, and a big log's records are most of its memory); the other fields stay."""
     mod = _native() if native else None
     if mod is None or _RECORD is None or _EVENT is None:
         return parse_strace("".join(pieces), native=native)
@@ -380,15 +383,15 @@ def parse_strace_pieces(pieces: Iterable[str], native: bool = True) -> StraceLog
         end = text.rfind("\n") + 1
         carry = text[end:]
         if end:
-            first, raw_last = _parse_piece(state, text[:end] if carry else text, mod, first, raw_last, last=False)
+            first, raw_last = _parse_piece(state, text[:end] if carry else text, mod, first, raw_last, False, keep_args)
     if carry:
-        first, raw_last = _parse_piece(state, carry, mod, first, raw_last, last=True)
+        first, raw_last = _parse_piece(state, carry, mod, first, raw_last, True, keep_args)
     else:
         state.n = first - 1
     return state.result()
 
 
-def _parse_piece(state: _Parse, text: str, mod, first: int, raw_last, last: bool):
+def _parse_piece(state: _Parse, text: str, mod, first: int, raw_last, last: bool, keep_args: dict[str, int] | None = None):
     """One run of whole lines (or the log's cut last line) into `state`, as _parse_native reads
     a whole log: native rows, the general path for the others; a piece that passes midnight,
     and every piece after it, row by row with the days added. → (the next piece's first line
@@ -397,7 +400,7 @@ def _parse_piece(state: _Parse, text: str, mod, first: int, raw_last, last: bool
         raise OddLineBreaks("the log holds line breaks other than \\n and \\r\\n")
     held = list(state.pending)
     rows, general_at, general_lines, jumps, n, events, piece_last = mod.parse_lines(
-        text, _KINDS, _RECORD, True, _EVENT, first, held, raw_last)
+        text, _KINDS, _RECORD, True, _EVENT, first, held, raw_last, keep_args)
     if last:
         state.n = first + n - 1
         state.ends_with_newline = text.endswith("\n")
@@ -418,7 +421,7 @@ def _parse_piece(state: _Parse, text: str, mod, first: int, raw_last, last: bool
             state.events[k:] = sorted(state.events[k:] + events, key=_LINE_OF_EVENT)
         return first + n, piece_last
     # the piece passes midnight (or one before it did): row by row, a row's place is its line
-    rows, _, _, _, n, _, piece_last = mod.parse_lines(text, _KINDS, _RECORD, False, None, first, held, raw_last)
+    rows, _, _, _, n, _, piece_last = mod.parse_lines(text, _KINDS, _RECORD, False, None, first, held, raw_last, keep_args)
     day = state.day
     last_t = state.last_t if day else raw_last  # the pieces before were read natively: their last time
     new = _tuple_new

@@ -39,6 +39,7 @@ class TraceOptions:
     from_log: str | None = None
     ignore_failure: bool = False  # a program that exits non-zero on purpose (a linter) is traced anyway
     untraced_runs: int = 3  # runs without strace after one warm-up: the wall time beside the traced figures (0: none)
+    call_args: bool = True  # keep every call's arguments in result.log (chrome shows them); False: only those the summary reads
 
 
 IMPORTTIME_FLAGS = ("-X", "importtime")  # the import boundaries: the interpreter's own `import time:` lines
@@ -56,14 +57,17 @@ def summarize_log_text(text: str, variant: str, source: str = "log") -> TraceRes
     return _summarize(parse_strace(text), variant, source)
 
 
-def summarize_log_file(path: str, variant: str, source: str = "log") -> TraceResult:
+def summarize_log_file(path: str, variant: str, source: str = "log", call_args: bool = True) -> TraceResult:
     """summarize_log_text of the log in FILE, read 256 KiB at a time: the log's text is never
-    held whole (a log whose line breaks are not all \\n or \\r\\n is read whole)."""
+    held whole (a log whose line breaks are not all \\n or \\r\\n is read whole).
+    `call_args=False`: the records keep only the arguments the summary reads (the same
+    summary in less memory; result.log's other calls have () for arguments)."""
+    from profiler.analysis.attribution import ARGS_READ
     from profiler.inputs import read_text_chunks
     from profiler.parse.strace import OddLineBreaks, parse_strace, parse_strace_pieces
 
     try:
-        log = parse_strace_pieces(read_text_chunks(path, "strace log"))
+        log = parse_strace_pieces(read_text_chunks(path, "strace log"), keep_args=None if call_args else ARGS_READ)
     except OddLineBreaks:
         log = parse_strace(read_log(path))
     return _summarize(log, variant, source)
@@ -224,7 +228,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             raise UsageError("--keep-log and --from-log cannot be combined")
         if opts.target != DEFAULT_TARGET:
             raise UsageError("--from-log reads a saved log: give no target")
-        result = summarize_log_file(opts.from_log, os.path.basename(opts.from_log), source=opts.from_log)
+        result = summarize_log_file(opts.from_log, os.path.basename(opts.from_log), source=opts.from_log, call_args=opts.call_args)
         if not result.attributed:
             warnings.append("the log shows no Python process importing modules: no per-module attribution")
         if result.log.truncated_last_line:

@@ -19,7 +19,7 @@ fn _strace_native(_py: Python, m: &PyModule) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parser::parse_lines, m)?)?;
     // what parse_lines takes and returns: profiler/parse/strace.py ignores a build of another
     // version (one made before the sources changed and `make setup` rebuilt it)
-    m.add("PARSE_LINES_VERSION", 4)?;
+    m.add("PARSE_LINES_VERSION", 5)?;
     Ok(())
 }
 

@@ -18,11 +18,15 @@ use crate::glue::*;
 
 pub(crate) struct Res {
     pub(crate) errno: Regex,
+    // None: every row keeps its argument text; else {name: 1 (kept), 2 (kept when the call has
+    // no -y fd path)}, the others' arguments are left out (an empty tuple)
+    pub(crate) keep: Option<HashMap<String, u8>>,
 }
 
 pub(crate) fn res() -> Res {
     Res {
         errno: Regex::new(r"^\s+(E[A-Z0-9_]+)\b").unwrap(),
+        keep: None,
     }
 }
 
@@ -585,7 +589,15 @@ pub(crate) fn fast<'p>(
         Some(d) => Some(d.parse().ok()?),
         None => None,
     };
-    let args_obj: PyObject = if args.is_empty() { PyTuple::empty(py).into_py(py) } else { pystr(py, args) };
+    let kept = match &r.keep {
+        None => true,
+        Some(m) => match m.get(name) {
+            Some(1) => true,
+            Some(2) => fdp.is_none(),
+            _ => false,
+        },
+    };
+    let args_obj: PyObject = if args.is_empty() || !kept { PyTuple::empty(py).into_py(py) } else { pystr(py, args) };
     let name_obj = match names.get(name) {
         Some(o) => o.clone_ref(py),
         None => {
@@ -732,6 +744,10 @@ pub(crate) struct Pending<'a> {
 /// whose unfinished call the general path holds from the pieces before (their resumed half is
 /// its to join), `last_time` the last time read before the piece (a piece that begins past
 /// midnight then has `jumps`); `last` is the piece's last time read, for the next piece.
+///
+/// `keep_args`: None (every row keeps its argument text), or {syscall name: 1, or 2 for "when
+/// it has no -y fd path"}: the other rows made here get an empty tuple for their arguments (a
+/// summary reads the arguments of few calls; the rows of a big log are most of its memory).
 #[pyfunction]
 #[pyo3(text_signature = "(text, kinds, record, pairs=False, event=None)")]
 #[allow(clippy::too_many_arguments)]
@@ -745,10 +761,18 @@ pub(crate) fn parse_lines(
     first_line: Option<usize>,
     held_before: Option<&PyAny>,
     last_time: Option<f64>,
+    keep_args: Option<&PyDict>,
 ) -> PyResult<PyObject> {
     let first_line = first_line.unwrap_or(1);
     let text = utf8(text)?;
-    let r = res();
+    let mut r = res();
+    if let Some(keep) = keep_args {
+        let mut m: HashMap<String, u8> = HashMap::default();
+        for (key, value) in keep.iter() {
+            m.insert(key.extract()?, value.extract()?);
+        }
+        r.keep = Some(m);
+    }
     let mut k: HashMap<String, i64> = HashMap::default();
     for (key, value) in kinds.iter() {
         k.insert(key.extract()?, value.extract()?);
