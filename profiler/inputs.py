@@ -58,7 +58,7 @@ def is_regular_file(path: str) -> bool:
         return False
 
 
-def read_text_chunks(path: str, what: str = "file", chunk_bytes: int = _CHUNK // 4) -> Iterator[str]:
+def read_text_chunks(path: str, what: str = "file", chunk_bytes: int = _CHUNK // 4, errors: str = "replace") -> Iterator[str]:
     """read_text a piece at a time (pieces of about `chunk_bytes`, decoded as one text: a UTF-8
     character cut by a piece boundary is whole in the next), with read_text's bounds and
     messages (the input limit is counted as the pieces are read). Holds one piece at a time.
@@ -70,7 +70,7 @@ def read_text_chunks(path: str, what: str = "file", chunk_bytes: int = _CHUNK //
     shown = f"cannot read {what} {path}"
     fd = _open_input(path, shown)
     try:
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        decoder = codecs.getincrementaldecoder("utf-8")(errors)
         for chunk in _fd_chunks(fd, shown, chunk_bytes):
             text = decoder.decode(chunk)
             if text:
@@ -457,8 +457,9 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _describe(error) -> str:
-    where = _where(error.absolute_path)
+def _describe(error, prefix: tuple = ()) -> str:
+    """`prefix`: where the instance validated sits in its document (an item read alone)."""
+    where = _where((*prefix, *error.absolute_path))
     kind, expected, value = error.validator, error.validator_value, error.instance
     if kind == "type":
         names = expected if isinstance(expected, list) else [expected]
@@ -466,7 +467,7 @@ def _describe(error) -> str:
         return f"{where}: expected {' or '.join(names)} (got {got})"
     if kind == "required":
         missing = next((k for k in expected if isinstance(value, dict) and k not in value), expected[0])
-        return f"{where + '.' if error.absolute_path else ''}{missing}: missing"
+        return f"{where + '.' if prefix or error.absolute_path else ''}{missing}: missing"
     if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         sign = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[kind]
         return f"{where}: expected {sign} {expected} (got {_shown(value)})"
@@ -492,6 +493,288 @@ def _depth(value: object) -> int:
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
     return deepest
+
+
+# ------------------------------------------------------------------ a saved document, a line at a time
+class _NotStreamable(Exception):
+    """The document is not laid out as importprof writes it (model.document.document_json): it
+    is read whole instead."""
+
+
+def _lines(path: str, what: str) -> Iterator[str]:
+    """The file's lines (without their newline), read_text_chunks' pieces split as they come."""
+    pending = ""
+    for text in read_text_chunks(path, what, errors="surrogateescape"):
+        lines = (pending + text).split("\n") if pending else text.split("\n")
+        pending = lines.pop()
+        yield from lines
+    if pending:
+        yield pending
+
+
+_KEY = None
+
+
+def _key_of(line: str) -> tuple[str, str]:
+    """A top-level line `  "key": rest` → (key, rest)."""
+    global _KEY
+    if _KEY is None:
+        import json
+
+        _KEY = json.JSONDecoder().raw_decode
+    try:
+        key, end = _KEY(line, 2)
+    except ValueError:
+        raise _NotStreamable from None
+    if not isinstance(key, str) or line[end:end + 2] != ": ":
+        raise _NotStreamable
+    return key, line[end + 2:]
+
+
+def _strict(text: str):
+    """One JSON value as parse_json reads it (its refusals: _NotStreamable, the whole file is then
+    read by parse_json, which says what is wrong and where)."""
+    import json
+
+    try:
+        return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
+    except (ValueError, RecursionError):
+        raise _NotStreamable from None
+
+
+def read_streamed_document(path: str, kind: str, key: str, take, record, accept, what: str) -> dict | None:
+    """A saved document laid out as importprof writes it (document_json: a key a line, indented
+    by two, and the list `key` one item a line), read a line at a time and validated as it is
+    read: the keys before `key` against the schema (the list as if empty), each item of `key`
+    against the schema's item schema (the message names `key[i]`), then the keys after it.
+    Each item line goes to `take(i, text)`, which returns True when it knows the line (a record
+    it has read before but for its numbers, valid by construction: the caller's promise), else
+    its value, validated, to `record(i, value)`. Returns the document without the list (`key`:
+    []), or None when the file is not laid out so (read it whole then: read_document)."""
+    if path == "-":
+        raise _bad(f"reading a {what} from stdin is not supported; give a file")
+    lines = _lines(path, what)
+    # A document that is not JSON says so before anything else (as parse_json would), and of the
+    # problems check_document finds the first of its first kind: each is held until the whole
+    # file has been read (the lines after a problem are only parsed).
+    held = _Held()
+    try:
+        if next(lines, None) != "{":
+            raise _NotStreamable
+        doc: dict = {}
+        state = "key"  # what the next line is: a key (the last value ended with a comma), the end `}`, or nothing more
+        streamed = False
+        for line in lines:
+            if state != "key":
+                if state == "end" and line == "}":
+                    state = "done"
+                elif state == "end" or line.strip():
+                    raise _NotStreamable
+                continue
+            if not line.startswith('  "'):
+                raise _NotStreamable
+            name, rest = _key_of(line)
+            if name in doc:
+                raise _NotStreamable  # a key said twice: json keeps the last one
+            if name == key and rest == "[" and not streamed:
+                doc[name] = []
+                held.check(doc, path, accept)  # the keys before the list, as one with an empty list
+                more = _stream_items(lines, path, kind, key, take, record, held)
+                streamed = True
+            elif rest in ("{", "["):
+                parts = [rest]
+                close = "  }" if rest == "{" else "  ]"
+                for inner in lines:
+                    if inner == close or inner == close + ",":
+                        parts.append(close.strip())
+                        more = inner.endswith(",")
+                        break
+                    parts.append(inner)
+                else:
+                    raise _NotStreamable
+                doc[name] = _strict("\n".join(parts))
+            else:
+                more = rest.endswith(",")
+                doc[name] = _strict(rest[:-1] if more else rest)
+            state = "key" if more else "end"
+        if state != "done":
+            raise _NotStreamable
+    except _NotStreamable:
+        lines.close()
+        return None
+    held.check(doc, path, accept)
+    held.raise_first()
+    return doc
+
+
+class _Held:
+    """The problems found while a document is read, the first of the first kind raised at the
+    end (check_document's order: not this kind, nested too deep, another version, the schema)."""
+
+    def __init__(self) -> None:
+        self.first: tuple[int, Exception] | None = None
+
+    def check(self, doc: dict, path: str, accept) -> None:
+        from profiler.errors import BadInput
+
+        try:
+            check_document(doc, path, accept)
+        except BadInput as exc:
+            self.hold(exc)
+
+    def hold(self, exc: Exception) -> None:
+        text = str(exc)
+        rank = 1 if "nested deeper than" in text else 2 if "is a version this importprof does not read" in text else \
+            3 if "not a valid importprof." in text else 0
+        if self.first is None or rank < self.first[0]:
+            self.first = (rank, exc)
+
+    def __bool__(self) -> bool:
+        return self.first is not None
+
+    def raise_first(self) -> None:
+        if self.first is not None:
+            raise self.first[1]
+
+
+def _stream_items(lines, path: str, kind: str, key: str, take, record, held: _Held) -> bool:
+    """The items of the list `key`, one a line, up to its `  ]`; whether a key follows."""
+    check = _item_check(kind, key)
+    i = 0
+    last = False
+    for line in lines:
+        if line == "  ]" or line == "  ],":
+            if i and not last:
+                raise _NotStreamable  # a comma after the last item
+            return line.endswith(",")
+        if last or not line.startswith("    ") or line[4:5] == " ":
+            raise _NotStreamable
+        text = line[4:-1] if line.endswith(",") else line[4:]
+        last = not line.endswith(",")
+        if held:  # a problem met already: the rest is only parsed
+            _strict(text)
+        elif not take(i, text):
+            value = _strict(text)
+            if _depth(value) + 2 > MAX_NESTING:
+                held.hold(_bad(f"{path}: not an importprof document (nested deeper than {MAX_NESTING})"))
+            elif not check(value):
+                held.hold(_bad(f"{path}: not a valid importprof.{kind}/1 document: {_item_problem(kind, key, i, value)}"))
+            else:
+                record(i, value)
+        i += 1
+    raise _NotStreamable  # the file ended inside the list
+
+
+def _item_check(kind: str, key: str):
+    """A fast yes/no of one item of the list `key` against its schema (conforms' compiled checks)."""
+    name = f"{kind}:{key}"
+    if name not in _FAST:
+        sub = schema(kind)["properties"][key].get("items", {})
+        try:
+            _FAST[name] = _compile(sub)
+        except _Unsupported:
+            _FAST[name] = lambda x, sub=sub: not list(_item_validator(kind, key).iter_errors(x))
+    return _FAST[name]
+
+
+def _item_validator(kind: str, key: str):
+    name = f"{kind}:{key}"
+    if name not in _VALIDATORS:
+        from jsonschema import Draft202012Validator
+
+        _VALIDATORS[name] = Draft202012Validator(schema(kind)["properties"][key].get("items", {}))
+    return _VALIDATORS[name]
+
+
+def _item_problem(kind: str, key: str, i: int, value) -> str:
+    """first_problem's message for item `i` of the list `key` (`modules[3].self_us: ...`),
+    jsonschema judging the item against its sub-schema."""
+    import itertools
+
+    errors = list(itertools.islice(_item_validator(kind, key).iter_errors(value), 100))
+    if not errors:
+        return f"{key}[{i}]: not valid"
+    error = min(errors, key=lambda e: _order(value, e.absolute_path))
+    branches = error.validator_value if error.validator == "anyOf" else None
+    if branches and all(set(b) == {"required"} for b in branches):
+        return f"{_where((key, i, *error.absolute_path))}.{' or '.join(k for b in branches for k in b['required'])}: missing"
+    while error.context:
+        from jsonschema.exceptions import best_match
+
+        error = best_match(error.context)
+    return _describe(error, (key, i))
+
+
+def read_imports_report(path: str, what: str = "report"):
+    """A saved `importprof.imports/1` report as an ImportsReport (show, diff, why --report), read
+    a line at a time (read_streamed_document) into the form `imports --from-log` makes
+    (model.import_tree.ModuleColumnsReader: a thousand processes of one program held as columns,
+    a record line of a layout read before matched as its numbers alone), so reading back what
+    `-o` wrote costs about what writing it did. A file not laid out as importprof writes it is
+    read whole, as before."""
+    from dataclasses import replace
+
+    from profiler.errors import BadInput
+    from profiler.model.import_tree import ImportsReport, ModuleColumnsReader
+
+    reader = ModuleColumnsReader()
+    try:
+        doc = read_streamed_document(path, "imports", "modules", reader.take, reader.record, ["imports"], what)
+        if doc is None:
+            return ImportsReport.from_dict(read_document(path, ["imports"], what))
+        modules = reader.finish()
+        problem = _imports_rules_by_segment(reader.segments)
+        if problem is not None:
+            raise _bad(f"{path}: not a valid importprof.imports/1 document: {problem}")
+        doc.setdefault("processes", reader.processes)
+        doc.setdefault("total_us", reader.roots_cumulative_us)
+        return replace(ImportsReport.from_dict(doc), modules=modules)
+    except BadInput:
+        raise
+    except ValueError as exc:
+        raise _bad(f"{path}: {exc}") from None
+    except (KeyError, TypeError) as exc:
+        raise _bad(f"{path}: not a valid importprof.imports/1 report (bad or missing {exc})") from None
+
+
+def _imports_rules_by_segment(segments) -> str | None:
+    """_imports_rules over ModuleColumnsReader's segments (process, first index, layout or
+    records): a layout's rows judged once for every process that has them alone."""
+    names: dict[int, set[str]] = {}
+    shared: set[int] = set()  # processes in more than one segment: their names are the union
+    for process, _, rows in segments:
+        if isinstance(rows, tuple):
+            own = {m.name for m in rows}
+        else:  # one set per layout, shared by its processes (a thousand sets of 500 names are 30 MB)
+            own = rows.memo.get("name_set")
+            if own is None:
+                own = rows.memo["name_set"] = frozenset(rows.names)
+        if process in names:
+            if process not in shared:
+                names[process] = set(names[process])
+                shared.add(process)
+            names[process] |= own
+        else:
+            names[process] = own
+    judged: dict = {}
+    for process, start, rows in segments:
+        known = names[process]
+        if isinstance(rows, tuple):
+            entries = [(m.depth, m.parent) for m in rows]
+        else:
+            key = (id(rows), len(known), process in shared)
+            if process not in shared and judged.get(key) == "ok":
+                continue
+            entries = list(zip(rows.depths, rows.parents))
+        for j, (depth, parent) in enumerate(entries):
+            if isinstance(depth, int) and depth > len(known):
+                return f"modules[{start + j}].depth: {depth} is deeper than the {len(known)} modules of its process"
+            if parent is not None and parent not in known:
+                return f"modules[{start + j}].parent: {parent!r} is not a module of process {process}"
+        if not isinstance(rows, tuple) and process not in shared:
+            judged[key] = "ok"
+    return None
+
 
 
 # ------------------------------------------------------------------ what a JSON schema cannot say

@@ -6,6 +6,7 @@ file still replaced atomically."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -79,3 +80,152 @@ def test_pieces_that_fail_half_way_leave_the_old_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
     sinks.emit(iter(["{", "}\n"]), str(out))
     assert out.read_text() == "{}\n"
+
+
+@pytest.fixture(scope="module")
+def saved(reports, tmp_path_factory):
+    """Each case's report as `imports -o` writes it."""
+    from profiler.render import get_renderer
+
+    folder = tmp_path_factory.mktemp("saved")
+    out = {}
+    for case, report in reports.items():
+        out[case] = folder / f"{case}.json"
+        out[case].write_text(get_renderer("json")(report))
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_saved_report_read_back_a_line_at_a_time(case, saved):
+    """Read back into the column form, a saved report is the report the whole-file reader made
+    of it, shows and exports the same bytes as before, and is written again byte for byte."""
+    from profiler.inputs import read_document
+    from profiler.model.import_tree import ImportsReport, ModuleColumns
+    from profiler.render import get_renderer
+    from profiler.render.console_imports import ImportsView, render_imports_table
+    from profiler.workflows.imports import load_report
+
+    path = saved[case]
+    back = load_report(str(path))
+    assert back == ImportsReport.from_dict(read_document(str(path), ["imports"]))
+    if back.processes > 1 and case.endswith(("_x5", "_x4", "pip_10")):
+        assert isinstance(back.modules, ModuleColumns)
+    g = GOLDEN[case]
+    assert digest(get_renderer("json")(back)) == g["show_json"] == g["json"]
+    assert path.read_text() == get_renderer("json")(back)
+    for fmt in ("speedscope", "chrome", "folded"):
+        assert digest(get_renderer(fmt)(back)) == g[f"show_{fmt}"], fmt
+    assert digest(render_imports_table(back, False, ImportsView())) == g["show_tree"]
+    assert digest(render_imports_table(back, False, ImportsView(min_ms=0.0))) == g["show_tree_min0"]
+    assert digest(render_imports_table(back, False, ImportsView(view="top", top=15))) == g["show_top"]
+    assert digest(render_imports_table(back, False, ImportsView(filter="email", min_ms=0.0))) == g["show_filter"]
+
+
+@pytest.mark.parametrize("pair", DIFFS, ids=["..".join(p) for p in DIFFS])
+def test_diff_of_reports_read_back(pair, saved):
+    from profiler.analysis.diff import diff_reports
+    from profiler.render import get_renderer
+    from profiler.render.console_imports import render_diff_table
+    from profiler.workflows.imports import load_report
+
+    a, b = pair
+    rep = replace(diff_reports(load_report(str(saved[a])), load_report(str(saved[b])), "old.json", "new.json"), machine={})
+    g = GOLDEN["diffs"]["..".join(pair)]
+    assert digest(get_renderer("json")(rep)) == g["json"]
+    assert digest(render_diff_table(rep, False)) == g["table"]
+
+
+# ------------------------------------------------------------------ the line reader vs the whole-file reader
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+VALUES = (-1, 0, 1, 7, 5.0, "x", None, True, [1], [None], 2**32 + 5, 2**53 + 1, 10**15, "")
+KEYS = ("name", "self_us", "cumulative_us", "parent", "depth", "process", "runs_seen", "self_us_runs", "cumulative_us_runs",
+        "self_us_spread", "in_all_runs", "exec_us", "extra_key")
+HEADER = (("runs", "x"), ("runs", 3), ("processes", -1), ("processes", None), ("total_us", None), ("warnings", [1]), ("target", "t"))
+
+
+def _written(doc: dict) -> str:
+    """`doc` laid out as importprof writes it (a record a line)."""
+    from profiler.model.document import document_json
+
+    keys = {k: ([] if k == "modules" else v) for k, v in doc.items() if v is not None or k not in ("processes", "total_us")}
+    return document_json(keys, {"modules": [json.dumps(m, ensure_ascii=False) for m in doc.get("modules", [])]})
+
+
+def _outcome(read, path):
+    from profiler.errors import BadInput
+
+    try:
+        return read(str(path))
+    except BadInput as exc:
+        return f"error: {exc}"
+
+
+_BASE: dict = {}
+
+
+def _base_doc(tmp_path_factory) -> dict:
+    if not _BASE:
+        from profiler.render import get_renderer
+
+        report = report_of("command_subprocesses_x5", tmp_path_factory.mktemp("base"))
+        doc = json.loads(get_renderer("json")(report))
+        doc["modules"] = [m for m in doc["modules"] if m["process"] < 4]
+        _BASE.update(doc)
+    return json.loads(json.dumps(_BASE))
+
+
+@settings(max_examples=int(os.environ.get("H6_EXAMPLES", "150")), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from(("set", "drop", "copy", "remove", "header", "rename")), st.integers(0, 10**6),
+                          st.sampled_from(KEYS), st.sampled_from(VALUES), st.sampled_from(HEADER)), max_size=3))
+def test_line_reader_reads_what_the_whole_file_reader_reads(tmp_path_factory, edits):
+    """Any saved report in importprof's layout, edited (a value of any type, a key dropped or
+    added, a record copied, removed or moved to another process, a header key changed): the
+    line reader gives the whole-file reader's report, or its very error line."""
+    from profiler.inputs import read_document
+    from profiler.model.import_tree import ImportsReport
+    from profiler.workflows.imports import load_report
+
+    doc = _base_doc(tmp_path_factory)
+    mods = doc["modules"]
+    for op, at, key, value, (hkey, hvalue) in edits:
+        i = at % len(mods) if mods else 0
+        if op == "set" and mods:
+            mods[i][key] = value
+        elif op == "drop" and mods:
+            mods[i].pop(key, None)
+        elif op == "copy" and mods:
+            mods.insert(at % (len(mods) + 1), dict(mods[i]))
+        elif op == "remove" and mods:
+            del mods[i]
+        elif op == "rename" and mods:
+            mods[i]["name"] = mods[(i * 7 + 3) % len(mods)]["name"] if key != "parent" else "nope"
+        elif op == "header":
+            doc[hkey] = hvalue
+    path = tmp_path_factory.getbasetemp() / "edited.json"
+    path.write_text(_written(doc))
+
+    def whole(p):
+        return ImportsReport.from_dict(read_document(p, ["imports"], "report"))
+
+    streamed, full = _outcome(load_report, path), _outcome(whole, path)
+    if isinstance(full, str) and full.startswith("error: ") and "not a valid importprof.imports/1 report (bad or missing" in full:
+        assert isinstance(streamed, str) and "bad or missing" in streamed
+    else:
+        assert streamed == full
+
+
+@pytest.mark.parametrize("case", ["command_subprocesses_x5", "repeated_headers_x4", "overlap_x3", "pip_10", "py314_cached_x3"])
+def test_why_chains_by_process_are_the_careful_ones(case, reports):
+    """import_chains of a report kept as columns (a layout's rows found once) equals the walk over
+    every record; for a module that is a row, one that is only a package of rows, and neither."""
+    from profiler.analysis.imports import import_chains
+    from profiler.model.import_tree import ModuleColumns
+
+    report = reports[case]
+    assert isinstance(report.modules, ModuleColumns)
+    careful = replace(report, modules=tuple(report.modules))
+    names = sorted({m.name for m in report.modules})
+    packages = sorted({n.rpartition(".")[0] for n in names if "." in n} - set(names))
+    for module in [*names[:: max(1, len(names) // 12)], *packages[:3], "nope"]:
+        assert import_chains(report, module) == import_chains(careful, module), module

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from profiler.model.import_tree import DiffReport, ImportsReport, ModuleChange
+from profiler.model.import_tree import DiffReport, ImportsReport, ModuleChange, ModuleRecord
 
 MIN_RUNS_FOR_SIGNIFICANCE = 3
 SPREAD_FACTOR = 3  # a change is significant beyond this many (old + new) spreads (MAD, µs)
@@ -41,35 +41,27 @@ def is_significant(old_us: int, new_us: int, old_runs: Sequence[int | None], new
 
 def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = None, new_path: str | None = None) -> DiffReport:
     """Modules are paired by identity (analysis.imports.identity_keys: process, name, and
-    whether the row loaded the module or only wrapped a dotted import), never by name alone."""
-    from profiler.analysis.imports import identity_keys
-
-    def index(r: ImportsReport):
-        return dict(zip(identity_keys(r.modules), r.modules))
-
-    a, b = index(old), index(new)
-
-    def only_in(x: dict, y: dict) -> tuple:
-        ms = (replace(m, extra={**m.extra, "wrapper": True}) if k[2] == "wrapper" else m for k, m in x.items() if k not in y)
-        return tuple(sorted(ms, key=lambda m: (-m.cumulative_us, m.name)))
-
-    added, removed = only_in(b, a), only_in(a, b)
-    wrappers = any(k[2] == "wrapper" for k in (*a, *b))
+    whether the row loaded the module or only wrapped a dotted import), never by name alone.
+    Process by process (_paired_by_process): two processes laid out alike (a harness's reports:
+    their ModuleColumns) are compared column by column, and only the rows that differ are made."""
     judge = old.runs >= MIN_RUNS_FOR_SIGNIFICANCE and new.runs >= MIN_RUNS_FOR_SIGNIFICANCE
+    paired = _paired_by_process(old.modules, new.modules)
+    if paired is None:
+        paired = _paired_by_rows(old.modules, new.modules)
+    added_rows, removed_rows, changed_rows, wrappers = paired
+    added = tuple(m for *_, m in sorted(added_rows, key=lambda x: x[:3]))
+    removed = tuple(m for *_, m in sorted(removed_rows, key=lambda x: x[:3]))
     changed = []
-    for k, mo in a.items():
-        mn = b.get(k)
-        if mn is None or (mo.self_us == mn.self_us and mo.cumulative_us == mn.cumulative_us):
-            continue
+    for _, mo, mn, wrapper in sorted(changed_rows, key=lambda x: x[0]):
         sig = None
         if judge:
             sig = is_significant(
                 mo.cumulative_us, mn.cumulative_us, mo.cumulative_us_runs, mn.cumulative_us_runs, mo.cumulative_us_spread, mn.cumulative_us_spread
             ) or is_significant(mo.self_us, mn.self_us, mo.self_us_runs, mn.self_us_runs, mo.self_us_spread, mn.self_us_spread)
         changed.append(
-            ModuleChange(mo.name, mo.process, mo.self_us, mn.self_us, mo.cumulative_us, mn.cumulative_us, sig, wrapper=k[2] == "wrapper")
+            ModuleChange(mo.name, mo.process, mo.self_us, mn.self_us, mo.cumulative_us, mn.cumulative_us, sig, wrapper=wrapper)
         )
-    changed.sort(key=lambda c: (-abs(c.delta_cumulative_us), -abs(c.delta_self_us), c.name))
+    changed.sort(key=lambda c: (-abs(c.delta_cumulative_us), -abs(c.delta_self_us), c.name))  # stable: in the old report's order
     delta = new.total_us - old.total_us
     totals = {
         "old_us": old.total_us,
@@ -103,6 +95,103 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
         totals=totals,
         notes=tuple(notes),
     )
+
+
+def _marked(m: ModuleRecord, wrapper: bool) -> ModuleRecord:
+    return replace(m, extra={**m.extra, "wrapper": True}) if wrapper else m
+
+
+def _paired_by_rows(old_modules: Sequence[ModuleRecord], new_modules: Sequence[ModuleRecord]):
+    """(added, removed, changed, any wrapper row): added and removed as ((-cumulative, name, row
+    in its report), record), changed as (row in the old report, old record, new record,
+    wrapper): every row of both reports keyed by its identity."""
+    from profiler.analysis.imports import identity_keys
+
+    a = dict(zip(identity_keys(old_modules), enumerate(old_modules)))
+    b = dict(zip(identity_keys(new_modules), enumerate(new_modules)))
+
+    def only_in(x: dict, y: dict) -> list:
+        return [((-m.cumulative_us, m.name, i), _marked(m, k[2] == "wrapper")) for k, (i, m) in x.items() if k not in y]
+
+    changed = []
+    for k, (i, mo) in a.items():
+        got = b.get(k)
+        if got is not None and (mo.self_us != got[1].self_us or mo.cumulative_us != got[1].cumulative_us):
+            changed.append((i, mo, got[1], k[2] == "wrapper"))
+    wrappers = any(k[2] == "wrapper" for k in (*a, *b))
+    return only_in(b, a), only_in(a, b), changed, wrappers
+
+
+def _identities(rows, block) -> list[tuple[str, str, int]]:
+    """(name, role, ordinal) of each row of one process (identity_keys without the process):
+    worked out once per layout for the processes laid out alike."""
+    from profiler.analysis.imports import identity_keys
+
+    if block is not None:
+        known = block.layout.memo.get("identity")
+        if known is None:
+            known = block.layout.memo["identity"] = [k[1:] for k in identity_keys([block.record(i) for i in range(len(block.self_us))])]
+        return known
+    return [k[1:] for k in identity_keys(rows)]
+
+
+def _paired_by_process(old_modules: Sequence[ModuleRecord], new_modules: Sequence[ModuleRecord]):
+    """_paired_by_rows process by process (identities never pair across processes), or None when
+    a process comes in more than one place in a report (its ordinals run across them)."""
+    from profiler.analysis.imports import _process_segments
+
+    def segments(modules):
+        out, start = {}, 0
+        for process, depths, _, record, block in _process_segments(modules):
+            if process in out:
+                return None
+            rows = None if block is not None else [record(i) for i in range(len(depths))]
+            out[process] = (start, rows, block)
+            start += len(depths)
+        return out
+
+    a, b = segments(old_modules), segments(new_modules)
+    if a is None or b is None:
+        return None
+    added, removed, changed = [], [], []
+    wrappers = False
+
+    def rows_of(seg):
+        start, rows, block = seg
+        return rows if rows is not None else [block.record(i) for i in range(len(block.self_us))]
+
+    for process, (start, rows, block) in a.items():
+        ka = _identities(rows, block)
+        wrappers = wrappers or any(k[1] == "wrapper" for k in ka)
+        other = b.get(process)
+        if other is None:
+            removed.extend(((-m.cumulative_us, m.name, start + i), _marked(m, k[1] == "wrapper")) for i, (k, m) in enumerate(zip(ka, rows_of(a[process]))))
+            continue
+        bstart, brows, bblock = other
+        kb = _identities(brows, bblock)
+        if block is not None and bblock is not None and ka == kb:  # laid out alike: row i pairs with row i
+            if block.self_us == bblock.self_us and block.cumulative_us == bblock.cumulative_us:
+                continue
+            sa, ca, sb, cb = block.self_us, block.cumulative_us, bblock.self_us, bblock.cumulative_us
+            for i in range(len(sa)):
+                if sa[i] != sb[i] or ca[i] != cb[i]:
+                    changed.append((start + i, block.record(i), bblock.record(i), ka[i][1] == "wrapper"))
+            continue
+        ra, rb = rows_of(a[process]), rows_of(other)
+        ia, ib = dict(zip(ka, range(len(ka)))), dict(zip(kb, range(len(kb))))
+        for k, i in ia.items():
+            j = ib.get(k)
+            if j is None:
+                removed.append(((-ra[i].cumulative_us, ra[i].name, start + i), _marked(ra[i], k[1] == "wrapper")))
+            elif ra[i].self_us != rb[j].self_us or ra[i].cumulative_us != rb[j].cumulative_us:
+                changed.append((start + i, ra[i], rb[j], k[1] == "wrapper"))
+        added.extend(((-rb[j].cumulative_us, rb[j].name, bstart + j), _marked(rb[j], k[1] == "wrapper")) for k, j in ib.items() if k not in ia)
+    for process, seg in b.items():
+        kb = _identities(seg[1], seg[2])
+        wrappers = wrappers or any(k[1] == "wrapper" for k in kb)
+        if process not in a:
+            added.extend(((-m.cumulative_us, m.name, seg[0] + j), _marked(m, k[1] == "wrapper")) for j, (k, m) in enumerate(zip(kb, rows_of(seg))))
+    return added, removed, changed, wrappers
 
 
 def gate_failures(report: DiffReport, fail_over_ms: float | None, fail_over_pct: float | None,

@@ -1077,6 +1077,10 @@ def import_chains(report: ImportsReport, module: str) -> tuple[WhyChain, ...]:
     per process), or, when MODULE itself was never a row, to the first of its submodules in
     each process. Each hop carries the module record's `extra`."""
     modules = report.modules
+    if isinstance(modules, ModuleColumns):
+        chains = _chains_by_process(modules, module)
+        if chains is not None:
+            return chains
     parents = parent_indices(modules)
     targets = [i for i, m in enumerate(modules) if m.name == module]
     if not targets:
@@ -1156,6 +1160,46 @@ def startup_names(modules: Sequence[ModuleRecord], process: int = 0) -> frozense
             in_site = m.name == "site"
         names.append(m.name)
     return frozenset(names) if in_site else frozenset()
+
+
+def _chains_by_process(modules: ModuleColumns, module: str) -> tuple[WhyChain, ...] | None:
+    """import_chains of a ModuleColumns process by process: a layout's rows of MODULE (or of its
+    first submodule) and their parents found once for every process laid out alike, the hops
+    made only for the chains. None when a process comes in more than one place."""
+    segments = list(_process_segments(modules))
+    if len({seg[0] for seg in segments}) != len(segments):
+        return None
+    found: dict = {}  # layout → (rows named MODULE, the first submodule row, parent rows)
+
+    def rows_of(names, depths):
+        exact = [j for j, name in enumerate(names) if name == module]
+        first = None
+        for j, name in enumerate(names):
+            if name.startswith(module + ".") and (first is None or depths[j] < depths[first]):
+                first = j
+        return exact, first, _parent_rows(depths)
+
+    per = []
+    for process, depths, _, record, block in segments:
+        if block is not None:
+            known = found.get(block.layout)
+            if known is None:
+                known = found[block.layout] = rows_of(block.layout.names, depths)
+        else:
+            known = rows_of([record(j).name for j in range(len(depths))], depths)
+        per.append((process, record, known))
+    anywhere = any(known[0] for _, _, known in per)
+    chains = []
+    for process, record, (exact, first, parents) in per:
+        for t in (exact if anywhere else ([first] if first is not None else [])):
+            hops = []
+            j: int | None = t
+            while j is not None:
+                m = record(j)
+                hops.append(WhyHop(m.name, m.self_us, m.cumulative_us, m.depth, dict(m.extra)))
+                j = parents[j]
+            chains.append(WhyChain(process, tuple(reversed(hops))))
+    return tuple(chains)
 
 
 def every_import_chain(report: ImportsReport, module: str, importers: Sequence[str]) -> tuple[WhyChain, ...]:
