@@ -35,7 +35,12 @@ def hook_cache_dir() -> str | None:
         os.makedirs(path, exist_ok=True)
     except OSError:
         return None
-    return path if os.access(path, os.W_OK) else None
+    if not os.access(path, os.W_OK):
+        return None
+    from profiler.cachelock import remove_dead_temporaries
+
+    remove_dead_temporaries(path)  # what runs killed mid-write left (NAME.PID.tmp; at most once a day)
+    return path
 
 
 def lazy_flags(python_version: str, lazy: bool) -> list[str]:
