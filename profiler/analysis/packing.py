@@ -158,6 +158,12 @@ def plan_pack(records: Iterable[LoadedModule], units: Sequence[Unit]) -> PackPla
     by_path = {m.path: m.name for m in modules.values() if m.path}
     served: list[str] = []
     listed = {u.name for u in unpacked}
+    for r in records:
+        # a module of a packed unit that the interpreter itself serves (3.11+ freezes
+        # importlib.util and importlib.machinery, whose package is a file): left to it, as
+        # PyOxidizer leaves frozen modules to FrozenImporter (deep-frozen code, nothing to unmarshal)
+        if r.name in modules and not r.alias_of and (r.loader or "") in ("BuiltinImporter", "FrozenImporter"):
+            del modules[r.name]
     for r in sorted(records, key=lambda r: r.name):
         name, loader, origin = r.name, r.loader or "", r.origin or ""
         if name.startswith(_SKIP_PREFIXES) or name in modules or name in listed:
