@@ -95,7 +95,9 @@ def _cell(report, variant: str) -> tuple[str, bool, float | None]:
         return f"{what}: {(result.error or '')[:60]}", False, None
     row = _row(report, variant)
     ratio = (1.0 / row.speedup_vs_no_site_cpu) if row.speedup_vs_no_site_cpu else None
-    origin = "" if row.packed_modules is None or variant not in ("filesystem", "in-memory", "frozen") else \
+    from profiler.model.build_variant import is_packing
+
+    origin = "" if row.packed_modules is None or not is_packing(variant) else \
         f" ({row.packed_modules}/{row.fallback_modules})"
     return f"ok {ratio:.2f}x{origin}" if ratio else f"ok{origin}", True, ratio
 

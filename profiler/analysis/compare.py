@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from profiler.analysis.statistics import mean, stddev
+from profiler.model.build_variant import NO_SITE, REFERENCE
 from profiler.model.compare import SyscallCount, VariantRow
 from profiler.model.measurement import TimingResult
 
@@ -16,7 +17,7 @@ def cpu_times(r: TimingResult) -> list[float] | None:
 
 
 def compare_rows(results: Sequence[TimingResult], syscalls: Sequence[SyscallCount] = (),
-                 reference: str = "traditional", no_site: str = "no-site",
+                 reference: str = REFERENCE, no_site: str = NO_SITE,
                  origins: Mapping[str, tuple[int | None, int | None]] | None = None) -> list[VariantRow]:
     """`origins`: per variant, (modules from its pack, modules from the fallback path finder)."""
     by = {r.variant: r for r in results if not r.failed}

@@ -195,16 +195,6 @@ def without(plan: PackPlan, failed: Sequence[tuple[str, str]]) -> PackPlan:
                     plan.served, plan.data, plan.units)
 
 
-# the variants of `build` and `compare`, in their canonical order (their needs are
-# model/interpreter.py: VARIANT_NEEDS)
-VARIANTS = ("traditional", "no-site", "oxidized", "filesystem", "in-memory", "frozen", "lazy", "lazy+in-memory")
-# built only when named (--variant): lazy loading may change what a program prints, which
-# `importprof lazy` checks and bisects; here the variants must print what traditional prints
-ON_REQUEST = ("lazy", "lazy+in-memory")
-OXIDIZED = ("oxidized", "filesystem", "in-memory", "lazy+in-memory")
-PACKING = ("filesystem", "in-memory", "frozen", "lazy+in-memory")
-
-
 def default_name(target: Target) -> str:
     if target.kind == "script":
         stem = os.path.splitext(os.path.basename(target.value))[0]

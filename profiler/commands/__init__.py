@@ -144,12 +144,12 @@ def _options_of(cmd, ctx) -> tuple:
         choices = tuple(getattr(getattr(p.type, "func", None), "choices", ()))
         comma = False
         if p.name == "variant":  # NAME[,NAME...]: the interpreter's variants, or build/compare's
-            from profiler.model.interpreter import VARIANT_NEEDS
+            from profiler.model.build_variant import BUILD_VARIANT_NAMES
             from profiler.model.variant import BUILTIN_VARIANTS
 
             choices, comma = tuple(BUILTIN_VARIANTS), True
             if "traditional" in (p.help or ""):
-                choices = ("traditional", "no-site", *(n for n in VARIANT_NEEDS if n not in BUILTIN_VARIANTS and n != "traditional"))
+                choices = BUILD_VARIANT_NAMES
         takes_value = not (getattr(p, "is_flag", False) or getattr(p, "count", False))
         out.append(Option(names, takes_value, choices, p.help or "", comma))
     helper = cmd.get_help_option(ctx)

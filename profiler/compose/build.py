@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from profiler.errors import TargetFailed, UsageError
 from profiler.model.packing import BuildReport, BuiltVariant
 from profiler.model.target import Target
-from profiler.analysis.packing import ON_REQUEST, OXIDIZED, PACKING, VARIANTS, default_name
+from profiler.analysis.packing import default_name
+from profiler.model.build_variant import BUILD_VARIANT_NAMES, BUILD_VARIANTS, REFERENCE, BuildVariant
 from profiler.workflows.targets import watched_files
 from profiler.runcontext import RunContext, given
 
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 VARIANT_FILE = "variant.json"
 # every name a build writes into its folder: in a folder of the user's (--force) these must be
 # absent or importprof's own, and nothing else in it is touched
-BUILD_ENTRIES = (*VARIANTS, "build.json")  # the packed sets (in-memory, filesystem) are variants too
+BUILD_ENTRIES = (*BUILD_VARIANT_NAMES, "build.json")  # the packed sets (in-memory, filesystem) are variants too
 
 
 @dataclass
@@ -77,26 +78,26 @@ def select_variants(interp, requested: Sequence[str] | None) -> tuple[list[str],
     canonical order, and one line per default variant this interpreter cannot have.
     Named explicitly, an unavailable variant is refused (one line, exit 2); `traditional` is
     always built: it is every comparison's reference and the output the others must match."""
-    from profiler.model.interpreter import VARIANT_NEEDS, require, why_not_needs
+    from profiler.model.interpreter import require, why_not_needs
 
     names: list[str] = []
     for item in requested or ():
         names += [n.strip() for n in item.split(",") if n.strip()]
     for n in names:
-        if n not in VARIANTS:
-            raise UsageError(f"unknown variant {n!r} for build/compare (known: {', '.join(VARIANTS)})")
-    require(interp, "traditional", for_what="build/compare")
+        if n not in BUILD_VARIANTS:
+            raise UsageError(f"unknown variant {n!r} for build/compare (known: {', '.join(BUILD_VARIANT_NAMES)})")
+    require(interp, REFERENCE, for_what="build/compare")
     skipped: list[str] = []
     if names:
         for n in names:
             require(interp, n)
-        chosen = [v for v in VARIANTS if v in names or v == "traditional"]
+        chosen = [v for v in BUILD_VARIANT_NAMES if v in names or v == REFERENCE]
     else:
         chosen = []
-        for v in VARIANTS:
-            if v in ON_REQUEST:
+        for v, spec in BUILD_VARIANTS.items():
+            if spec.on_request:
                 continue
-            reason = why_not_needs(interp, VARIANT_NEEDS[v])
+            reason = why_not_needs(interp, spec.needs)
             if reason is None:
                 chosen.append(v)
             else:
@@ -122,7 +123,7 @@ def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], N
     target = _absolute(target)
     out_dir = os.path.abspath(out_dir)
     existed = claim_output_folder(out_dir, option, force=force, entries=BUILD_ENTRIES)
-    for v in VARIANTS:
+    for v in BUILD_VARIANT_NAMES:
         clear_dir(os.path.join(out_dir, v))
     before = set(os.listdir(out_dir))
     try:
@@ -145,7 +146,7 @@ def _failed(name: str, folder: str, argv, env, error: str, hint: str) -> BuiltVa
 
 def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info, context: RunContext | None = None) -> tuple[list[BuiltVariant], Built]:
     from profiler.analysis.packing import plan_pack
-    from profiler.capture.oxidized import install_launcher, no_site_sys_path, scan_units, write_json
+    from profiler.capture.oxidized import no_site_sys_path, scan_units, write_json
     from profiler.errors import ImportprofError
     from profiler.analysis.no_site import extra_paths
     from profiler.workflows.pack import discover, pack_target, stdlib_entries
@@ -160,13 +161,13 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info,
         restore_files(originals)
     plan = plan_pack(records, scan_units(records, sys_path, stdlib_entries(interp)))
     packed, pack_error = None, None
-    if any(v in OXIDIZED for v in chosen):
+    if any(BUILD_VARIANTS[v].oxidized for v in chosen):
         try:
             packed = pack_target(interp, target, out_dir, info=info, discovered=(records, sys_path), plan=plan, context=context)
         except ImportprofError as exc:  # the other variants are still built and measured
             pack_error = exc
     frozen, frozen_error = None, None
-    if "frozen" in chosen:
+    if any(BUILD_VARIANTS[v].builder == "frozen" for v in chosen):
         from profiler.workflows.frozen import build_frozen
 
         try:
@@ -179,14 +180,13 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info,
     # that -S skips): its folder, so that the variants without site find it on the path
     extra += [u.root for u in plan.units if u.root not in sys_path and u.root not in extra]
     env = (("PYTHONPATH", os.pathsep.join(extra)),) if extra else ()
-    home = {"home": interp.base_prefix}
-    origin = FINDER_ORIGIN
+    made = _Made(interp, target, out_dir, env, tuple(target.python_argv()), packed, frozen)
     built: list[BuiltVariant] = []
-    argv_tail = tuple(target.python_argv())
     for v in chosen:
+        spec = BUILD_VARIANTS[v]
         folder = os.path.join(out_dir, v)
         os.makedirs(folder, exist_ok=True)
-        if v in OXIDIZED and packed is None:
+        if spec.oxidized and packed is None:
             from profiler.errors import ToolMissing
 
             # no cargo (an installed wheel on a machine without Rust): the launcher cannot be
@@ -196,35 +196,12 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info,
                     "see the error; `importprof pack -o DIR TARGET` runs the packing alone")
             built.append(_failed(v, folder, (), env, f"packing failed: {pack_error}", hint))
             continue
-        if v == "frozen" and frozen is None:
+        if spec.builder == "frozen" and frozen is None:
             built.append(_failed(v, folder, (), env, f"building the frozen executable failed: {frozen_error}",
                                  "install the interpreter's headers and a C compiler (see `importprof pythons`)"))
             continue
-        if v == "traditional":
-            argv, venv = (interp.path, *argv_tail), ()
-        elif v == "no-site":
-            argv, venv = (interp.path, "-S", *argv_tail), env
-        elif v == "frozen":  # no site, as no-site and the launcher variants (PyOxidizer's default)
-            argv, venv = (frozen.executable, "-S", *argv_tail), env
-        elif v == "lazy":  # traditional, every import deferred to first use (importprof lazy's finder)
-            from profiler.capture.lazy import lazy_argv
-
-            argv, venv = tuple(lazy_argv(interp.path, interp.version, (), target)), ()
-        elif v == "lazy+in-memory":  # the two fixes stacked: the lazy finder above the in-memory one
-            from profiler.capture.lazy import lazy_argv
-
-            for part in ("packed-resources", "lib"):  # in-memory's own pack and extension modules
-                if os.path.exists(os.path.join(out_dir, "in-memory", part)):
-                    os.symlink(os.path.join("..", "in-memory", part), os.path.join(folder, part))
-            exe = install_launcher(packed.launcher, folder, {**home, "resources": "packed-resources", **origin})
-            argv, venv = (exe, *lazy_argv(interp.path, interp.version, ("-S",), target)[1:]), env
-        else:
-            cfg = dict(home)
-            if v in ("filesystem", "in-memory"):
-                cfg.update({"resources": "packed-resources", **origin})
-            exe = install_launcher(packed.launcher, folder, cfg)
-            argv, venv = (exe, *argv_tail), env
-        built.append(BuiltVariant(v, folder, tuple(argv), tuple(venv)))
+        argv = BUILDERS[spec.builder](spec, folder, made)
+        built.append(BuiltVariant(v, folder, tuple(argv), () if spec.site else env))
     built = check_behaviour(built, target, frozen_modules=frozen.modules if frozen else (), plan=plan, context=context)
     for bv in built:
         if os.path.isdir(bv.path):
@@ -237,6 +214,76 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info,
 # package's real folder reaches that package's data (bootstrap/oxidized_packer.py registers it
 # under the folder's name)
 FINDER_ORIGIN = {"origin": "/"}
+
+
+@dataclass(frozen=True)
+class _Made:
+    """What every variant's builder may use: the interpreter and target, the build folder, the
+    environment of the variants without site (PYTHONPATH: site's paths), the target's own argv,
+    the pack (oxidized variants) and the frozen executable."""
+
+    interp: object
+    target: Target
+    out_dir: str
+    env: tuple
+    argv_tail: tuple[str, ...]
+    packed: object | None
+    frozen: object | None
+
+
+def _python_argv(spec: BuildVariant, folder: str, made: _Made) -> tuple[str, ...]:
+    """The interpreter itself (traditional; no-site with -S)."""
+    return (made.interp.path, *spec.flags, *made.argv_tail)
+
+
+def _launcher(spec: BuildVariant, folder: str, made: _Made) -> str:
+    """importprof's oxidized launcher copied into `folder`, configured for the variant's pack
+    (none: the standard path importer). A pack of another variant's folder (lazy+in-memory
+    uses in-memory's) is linked in, with its extension modules."""
+    from profiler.capture.oxidized import install_launcher
+
+    cfg = {"home": made.interp.base_prefix}
+    if spec.resources:
+        if spec.resources != spec.name:
+            for part in ("packed-resources", "lib"):
+                if os.path.exists(os.path.join(made.out_dir, spec.resources, part)):
+                    os.symlink(os.path.join("..", spec.resources, part), os.path.join(folder, part))
+        cfg.update({"resources": "packed-resources", **FINDER_ORIGIN})
+    return install_launcher(made.packed.launcher, folder, cfg)
+
+
+def _launcher_argv(spec: BuildVariant, folder: str, made: _Made) -> tuple[str, ...]:
+    return (_launcher(spec, folder, made), *made.argv_tail)
+
+
+def _frozen_argv(spec: BuildVariant, folder: str, made: _Made) -> tuple[str, ...]:
+    """importprof's frozen C launcher; no site, as no-site and the launcher variants (PyOxidizer's default)."""
+    return (made.frozen.executable, *spec.flags, *made.argv_tail)
+
+
+def _lazy_argv(spec: BuildVariant, folder: str, made: _Made) -> tuple[str, ...]:
+    """traditional, every import deferred to first use (importprof lazy's finder)."""
+    from profiler.capture.lazy import lazy_argv
+
+    return tuple(lazy_argv(made.interp.path, made.interp.version, spec.flags, made.target))
+
+
+def _lazy_launcher_argv(spec: BuildVariant, folder: str, made: _Made) -> tuple[str, ...]:
+    """The two fixes stacked: the lazy finder above the in-memory launcher's."""
+    from profiler.capture.lazy import lazy_argv
+
+    exe = _launcher(spec, folder, made)
+    return (exe, *lazy_argv(made.interp.path, made.interp.version, spec.flags, made.target)[1:])
+
+
+# how each kind of build variant is made (model/build_variant.py: BuildVariant.builder): its argv
+BUILDERS: dict[str, Callable[[BuildVariant, str, _Made], tuple[str, ...]]] = {
+    "python": _python_argv,
+    "launcher": _launcher_argv,
+    "frozen": _frozen_argv,
+    "lazy": _lazy_argv,
+    "lazy+launcher": _lazy_launcher_argv,
+}
 
 
 # where a module came from in a check run: the variant's own pack, or the ordinary path finder
@@ -296,7 +343,8 @@ def check_behaviour(variants: Sequence[BuiltVariant], target: Target, frozen_mod
                 done.append(replace(bv, failed=True, error=error + (f"; {why}" if why else ""),
                                     hint=f"run it to see: {' '.join(bv.argv)} (variant.json has its env)"))
                 continue
-        done.append(_with_counts(bv, target, frozen_set if bv.name == "frozen" else set(), originals, context=context))
+        done.append(_with_counts(bv, target, frozen_set if BUILD_VARIANTS[bv.name].builder == "frozen" else set(), originals,
+                                 context=context))
     return done
 
 
@@ -305,7 +353,7 @@ def by_design(bv: BuiltVariant, rewritten: Sequence[str], packed_files: dict, st
     a bug: the program rewrote a packed module's file (a pack serves the code of build time), or
     it reached a file through an extension module's `__file__`, which is its copy beside the
     launcher, outside what was copied there."""
-    if bv.name not in PACKING:
+    if not BUILD_VARIANTS[bv.name].packing:
         return None
     if rewritten:
         shown = ", ".join(f"{packed_files[p]} ({p})" for p in rewritten[:3])
@@ -345,13 +393,14 @@ def _difference(ref, name: str, seen, watched) -> str | None:
 def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals, context: RunContext | None = None) -> BuiltVariant:
     """The variant's run again under importprof's module recorder (bootstrap/launch.py with the
     oxidized_modules hook, site as the variant has it): where each module came from."""
-    if bv.name in ("lazy", "lazy+in-memory"):  # already wrapped by the lazy launcher
+    spec = BUILD_VARIANTS[bv.name]
+    if spec.lazy:  # already wrapped by the lazy launcher
         return bv
     from profiler.capture.bootstrap import bootstrap_argv
     from profiler.capture.oxidized import loaded_modules, restore_files
     from profiler.errors import ImportprofError
 
-    site = bv.name == "traditional"
+    site = spec.site
     argv = bootstrap_argv(bv.argv[0], [] if site else ["-S"], target, ["oxidized_modules"], {})
     try:
         records, _, _ = loaded_modules(argv, dict(bv.env) or None, what=bv.name, any_exit=True, context=context)
@@ -401,7 +450,7 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
     )
     write_json(os.path.join(out_dir, "build.json"), report.to_dict())
     failed = [v for v in variants if v.failed]
-    if failed and len(failed) == len(variants) - 1 and variants[0].name == "traditional":
+    if failed and len(failed) == len(variants) - 1 and variants[0].name == REFERENCE:
         raise TargetFailed(f"every variant but traditional failed (the report is {os.path.join(out_dir, 'build.json')})",
                            detail="\n".join(f"{v.name}: {v.error}" for v in failed))
     return report

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from profiler.errors import BadInput, Interrupted, ToolFailed, ToolMissing, UsageError
+from profiler.model.build_variant import REFERENCE
 from profiler.model.compare import CompareReport
 from profiler.model.measurement import CommandSpec
 from profiler.model.target import Target
@@ -146,9 +147,9 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
 def module_origin_warning(bv) -> str | None:
     """A packing variant that loaded most of its modules through the path finder behind its
     pack does not measure what its name says: one line that says so."""
-    from profiler.analysis.packing import PACKING
+    from profiler.model.build_variant import is_packing
 
-    if bv.name not in PACKING or bv.failed or bv.packed_modules is None or not bv.fallback_modules:
+    if not is_packing(bv.name) or bv.failed or bv.packed_modules is None or not bv.fallback_modules:
         return None
     if bv.fallback_modules <= bv.packed_modules:
         return None
@@ -222,7 +223,7 @@ def _compare_built(opts, progress, warn, info, plan, unavailable, note, hold, co
     mostly_disk = [msg for msg in (module_origin_warning(bv) for bv in built) if msg]
     for msg in mostly_disk:
         note(msg)
-    traditional = next((bv for bv in built if bv.name == "traditional"), None)
+    traditional = next((bv for bv in built if bv.name == REFERENCE), None)
     if traditional is not None and traditional.exit_code:
         from dataclasses import replace as _replace
 
@@ -238,12 +239,12 @@ def _compare_built(opts, progress, warn, info, plan, unavailable, note, hold, co
             warnings=(*unavailable, *m.warnings, *skipped), notes=NOTES, machine=m.machine,
         )
 
-    if not_built and all(s.variant == "traditional" for s in specs):  # nothing left to compare with the reference
+    if not_built and all(s.variant == REFERENCE for s in specs):  # nothing left to compare with the reference
         from profiler.errors import TargetFailed
 
         raise TargetFailed("every variant but traditional failed", detail="\n".join(f"{bv.name}: {bv.error}" for _, bv in not_built))
     try:
-        m = measure(specs, plan, reference="traditional", progress=progress, warn=warn, context=context)
+        m = measure(specs, plan, reference=REFERENCE, progress=progress, warn=warn, context=context)
     except Interrupted as exc:  # Ctrl-C: the table of the runs measured so far
         raise exc.showing(report_of) from None
     failed = {r.key for r in m.results if r.failed}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from profiler.errors import BadInput
 from profiler.model.document import Document, Record, derived, saved
+from profiler.model.build_variant import BUILD_VARIANTS
 from profiler.model.variant import BUILTIN_VARIANTS
 
 
@@ -83,17 +84,11 @@ COMMAND_NEEDS: dict[str, tuple[str, ...]] = {
     "compare": ("hooks",),
 }
 
-# what a variant needs: the interpreter variants declare it themselves (model/variant.py),
-# compare/build's variants by their builder
+# what a variant needs: the interpreter variants declare it themselves (model/variant.py), and
+# so do compare/build's (model/build_variant.py; `no-site`, a name of both, is the interpreter's)
 VARIANT_NEEDS: dict[str, tuple[str, ...]] = {
     **{name: v.needs for name, v in BUILTIN_VARIANTS.items()},
-    "traditional": ("hooks",),
-    "oxidized": ("hooks", "oxidized"),
-    "filesystem": ("hooks", "oxidized"),
-    "in-memory": ("hooks", "oxidized"),
-    "frozen": ("hooks", "frozen"),
-    "lazy": ("hooks", "lazy_hooks"),
-    "lazy+in-memory": ("hooks", "lazy_hooks", "oxidized"),
+    **{name: v.needs for name, v in BUILD_VARIANTS.items() if name not in BUILTIN_VARIANTS},
 }
 
 

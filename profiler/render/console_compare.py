@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from profiler.model.build_variant import NO_SITE, is_packing
 from profiler.render.console import new_table, render_tables
 from profiler.render.text import path_cell, shown_target
 from profiler.render.units import RATIO_CONVENTION, fmt_bytes, fmt_count, fmt_failed, fmt_ratio, fmt_seconds
@@ -17,7 +18,7 @@ def _vs_no_site(row) -> str:
     """The row's wall time against no-site's, as a TIME ratio (the convention of every table).
     The JSON keeps PyOxidizer's `speedup_vs_no_site` (no-site's mean / this mean, a speed
     ratio), so the time ratio is its inverse."""
-    if row.variant == "no-site":
+    if row.variant == NO_SITE:
         return fmt_ratio(1.0, reference=True)
     if not row.speedup_vs_no_site:
         return "n/a"
@@ -30,7 +31,7 @@ def _origin(row) -> str:
     if row.packed_modules is None:
         return "n/a"
     text = f"{fmt_count(row.packed_modules)} / {fmt_count(row.fallback_modules)}"
-    if row.variant in ("filesystem", "in-memory", "frozen", "lazy+in-memory") and (row.fallback_modules or 0) > row.packed_modules:
+    if is_packing(row.variant) and (row.fallback_modules or 0) > row.packed_modules:
         text += " (mostly disk)"
     return text
 

@@ -14,7 +14,8 @@ from typing import Callable
 from profiler.errors import ToolMissing, UsageError
 from profiler.model.packing import BuiltVariant, PyOxidizerReport
 from profiler.model.target import Target
-from profiler.analysis.packing import VARIANTS, default_name
+from profiler.analysis.packing import default_name
+from profiler.model.build_variant import BUILD_VARIANT_NAMES
 from profiler.runcontext import RunContext
 
 
@@ -25,7 +26,7 @@ class PyOxidizerOptions:
     out_dir: str | None = None
     force: bool = False  # --force: build into a folder importprof did not make (its own files only)
     distribution: str | None = None
-    variants: tuple[str, ...] = VARIANTS
+    variants: tuple[str, ...] = BUILD_VARIANT_NAMES
 
 
 def _sha256(path: str) -> str:
