@@ -26,10 +26,12 @@ DOCS = REPO / "docs"
 # every page whose command lines are parsed and run: the front door, then the site's pages
 PAGES = [README, *sorted(DOCS.rglob("*.md"))]
 # the pages run by tests/test_docs_commands.py, on the other worker; every other page is run
-# here. Each half took about 5 minutes of wall time on 2 busy cores (2026-11-28; CPU about 90 s
-# each): the lazy, doctor and report pages there, check (its valgrind counts) and the rest here
+# here. Each half took about 5 minutes of wall time on 2 cores at load 7 (2026-11-28; 10.5 min
+# for both in one process): the lazy, doctor, report and home pages there, check (its valgrind
+# counts: 170 s) and the rest here
 SECOND_WORKER = {"docs/commands/lazy.md", "docs/commands/lazy-apply.md", "docs/commands/doctor.md",
-                 "docs/commands/report.md", "docs/commands/site.md", "docs/commands/pythons.md"}
+                 "docs/commands/report.md", "docs/commands/site.md", "docs/commands/pythons.md",
+                 "docs/index.md"}
 # what a command line may be preceded by in the README, and the variables it may use
 SLOW = {"compare", "build", "pack"}  # they build launchers: their own tests run them
 OWN_TEST = {"bisect"}  # needs a git history: tests/test_bisect.py runs the page's line in one
