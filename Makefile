@@ -16,7 +16,7 @@ test: setup       ## the whole suite (real interpreters, hyperfine, strace, buil
 	$(PY) -m pytest -q -n auto --dist loadfile
 
 test-fast:        ## unit tests only (no set-up): parsers, statistics, renderers on fixtures; no process started
-	IMPORTPROF_TEST_FAST=1 $(PY) -m pytest -q -m "not slow"
+	IMPORTPROF_TEST_FAST=1 $(PY) -m pytest -q -m "not slow" -n auto
 
 bench: setup      ## benchmarks print ratios measured side by side (not tests)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -137,6 +137,12 @@ def _no_process_in_fast_tests(request, monkeypatch):
     monkeypatch.setattr(os, "fork", refuse)
 
 
+def examples(n: int) -> int:
+    """A property test's number of examples: all of them in `make test`, a tenth (at least 10) in
+    the quick lane (`make test-fast`, IMPORTPROF_TEST_FAST=1), which every edit runs."""
+    return max(10, n // 10) if os.environ.get("IMPORTPROF_TEST_FAST") else n
+
+
 def write_tree(root: Path, files: dict) -> Path:
     """A small project on disk: {relative path: text}; folders made as needed. Returns root."""
     for rel, text in files.items():

@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import assert_one_line_error
+from conftest import assert_one_line_error, examples
 from profiler.analysis.diff import diff_reports, gate_failures
 from profiler.parse.importtime import parse_importtime
 from profiler.workflows.imports import report_from_logs
@@ -35,7 +35,7 @@ def test_diff_of_a_report_with_itself_is_empty_and_passes_any_gate(fixtures):
     assert gate_failures(d, 0, 0) == []
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 3)), min_size=1, max_size=30), st.integers(1, 5))
 def test_diff_with_itself_is_empty_property(rows, runs):
     lines = [HEADER] + [row(s, s, 0, f"m{i}") for i, (s, _) in enumerate(rows)]
@@ -175,7 +175,7 @@ def preorders(draw):
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(preorders(), min_size=1, max_size=3), st.integers(1, 4))
 def test_diff_of_any_tree_with_itself_is_empty(processes, runs):
     """Property (with repeated names, wrappers and re-imports): diff(a, a) is empty."""

@@ -24,6 +24,7 @@ from profiler.model.import_tree import ImportsReport
 from profiler.parse.importtime import parse_importtime
 from profiler.render import get_renderer
 from profiler.workflows.imports import report_from_logs
+from conftest import examples
 
 HEADER = "import time: self [us] | cumulative | imported package\n"
 SCHEMA = Path(__file__).resolve().parent / "js" / "node_modules" / "speedscope" / "dist" / "release" / "file-format-schema.json"
@@ -260,7 +261,7 @@ def _log(preorder, values, slack):
     return HEADER + "".join(rows)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(_preorder(), min_size=1, max_size=3), st.data())
 def test_column_aggregation_equals_tree_aggregation_property(shapes, data):
     runs = data.draw(st.integers(1, 5))
@@ -299,7 +300,7 @@ _LINE = st.sampled_from([
 ])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_LINE, max_size=14), st.booleans())
 def test_whole_text_parse_equals_line_by_line_on_any_mix(lines, newline_at_end):
     text = "\n".join(lines) + ("\n" if newline_at_end and lines else "")
@@ -362,7 +363,7 @@ def test_streamed_log_of_many_real_runs(fixtures, tmp_path):
     assert got[4] == 60 and len(got[0]) == 60 * 1535
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(_LINE, max_size=14), st.booleans(), st.integers(1, 80))
 def test_streamed_processes_equal_the_whole_text_parse_in_any_pieces(lines, newline_at_end, size):
     """iter_clean_processes over the text cut in pieces of any size: the whole-text parse's
@@ -430,7 +431,7 @@ def test_streamed_log_in_pieces_of_any_size_equals_the_whole_log(fixtures):
             assert (*clean, 1) == want
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(_LINE, max_size=14), st.booleans(), st.integers(1, 40))
 def test_careful_reader_in_pieces_equals_the_whole_text(lines, newline_at_end, size):
     """iter_log_processes over the text cut in pieces of any size: parse_importtime_lines'
@@ -565,7 +566,7 @@ def test_each_header_a_run_past_four_byte_samples(fixtures, tmp_path, name):
     assert {m.self_us_runs._a.typecode for m in got[0]} == {"q"}  # widened: every sample 8 bytes
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(_preorder(), min_size=1, max_size=3), st.data())
 def test_processes_kept_as_columns_view_as_their_records_property(shapes, data):
     """A one-run log of several processes (generated shapes repeated, any values, cumulatives

@@ -18,6 +18,7 @@ from profiler.parse.importtime import parse_importtime
 from profiler.render.console_imports import ImportsView, render_imports_table
 from profiler.render.folded import render_folded
 from profiler.workflows.imports import report_from_logs
+from conftest import examples
 
 RAW_ROW = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)")
 REAL_LOGS = ["boto3", "cryptography_fernet", "requests_noise", "command_subprocesses"]
@@ -218,7 +219,7 @@ noise_line = st.text(st.characters(blacklist_characters="\n\r", blacklist_catego
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_noise_lines_never_change_the_result(fixtures, data):
     lines = text(fixtures, "cryptography_fernet.log").splitlines(keepends=True)
@@ -230,7 +231,7 @@ def test_noise_lines_never_change_the_result(fixtures, data):
     assert modules_dicts(report_of("".join(noisy))) == clean
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=300) | st.lists(st.sampled_from([
     "import time: self [us] | cumulative | imported package",
     "import time:       100 |        200 | a",
@@ -268,7 +269,7 @@ def _emit(node, name, level, out):
     return cum
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(trees(), min_size=1, max_size=4))
 def test_tree_invariants(forest):
     out = ["import time: self [us] | cumulative | imported package\n"]

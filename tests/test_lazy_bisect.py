@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -69,7 +71,7 @@ def test_items_must_be_distinct():
         minimize(["a", "a"], lambda s: True)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(1, 60).flatmap(lambda n: st.tuples(st.just(n), st.sets(st.integers(0, n - 1), min_size=1, max_size=4))))
 def test_monotone_predicate_finds_exactly_the_culprits(case):
     n, culprits = case
@@ -78,7 +80,7 @@ def test_monotone_predicate_finds_exactly_the_culprits(case):
     assert list(res.items) == sorted(res.items)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.integers(2, 40).flatmap(
         lambda n: st.tuples(

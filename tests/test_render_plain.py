@@ -10,6 +10,7 @@ import string
 from hypothesis import given, settings, strategies as st
 
 from profiler.render.console import Table, _plain_ok, _rich_text, new_table, render_tables
+from conftest import examples
 
 # ASCII, the non-ASCII characters the renderers write (…, Σ, ·, µ, ×, →, é) and markup-looking text
 ALPHABET = string.ascii_letters + string.digits + string.punctuation + " " + "…Σ·µ×→é"
@@ -28,7 +29,7 @@ def tables(draw):
     return t
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.one_of(tables(), texts), min_size=1, max_size=3))
 def test_plain_tables_are_rich_s_ascii2_tables(parts):
     assert all(_plain_ok(p) for p in parts)
