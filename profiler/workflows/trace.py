@@ -116,6 +116,7 @@ def trace_argv(
         # --keep-log FILE: strace writes beside FILE, which is replaced only by a complete log
         # of a successful run (a failing run or a full disk leaves FILE as it was)
         kept = replacing(keep_log) if keep_log else contextlib.nullcontext(os.path.join(tmp, "trace.strace"))
+        special = bool(keep_log) and os.path.exists(keep_log) and not os.path.isfile(keep_log)
         with kept as log_path:
             done = run_strace(list(argv), log_path, env=env, check=False, context=context)
             # strace's own lines ("/usr/bin/strace: ...") and -X importtime's are not the program's
@@ -132,8 +133,10 @@ def trace_argv(
                     if check:
                         raise
             _check_log_complete(done.stderr, log_path, keep_log)
-        # read once FILE holds the log (a log with no record is kept all the same)
-        result = summarize_log_file(keep_log or log_path, variant, source=f"the strace log of {argv[0]}")
+            if special:  # a device or a FIFO gets a copy it cannot give back: read the file strace wrote
+                result = summarize_log_file(log_path, variant, source=f"the strace log of {argv[0]}")
+        if not special:  # read once FILE holds the log (a log with no record is kept all the same)
+            result = summarize_log_file(keep_log or log_path, variant, source=f"the strace log of {argv[0]}")
     if done.returncode != 0:
         line = last_line(program)
         how = describe_exit(done.returncode)
