@@ -434,7 +434,8 @@ def _interrupted_line(state: _State) -> str:
         return (f"interrupted during the proof: the verified edit stays ({n} imports of {m} modules lazy in {f} files, "
                 f"bytecode refreshed); the proof is not shown")
     if edits is not None and edits.written:
-        return "interrupted while verifying the edit: every file was put back as it was (no file changed)"
+        return f"interrupted while {'verifying the edit' if state.stage == 'verifying' else 'refreshing the bytecode'}: " \
+               "every file was put back as it was (no file changed)"
     return "interrupted: no file changed"
 
 
@@ -481,6 +482,8 @@ def _apply(state: _State) -> LazyApplyReport:
 def _predicted(state: _State) -> int:
     """The self time of the avoided modules below the chosen statements, each module once (a
     module a later pass charged to another statement is not counted twice)."""
+    if state.edits is None or not any(e.changed for e in state.edits.edits.values()):
+        return 0  # nothing written (the statements chosen are lazy already): nothing to gain
     modules = {m for c in state.chosen for m in c.modules}
     return sum(state.self_us.get(m, 0) for m in modules)
 
@@ -499,22 +502,39 @@ def _deepen(state: _State) -> None:
         return
     while state.passes < MAX_PASSES:
         state.edits.write(state.contents)
-        known = {(c.path, c.line) for c in state.cands}
         found, _ = _statements_under(state)
-        new = [c for c in (_in_original(state, c) for c in found) if c is not None and (c.path, c.line) not in known]
         state.passes += 1
-        if not new:
-            return
-        start, had = len(state.cands), len(state.chosen)
-        state.cands.extend(new)
-        _select(state, start)
+        had = len(state.chosen)
+        _select(state, _merge_pass(state, [c for c in (_in_original(state, c) for c in found) if c is not None]))
         if len(state.chosen) == had:
             return
         _gather_tree(state)
         _compile_check(state)
     if state.info:
-        state.info(f"the edited program was profiled {MAX_PASSES} times and still showed new statements to make lazy: "
+        state.info(f"the edited program was profiled {MAX_PASSES} times, each pass finding more statements to make lazy: "
                    "a second --apply may find more")
+
+
+def _merge_pass(state: _State, found) -> list[int]:
+    """The candidates of a later pass merged into the known ones: a new statement is added; a
+    known one left below --min-ms that now saves more (the modules a chosen statement deferred
+    now load below it) takes the larger saving. Returns the indices to judge (again)."""
+    from dataclasses import replace
+
+    index = {(c.path, c.line): i for i, c in enumerate(state.cands)}
+    judge = []
+    for c in found:
+        i = index.get((c.path, c.line))
+        if i is None:
+            index[(c.path, c.line)] = len(state.cands)
+            judge.append(len(state.cands))
+            state.cands.append(c)
+        elif state.verdicts.get(i) is not None and state.verdicts[i].decision == "below --min-ms" \
+                and c.saving_us > state.cands[i].saving_us:
+            old = state.cands[i]
+            state.cands[i] = replace(old, modules=tuple(dict.fromkeys(old.modules + c.modules)), saving_us=c.saving_us)
+            judge.append(i)
+    return judge
 
 
 def _in_original(state: _State, c):
@@ -565,10 +585,12 @@ def _candidates(state: _State) -> None:
     state.edits = TreeFiles(state.directory, state.opts.style)
 
 
-def _select(state: _State, start: int = 0) -> None:
-    """Each candidate's verdict (from `start` on): applied, eager (measured or static reason),
-    below --min-ms, or skipped (its file is left alone, its place cannot be deferred)."""
-    for i, c in enumerate(state.cands[start:], start):
+def _select(state: _State, indices=None) -> None:
+    """Each candidate's verdict (those at `indices`, else all): applied, eager (measured or
+    static reason), below --min-ms, or skipped (its file is left alone, its place cannot be
+    deferred)."""
+    for i in range(len(state.cands)) if indices is None else indices:
+        c = state.cands[i]
         base = dict(site=c.site, modules=c.modules, saving_us=c.saving_us)
         differs = sorted(set(state.must) & set(c.modules))
         why_eager = {m.name: m.reason for m in state.report.must_stay_eager}
@@ -716,6 +738,9 @@ def _diff_report(state: _State) -> LazyApplyReport:
     contents = state.contents
     text = "".join(_unified(path, state.edits.original[path], data) for path, data in sorted(contents.items()))
     state.notes.append("--diff: nothing was written; the verification and the proof run with --apply")
+    if state.interp.version_tuple[:2] >= (3, 15):
+        state.notes.append("--diff shows the first pass: on 3.15, --apply then profiles the edited program again and may "
+                           "make more statements lazy (those the deferred modules now load through)")
     return LazyApplyReport(action="diff", files=_file_rows(state, "would edit", contents), diff=text, **_common(state))
 
 
