@@ -252,8 +252,12 @@ def check_document(doc: object, source: str, accept: Iterable[str] | None = None
         raise _bad(f"{source}: not an {wanted} document (schema={doc.get('schema')!r})")
     if _depth(doc) > MAX_NESTING:
         raise _bad(f"{source}: not an importprof document (nested deeper than {MAX_NESTING})")
-    if doc.get("schema") != f"importprof.{kind}/1":
-        raise _bad(f"{source}: {doc.get('schema')!r} is a version this importprof does not read (it reads importprof.{kind}/1)")
+    from profiler.schemas import readable_versions
+
+    versions = readable_versions(kind)
+    if doc.get("schema") not in {f"importprof.{kind}/{v}" for v in versions}:
+        reads = " or ".join(f"importprof.{kind}/{v}" for v in versions)
+        raise _bad(f"{source}: {doc.get('schema')!r} is a version this importprof does not read (it reads {reads})")
     if kind not in kinds():
         if kind not in WRITTEN_WITHOUT_SCHEMA:
             raise _bad(f"{source}: {doc.get('schema')!r} is not a document importprof writes")

@@ -236,3 +236,22 @@ def test_every_model_class_is_declared():
                 found |= {(name, meth) for meth in ("to_dict", "from_dict") if meth in cls.__dict__
                           and not getattr(cls.__dict__[meth], "__qualname__", "").endswith("_guarded.<locals>.to_dict")}
     assert found == allowed
+
+
+def test_every_kind_has_a_version_history_and_readers_take_what_it_lists():
+    """profiler/schemas/__init__.py: HISTORY: each kind with a schema has its version history,
+    and the reader accepts exactly the versions listed there."""
+    from pathlib import Path
+
+    from profiler.errors import BadInput
+    from profiler.inputs import check_document
+    from profiler.schemas import HISTORY, readable_versions
+
+    schemas = {p.stem for p in (Path(__file__).resolve().parent.parent / "profiler" / "schemas").glob("*.json")}
+    assert schemas <= set(HISTORY), sorted(schemas - set(HISTORY))
+    for kind, versions in HISTORY.items():
+        assert [v["version"] for v in versions] == sorted({v["version"] for v in versions}) and versions[0]["since"]
+        assert readable_versions(kind) == tuple(v["version"] for v in versions)
+    newest = max(readable_versions("site"))
+    with pytest.raises(BadInput, match=f"importprof.site/{newest}"):
+        check_document({"schema": f"importprof.site/{newest + 1}"}, "x.json")
