@@ -229,3 +229,28 @@ def test_why_chains_by_process_are_the_careful_ones(case, reports):
     packages = sorted({n.rpartition(".")[0] for n in names if "." in n} - set(names))
     for module in [*names[:: max(1, len(names) // 12)], *packages[:3], "nope"]:
         assert import_chains(report, module) == import_chains(careful, module), module
+
+
+def test_changes_kept_as_columns_read_as_the_sorted_records():
+    """ChangeColumns reads back as the ModuleChange records sorted by impact (|Δ cumulative|,
+    |Δ self|, name, then the old order), the first few found without sorting them all; a number
+    that is not a machine integer (a saved 5.0) is kept as it is."""
+    import random
+
+    from profiler.model.import_tree import ChangeColumns, ModuleChange
+
+    rng = random.Random(7)
+    for odd in (False, True):
+        cols, records = ChangeColumns(), []
+        for k in range(3000):
+            name = rng.choice("abcde")
+            values = [rng.choice([0, 1, 5, 50, 2**40]) for _ in range(4)]
+            if odd and k == 1700:
+                values[0] = 5.0
+            sig = rng.choice([None, True, False])
+            cols.append(name, k % 7, *values, sig, k % 11 == 0)
+            records.append(ModuleChange(name, k % 7, *values, sig, wrapper=k % 11 == 0))
+        records.sort(key=lambda c: (-abs(c.delta_cumulative_us), -abs(c.delta_self_us), c.name))
+        assert cols[:25] == tuple(records[:25])
+        assert cols == tuple(records) and list(cols) == records
+        assert cols[-1] == records[-1] and len(cols) == 3000

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from profiler.model.import_tree import DiffReport, ImportsReport, ModuleChange, ModuleRecord
+from profiler.model.import_tree import ChangeColumns, DiffReport, ImportsReport, ModuleChange, ModuleRecord
 
 MIN_RUNS_FOR_SIGNIFICANCE = 3
 SPREAD_FACTOR = 3  # a change is significant beyond this many (old + new) spreads (MAD, µs)
-MIN_DELTA_US = 2  # values are whole µs, truncated: two readings differ by < 2 µs for nothing
+MIN_DELTA_US = 2
+SMALL_DIFF = 4096  # more changes than this are kept as columns (model ChangeColumns), fewer as a tuple  # values are whole µs, truncated: two readings differ by < 2 µs for nothing
 
 
 def _summary(report: ImportsReport, path: str | None) -> dict:
@@ -45,23 +46,24 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
     Process by process (_paired_by_process): two processes laid out alike (a harness's reports:
     their ModuleColumns) are compared column by column, and only the rows that differ are made."""
     judge = old.runs >= MIN_RUNS_FOR_SIGNIFICANCE and new.runs >= MIN_RUNS_FOR_SIGNIFICANCE
-    paired = _paired_by_process(old.modules, new.modules)
-    if paired is None:
-        paired = _paired_by_rows(old.modules, new.modules)
-    added_rows, removed_rows, changed_rows, wrappers = paired
-    added = tuple(m for *_, m in sorted(added_rows, key=lambda x: x[:3]))
-    removed = tuple(m for *_, m in sorted(removed_rows, key=lambda x: x[:3]))
-    changed = []
-    for _, mo, mn, wrapper in sorted(changed_rows, key=lambda x: x[0]):
+    changes = ChangeColumns()  # in the old report's order; read by impact
+
+    def change(mo: ModuleRecord, mn: ModuleRecord, wrapper: bool) -> None:
         sig = None
         if judge:
             sig = is_significant(
                 mo.cumulative_us, mn.cumulative_us, mo.cumulative_us_runs, mn.cumulative_us_runs, mo.cumulative_us_spread, mn.cumulative_us_spread
             ) or is_significant(mo.self_us, mn.self_us, mo.self_us_runs, mn.self_us_runs, mo.self_us_spread, mn.self_us_spread)
-        changed.append(
-            ModuleChange(mo.name, mo.process, mo.self_us, mn.self_us, mo.cumulative_us, mn.cumulative_us, sig, wrapper=wrapper)
-        )
-    changed.sort(key=lambda c: (-abs(c.delta_cumulative_us), -abs(c.delta_self_us), c.name))  # stable: in the old report's order
+        changes.append(mo.name, mo.process, mo.self_us, mn.self_us, mo.cumulative_us, mn.cumulative_us, sig, wrapper)
+
+    paired = _paired_by_process(old.modules, new.modules, change, None if judge else changes)
+    if paired is None:
+        changes = ChangeColumns()
+        paired = _paired_by_rows(old.modules, new.modules, change)
+    added_rows, removed_rows, wrappers = paired
+    added = tuple(m for *_, m in sorted(added_rows, key=lambda x: x[:3]))
+    removed = tuple(m for *_, m in sorted(removed_rows, key=lambda x: x[:3]))
+    changed = changes if len(changes) > SMALL_DIFF else tuple(changes)
     delta = new.total_us - old.total_us
     totals = {
         "old_us": old.total_us,
@@ -91,7 +93,7 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
         new=_summary(new, new_path),
         added=added,
         removed=removed,
-        changed=tuple(changed),
+        changed=changed,
         totals=totals,
         notes=tuple(notes),
     )
@@ -101,10 +103,10 @@ def _marked(m: ModuleRecord, wrapper: bool) -> ModuleRecord:
     return replace(m, extra={**m.extra, "wrapper": True}) if wrapper else m
 
 
-def _paired_by_rows(old_modules: Sequence[ModuleRecord], new_modules: Sequence[ModuleRecord]):
-    """(added, removed, changed, any wrapper row): added and removed as ((-cumulative, name, row
-    in its report), record), changed as (row in the old report, old record, new record,
-    wrapper): every row of both reports keyed by its identity."""
+def _paired_by_rows(old_modules: Sequence[ModuleRecord], new_modules: Sequence[ModuleRecord], change):
+    """(added, removed, any wrapper row): added and removed as ((-cumulative, name, row in its
+    report), record); each changed pair goes to `change(old, new, wrapper)` in the old report's
+    order: every row of both reports keyed by its identity."""
     from profiler.analysis.imports import identity_keys
 
     a = dict(zip(identity_keys(old_modules), enumerate(old_modules)))
@@ -113,13 +115,12 @@ def _paired_by_rows(old_modules: Sequence[ModuleRecord], new_modules: Sequence[M
     def only_in(x: dict, y: dict) -> list:
         return [((-m.cumulative_us, m.name, i), _marked(m, k[2] == "wrapper")) for k, (i, m) in x.items() if k not in y]
 
-    changed = []
     for k, (i, mo) in a.items():
         got = b.get(k)
         if got is not None and (mo.self_us != got[1].self_us or mo.cumulative_us != got[1].cumulative_us):
-            changed.append((i, mo, got[1], k[2] == "wrapper"))
+            change(mo, got[1], k[2] == "wrapper")
     wrappers = any(k[2] == "wrapper" for k in (*a, *b))
-    return only_in(b, a), only_in(a, b), changed, wrappers
+    return only_in(b, a), only_in(a, b), wrappers
 
 
 def _identities(rows, block) -> list[tuple[str, str, int]]:
@@ -135,9 +136,11 @@ def _identities(rows, block) -> list[tuple[str, str, int]]:
     return [k[1:] for k in identity_keys(rows)]
 
 
-def _paired_by_process(old_modules: Sequence[ModuleRecord], new_modules: Sequence[ModuleRecord]):
+def _paired_by_process(old_modules: Sequence[ModuleRecord], new_modules: Sequence[ModuleRecord], change, columns):
     """_paired_by_rows process by process (identities never pair across processes), or None when
-    a process comes in more than one place in a report (its ordinals run across them)."""
+    a process comes in more than one place in a report (its ordinals run across them). Two
+    processes laid out alike are compared column by column: their changed rows go straight
+    into `columns` (a ChangeColumns; None when each change needs its records: significance)."""
     from profiler.analysis.imports import _process_segments
 
     def segments(modules):
@@ -153,7 +156,7 @@ def _paired_by_process(old_modules: Sequence[ModuleRecord], new_modules: Sequenc
     a, b = segments(old_modules), segments(new_modules)
     if a is None or b is None:
         return None
-    added, removed, changed = [], [], []
+    added, removed = [], []
     wrappers = False
 
     def rows_of(seg):
@@ -170,12 +173,16 @@ def _paired_by_process(old_modules: Sequence[ModuleRecord], new_modules: Sequenc
         bstart, brows, bblock = other
         kb = _identities(brows, bblock)
         if block is not None and bblock is not None and ka == kb:  # laid out alike: row i pairs with row i
-            if block.self_us == bblock.self_us and block.cumulative_us == bblock.cumulative_us:
-                continue
             sa, ca, sb, cb = block.self_us, block.cumulative_us, bblock.self_us, bblock.cumulative_us
+            if sa == sb and ca == cb:
+                continue
+            names = block.layout.names
             for i in range(len(sa)):
                 if sa[i] != sb[i] or ca[i] != cb[i]:
-                    changed.append((start + i, block.record(i), bblock.record(i), ka[i][1] == "wrapper"))
+                    if columns is not None:
+                        columns.append(names[i], process, sa[i], sb[i], ca[i], cb[i], None, ka[i][1] == "wrapper")
+                    else:
+                        change(block.record(i), bblock.record(i), ka[i][1] == "wrapper")
             continue
         ra, rb = rows_of(a[process]), rows_of(other)
         ia, ib = dict(zip(ka, range(len(ka)))), dict(zip(kb, range(len(kb))))
@@ -184,14 +191,14 @@ def _paired_by_process(old_modules: Sequence[ModuleRecord], new_modules: Sequenc
             if j is None:
                 removed.append(((-ra[i].cumulative_us, ra[i].name, start + i), _marked(ra[i], k[1] == "wrapper")))
             elif ra[i].self_us != rb[j].self_us or ra[i].cumulative_us != rb[j].cumulative_us:
-                changed.append((start + i, ra[i], rb[j], k[1] == "wrapper"))
+                change(ra[i], rb[j], k[1] == "wrapper")
         added.extend(((-rb[j].cumulative_us, rb[j].name, bstart + j), _marked(rb[j], k[1] == "wrapper")) for k, j in ib.items() if k not in ia)
     for process, seg in b.items():
         kb = _identities(seg[1], seg[2])
         wrappers = wrappers or any(k[1] == "wrapper" for k in kb)
         if process not in a:
             added.extend(((-m.cumulative_us, m.name, seg[0] + j), _marked(m, k[1] == "wrapper")) for j, (k, m) in enumerate(zip(kb, rows_of(seg))))
-    return added, removed, changed, wrappers
+    return added, removed, wrappers
 
 
 def gate_failures(report: DiffReport, fail_over_ms: float | None, fail_over_pct: float | None,

@@ -723,6 +723,104 @@ class ModuleChange(Record):
         return self.new_cumulative_us - self.old_cumulative_us
 
 
+class ChangeColumns(Sequence):
+    """DiffReport.changed of two big reports (a harness's, every row changed): the changes kept
+    as columns (8 bytes a number) in the old report's order, read as ModuleChange records in
+    the report's order — by impact: |Δ cumulative|, then |Δ self|, largest first, then by name,
+    then in the old report's order — each made when it is read. The first few (a table's top
+    25) are found without sorting them all. Equals the tuple of its records."""
+
+    __slots__ = ("names", "process", "old_self", "new_self", "old_cum", "new_cum", "wrapper", "significant", "_order")
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.process = array("q")
+        self.old_self, self.new_self, self.old_cum, self.new_cum = array("q"), array("q"), array("q"), array("q")
+        self.wrapper = bytearray()
+        self.significant = bytearray()  # 0 no, 1 yes, 2 not judged
+        self._order: array | None = None
+
+    def append(self, name: str, process: int, old_self: int, new_self: int, old_cum: int, new_cum: int,
+               significant: bool | None, wrapper: bool) -> None:
+        try:
+            self.process.append(process)
+        except (TypeError, OverflowError):
+            self.process = list(self.process)
+            self.process.append(process)
+        values = (self.old_self, self.new_self, self.old_cum, self.new_cum)
+        try:
+            for column, v in zip(values, (old_self, new_self, old_cum, new_cum)):
+                column.append(v)
+        except (TypeError, OverflowError):  # a number that is not a machine integer (a saved 5.0): every column a list
+            self.old_self, self.new_self, self.old_cum, self.new_cum = (list(c[:len(self.names)]) for c in values)
+            for column, v in zip((self.old_self, self.new_self, self.old_cum, self.new_cum), (old_self, new_self, old_cum, new_cum)):
+                column.append(v)
+        self.names.append(name)
+        self.significant.append(2 if significant is None else int(significant))
+        self.wrapper.append(int(wrapper))
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def _change(self, k: int) -> "ModuleChange":
+        sig = self.significant[k]
+        return ModuleChange(self.names[k], self.process[k], self.old_self[k], self.new_self[k], self.old_cum[k], self.new_cum[k],
+                            None if sig == 2 else bool(sig), bool(self.wrapper[k]))
+
+    def _keys(self):
+        """One integer a change that orders as (-|Δ cumulative|, -|Δ self|, name, position)."""
+        n = len(self.names)
+        rank = {name: r for r, name in enumerate(sorted(set(self.names)))}
+        top, names = 1 << 56, len(rank)
+        for k, (name, os, ns, oc, nc) in enumerate(zip(self.names, self.old_self, self.new_self, self.old_cum, self.new_cum)):
+            yield (((top - abs(nc - oc)) * top + (top - abs(ns - os))) * names + rank[name]) * n + k
+
+    def _whole(self) -> bool:
+        """Every number a machine integer (the keys of _keys are exact)."""
+        return isinstance(self.old_self, array)
+
+    def _sorted(self) -> array:
+        if self._order is None:
+            n = len(self.names)
+            if not self._whole():
+                os, ns, oc, nc, names = self.old_self, self.new_self, self.old_cum, self.new_cum, self.names
+                self._order = array("q", sorted(range(n), key=lambda k: (-abs(nc[k] - oc[k]), -abs(ns[k] - os[k]), names[k])))
+            else:
+                self._order = array("q", [key % n for key in sorted(self._keys())]) if n else array("q")
+        return self._order
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            if self._order is None and start == 0 and step == 1 and stop <= 1000 and self._whole():
+                import heapq
+
+                n = len(self)
+                return tuple(self._change(key % n) for key in heapq.nsmallest(stop, self._keys()))
+            order = self._sorted()
+            return tuple(self._change(order[k]) for k in range(start, stop, step))
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("change index out of range")
+        return self._change(self._sorted()[i])
+
+    def __iter__(self):
+        for k in self._sorted():
+            yield self._change(k)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (ChangeColumns, tuple)):
+            return len(other) == len(self) and tuple(self) == tuple(other)
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"ChangeColumns({len(self)} changes)"
+
+
 @dataclass(frozen=True)
 class ModuleBrief(Record):
     """An added or removed module as the diff document writes it."""
