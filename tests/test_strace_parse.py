@@ -604,13 +604,15 @@ def _pieces(text: str, size: int) -> list[str]:
 
 
 @pytest.mark.parametrize("name", LOGS)
-def test_a_log_read_in_pieces_is_the_same_log(logs, name):
+def test_a_log_read_in_pieces_is_the_same_log(logs, name, monkeypatch):
     """parse_strace_pieces (what trace --from-log reads, 256 KiB at a time) gives the StraceLog
     of the whole text, whatever the cuts: inside a line, inside an unfinished/resumed pair,
     before a process's exit; also when the log passes midnight (in a piece or at a cut), with
     CRLF line ends, and with its last line cut."""
+    from profiler.parse import strace as strace_module
     from profiler.parse.strace import parse_strace_pieces
 
+    monkeypatch.setattr(strace_module, "_BATCH", 1)  # every piece parsed as it comes (2 MiB at once in use)
     text = logs[name]
     whole = parse_strace(text)
     for size in (997, 4096, 65536, len(text) + 1):

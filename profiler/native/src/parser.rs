@@ -21,12 +21,15 @@ pub(crate) struct Res {
     // None: every row keeps its argument text; else {name: 1 (kept), 2 (kept when the call has
     // no -y fd path)}, the others' arguments are left out (an empty tuple)
     pub(crate) keep: Option<HashMap<String, u8>>,
+    // the arguments of a row that has none or leaves them out (one object, not one per row)
+    pub(crate) empty: Option<PyObject>,
 }
 
 pub(crate) fn res() -> Res {
     Res {
         errno: Regex::new(r"^\s+(E[A-Z0-9_]+)\b").unwrap(),
         keep: None,
+        empty: None,
     }
 }
 
@@ -597,7 +600,14 @@ pub(crate) fn fast<'p>(
             _ => false,
         },
     };
-    let args_obj: PyObject = if args.is_empty() || !kept { PyTuple::empty(py).into_py(py) } else { pystr(py, args) };
+    let args_obj: PyObject = if args.is_empty() || !kept {
+        match &r.empty {
+            Some(e) => e.clone_ref(py),
+            None => PyTuple::empty(py).into_py(py),
+        }
+    } else {
+        pystr(py, args)
+    };
     let name_obj = match names.get(name) {
         Some(o) => o.clone_ref(py),
         None => {
@@ -627,6 +637,23 @@ pub(crate) fn fast<'p>(
 }
 
 pub(crate) const UNFINISHED: &str = " <unfinished ...>";
+
+/// What parse_lines shares across the pieces of one log (Memo()): one str per name, errno and
+/// path and one int per pid, as when the log is parsed whole.
+#[pyclass]
+#[derive(Default)]
+pub(crate) struct Memo {
+    pub(crate) names: HashMap<String, PyObject>,
+    pub(crate) pids: HashMap<i64, PyObject>,
+}
+
+#[pymethods]
+impl Memo {
+    #[new]
+    fn new() -> Self {
+        Memo::default()
+    }
+}
 
 /// The call name at the start of a body: `name(`.
 pub(crate) fn call_name(body: &str) -> Option<&str> {
@@ -745,6 +772,8 @@ pub(crate) struct Pending<'a> {
 /// its to join), `last_time` the last time read before the piece (a piece that begins past
 /// midnight then has `jumps`); `last` is the piece's last time read, for the next piece.
 ///
+/// `memo`: a Memo kept by the caller across the pieces of one log (None: a whole log).
+///
 /// `keep_args`: None (every row keeps its argument text), or {syscall name: 1, or 2 for "when
 /// it has no -y fd path"}: the other rows made here get an empty tuple for their arguments (a
 /// summary reads the arguments of few calls; the rows of a big log are most of its memory).
@@ -762,6 +791,7 @@ pub(crate) fn parse_lines(
     held_before: Option<&PyAny>,
     last_time: Option<f64>,
     keep_args: Option<&PyDict>,
+    memo: Option<&PyCell<Memo>>,
 ) -> PyResult<PyObject> {
     let first_line = first_line.unwrap_or(1);
     let text = utf8(text)?;
@@ -777,8 +807,15 @@ pub(crate) fn parse_lines(
     for (key, value) in kinds.iter() {
         k.insert(key.extract()?, value.extract()?);
     }
-    let mut names: HashMap<String, PyObject> = HashMap::default();
-    let mut pid_objs: HashMap<i64, PyObject> = HashMap::default();
+    r.empty = Some(PyTuple::empty(py).into_py(py));
+    // one str per text and one int per pid for the whole log: kept across its pieces in `memo`
+    let (mut names, mut pid_objs) = match memo {
+        Some(m) => {
+            let mut m = m.borrow_mut();
+            (std::mem::take(&mut m.names), std::mem::take(&mut m.pids))
+        }
+        None => (HashMap::default(), HashMap::default()),
+    };
     let mut out: Vec<Option<PyObject>> = Vec::new();
     let mut general: Vec<usize> = Vec::new();
     let mut glines: Vec<usize> = Vec::new();
@@ -948,5 +985,10 @@ pub(crate) fn parse_lines(
     let gpos = PyList::new(py, order.iter().map(|x| x.0));
     let glin = PyList::new(py, order.iter().map(|x| x.1));
     let events = PyList::new(py, events);
+    if let Some(m) = memo {
+        let mut m = m.borrow_mut();
+        m.names = names;
+        m.pids = pid_objs;
+    }
     Ok((rows, gpos, glin, jumps, n, events, last).into_py(py))
 }
