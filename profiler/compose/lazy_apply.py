@@ -244,6 +244,15 @@ def _module_of(path: str) -> str:
     return f"{package}.{stem}" if package else stem
 
 
+def _regular(path: str) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _read(path: str) -> bytes:
     """A module's bytes; OSError for what is not a regular file (O_NONBLOCK: a FIFO named
     mod.py must not make open() wait for a writer; its callers leave such a file alone)."""
@@ -869,8 +878,8 @@ def _parsed_tree(state: _State) -> tuple[dict, dict]:
                 edits.aliases.setdefault(real, [])
                 if named not in edits.aliases[real]:
                     edits.aliases[real].append(named)
-            if path in out or state.file_status.get(path, "ok") != "ok":
-                continue
+            if path in out or state.file_status.get(path, "ok") != "ok" or not _regular(real):
+                continue  # a FIFO or a device named like a module is never opened (it would block)
             try:
                 data = edits.original.get(path) or _read(path)
                 out[path] = import_statements(data, _package_of(path), path)
@@ -978,7 +987,7 @@ def _static(cand: _Candidate, source: bytes, files: dict[str, str], directory: s
     modules = []
     for name in cand.modules:
         f = files.get(name)
-        if f and _under(os.path.realpath(f), directory):
+        if f and _under(os.path.realpath(f), directory) and _regular(f):
             try:
                 modules.append((name, _read(f)))
             except OSError:
