@@ -406,16 +406,16 @@ def document_json(keys: Mapping[str, Any], records: Mapping[str, Any] | None = N
     return "".join(document_json_chunks(keys, records))
 
 
-CHUNK_LINES = 2048  # record lines per piece of document_json_chunks (about 0.5 MB of module records)
+CHUNK_CHARS = 1 << 19  # the size of a piece of document_json_chunks (about 0.5 MB: 2,000 module records)
 
 
 def document_json_chunks(keys: Mapping[str, Any], records: Mapping[str, Any] | None = None):
     """document_json's text in pieces, made as they are read: each list named in `records` is
     consumed as the pieces are, CHUNK_LINES items a piece, so a writer that writes each piece
     as it comes holds one piece of the document, never the whole (the items of a ModuleColumns
-    are made from its columns as they are written)."""
+    are made from its columns as they are written). An item's text may hold several items
+    joined by ",\n    " (a process's records written at once)."""
     import json
-    from itertools import islice
 
     dumps = json.dumps
     records = records or {}
@@ -429,14 +429,14 @@ def document_json_chunks(keys: Mapping[str, Any], records: Mapping[str, Any] | N
             continue
         out.append("[\n    ")
         out.append(first)
-        while True:
-            batch = list(islice(lines, CHUNK_LINES))
-            if not batch:
-                break
+        size = len(first)
+        for line in lines:
             out.append(",\n    ")
-            out.append(",\n    ".join(batch))
-            yield "".join(out)
-            out = []
+            out.append(line)
+            size += len(line)
+            if size >= CHUNK_CHARS:
+                yield "".join(out)
+                out, size = [], 0
         out.append("\n  ]")
     out.append("\n}\n")
     yield "".join(out)
