@@ -18,7 +18,7 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 from profiler.capture.process import SpawnServer, StderrTail, check_runnable, spawn_measured
 from profiler.capture.pycache import fresh_pycache
@@ -104,23 +104,74 @@ class _Prepared:
         return SpawnServer.encode(argv, self.env or os.environ)
 
 
-def _run_one(p: _Prepared, tail: StderrTail, tmp_root: str, server: SpawnServer | None, context: RunContext | None = None) -> RunSample:
-    with fresh_pycache(p.spec.fresh_pycache, tmp_root) as extra:
-        argv = insert_flags(p.argv, extra) if extra else p.argv
-        tail.reset()
-        if server is not None:
-            return server.measure(p.request(argv), argv[0])
-        return spawn_measured(argv, env=p.env, stderr=tail, context=context)
+class Executor(Protocol):
+    """What `run_interleaved` asks to run one command once; the scheduling (warm-up, rounds,
+    adaptive counts, failures, Ctrl-C) is run_interleaved's. `ProcessExecutor` spawns the real
+    process; a recorded one (tests/test_measure_seam.py, as hyperfine's mock executor) replays
+    samples, so the schedule, the statistics and the failure rows are tested without a process.
+    A factory `(specs, plan, context) -> Executor` is what measure()/run_interleaved take; it
+    also answers `measures_rss(context)` (whether peak RSS is measured: the spawner was built)."""
+
+    def run(self, spec: CommandSpec) -> RunSample: ...
+
+    def stderr(self, lines: int) -> str:
+        """The last `lines` lines the last run wrote on stderr."""
+        ...
+
+    def close(self, kill: bool) -> None: ...
 
 
-def _failure(sample: RunSample, tail: StderrTail, plan: RunPlan, phase: str) -> Failure | None:
+class ProcessExecutor:
+    """The real runner: each command's argv prepared once, run through the measuring spawner
+    (capture/spawner.c) or spawn_measured, a fresh pycache folder per cold-pyc run, the stderr
+    tail kept for the failure line."""
+
+    def __init__(self, specs: Sequence[CommandSpec], plan: RunPlan, context: RunContext | None = None):
+        from profiler.capture.spawner import spawner_path
+
+        self._prepared = {s.key: _Prepared(s) for s in specs}
+        spawner = spawner_path(context=context) if plan.use_spawner else None
+        self._context = context
+        self._tail = StderrTail()
+        self._tmp_root = tempfile.mkdtemp(prefix="importprof-run-")
+        self._server = SpawnServer(spawner, self._tail, context=context) if spawner else None
+
+    @staticmethod
+    def measures_rss(context: RunContext | None = None) -> bool:
+        from profiler.capture.spawner import spawner_path
+
+        return spawner_path(context=context) is not None
+
+    def run(self, spec: CommandSpec) -> RunSample:
+        p = self._prepared[spec.key]
+        with fresh_pycache(spec.fresh_pycache, self._tmp_root) as extra:
+            argv = insert_flags(p.argv, extra) if extra else p.argv
+            self._tail.reset()
+            if self._server is not None:
+                return self._server.measure(p.request(argv), argv[0])
+            return spawn_measured(argv, env=p.env, stderr=self._tail, context=self._context)
+
+    def stderr(self, lines: int) -> str:
+        return self._tail.tail(lines=lines)
+
+    def close(self, kill: bool) -> None:
+        if self._server is not None:
+            self._server.close(kill=kill)
+        self._tail.close()
+        shutil.rmtree(self._tmp_root, ignore_errors=True)
+
+
+ExecutorFactory = Callable[[Sequence[CommandSpec], RunPlan, "RunContext | None"], Executor]
+
+
+def _failure(sample: RunSample, executor: Executor, plan: RunPlan, phase: str) -> Failure | None:
     """None when the run counts as a success. With ignore_failure a non-zero exit is fine, but
     a signal or a Python traceback still is a crash, not the program's normal exit."""
     if sample.exit_code == 0:
         return None
     from profiler.parse.exit_status import read_ending
 
-    text = tail.tail(lines=20)
+    text = executor.stderr(20)
     ending = read_ending(sample.exit_code, text)
     crashed = not ending.ran_on_purpose  # a signal, a traceback, or the program never started
     if plan.ignore_failure and not crashed:
@@ -131,35 +182,32 @@ def _failure(sample: RunSample, tail: StderrTail, plan: RunPlan, phase: str) -> 
 
 
 def run_interleaved(
-    specs: Sequence[CommandSpec], plan: RunPlan, progress: Progress | None = None, context: RunContext | None = None
+    specs: Sequence[CommandSpec], plan: RunPlan, progress: Progress | None = None, context: RunContext | None = None,
+    executor: ExecutorFactory | None = None,
 ) -> dict[str, Outcome]:
     """Measure every spec; returns each one's Outcome by spec key, in measuring order.
-    Ctrl-C raises Interrupted carrying the outcomes so far."""
-    from profiler.capture.spawner import spawner_path
-
-    prepared = [_Prepared(s) for s in specs]
-    spawner = spawner_path(context=context) if plan.use_spawner else None
-    outcomes: dict[str, Outcome] = {p.spec.key: Outcome() for p in prepared}
-    tail = StderrTail()
-    tmp_root = tempfile.mkdtemp(prefix="importprof-run-")
-    server = SpawnServer(spawner, tail, context=context) if spawner else None
+    Ctrl-C raises Interrupted carrying the outcomes so far. `executor`: what runs one command
+    once (default ProcessExecutor: the real process)."""
+    prepared = list(specs)
+    runner = (executor or ProcessExecutor)(prepared, plan, context)
+    outcomes: dict[str, Outcome] = {s.key: Outcome() for s in prepared}
     interrupted = False
 
-    def one(p: _Prepared, phase: str) -> None:
-        out = outcomes[p.spec.key]
+    def one(spec: CommandSpec, phase: str) -> None:
+        out = outcomes[spec.key]
         try:
-            sample = _run_one(p, tail, tmp_root, server, context=context)
+            sample = runner.run(spec)
         except TimedOut as exc:  # name the run: which command, which run of it
             n = len(out.exit_codes) + 1
-            who = f"{p.spec.variant} ({p.spec.target})" if p.spec.target else p.spec.variant
+            who = f"{spec.variant} ({spec.target})" if spec.target else spec.variant
             raise TimedOut(f"{phase} run {n} of {who}: {exc.message}") from None
         out.exit_codes.append(sample.exit_code)
-        out.failure = _failure(sample, tail, plan, phase)
+        out.failure = _failure(sample, runner, plan, phase)
         if out.failure is None and phase == "measuring":
             out.samples.append(sample)
 
-    def alive() -> list[_Prepared]:
-        return [p for p in prepared if outcomes[p.spec.key].failure is None]
+    def alive() -> list[CommandSpec]:
+        return [s for s in prepared if outcomes[s.key].failure is None]
 
     if progress is not None:  # the phase, said once (a log gets this line, a terminal the bar)
         n = len(prepared)
@@ -182,7 +230,7 @@ def run_interleaved(
                 one(p, "measuring")
                 done += 1
                 if progress is not None:
-                    progress(done, target * len(prepared), p.spec.key)
+                    progress(done, target * len(prepared), p.key)
             rounds += 1
             if plan.runs is None:
                 means = [sum(x.wall_s for x in o.samples) / len(o.samples) for o in outcomes.values() if o.samples]
@@ -192,8 +240,5 @@ def run_interleaved(
         interrupted = True
         raise Interrupted("interrupted", partial=outcomes) from None
     finally:
-        if server is not None:
-            server.close(kill=interrupted)
-        tail.close()
-        shutil.rmtree(tmp_root, ignore_errors=True)
+        runner.close(interrupted)
     return outcomes

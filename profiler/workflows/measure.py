@@ -104,15 +104,20 @@ def measure(
     warn: Callable[[str], None] | None = None,
     machine: dict | None = None,
     context: RunContext | None = None,
+    executor=None,
 ) -> Measurement:
     """Time `specs` with `plan` (a capture.timing.RunPlan). Commands that fail become failed
     results beside the measured ones; when every command failed, TargetFailed (exit 3) with
     the first failure's stderr tail. Warnings are returned and, as they arise, passed to
-    `warn`. `machine`: facts already read by the caller (else read here)."""
+    `warn`. `machine`: facts already read by the caller (else read here). `executor`: what runs
+    one command once (capture.timing.ExecutorFactory; default the real process: a test gives a
+    recorded one)."""
     from profiler.analysis.machine import busy_warnings
     context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
-    from profiler.capture.timing import run_interleaved
+    from profiler.capture.timing import ProcessExecutor, run_interleaved
+
+    runner = executor or ProcessExecutor
 
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r} (builtin, hyperfine)")
@@ -126,9 +131,7 @@ def measure(
         start_sample(context)
     warnings = []  # the busy warning is judged after the runs, on what they got (analysis/machine.py)
     if engine == "builtin" and plan.use_spawner:
-        from profiler.capture.spawner import spawner_path
-
-        if spawner_path(context=context) is None:
+        if not runner.measures_rss(context):
             warnings.append("no C compiler to build the measuring spawner: peak RSS is not measured (null)")
     for w in warnings:
         if warn:
@@ -137,9 +140,9 @@ def measure(
     tails: dict = {}
     try:
         if engine == "builtin":
-            results = _results(specs, run_interleaved(specs, plan, progress, context=context), engine, tails)
+            results = _results(specs, run_interleaved(specs, plan, progress, context=context, executor=runner), engine, tails)
         else:
-            results = _hyperfine(specs, plan, tails, context=context)
+            results = _hyperfine(specs, plan, tails, context=context, executor=runner)
     except Interrupted as exc:
         partial = _results(specs, exc.partial or {}, engine) if engine == "builtin" else []
         if sampling:
@@ -168,7 +171,8 @@ def measure(
     return m
 
 
-def _hyperfine(specs: Sequence[CommandSpec], plan, tails: dict, context: RunContext | None = None) -> list[TimingResult]:
+def _hyperfine(specs: Sequence[CommandSpec], plan, tails: dict, context: RunContext | None = None,
+               executor=None) -> list[TimingResult]:
     """hyperfine aborts every command when one fails (and `-i` would time a crash): one check
     run of each command with the builtin runner first; hyperfine then times those that ran."""
     from dataclasses import replace
@@ -176,7 +180,7 @@ def _hyperfine(specs: Sequence[CommandSpec], plan, tails: dict, context: RunCont
     from profiler.capture.hyperfine import run_hyperfine
     from profiler.capture.timing import run_interleaved
 
-    check = run_interleaved(specs, replace(plan, runs=1, warmup=0), context=context)
+    check = run_interleaved(specs, replace(plan, runs=1, warmup=0), context=context, executor=executor)
     failed = {r.key: r for r in _results(specs, check, "hyperfine", tails) if r.failed}
     ok = [s for s in specs if s.key not in failed]
     timed = {r.key: r for r in (run_hyperfine(ok, plan, context=context) if ok else [])}
