@@ -261,3 +261,16 @@ def test_scan_units_packs_the_stdlib_module_a_finder_of_sites_shadowed(tmp_path)
     assert modules["distutils.command.check"].path == str(std / "distutils/command/check.py")
     assert modules["typing"].path == str(site / "typing.py")  # the distribution's, first on the path
     assert "setuptools._distutils" in modules
+
+
+def test_scan_units_leaves_a_stdlib_name_found_outside_every_unit_alone(tmp_path):
+    """A program's own `json` (a zip or a folder on sys.path that is no unit) shadows the standard
+    library's in every variant: the stdlib's is not packed over it."""
+    from profiler.capture.oxidized import scan_units
+
+    std = tmp_path / "lib"
+    (std / "json").mkdir(parents=True)
+    (std / "json" / "__init__.py").write_text("")
+    records = [LoadedModule("json", None, str(tmp_path / "app.zip" / "json" / "__init__.py"), "zipimporter", True)]
+    units = scan_units(records, [str(tmp_path / "app.zip"), str(std)], [str(std)])
+    assert [u for u in units if u.kind == "stdlib"] == [] and all(not u.files for u in units)

@@ -190,14 +190,16 @@ def _shadowed_stdlib(records: Sequence[LoadedModule], units: dict, stdlib: Seque
     a .pth file, serves `distutils` from setuptools/_distutils. The variants without site (every
     packed one) import the standard library's module of that name, which no unit held, so it came
     through the path finder behind the pack (46 modules of import-stdlib): its standard library
-    unit is packed too. A name some unit provides as itself is left alone (what is first on the
-    path wins, as in python)."""
+    unit is packed too. Only for a module whose file a packed unit holds under another name: a
+    name some unit provides as itself, or one found outside every unit (a zip, a folder of the
+    program's own) is left alone (what is first on the path wins, as in python)."""
     provided = {_top_name(f) for u in units.values() for f in u.files}
+    packed_files = {u.root.rstrip("/") + "/" + f for u in units.values() for f in u.files}
     for r in records:
         top = r.name.split(".", 1)[0]
-        if top in provided or not r.origin or not os.path.isabs(r.origin) or r.name in ("__main__", "__mp_main__") \
+        if top in provided or r.origin not in packed_files or r.name in ("__main__", "__mp_main__") \
                 or r.name.startswith("_importprof"):
-            continue
+            continue  # only a module whose file a unit packs under another name (not a zip's, a script's)
         provided.add(top)
         for entry in stdlib:
             if os.path.isfile(os.path.join(entry, top, "__init__.py")):
