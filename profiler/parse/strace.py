@@ -371,6 +371,15 @@ def parse_strace_pieces(pieces: Iterable[str], native: bool = True, keep_args: d
     None (every record keeps its arguments), or {syscall name: 1, or 2 for "when it has no -y
     fd path"}: the native rows of other calls get () for their arguments (a summary reads few
     calls' arguments, and a big log's records are most of its memory); the other fields stay."""
+    try:
+        return _parse_strace_pieces(pieces, native, keep_args)
+    except ValueError as exc:  # as parse_strace: a number past Python's digit limit
+        if isinstance(exc, OddLineBreaks) or "integer string conversion" not in str(exc):
+            raise
+        raise BadInput("not an strace log: it holds a number thousands of digits long, which strace never writes") from None
+
+
+def _parse_strace_pieces(pieces: Iterable[str], native: bool, keep_args: dict[str, int] | None) -> StraceLog:
     mod = _native() if native else None
     if mod is None or _RECORD is None or _EVENT is None:
         return parse_strace("".join(pieces), native=native)
