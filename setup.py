@@ -28,12 +28,18 @@ def _cargo() -> str | None:
     return cargo if cargo and os.access(cargo, os.X_OK) else None
 
 
+# the setup.py commands that build extensions (a PEP 517 front end also runs setup.py for the
+# build's requirements and metadata: the line is said once, by the step that builds)
+BUILDING = ("bdist_wheel", "editable_wheel", "build_ext", "build", "install", "develop")
+
+
 def rust_extensions() -> list:
     if os.environ.get("IMPORTPROF_BUILD_NATIVE") == "0":
         return []
     if _cargo() is None:
-        sys.stderr.write("importprof: cargo not found: building without the native strace parser "
-                         "(pure Python, about half as fast); install Rust (https://rustup.rs) and reinstall to get it\n")
+        if any(arg in BUILDING for arg in sys.argv[1:]):
+            sys.stderr.write("importprof: cargo not found: building without the native strace parser "
+                             "(pure Python, about half as fast); install Rust (https://rustup.rs) and reinstall to get it\n")
         return []
     from setuptools_rust import Binding, RustExtension
 
