@@ -660,3 +660,22 @@ def test_records_without_the_arguments_no_summary_reads(logs, name):
         got = summarize_trace(lean, name, **how)
         assert json.dumps(got.body(), sort_keys=True) == want, how
         assert got.spans == full.spans and got.harness == full.harness, how
+
+
+def test_chrome_written_in_pieces_is_json_dumps_of_the_document(logs, monkeypatch):
+    """trace --format chrome writes its events as it makes them (pieces of about 0.5 MB; a
+    65 MB log's events were a 487 MB list before): the bytes are json.dumps' of the whole
+    document, as when it was made at once, for one variant and for several."""
+    from profiler.render import chrome_syscalls
+
+    monkeypatch.setattr(chrome_syscalls, "_PIECE", 4096)
+    results = tuple(summarize_trace(parse_strace(logs[name]), name) for name in LOGS)
+    for report in (TraceReport(results[:1], machine={}), TraceReport(results, machine={}), TraceReport((), machine={})):
+        pieces = list(chrome_syscalls.render_chrome_syscalls_chunks(report))
+        text = "".join(pieces)
+        assert text == json.dumps(json.loads(text)) + "\n"
+        assert text == chrome_syscalls.render_chrome_syscalls(report)
+        if report.results:
+            assert len(pieces) > 3
+            doc = json.loads(text)
+            assert {e["cat"] for e in doc["traceEvents"] if "cat" in e} >= {"import", "syscall", "process"}
