@@ -13,7 +13,7 @@ from profiler.analysis.failures import explain_failure
 from profiler.errors import BadInput, UsageError
 from profiler.model.interpreter import VARIANT_NEEDS, Interpreter, supported_variants
 from profiler.model.target import Target
-from profiler.model.variant import BUILTIN_VARIANTS, FRESH_FOLDER, insert_flags, parse_variants, variant_named, variants_help
+from profiler.model.variant import BUILTIN_VARIANTS, FRESH_FOLDER, Variant, insert_flags, parse_variants, variants_help
 from profiler.workflows.plan import plan_runs
 
 
@@ -82,13 +82,15 @@ def test_the_help_lists_every_builtin_name():
 
 def test_failure_hints_come_from_the_variant_or_its_flags():
     err = "ModuleNotFoundError: No module named 'black'"
-    assert ".pth" in explain_failure("no-site", ("-S",), "module", err)
-    assert "no-site` variant keeps them" in explain_failure("no-site-bare", ("-S",), "module", err)
-    assert "script's folder" in explain_failure("isolated", ("-I",), "script", err)
-    assert "PYTHONPATH" in explain_failure("-I", ("-I",), "module", err)  # a custom --flags=-I
-    assert explain_failure("default", (), "module", err) is None
-    assert explain_failure("no-site", ("-S",), "module", "exited with code 1") is None
-    assert variant_named("traditional") is None and variant_named("no-site") is BUILTIN_VARIANTS["no-site"]
+    v = BUILTIN_VARIANTS
+    assert ".pth" in explain_failure(v["no-site"], ("-S",), "module", err)
+    assert "no-site` variant keeps them" in explain_failure(v["no-site-bare"], ("-S",), "module", err)
+    assert "script's folder" in explain_failure(v["isolated"], ("-I",), "script", err)
+    assert "PYTHONPATH" in explain_failure(Variant("-I", ("-I",)), ("-I",), "module", err)  # a custom --flags=-I
+    assert explain_failure(v["default"], (), "module", err) is None
+    assert explain_failure(v["no-site"], ("-S",), "module", "exited with code 1") is None
+    # a row no Variant made (compare's build variant `no-site`, a composition's own row): its flags tell
+    assert "no-site` variant keeps them" in explain_failure(None, ("-S",), "module", err)
 
 
 # ------------------------------------------------------------------ the plan builder
@@ -106,10 +108,42 @@ def test_plan_one_spec_per_interpreter_variant_role_in_order():
     assert custom.argv[:3] == (PY313.path, "-X", "dev") and custom.flags == ("-X", "dev")
     # no-site's paths: asked once per no-site command (target, baseline, import) and nowhere else
     site = [s for s in plan.specs if s.variant == "no-site"]
-    assert all(s.keeps_site_paths and s.env for s in site)
+    assert all(s.keep_site_paths and s.env for s in site)
     assert len(paths.asked) == len(site) == 6
     assert all(s.env is None for s in plan.specs if s.variant != "no-site")
     assert plan.site_path_notes[0].startswith("no-site @ 3.13.0: -S, with the site paths")
+
+
+def test_the_variant_travels_from_the_plan_to_the_results_json_keeps_its_name():
+    from profiler.analysis.statistics import summarize
+    from profiler.model.measurement import RunSample, TimingResult
+    from profiler.workflows.site import startup_site_notes
+
+    plan = plan_runs(MOD, [PY313], ["no-site,cold-pyc", "default"], ["-X dev"], site_paths=SitePaths())
+    for v, _, s in plan.runs:
+        assert s.way is v and s.variant == v.name
+        assert (s.keep_site_paths, s.fresh_pycache) == (v.keep_site_paths, v.fresh_pycache)
+    ways = {s.variant: s.way for s in plan.specs}
+    assert ways["-X dev"].flags == ("-X", "dev") and ways["no-site"] is BUILTIN_VARIANTS["no-site"]
+    spec = plan.specs[0]
+    measured = summarize(spec, [RunSample(0.01, 0.004, 0.004, 1, 0)] * 2)
+    failed = TimingResult.failure(spec, (1,), "exited with code 1")
+    assert measured.way is failed.way is BUILTIN_VARIANTS["no-site"]
+    for r in (measured, failed):
+        d = r.to_dict()
+        assert "way" not in d and d["variant"] == "no-site"
+        back = TimingResult.from_dict(d)
+        assert back.way is None and back == r  # read back: the name only; equal all the same
+    # a row named like a variant but made by no Variant (read from a file, a composition's own
+    # row) is on no side of the site note, however slow: nothing is run for it
+    slow = [replace_result(measured, variant="default", way=None, mean=0.9), replace_result(measured, mean=0.01, way=None)]
+    assert startup_site_notes(slow) == []
+
+
+def replace_result(r, **kw):
+    from dataclasses import replace
+
+    return replace(r, python="/py/3.13.0/bin/python", **kw)
 
 
 def test_plan_default_set_and_dedup():

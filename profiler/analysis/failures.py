@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from profiler.model.variant import variant_named
+from profiler.model.variant import Variant
 
 _IMPORT_ERRORS = ("ModuleNotFoundError", "ImportError")
 
 
-def explain_failure(variant: str, flags: tuple[str, ...], target_kind: str, error: str) -> str | None:
-    """A sentence naming the cause of `error` in `variant`, or None when it is not known."""
+def explain_failure(variant: Variant | None, flags: tuple[str, ...], target_kind: str, error: str) -> str | None:
+    """A sentence naming the cause of `error` in `variant` (the Variant that ran: its own hint
+    first; None for a row no Variant made), or None when it is not known."""
     if not any(e in (error or "") for e in _IMPORT_ERRORS):
         return None
     if "-I" in flags:
@@ -16,9 +17,8 @@ def explain_failure(variant: str, flags: tuple[str, ...], target_kind: str, erro
             return ("-I drops the script's folder from sys.path (since Python 3.11 -I implies -P), "
                     "so the modules beside the script do not import")
         return "-I ignores PYTHONPATH and the user site-packages"
-    known = variant_named(variant)
-    if known is not None and known.import_error_hint:
-        return known.import_error_hint
+    if variant is not None and variant.import_error_hint:
+        return variant.import_error_hint
     if "-S" in flags:
         return "-S drops site-packages from sys.path; the `no-site` variant keeps them (through PYTHONPATH)"
     if "-E" in flags or "-P" in flags:

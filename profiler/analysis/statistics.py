@@ -108,6 +108,7 @@ def summarize(spec: CommandSpec, samples: Sequence[RunSample], engine: str = "bu
         user_times=tuple(users) if have_cpu else None,
         system_times=tuple(systems) if have_cpu else None,
         engine=engine,
+        way=spec.way,
     )
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from profiler.model.document import Document, Record
 from profiler.model.harness import HarnessView
+from profiler.model.variant import Variant
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,10 @@ class RunSample:
 
 @dataclass(frozen=True)
 class CommandSpec:
-    """One thing to time: a variant of a target on an interpreter."""
+    """One thing to time: a variant of a target on an interpreter. `variant` is the name
+    written in documents; `way` the `Variant` that built the command (the run plan's, carried
+    to the result: what it needs, its hints, its side of the site note), None for a
+    composition's own rows (lazy's eager/lazy, compare's build variants)."""
 
     argv: tuple[str, ...]
     variant: str
@@ -34,13 +38,22 @@ class CommandSpec:
     python_version: str | None = None
     flags: tuple[str, ...] = ()
     target: str = ""  # the target's label (e.g. "-c pass", "-c 'import json'")
-    fresh_pycache: bool = False  # cold-pyc: a fresh -X pycache_prefix dir per run
     env: tuple[tuple[str, str], ...] | None = None  # extra environment for this command
     key: str = ""  # opaque unique id inside one benchmark; never parsed (identity is the fields)
     role: str = "target"  # "target" | "baseline" (-c pass beside --import) | "import" (-c "import X")
     module: str | None = None  # role "import": the X of `import X`
     target_kind: str = ""  # the Target's kind ("code", "module", "script", "command")
-    keeps_site_paths: bool = False  # no-site: env gives back the paths site would add (notes say which)
+    way: Variant | None = None  # the variant itself (see above)
+
+    @property
+    def fresh_pycache(self) -> bool:
+        """cold-pyc: a fresh -X pycache_prefix folder per run."""
+        return self.way is not None and self.way.fresh_pycache
+
+    @property
+    def keep_site_paths(self) -> bool:
+        """no-site: env gives back the paths site would add (the plan's notes say which)."""
+        return self.way is not None and self.way.keep_site_paths
 
     @property
     def command(self) -> str:
@@ -61,6 +74,7 @@ class TimingResult(Record):
     mean/median/min/max/stddev are None and `times` is empty."""
 
     DERIVED = ("instructions_variation_pct",)
+    NOT_SAVED = ("way",)
 
     command: str
     mean: float | None
@@ -88,6 +102,9 @@ class TimingResult(Record):
     failed: bool = False
     error: str | None = None
     instructions_runs: tuple[int, ...] | None = None  # --metric instructions: every count
+    # the Variant that was run (its spec's `way`; None when read back from a file or for a
+    # composition's own rows): not saved, the document keeps its name (`variant`)
+    way: Variant | None = field(default=None, compare=False)
 
     @classmethod
     def failure(cls, spec: CommandSpec, exit_codes: tuple[int, ...], error: str, engine: str = "builtin") -> "TimingResult":
@@ -97,7 +114,7 @@ class TimingResult(Record):
             min=None, max=None, times=(), exit_codes=tuple(exit_codes), memory_usage_byte=None,
             variant=spec.variant, python=spec.python, python_version=spec.python_version,
             flags=spec.flags, target=spec.target, key=spec.key or spec.variant, engine=engine,
-            role=spec.role, module=spec.module, failed=True, error=error,
+            role=spec.role, module=spec.module, failed=True, error=error, way=spec.way,
         )
 
     @property

@@ -3,8 +3,9 @@
 A `Variant` is the one place that knows what its name means: the flags it adds, what it needs
 from the interpreter (capability names of model/interpreter.py: CAPABILITIES, shown by
 `importprof pythons` and used in every refusal), the argv and environment of one run, and the
-hint shown when it fails with an import error. Code elsewhere asks the variant (or looks it up
-by name with `variant_named`) instead of comparing names.
+hint shown when it fails with an import error. Code elsewhere asks the variant instead of
+comparing names: the run plan's commands and their results carry it (`CommandSpec.way`,
+`TimingResult.way`), so nothing looks a variant up again by its name.
 """
 
 from __future__ import annotations
@@ -101,12 +102,6 @@ BUILTIN_VARIANTS: dict[str, Variant] = {
 }
 
 DEFAULT_STARTUP_VARIANTS = ("default", "no-site", "isolated", "no-frozen")
-
-
-def variant_named(name: str) -> Variant | None:
-    """The built-in variant called `name` (a result's `variant`), None for a custom --flags one
-    or a name of another command (compare's build variants, doctor's rows)."""
-    return BUILTIN_VARIANTS.get(name)
 
 
 def variants_help(default: Sequence[str] | None = None) -> str:

@@ -41,7 +41,7 @@ def parse_hyperfine_json(
             result = replace(
                 result, command=spec.command, variant=spec.variant, python=spec.python,
                 python_version=spec.python_version, flags=spec.flags, target=spec.target,
-                key=spec.key, role=spec.role, module=spec.module, engine="hyperfine",
+                key=spec.key, role=spec.role, module=spec.module, engine="hyperfine", way=spec.way,
             )
         out.append(result)
     return out

@@ -83,7 +83,7 @@ def _finish(specs, results, reference, warnings, machine, interrupted=False) -> 
     for r in results:
         if r.failed:
             s = by_key.get(r.key)
-            hint = explain_failure(r.variant, r.flags, s.target_kind if s else "", r.error or "")
+            hint = explain_failure(r.way, r.flags, s.target_kind if s else "", r.error or "")
             warns.append(f"{r.key}: failed ({r.error})" + (f": {hint}" if hint else ""))
         else:
             warns.extend(result_warnings(r))

@@ -38,10 +38,10 @@ class Plan:
         out = []
         for s in self.specs:
             path = dict(s.env or ()).get("PYTHONPATH")
-            if s.keeps_site_paths and path:
+            if s.keep_site_paths and path:
                 out.append(f"{s.key}: -S, with the site paths the target imports from kept through PYTHONPATH={path}")
-        if any(s.keeps_site_paths for s in self.specs) and not out:
-            names = dict.fromkeys(s.variant for s in self.specs if s.keeps_site_paths)
+        if any(s.keep_site_paths for s in self.specs) and not out:
+            names = dict.fromkeys(s.variant for s in self.specs if s.keep_site_paths)
             out.append(f"{', '.join(names)}: -S (the target imports nothing from the paths site adds)")
         return out
 
@@ -134,12 +134,11 @@ def _commands(interps: Sequence[Interpreter], variants: Sequence[Variant], targe
                     python_version=interp.version,
                     flags=v.shown_flags,
                     target=t.label(),
-                    fresh_pycache=v.fresh_pycache,
-                    keeps_site_paths=v.keep_site_paths,
                     key=key,
                     role=role,
                     module=mod,
                     target_kind=t.kind,
+                    way=v,
                 )))
     return out
 

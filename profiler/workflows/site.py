@@ -48,13 +48,11 @@ def startup_site_notes(results: Sequence, context: RunContext | None = None) -> 
     (one instrumented run of site on that interpreter). Never fails the startup command."""
     from profiler.analysis.site import site_startup_note
     from profiler.errors import ImportprofError
-    from profiler.model.variant import variant_named
 
     by_python: dict[str, dict[str, object]] = {}
     for r in results:
         # the target itself, not the baseline / `import X` runs of --import, and measured
-        known = variant_named(r.variant)
-        side = known.site_side if known else None  # default: with site, no-site: without
+        side = r.way.site_side if r.way else None  # default: with site, no-site: without
         if r.python and side and r.role == "target" and not r.failed:
             by_python.setdefault(r.python, {})[side] = r
     notes = []

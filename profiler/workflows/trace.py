@@ -275,7 +275,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
                 r = trace_python(interp.path, v, opts.target, keep_log=keep, check=not several, ignore_failure=opts.ignore_failure,
                                  env=spec.env or (), context=context, importtime=interp.supports("importtime"))
                 if r.failed:
-                    hint = explain_failure(v.name, tuple(v.flags), opts.target.kind, r.error or "")
+                    hint = explain_failure(v, tuple(v.flags), opts.target.kind, r.error or "")
                     warnings.append(f"{v.name}: failed ({r.error})" + (f": {hint}" if hint else ""))
                 results.append(r)
             if progress:
