@@ -709,19 +709,21 @@ def _item_problem(kind: str, key: str, i: int, value) -> str:
     return _describe(error, (key, i))
 
 
-def read_imports_report(path: str, what: str = "report"):
+def read_imports_report(path: str, what: str = "report", on_block=None):
     """A saved `importprof.imports/1` report as an ImportsReport (show, diff, why --report), read
     a line at a time (read_streamed_document) into the form `imports --from-log` makes
     (model.import_tree.ModuleColumnsReader: a thousand processes of one program held as columns,
     a record line of a layout read before matched as its numbers alone), so reading back what
     `-o` wrote costs about what writing it did. A file not laid out as importprof writes it is
-    read whole, as before."""
+    read whole, as before. `on_block(process, first index, block)`: each process is handed over
+    as it is read and not kept (the report's modules are left empty), for a reader that pairs
+    them as they come (diff)."""
     from dataclasses import replace
 
     from profiler.errors import BadInput
     from profiler.model.import_tree import ImportsReport, ModuleColumnsReader
 
-    reader = ModuleColumnsReader()
+    reader = ModuleColumnsReader(on_block)
     try:
         doc = read_streamed_document(path, "imports", "modules", reader.take, reader.record, ["imports"], what)
         if doc is None:

@@ -133,6 +133,18 @@ def test_diff_of_reports_read_back(pair, saved):
     g = GOLDEN["diffs"]["..".join(pair)]
     assert digest(get_renderer("json")(rep)) == g["json"]
     assert digest(render_diff_table(rep, False)) == g["table"]
+    # as `importprof diff` makes it: the new report paired a process at a time as it is read
+    from profiler.compose.diff import DiffOptions, diff
+
+    import shutil
+
+    old, new = saved[a].parent / "old.json", saved[b].parent / "new.json"
+    shutil.copy(saved[a], old)
+    shutil.copy(saved[b], new)
+    streamed = diff(DiffOptions(str(old), str(new)))
+    streamed = replace(streamed, machine={}, old={**streamed.old, "path": "old.json"}, new={**streamed.new, "path": "new.json"})
+    assert digest(get_renderer("json")(streamed)) == g["json"]
+    assert digest(render_diff_table(streamed, False)) == g["table"]
 
 
 # ------------------------------------------------------------------ the line reader vs the whole-file reader

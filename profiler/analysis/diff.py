@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from profiler.model.import_tree import ChangeColumns, DiffReport, ImportsReport, ModuleChange, ModuleRecord
+from profiler.model.import_tree import ChangeColumns, ColumnBlock, DiffReport, ImportsReport, ModuleChange, ModuleRecord
 
 MIN_RUNS_FOR_SIGNIFICANCE = 3
 SPREAD_FACTOR = 3  # a change is significant beyond this many (old + new) spreads (MAD, µs)
@@ -40,23 +40,29 @@ def is_significant(old_us: int, new_us: int, old_runs: Sequence[int | None], new
     return not (min(a) <= new_us <= max(a)) and not (min(b) <= old_us <= max(b))
 
 
-def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = None, new_path: str | None = None) -> DiffReport:
+def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = None, new_path: str | None = None,
+                 pairing: "ProcessPairing | None" = None) -> DiffReport:
     """Modules are paired by identity (analysis.imports.identity_keys: process, name, and
     whether the row loaded the module or only wrapped a dotted import), never by name alone.
     Process by process (_paired_by_process): two processes laid out alike (a harness's reports:
-    their ModuleColumns) are compared column by column, and only the rows that differ are made."""
+    their ModuleColumns) are compared column by column, and only the rows that differ are made.
+    `pairing`: the streaming_pairing the new report's processes were added to as it was read
+    (its modules then left out of `new`)."""
     judge = old.runs >= MIN_RUNS_FOR_SIGNIFICANCE and new.runs >= MIN_RUNS_FOR_SIGNIFICANCE
     changes = ChangeColumns()  # in the old report's order; read by impact
 
-    def change(mo: ModuleRecord, mn: ModuleRecord, wrapper: bool) -> None:
+    def change(mo: ModuleRecord, mn: ModuleRecord, wrapper: bool, position: int) -> None:
         sig = None
         if judge:
             sig = is_significant(
                 mo.cumulative_us, mn.cumulative_us, mo.cumulative_us_runs, mn.cumulative_us_runs, mo.cumulative_us_spread, mn.cumulative_us_spread
             ) or is_significant(mo.self_us, mn.self_us, mo.self_us_runs, mn.self_us_runs, mo.self_us_spread, mn.self_us_spread)
-        changes.append(mo.name, mo.process, mo.self_us, mn.self_us, mo.cumulative_us, mn.cumulative_us, sig, wrapper)
+        changes.append(mo.name, mo.process, mo.self_us, mn.self_us, mo.cumulative_us, mn.cumulative_us, sig, wrapper, position)
 
-    paired = _paired_by_process(old.modules, new.modules, change, None if judge else changes)
+    if pairing is not None:
+        paired, changes = pairing.result(), pairing.columns
+    else:
+        paired = _paired_by_process(old.modules, new.modules, change, None if judge else changes)
     if paired is None:
         changes = ChangeColumns()
         paired = _paired_by_rows(old.modules, new.modules, change)
@@ -118,7 +124,7 @@ def _paired_by_rows(old_modules: Sequence[ModuleRecord], new_modules: Sequence[M
     for k, (i, mo) in a.items():
         got = b.get(k)
         if got is not None and (mo.self_us != got[1].self_us or mo.cumulative_us != got[1].cumulative_us):
-            change(mo, got[1], k[2] == "wrapper")
+            change(mo, got[1], k[2] == "wrapper", i)
     wrappers = any(k[2] == "wrapper" for k in (*a, *b))
     return only_in(b, a), only_in(a, b), wrappers
 
@@ -136,69 +142,124 @@ def _identities(rows, block) -> list[tuple[str, str, int]]:
     return [k[1:] for k in identity_keys(rows)]
 
 
-def _paired_by_process(old_modules: Sequence[ModuleRecord], new_modules: Sequence[ModuleRecord], change, columns):
-    """_paired_by_rows process by process (identities never pair across processes), or None when
-    a process comes in more than one place in a report (its ordinals run across them). Two
-    processes laid out alike are compared column by column: their changed rows go straight
-    into `columns` (a ChangeColumns; None when each change needs its records: significance)."""
+def _segments(modules: Sequence[ModuleRecord]) -> dict | None:
+    """process → (its first row, its records or None, its ColumnBlock or None), in order; None
+    when a process comes in more than one place."""
     from profiler.analysis.imports import _process_segments
 
-    def segments(modules):
-        out, start = {}, 0
-        for process, depths, _, record, block in _process_segments(modules):
-            if process in out:
-                return None
-            rows = None if block is not None else [record(i) for i in range(len(depths))]
-            out[process] = (start, rows, block)
-            start += len(depths)
-        return out
+    out, start = {}, 0
+    for process, depths, _, record, block in _process_segments(modules):
+        if process in out:
+            return None
+        rows = None if block is not None else [record(i) for i in range(len(depths))]
+        out[process] = (start, rows, block)
+        start += len(depths)
+    return out
 
-    a, b = segments(old_modules), segments(new_modules)
-    if a is None or b is None:
-        return None
-    added, removed = [], []
-    wrappers = False
 
-    def rows_of(seg):
-        start, rows, block = seg
-        return rows if rows is not None else [block.record(i) for i in range(len(block.self_us))]
+def _rows_of(seg) -> list:
+    start, rows, block = seg
+    return rows if rows is not None else [block.record(i) for i in range(len(block.self_us))]
 
-    for process, (start, rows, block) in a.items():
-        ka = _identities(rows, block)
-        wrappers = wrappers or any(k[1] == "wrapper" for k in ka)
-        other = b.get(process)
-        if other is None:
-            removed.extend(((-m.cumulative_us, m.name, start + i), _marked(m, k[1] == "wrapper")) for i, (k, m) in enumerate(zip(ka, rows_of(a[process]))))
-            continue
-        bstart, brows, bblock = other
+
+class ProcessPairing:
+    """_paired_by_rows process by process (identities never pair across processes): the old
+    report's processes held, each process of the new one paired as it comes (`add`, or
+    `add_block` as a reader hands them over) and dropped, so a diff of two big reports holds one
+    report and the changes. Two processes laid out alike are compared column by column: their
+    changed rows go straight into `columns` (a ChangeColumns; None when each change needs its
+    records: significance), any other pair to `change(old, new, wrapper, position)`. `ok` is
+    False when a process comes in more than one place in a report (its ordinals run across them:
+    pair by rows instead)."""
+
+    def __init__(self, old_modules: Sequence[ModuleRecord], change, columns) -> None:
+        self.a = _segments(old_modules)
+        self.ok = self.a is not None
+        self.change, self.columns = change, columns
+        self.added: list = []
+        self.removed: list = []
+        self.wrappers = False
+        self.seen: set[int] = set()
+
+    def add_block(self, process: int, start: int, block) -> None:
+        """A process as ModuleColumnsReader hands it over: a ColumnBlock or a tuple of records."""
+        if isinstance(block, ColumnBlock):
+            self.add(process, start, None, block)
+        else:
+            self.add(process, start, list(block), None)
+
+    def add(self, process: int, bstart: int, brows, bblock) -> None:
+        if not self.ok or process in self.seen:
+            self.ok = False
+            return
+        self.seen.add(process)
         kb = _identities(brows, bblock)
+        self.wrappers = self.wrappers or any(k[1] == "wrapper" for k in kb)
+        seg = self.a.get(process)
+        if seg is None:
+            self.added.extend(((-m.cumulative_us, m.name, bstart + j), _marked(m, k[1] == "wrapper"))
+                              for j, (k, m) in enumerate(zip(kb, _rows_of((bstart, brows, bblock)))))
+            return
+        start, rows, block = seg
+        ka = _identities(rows, block)
         if block is not None and bblock is not None and ka == kb:  # laid out alike: row i pairs with row i
             sa, ca, sb, cb = block.self_us, block.cumulative_us, bblock.self_us, bblock.cumulative_us
             if sa == sb and ca == cb:
-                continue
-            names = block.layout.names
+                return
+            names, columns = block.layout.names, self.columns
             for i in range(len(sa)):
                 if sa[i] != sb[i] or ca[i] != cb[i]:
                     if columns is not None:
-                        columns.append(names[i], process, sa[i], sb[i], ca[i], cb[i], None, ka[i][1] == "wrapper")
+                        columns.append(names[i], process, sa[i], sb[i], ca[i], cb[i], None, ka[i][1] == "wrapper", start + i)
                     else:
-                        change(block.record(i), bblock.record(i), ka[i][1] == "wrapper")
-            continue
-        ra, rb = rows_of(a[process]), rows_of(other)
+                        self.change(block.record(i), bblock.record(i), ka[i][1] == "wrapper", start + i)
+            return
+        ra, rb = _rows_of(seg), _rows_of((bstart, brows, bblock))
         ia, ib = dict(zip(ka, range(len(ka)))), dict(zip(kb, range(len(kb))))
         for k, i in ia.items():
             j = ib.get(k)
             if j is None:
-                removed.append(((-ra[i].cumulative_us, ra[i].name, start + i), _marked(ra[i], k[1] == "wrapper")))
+                self.removed.append(((-ra[i].cumulative_us, ra[i].name, start + i), _marked(ra[i], k[1] == "wrapper")))
             elif ra[i].self_us != rb[j].self_us or ra[i].cumulative_us != rb[j].cumulative_us:
-                change(ra[i], rb[j], k[1] == "wrapper")
-        added.extend(((-rb[j].cumulative_us, rb[j].name, bstart + j), _marked(rb[j], k[1] == "wrapper")) for k, j in ib.items() if k not in ia)
-    for process, seg in b.items():
-        kb = _identities(seg[1], seg[2])
-        wrappers = wrappers or any(k[1] == "wrapper" for k in kb)
-        if process not in a:
-            added.extend(((-m.cumulative_us, m.name, seg[0] + j), _marked(m, k[1] == "wrapper")) for j, (k, m) in enumerate(zip(kb, rows_of(seg))))
-    return added, removed, wrappers
+                self.change(ra[i], rb[j], k[1] == "wrapper", start + i)
+        self.added.extend(((-rb[j].cumulative_us, rb[j].name, bstart + j), _marked(rb[j], k[1] == "wrapper")) for k, j in ib.items() if k not in ia)
+
+    def result(self) -> tuple[list, list, bool]:
+        """(added, removed, any wrapper row), once every new process was added."""
+        wrappers = self.wrappers
+        for process, seg in self.a.items():
+            ka = _identities(seg[1], seg[2])
+            wrappers = wrappers or any(k[1] == "wrapper" for k in ka)
+            if process not in self.seen:
+                self.removed.extend(((-m.cumulative_us, m.name, seg[0] + i), _marked(m, k[1] == "wrapper"))
+                                    for i, (k, m) in enumerate(zip(ka, _rows_of(seg))))
+        return self.added, self.removed, wrappers
+
+
+def _paired_by_process(old_modules: Sequence[ModuleRecord], new_modules: Sequence[ModuleRecord], change, columns):
+    """ProcessPairing of two reports in memory, or None (pair by rows)."""
+    pairing = ProcessPairing(old_modules, change, columns)
+    b = _segments(new_modules) if pairing.ok else None
+    if b is None:
+        return None
+    for process, (bstart, brows, bblock) in b.items():
+        pairing.add(process, bstart, brows, bblock)
+    return pairing.result() if pairing.ok else None
+
+
+def streaming_pairing(old: ImportsReport) -> "ProcessPairing | None":
+    """A ProcessPairing for a new report read a process at a time (compose.diff), its changes in
+    its own ChangeColumns (`pairing.columns`); None when the old report needs its records
+    paired (3 runs or more: significance is judged) or pairs by rows."""
+    if old.runs >= MIN_RUNS_FOR_SIGNIFICANCE:
+        return None
+    columns = ChangeColumns()
+
+    def change(mo, mn, wrapper, position):
+        columns.append(mo.name, mo.process, mo.self_us, mn.self_us, mo.cumulative_us, mn.cumulative_us, None, wrapper, position)
+
+    pairing = ProcessPairing(old.modules, change, columns)
+    return pairing if pairing.ok else None
 
 
 def gate_failures(report: DiffReport, fail_over_ms: float | None, fail_over_pct: float | None,

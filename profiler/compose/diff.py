@@ -19,13 +19,23 @@ class DiffOptions:
 
 
 def diff(opts: DiffOptions) -> DiffReport:
-    from profiler.analysis.diff import diff_reports
+    from profiler.analysis.diff import diff_reports, streaming_pairing
     from profiler.workflows.imports import load_report
 
     for name, v in (("--fail-over", opts.fail_over_ms), ("--fail-over-pct", opts.fail_over_pct)):
         if v is not None and v < 0:
             raise UsageError(f"{name} cannot be negative")
-    return diff_reports(load_report(opts.old), load_report(opts.new), opts.old, opts.new)
+    old = load_report(opts.old)
+    pairing = streaming_pairing(old)
+    if pairing is not None:  # the new report paired a process at a time as it is read, never held
+        from profiler.inputs import read_imports_report
+
+        new = read_imports_report(opts.new, "report", on_block=pairing.add_block)
+        if pairing.ok and not len(new.modules):  # (a file not laid out as importprof writes it is read whole)
+            return diff_reports(old, new, opts.old, opts.new, pairing=pairing)
+        if pairing.ok:
+            return diff_reports(old, new, opts.old, opts.new)
+    return diff_reports(old, load_report(opts.new), opts.old, opts.new)
 
 
 def gate_note(report: DiffReport, opts: DiffOptions) -> str | None:

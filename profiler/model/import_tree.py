@@ -433,7 +433,8 @@ class ModuleColumnsReader:
 
     RECENT = 8  # the layouts a new process is matched against (the latest first)
 
-    def __init__(self) -> None:
+    def __init__(self, on_block=None) -> None:
+        self.on_block = on_block
         self.blocks: list = []
         self.segments: list = []
         self.layouts: dict[tuple, ProcessLayout] = {}
@@ -510,8 +511,8 @@ class ModuleColumnsReader:
                 selfs, cums = _column([m.self_us for m in records]), _column([m.cumulative_us for m in records])
             else:
                 self.roots_cumulative_us += sum(m.cumulative_us for m in records if m.parent is None)
-                self.blocks.append(tuple(records))
-                self.segments.append((process, start, self.blocks[-1]))
+                self._block(process, start, tuple(records))
+                self.segments.append((process, start, tuple(records)))
                 return
         else:
             selfs, cums = cur[5], cur[6]
@@ -519,13 +520,21 @@ class ModuleColumnsReader:
         if roots is None:
             roots = layout.memo["parentless"] = [j for j, p in enumerate(layout.parents) if p is None]
         self.roots_cumulative_us += sum(map(cums.__getitem__, roots))
-        self.blocks.append(ColumnBlock(layout, process, selfs, cums))
+        self._block(process, start, ColumnBlock(layout, process, selfs, cums))
         self.segments.append((process, start, layout))
         if _json_readers(layout) is not None and layout not in self.recent[:1]:
             if layout in self.recent:
                 self.recent.remove(layout)
             self.recent.insert(0, layout)
             del self.recent[self.RECENT:]
+
+    def _block(self, process: int, start: int, block) -> None:
+        """A process read whole: kept, or handed to `on_block(process, first index, block)` and
+        dropped (a reader that pairs each process as it comes: diff)."""
+        if self.on_block is not None:
+            self.on_block(process, start, block)
+        else:
+            self.blocks.append(block)
 
     def finish(self) -> Sequence[ModuleRecord]:
         self._finish_process()
@@ -753,7 +762,7 @@ class ChangeColumns(Sequence):
     then in the old report's order — each made when it is read. The first few (a table's top
     25) are found without sorting them all. Equals the tuple of its records."""
 
-    __slots__ = ("names", "process", "old_self", "new_self", "old_cum", "new_cum", "wrapper", "significant", "_order")
+    __slots__ = ("names", "process", "old_self", "new_self", "old_cum", "new_cum", "wrapper", "significant", "position", "_order")
 
     def __init__(self) -> None:
         self.names: list[str] = []
@@ -761,10 +770,12 @@ class ChangeColumns(Sequence):
         self.old_self, self.new_self, self.old_cum, self.new_cum = array("q"), array("q"), array("q"), array("q")
         self.wrapper = bytearray()
         self.significant = bytearray()  # 0 no, 1 yes, 2 not judged
+        self.position = array("q")  # the row's place in the old report (ties in impact keep its order)
         self._order: array | None = None
 
     def append(self, name: str, process: int, old_self: int, new_self: int, old_cum: int, new_cum: int,
-               significant: bool | None, wrapper: bool) -> None:
+               significant: bool | None, wrapper: bool, position: int | None = None) -> None:
+        self.position.append(len(self.names) if position is None else position)
         try:
             self.process.append(process)
         except (TypeError, OverflowError):
@@ -794,9 +805,10 @@ class ChangeColumns(Sequence):
         """One integer a change that orders as (-|Δ cumulative|, -|Δ self|, name, position)."""
         n = len(self.names)
         rank = {name: r for r, name in enumerate(sorted(set(self.names)))}
-        top, names = 1 << 56, len(rank)
+        top, names, where = 1 << 56, len(rank), max(self.position, default=0) + 1
+        position = self.position
         for k, (name, os, ns, oc, nc) in enumerate(zip(self.names, self.old_self, self.new_self, self.old_cum, self.new_cum)):
-            yield (((top - abs(nc - oc)) * top + (top - abs(ns - os))) * names + rank[name]) * n + k
+            yield ((((top - abs(nc - oc)) * top + (top - abs(ns - os))) * names + rank[name]) * where + position[k]) * n + k
 
     def _whole(self) -> bool:
         """Every number a machine integer (the keys of _keys are exact)."""
@@ -807,7 +819,8 @@ class ChangeColumns(Sequence):
             n = len(self.names)
             if not self._whole():
                 os, ns, oc, nc, names = self.old_self, self.new_self, self.old_cum, self.new_cum, self.names
-                self._order = array("q", sorted(range(n), key=lambda k: (-abs(nc[k] - oc[k]), -abs(ns[k] - os[k]), names[k])))
+                position = self.position
+                self._order = array("q", sorted(range(n), key=lambda k: (-abs(nc[k] - oc[k]), -abs(ns[k] - os[k]), names[k], position[k])))
             else:
                 self._order = array("q", [key % n for key in sorted(self._keys())]) if n else array("q")
         return self._order
