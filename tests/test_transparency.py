@@ -123,7 +123,8 @@ def corpus(venv: Path, work: Path) -> dict[str, tuple[list[str], Path]]:
             "try:\n    import no_such_module_here\nexcept ImportError:\n    traceback.print_exc()\n"
             "try:\n    import bad_mod\nexcept KeyError:\n    traceback.print_exc()\n"
             "import subprocess, importlib.machinery as im\n"
-            "seen = (sys.flags.no_site, subprocess._args_from_interpreter_flags(), im.SourceFileLoader.get_code.__qualname__,\n"
+            # (-S passed on to child interpreters: the flags, not -X lazy_imports=all, which lazy's runs pass on as python does)
+            "seen = (sys.flags.no_site, '-S' in subprocess._args_from_interpreter_flags(), im.SourceFileLoader.get_code.__qualname__,\n"
             "        __loader__.__name__ if hasattr(__loader__, '__name__') else type(__loader__).__name__)\n"
             "print(seen)\n")],
         "pytest": (["-m", "pytest", "-q", "-p", "no:cacheprovider", str(work / "test_tiny.py")], work / "pytest.out"),
