@@ -264,7 +264,7 @@ FROM_LOG_PROFILER = {
     "profiler", "profiler.analysis", "profiler.analysis.imports", "profiler.analysis.statistics", "profiler.capture",
     "profiler.capture.interpreter", "profiler.capture.machine", "profiler.capture.process", "profiler.cli",
     "profiler.commands", "profiler.commands._common", "profiler.errors", "profiler.helpcache", "profiler.inputs",
-    "profiler.model", "profiler.model.document", "profiler.model.harness", "profiler.model.import_tree",
+    "profiler.model", "profiler.model.build_variant", "profiler.model.document", "profiler.model.harness", "profiler.model.import_tree",
     "profiler.model.interpreter", "profiler.model.measurement", "profiler.model.target", "profiler.model.variant",
     "profiler.parse", "profiler.parse.importtime", "profiler.render", "profiler.render.console",
     "profiler.render.console_imports", "profiler.render.console_phases", "profiler.render.text", "profiler.runcontext",
