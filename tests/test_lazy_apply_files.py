@@ -253,3 +253,23 @@ def test_importlib_agrees_on_the_cache_path():
 
     path = importlib.util.cache_from_source("/x/mod.py", optimization=2)
     assert cache_entry("mod.py", os.path.basename(path)) == (sys.implementation.cache_tag, 2)
+
+
+@pytest.mark.slow
+def test_many_files_are_compiled_in_bounded_batches(tmp_path, monkeypatch):
+    import profiler.compose.lazy_apply_files as files
+
+    monkeypatch.setattr(files, "BATCH", 2)  # five files: three argument lists, one interpreter
+    py315 = pyenv_python("3.15")
+    edits = _tree_files(tmp_path, {})
+    paths = []
+    for i in range(5):
+        src = tmp_path / f"m{i}.py"
+        src.write_text("import json\n")
+        _compile(py315, src)
+        path = os.path.realpath(src)
+        edits.add(path, src.read_bytes())
+        paths.append(path)
+    edits.write({p: b"__lazy_modules__ = ['json']\nimport json\n" for p in paths})
+    assert edits.refresh_bytecode(paths, _pythons_for(py315)) == []
+    assert not any(_stale(py315, p) for p in paths)

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 
 from profiler.runcontext import RunContext
 
+BATCH = 400  # files per compiling interpreter (an argument list stays far below ARG_MAX)
 HELD = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
 
 
@@ -257,7 +258,7 @@ class TreeFiles:
         notes to show (one line per tag left stale or file left alone)."""
         from profiler import sinks
         from profiler.analysis.pyc import tag_version
-        from profiler.capture.lazy_apply import compile_bytecode
+        from profiler.capture.lazy_apply import Compiled, compile_bytecode
 
         found, notes = self.caches(paths)
         by_tag: dict[str, list[Cached]] = {}
@@ -272,9 +273,12 @@ class TreeFiles:
             entries = [(c.source, os.path.join(tmp, f"{i}.pyc"), c.optimize, c.mode) for i, c in enumerate(items)]
             done = None
             for exe in pythons_for(tag):
-                got = compile_bytecode(exe, tag, entries, context=context)
+                got = compile_bytecode(exe, tag, entries[:BATCH], context=context)
                 if got.tag_ok:
                     done = got
+                    for at in range(BATCH, len(entries), BATCH):  # argument lists of a bounded length
+                        more = compile_bytecode(exe, tag, entries[at:at + BATCH], context=context)
+                        done = Compiled(exe, True, {**done.failed, **more.failed}, done.error or more.error)
                     break
             if done is None:
                 notes.append(_stale_note(tag, items, tag_version(tag)))
