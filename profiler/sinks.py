@@ -270,8 +270,11 @@ def write_stdout(data) -> None:
     if sys.stdout is None:  # started with stdout closed (in-process callers): silence, as a closed pipe
         return
     if not isinstance(data, (str, bytes)):
-        for piece in data:
-            write_stdout(piece)
+        try:
+            for piece in data:
+                write_stdout(piece)
+        except BrokenPipeError:  # its reader left (`| head`): the rest is not made, and the command ends as for a closed stdout
+            sys.stdout = open(os.devnull, "w")  # the interpreter's final flush must not fail again
         return
     try:
         if isinstance(data, bytes):

@@ -266,3 +266,24 @@ def test_changes_kept_as_columns_read_as_the_sorted_records():
         assert cols[:25] == tuple(records[:25])
         assert cols == tuple(records) and list(cols) == records
         assert cols[-1] == records[-1] and len(cols) == 3000
+
+
+def test_a_reader_that_leaves_early_is_a_closed_stdout(tmp_path):
+    """`imports --format folded | head -c 10`: the pieces stop at the closed pipe, exit 0, no
+    error line (as a closed stdout)."""
+    import subprocess
+    import sys
+
+    from export_cases import write_log
+
+    log = write_log("command_subprocesses_x5", tmp_path)
+    big = tmp_path / "big.log"
+    big.write_text(log.read_text() * 40)  # 600 processes: many pieces, far more than a pipe holds
+    for fmt in ("folded", "speedscope", "json"):
+        proc = subprocess.Popen([sys.executable, "-m", "profiler", "imports", "--from-log", str(big), "--format", fmt],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert len(proc.stdout.read(10)) == 10
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=300) == 0, (fmt, err)
+        assert "error" not in err, (fmt, err)
