@@ -274,3 +274,12 @@ def test_scan_units_leaves_a_stdlib_name_found_outside_every_unit_alone(tmp_path
     records = [LoadedModule("json", None, str(tmp_path / "app.zip" / "json" / "__init__.py"), "zipimporter", True)]
     units = scan_units(records, [str(tmp_path / "app.zip"), str(std)], [str(std)])
     assert [u for u in units if u.kind == "stdlib"] == [] and all(not u.files for u in units)
+
+
+def test_startup_first_orders_the_frozen_table_by_first_import():
+    from profiler.analysis.packing import startup_first
+    from profiler.model.packing import PlannedModule
+
+    mods = [PlannedModule(n, "source", f"/l/{n}.py", False) for n in ("a", "b", "c", "d", "e")]
+    assert [m.name for m in startup_first(mods, ["sys", "d", "b", "d", "zz"])] == ["d", "b", "a", "c", "e"]
+    assert [m.name for m in startup_first(mods, [])] == ["a", "b", "c", "d", "e"]

@@ -195,6 +195,18 @@ def without(plan: PackPlan, failed: Sequence[tuple[str, str]]) -> PackPlan:
                     plan.served, plan.data, plan.units)
 
 
+def startup_first(modules: Sequence[PlannedModule], imported: Sequence[str]) -> tuple[PlannedModule, ...]:
+    """`modules` with those the recording run imported first, in the order it imported them
+    (`imported`: its sys.modules order), then the rest by name. CPython's FrozenImporter finds a
+    module by a linear scan of the frozen table (strcmp from the top), so the modules a start-up
+    needs are found after the fewest comparisons."""
+    rank = {}
+    for i, name in enumerate(imported):
+        rank.setdefault(name, i)
+    last = len(rank)
+    return tuple(sorted(modules, key=lambda m: (rank.get(m.name, last), m.name)))
+
+
 def default_name(target: Target) -> str:
     if target.kind == "script":
         stem = os.path.splitext(os.path.basename(target.value))[0]

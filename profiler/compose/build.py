@@ -171,7 +171,8 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info,
         from profiler.workflows.frozen import build_frozen
 
         try:
-            frozen = build_frozen(interp, plan, os.path.join(out_dir, "frozen"), info=info, context=context)
+            frozen = build_frozen(interp, plan, os.path.join(out_dir, "frozen"), info=info, context=context,
+                                  imported=[r.name for r in records])
         except ImportprofError as exc:
             frozen_error = exc
     origins = tuple(r.origin for r in records if r.origin and os.path.isabs(r.origin))

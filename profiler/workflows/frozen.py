@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Sequence
 
 from profiler.model.interpreter import Interpreter, require
 from profiler.model.packing import FrozenReport, PackPlan, Unpacked
@@ -21,13 +21,18 @@ from profiler.runcontext import RunContext
 
 
 def build_frozen(interp: Interpreter, pack_plan: PackPlan, folder: str,
-                 info: Callable[[str], None] | None = None, context: RunContext | None = None) -> FrozenReport:
+                 info: Callable[[str], None] | None = None, context: RunContext | None = None,
+                 imported: Sequence[str] = ()) -> FrozenReport:
+    """`imported`: the recording run's modules in the order it imported them; those come first
+    in the frozen table (analysis/packing.py: startup_first)."""
     from profiler.analysis.frozen import plan_frozen_units
+    from profiler.analysis.packing import startup_first
     from profiler.capture import frozen as cap
     from profiler.capture.oxidized import read_source
 
     require(interp, "frozen", for_what="variant frozen")
     plan = plan_frozen_units(pack_plan, read_source)
+    plan = replace(plan, modules=startup_first(plan.modules, imported))
     obj = cap.launcher_object(interp, info=info, context=context)
     os.makedirs(folder, exist_ok=True)
     exe = os.path.join(folder, cap.EXE_NAME)
@@ -43,8 +48,8 @@ def build_frozen(interp: Interpreter, pack_plan: PackPlan, folder: str,
         size = cap.link(interp, obj, blob, exe, context=context)
     return FrozenReport(
         executable=exe,
-        modules=packed.modules,
-        packages=packed.packages,
+        modules=tuple(sorted(packed.modules)),  # by name, as reported before the table was ordered
+        packages=tuple(sorted(packed.packages)),
         not_frozen=plan.not_frozen,
         served=plan.served,
         bytecode_bytes=packed.bytecode_bytes,
