@@ -181,3 +181,23 @@ def test_the_sdist_builds_the_parser_with_cargo_and_falls_back_in_one_line_witho
     _check_native_ran(venv / "bin", str(venv / "bin" / "python"), env, tmp_path)
     # the same records either way: the summary's counts agree
     assert [(s["name"], s["count"]) for s in native["syscalls"]] == [(s["name"], s["count"]) for s in plain["syscalls"]]
+
+
+def test_the_wheel_runs_on_python_3_9(tmp_path):
+    """The oldest CPython importprof supports: the registry resolves an older typer there, which
+    reads options from inspect.signature without evaluating string annotations (3.9 cannot), so
+    every `--format` became `--fmt`; and `X | None` in the documents' fields cannot be evaluated
+    by typing before 3.10. Both work from the wheel in a fresh 3.9 venv."""
+    env = _no_rust(tmp_path)
+    python = pyenv_python("3.9")
+    venv = _fresh_venv(python, tmp_path / "venv", env)
+    _pip_install(venv, built_wheel(), env)
+    importprof = venv / "bin" / "importprof"
+    helps = _run([importprof, "startup", "--help"], env, tmp_path)
+    assert helps.returncode == 0 and "--format" in helps.stdout and "--fmt" not in helps.stdout, helps.stdout
+    proc = _run([importprof, "startup", "--runs", "2", "--warmup", "0", "--variant", "default", "--format", "json", "-c", "pass"],
+                env, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    doc = json.loads(proc.stdout)
+    assert doc["schema"] == "importprof.startup/1" and len(doc["results"][0]["times"]) == 2
+    _check_native_ran(venv / "bin", str(venv / "bin" / "python"), env, tmp_path)

@@ -41,10 +41,28 @@ def load_command(name: str):
     sub = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
                       context_settings={"help_option_names": ["-h", "--help"]})
     importlib.import_module(f"profiler.commands.{name}").register(sub)
+    if sys.version_info < (3, 10):
+        for info in sub.registered_commands:
+            _evaluate_annotations(info.callback)
     cmd = typer.main.get_command(sub)
     cmd.name = name
     cmd.short_help = cmd.short_help or _first_sentence(cmd.help or "")  # whole first sentences in the list
     return cmd
+
+
+def _evaluate_annotations(func) -> None:
+    """Python 3.9: typer reads a parameter's `Annotated[..., typer.Option(...)]` from
+    inspect.signature, which leaves the string annotations of `from __future__ import
+    annotations` unevaluated before 3.10 (the options then lost their names: `--fmt` for
+    `--format`). Give the function a signature with its annotations evaluated."""
+    import inspect
+
+    def evaluated(annotation):  # each one as written (get_type_hints would wrap a None default in Optional)
+        return eval(annotation, func.__globals__) if isinstance(annotation, str) else annotation
+
+    sig = inspect.signature(func)
+    func.__signature__ = sig.replace(parameters=[p.replace(annotation=evaluated(p.annotation))
+                                                 for p in sig.parameters.values()])
 
 
 def build_app():

@@ -41,6 +41,7 @@ import collections.abc
 import copy
 import dataclasses
 import types
+import sys
 import typing
 from typing import Any, Callable, ClassVar, Mapping
 
@@ -108,8 +109,38 @@ def field_types(cls: type) -> dict[str, Any]:
     hints = _HINTS.get(cls)
     if hints is None:
         # each class's annotations are resolved in its own module (typing's default)
-        hints = typing.get_type_hints(cls)
+        try:
+            hints = typing.get_type_hints(cls)
+        except TypeError:
+            if sys.version_info >= (3, 10):
+                raise
+            hints = _hints_before_310(cls)
         _HINTS[cls] = hints
+    return hints
+
+
+def _hints_before_310(cls: type) -> dict[str, Any]:
+    """Python 3.9: `X | None` annotations (written as strings under `from __future__ import
+    annotations`) evaluated as typing.Union[X, None], each in its class's own module."""
+    import ast
+
+    class Unions(ast.NodeTransformer):
+        def visit_BinOp(self, node):
+            self.generic_visit(node)
+            if not isinstance(node.op, ast.BitOr):
+                return node
+            union = ast.Attribute(value=ast.Name(id="__typing__", ctx=ast.Load()), attr="Union", ctx=ast.Load())
+            return ast.Subscript(value=union, slice=ast.Index(value=ast.Tuple(elts=[node.left, node.right], ctx=ast.Load())),
+                                 ctx=ast.Load())
+
+    hints: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        namespace = {**vars(sys.modules[klass.__module__]), "__typing__": typing}
+        for name, annotation in vars(klass).get("__annotations__", {}).items():
+            if isinstance(annotation, str):
+                tree = ast.fix_missing_locations(Unions().visit(ast.parse(annotation, mode="eval")))
+                annotation = eval(compile(tree, "<annotation>", "eval"), namespace)
+            hints[name] = annotation
     return hints
 
 
