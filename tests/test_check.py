@@ -455,3 +455,23 @@ def test_ignore_failure_reaches_no_site_s_path_discovery(cli, tmp_path):
     rows = {r["variant"]: r for r in doc["results"]}
     assert not rows["no-site"]["failed"], rows["no-site"]
     assert rows["no-site"]["exit_codes"] == [1, 1] and rows["default"]["exit_codes"] == [1, 1]
+
+
+def test_a_script_checks_note_names_the_python_key_not_an_option_check_lacks(tmp_path):
+    """`check` has no --python or --flags: the note about a SCRIPT's #! interpreter names the
+    check's `python` key as what overrides it, and a #! line's flags are said not to be
+    applied without pointing at an option `check` does not have."""
+    from profiler.compose.check import with_script_python
+    from profiler.model.check import CheckSpec
+
+    script = tmp_path / "tool"
+    script.write_text(f"#!{sys.executable} -X dev\nprint(1)\n")
+    notes: list[str] = []
+    spec = with_script_python(CheckSpec("tool", target=(str(script),)), notes.append)
+    assert spec.python == sys.executable
+    (note,) = notes
+    assert note.startswith(f"tool: running {script} on {sys.executable}, the interpreter its #! line names")
+    assert "(the check's `python` key overrides)" in note and "--python" not in note
+    assert note.endswith("its flags -X dev are not applied") and "--flags" not in note
+    named = with_script_python(CheckSpec("tool", target=(str(script),), python="python3"), notes.append)
+    assert named.python == "python3" and len(notes) == 1

@@ -186,7 +186,8 @@ def with_script_python(spec: CheckSpec, note: Callable[[str], None] | None = Non
         target = Target(*target_parts(spec.target))
     except ImportprofError:
         return spec  # a malformed target: measuring it says how
-    found = script_python(target)
+    # a check has no --python or --flags: its `python` key names the interpreter
+    found = script_python(target, overrides="the check's `python` key", flags_by=None)
     if found is None:
         return spec
     path, why = found

@@ -82,11 +82,13 @@ def shebang_python(text: bytes) -> tuple[str, tuple[str, ...]] | None:
     return words[0], tuple(words[1:])
 
 
-def script_python(target: Target) -> tuple[str | None, str] | None:
+def script_python(target: Target, overrides: str = "--python",
+                  flags_by: str | None = "--flags") -> tuple[str | None, str] | None:
     """For a SCRIPT run with no --python: the interpreter its `#!` line names (a venv's console
     script names the venv's python) and why, as one sentence; None when the script names no
     Python or the default (`env python3`); (None, why) when it names one that is not there
-    (the default runs, as the sentence says)."""
+    (the default runs, as the sentence says). `overrides` and `flags_by` name what the calling
+    command offers instead (`check` has a `python` key and no --flags)."""
     import shutil
 
     if target.kind != "script":
@@ -116,9 +118,9 @@ def script_python(target: Target) -> tuple[str | None, str] | None:
     path = name if os.path.isabs(name) else shutil.which(name)
     if path is None or not os.access(path, os.X_OK):
         return None, f"{target.value}'s #! line names {name}, which is not there: running it on the default python3"
-    why = f"running {target.value} on {path}, the interpreter its #! line names (--python overrides)"
+    why = f"running {target.value} on {path}, the interpreter its #! line names ({overrides} overrides)"
     if flags:
-        why += f"; its flags {' '.join(flags)} are not applied (give them with --flags)"
+        why += f"; its flags {' '.join(flags)} are not applied" + (f" (give them with {flags_by})" if flags_by else "")
     return path, why
 
 
