@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from profiler.model.variant import Variant
+from profiler.model.words import TargetKind
 
 _IMPORT_ERRORS = ("ModuleNotFoundError", "ImportError")
 
@@ -13,7 +14,7 @@ def explain_failure(variant: Variant | None, flags: tuple[str, ...], target_kind
     if not any(e in (error or "") for e in _IMPORT_ERRORS):
         return None
     if "-I" in flags:
-        if target_kind == "script":
+        if target_kind == TargetKind.SCRIPT:
             return ("-I drops the script's folder from sys.path (since Python 3.11 -I implies -P), "
                     "so the modules beside the script do not import")
         return "-I ignores PYTHONPATH and the user site-packages"

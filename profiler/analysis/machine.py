@@ -37,16 +37,20 @@ def busy_warnings(machine: dict, results: Sequence = ()) -> list[str]:
     """Pure: the machine facts and the measured results → warnings. Busy (see the calibration
     above) when the runs got less than BUSY_CPU_SHARE of their wall time on a CPU while other work
     used at least BUSY_OTHERS_PCT of the machine; low free memory."""
+    from profiler.model.words import Said, WarningKind
+
     out = []
     others = machine.get("cpu_percent")
     share = runs_cpu_share(results)
     if share is not None and others is not None and share < BUSY_CPU_SHARE and others >= BUSY_OTHERS_PCT:
-        out.append(
+        out.append(Said(
             f"the machine is busy: the runs were on a CPU for {share:.0%} of their wall time while other work used "
-            f"{others:.0f}% of the machine, so the times include waiting for a core; quiet the machine"
-        )
+            f"{others:.0f}% of the machine, so the times include waiting for a core; quiet the machine",
+            WarningKind.BUSY, WarningKind.BUSY.value,
+        ))
     avail = machine.get("memory_available_bytes")
     total = machine.get("memory_total_bytes")
     if avail and total and avail < 0.1 * total:
-        out.append(f"low free memory: {avail / 2**30:.1f} GiB of {total / 2**30:.1f} GiB available")
+        gist = f"{avail / 2**30:.1f} GiB of {total / 2**30:.1f} GiB available"
+        out.append(Said(f"low free memory: {gist}", WarningKind.LOW_MEMORY, gist, "low free memory"))
     return out

@@ -163,27 +163,32 @@ def import_costs(results: Sequence[TimingResult], baseline: str) -> list[ImportC
 
 
 def result_warnings(r: TimingResult) -> list[str]:
-    """Hyperfine's and pyperf's warnings for one result, as readable sentences."""
+    """Hyperfine's and pyperf's warnings for one result, as readable sentences (each with its
+    kind: model/words.py Said)."""
+    from profiler.model.words import Said, WarningKind as K
+
     label = r.key or r.variant or r.command
     out = []
     if first_run_much_slower(r.times):
-        out.append(
+        out.append(Said(
             f"{label}: the first run was much slower than the rest "
             f"({r.times[0] * 1e3:.1f} ms vs median {r.median * 1e3:.1f} ms): caches were cold; "
-            "use --warmup or more runs"
-        )
+            "use --warmup or more runs", K.FIRST_RUN_SLOWER, K.FIRST_RUN_SLOWER.value, label
+        ))
     outliers = outlier_indices(r.times)
     if outliers and not (outliers == [0] and first_run_much_slower(r.times)):
-        out.append(
-            f"{label}: {len(outliers)} statistical outlier(s) among {len(r.times)} runs "
-            "(modified Z-score > 14.8): other programs or I/O may have interfered"
-        )
+        gist = f"{len(outliers)} statistical outlier(s) among {len(r.times)} runs"
+        out.append(Said(
+            f"{label}: {gist} "
+            "(modified Z-score > 14.8): other programs or I/O may have interfered", K.OUTLIERS, gist, label
+        ))
     if r.stddev is not None and r.mean > 0 and r.stddev > WIDE_SPREAD * r.mean:
-        out.append(
+        out.append(Said(
             f"{label}: the spread is too wide to trust (stddev {r.stddev / r.mean:.0%} of the "
-            "mean, over 10%): quiet the machine or raise --runs"
-        )
+            "mean, over 10%): quiet the machine or raise --runs", K.WIDE_SPREAD, K.WIDE_SPREAD.value, label
+        ))
     failed = sum(1 for c in r.exit_codes if c != 0)
     if failed:
-        out.append(f"{label}: {failed} of {len(r.exit_codes)} runs exited non-zero (ignored)")
+        gist = f"{failed} of {len(r.exit_codes)} runs exited non-zero"
+        out.append(Said(f"{label}: {gist} (ignored)", K.NON_ZERO_EXITS, gist, label))
     return out

@@ -47,7 +47,7 @@ def flush_warnings(context) -> None:
 
         kinds = Counter(warning_kind(w) for w in held)
         # a kind said once is said with its own figures ("unavailable on 3.12", not "on N.N")
-        once = {warning_kind(w): _gist(w) for w in held}
+        once = {warning_kind(w): warning_gist(w) for w in held}
         text = "; ".join(f"{n} × {k}" if n > 1 else once[k] for k, n in kinds.most_common())
         sys.stderr.write(f"importprof: warning: {len(held)} warnings: {text} (--verbose shows each)\n")
     sys.stderr.flush()
@@ -55,10 +55,21 @@ def flush_warnings(context) -> None:
 
 def warning_kind(message: str) -> str:
     """What a warning says, without whose it is or its figures: `default @ 3.12.1: the spread
-    is too wide to trust (stddev 63% ...)` → `the spread is too wide to trust`."""
+    is too wide to trust (stddev 63% ...)` → `the spread is too wide to trust`. A warning given
+    its kind where it was said (model/words.py: Said) is not read again; the text of one that
+    was not is (the same words)."""
     import re
 
+    label = getattr(message, "label", None)
+    if label:
+        return label
     return re.sub(r"\d+(\.\d+)?", "N", _gist(message)).strip() or message
+
+
+def warning_gist(message: str) -> str:
+    """A warning's first clause with its own figures (what the summary shows for a kind said
+    once): the gist given where it was said, else read from its text."""
+    return getattr(message, "gist", "") or _gist(message)
 
 
 def _gist(message: str) -> str:

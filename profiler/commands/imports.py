@@ -86,10 +86,12 @@ def imports(
     python = pythons[0] if pythons else None
     if from_log is None and (target.is_python or python):  # the run needs it: resolved once, here
         python = interpreter_given(ctx, python)
+    from profiler.model.words import Metric
+
     opts = ImportsOptions(
         target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, headers=headers, group=group,
         level=level, phases=phases, lazy_candidates=lazy_candidates, ignore_failure=ignore_failure, statements=statements,
-        metrics=metric or [], instruction_runs=instruction_runs,
+        metrics=Metric.parse_all(metric), instruction_runs=instruction_runs,
     )
     with suggesting_ignore_failure(), Progress("importing") as bar:
         report = run_imports(opts, progress=bar.update, warn=warn, context=run_context(ctx))

@@ -74,6 +74,8 @@ def lazy(
     keep = [k.strip() for item in keep_eager or () for k in item.split(",") if k.strip()]
     from profiler.commands._options import interpreter_given, run_context
 
+    from profiler.model.words import Engine
+
     opts = LazyOptions(
         target=target_of(ctx),
         python=interpreter_given(ctx, python),  # resolved once, here
@@ -82,7 +84,7 @@ def lazy(
         warmup=warmup,
         profile_runs=profile_runs,
         max_bisect_runs=max_bisect_runs,
-        engine=engine,
+        engine=Engine.parse(engine),
         ignore_failure=ignore_failure,
     )
 

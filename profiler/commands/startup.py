@@ -55,7 +55,10 @@ def startup(
 
     from profiler.commands._options import interpreter_given, interpreters_given, run_context
 
+    from profiler.model.words import Engine, Metric
+
     check_outputs(output, export_json, export_markdown)
+    engine, metric = Engine.parse(engine), Metric.parse_all(metric)  # the words, parsed here once
     target = target_of(ctx)
     versus = versus_of(ctx, vs, python_given(ctx), ctx.command_path)
     # the interpreters, resolved once, here: --python's (where a Python target runs on them) and
@@ -72,7 +75,7 @@ def startup(
         runs=runs,
         warmup=warmup,
         imports=import_ or [],
-        metrics=metric or [],
+        metrics=metric,
         instruction_runs=instruction_runs,
         reference=reference,
         ignore_failure=ignore_failure,

@@ -22,6 +22,7 @@ from profiler.errors import ImportprofError, UsageError
 from profiler.model.doctor import Check, DoctorReport
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
+from profiler.model.words import Role, TargetKind
 from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def _startup_as_measured(report, python: str) -> float | None:
     """The mean of the default variant of `python` in a startup report (the report's startup
     part), or None when that report has no such row."""
     for r in getattr(report, "results", ()) or ():
-        if r.variant == "default" and r.role == "target" and not r.failed and r.mean is not None and r.python == python:
+        if r.variant == "default" and r.role == Role.TARGET and not r.failed and r.mean is not None and r.python == python:
             return r.mean
     return None
 
@@ -78,7 +79,7 @@ def _sys_path(facts: dict, target: Target) -> list[str]:
     first = target.first_path(os.getcwd())
     if path:
         path[0] = first if path[0] in ("", ".") else path[0]
-        if target.kind == "script":
+        if target.kind == TargetKind.SCRIPT:
             path[0] = first
     return path
 

@@ -10,14 +10,12 @@ from profiler.errors import UsageError
 from profiler.model.measurement import CommandSpec, StartupReport, TimingResult
 from profiler.model.target import Target
 from profiler.model.variant import DEFAULT_STARTUP_VARIANTS
+from profiler.model.words import Engine, Metric, Role
 from profiler.workflows.plan import BASELINE
 from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
-
-METRICS = ("instructions",)
-
 
 @dataclass
 class StartupOptions:
@@ -25,12 +23,12 @@ class StartupOptions:
     pythons: Sequence[Interpreter | str | None] = (None,)  # the command resolves --python into Interpreters (a library caller may give paths; None: python3 on PATH)
     variants: Sequence[str] = ()
     flags: Sequence[str] = ()
-    engine: str = "builtin"
+    engine: Engine = Engine.BUILTIN
     runs: int | None = None
     warmup: int = 3
     min_time_s: float = 3.0
     imports: Sequence[str] = ()
-    metrics: Sequence[str] = ()
+    metrics: Sequence[Metric] = ()
     instruction_runs: int = 3  # counts per command with --metric instructions (median shown, with their range)
     reference: str | None = None
     ignore_failure: bool = False
@@ -40,9 +38,9 @@ class StartupOptions:
 
 
 def validate(opts: StartupOptions) -> None:
-    unknown = [m for m in opts.metrics if m not in METRICS]
-    if unknown:
-        raise UsageError(f"unknown metric {unknown[0]!r} (known: {', '.join(METRICS)})")
+    """The words a library caller may give as strings (the command parsed them at its edge)."""
+    Metric.parse_all(opts.metrics)
+    Engine.parse(opts.engine)
 
 
 def startup(
@@ -72,7 +70,7 @@ def startup(
     runs = plan_runs(opts.target, interps, opts.variants, opts.flags, default=DEFAULT_STARTUP_VARIANTS,
                      imports=opts.imports, reference=opts.reference, site_paths=partial(no_site_env, context=context, ignore_failure=opts.ignore_failure), warn=warn)
     specs = list(runs.specs)
-    if "instructions" in opts.metrics:
+    if Metric.INSTRUCTIONS in opts.metrics:
         from profiler.capture.instructions import pick_method
 
         pick_method(context=context)  # fail before measuring for minutes
@@ -91,7 +89,7 @@ def startup(
     if len(interps) > 1 and len({s.variant for s in specs}) > 1 and not opts.reference:
         m = replace(m, relative=per_python_relative(m.results, m.relative))
     results = m.results
-    if "instructions" in opts.metrics:
+    if Metric.INSTRUCTIONS in opts.metrics:
         from profiler.capture.instructions import measure_instructions
 
         failed = {r.key for r in results if r.failed}
@@ -166,7 +164,7 @@ def per_python_relative(results: Sequence[TimingResult], relative) -> tuple:
     interpreters against each other is the first variant's row, kept against the first one."""
     from profiler.analysis.statistics import relative_speeds
 
-    measured = [r for r in results if not r.failed and r.role == "target"]
+    measured = [r for r in results if not r.failed and r.role == Role.TARGET]
     first = {}
     for r in measured:
         first.setdefault(r.python, r.key)

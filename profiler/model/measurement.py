@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from profiler.model.document import Document, Record
 from profiler.model.harness import HarnessView
 from profiler.model.variant import Variant
+from profiler.model.words import Role, TargetKind
 
 
 @dataclass(frozen=True)
@@ -40,9 +41,9 @@ class CommandSpec:
     target: str = ""  # the target's label (e.g. "-c pass", "-c 'import json'")
     env: tuple[tuple[str, str], ...] | None = None  # extra environment for this command
     key: str = ""  # opaque unique id inside one benchmark; never parsed (identity is the fields)
-    role: str = "target"  # "target" | "baseline" (-c pass beside --import) | "import" (-c "import X")
-    module: str | None = None  # role "import": the X of `import X`
-    target_kind: str = ""  # the Target's kind ("code", "module", "script", "command")
+    role: Role = Role.TARGET  # target | baseline (-c pass beside --import) | import (-c "import X")
+    module: str | None = None  # role import: the X of `import X`
+    target_kind: TargetKind | str = ""  # the Target's kind ("" : not said)
     way: Variant | None = None  # the variant itself (see above)
 
     @property

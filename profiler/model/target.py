@@ -12,30 +12,31 @@ import shlex
 from dataclasses import dataclass, field
 
 from profiler.model.document import Record
+from profiler.model.words import TargetKind
 
 
 @dataclass(frozen=True)
 class Target(Record):
-    kind: str  # "code" | "module" | "script" | "command"
+    kind: str  # a TargetKind: code | module | script | command (its word in JSON)
     value: str = "pass"  # the code, module name, script path, or command[0]
     args: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def is_python(self) -> bool:
-        return self.kind != "command"
+        return self.kind != TargetKind.COMMAND
 
     def python_argv(self) -> list[str]:
         """The arguments after `python [flags]` (only for Python targets)."""
-        if self.kind == "code":
+        if self.kind == TargetKind.CODE:
             return ["-c", self.value, *self.args]
-        if self.kind == "module":
+        if self.kind == TargetKind.MODULE:
             return ["-m", self.value, *self.args]
-        if self.kind == "script":
+        if self.kind == TargetKind.SCRIPT:
             return [self.value, *self.args]
         raise ValueError("a command target has no python argv")
 
     def command_argv(self) -> list[str]:
-        if self.kind != "command":
+        if self.kind != TargetKind.COMMAND:
             raise ValueError("not a command target")
         return [self.value, *self.args]
 
@@ -45,14 +46,14 @@ class Target(Record):
         one place importprof decides it."""
         import os
 
-        if self.kind == "script":
+        if self.kind == TargetKind.SCRIPT:
             return os.path.dirname(os.path.normpath(os.path.join(cwd, self.value)))
         return cwd if self.is_python else None
 
     def label(self) -> str:
-        if self.kind == "command":
+        if self.kind == TargetKind.COMMAND:
             return shlex.join(self.command_argv())
         return shlex.join(self.python_argv())
 
 
-DEFAULT_TARGET = Target("code", "pass")
+DEFAULT_TARGET = Target(TargetKind.CODE, "pass")

@@ -12,14 +12,18 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import BadInput, GateFailed, UsageError
 from profiler.model.import_tree import ImportsReport, ParsedLog
 from profiler.model.interpreter import Interpreter
 from profiler.model.target import Target
+from profiler.model.words import TargetKind
 from profiler.workflows.targets import check_exit
 from profiler.runcontext import RunContext, given
+
+if TYPE_CHECKING:
+    from profiler.model.words import Metric
 
 GROUPS = ("package", "distribution", "kind")
 
@@ -42,7 +46,7 @@ class ImportsOptions:
     sites: bool = False  # site: file:line of the import statement
     statements: bool = False  # statements: each module body's costliest top-level statements (sampled)
     ignore_failure: bool = False  # a non-zero exit is the program's own business (a red test suite, a linter)
-    metrics: Sequence[str] = ()  # "instructions": also count instructions retired (target and bare interpreter)
+    metrics: Sequence[Metric] = ()  # instructions: also count instructions retired (target and bare interpreter)
     instruction_runs: int = 3
 
 
@@ -57,12 +61,19 @@ def _runs_phase(runs: int, warmup: int) -> str:
     return f"{runs} run{'s' if runs != 1 else ''}" + (f" after {warmup} warm-up" if warmup else "")
 
 
+def _counts_instructions(metrics) -> bool:
+    from profiler.model.words import Metric
+
+    return Metric.INSTRUCTIONS in metrics
+
+
 def validate(opts: ImportsOptions) -> None:
     if opts.runs < 1:
         raise UsageError("--runs must be at least 1")
-    unknown = [m for m in opts.metrics if m != "instructions"]
-    if unknown:
-        raise UsageError(f"unknown metric {unknown[0]!r} (known: instructions)")
+    if opts.metrics:  # a library caller's words (the command parsed them at its edge)
+        from profiler.model.words import Metric
+
+        Metric.parse_all(opts.metrics)
     if opts.metrics and opts.from_log is not None:
         raise UsageError("--metric instructions runs the target: not with --from-log")
     if opts.warmup < 0:
@@ -424,9 +435,9 @@ def imports(
 
         report = replace(report, modules=mark_failed(report.modules, outcomes))
     if opts.group:
-        extra_path = opts.target.first_path(os.getcwd()) if opts.target.kind == "script" else None
+        extra_path = opts.target.first_path(os.getcwd()) if opts.target.kind == TargetKind.SCRIPT else None
         report = add_groups(report, opts.group, interp, extra_path=extra_path, context=context)
-    if "instructions" in opts.metrics:
+    if opts.metrics and _counts_instructions(opts.metrics):
         report = replace(report, instructions=count_instructions_of(opts, interp, context=context))
     if opts.phases or opts.lazy_candidates or opts.sites:  # the instrumented runs
         from profiler.workflows.phases import annotate_report

@@ -12,9 +12,8 @@ from typing import Callable, Sequence
 
 from profiler.errors import Interrupted, TargetFailed, UsageError
 from profiler.model.measurement import CommandSpec, Relative, TimingResult
+from profiler.model.words import Engine, Said, WarningKind
 from profiler.runcontext import RunContext, given
-
-ENGINES = ("builtin", "hyperfine")
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,8 @@ def pick_reference(results: Sequence[TimingResult], reference: str | None) -> tu
     fallback = next((r for r in results if not r.failed), None)
     if fallback is None:
         return "", []
-    return fallback.key, [f"the reference {chosen.key} failed: ratios are against {fallback.key} instead"]
+    return fallback.key, [Said(f"the reference {chosen.key} failed: ratios are against {fallback.key} instead",
+                               WarningKind.REFERENCE_FAILED, f"the reference {chosen.key} failed", chosen.key)]
 
 
 def _results(specs, outcomes, engine: str, tails: dict | None = None) -> list[TimingResult]:
@@ -84,7 +84,8 @@ def _finish(specs, results, reference, warnings, machine, interrupted=False) -> 
         if r.failed:
             s = by_key.get(r.key)
             hint = explain_failure(r.way, r.flags, s.target_kind if s else "", r.error or "")
-            warns.append(f"{r.key}: failed ({r.error})" + (f": {hint}" if hint else ""))
+            warns.append(Said(f"{r.key}: failed ({r.error})" + (f": {hint}" if hint else ""),
+                              WarningKind.FAILED, f"{r.key} failed", r.key))
         else:
             warns.extend(result_warnings(r))
     ref, ref_warns = pick_reference(results, reference)
@@ -98,7 +99,7 @@ def measure(
     specs: Sequence[CommandSpec],
     plan,
     *,
-    engine: str = "builtin",
+    engine: Engine | str = Engine.BUILTIN,
     reference: str | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
@@ -119,10 +120,9 @@ def measure(
 
     runner = executor or ProcessExecutor
 
-    if engine not in ENGINES:
-        raise UsageError(f"unknown engine {engine!r} (builtin, hyperfine)")
+    engine = Engine.parse(engine)  # a command parsed it at its edge; a library caller may give the word
     check_reference(specs, reference)
-    if engine == "hyperfine":
+    if engine is Engine.HYPERFINE:
         from profiler.capture.hyperfine import find_hyperfine
 
         find_hyperfine(context=context)
@@ -130,21 +130,22 @@ def measure(
     if sampling:
         start_sample(context)
     warnings = []  # the busy warning is judged after the runs, on what they got (analysis/machine.py)
-    if engine == "builtin" and plan.use_spawner:
+    if engine is Engine.BUILTIN and plan.use_spawner:
         if not runner.measures_rss(context):
-            warnings.append("no C compiler to build the measuring spawner: peak RSS is not measured (null)")
+            warnings.append(Said("no C compiler to build the measuring spawner: peak RSS is not measured (null)",
+                                 WarningKind.NO_SPAWNER, WarningKind.NO_SPAWNER.value))
     for w in warnings:
         if warn:
             warn(w)
 
     tails: dict = {}
     try:
-        if engine == "builtin":
+        if engine is Engine.BUILTIN:
             results = _results(specs, run_interleaved(specs, plan, progress, context=context, executor=runner), engine, tails)
         else:
             results = _hyperfine(specs, plan, tails, context=context, executor=runner)
     except Interrupted as exc:
-        partial = _results(specs, exc.partial or {}, engine) if engine == "builtin" else []
+        partial = _results(specs, exc.partial or {}, engine) if engine is Engine.BUILTIN else []
         if sampling:
             machine = read_machine(context=context)
         report = _finish(specs, partial, reference, busy_warnings(machine or {}, partial) + warnings, machine, interrupted=True)
@@ -181,7 +182,7 @@ def _hyperfine(specs: Sequence[CommandSpec], plan, tails: dict, context: RunCont
     from profiler.capture.timing import run_interleaved
 
     check = run_interleaved(specs, replace(plan, runs=1, warmup=0), context=context, executor=executor)
-    failed = {r.key: r for r in _results(specs, check, "hyperfine", tails) if r.failed}
+    failed = {r.key: r for r in _results(specs, check, Engine.HYPERFINE, tails) if r.failed}
     ok = [s for s in specs if s.key not in failed]
     timed = {r.key: r for r in (run_hyperfine(ok, plan, context=context) if ok else [])}
     return [failed.get(s.key) or timed[s.key] for s in specs]

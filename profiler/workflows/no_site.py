@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 
 from profiler.analysis.no_site import extra_paths, site_order
-from profiler.model.target import Target
+from profiler.model.target import DEFAULT_TARGET, Target
+from profiler.model.words import TargetKind
 from profiler.runcontext import RunContext, given
 
 
@@ -37,7 +38,7 @@ def no_site_env(python: str, target: Target, context: RunContext | None = None,
 
 
 def _no_site_env(python, target, discover_modules, no_site_sys_path, context: RunContext | None = None, any_exit: bool = False):
-    if target == Target("code", "pass"):  # imports nothing: a plain -S, without running anything
+    if target == DEFAULT_TARGET:  # imports nothing: a plain -S, without running anything
         return ()
     context = given(context)
     memo = context.memo
@@ -45,11 +46,11 @@ def _no_site_env(python, target, discover_modules, no_site_sys_path, context: Ru
         memo["no-site sys.path", python] = no_site_sys_path(python, context=context)
     if ("site's own modules", python) not in memo:
         memo["site's own modules", python] = frozenset(
-            r.name for r in discover_modules(python, Target("code", "pass"), context=context)[0])
+            r.name for r in discover_modules(python, DEFAULT_TARGET, context=context)[0])
     no_site_path, site_own = memo["no-site sys.path", python], memo["site's own modules", python]
     records, sys_path = discover_modules(python, target, any_exit=any_exit, context=context)
     origins = [r.origin for r in records if r.origin and r.name not in site_own]
-    if target.kind == "module":  # -m runs it as __main__ (runpy): its own home is found as python finds it
+    if target.kind == TargetKind.MODULE:  # -m runs it as __main__ (runpy): its own home is found as python finds it
         origins += _module_home(target.value, sys_path)
     extra = extra_paths(sys_path, no_site_path, target, origins, os.getcwd())
     if not extra:

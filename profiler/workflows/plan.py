@@ -15,6 +15,7 @@ from profiler.model.interpreter import Interpreter
 from profiler.model.measurement import CommandSpec
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant, parse_variants
+from profiler.model.words import Role, TargetKind
 
 BASELINE = DEFAULT_TARGET  # the bare start timed beside --import: the default target itself, one value
 SitePaths = Callable[[str, Target], tuple]
@@ -59,9 +60,9 @@ def display_key(variant: str, python_label: str | None, role: str, module: str |
     key = variant
     if python_label:
         key += f" @ {python_label}"
-    if role == "baseline":
+    if role == Role.BASELINE:
         key += " · pass"
-    elif role == "import":
+    elif role == Role.IMPORT:
         key += f" · import {module}"
     return key
 
@@ -95,7 +96,7 @@ def plan_runs(
         if imports:
             raise UsageError("--import needs a Python target, not `-- COMMAND`")
         spec = CommandSpec(argv=tuple(target.command_argv()), variant="command", target=target.label(),
-                           key="command", target_kind="command")
+                           key="command", target_kind=TargetKind.COMMAND)
         _check_reference([spec], reference)
         return Plan(((chosen[0], target, spec),), tuple(chosen))
     commands = _commands(interps, chosen, target, imports)
@@ -112,12 +113,12 @@ def _commands(interps: Sequence[Interpreter], variants: Sequence[Variant], targe
     With --import, each variant also runs the baseline `-c pass` (role "baseline") and
     `-c "import X"` (role "import")."""
     labels = python_labels(interps) if len(interps) > 1 else [None] * len(interps)
-    runs: list[tuple[str, str | None, Target]] = [("target", None, target)]
+    runs: list[tuple[Role, str | None, Target]] = [(Role.TARGET, None, target)]
     if imports:
         if target != BASELINE:
-            runs.append(("baseline", None, BASELINE))
+            runs.append((Role.BASELINE, None, BASELINE))
         for mod in imports:
-            runs.append(("import", mod, Target("code", f"import {mod}")))
+            runs.append((Role.IMPORT, mod, Target(TargetKind.CODE, f"import {mod}")))
     out: list[tuple[Variant, Target, CommandSpec]] = []
     seen: set[str] = set()
     for interp, label in zip(interps, labels):

@@ -14,6 +14,7 @@ from typing import Callable
 from profiler.errors import ToolMissing, UsageError
 from profiler.model.packing import BuiltVariant, PyOxidizerReport
 from profiler.model.target import Target
+from profiler.model.words import TargetKind
 from profiler.analysis.packing import default_name
 from profiler.model.build_variant import BUILD_VARIANT_NAMES
 from profiler.runcontext import RunContext
@@ -41,7 +42,7 @@ def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] |
     from profiler.capture.oxidized import write_json
     from profiler.capture.pyoxidizer import DOWNLOAD_HINT, config_path, find_pyoxidizer, pyoxidizer_build
 
-    if opts.target.kind not in ("script", "module"):
+    if opts.target.kind not in (TargetKind.SCRIPT, TargetKind.MODULE):
         raise UsageError("build --pyoxidizer needs SCRIPT or -m MODULE")
     if not opts.distribution:
         raise ToolMissing(DOWNLOAD_HINT)
@@ -58,7 +59,7 @@ def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] |
     shutil.copy2(config_path(), os.path.join(project, "pyoxidizer.bzl"))
     dist = os.path.abspath(opts.distribution)
     common = {"name": name, "distribution": dist, "distribution_sha256": _sha256(dist)}
-    if opts.target.kind == "script":
+    if opts.target.kind == TargetKind.SCRIPT:
         script = os.path.abspath(opts.target.value)
         common["script"] = script
         common["app_root"] = opts.target.first_path(os.getcwd())

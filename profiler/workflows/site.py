@@ -48,12 +48,13 @@ def startup_site_notes(results: Sequence, context: RunContext | None = None) -> 
     (one instrumented run of site on that interpreter). Never fails the startup command."""
     from profiler.analysis.site import site_startup_note
     from profiler.errors import ImportprofError
+    from profiler.model.words import Role
 
     by_python: dict[str, dict[str, object]] = {}
     for r in results:
         # the target itself, not the baseline / `import X` runs of --import, and measured
         side = r.way.site_side if r.way else None  # default: with site, no-site: without
-        if r.python and side and r.role == "target" and not r.failed:
+        if r.python and side and r.role == Role.TARGET and not r.failed:
             by_python.setdefault(r.python, {})[side] = r
     notes = []
     for python, pair in by_python.items():

@@ -9,10 +9,11 @@ import shlex
 
 from profiler.errors import TargetFailed, UsageError
 from profiler.model.target import Target
+from profiler.model.words import TargetKind
 
 
 def check_target(target: Target, command_path: str = "importprof") -> None:
-    if target.kind == "script" and not os.path.isfile(target.value):
+    if target.kind == TargetKind.SCRIPT and not os.path.isfile(target.value):
         import shutil
 
         if os.path.isdir(target.value):
@@ -27,7 +28,7 @@ def check_target(target: Target, command_path: str = "importprof") -> None:
         if target.value.replace(".", "").replace("_", "").isalnum() and not target.value.endswith(".py"):
             hints.append(f"a module: `{command_path} -m {shlex.join([target.value, *target.args])}`")
         raise UsageError(f"{what}: {target.value}" + (f" (to run {' ; '.join(hints)})" if hints else ""))
-    if target.kind == "command":
+    if target.kind == TargetKind.COMMAND:
         from profiler.capture.process import exec_problem
 
         problem = exec_problem(target.value)
@@ -91,7 +92,7 @@ def script_python(target: Target, overrides: str = "--python",
     command offers instead (`check` has a `python` key and no --flags)."""
     import shutil
 
-    if target.kind != "script":
+    if target.kind != TargetKind.SCRIPT:
         return None
     import stat
 

@@ -1,0 +1,90 @@
+"""The closed sets of words (model/words.py): a member is its string (JSON, f-strings, equality,
+documents read back), a command parses the word at its edge, and a warning given its kind where
+it is said is summed up under the same words the text would give (commands/_common.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from profiler.analysis.machine import busy_warnings
+from profiler.analysis.statistics import result_warnings, summarize
+from profiler.commands._common import _gist, flush_warnings, warning_gist, warning_kind
+from profiler.errors import UsageError
+from profiler.model.measurement import CommandSpec, RunSample, TimingResult
+from profiler.model.target import Target
+from profiler.model.words import Engine, Metric, Role, Said, TargetKind, WarningKind
+from profiler.runcontext import RunContext
+from profiler.workflows.measure import pick_reference
+
+
+@pytest.mark.parametrize("member, word", [
+    (Engine.HYPERFINE, "hyperfine"), (Role.IMPORT, "import"), (TargetKind.SCRIPT, "script"),
+    (Metric.INSTRUCTIONS, "instructions"),
+])
+def test_a_member_is_its_word(member, word):
+    assert member == word and hash(member) == hash(word)
+    assert f"{member}" == str(member) == "%s" % member == f"{member:>0}" == word
+    assert json.dumps({"k": member}) == json.dumps({"k": word})
+    assert type(member).parse(word) is member
+
+
+def test_an_unknown_word_is_one_usage_line_naming_the_known_ones():
+    with pytest.raises(UsageError, match=r"^unknown engine 'hyperfin' \(builtin, hyperfine\)$"):
+        Engine.parse("hyperfin")
+    with pytest.raises(UsageError, match=r"^unknown --metric 'cycles' \(known: instructions\)$"):
+        Metric.parse("cycles", "--metric")
+
+
+def test_documents_keep_the_word_and_read_back_equal():
+    spec = CommandSpec(argv=("py", "-c", "pass"), variant="default", key="default", role=Role.BASELINE,
+                       target_kind=TargetKind.CODE)
+    r = summarize(spec, [RunSample(0.01, None, None, None, 0)], engine=Engine.HYPERFINE)
+    d = r.to_dict()
+    assert (d["engine"], d["role"]) == ("hyperfine", "baseline")
+    assert TimingResult.from_dict(json.loads(json.dumps(d))) == r
+    t = Target(TargetKind.SCRIPT, "x.py")
+    assert Target.from_dict(json.loads(json.dumps(t.to_dict()))) == t
+
+
+def _said_examples() -> list[Said]:
+    def result(key, times, codes=None):
+        spec = CommandSpec(argv=("py",), variant=key.split(" ")[0], key=key)
+        return summarize(spec, [RunSample(t, 0.001, 0.001, None, c) for t, c in zip(times, codes or [0] * len(times))])
+
+    out: list[Said] = []
+    for key in ("default", "no-site @ 3.12.1", "default @ 3.13.0 · import json", "isolated @ /py/bin/python3"):
+        out += result_warnings(result(key, [0.05, 0.01, 0.0101, 0.0099, 0.01]))  # first run slower
+        out += result_warnings(result(key, [0.01, 0.0101, 0.0099, 0.01, 0.0102, 0.01, 0.04, 0.0101]))  # an outlier
+        out += result_warnings(result(key, [0.01, 0.03, 0.012, 0.05]))  # a wide spread
+        out += result_warnings(result(key, [0.01, 0.01, 0.01], [1, 0, 2]))  # non-zero exits
+        failed = TimingResult.failure(CommandSpec(argv=("py",), variant="v", key=key), (1,), "exited with code 1: x")
+        ok = result("other", [0.01, 0.01])
+        out += pick_reference([failed, ok], key)[1]
+    out += busy_warnings({"cpu_percent": 70.0, "memory_available_bytes": 2**30, "memory_total_bytes": 16 * 2**30},
+                         [result("a", [0.01, 0.01])])
+    return out
+
+
+def test_a_kind_given_at_the_source_is_what_the_text_would_have_said():
+    said = _said_examples()
+    kinds = {w.kind for w in said}
+    assert {WarningKind.FIRST_RUN_SLOWER, WarningKind.OUTLIERS, WarningKind.WIDE_SPREAD, WarningKind.NON_ZERO_EXITS,
+            WarningKind.REFERENCE_FAILED, WarningKind.BUSY, WarningKind.LOW_MEMORY} <= kinds
+    for w in said:
+        plain = str.__str__(w)  # the text alone, as a saved document gives it back
+        assert warning_kind(w) == warning_kind(plain), w
+        assert warning_gist(w) == _gist(plain), w
+
+
+def test_the_summary_line_groups_by_kind(capsys, monkeypatch):
+    monkeypatch.delenv("IMPORTPROF_VERBOSE", raising=False)
+    ctx = RunContext(hold=True)
+    for w in ("default: 2 of 10 runs exited non-zero (ignored)", "no-site: 3 of 10 runs exited non-zero (ignored)"):
+        ctx.warn(Said(w, WarningKind.NON_ZERO_EXITS, w.split(": ")[1].split(" (")[0], w.split(":")[0]))
+    ctx.warn(Said("low free memory: 1.0 GiB of 16.0 GiB available", WarningKind.LOW_MEMORY,
+                  "1.0 GiB of 16.0 GiB available", "low free memory"))
+    flush_warnings(ctx)
+    assert capsys.readouterr().err == ("importprof: warning: 3 warnings: 2 × N of N runs exited non-zero; "
+                                       "1.0 GiB of 16.0 GiB available (--verbose shows each)\n")
