@@ -28,12 +28,37 @@ def check_target(target: Target, command_path: str = "importprof") -> None:
         if target.value.replace(".", "").replace("_", "").isalnum() and not target.value.endswith(".py"):
             hints.append(f"a module: `{command_path} -m {shlex.join([target.value, *target.args])}`")
         raise UsageError(f"{what}: {target.value}" + (f" (to run {' ; '.join(hints)})" if hints else ""))
+    if target.kind == TargetKind.SCRIPT and target.value.endswith(".json"):
+        kind = saved_document_kind(target.value)
+        if kind is not None:  # `why decimal report.json`: a saved report taken for the program
+            reads = {"why": "why MODULE --report FILE", "report": "report --from FILE"}.get(
+                command_path.rsplit(" ", 1)[-1], "show FILE, diff OLD NEW, why MODULE --report FILE, report --from FILE")
+            raise UsageError(f"{target.value} is a saved importprof document ({kind}), not a Python script"
+                             f" to run (importprof {reads} reads it)")
     if target.kind == TargetKind.COMMAND:
         from profiler.capture.process import exec_problem
 
         problem = exec_problem(target.value)
         if problem is not None:
             raise TargetFailed(f"cannot run {target.value}: {problem}")
+
+
+def document_kind_in(head: bytes) -> str | None:
+    """The schema a JSON document written by importprof names in its first bytes
+    (`{"schema": "importprof.imports/1", ...}`: importprof writes the key first), else None."""
+    import re
+
+    found = re.match(rb'\s*\{\s*"schema"\s*:\s*"(importprof\.[a-z_]+/[0-9]+)"', head)
+    return found.group(1).decode() if found else None
+
+
+def saved_document_kind(path: str) -> str | None:
+    """document_kind_in of a regular file's first bytes; None when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return document_kind_in(f.read(256))
+    except OSError:
+        return None
 
 
 def command_lines(option: str, texts) -> list[list[str]]:
