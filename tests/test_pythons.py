@@ -350,3 +350,18 @@ def test_lazy_and_doctor_refuse_a_3_7_in_one_line_and_report_leaves_their_part_o
     assert res.returncode == 0, res
     skipped = {s["part"]: s["reason"] for s in json.loads(page.read_text())["skipped"]}
     assert "3.8+" in skipped["doctor"]
+
+
+def test_a_comma_list_given_to_python_says_to_repeat_the_option():
+    """--variant takes a comma list, --python does not: `--python pyenv:3.11,3.13` names the
+    option repeated, each part under the spec's source (the installed list stays)."""
+    _need_pyenv()
+    with pytest.raises(BadInput) as why:
+        resolve_pythons(["pyenv:3.11,3.13"])
+    assert str(why.value).endswith("; --python names one interpreter: repeat it (--python pyenv:3.11 --python pyenv:3.13)")
+    assert "(installed: " in str(why.value)
+    with pytest.raises(BadInput, match=r"repeat it \(--python pyenv:3\.11 --python pyenv:3\.13\)$"):
+        resolve_pythons(["pyenv:3.11,pyenv:3.13"])
+    with pytest.raises(BadInput) as single:
+        resolve_pythons(["pyenv:9.9"])
+    assert "repeat it" not in str(single.value)

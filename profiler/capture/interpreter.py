@@ -276,6 +276,9 @@ def expand_spec(spec: str) -> list[tuple[str, str | None]]:
         if not found:
             known = sorted((n for n, _ in _versions_dir(source)), key=_version_key) if source in ("pyenv", "asdf", "uv") else []
             hint = f" (installed: {', '.join(known)})" if known else ""
+            if "," in pattern:  # --variant takes a comma list; --python is repeated instead
+                each = [p if ":" in p or "/" in p else f"{source}:{p}" for p in pattern.split(",") if p]
+                hint += f"; --python names one interpreter: repeat it ({' '.join('--python ' + p for p in each)})"
             raise BadInput(f"--python {spec}: no {source} interpreter matches {pattern or '*'}{hint}")
         return [(exe, source) for exe in found]
     return [(spec, None)]
