@@ -15,7 +15,14 @@ aims with met/MISSED; runs to its end in a few minutes).
      import log (real `python -X importtime -m pip --version` runs, made here, repeated to the
      size), each header a run; and the same logs read the default way, each header a process
      of one run (each process kept as columns: 8 bytes a row).
-2. importprof's own overhead beyond the program's runs, for `imports`, `startup` and `trace`
+2. Every path of a big harness at 250 and 1,000 processes of pip's log (the issue's table), each
+   beside the split loop over the same lines, measured in the same run: the table; the exports
+   `--format json|speedscope|chrome|folded -o FILE` (written as the rows are made); `show` of the
+   saved report (read back a line at a time) and `diff` of it with itself. Aims at 1,000: every
+   export and read-back <= 8x the split loop (CPU), <= 100 MB peak RSS, peak RSS flat (<= 1.2x
+   from 250 to 1,000); `diff` <= 2x `show`. And `trace --from-log` of the 1x and 4x strace logs:
+   peak RSS <= 1x the log's size.
+3. importprof's own overhead beyond the program's runs, for `imports`, `startup` and `trace`
    of `-m pip --version`: the command's wall time minus the wall time of the runs it makes, run
    alone (warm-up included) — interleaved, medians.
 
@@ -171,6 +178,77 @@ def reader_rows(label: str, logs: dict, command, lines_aim: float | None, ratio_
         fn(rows)
 
 
+# ------------------------------------------------------------------------------------------ the harness's paths
+HARNESS_SCALES = (1, 2) if QUICK else (1, 4)  # x 250 processes
+EXPORT_AIM, MB_AIM, FLAT_AIM, DIFF_AIM = 8.0, 100, 1.2, 2.0
+
+
+def path_row(label: str, inputs: dict, command, floor_of) -> dict:
+    """One path at each size: the split loop over `floor_of(scale)` and the command, interleaved
+    REPEATS times, medians (CPU) and the largest peak RSS; printed; {scale: (wall, cpu, rss, x floor)}."""
+    rows = {}
+    for scale in sorted(inputs):
+        floor, tool = [], []
+        for _ in range(REPEATS):
+            floor.append(measured([sys.executable, "-S", "-c", SPLIT_LOOP, floor_of(scale)]))
+            tool.append(measured(command(scale)))
+        fc = statistics.median(f[1] for f in floor)
+        tw, tc = statistics.median(t[0] for t in tool), statistics.median(t[1] for t in tool)
+        rss = max(t[2] for t in tool)
+        rows[scale] = (tw, tc, rss, tc / fc)
+        print(f"  {label:44s} {250 * scale:>6,} | split loop {fc:5.2f}s cpu | {tw:6.2f}s wall {tc:5.2f}s cpu {rss / 2**20:5.0f} MB | x{tc / fc:4.1f} the split loop")
+    return rows
+
+
+def judge_path(label: str, rows: dict, ratio_aim: float | None = EXPORT_AIM) -> None:
+    big, small = max(rows), min(rows)
+    _, tc, rss, ratio = rows[big]
+    if ratio_aim is not None:
+        aim(f"{label} at {250 * big:,} processes vs the split loop", f"x{ratio:.1f} (CPU)", ratio <= ratio_aim, f"<= {ratio_aim:g}x")
+    aim(f"{label} at {250 * big:,} processes: peak RSS", f"{rss / 2**20:.0f} MB", rss <= MB_AIM * 2**20, f"<= {MB_AIM} MB")
+    growth = rss / rows[small][2]
+    aim(f"{label}: peak RSS flat ({250 * big:,} vs {250 * small:,} processes)", f"x{growth:.2f}", growth <= FLAT_AIM, f"<= {FLAT_AIM}x")
+
+
+def harness_paths(plogs: dict, tmp: str) -> None:
+    """The issue's table: each path of a 1,000-process harness log beside the split loop."""
+    logs = {s: plogs[s][0] for s in HARNESS_SCALES if s in plogs}
+    print("every path of a harness's log (pip --version, one process a header), beside the split loop over the same lines "
+          f"({REPEATS} repeats, medians)")
+    saved = {}
+    for s, log in logs.items():  # the saved reports show and diff read back (as `imports -o` writes them)
+        saved[s] = os.path.join(tmp, f"harness-{s}.json")
+        subprocess.run([*IMPORTPROF, "imports", "--from-log", log, "-o", saved[s]], check=True, stdout=subprocess.DEVNULL)
+    table = path_row("imports --from-log (the table)", logs, lambda s: [*IMPORTPROF, "imports", "--from-log", logs[s]], logs.get)
+    judge_path("the table", table)
+    for fmt in ("json", "speedscope", "chrome", "folded"):
+        out = os.path.join(tmp, f"export.{fmt}")
+        rows = path_row(f"--format {fmt} -o FILE", logs,
+                        lambda s, fmt=fmt, out=out: [*IMPORTPROF, "imports", "--from-log", logs[s], "--format", fmt, "-o", out], logs.get)
+        judge_path(f"--format {fmt} -o", rows)
+    mib = {s: os.path.getsize(p) / 2**20 for s, p in saved.items()}
+    show = path_row("show REPORT.json (" + ", ".join(f"{m:.0f} MB" for m in mib.values()) + ")", saved,
+                    lambda s: [*IMPORTPROF, "show", saved[s]], saved.get)
+    judge_path("show REPORT.json", show)
+    diff = path_row("diff REPORT.json REPORT.json", saved, lambda s: [*IMPORTPROF, "diff", saved[s], saved[s]], saved.get)
+    judge_path("diff REPORT.json REPORT.json", diff, None)
+    big = max(diff)
+    ratio = diff[big][1] / show[big][1]
+    aim(f"diff of two {250 * big:,}-process reports vs show of one", f"x{ratio:.2f} (CPU)", ratio <= DIFF_AIM, f"<= {DIFF_AIM:g}x")
+
+
+def trace_memory(slogs: dict) -> None:
+    """trace --from-log's peak RSS against the log's size, at 1x and the largest."""
+    print("trace --from-log --format json: peak RSS against the log's size")
+    sizes = {s: slogs[s] for s in (min(slogs), max(slogs))}
+    for s, (path, lines) in sizes.items():
+        _, cpu, rss = measured([*IMPORTPROF, "trace", "--from-log", path, "--format", "json"])
+        size = os.path.getsize(path)
+        print(f"  {str(s) + 'x':>6} {lines:>9,} lines {size / 2**20:6.1f} MB | {cpu:5.2f}s cpu {lines / cpu:>9,.0f} lines/s | peak RSS {rss / 2**20:5.0f} MB = x{rss / size:.2f} the log")
+        if s == max(sizes):
+            aim(f"trace --from-log at {s}x: peak RSS vs the log's size", f"x{rss / size:.2f}", rss <= size, "<= 1x")
+
+
 # ------------------------------------------------------------------------------------------ overheads
 def overhead(label: str, tool_argv, runs_alone) -> None:
     """The command's wall time minus its runs' (run alone, one after the other), interleaved."""
@@ -233,6 +311,8 @@ def main() -> None:
         # columns (8 bytes a row), its names and nesting shared with the processes laid out alike
         reader_rows("imports --from-log (table; each header a process, the default): the same logs", plogs,
                     lambda p: [*IMPORTPROF, "imports", "--from-log", p], None, None, [pip_aims("each header a process")])
+        harness_paths({s: v for s, v in plogs.items()}, tmp)
+        trace_memory(slogs)
         print("importprof's own overhead beyond the program's runs (-m pip --version; wall and CPU, medians)")
         pip = [python, "-m", "pip", "--version"]
         wall, _ = overhead("imports --runs 5 (warm-up 1: 6 runs)", [*IMPORTPROF, "imports", "--python", python, "--runs", "5", "-m", "pip", "--version"],
