@@ -84,6 +84,49 @@ def _sys_path(facts: dict, target: Target) -> list[str]:
     return path
 
 
+@dataclass
+class _Doctor:
+    """One doctor run's state, which its stages (STAGES, in order) read and add to: the
+    interpreter and its facts, the findings and checks so far (in the order they are shown), the
+    warnings, and what one stage measured that a later one prices with (the imports profile,
+    site's report, the timing means, the lazy report)."""
+
+    opts: DoctorOptions
+    interp: Interpreter
+    facts: dict
+    progress: Callable[[int, int, str], None] | None = None
+    warn: Note | None = None
+    info: Note | None = None
+    context: RunContext | None = None
+    warnings: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+    checks: list = field(default_factory=list)
+    profile: object = None  # imports --phases
+    site_report: object = None
+    machine: dict = field(default_factory=dict)  # the timing measurement's
+    mean: dict = field(default_factory=dict)  # Variant → mean wall (s), and stddev and CPU time
+    sd: dict = field(default_factory=dict)
+    cpu: dict = field(default_factory=dict)
+    lz: object = None  # the lazy report
+    verify_startup_s: float | None = None
+
+    def step(self, text: str) -> None:
+        if self.info:
+            self.info(f"doctor: {text}")
+
+    def skipped(self, kinds, exc: Exception) -> None:
+        msg = str(exc)
+        self.warnings.append(f"{', '.join(kinds)} not checked: {msg}")
+        if self.warn:
+            self.warn(self.warnings[-1])
+        self.checks.extend(Check(k, False, msg) for k in kinds)
+
+    def checked(self, check: Check, finding=None) -> None:
+        self.checks.append(check)
+        if finding:
+            self.findings.append(finding)
+
+
 def doctor(
     opts: DoctorOptions,
     progress: Callable[[int, int, str], None] | None = None,
@@ -92,166 +135,184 @@ def doctor(
     context: RunContext | None = None,
 ) -> DoctorReport:
     context = given(context)  # one context for the machine sample, the interpreters and the runs
-    from profiler.analysis import doctor as rules
     from profiler.capture.doctor import probe_doctor_facts
     from profiler.capture.interpreter import interpreter_for
 
     validate(opts)
     interp = interpreter_for(opts.python, "doctor", context=context)
-    facts = probe_doctor_facts(interp.path, context=context)
-    warnings: list[str] = []
-    findings = []
-    checks: list[Check] = []
+    st = _Doctor(opts, interp, probe_doctor_facts(interp.path, context=context), progress, warn, info, context)
+    for stage in STAGES:
+        stage(st)
+    return _report(st)
 
-    def step(text: str) -> None:
-        if info:
-            info(f"doctor: {text}")
 
-    def skipped(kinds, exc: Exception) -> None:
-        msg = str(exc)
-        warnings.append(f"{', '.join(kinds)} not checked: {msg}")
-        if warn:
-            warn(warnings[-1])
-        checks.extend(Check(k, False, msg) for k in kinds)
-
-    # imports --phases: no-pyc, in-memory
-    step("profiling imports (phases)")
+def _phases(st: _Doctor) -> None:
+    """imports --phases: no-pyc, in-memory. in-memory (and no-pyc's compiling): the path
+    importer's work for the modules the program loaded from files, timed again in CPU time
+    without the phases hook (whose wrappers and a busy machine's waiting it would price)."""
+    from profiler.analysis import doctor as rules
+    from profiler.capture.doctor import path_import_cost
     from profiler.workflows.imports import ImportsOptions, imports
 
-    profile = opts.measured.get("imports") or imports(
-        ImportsOptions(target=opts.target, python=interp, runs=opts.runs, warmup=1, phases=True,
-                       ignore_failure=opts.ignore_failure), warn=warn, context=context)
-    # in-memory (and no-pyc's compiling): the path importer's work for the modules the program
-    # loaded from files, timed again in CPU time without the phases hook (whose wrappers and a
-    # busy machine's waiting it would price)
-    from profiler.capture.doctor import path_import_cost
-
+    opts = st.opts
+    st.step("profiling imports (phases)")
+    st.profile = profile = opts.measured.get("imports") or imports(
+        ImportsOptions(target=opts.target, python=st.interp, runs=opts.runs, warmup=1, phases=True,
+                       ignore_failure=opts.ignore_failure), warn=st.warn, context=st.context)
     from_files = [m.name for m in profile.modules if m.extra.get("read_us")]
     cost = None
     try:
-        cost = path_import_cost(interp.path, _sys_path(facts, opts.target), from_files, context=context) if from_files else None
-        f = rules.in_memory_finding(cost)
-        checks.append(Check("in-memory", True, _reused(opts, "imports")))
-        if f:
-            findings.append(f)
+        cost = path_import_cost(st.interp.path, _sys_path(st.facts, opts.target), from_files, context=st.context) if from_files else None
+        st.checked(Check("in-memory", True, _reused(opts, "imports")), rules.in_memory_finding(cost))
     except ImportprofError as exc:
-        skipped(("in-memory",), exc)
-    f = rules.no_pyc_finding(profile.modules, facts, (cost or {}).get("compile_us"))
-    checks.append(Check("no-pyc", True, _reused(opts, "imports")))
-    if f:
-        findings.append(f)
+        st.skipped(("in-memory",), exc)
+    f = rules.no_pyc_finding(profile.modules, st.facts, (cost or {}).get("compile_us"))
+    st.checked(Check("no-pyc", True, _reused(opts, "imports")), f)
 
-    # module-work: the top-level statements that cost their module's self (sampled runs)
-    step("sampling module bodies")
+
+def _module_work(st: _Doctor) -> None:
+    """module-work: the top-level statements that cost their module's self (sampled runs)."""
+    from profiler.analysis import doctor as rules
     from profiler.analysis.statements import annotate_statements
     from profiler.workflows.statements import statement_costs
 
+    st.step("sampling module bodies")
     try:
-        costs = statement_costs(opts.target, interp, runs=opts.runs, ignore_failure=opts.ignore_failure, context=context)
-        findings += rules.module_work_findings(annotate_statements(profile, costs).modules)
-        checks.append(Check("module-work", True, ""))
+        costs = statement_costs(st.opts.target, st.interp, runs=st.opts.runs, ignore_failure=st.opts.ignore_failure,
+                                context=st.context)
+        st.findings += rules.module_work_findings(annotate_statements(st.profile, costs).modules)
+        st.checks.append(Check("module-work", True, ""))
     except ImportprofError as exc:
-        skipped(("module-work",), exc)
+        st.skipped(("module-work",), exc)
 
-    # site: pth-import, site (priced against a bare start below)
-    step("measuring site")
+
+def _site(st: _Doctor) -> None:
+    """site: pth-import here; site itself is priced against a bare start by _timing."""
+    from profiler.analysis import doctor as rules
     from profiler.workflows.site import SiteOptions, site
 
-    site_report = None
+    st.step("measuring site")
     try:
-        site_report = opts.measured.get("site") or site(SiteOptions(python=interp, runs=opts.runs), context=context)
-        findings += rules.pth_findings(site_report)
-        checks.append(Check("pth-import", True, _reused(opts, "site")))
+        st.site_report = st.opts.measured.get("site") or site(SiteOptions(python=st.interp, runs=st.opts.runs), context=st.context)
+        st.findings += rules.pth_findings(st.site_report)
+        st.checks.append(Check("pth-import", True, _reused(st.opts, "site")))
     except ImportprofError as exc:
-        skipped(("pth-import", "site"), exc)
+        st.skipped(("pth-import", "site"), exc)
 
-    # timing: the target as is, a bare start, frozen modules on
-    step("timing the target, a bare start" + (" and -X frozen_modules=on" if rules.frozen_off(facts) else ""))
+
+def _timing(st: _Doctor) -> None:
+    """The target as is, a bare start, frozen modules on, side by side: site and frozen-off."""
+    from profiler.analysis import doctor as rules
     from profiler.capture.timing import RunPlan
     from profiler.workflows.measure import measure
     from profiler.workflows.plan import BASELINE, plan_runs
 
-    t = opts.target
-    target_plan = plan_runs(t, [interp], [AS_IS, FROZEN_ON] if rules.frozen_off(facts) else [AS_IS], warn=warn)
-    bare_plan = plan_runs(BASELINE, [interp], [BARE], warn=warn)
+    opts, frozen_off = st.opts, rules.frozen_off(st.facts)
+    st.step("timing the target, a bare start" + (" and -X frozen_modules=on" if frozen_off else ""))
+    target_plan = plan_runs(opts.target, [st.interp], [AS_IS, FROZEN_ON] if frozen_off else [AS_IS], warn=st.warn)
+    bare_plan = plan_runs(BASELINE, [st.interp], [BARE], warn=st.warn)
     key = {v: s.key for v, _, s in (*target_plan.runs, *bare_plan.runs)}
     m = measure([*target_plan.specs, *bare_plan.specs], RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure),
-                reference=key[AS_IS], progress=progress, warn=warn, context=context)
-    warnings += list(m.warnings)
+                reference=key[AS_IS], progress=st.progress, warn=st.warn, context=st.context)
+    st.warnings += list(m.warnings)
+    st.machine = m.machine
+    st.mean, st.sd, st.cpu = _figures(m, key)
+    if st.site_report is not None:
+        st.checked(Check("site", True), rules.site_finding(st.site_report, st.mean.get(BARE)))
+    frozen_cost = None
+    if FROZEN_ON in st.mean and AS_IS in st.mean:
+        frozen_cost = st.mean[AS_IS] - st.mean[FROZEN_ON]
+    st.checked(Check("frozen-off", True, "" if frozen_off else "frozen modules are on (or Python < 3.11)"),
+               rules.frozen_off_finding(st.facts, frozen_cost))
+
+
+def _figures(m, key: dict) -> tuple[dict, dict, dict]:
+    """Per Variant (through `key`, Variant → its spec's key): mean, stddev and CPU time of the
+    measured results."""
+    from profiler.analysis import doctor as rules
+
     by_key = {r.key: r for r in m.results if not r.failed}
     mean = {v: by_key[k].mean for v, k in key.items() if k in by_key}
     sd = {v: by_key[k].stddev for v, k in key.items() if k in by_key}
     cpu = {v: rules.cpu_time(by_key[k]) for v, k in key.items() if k in by_key}
-    if site_report is not None:
-        f = rules.site_finding(site_report, mean.get(BARE))
-        checks.append(Check("site", True))
-        if f:
-            findings.append(f)
-    frozen_cost = None
-    if FROZEN_ON in mean and AS_IS in mean:
-        frozen_cost = mean[AS_IS] - mean[FROZEN_ON]
-    f = rules.frozen_off_finding(facts, frozen_cost)
-    checks.append(Check("frozen-off", True, "" if rules.frozen_off(facts) else "frozen modules are on (or Python < 3.11)"))
-    if f:
-        findings.append(f)
+    return mean, sd, cpu
 
-    # trace: failed lookups per sys.path entry
-    if opts.trace:
-        step("tracing file lookups (strace)")
-        from profiler.workflows.trace import TraceOptions, trace
 
-        try:
-            tr = opts.measured.get("trace") or trace(TraceOptions(target=t, python=interp, ignore_failure=opts.ignore_failure,
-                                                                    untraced_runs=0), context=context)  # counts only
-            calls = tr.results[0].log.syscalls if tr.results and tr.results[0].log else ()
-            findings += rules.failed_lookup_findings(calls, _sys_path(facts, t))
-            checks.append(Check("failed-lookups", True, _reused(opts, "trace")))
-        except ImportprofError as exc:
-            skipped(("failed-lookups",), exc)
-    else:
-        checks.append(Check("failed-lookups", False, "--no-trace"))
+def _failed_lookups(st: _Doctor) -> None:
+    """trace: failed lookups per sys.path entry (skipped with --no-trace)."""
+    from profiler.analysis import doctor as rules
 
-    # lazy: measured with --lazy, else the estimate (--verify times it too, beside the estimate)
-    timed_lazy = opts.lazy or opts.verify
-    step("lazy imports " + ("(timed)" if timed_lazy else "(estimate: not timed)"))
+    if not st.opts.trace:
+        st.checks.append(Check("failed-lookups", False, "--no-trace"))
+        return
+    st.step("tracing file lookups (strace)")
+    from profiler.workflows.trace import TraceOptions, trace
+
+    t = st.opts.target
+    try:
+        tr = st.opts.measured.get("trace") or trace(TraceOptions(target=t, python=st.interp, ignore_failure=st.opts.ignore_failure,
+                                                                 untraced_runs=0), context=st.context)  # counts only
+        calls = tr.results[0].log.syscalls if tr.results and tr.results[0].log else ()
+        st.findings += rules.failed_lookup_findings(calls, _sys_path(st.facts, t))
+        st.checks.append(Check("failed-lookups", True, _reused(st.opts, "trace")))
+    except ImportprofError as exc:
+        st.skipped(("failed-lookups",), exc)
+
+
+def _lazy(st: _Doctor) -> None:
+    """lazy: measured with --lazy, else the estimate (--verify times it too, beside the estimate)."""
+    from profiler.analysis import doctor as rules
     from profiler.compose.lazy import LazyOptions, lazy
 
-    lz = None
+    opts = st.opts
+    timed_lazy = opts.lazy or opts.verify
+    st.step("lazy imports " + ("(timed)" if timed_lazy else "(estimate: not timed)"))
     try:
-        lz = lazy(LazyOptions(target=t, python=interp, runs=opts.timing_runs, warmup=1, measure=timed_lazy,
-                              profile_runs=opts.runs, ignore_failure=opts.ignore_failure), progress=progress, warn=warn, info=info, context=context)
-        f = rules.lazy_finding(lz, measured=opts.lazy)
-        checks.append(Check("lazy", True, "" if timed_lazy else "estimate (use --lazy or --verify to time it)"))
-        if f:
-            findings.append(f)
+        st.lz = lazy(LazyOptions(target=opts.target, python=st.interp, runs=opts.timing_runs, warmup=1, measure=timed_lazy,
+                                 profile_runs=opts.runs, ignore_failure=opts.ignore_failure),
+                     progress=st.progress, warn=st.warn, info=st.info, context=st.context)
+        st.checked(Check("lazy", True, "" if timed_lazy else "estimate (use --lazy or --verify to time it)"),
+                   rules.lazy_finding(st.lz, measured=opts.lazy))
     except ImportprofError as exc:
-        skipped(("lazy",), exc)
+        st.skipped(("lazy",), exc)
 
-    # one start-up, one figure: beside the report's startup part, the target's start-up as is
-    # is that part's measurement of the default variant (doctor's own timing run only prices
-    # the differences it measured side by side: a bare start, frozen modules on)
-    shown = _startup_as_measured(opts.measured.get("startup"), interp.path)
+
+def _cap_and_verify(st: _Doctor) -> None:
+    """One start-up, one figure: beside the report's startup part, the target's start-up as is
+    is that part's measurement of the default variant (doctor's own timing run only prices the
+    differences it measured side by side: a bare start, frozen modules on). Findings capped by
+    it; then --verify."""
+    from profiler.analysis import doctor as rules
+
+    shown = _startup_as_measured(st.opts.measured.get("startup"), st.interp.path)
     if shown is not None:
-        mean[AS_IS] = shown
-    findings = rules.cap_findings(findings, mean.get(AS_IS))
-    if opts.verify:
-        step("verifying each fix in a scratch overlay, timed beside the program as is")
-        frozen_spread = rules.spread_us(sd.get(AS_IS), sd.get(FROZEN_ON))
-        frozen_how = rules.with_cpu("as is vs -X frozen_modules=on, timed", cpu.get(AS_IS), cpu.get(FROZEN_ON))
-        findings, verify_startup_s = _verify(opts, interp, findings, lz, progress, warn, info, frozen_spread, frozen_how,
-                                             context=context)
+        st.mean[AS_IS] = shown
+    st.findings = rules.cap_findings(st.findings, st.mean.get(AS_IS))
+    if st.opts.verify:
+        st.step("verifying each fix in a scratch overlay, timed beside the program as is")
+        frozen_spread = rules.spread_us(st.sd.get(AS_IS), st.sd.get(FROZEN_ON))
+        frozen_how = rules.with_cpu("as is vs -X frozen_modules=on, timed", st.cpu.get(AS_IS), st.cpu.get(FROZEN_ON))
+        st.findings, st.verify_startup_s = _verify(st.opts, st.interp, st.findings, st.lz, st.progress, st.warn, st.info,
+                                                   frozen_spread, frozen_how, context=st.context)
+
+
+STAGES = (_phases, _module_work, _site, _timing, _failed_lookups, _lazy, _cap_and_verify)
+
+
+def _report(st: _Doctor) -> DoctorReport:
+    from profiler.analysis import doctor as rules
 
     return DoctorReport(
-        findings=tuple(rules.sort_findings(findings)),
-        machine=m.machine,
-        python=interp.path,
-        python_version=interp.version,
-        target=t.label(),
-        startup_s=mean.get(AS_IS),
-        verify_startup_s=verify_startup_s if opts.verify else None,
-        checks=tuple(checks),
-        warnings=tuple(warnings),
-        verified=opts.verify,
+        findings=tuple(rules.sort_findings(st.findings)),
+        machine=st.machine,
+        python=st.interp.path,
+        python_version=st.interp.version,
+        target=st.opts.target.label(),
+        startup_s=st.mean.get(AS_IS),
+        verify_startup_s=st.verify_startup_s if st.opts.verify else None,
+        checks=tuple(st.checks),
+        warnings=tuple(st.warnings),
+        verified=st.opts.verify,
     )
 
 
@@ -259,6 +320,34 @@ def _pth_file(where: str) -> str:
     """A pth-import finding's `where` (path or path:line) → the .pth file."""
     head, sep, tail = where.rpartition(":")
     return head if sep and tail.isdigit() else where
+
+
+@dataclass
+class _Fixes:
+    """--verify's state: the runs to time (interpreter, Variant), the pairs each finding is
+    priced by (finding index → the run without its fix, with it, how), the findings as
+    verified so far, the scratch folder the fixes are made in."""
+
+    opts: DoctorOptions
+    interp: Interpreter
+    scratch: str
+    out: list
+    timed: list = field(default_factory=list)
+    pairs: dict = field(default_factory=dict)
+    as_is_output: object = None
+    context: RunContext | None = None
+
+    def add(self, flags: tuple, name: str, python: str | None = None) -> Variant:
+        """A run of the target to time (on `python`, a scratch venv's, else the interpreter's),
+        named for what it runs: the name is its key, which warnings show, so it is kept unique."""
+        from dataclasses import replace
+
+        unique, n = name, 2
+        while any(v.name == unique for _, v in self.timed):
+            unique, n = f"{name} ({n})", n + 1
+        variant = Variant(unique, tuple(flags), description=name)
+        self.timed.append((replace(self.interp, path=python) if python else self.interp, variant))
+        return variant
 
 
 def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Note | None, info: Note | None,
@@ -279,93 +368,107 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
     import tempfile
 
     from profiler.analysis import doctor as rules
-    from profiler.capture.doctor import compile_into_prefix, pth_overlays, run_output
-    from dataclasses import replace
 
+    fx = _Fixes(opts, interp, tempfile.mkdtemp(prefix="importprof-doctor-verify-"), list(findings), [(interp, AS_IS)],
+                context=context)
+    try:
+        for i, f in enumerate(findings):
+            if f.kind in _SCRATCH_FIXES:
+                _SCRATCH_FIXES[f.kind](fx, i, f)
+            elif f.kind == "lazy":
+                fx.out[i] = _lazy_verified(f, lz)
+            elif f.kind == "frozen-off":
+                fx.out[i] = rules.verified(f, f.cost_us, frozen_how, frozen_spread)
+            elif f.kind == "in-memory":
+                fx.out[i] = _verify_in_memory(opts, interp, f, progress, warn, info, context=context)
+            else:
+                fx.out[i] = rules.verified(f, None, "not verified: no scratch fix for this kind (it depends on where modules are installed)")
+        as_is_s = _time_fixes(fx, progress, warn) if len(fx.timed) > 1 else None
+    finally:
+        shutil.rmtree(fx.scratch, ignore_errors=True)
+    return fx.out, as_is_s
+
+
+def _fix_no_pyc(fx: _Fixes, i: int, f) -> None:
+    from profiler.analysis import doctor as rules
+    from profiler.capture.doctor import compile_into_prefix
+
+    prefix = os.path.join(fx.scratch, "pycache")
+    rc, tail = compile_into_prefix(fx.interp.path, fx.opts.target.python_argv(), prefix, context=fx.context)
+    if rc != 0 and not fx.opts.ignore_failure:
+        fx.out[i] = rules.verified(f, None, f"not verified: compiling the .pyc (one run of the target) exited {rc}: {tail}")
+        return
+    fixed = fx.add(("-X", f"pycache_prefix={prefix}"), "no-pyc fixed (-X pycache_prefix)")
+    fx.pairs[i] = (AS_IS, fixed, "as is vs -X pycache_prefix=<scratch folder holding the target's .pyc>")
+
+
+def _fix_pth_import(fx: _Fixes, i: int, f) -> None:
+    from profiler.analysis import doctor as rules
+    from profiler.capture.doctor import pth_overlays
+
+    pth = _pth_file(f.where)
+    try:
+        full, without = pth_overlays(fx.interp, pth, os.path.join(fx.scratch, f"pth-{i}"))
+    except (ValueError, OSError) as exc:
+        fx.out[i] = rules.verified(f, None, f"not verified: {exc}")
+        return
+    with_pth = fx.add((), f"overlay with {os.path.basename(pth)}", python=full)
+    without_pth = fx.add((), f"overlay without {os.path.basename(pth)}", python=without)
+    fx.pairs[i] = (with_pth, without_pth, f"two scratch venvs over site-packages (links), with and without {os.path.basename(pth)}")
+
+
+def _fix_site(fx: _Fixes, i: int, f) -> None:
+    from profiler.analysis import doctor as rules
+    from profiler.capture.doctor import run_output
+
+    argv = fx.opts.target.python_argv()
+    if fx.as_is_output is None:
+        fx.as_is_output = run_output((fx.interp.path, *argv), context=fx.context)
+    flag = next((fl for fl in ("-S", "-I") if run_output((fx.interp.path, fl, *argv), context=fx.context) == fx.as_is_output), None)
+    if flag is None:
+        fx.out[i] = rules.verified(f, None, "not verified: with -S and with -I the program's output differs")
+        return
+    fixed = fx.add((flag,), f"site fixed ({flag})")
+    fx.pairs[i] = (AS_IS, fixed, f"as is vs {flag} (same output)")
+
+
+# the findings whose fix is made in the scratch folder and timed beside the program as is
+_SCRATCH_FIXES = {"no-pyc": _fix_no_pyc, "pth-import": _fix_pth_import, "site": _fix_site}
+
+
+def _lazy_verified(f, lz):
+    """lazy: eager vs lazy as `importprof lazy` timed it (nothing more to run)."""
+    from profiler.analysis import doctor as rules
+
+    saved = rules.lazy_saving_us(lz) if lz is not None else None
+    emulated = lz is not None and lz.mode == "finder" and lz.prediction is not None
+    how = (f"eager vs lazy, timed by importprof lazy ({'the emulation, its own cost taken out' if emulated else lz.mode})"
+           if lz is not None and saved is not None else "not verified: the lazy run was not timed")
+    if saved is not None:
+        how = rules.with_cpu(how, *rules.lazy_cpu(lz))
+    return rules.verified(f, saved, how, rules.lazy_spread_us(lz) if lz is not None else None)
+
+
+def _time_fixes(fx: _Fixes, progress, warn: Note | None) -> float | None:
+    """Every run with and without a fix in one interleaved measurement; each pair's saving set
+    on its finding. Returns the program as is in this run (what the savings are differences from)."""
+    from profiler.analysis import doctor as rules
     from profiler.capture.timing import RunPlan
     from profiler.workflows.measure import measure
     from profiler.workflows.plan import plan_runs
 
-    t = opts.target
-    argv = t.python_argv()
-    timed: list[tuple[object, Variant]] = [(interp, AS_IS)]  # (interpreter, how it runs the target), planned below
-    pairs: dict[int, tuple[Variant, Variant, str]] = {}  # finding index → (the run without the fix, with it, how)
-    out = list(findings)
-    as_is_output = None
-    as_is_s = None  # the program as is in this timed run: what the measured savings are differences from
-
-    def add(flags: tuple, name: str, python: str | None = None) -> Variant:
-        """A run of the target to time (on `python`, a scratch venv's, else the interpreter's),
-        named for what it runs: the name is its key, which warnings show, so it is kept unique."""
-        unique, n = name, 2
-        while any(v.name == unique for _, v in timed):
-            unique, n = f"{name} ({n})", n + 1
-        variant = Variant(unique, tuple(flags), description=name)
-        timed.append((replace(interp, path=python) if python else interp, variant))
-        return variant
-
-    scratch = tempfile.mkdtemp(prefix="importprof-doctor-verify-")
-    try:
-        for i, f in enumerate(findings):
-            if f.kind == "no-pyc":
-                prefix = os.path.join(scratch, "pycache")
-                rc, tail = compile_into_prefix(interp.path, argv, prefix, context=context)
-                if rc != 0 and not opts.ignore_failure:
-                    out[i] = rules.verified(f, None, f"not verified: compiling the .pyc (one run of the target) exited {rc}: {tail}")
-                    continue
-                fixed = add(("-X", f"pycache_prefix={prefix}"), "no-pyc fixed (-X pycache_prefix)")
-                pairs[i] = (AS_IS, fixed, "as is vs -X pycache_prefix=<scratch folder holding the target's .pyc>")
-            elif f.kind == "pth-import":
-                pth = _pth_file(f.where)
-                try:
-                    full, without = pth_overlays(interp, pth, os.path.join(scratch, f"pth-{i}"))
-                except (ValueError, OSError) as exc:
-                    out[i] = rules.verified(f, None, f"not verified: {exc}")
-                    continue
-                with_pth = add((), f"overlay with {os.path.basename(pth)}", python=full)
-                without_pth = add((), f"overlay without {os.path.basename(pth)}", python=without)
-                pairs[i] = (with_pth, without_pth, f"two scratch venvs over site-packages (links), with and without {os.path.basename(pth)}")
-            elif f.kind == "site":
-                if as_is_output is None:
-                    as_is_output = run_output((interp.path, *argv), context=context)
-                flag = next((fl for fl in ("-S", "-I") if run_output((interp.path, fl, *argv), context=context) == as_is_output), None)
-                if flag is None:
-                    out[i] = rules.verified(f, None, "not verified: with -S and with -I the program's output differs")
-                    continue
-                fixed = add((flag,), f"site fixed ({flag})")
-                pairs[i] = (AS_IS, fixed, f"as is vs {flag} (same output)")
-            elif f.kind == "lazy":
-                saved = rules.lazy_saving_us(lz) if lz is not None else None
-                emulated = lz is not None and lz.mode == "finder" and lz.prediction is not None
-                how = (f"eager vs lazy, timed by importprof lazy ({'the emulation, its own cost taken out' if emulated else lz.mode})"
-                       if lz is not None and saved is not None else "not verified: the lazy run was not timed")
-                if saved is not None:
-                    how = rules.with_cpu(how, *rules.lazy_cpu(lz))
-                out[i] = rules.verified(f, saved, how, rules.lazy_spread_us(lz) if lz is not None else None)
-            elif f.kind == "frozen-off":
-                out[i] = rules.verified(f, f.cost_us, frozen_how, frozen_spread)
-            elif f.kind == "in-memory":
-                out[i] = _verify_in_memory(opts, interp, f, progress, warn, info, context=context)
-            else:
-                out[i] = rules.verified(f, None, "not verified: no scratch fix for this kind (it depends on where modules are installed)")
-        if len(timed) > 1:
-            runs = [run for python, v in timed for run in plan_runs(t, [python], [v], warn=warn).runs]
-            key = {v: s.key for v, _, s in runs}
-            m = measure([s for _, _, s in runs], RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure),
-                        reference=key[AS_IS], progress=progress, warn=warn, context=context)
-            by_key = {r.key: r for r in m.results if not r.failed}
-            mean = {v: by_key[k].mean for v, k in key.items() if k in by_key}
-            sd = {v: by_key[k].stddev for v, k in key.items() if k in by_key}
-            cpu = {v: rules.cpu_time(by_key[k]) for v, k in key.items() if k in by_key}
-            as_is_s = mean.get(AS_IS)
-            for i, (without_fix, with_fix, how) in pairs.items():
-                saved = rules.saving_us(mean.get(without_fix), mean.get(with_fix))
-                how = rules.with_cpu(how, cpu.get(without_fix), cpu.get(with_fix))
-                out[i] = rules.verified(out[i], saved, how if saved is not None else f"not verified: a run failed ({how})",
-                                        rules.spread_us(sd.get(without_fix), sd.get(with_fix)))
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return out, as_is_s
+    opts = fx.opts
+    runs = [run for python, v in fx.timed for run in plan_runs(opts.target, [python], [v], warn=warn).runs]
+    key = {v: s.key for v, _, s in runs}
+    m = measure([s for _, _, s in runs], RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure),
+                reference=key[AS_IS], progress=progress, warn=warn, context=fx.context)
+    mean, sd, cpu = _figures(m, key)
+    for i, (without_fix, with_fix, how) in fx.pairs.items():
+        saved = rules.saving_us(mean.get(without_fix), mean.get(with_fix))
+        how = rules.with_cpu(how, cpu.get(without_fix), cpu.get(with_fix))
+        fx.out[i] = rules.verified(fx.out[i], saved, how if saved is not None else f"not verified: a run failed ({how})",
+                                   rules.spread_us(sd.get(without_fix), sd.get(with_fix)))
+    return mean.get(AS_IS)
 
 
 def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | None, info: Note | None, context: RunContext | None = None):
