@@ -31,7 +31,7 @@ def test_diff_of_a_report_with_itself_is_empty_and_passes_any_gate(fixtures):
     a = rep(real(fixtures, "boto3.log"))
     d = diff_reports(a, a)
     assert d.is_empty and not d.added and not d.removed and not d.changed
-    assert d.totals["delta_us"] == 0
+    assert d.totals.delta_us == 0
     assert gate_failures(d, 0, 0) == []
 
 
@@ -52,7 +52,7 @@ def test_real_diff(fixtures):
     impacts = [abs(c.delta_cumulative_us) for c in d.changed]
     assert impacts == sorted(impacts, reverse=True)
     assert all(c.significant is None for c in d.changed)  # 1 run each: no spread to judge by
-    assert d.totals["delta_us"] == new.total_us - old.total_us
+    assert d.totals.delta_us == new.total_us - old.total_us
     doc = d.to_dict()
     assert doc["schema"] == "importprof.diff/1" and "machine" in doc
     assert doc["old"]["path"] == "old.json"
@@ -159,7 +159,7 @@ def test_significance_needs_the_medians_outside_the_other_runs():
     new = rep(*[HEADER + row(40 + j, 40 + j, 0, "a") for j in range(3)])
     (c,) = diff_reports(old, new).changed
     assert c.significant is True
-    assert diff_reports(old, new).totals["significant"] is True
+    assert diff_reports(old, new).totals.significant is True
 
 
 _NAMES = st.sampled_from(["a", "a.b", "a.b.c", "b", "c"])

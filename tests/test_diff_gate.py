@@ -43,17 +43,17 @@ def test_the_gate_fails_only_on_a_significant_growth():
     noisy_old = rep(*_runs((1000, 1400, 1800), (50, 50, 50)))
     noisy_new = rep(*_runs((1300, 1700, 2100), (50, 50, 50)))
     d = diff_reports(noisy_old, noisy_new)
-    assert d.totals["significant"] is False and d.totals["delta_us"] == 300
+    assert d.totals.significant is False and d.totals.delta_us == 300
     assert gate_failures(d, 0.1, None) == []
     assert gate_failures(d, 0.1, None, any_change=True) == ["total import time grew by 0.3 ms (over --fail-over 0.1 ms)"]
     assert "within the runs' spread" in gate_passed_note(d, 0.1, None)
     grown = rep(*_runs((5000, 5001, 5002), (50, 50, 50)))
     d = diff_reports(noisy_old, grown)
-    assert d.totals["significant"] is True
+    assert d.totals.significant is True
     assert gate_failures(d, 1, None) and gate_passed_note(d, 1, None) is None
     # one run each: not judged, the growth alone fails, and the message says so
     d = diff_reports(rep(*_runs((1000,), (50,))), rep(*_runs((1300,), (50,))))
-    assert "significant" not in d.totals
+    assert d.totals.significant is None and "significant" not in d.totals.to_dict()
     assert gate_failures(d, 0.1, None) == [
         "total import time grew by 0.3 ms (over --fail-over 0.1 ms); significance not judged (needs 3 runs or more in both reports)"]
 

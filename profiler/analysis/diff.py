@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from profiler.model.import_tree import ChangeColumns, ColumnBlock, DiffReport, ImportsReport, ModuleChange, ModuleRecord
+from profiler.model.import_tree import ChangeColumns, ColumnBlock, DiffReport, DiffTotals, ImportsReport, ModuleChange, ModuleRecord
 
 MIN_RUNS_FOR_SIGNIFICANCE = 3
 SPREAD_FACTOR = 3  # a change is significant beyond this many (old + new) spreads (MAD, µs)
@@ -71,18 +71,14 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
     removed = tuple(m for *_, m in sorted(removed_rows, key=lambda x: x[:3]))
     changed = changes if len(changes) > SMALL_DIFF else tuple(changes)
     delta = new.total_us - old.total_us
-    totals = {
-        "old_us": old.total_us,
-        "new_us": new.total_us,
-        "delta_us": delta,
-        "delta_pct": (100.0 * delta / old.total_us) if old.total_us else None,
-    }
+    significant = None
     if judge and old.total_us_runs and new.total_us_runs:
         from profiler.analysis.imports import mad_us
 
-        totals["significant"] = is_significant(
+        significant = is_significant(
             old.total_us, new.total_us, old.total_us_runs, new.total_us_runs, mad_us(old.total_us_runs), mad_us(new.total_us_runs)
         )
+    totals = DiffTotals(old.total_us, new.total_us, delta, (100.0 * delta / old.total_us) if old.total_us else None, significant)
     notes = []
     if not judge:
         notes.append("significance needs 3 runs or more in both reports (re-run with --runs 3+)")
@@ -269,15 +265,15 @@ def gate_failures(report: DiffReport, fail_over_ms: float | None, fail_over_pct:
     the threshold fails, significant or not. Reports too short to judge (under 3 runs)
     fail on the growth alone, and the message says so."""
     grew = []
-    delta = report.totals["delta_us"]
+    delta = report.totals.delta_us
     if fail_over_ms is not None and delta > fail_over_ms * 1000:
         grew.append(f"total import time grew by {delta / 1000:.1f} ms (over --fail-over {fail_over_ms:g} ms)")
-    pct = report.totals.get("delta_pct")
+    pct = report.totals.delta_pct
     if fail_over_pct is not None and pct is not None and pct > fail_over_pct:
         grew.append(f"total import time grew by {pct:.1f}% (over --fail-over-pct {fail_over_pct:g}%)")
     if not grew or any_change:
         return grew
-    significant = report.totals.get("significant")
+    significant = report.totals.significant
     if significant is None:
         return [f"{g}; significance not judged (needs 3 runs or more in both reports)" for g in grew]
     return grew if significant else []

@@ -874,6 +874,18 @@ class ModuleBrief(Record):
 
 
 @dataclass(frozen=True)
+class DiffTotals(Record):
+    """The two reports' total import time and its change (µs); `delta_pct` None when the old
+    total is 0; `significant` None when not judged (fewer than 3 runs in a report: not written)."""
+
+    old_us: int
+    new_us: int
+    delta_us: int
+    delta_pct: float | None = saved(default=None, missing=None)
+    significant: bool | None = saved(default=None, omit="none")
+
+
+@dataclass(frozen=True)
 class DiffReport(Document):
     """`importprof.diff/1`. Its added and removed modules are written as brief records
     (ModuleBrief), not whole module records."""
@@ -883,7 +895,7 @@ class DiffReport(Document):
     machine: dict
     old: dict  # {path, python, python_version, runs, target, total_us}
     new: dict
-    totals: dict  # {old_us, new_us, delta_us, delta_pct}
+    totals: DiffTotals
     added: tuple[ModuleRecord, ...] = saved(write_as=ModuleBrief)
     removed: tuple[ModuleRecord, ...] = saved(write_as=ModuleBrief)
     changed: tuple[ModuleChange, ...]
@@ -891,4 +903,4 @@ class DiffReport(Document):
 
     @property
     def is_empty(self) -> bool:
-        return not (self.added or self.removed or self.changed) and self.totals.get("delta_us", 0) == 0
+        return not (self.added or self.removed or self.changed) and self.totals.delta_us == 0

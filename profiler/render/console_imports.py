@@ -272,12 +272,12 @@ def render_diff_table(report, tty: bool, top: int = 25) -> str:
     from profiler.render.console import new_table, render_tables
 
     tot = report.totals
-    sign = "+" if tot["delta_us"] >= 0 else ""
-    pct = f" ({sign}{tot['delta_pct']:.1f}%)" if tot.get("delta_pct") is not None else ""
+    sign = "+" if tot.delta_us >= 0 else ""
+    pct = f" ({sign}{tot.delta_pct:.1f}%)" if tot.delta_pct is not None else ""
     verdict = {True: "significant", False: "not significant (within the runs' spread)"}.get(
-        tot.get("significant"), "significance not judged (needs 3 runs or more in both reports)")
+        tot.significant, "significance not judged (needs 3 runs or more in both reports)")
     parts: list = [
-        f"total import time: {_ms(tot['old_us'])} ms → {_ms(tot['new_us'])} ms, {sign}{_ms(tot['delta_us'])} ms{pct}: {verdict}"
+        f"total import time: {_ms(tot.old_us)} ms → {_ms(tot.new_us)} ms, {sign}{_ms(tot.delta_us)} ms{pct}: {verdict}"
     ]
 
     def side(d: dict) -> str:
