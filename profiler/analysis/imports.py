@@ -14,6 +14,7 @@ from profiler.model.import_tree import (
     CachedRecord,
     ColumnBlock,
     GroupRecord,
+    HarnessHeadline,
     ImportNode,
     ImportsReport,
     ModuleColumns,
@@ -1320,15 +1321,15 @@ def summarize_processes(
     return tuple(out)
 
 
-def harness_headline(per_process: Sequence[ProcessSummary], command_wall_s: float | None) -> dict:
+def harness_headline(per_process: Sequence[ProcessSummary], command_wall_s: float | None) -> HarnessHeadline:
     """N Python processes, Σ their import time, Σ their wall time, the command's wall time, and
     the share of it that import time represents (processes in parallel can exceed 1)."""
     imports_us = sum(p.imports_us for p in per_process)
     walls = [p.wall_s for p in per_process if p.wall_s is not None]
-    return {
-        "python_processes": len(per_process),
-        "imports_us": imports_us,
-        "python_wall_s": round(sum(walls), 6) if walls else None,
-        "command_wall_s": None if command_wall_s is None else round(command_wall_s, 6),
-        "imports_share": round(imports_us / 1e6 / command_wall_s, 4) if command_wall_s else None,
-    }
+    return HarnessHeadline(
+        python_processes=len(per_process),
+        imports_us=imports_us,
+        python_wall_s=round(sum(walls), 6) if walls else None,
+        command_wall_s=None if command_wall_s is None else round(command_wall_s, 6),
+        imports_share=round(imports_us / 1e6 / command_wall_s, 4) if command_wall_s else None,
+    )

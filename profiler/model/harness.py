@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from profiler.model.document import Record, saved
-from profiler.model.import_tree import ProcessSummary, SummedModule
+from profiler.model.import_tree import HarnessHeadline, ProcessSummary, SummedModule
 
 
 @dataclass(frozen=True)
@@ -16,7 +16,6 @@ class HarnessView(Record):
     """Its JSON is the headline's keys flattened beside the two lists (as `imports` writes its
     `harness`)."""
 
-    # python_processes, imports_us, python_wall_s, command_wall_s, imports_share, capture
-    headline: dict = saved(flatten=True)
+    headline: HarnessHeadline = saved(flatten=True)
     per_process: tuple[ProcessSummary, ...] = saved(missing=())
     summed: tuple[SummedModule, ...] = saved(missing=())

@@ -649,10 +649,8 @@ class ImportsReport(Document):
     # several Python processes (a `-- COMMAND` harness, or a log with several headers):
     per_process: tuple[ProcessSummary, ...] = saved(default=(), omit=("per_process", "summed"))
     summed: tuple[SummedModule, ...] = saved(default=(), omit=("per_process", "summed"))  # sorted by Σ cumulative, largest first
-    # the headline of a `-- COMMAND` capture: python_processes, imports_us (Σ per-process
-    # imports_us), python_wall_s (Σ per-process wall_s), command_wall_s, imports_share (imports_us
-    # / command wall; processes running in parallel can make it exceed 1)
-    harness: Mapping[str, Any] | None = saved(default=None, omit="none")
+    # the headline of a `-- COMMAND` capture (HarnessHeadline)
+    harness: HarnessHeadline | None = saved(default=None, omit="none")
     # --metric instructions: instructions retired by the target and by the bare interpreter
     # (`python [flags] -c pass`), each counted several times: method, target, target_runs, bare,
     # bare_runs, difference (target - bare: what the program adds, imports first), variation_pct
@@ -871,6 +869,25 @@ class ModuleBrief(Record):
     @classmethod
     def of(cls, m: ModuleRecord) -> "ModuleBrief":
         return cls(m.name, m.process, m.parent, m.self_us, m.cumulative_us, bool(m.extra.get("wrapper")))
+
+
+@dataclass(frozen=True)
+class HarnessHeadline(Record):
+    """The headline of a `-- COMMAND` capture: how many Python processes wrote import times,
+    Σ their import time (each process's imports_us), Σ their wall time (exec to exit), the
+    command's wall time, and the share import time is of it (processes running in parallel can
+    make it exceed 1); then how they were captured and the processes that wrote no import times
+    (with why), which older documents lack. Built by analysis/imports.py: harness_headline,
+    completed by the workflow (workflows/imports.py: add_processes), read by the renderers."""
+
+    python_processes: int
+    imports_us: int
+    python_wall_s: float | None = saved(default=None, missing=None)
+    command_wall_s: float | None = saved(default=None, missing=None)
+    imports_share: float | None = saved(default=None, missing=None)
+    capture: str | None = saved(default=None, omit="none")  # "strace"
+    python_processes_total: int | None = saved(default=None, omit="none")  # with those that wrote none
+    unreached: tuple[dict, ...] | None = saved(default=None, omit="none")  # {pid, argv, reason} each
 
 
 @dataclass(frozen=True)

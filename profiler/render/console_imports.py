@@ -150,7 +150,7 @@ def _name(m) -> str:
     return m.name + (FAILED_MARK if m.extra.get("failed") else "")
 
 
-def process_tables(h: dict | None, per_process, summed, tty: bool, top: int, untraced_wall_s: float | None = None) -> list:
+def process_tables(h, per_process, summed, tty: bool, top: int, untraced_wall_s: float | None = None) -> list:
     """A harness's tables (`imports -- COMMAND`, and `startup -- COMMAND` above its own): the
     headline, the Python processes by import time, the modules summed over them. Read through
     strace, every time in them is traced, and says so; `untraced_wall_s` (startup's measured
@@ -159,29 +159,29 @@ def process_tables(h: dict | None, per_process, summed, tty: bool, top: int, unt
 
     parts: list = []
     if h:
-        traced = h.get("capture") == "strace"
-        n = h["python_processes"]
+        traced = h.capture == "strace"
+        n = h.python_processes
         t = new_table(tty, title=f"harness: {n} Python process{'' if n == 1 else 'es'}"
                       + (" (one capture traced by strace: its times are traced, not measured)" if traced else ""))
         t.add_column("what", no_wrap=True)
         t.add_column("value", justify="right")
-        t.add_row("Python processes (with import time lines)", str(h["python_processes"]))
-        if h.get("unreached"):
-            t.add_row("Python processes without import times (not counted below)", str(len(h["unreached"])))
-        t.add_row("Σ import time (each process's total, median)", f"{_ms(h['imports_us'])} ms")
+        t.add_row("Python processes (with import time lines)", str(h.python_processes))
+        if h.unreached:
+            t.add_row("Python processes without import times (not counted below)", str(len(h.unreached)))
+        t.add_row("Σ import time (each process's total, median)", f"{_ms(h.imports_us)} ms")
         tr = " (traced)" if traced else ""
-        if h.get("python_wall_s") is not None:
-            t.add_row(f"Σ Python process wall time (exec to exit){tr}", f"{h['python_wall_s'] * 1000:.1f} ms")
-        if h.get("command_wall_s") is not None:
-            t.add_row(f"the command's wall time{' (traced)' if traced else ' (median)'}", f"{h['command_wall_s'] * 1000:.1f} ms")
+        if h.python_wall_s is not None:
+            t.add_row(f"Σ Python process wall time (exec to exit){tr}", f"{h.python_wall_s * 1000:.1f} ms")
+        if h.command_wall_s is not None:
+            t.add_row(f"the command's wall time{' (traced)' if traced else ' (median)'}", f"{h.command_wall_s * 1000:.1f} ms")
         if untraced_wall_s is not None:
             t.add_row("the command's wall time untraced (the timing table's median)", f"{untraced_wall_s * 1000:.1f} ms")
-        if h.get("imports_share") is not None:
-            t.add_row(f"import time / the command's wall time{' (both traced)' if traced else ''}", f"{h['imports_share'] * 100:.0f}%")
+        if h.imports_share is not None:
+            t.add_row(f"import time / the command's wall time{' (both traced)' if traced else ''}", f"{h.imports_share * 100:.0f}%")
         parts.append(t)
-        if h.get("imports_share") is not None and h["imports_share"] > 1:
+        if h.imports_share is not None and h.imports_share > 1:
             parts.append("the share exceeds 100%: processes ran in parallel")
-        if h.get("capture") == "strace":
+        if traced:
             parts.append(
                 "read through strace (each `import time:` line's write is traced): import times are ~15-30% high "
                 "in absolute terms; comparisons between these processes are fair"

@@ -225,11 +225,11 @@ def add_processes(report: ImportsReport, facts: Sequence[Sequence] = (), walls: 
     wall = None
     if walls:
         wall = median(walls)
-    headline = {**harness_headline(per, wall), "capture": "strace"} if facts else None
+    headline = None
     warnings = report.warnings
-    if headline is not None:
-        headline["python_processes_total"] = len(per) + len(unreached)
-        headline["unreached"] = [dict(u) for u in unreached]
+    if facts:
+        headline = replace(harness_headline(per, wall), capture="strace", python_processes_total=len(per) + len(unreached),
+                           unreached=tuple(dict(u) for u in unreached))
         if unreached:
             reasons = ", ".join(f"{n} {r}" for r, n in sorted(Counter(u["reason"] for u in unreached).items()))
             warnings = (*warnings, f"{len(unreached)} of {len(per) + len(unreached)} Python processes wrote no import "
