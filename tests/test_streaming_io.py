@@ -268,6 +268,7 @@ def test_changes_kept_as_columns_read_as_the_sorted_records():
         assert cols[-1] == records[-1] and len(cols) == 3000
 
 
+@pytest.mark.slow
 def test_a_reader_that_leaves_early_is_a_closed_stdout(tmp_path):
     """`imports --format folded | head -c 10`: the pieces stop at the closed pipe, exit 0, no
     error line (as a closed stdout)."""
