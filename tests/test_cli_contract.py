@@ -178,7 +178,7 @@ def test_a_command_run_imports_only_its_own_module():
             "sys.stdout.write(','.join(sorted(m for m in sys.modules if m.startswith('profiler.commands.'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert set(out.split(",")) == {"profiler.commands._common", "profiler.commands._options",
-                                   "profiler.commands._target", "profiler.commands.startup"}, out
+                                   "profiler.commands._target", "profiler.commands._context", "profiler.commands.startup"}, out
 
 
 @pytest.mark.slow

@@ -302,7 +302,7 @@ def test_cargo_missing_fails_the_oxidized_variants_only(cli, real_python, tmp_pa
     assert res.returncode == 0, res.stderr
     v = {x["variant"]: x for x in res.json()["variants"]}
     for name in ("oxidized", "filesystem", "in-memory"):
-        assert v[name]["failed"] and "cargo not found" in v[name]["error"] and "importprof pack" in v[name]["hint"]
+        assert v[name]["failed"] and "cargo not found" in v[name]["error"] and "https://rustup.rs" in v[name]["hint"]
     assert not v["no-site"]["failed"] and not v["frozen"]["failed"]  # still built and checked
 
 
