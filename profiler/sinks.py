@@ -193,8 +193,9 @@ def replacing(path: str | os.PathLike):
             except OSError:
                 pass
         return
+    _remove_stale_temporaries(directory)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".importprof-", suffix=".tmp", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=_temporary_prefix(), suffix=".tmp", dir=directory)
         os.close(fd)
     except OSError as exc:
         raise output_error(shown, exc) from None
@@ -474,3 +475,47 @@ def claim_output_folder(path: str, option: str = "-o", *, force: bool = False, e
     except OSError as exc:
         raise output_error(f"{option} {path}", exc, "write into") from None
     return existed
+
+
+# .importprof-PID-START-XXXXXXXX.tmp beside an output: PID and its start time name the writer, so
+# what a writer killed mid-write (SIGKILL, the OOM killer) left is known to be stale and removed
+# by the next write into that folder; a live writer's (another invocation writing there now) is kept
+_TEMPORARY = None
+
+
+def _temporary_prefix() -> str:
+    from profiler.liveness import start_time
+
+    return f".importprof-{os.getpid()}-{max(start_time(os.getpid()) or 0, 0)}-"
+
+
+def _remove_stale_temporaries(directory: str) -> None:
+    """One listdir of the output's folder: our temporaries (same user, regular files named
+    .importprof-PID-START-*.tmp) whose writer no longer runs are removed."""
+    global _TEMPORARY
+    import re
+
+    from profiler.liveness import alive
+
+    if _TEMPORARY is None:
+        _TEMPORARY = re.compile(r"\.importprof-(\d+)-(\d+)-[A-Za-z0-9_]+\.tmp")
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(".importprof-")]
+    except OSError:
+        return
+    uid = os.getuid()
+    for name in names:
+        m = _TEMPORARY.fullmatch(name)
+        if not m:
+            continue
+        path = os.path.join(directory, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if st.st_uid != uid or not stat.S_ISREG(st.st_mode) or alive(int(m.group(1)), int(m.group(2)) or None):
+            continue
+        try:
+            os.unlink(path)
+        except OSError:
+            pass

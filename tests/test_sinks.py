@@ -309,3 +309,31 @@ def test_an_output_folder_with_a_planted_link_out_is_refused(tmp_path):
     with pytest.raises(BadOutput, match="traditional in it leads to .*outside the folder"):
         check_output_folder(str(folder), "--build-dir", force=True, entries=("traditional",))
     check_output_folder(str(folder), "--build-dir", force=True, entries=("oxidized",))  # the others are fine
+
+
+@pytest.mark.slow
+def test_a_killed_writers_temporary_is_removed_by_the_next_write_and_a_live_ones_kept(tmp_path):
+    """A writer SIGKILLed mid-write leaves .importprof-PID-START-*.tmp beside the output; the next
+    write into that folder removes it (its PID no longer runs), never one of a running writer,
+    another user's, or a file of another name."""
+    import signal
+    import subprocess
+    import sys
+
+    from profiler.liveness import start_time
+    from profiler.sinks import write_atomic
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    started = start_time(child.pid)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    dead = tmp_path / f".importprof-{child.pid}-{started}-abc123.tmp"
+    dead.write_text('{"half": ')
+    live = tmp_path / f".importprof-{os.getpid()}-{start_time(os.getpid())}-xyz789.tmp"
+    live.write_text("being written")
+    other = tmp_path / ".importprof-notes.tmp"
+    other.write_text("not ours")
+    write_atomic(str(tmp_path / "report.json"), "{}\n")
+    assert (tmp_path / "report.json").read_text() == "{}\n"
+    assert not dead.exists() and live.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == sorted([live.name, other.name])

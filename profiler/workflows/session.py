@@ -28,6 +28,7 @@ import stat
 import sys
 import tempfile
 import threading
+from profiler.liveness import alive as _alive, start_time as _start_time
 
 _STATE = {"terminated": False, "interrupted": False, "signal": None}
 # handled as SIGTERM: each stops the children and removes the temporaries before exiting
@@ -106,17 +107,6 @@ def invocation(warn=None, hold=False):
 _FOLDER = None
 
 
-def _start_time(pid: int) -> int | None:
-    """The process's start time in clock ticks after boot; None when it does not run (or no
-    /proc); -1 for a zombie (killed, not yet reaped: it runs no more)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            fields = fh.read().rpartition(b")")[2].split()  # from the 3rd field on: the name may hold ") "
-        return -1 if fields[0] == b"Z" else int(fields[19])  # the 3rd field (state) and the 22nd
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def _remove_stale(root: str) -> None:
     """Folders of invocations that could not clean up (SIGKILL, the OOM killer, a power cut):
     ours (same user, a folder, named importprof-PID-START-*), whose process is gone: the PID no
@@ -148,27 +138,6 @@ def _remove_stale(root: str) -> None:
         if _alive(int(m.group(1)), int(m.group(2)) if m.group(2) else None):
             continue
         shutil.rmtree(path, ignore_errors=True)
-
-
-def _alive(pid: int, started: int | None) -> bool:
-    """Whether the invocation that made a folder still runs: its PID runs and (when the folder
-    recorded it) that process started when the folder's did."""
-    if pid <= 0:
-        return True  # not a PID importprof writes: never judged
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # runs, as another user: our invocation's PID was reused (told by the start time)
-    except (OSError, OverflowError):
-        return True
-    now = _start_time(pid)
-    if now == -1:
-        return False  # a zombie: killed, its parent has not reaped it yet
-    if not started:
-        return True  # an older importprof's folder, or no /proc when it was made: kept while the PID runs
-    return now is None or now == started
 
 
 def _kill_children(context) -> None:
