@@ -54,10 +54,11 @@ def write_log(case: str, folder: Path) -> Path:
 def report_of(case: str, folder: Path):
     """The report `imports --from-log` makes of the case's log, its machine facts left out."""
     from profiler.model.target import Target
+    from profiler.model.log_source import LogSource
     from profiler.workflows.imports import ImportsOptions, imports
 
     path = write_log(case, folder)
-    report = imports(ImportsOptions(target=Target("code"), from_log=str(path), headers=CASES[case][2]))
+    report = imports(ImportsOptions(target=Target("code"), log=LogSource(str(path)), headers=CASES[case][2]))
     # the log's temporary path, in a warning, as its name alone
     return replace(report, machine={}, warnings=tuple(w.replace(str(path), path.name) for w in report.warnings))
 

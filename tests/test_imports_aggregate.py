@@ -316,6 +316,7 @@ def test_whole_text_parse_equals_line_by_line_on_any_mix(lines, newline_at_end):
 # ---------------------------------------------------------------- imports --from-log, streamed
 from profiler.analysis.imports import aggregate_process_stream  # noqa: E402
 from profiler.parse.importtime import NotClean, iter_clean_processes, iter_log_processes  # noqa: E402
+from profiler.model.log_source import LogSource  # noqa: E402
 from profiler.workflows.imports import aggregate_log  # noqa: E402
 
 
@@ -345,7 +346,7 @@ def test_streamed_log_equals_the_whole_log_on_every_fixture(fixtures, tmp_path):
     for i, text in enumerate(texts):
         path = tmp_path / f"log{i}.log"
         path.write_text(text, newline="")
-        assert aggregate_log(str(path)) == _careful_log(text, str(path))
+        assert aggregate_log(LogSource(str(path))) == _careful_log(text, str(path))
         streamed += _streamed(text) is not None
     assert streamed >= len(texts) // 2  # most fixtures are clean: the streamed path was tested
 
@@ -358,7 +359,7 @@ def test_streamed_log_of_many_real_runs(fixtures, tmp_path):
     text = "".join(runs[i % 2] for i in range(60))
     path = tmp_path / "many.log"
     path.write_text(text)
-    got = aggregate_log(str(path))
+    got = aggregate_log(LogSource(str(path)))
     assert got == _careful_log(text, str(path))
     assert got[4] == 60 and len(got[0]) == 60 * 1535
 
@@ -393,7 +394,7 @@ def test_streamed_log_from_a_pipe_and_stdin_text(fixtures, tmp_path):
 
     for name in ("repeated_headers.log", "boto3_noise.log"):
         text = (fixtures / "importtime" / name).read_text()
-        assert aggregate_log("-", text) == _careful_log(text, "stdin")
+        assert aggregate_log(LogSource(text=text)) == _careful_log(text, "stdin")
         read, write = os.pipe()
         pipe = f"/proc/self/fd/{read}"
 
@@ -404,7 +405,7 @@ def test_streamed_log_from_a_pipe_and_stdin_text(fixtures, tmp_path):
         writer = threading.Thread(target=feed)
         writer.start()
         try:
-            assert aggregate_log(pipe) == _careful_log(text, pipe)
+            assert aggregate_log(LogSource(pipe)) == _careful_log(text, pipe)
         finally:
             writer.join()
             os.close(read)
@@ -508,9 +509,9 @@ def test_each_header_a_run_equals_the_careful_runs_on_every_fixture(fixtures, tm
             want = _careful_runs(text, str(path))
         except Exception as exc:
             with pytest.raises(type(exc)):
-                aggregate_log(str(path), headers="runs")
+                aggregate_log(LogSource(str(path)), headers="runs")
             continue
-        got = aggregate_log(str(path), headers="runs")
+        got = aggregate_log(LogSource(str(path)), headers="runs")
         assert got == want, path
         modules = got[0]
         assert all(m.self_us_runs == tuple(m.self_us_runs) and len(m.self_us_runs) == got[6] for m in modules)
@@ -524,7 +525,7 @@ def test_each_header_a_run_of_many_real_runs(fixtures, tmp_path):
     text = "".join(runs[i % 2] for i in range(60))
     path = tmp_path / "many.log"
     path.write_text(text)
-    got = aggregate_log(str(path), headers="runs")
+    got = aggregate_log(LogSource(str(path)), headers="runs")
     assert got == _careful_runs(text, str(path))
     assert got[6] == 60 and got[4] == 1 and len(got[0]) == 1535
     assert all(len(m.self_us_runs) == 60 for m in got[0])
@@ -560,7 +561,7 @@ def test_each_header_a_run_past_four_byte_samples(fixtures, tmp_path, name):
     lines[i] = f"{head}: {big:>9} | {big + int(cum):>10} |{module}"
     path = tmp_path / "big.log"
     path.write_text(text + text + "".join(lines) + text)
-    got = aggregate_log(str(path), headers="runs")
+    got = aggregate_log(LogSource(str(path)), headers="runs")
     assert got == _careful_runs(path.read_text(), str(path))
     assert any(big in m.self_us_runs for m in got[0])
     assert {m.self_us_runs._a.typecode for m in got[0]} == {"q"}  # widened: every sample 8 bytes

@@ -265,6 +265,7 @@ def _imports_from_log(context, path: str) -> None:
     """commands/imports.py: imports() with every option at its default but --from-log FILE,
     step by step (the command's TargetCommand.invoke sets the default --timeout first)."""
     from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure
+    from profiler.model.log_source import LogSource
     from profiler.model.target import DEFAULT_TARGET
     from profiler.render.console_imports import ImportsView, render_imports_table
     from profiler.runcontext import DEFAULT_TIMEOUT_S
@@ -282,7 +283,7 @@ def _imports_from_log(context, path: str) -> None:
     view = ImportsView(view=d["view"], min_ms=d["min_ms"], top=d["top"], filter=None)
     check_outputs(None)
     opts = ImportsOptions(
-        target=DEFAULT_TARGET, python=None, runs=d["runs"], warmup=d["warmup"], from_log=path, log_text=None,
+        target=DEFAULT_TARGET, python=None, runs=d["runs"], warmup=d["warmup"], log=LogSource(path),
         headers=d["headers"], group=None, level=d["level"], phases=False, lazy_candidates=False,
         ignore_failure=False, statements=False, metrics=[], instruction_runs=d["instruction_runs"],
     )

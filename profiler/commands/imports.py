@@ -72,11 +72,9 @@ def imports(
         raise UsageError("give either a target or --from-log, not both")
     v = view_options(view, min_ms, top, filter_)
     check_outputs(output)
-    log_text = None
-    if from_log == "-":
-        from profiler.inputs import read_stdin
+    from profiler.model.log_source import LogSource
 
-        log_text = read_stdin("log")
+    log = LogSource.of(from_log, _stdin_log)  # `-` decided here, once
     pythons = list(python or [])
     if vs or len(pythons) > 1:  # A/B: two captures, one diff
         if from_log is not None:
@@ -89,7 +87,7 @@ def imports(
     from profiler.model.words import Metric
 
     opts = ImportsOptions(
-        target=target, python=python, runs=runs, warmup=warmup, from_log=from_log, log_text=log_text, headers=headers, group=group,
+        target=target, python=python, runs=runs, warmup=warmup, log=log, headers=headers, group=group,
         level=level, phases=phases, lazy_candidates=lazy_candidates, ignore_failure=ignore_failure, statements=statements,
         metrics=Metric.parse_all(metric), instruction_runs=instruction_runs,
     )
@@ -131,3 +129,9 @@ def _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, common) -> Non
     with suggesting_ignore_failure(), Progress("importing") as bar:
         report = diff_live(a, b, progress=bar.update, warn=warn, context=run_context(ctx))
     deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_diff_table(r, tty, top))
+
+
+def _stdin_log() -> str:
+    from profiler.inputs import read_stdin
+
+    return read_stdin("log")

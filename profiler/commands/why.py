@@ -48,12 +48,14 @@ def why(
     check_outputs(output)
     from profiler.inputs import read_stdin
 
-    log_text = read_stdin("log") if from_log == "-" else None
+    from profiler.model.log_source import LogSource
+
+    log = LogSource.of(from_log, lambda: read_stdin("log"))  # `-` decided here, once
     target = target_of(ctx)
     if report is None and from_log is None and (target.is_python or python):  # the run needs it: resolved once, here
         python = interpreter_given(ctx, python)
     opts = WhyOptions(
-        module=module_name, target=target, python=python, report=report, from_log=from_log, log_text=log_text, runs=runs, all=all_,
+        module=module_name, target=target, python=python, report=report, log=log, runs=runs, all=all_,
         ignore_failure=ignore_failure, statements=statements,
     )
     if statements and (report is not None or from_log is not None):

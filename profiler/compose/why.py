@@ -16,6 +16,7 @@ from profiler.model.target import Target
 from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
+    from profiler.model.log_source import LogSource
     from profiler.model.interpreter import Interpreter
 
 
@@ -25,8 +26,7 @@ class WhyOptions:
     target: Target
     python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
     report: str | None = None  # a saved importprof.imports/1 JSON
-    from_log: str | None = None
-    log_text: str | None = None
+    log: LogSource | None = None  # --from-log (model/log_source.py)
     runs: int = 1
     warmup: int = 0
     all: bool = False  # every importer's chain (an instrumented run sees imports of loaded modules)
@@ -63,7 +63,7 @@ def why(
 
     if not opts.module or any(c.isspace() for c in opts.module):
         raise UsageError(f"not a module name: {opts.module!r}")
-    if opts.all and (opts.report is not None or opts.from_log is not None or not opts.target.is_python):
+    if opts.all and (opts.report is not None or opts.log is not None or not opts.target.is_python):
         raise UsageError("--all needs a run of a Python target: a log or a report holds only the import that loaded the module")
     if opts.report is not None:
         report = load_report(opts.report)
@@ -74,9 +74,8 @@ def why(
                 python=opts.python,
                 runs=opts.runs,
                 warmup=opts.warmup,
-                from_log=opts.from_log,
-                log_text=opts.log_text,
-                sites=opts.from_log is None and opts.target.is_python,  # the import sites: file:line of each hop's import
+                log=opts.log,
+                sites=opts.log is None and opts.target.is_python,  # the import sites: file:line of each hop's import
                 ignore_failure=opts.ignore_failure,
                 statements=opts.statements,
             ),

@@ -23,6 +23,7 @@ from profiler.workflows.targets import check_exit
 from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
+    from profiler.model.log_source import LogSource
     from profiler.model.words import Metric
 
 GROUPS = ("package", "distribution", "kind")
@@ -34,8 +35,7 @@ class ImportsOptions:
     python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
     runs: int = 5
     warmup: int = 1
-    from_log: str | None = None  # a path, or "-" for stdin
-    log_text: str | None = None  # the log itself (the command reads stdin)
+    log: LogSource | None = None  # --from-log: a saved log (a file, or stdin's text read by the command)
     headers: str = "processes"  # what each header of a --from-log log starts: "processes" of one run, or "runs"
     group: str | None = None
     flags: Sequence[str] = ()
@@ -74,32 +74,33 @@ def validate(opts: ImportsOptions) -> None:
         from profiler.model.words import Metric
 
         Metric.parse_all(opts.metrics)
-    if opts.metrics and opts.from_log is not None:
+    if opts.metrics and opts.log is not None:
         raise UsageError("--metric instructions runs the target: not with --from-log")
     if opts.warmup < 0:
         raise UsageError("--warmup cannot be negative")
     if opts.headers not in HEADERS:
         raise UsageError(f"unknown --headers {opts.headers!r} (choose from: {', '.join(HEADERS)})")
-    if opts.headers != "processes" and opts.from_log is None:
+    if opts.headers != "processes" and opts.log is None:
         raise UsageError("--headers reads a saved log: it needs --from-log")
     if opts.group is not None and opts.group not in GROUPS:
         raise UsageError(f"unknown --group {opts.group!r} (choose from: {', '.join(GROUPS)})")
-    if opts.from_log is not None and opts.group in ("kind", "distribution") and not opts.python:
+    if opts.log is not None and opts.group in ("kind", "distribution") and not opts.python:
         raise UsageError(f"--group {opts.group} with --from-log needs --python (to know where modules come from)")
     asked = [name for name, on in (("--phases", opts.phases), ("--lazy-candidates", opts.lazy_candidates),
                                    ("--statements", opts.statements)) if on] or (["import sites"] if opts.sites else [])
-    if asked and (opts.from_log is not None or not opts.target.is_python):
+    if asked and (opts.log is not None or not opts.target.is_python):
         raise UsageError(f"{' / '.join(asked)} run{'s' if len(asked) == 1 else ''} a Python target (not --from-log, not `-- COMMAND`)")
 
 
-def read_log(path: str, stdin_text: str | None = None) -> str:
-    if path == "-":
-        if stdin_text is None:
+def read_log(source: LogSource) -> str:
+    """The whole text of a saved log: stdin's as the command read it, or the file's."""
+    if source.path is None:
+        if source.text is None:
             raise BadInput("--from-log -: nothing on stdin")
-        return stdin_text
+        return source.text
     from profiler.inputs import read_text
 
-    return read_text(path, "log")
+    return read_text(source.path, "log")
 
 
 def capture_logs(
@@ -270,8 +271,8 @@ def _aggregate(logs: Sequence[ParsedLog]) -> tuple:
     return (*aggregate_logs(logs), len(logs))
 
 
-def aggregate_log(path: str, stdin_text: str | None = None, headers: str = "processes") -> tuple:
-    """A saved log (`-`: the text read from stdin) aggregated as one run (`headers`
+def aggregate_log(source: LogSource, headers: str = "processes") -> tuple:
+    """A saved log (a file, or the text read from stdin) aggregated as one run (`headers`
     "processes": each header starts a process of it) or as a run per header ("runs": a loop's
     runs of one program, aggregate_run_stream): aggregate_logs' result and the run count,
     folded process by process as the log is read
@@ -284,10 +285,10 @@ def aggregate_log(path: str, stdin_text: str | None = None, headers: str = "proc
     from profiler.inputs import is_regular_file, read_text_chunks
     from profiler.parse.importtime import NotClean, iter_clean_processes, iter_log_processes
 
-    name = "stdin" if path == "-" else path
+    name, path = source.name, source.path
     text = None
-    if path == "-" or not is_regular_file(path):
-        text = read_log(path, stdin_text)
+    if path is None or not is_regular_file(path):
+        text = read_log(source)
 
     def pieces():
         return (text,) if text is not None else read_text_chunks(path, "log")
@@ -380,10 +381,10 @@ def imports(
     walls: list[float] = []
     unreached: list[dict] = []
     exits: list[int] = []  # the measured runs' exit codes (non-zero only with --ignore-failure)
-    if opts.from_log is not None:
+    if opts.log is not None:
         if opts.python:
             interp = interpreter_for(opts.python, context=context)
-        aggregated = aggregate_log(opts.from_log, opts.log_text, opts.headers)
+        aggregated = aggregate_log(opts.log, opts.headers)
         source, target = "log", None
     else:
         start_sample(context)  # the CPU share other work used, read over the warm-up
@@ -409,8 +410,8 @@ def imports(
                 exits.clear()
                 logs = capture_logs(opts, interp, progress, exits, context=context)
         source, target = "capture", opts.target.label()
-    machine = read_machine(0.0, context=context) if opts.from_log is not None else read_machine(context=context)  # a saved log times nothing
-    if opts.from_log is None:
+    machine = read_machine(0.0, context=context) if opts.log is not None else read_machine(context=context)  # a saved log times nothing
+    if opts.log is None:
         aggregated = _aggregate(logs)
         del logs  # the parsed rows: the report holds what is kept
     report = _report(
