@@ -73,6 +73,10 @@ def imports(
     v = view_options(view, min_ms, top, filter_)
     check_outputs(output)
     from profiler.model.log_source import LogSource
+    from profiler.model.words import Group, Headers
+
+    headers = Headers.parse(headers, "--headers")  # the words, parsed here once
+    group = Group.parse(group, "--group") if group is not None else None
 
     log = LogSource.of(from_log, _stdin_log)  # `-` decided here, once
     pythons = list(python or [])

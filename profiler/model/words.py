@@ -73,6 +73,26 @@ class Metric(Word):
 Metric._UNKNOWN = "unknown {what} {text!r} (known: {known})"
 
 
+class Headers(Word):
+    """What each header line of a saved -X importtime log starts (`imports --headers`): a
+    process of the one run the log is, or a run of one program."""
+
+    PROCESSES = "processes"
+    RUNS = "runs"
+
+
+class Group(Word):
+    """How `imports --group` totals modules: by top-level package, installed distribution, or
+    kind (stdlib, site-packages, the program's own...)."""
+
+    PACKAGE = "package"
+    DISTRIBUTION = "distribution"
+    KIND = "kind"
+
+
+Headers._UNKNOWN = Group._UNKNOWN = "unknown {what} {text!r} (choose from: {known})"
+
+
 class WarningKind(Word):
     """What a warning says, whoever it is about: the summary line after the output counts
     warnings by kind (`2 × the spread is too wide to trust`). The value is the words that line

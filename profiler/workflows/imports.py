@@ -18,7 +18,7 @@ from profiler.errors import BadInput, GateFailed, UsageError
 from profiler.model.import_tree import ImportsReport, ParsedLog
 from profiler.model.interpreter import Interpreter
 from profiler.model.target import Target
-from profiler.model.words import TargetKind
+from profiler.model.words import Group, Headers, TargetKind
 from profiler.workflows.targets import check_exit
 from profiler.runcontext import RunContext, given
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from profiler.model.log_source import LogSource
     from profiler.model.words import Metric
 
-GROUPS = ("package", "distribution", "kind")
+GROUPS = tuple(g.value for g in Group)  # the --group words (model/words.py: Group)
 
 
 @dataclass
@@ -50,10 +50,9 @@ class ImportsOptions:
     instruction_runs: int = 3
 
 
-# what each header line of a --from-log log starts: a process of the one run the log is (a
-# harness's log: its processes may be different programs), or a run of one program (a loop's
-# runs saved to one file: medians over them)
-HEADERS = ("processes", "runs")
+# what each header line of a --from-log log starts (model/words.py: Headers): a process of the
+# one run the log is (a harness's log: its processes may be different programs), or a run of one
+# program (a loop's runs saved to one file: medians over them)
 
 
 def _runs_phase(runs: int, warmup: int) -> str:
@@ -78,13 +77,12 @@ def validate(opts: ImportsOptions) -> None:
         raise UsageError("--metric instructions runs the target: not with --from-log")
     if opts.warmup < 0:
         raise UsageError("--warmup cannot be negative")
-    if opts.headers not in HEADERS:
-        raise UsageError(f"unknown --headers {opts.headers!r} (choose from: {', '.join(HEADERS)})")
-    if opts.headers != "processes" and opts.log is None:
+    Headers.parse(opts.headers, "--headers")  # a library caller's words (the command parsed them at its edge)
+    if opts.headers != Headers.PROCESSES and opts.log is None:
         raise UsageError("--headers reads a saved log: it needs --from-log")
-    if opts.group is not None and opts.group not in GROUPS:
-        raise UsageError(f"unknown --group {opts.group!r} (choose from: {', '.join(GROUPS)})")
-    if opts.log is not None and opts.group in ("kind", "distribution") and not opts.python:
+    if opts.group is not None:
+        Group.parse(opts.group, "--group")
+    if opts.log is not None and opts.group in (Group.KIND, Group.DISTRIBUTION) and not opts.python:
         raise UsageError(f"--group {opts.group} with --from-log needs --python (to know where modules come from)")
     asked = [name for name, on in (("--phases", opts.phases), ("--lazy-candidates", opts.lazy_candidates),
                                    ("--statements", opts.statements)) if on] or (["import sites"] if opts.sites else [])
@@ -294,7 +292,7 @@ def aggregate_log(source: LogSource, headers: str = "processes") -> tuple:
         return (text,) if text is not None else read_text_chunks(path, "log")
 
     def fold(processes, warnings=()):
-        if headers == "runs":
+        if headers == Headers.RUNS:
             return aggregate_run_stream(processes, warnings)
         return (*aggregate_process_stream(processes, warnings), 1)
 
@@ -354,7 +352,7 @@ def _report(
 def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cwd: str | None = None, extra_path: str | None = None, context: RunContext | None = None) -> ImportsReport:
     from profiler.analysis.imports import annotate_modules, extra_of, group_modules, package_of, unless_failed
 
-    if group == "package":
+    if group == Group.PACKAGE:
         return replace(report, group_by=group, groups=group_modules(report.modules, unless_failed(package_of)))
     if interp is None:
         raise UsageError(f"--group {group} needs --python (to know where modules come from)")
