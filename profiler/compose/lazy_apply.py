@@ -497,31 +497,36 @@ def _predicted(state: _State) -> int:
     return sum(state.self_us.get(m, 0) for m in modules)
 
 
-MAX_PASSES = 4
+MAX_PASSES = 12
+NOT_A_STATEMENT = "not an import statement (a use of a lazy name, or a dynamic import, loads the module here)"
 
 
 def _deepen(state: _State) -> None:
     """On 3.15 the edit takes effect, and a module a chosen statement defers may now be loaded
     at start-up by another statement under DIR (the next on its way, which the eager profile
     never charged because the module was already loaded). So the edited program is profiled
-    again and the statements it charges are judged the same way, until a pass finds no new
-    one (at most MAX_PASSES profiles): the edit is then a fixed point, and a second --apply
-    on the tree it leaves changes nothing. Before 3.15 the edit is inert: one pass."""
+    again and the statements it charges are judged the same way (new ones too), until a pass
+    leaves the edit byte for byte as it was (at most MAX_PASSES profiles, said in a note when
+    reached): the edit is then a fixed point, and a second --apply on the tree it leaves
+    changes nothing. A line that is no import statement (where a use of a lazy name loaded its
+    module) is skipped, never chosen. Before 3.15 the edit is inert: one pass."""
     if state.interp.version_tuple[:2] < (3, 15):
         return
     while state.passes < MAX_PASSES:
         state.edits.write(state.contents)
         found, _ = _statements_under(state)
         state.passes += 1
-        had = len(state.chosen)
+        had = state.contents
         _select(state, _merge_pass(state, [c for c in (_in_original(state, c) for c in found) if c is not None]))
-        if len(state.chosen) == had:
-            return
         _gather_tree(state)
         _compile_check(state)
+        if state.contents == had:
+            return  # a fixed point: this pass changed no byte of the edit
+    line = (f"the edited program was profiled {MAX_PASSES} times, each pass changing the edit (cap reached): "
+            "a second --apply may change more")
+    state.notes.append(line)
     if state.info:
-        state.info(f"the edited program was profiled {MAX_PASSES} times, each pass finding more statements to make lazy: "
-                   "a second --apply may find more")
+        state.info(line)
 
 
 def _merge_pass(state: _State, found) -> list[int]:
@@ -660,6 +665,11 @@ def _judge(state: _State, c, source: bytes, base: dict, measured: str, differs: 
         decision, why = "skipped", stmt.blocked
     elif differs:
         decision, why = "eager", "must stay eager (measured)"
+    elif stmt is None:
+        # no import statement at this line: on 3.15 the use of a lazy name that loads its module
+        # here (modutils.py's `logger = logging.getLogger(...)`), or a dynamic import; nothing to
+        # edit, and its modules must not pull every other import of them in as companions
+        decision, why = "skipped", NOT_A_STATEMENT
     elif blockers:
         decision, why = "eager", "static reason to stay eager"
     elif c.saving_us < state.opts.min_ms * 1000:
