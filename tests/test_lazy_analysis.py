@@ -159,3 +159,26 @@ def test_the_prediction_says_slower_or_faster_as_every_ratio_does(ratio, words):
                         python_version="3.11.7", prediction=Prediction(lazy_mean=0.1 * ratio, ratio=ratio, overhead_s=0.001))
     text = render_lazy_table(report)
     assert f"lazy/eager {ratio:.2f}x ({words})" in text, text
+
+
+def test_statements_that_saved_nothing_alone_are_summarised_in_one_line_never_recommended():
+    """pylint's table listed measured rows saving 0 µs / 0 modules above real candidates."""
+    from profiler.analysis.lazy import saves_nothing
+    from profiler.render.console_lazy import render_lazy_table
+
+    good = StatementSaving("pkg/a.py:3", ("big",), 9000, 9000, saving_us=8000, saving_modules=("big",),
+                           suggestion='__lazy_modules__ = ["big"]', identical_output=True)
+    zero = StatementSaving("pkg/main.py:1", ("cli",), 50000, 40000, saving_us=0, saving_modules=(), identical_output=True)
+    unrun = StatementSaving("pkg/b.py:7", ("mid",), 3000, 3000)
+    assert saves_nothing(zero) and not saves_nothing(good) and not saves_nothing(unrun)
+    report = LazyReport(results=(), must_stay_eager=(), avoided=(), identical_output=True, modules_eager=10,
+                        modules_lazy=5, statements=(good, unrun, zero), target="-c pass", python="/usr/bin/python3",
+                        python_version="3.15.2")
+    text = render_lazy_table(report)
+    assert "pkg/a.py:3" in text.split("saved nothing")[0] and "pkg/b.py:7" in text
+    table = text.split("1 statement(s) measured alone saved nothing")[0]
+    assert "pkg/main.py:1" not in table  # not a row of the table
+    assert "1 statement(s) measured alone saved nothing (no module left out), not recommended: pkg/main.py:1" in text
+    # only zero rows: no empty table, the line alone
+    alone = render_lazy_table(LazyReport(**{**report.__dict__, "statements": (zero,)}))
+    assert "Import statements to make lazy" not in alone and "pkg/main.py:1" in alone

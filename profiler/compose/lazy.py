@@ -393,7 +393,7 @@ def _measure_statements(runner, reference, eager_rec, statements, keep, modules,
     """Each of the costliest statements measured alone: a recorded run in which only that
     statement's imports are lazy (3.15's filter, or the emulation's, on (importer, module)),
     priced at the eager self time of every module that run no longer imports."""
-    from profiler.analysis.lazy import describe_difference, run_saving, suggestion_for
+    from profiler.analysis.lazy import describe_difference, run_saving, saves_nothing, suggestion_for
 
     out = []
     limit = runner.opts.statement_runs
@@ -415,8 +415,11 @@ def _measure_statements(runner, reference, eager_rec, statements, keep, modules,
                 st = replace(st, saving_us=saving, saving_modules=tuple(names), identical_output=same,
                              suggestion=st.suggestion if names and same else None)
         out.append(st)
-    measured = sorted((s for s in out if s.saving_us is not None), key=lambda s: (-(s.saving_us or 0), s.site))
-    return tuple(measured + [s for s in out if s.saving_us is None])
+    measured = sorted((s for s in out if s.saving_us is not None and not saves_nothing(s)), key=lambda s: (-(s.saving_us or 0), s.site))
+    # a statement that, measured alone, saved nothing (no module left out) comes after every
+    # candidate still to be judged: it is no recommendation, whatever its estimate
+    nothing = sorted((s for s in out if saves_nothing(s)), key=lambda s: s.site)
+    return tuple(measured + [s for s in out if s.saving_us is None] + nothing)
 
 
 def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, warn, counts, calibration, context: RunContext | None = None) -> LazyReport:

@@ -68,12 +68,20 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
         s.add_column("Modules no longer imported", justify="right")
         s.add_column("Same output")
         s.add_column("Write")
-        for st in report.statements[:top]:
+        from profiler.analysis.lazy import saves_nothing
+
+        nothing = [st for st in report.statements if saves_nothing(st)]
+        for st in [st for st in report.statements if not saves_nothing(st)][:top]:
             saving = _ms(st.saving_us) if st.saving_us is not None else f"(≤ {_ms(st.self_us)}, not run alone)"
             count = str(len(st.saving_modules)) if st.saving_us is not None else str(len(st.modules))
             same = "-" if st.identical_output is None else ("yes" if st.identical_output else "NO")
             s.add_row(st.site, saving, count, same, st.suggestion or "")
-        parts.append(s)
+        if len(nothing) < len(report.statements):
+            parts.append(s)
+        if nothing:
+            parts.append(f"{len(nothing)} statement(s) measured alone saved nothing (no module left out), not recommended: "
+                         + ", ".join(st.site for st in nothing[:5]) + (" ..." if len(nothing) > 5 else "")
+                         + " (--format json, key statements)")
     if report.avoided:
         a = new_table(tty, title=f"Avoided modules (top {min(top, len(report.avoided))} of {len(report.avoided)}, by own import time)")
         a.add_column("Module")
