@@ -33,7 +33,7 @@ def test_help_lists_commands_and_imports_nothing_heavy():
         # write --variant's help (frozen dataclasses: dataclasses, typing and shlex are loaded already)
         # on the document base they are declared on (stdlib only; a class's reader and writer are
         # compiled on first use, not at import)
-        " and m not in ('profiler.workflows', 'profiler.workflows.session', 'profiler.runcontext', 'profiler.render', 'profiler.model',"
+        " and m not in ('profiler.workflows', 'profiler.workflows.session', 'profiler.liveness', 'profiler.runcontext', 'profiler.render', 'profiler.model',"
         " 'profiler.model.variant', 'profiler.model.document'))]; "
         "sys.stderr.write('HEAVY=' + ','.join(sorted(heavy)))"
     )

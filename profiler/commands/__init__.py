@@ -151,6 +151,11 @@ def render_help() -> dict[str, str]:
     return out
 
 
+def _short_first(name: str) -> tuple:
+    """An option's spellings in one order whatever click's (-h before --help)."""
+    return name.startswith("--"), name
+
+
 def _options_of(cmd, ctx) -> tuple:
     from profiler.render.completion import Option
 
@@ -158,7 +163,7 @@ def _options_of(cmd, ctx) -> tuple:
     for p in cmd.params:
         if getattr(p, "param_type_name", "") != "option" or getattr(p, "hidden", False):
             continue
-        names = tuple(sorted(p.opts + p.secondary_opts, key=lambda n: (n.startswith("--"), n)))
+        names = tuple(sorted(p.opts + p.secondary_opts, key=_short_first))
         choices = tuple(getattr(getattr(p.type, "func", None), "choices", ()))
         comma = False
         if p.name == "variant":  # NAME[,NAME...]: the interpreter's variants, or build/compare's
@@ -172,7 +177,7 @@ def _options_of(cmd, ctx) -> tuple:
         out.append(Option(names, takes_value, choices, p.help or "", comma))
     helper = cmd.get_help_option(ctx)
     if helper is not None:
-        out.append(Option(tuple(helper.opts), False, (), helper.help or ""))
+        out.append(Option(tuple(sorted(helper.opts, key=_short_first)), False, (), helper.help or ""))
     return tuple(out)
 
 
