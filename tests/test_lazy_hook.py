@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow  # real interpreters, every test
 from profiler.capture.lazy import run_lazy
 from profiler.model.target import Target
 from profiler.parse.lazy import parse_lazy_record
-from tests._interpreters import pyenv_python
+from tests._interpreters import find_pyenv_python, pyenv_python
 from tests.conftest import write_tree
 
 PROG = """\
@@ -263,6 +263,54 @@ def test_a_packages_own_name_is_not_replaced_by_its_submodule_resolved_later(tmp
     for lazy in (False, True):
         run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=lazy, cwd=str(tmp_path), env=_env())
         assert run.returncode == 0 and run.stdout == "h func func\n", (lazy, run.stderr)
+
+
+# awscli 1.46's vendored botocore: bc/vendored/requests/__init__.py does `from .exceptions import E`
+# and bc/exc.py reads `requests.exceptions.SSL`; sp's package defines a function named like the
+# submodule it imports from (the store must not import sp.retry, as in 3.15)
+FROM_SUBMODULE = {
+    "bc/__init__.py": "",
+    "bc/vendored/__init__.py": "",
+    "bc/vendored/requests/__init__.py": "from .exceptions import E\n",
+    "bc/vendored/requests/exceptions.py": "E = 'e'\nSSL = 'ssl'\n",
+    "bc/exc.py": "from bc.vendored import requests\nSSL = requests.exceptions.SSL\n",
+    "bc/session.py": "from bc import exc\nS = exc.SSL\n",
+    "fp/__init__.py": "from .sub import X\n",
+    "fp/sub.py": "X = 1\nY = 'y'\n",
+    "sp/__init__.py": "from .retry import helper\n\ndef retry():\n    return 'func'\n",
+    "sp/retry.py": "def helper():\n    return 'h'\n",
+}
+FROM_SUBMODULE_PROG = """\
+import sys
+import bc.session
+import fp
+import sp
+print(bc.session.S, fp.sub.Y, sp.retry(), "sp.retry" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("prefix", ["3.8", "3.11", "3.13"])
+def test_a_submodule_named_by_a_from_import_is_an_attribute_of_its_package_as_in_315(prefix, tmp_path):
+    """`from .sub import X` (lazy) makes pkg.sub reachable as pkg's attribute, also when the
+    package is still being imported (`requests.exceptions` after `from .exceptions import ...` in
+    requests/__init__.py), as real 3.15 -X lazy_imports=all does (importprof lazy on awscli 1.46
+    needed botocore.vendored.requests.exceptions kept eager: "module 'botocore' has no attribute
+    'session'"); a package's def named like such a submodule is stored without importing it."""
+    import subprocess
+
+    write_tree(tmp_path, FROM_SUBMODULE)
+    (tmp_path / "p.py").write_text(FROM_SUBMODULE_PROG)
+    expected = "ssl y func False\n"
+    python315 = find_pyenv_python("3.15")
+    if python315:  # the reference: the real mechanism says the same
+        real = subprocess.run([python315, "-X", "lazy_imports=all", "p.py"], cwd=str(tmp_path), env=_env(),
+                              capture_output=True, text=True)
+        assert (real.returncode, real.stdout) == (0, expected), real.stderr
+    python = pyenv_python(prefix)
+    run = run_lazy(python, _version(python), Target("script", str(tmp_path / "p.py")), lazy=True, cwd=str(tmp_path), env=_env())
+    assert (run.returncode, run.stdout) == (0, expected), run.stderr
+    eager = run_lazy(python, _version(python), Target("script", str(tmp_path / "p.py")), lazy=False, cwd=str(tmp_path), env=_env())
+    assert (eager.returncode, eager.stdout) == (0, "ssl y func True\n"), eager.stderr
 
 
 @pytest.mark.parametrize("prefix", ["3.10", "3.11", "3.12", "3.13"])

@@ -161,11 +161,17 @@ def _lazy_children(dotted):
             p.extra = (dotted,) if full != dotted else ()
             _PENDING.append(p)
             _bind(d, child, p)
-            return
+            if full not in sys.modules:
+                return
+            # a.b is being imported (`from .c import x` in a/b/__init__.py): a.b.c is an
+            # attribute of it now, not once a.b is read on a
+            continue
         if isinstance(current, _Pending):
-            if current.kind == 4 and full != dotted and not current.done:
-                current.extra = tuple(current.extra or ()) + (dotted,)
-            return
+            if current.kind != 4 or not (current.done or current.busy):
+                if current.kind == 4 and full != dotted:
+                    current.extra = tuple(current.extra or ()) + (dotted,)
+                return
+            # a.b resolved or resolving (its own extra names walk through it): on to a.b.c
 
 
 def _shadowing_values(pending):
@@ -234,6 +240,37 @@ def _resolve(pending):
     return value
 
 
+def _store_ops():
+    """The opcodes of `name = value`, `global name; name = value` and `obj.name = value` in this
+    interpreter, read off compiled code (their numbers change between versions; importing dis
+    or opcode would show in the program's sys.modules): in each snippet the store is the one
+    instruction whose argument is 1."""
+    ops = set()
+    g = {}
+    exec(compile("def f():\n    global y\n    y = x\n", "<importprof>", "exec"), g)
+    for code in (compile("y = x", "<importprof>", "exec"), g["f"].__code__,
+                 compile("x.y = x", "<importprof>", "exec")):
+        raw = code.co_code
+        found = [raw[i] for i in range(0, len(raw) - 1, 2) if raw[i + 1] == 1]
+        if len(found) == 1:
+            ops.add(found[0])
+    return frozenset(ops)
+
+
+try:
+    _STORE_OPS = _store_ops()
+except Exception:  # no store recognised: a store resolves, as before
+    _STORE_OPS = frozenset()
+
+
+def _is_store(frame):
+    """Is `frame` storing a name or an attribute (its current instruction)?"""
+    try:
+        return frame.f_code.co_code[frame.f_lasti] in _STORE_OPS
+    except Exception:
+        return False
+
+
 class _LazyKey(str):
     """A module-dict key equal to its name; comparing it with the name resolves the import."""
 
@@ -246,6 +283,12 @@ class _LazyKey(str):
             return True
         pending = self.__dict__.get("pending")
         if pending is None or pending.done:
+            return True
+        if pending.kind == 4 and _is_store(_caller(2)):
+            # the package assigns the name of a submodule it imported from (`from .retry import
+            # x` then `def retry`): 3.15 keeps no entry for a lazy submodule, so the value is
+            # stored and the submodule is not imported; the entry becomes a plain value
+            pending.done = True
             return True
         if pending.busy:
             # its own resolution looks the name up (`from . import sub` in the package: is sub
@@ -327,6 +370,13 @@ def _lazy_import(kind, name, names, level, lineno):
             _PENDING.append(p)
             _COUNTS["bindings"] += 1
             _bind(ns, bound, p)
+        # `from a.b import x` makes a.b reachable as an attribute of a, as `import a.b` does
+        # (3.15 records it in sys.lazy_modules: `a.b` read on a imports it; botocore's
+        # vendored requests package does `from .exceptions import ...` and botocore reads
+        # `requests.exceptions`)
+        absname = _absolute(name, ns, level)
+        if "." in absname:
+            _register_submodule(absname)
 
 
 def _eager_statement(ns, kind, name, names, level):
