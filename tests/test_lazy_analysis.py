@@ -11,6 +11,9 @@ from profiler.analysis.lazy import (
     describe_difference,
     is_own_file,
     masked,
+    emulation_overhead_s,
+    event_cost_text,
+    event_cost_us,
     predict_lazy,
     run_saving,
     statement_savings,
@@ -80,9 +83,24 @@ def test_run_saving_and_prediction():
     assert (names, us) == (["a", "b"], 300)
     p = predict_lazy(0.2, 0.12, 0.003, {"bindings": 1000, "resolutions": 100, "rewritten_loads": 10},
                      {"binding_us": 2.0, "resolution_us": 10.0, "load_us": -1.0})
-    assert abs(p.overhead_s - (0.003 + 0.002 + 0.001 - 0.00001)) < 1e-12
+    # a per-event cost timed below zero (load_us -1.0) is noise: it counts as 0, not as a saving
+    assert abs(p.overhead_s - (0.003 + 0.002 + 0.001)) < 1e-12
     assert abs(p.lazy_mean - (0.12 - p.overhead_s)) < 1e-12 and abs(p.ratio - p.lazy_mean / 0.2) < 1e-12
     assert "1000 lazy bindings × 2.00 µs" in p.how
+    assert "10 module loads × 0 µs (timed -1.00 µs: within noise)" in p.how and "× -" not in p.how
+    assert p.calibration["load_us"] == -1.0  # the hook's timing is kept as it was measured
+
+
+def test_a_per_event_cost_below_zero_is_noise_and_counts_as_zero():
+    """H10 saw "241 module loads × -18.76 µs" in a prediction: a cost below zero lowered the
+    emulation's overhead and raised the predicted 3.15 time."""
+    cal = {"binding_us": 0.5, "resolution_us": 0.0, "load_us": -18.76}
+    assert [event_cost_us(cal, k) for k in ("binding_us", "resolution_us", "load_us", "absent_us")] == [0.5, 0.0, 0.0, 0.0]
+    assert event_cost_text(cal, "load_us") == "0 µs (timed -18.76 µs: within noise)"
+    assert event_cost_text(cal, "binding_us") == "0.50 µs"
+    assert emulation_overhead_s({"bindings": 100, "resolutions": 7, "rewritten_loads": 241}, cal) == 100 * 0.5 / 1e6
+    p = predict_lazy(0.3, 0.2, 0.0, {"bindings": 0, "resolutions": 0, "rewritten_loads": 241}, cal)
+    assert p.lazy_mean == 0.2 and p.overhead_s == 0.0
     assert suggestion_for("from x import y  # why", "m", ("x",)) == "lazy from x import y"
     assert suggestion_for("from x import (", "m", ("x",)) == "__lazy_modules__ = ['x']  # in m"
 

@@ -192,12 +192,34 @@ def run_saving(eager: LazyRun, run: LazyRun, modules: Sequence[ModuleRecord]) ->
     return names, sum(index[n].self_us for n in names if n in index)
 
 
+EVENT_COSTS = ("binding_us", "resolution_us", "load_us")  # the calibration's per-event costs (µs)
+
+
+def event_cost_us(calibration: dict, key: str) -> float:
+    """One per-event cost of the calibration (µs), never below zero: the hook times each as a
+    difference of two timings (its module load against python's own .pyc load of the same
+    module), and a difference below zero says the emulation costs nothing measurable there, not
+    that it makes the program faster (counting it would raise the prediction above the measured
+    lazy time by 241 loads × 18.76 µs)."""
+    return max(0.0, float(calibration.get(key, 0.0) or 0.0))
+
+
+def event_cost_text(calibration: dict, key: str) -> str:
+    """How a per-event cost reads in the prediction's explanation: "2.00 µs", or for a timing
+    below zero "0 µs (timed -18.76 µs: within noise)"."""
+    raw = float(calibration.get(key, 0.0) or 0.0)
+    if raw < 0:
+        return f"0 µs (timed {raw:.2f} µs: within noise)"
+    return f"{raw:.2f} µs"
+
+
 def emulation_overhead_s(counts: dict, calibration: dict) -> float:
     """The emulation's per-event cost in one run (s): lazy bindings, resolutions and module loads
-    counted by the hook, each at the per-event cost the hook timed in the same interpreter."""
-    us = (counts.get("bindings", 0) * calibration.get("binding_us", 0.0)
-          + counts.get("resolutions", 0) * calibration.get("resolution_us", 0.0)
-          + counts.get("rewritten_loads", 0) * calibration.get("load_us", 0.0))
+    counted by the hook, each at the per-event cost the hook timed in the same interpreter
+    (event_cost_us: a cost timed below zero counts as 0)."""
+    us = (counts.get("bindings", 0) * event_cost_us(calibration, "binding_us")
+          + counts.get("resolutions", 0) * event_cost_us(calibration, "resolution_us")
+          + counts.get("rewritten_loads", 0) * event_cost_us(calibration, "load_us"))
     return us / 1e6
 
 
@@ -209,9 +231,9 @@ def predict_lazy(eager_mean: float, lazy_mean: float, launcher_s: float, counts:
     predicted = max(0.0, lazy_mean - overhead)
     how = (f"measured lazy {lazy_mean * 1e3:.1f} ms minus the emulation's own {overhead * 1e3:.1f} ms: "
            f"launcher {launcher_s * 1e3:.1f} ms (CPU time of its -c pass beside python's) + "
-           f"{counts.get('bindings', 0)} lazy bindings × {calibration.get('binding_us', 0.0):.2f} µs + "
-           f"{counts.get('resolutions', 0)} resolutions × {calibration.get('resolution_us', 0.0):.2f} µs + "
-           f"{counts.get('rewritten_loads', 0)} module loads × {calibration.get('load_us', 0.0):+.2f} µs "
+           f"{counts.get('bindings', 0)} lazy bindings × {event_cost_text(calibration, 'binding_us')} + "
+           f"{counts.get('resolutions', 0)} resolutions × {event_cost_text(calibration, 'resolution_us')} + "
+           f"{counts.get('rewritten_loads', 0)} module loads × {event_cost_text(calibration, 'load_us')} "
            "(per-event costs timed by the hook in this interpreter)")
     return Prediction(lazy_mean=predicted, ratio=predicted / eager_mean if eager_mean else 0.0, overhead_s=overhead,
                       launcher_s=launcher_s, counts=dict(counts), calibration=dict(calibration), how=how)
