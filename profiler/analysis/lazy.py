@@ -268,7 +268,7 @@ def is_own_file(path: str, own_roots: Sequence[str]) -> bool:
 def saves_nothing(st) -> bool:
     """A StatementSaving measured alone that left no module out (or saved no time): no
     recommendation, whatever its estimate."""
-    return st.saving_us is not None and (not st.saving_modules or st.saving_us <= 0)
+    return st.saves_nothing
 
 
 def statement_savings(

@@ -115,6 +115,12 @@ class StatementSaving(Record):
     suggestion: str | None = None  # the `lazy import ...` line to write (or the __lazy_modules__ entry)
     identical_output: bool | None = None  # that one change kept the output identical
 
+    @property
+    def saves_nothing(self) -> bool:
+        """Measured alone, it left no module out (or saved no time): no recommendation,
+        whatever its estimate (not a key of the document: said from the fields)."""
+        return self.saving_us is not None and (not self.saving_modules or self.saving_us <= 0)
+
 
 @dataclass(frozen=True)
 class Prediction(Record):

@@ -68,10 +68,9 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
         s.add_column("Modules no longer imported", justify="right")
         s.add_column("Same output")
         s.add_column("Write")
-        from profiler.analysis.lazy import saves_nothing
 
-        nothing = [st for st in report.statements if saves_nothing(st)]
-        for st in [st for st in report.statements if not saves_nothing(st)][:top]:
+        nothing = [st for st in report.statements if st.saves_nothing]
+        for st in [st for st in report.statements if not st.saves_nothing][:top]:
             saving = _ms(st.saving_us) if st.saving_us is not None else f"(≤ {_ms(st.self_us)}, not run alone)"
             count = str(len(st.saving_modules)) if st.saving_us is not None else str(len(st.modules))
             same = "-" if st.identical_output is None else ("yes" if st.identical_output else "NO")
