@@ -119,9 +119,9 @@ def test_json_has_the_issue_keys_and_hyperfine_shaped_results(doc):
         assert len(r["times"]) == 7
     rel = {x["key"]: x["ratio"] for x in d["relative"]}
     assert rel["eager"] == 1.0 and d["reference"] == "eager"
-    eager, lazy = d["results"]
-    # no threshold: only the direction, on medians (the heavy branch is ~half the start-up)
-    assert lazy["median"] < eager["median"]
+    # no timing in a test (a shared machine can make either run slower): what the lazy run
+    # left out is counted, not timed
+    assert d["modules_lazy"] < d["modules_eager"], (d["modules_lazy"], d["modules_eager"])
     reasons = {e["reason"] for e in d["stayed_eager"]}
     assert any("kept eager" in r for r in reasons)
 

@@ -624,9 +624,11 @@ def test_names_from_the_target_render_as_text(live_page):
     assert "<img" not in dom and "<b>" not in dom  # no element was made from a name
     assert dom.count("<script") == 2
     # ... and the names are on the page as text, in the top table and the start-up table
-    assert "<code>&lt;script&gt;</code>" in dom
-    assert "<code>&lt;img&gt;</code>" in dom
-    assert "<code>&lt;b&gt;&amp;amp;</code>" in dom  # an entity in a name stays literal text
+    # (as text wherever the page shows them; which table a module reaches depends on its times,
+    # and on a busy machine site's .pth modules can fill the top table)
+    assert "&lt;script&gt;" in dom
+    assert "&lt;img&gt;" in dom
+    assert "&lt;b&gt;&amp;amp;" in dom  # an entity in a name stays literal text
     assert re.search(r"<code[^>]*>[^<]*__import__\([^<]*&lt;script&gt;[^<]*</code>", dom)  # the target's label
     # as typed, in the target and in the command column: -c "__import__('<script>')"
     text = re.sub(r"<[^>]+>", "", dom)
