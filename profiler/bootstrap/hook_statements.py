@@ -44,12 +44,14 @@ def _sample(last):
         filename = code.co_filename
         if (code.co_name == "<module>" and not filename.startswith(_HERE)
                 and (not filename.startswith("<") or filename.startswith("<frozen "))):
-            key = (frame.f_globals.get("__name__", "?"), _SHOWN.get(filename, filename), frame.f_lineno)
-            row = _ROWS.get(key)
-            if row is None:
-                row = _ROWS[key] = [0, 0]
-            row[0] += now - last
-            row[1] += 1
+            line = frame.f_lineno
+            if line is not None:  # None on an instruction of no line (3.11+): counted in the total only
+                key = (frame.f_globals.get("__name__", "?"), _SHOWN.get(filename, filename), line)
+                row = _ROWS.get(key)
+                if row is None:
+                    row = _ROWS[key] = [0, 0]
+                row[0] += now - last
+                row[1] += 1
             break
         frame = frame.f_back
     _STATE["total"] += now - last
