@@ -313,29 +313,39 @@ def _parse_native(text: str, mod, pairs: bool = True) -> StraceLog:
     if jumps and pairs:
         return _parse_native(text, mod, pairs=False)
     state = _Parse(n, ends_with_newline)
-    syscalls = state.syscalls
-    general = state.general
-    new = _tuple_new
-    start = 0
     if not jumps and _RECORD is not None:  # the rows are Syscalls already
-        # without jumps the native parser read every time of the log and none passed midnight:
-        # the general path adds no day (its last time is left unset, the native rows between
-        # its lines not being read for their times)
-        for i, lineno in zip(general_at, general_lines):
-            if start < i:
-                syscalls.extend(rows[start:i])
-            state.last_t = None
-            general(rows[i], lineno)
-            start = i + 1
-        if start < len(rows):
-            syscalls.extend(rows[start:])
+        _extend_native(state, rows, general_at, general_lines)
         if events:  # the native ones and the general path's, in line order
             state.events = sorted(state.events + events, key=_LINE_OF_EVENT)
         return state.result()
     # without pairs, a row's place is its line
-    day, last_t = state.day, state.last_t
-    for lineno in range(start + 1, len(rows) + 1):
-        row = rows[lineno - 1]
+    _extend_with_days(state, rows, 1, state.day, state.last_t)
+    return state.result()
+
+
+def _extend_native(state: _Parse, rows, general_at, general_lines) -> None:
+    """Rows of a log (or piece) that passes no midnight: runs of native rows extend the
+    Syscalls at C speed, the general path takes its lines. The native parser read every time
+    and none passed midnight, so the general path adds no day (its last time is left unset,
+    the native rows between its lines not being read for their times)."""
+    syscalls, general = state.syscalls, state.general
+    start = 0
+    for i, lineno in zip(general_at, general_lines):
+        if start < i:
+            syscalls.extend(rows[start:i])
+        state.last_t = None
+        general(rows[i], lineno)
+        start = i + 1
+    if start < len(rows):
+        syscalls.extend(rows[start:])
+
+
+def _extend_with_days(state: _Parse, rows, first: int, day: float, last_t) -> None:
+    """Rows read row by row, a row's place its line (`first` the first's): a day added to every
+    time once the clock passed midnight; the general path's lines in between."""
+    syscalls, general, new = state.syscalls, state.general, _tuple_new
+    for idx, row in enumerate(rows):
+        lineno = first + idx
         if row.__class__ is str:
             state.day, state.last_t = day, last_t
             general(row, lineno)
@@ -353,7 +363,6 @@ def _parse_native(text: str, mod, pairs: bool = True) -> StraceLog:
         last_t = t
         syscalls.append(row if row.__class__ is Syscall else new(Syscall, row))
     state.day, state.last_t = day, last_t
-    return state.result()
 
 
 class OddLineBreaks(ValueError):
@@ -435,46 +444,16 @@ def _parse_piece(state: _Parse, text: str, mod, first: int, raw_last, last: bool
     if last:
         state.n = first + n - 1
         state.ends_with_newline = text.endswith("\n")
-    syscalls = state.syscalls
-    general = state.general
     if not jumps and not state.day:
         k = len(state.events)  # the general path appends this piece's events after these
-        start = 0
-        for i, lineno in zip(general_at, general_lines):
-            if start < i:
-                syscalls.extend(rows[start:i])
-            state.last_t = None  # the native rows' times are not read: no day to add (see _parse_native)
-            general(rows[i], lineno)
-            start = i + 1
-        if start < len(rows):
-            syscalls.extend(rows[start:])
+        _extend_native(state, rows, general_at, general_lines)
         if events:  # the native ones and the general path's, in line order
             state.events[k:] = sorted(state.events[k:] + events, key=_LINE_OF_EVENT)
         return first + n, piece_last
     # the piece passes midnight (or one before it did): row by row, a row's place is its line
     rows, _, _, _, n, _, piece_last = mod.parse_lines(text, _KINDS, _RECORD, False, None, first, held, raw_last, keep_args, memo)
-    day = state.day
-    last_t = state.last_t if day else raw_last  # the pieces before were read natively: their last time
-    new = _tuple_new
-    for idx, row in enumerate(rows):
-        lineno = first + idx
-        if row.__class__ is str:
-            state.day, state.last_t = day, last_t
-            general(row, lineno)
-            day, last_t = state.day, state.last_t
-            continue
-        t = row[1]
-        if t is None:
-            syscalls.append(row if row.__class__ is Syscall else new(Syscall, row))
-            continue
-        if last_t is not None and t + day < last_t - 43200:  # the clock passed midnight
-            day += 86400.0
-        if day:
-            t += day
-            row = (row[0], t, *row[2:])
-        last_t = t
-        syscalls.append(row if row.__class__ is Syscall else new(Syscall, row))
-    state.day, state.last_t = day, last_t
+    # the pieces before were read natively: their last time
+    _extend_with_days(state, rows, first, state.day, state.last_t if state.day else raw_last)
     return first + n, piece_last
 
 
