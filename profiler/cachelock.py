@@ -100,6 +100,8 @@ def remove_dead_temporaries(root: str) -> None:
     The walk costs ~35 ms per 1,000 entries: it is made at most once a day (`.swept` holds when)."""
     import time
 
+    from profiler.liveness import alive
+
     stamp = os.path.join(root, ".swept")
     try:
         if time.time() - os.stat(stamp).st_mtime < SWEEP_EVERY_S:
@@ -117,17 +119,7 @@ def remove_dead_temporaries(root: str) -> None:
             if not name.endswith(".tmp"):
                 continue
             pid = name[:-len(".tmp")].rpartition(".")[2]
-            if not pid.isdigit() or _runs(int(pid)):
+            if not pid.isdigit() or alive(int(pid), None):
                 continue
             with contextlib.suppress(OSError):
                 os.unlink(os.path.join(folder, name))
-
-
-def _runs(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (OSError, OverflowError):
-        return True  # another user's, or not a PID: never judged dead
-    return True

@@ -6,6 +6,7 @@ temporaries (sinks.py)."""
 from __future__ import annotations
 
 import os
+import stat
 
 
 def start_time(pid: int) -> int | None:
@@ -38,3 +39,36 @@ def alive(pid: int, started: int | None) -> bool:
     if not started:
         return True  # an older importprof's temporary, or no /proc when it was made: kept while the PID runs
     return now is None or now == started
+
+
+def remove_dead(directory: str, pattern, *, folders: bool) -> None:
+    """One listdir of `directory`: the entries named by `pattern` (its groups: the PID, then the
+    start time or None) that are ours (same user), of the kind asked (folders, or regular files;
+    a symlink never), and whose writer no longer runs (the PID is gone, a zombie, or reused by a
+    process started at another time) are removed; a live writer's is never touched."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    uid = os.getuid()
+    for name in names:
+        m = pattern.fullmatch(name)
+        if not m:
+            continue
+        path = os.path.join(directory, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        kind_ok = stat.S_ISDIR(st.st_mode) if folders else stat.S_ISREG(st.st_mode)
+        if st.st_uid != uid or not kind_ok or alive(int(m.group(1)), int(m.group(2)) if m.group(2) else None):
+            continue
+        try:
+            if folders:
+                import shutil
+
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass

@@ -490,32 +490,13 @@ def _temporary_prefix() -> str:
 
 
 def _remove_stale_temporaries(directory: str) -> None:
-    """One listdir of the output's folder: our temporaries (same user, regular files named
-    .importprof-PID-START-*.tmp) whose writer no longer runs are removed."""
+    """Our temporaries in the output's folder (.importprof-PID-START-*.tmp) whose writer no
+    longer runs: removed (profiler/liveness.py), a live writer's kept."""
     global _TEMPORARY
     import re
 
-    from profiler.liveness import alive
+    from profiler.liveness import remove_dead
 
     if _TEMPORARY is None:
         _TEMPORARY = re.compile(r"\.importprof-(\d+)-(\d+)-[A-Za-z0-9_]+\.tmp")
-    try:
-        names = [n for n in os.listdir(directory) if n.startswith(".importprof-")]
-    except OSError:
-        return
-    uid = os.getuid()
-    for name in names:
-        m = _TEMPORARY.fullmatch(name)
-        if not m:
-            continue
-        path = os.path.join(directory, name)
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if st.st_uid != uid or not stat.S_ISREG(st.st_mode) or alive(int(m.group(1)), int(m.group(2)) or None):
-            continue
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+    remove_dead(directory, _TEMPORARY, folders=False)

@@ -823,7 +823,8 @@ def test_a_killed_runs_folder_is_removed_by_the_next_and_a_live_ones_kept(comman
 def test_a_reused_pid_does_not_keep_a_dead_runs_folder(tmp_path):
     """A folder records its process's start time beside the PID: a PID now running another
     process (PIDs are reused) does not keep it; the same PID and start time does."""
-    from profiler.workflows.session import _remove_stale, _start_time
+    from profiler.liveness import start_time as _start_time
+    from profiler.workflows.session import _remove_stale
 
     me, started = os.getpid(), _start_time(os.getpid())
     assert started and started > 0

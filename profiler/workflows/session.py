@@ -24,7 +24,6 @@ import contextlib
 import os
 import shutil
 import signal
-import stat
 import sys
 import tempfile
 import threading
@@ -110,46 +109,19 @@ _FOLDER = None
 
 def _remove_stale(root: str) -> None:
     """Folders of invocations that could not clean up (SIGKILL, the OOM killer, a power cut):
-    ours (same user, a folder, named importprof-PID-START-*), whose process is gone: the PID no
-    longer runs, or runs a process started at another time (the PID was reused). One listdir
-    of TMPDIR; a folder of a live invocation is never touched."""
+    ours, named importprof-PID-START-*, whose process is gone (profiler/liveness.py). One
+    listdir of TMPDIR; a folder of a live invocation is never touched."""
     global _FOLDER
-    from profiler.liveness import alive as _alive
+    import re
+
+    from profiler.liveness import remove_dead
 
     if _FOLDER is None:
-        import re
-
         _FOLDER = re.compile(r"importprof-(\d+)-(?:(\d+)-)?[A-Za-z0-9_]+")
-    try:
-        names = os.listdir(root)
-    except OSError:
-        return
-    uid = os.getuid()
-    for name in names:
-        if not name.startswith("importprof-"):
-            continue
-        m = _FOLDER.fullmatch(name)
-        if not m:
-            continue
-        path = os.path.join(root, name)
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if st.st_uid != uid or not stat.S_ISDIR(st.st_mode):  # not ours, or a symlink: never followed
-            continue
-        if _alive(int(m.group(1)), int(m.group(2)) if m.group(2) else None):
-            continue
-        shutil.rmtree(path, ignore_errors=True)
+    remove_dead(root, _FOLDER, folders=True)
 
 
 def _kill_children(context) -> None:
     process = sys.modules.get("profiler.capture.process")  # only if anything was started
     if process is not None and hasattr(process, "kill_live_groups"):
         process.kill_live_groups(context)
-
-
-def _start_time(pid: int) -> int | None:  # the battery's name for it (profiler/liveness.py)
-    from profiler.liveness import start_time
-
-    return start_time(pid)
