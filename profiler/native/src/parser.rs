@@ -84,27 +84,30 @@ pub(crate) fn deco(b: &[u8], i: usize) -> Option<(usize, usize, usize)> {
     None
 }
 
-/// `"([^"\\]*(?:\\.[^"\\]*)*)"(\.\.\.)?(?:, |$)` at i: (inside start, inside end, cut).
-pub(crate) fn quoted(b: &[u8], i: usize) -> Option<(usize, usize, bool)> {
-    if i >= b.len() || b[i] != b'"' {
-        return None;
-    }
+/// The closing quote of the string whose opening quote is at i (a backslash escapes the next
+/// byte); None when the string is not closed.
+fn closing_quote(b: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
     loop {
-        if j >= b.len() {
-            return None;
-        }
-        match b[j] {
+        match *b.get(j)? {
             b'\\' => {
                 if j + 1 >= b.len() {
                     return None;
                 }
                 j += 2;
             }
-            b'"' => break,
+            b'"' => return Some(j),
             _ => j += 1,
         }
     }
+}
+
+/// `"([^"\\]*(?:\\.[^"\\]*)*)"(\.\.\.)?(?:, |$)` at i: (inside start, inside end, cut).
+pub(crate) fn quoted(b: &[u8], i: usize) -> Option<(usize, usize, bool)> {
+    if i >= b.len() || b[i] != b'"' {
+        return None;
+    }
+    let j = closing_quote(b, i)?;
     let inside = (i + 1, j);
     let k = j + 1;
     if b[k..].starts_with(b"...") {
@@ -313,21 +316,7 @@ pub(crate) fn close_paren(b: &[u8], a0: usize) -> Option<usize> {
     while i < b.len() {
         match b[i] {
             b'"' => {
-                let mut j = i + 1;
-                loop {
-                    match at(b, j) {
-                        0 if j >= b.len() => return None,
-                        b'\\' => {
-                            if j + 1 >= b.len() {
-                                return None;
-                            }
-                            j += 2;
-                        }
-                        b'"' => break,
-                        _ => j += 1,
-                    }
-                }
-                i = j + 1;
+                i = closing_quote(b, i)? + 1;
             }
             b'<' if b[i - 1].is_ascii_digit() || b[i - 1] == b'D' => {
                 let (_, _, end) = deco(b, i)?;
