@@ -375,14 +375,7 @@ pub(crate) fn attribute_calls(
             if kind.marker && is_marker_path(path) {
                 continue; // a marker of a process we do not attribute: still not counted
             }
-            let o = match outside.get(&pid) {
-                Some(&o) => o,
-                None => {
-                    let o = w.owner(pid, OUTSIDE);
-                    outside.insert(pid, o);
-                    o
-                }
-            };
+            let o = *outside.entry(pid).or_insert_with(|| w.owner(pid, OUTSIDE));
             owners.push(o as i64);
             plain.push(pos);
             continue;
@@ -457,14 +450,7 @@ pub(crate) fn attribute_calls(
             if kind.listing && line > *exec_line.get(&proc).unwrap_or(&0) && roots.is_listing(c, name_s)? {
                 started.insert(proc); // the first sys.path listing: imports begin
             } else {
-                let o = match outside.get(&pid) {
-                    Some(&o) => o,
-                    None => {
-                        let o = w.owner(pid, OUTSIDE);
-                        outside.insert(pid, o);
-                        o
-                    }
-                };
+                let o = *outside.entry(pid).or_insert_with(|| w.owner(pid, OUTSIDE));
                 owners.push(o as i64);
                 continue;
             }
