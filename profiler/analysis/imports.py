@@ -1052,16 +1052,10 @@ def stacks(modules: Sequence[ModuleRecord]) -> Iterable[tuple[tuple[str, ...], i
     """(stack from root, self µs, process) per module, pre-order, made as they are read:
     process by process, the stacks of a ModuleColumns' layout made once for every process laid
     out alike."""
-    for process, depths, _, record, block in _process_segments(modules):
-        if block is not None:
-            memo = block.layout.memo
-            paths = memo.get("stacks")
-            if paths is None:
-                paths = memo["stacks"] = _stack_paths(block.layout.names, depths)
-            yield from zip(paths, block.self_us, [process] * len(paths))
-        else:
-            rows = [record(i) for i in range(len(depths))]
-            yield from zip(_stack_paths([m.name for m in rows], depths), [m.self_us for m in rows], [process] * len(rows))
+    from itertools import repeat
+
+    for process, _, paths, self_us in stack_blocks(modules):
+        yield from zip(paths, self_us, repeat(process))
 
 
 def _stack_paths(names: Sequence[str], depths: Sequence[int]) -> list[tuple[str, ...]]:
