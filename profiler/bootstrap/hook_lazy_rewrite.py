@@ -173,14 +173,7 @@ def _code_for(path, source=None):
             source = fh.read()
     code, eager = _compile_rewritten(source, path)
     if cached:
-        tmp = "%s.%d.tmp" % (cached, posix.getpid())
-        try:
-            _makedirs(cached.rpartition("/")[0])
-            with open(tmp, "wb") as fh:
-                fh.write(header + marshal.dumps((code, eager)))
-            posix.rename(tmp, cached)
-        except OSError:
-            pass
+        _publish(cached, header + marshal.dumps((code, eager)))
     return code, eager
 
 
@@ -244,15 +237,21 @@ def _code_for_text(source, filename):
     _COUNTS["cache_misses"] += 1
     code, eager = _compile_rewritten(data, filename)
     if cached:
-        tmp = "%s.%d.tmp" % (cached, posix.getpid())
-        try:
-            _makedirs(cached.rpartition("/")[0])
-            with open(tmp, "wb") as fh:
-                fh.write(header + marshal.dumps((data, code, eager)))
-            posix.rename(tmp, cached)
-        except OSError:
-            pass
+        _publish(cached, header + marshal.dumps((data, code, eager)))
     return code, eager
+
+
+def _publish(cached, blob):
+    """A cache entry written whole: NAME.PID.tmp renamed over NAME (a writer killed mid-write
+    leaves only its .tmp, swept later); a cache that cannot be written is no error."""
+    tmp = "%s.%d.tmp" % (cached, posix.getpid())
+    try:
+        _makedirs(cached.rpartition("/")[0])
+        with open(tmp, "wb") as fh:
+            fh.write(blob)
+        posix.rename(tmp, cached)
+    except OSError:
+        pass
 
 
 def install(options):
