@@ -64,21 +64,3 @@ def test_a_use_site_is_never_chosen_and_a_second_apply_changes_nothing(tmp_path,
     assert _digest(root) == was
     assert {f["status"] for f in second.json()["files"]} <= {"unchanged"}
     assert (root / "src/mypkg/uses.py").read_text() == '__lazy_modules__ = ["vlib"]\n' + PROJECT["src/mypkg/uses.py"]
-
-
-def test_a_tree_that_declares_lazy_imports_is_seen_and_a_fifo_never_opened(tmp_path):
-    """The re-apply margin applies to a tree an earlier --apply left (a `__lazy_modules__` or a
-    `lazy import` under DIR); finding out reads regular files only (a FIFO named like a module
-    would block the read)."""
-    import os
-
-    from profiler.compose.lazy_apply import _declares_lazy
-
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "a.py").write_text("import json\n")
-    os.mkfifo(tmp_path / "pkg" / "pipe.py")
-    assert not _declares_lazy(str(tmp_path))
-    (tmp_path / "pkg" / "b.py").write_text("__lazy_modules__ = ['json']\nimport json\n")
-    assert _declares_lazy(str(tmp_path))
-    (tmp_path / "pkg" / "b.py").write_text("lazy import json\n")
-    assert _declares_lazy(str(tmp_path))

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import stat
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -386,7 +385,6 @@ class _State:
     checks: tuple = ()
     proof: tuple = ()
     machine: dict = field(default_factory=dict)
-    applied_before: bool = False  # DIR already declared lazy imports when this run began
     stage: str = "measuring"  # measuring / verifying / refreshing / proving: what an interrupt stops
     tree: tuple | None = None  # (path -> import statements, path -> why left alone) of DIR, walked once
     self_us: dict = field(default_factory=dict)  # module -> its self time, as first profiled
@@ -427,7 +425,6 @@ def lazy_apply(opts: ApplyOptions, progress=None, warn: Note | None = None, info
         must = tuple(m.name for m in report.must_stay_eager)
         return _filter_out(opts, interp, report, must, warnings, [], warning, info, context=context)
     state = _State(opts, interp, check_directory(opts.directory, interp), context, warn, info)
-    state.applied_before = _declares_lazy(state.directory)
     try:
         state.files = _loaded_files(opts, interp, state.directory, context=context)
         state.report = lazy(_untimed(opts.lazy), progress=None, warn=warn, info=info, context=context)
@@ -501,30 +498,6 @@ def _predicted(state: _State) -> int:
 
 
 MAX_PASSES = 12
-RE_APPLY_MARGIN = 2.0  # on a tree an earlier --apply left, a new statement must save 2x --min-ms
-
-
-def _declares_lazy(directory: str) -> bool:
-    """Whether a Python file under DIR already declares lazy imports (`__lazy_modules__` or the
-    `lazy import` keyword): an earlier --apply's tree (or the project's own declarations)."""
-    for folder, dirs, names in os.walk(directory):
-        dirs[:] = [d for d in dirs if d != "__pycache__" and not d.startswith(".")]
-        for name in names:
-            if not name.endswith(".py"):
-                continue
-            path = os.path.join(folder, name)
-            try:
-                if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO is never opened (it would wait)
-                    continue
-                with open(path, "rb") as fh:
-                    data = fh.read()
-            except OSError:
-                continue
-            if b"__lazy_modules__" in data or b"lazy import " in data:
-                return True
-    return False
-
-
 NOT_A_STATEMENT = "not an import statement (a use of a lazy name, or a dynamic import, loads the module here)"
 
 
@@ -701,12 +674,6 @@ def _judge(state: _State, c, source: bytes, base: dict, measured: str, differs: 
         decision, why = "eager", "static reason to stay eager"
     elif c.saving_us < state.opts.min_ms * 1000:
         decision, why = "below --min-ms", f"saves {c.saving_us / 1000:.1f} ms"
-    elif state.applied_before and c.saving_us < RE_APPLY_MARGIN * state.opts.min_ms * 1000:
-        # a tree an earlier --apply left: a statement it judged below --min-ms can measure above
-        # it now by the noise of one profile alone; the earlier judgement stands unless the
-        # saving clears the threshold by a margin, so a second --apply changes nothing
-        decision, why = "below --min-ms", (f"saves {c.saving_us / 1000:.1f} ms: under {RE_APPLY_MARGIN:g}x --min-ms on "
-                                          f"a tree that already declares lazy imports")
     else:
         decision, why = "applied", ""
     disagreement = None
