@@ -269,12 +269,13 @@ IMPORTS_DEFAULTS = {"runs": 5, "warmup": 1, "headers": "processes", "view": "tre
 def _imports_from_log(context, path: str) -> None:
     """commands/imports.py: imports() with every option at its default but --from-log FILE,
     step by step (the command's TargetCommand.invoke sets the default --timeout first)."""
-    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure
+    from profiler.commands._common import check_outputs
+    from profiler.commands._imports_run import run_imports_command
     from profiler.model.log_source import LogSource
     from profiler.model.target import DEFAULT_TARGET
-    from profiler.render.console_imports import ImportsView, render_imports_table
+    from profiler.render.console_imports import ImportsView
     from profiler.runcontext import DEFAULT_TIMEOUT_S
-    from profiler.workflows.imports import ImportsOptions, check_budget, imports as run_imports
+    from profiler.workflows.imports import ImportsOptions
     from profiler.workflows.targets import check_target
 
     d = IMPORTS_DEFAULTS
@@ -283,7 +284,6 @@ def _imports_from_log(context, path: str) -> None:
     # path's, is not paid); the run context keeps them by sample length (RunContext.machine_read)
     context.machine_read[0.0] = {}
     context.set_timeout(DEFAULT_TIMEOUT_S)
-    warn = context.warn
     check_target(DEFAULT_TARGET, "importprof imports")
     view = ImportsView(view=d["view"], min_ms=d["min_ms"], top=d["top"], filter=None)
     check_outputs(None)
@@ -292,12 +292,7 @@ def _imports_from_log(context, path: str) -> None:
         headers=d["headers"], group=None, level=d["level"], phases=False, lazy_candidates=False,
         ignore_failure=False, statements=False, metrics=[], instruction_runs=d["instruction_runs"],
     )
-    with suggesting_ignore_failure(), Progress("importing") as bar:
-        report = run_imports(opts, progress=bar.update, warn=warn, context=context)
-    for w in report.warnings:
-        warn(w)
-    deliver(report, fmt=None, output=None, table=lambda r, tty: render_imports_table(r, tty, view))
-    check_budget(report, None)
+    run_imports_command(context, opts, view)
 
 
 def main(args: list[str]) -> int:

@@ -59,13 +59,12 @@ def imports(
         ).replace(" Ratios are against the main target.", " Two --python instead diff one target across interpreters.")),
 ) -> None:
 
-    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warner
+    from profiler.commands._common import check_outputs, warner
     warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
-    from profiler.render.console_imports import render_imports_table
     from profiler.commands._options import interpreter_given, run_context
-    from profiler.workflows.imports import ImportsOptions, check_budget, imports as run_imports
+    from profiler.workflows.imports import ImportsOptions
 
     target = target_of(ctx)
     if from_log is not None and has_target(ctx):
@@ -95,12 +94,9 @@ def imports(
         level=level, phases=phases, lazy_candidates=lazy_candidates, ignore_failure=ignore_failure, statements=statements,
         metrics=Metric.parse_all(metric), instruction_runs=instruction_runs,
     )
-    with suggesting_ignore_failure(), Progress("importing") as bar:
-        report = run_imports(opts, progress=bar.update, warn=warn, context=run_context(ctx))
-    for w in report.warnings:
-        warn(w)
-    deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_imports_table(r, tty, v))
-    check_budget(report, budget)
+    from profiler.commands._imports_run import run_imports_command
+
+    run_imports_command(run_context(ctx), opts, v, fmt=fmt, output=output, budget=budget)
 
 
 def _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, common) -> None:
