@@ -20,7 +20,7 @@ def test_wheel_install_finds_its_package_data(tmp_path, real_python):
     probe = (
         "import os, profiler, profiler.capture.cargo as c, profiler.capture.bootstrap as b\n"
         "pkg = os.path.dirname(profiler.__file__)\n"
-        "need = ['capture/spawner.c', 'bootstrap/launch.py', 'bootstrap/hook_markers.py', 'bootstrap/hook_phases.py',\n"
+        "need = ['capture/spawner.c', 'bootstrap/launch.py', 'bootstrap/hook_phases.py',\n"
         "        'render/html_assets/page.js', 'workloads/import_stdlib.txt', 'oxidized_builds/launcher/src/main.rs',\n"
         "        'oxidized_builds/frozen-launcher/launcher.c', 'bootstrap/frozen_packer.py']\n"
         "print([n for n in need if not os.path.isfile(os.path.join(pkg, n))])\n"

@@ -9,7 +9,7 @@ Three ways, chosen per process (`ProcessStat.attribution`):
     own calls, are counted nowhere (`harness["importprof_syscalls"]` says how many).
 
 "markers": the boundaries as the walk below reads them; in a saved log of an older importprof,
-    the bootstrap hook (profiler/bootstrap/hook_markers.py) stats `<prefix>b/NAME` when
+    the bootstrap hook (hook_markers, removed since) stat'ed `<prefix>b/NAME` when
     the import of NAME begins, `<prefix>e/NAME` when it ends and `<prefix>f/NAME` when it ends
     by raising. Per pid the markers form a stack: a syscall belongs to the innermost import in
     progress (its `syscalls`), and to every import on the stack (their `cumulative_syscalls`);

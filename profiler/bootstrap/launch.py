@@ -4,7 +4,7 @@
     python -S [flags] .../bootstrap/launch.py OPTIONS_HEX (-c CODE | -m MODULE | SCRIPT) [ARGS...]
 
 OPTIONS_HEX is a dict serialized by `marshal` (format 4) and hex-encoded:
-  {"hooks": ["markers", ...],  # modules hook_<name>.py beside this file, installed in order
+  {"hooks": ["phases", ...],   # modules hook_<name>.py beside this file, installed in order
    "site": True,               # run site.main() after the hooks (False for the no-site variant)
    "hook_cache": "/folder",    # optional: compiled hooks are kept there (see _hook_code)
    ... any per-hook options ...}

@@ -26,8 +26,8 @@ from typing import NamedTuple
 
 from profiler.model.document import Document, Record, document_json, saved
 
-# the path prefix of the import markers (profiler/bootstrap/hook_markers.py has the same value:
-# the bootstrap never imports the package)
+# the path prefix of the import markers: the begin/end events trace makes from -X importtime
+# (analysis/import_boundaries.py), and the stats a markers hook made in logs older importprofs saved
 MARKER_PREFIX = "/.importprof-mark/"
 
 # where a path-taking syscall's path argument is: (index of its dirfd argument or None, index of
