@@ -467,6 +467,7 @@ pub(crate) fn fast<'p>(
     kinds: &HashMap<String, i64>,
     names: &mut HashMap<String, PyObject>,
     pid_objs: &mut HashMap<i64, PyObject>, // one int per pid, shared by its rows
+    numbers: &mut Numbers,                  // one float per duration, one int per small return value
     pid: i64,
     t: Option<f64>,
     body: &str,
@@ -550,7 +551,7 @@ pub(crate) fn fast<'p>(
     } else if let Some(hex) = ret_s.strip_prefix("0x") {
         i64::from_str_radix(hex, 16).ok()?.into_py(py)
     } else {
-        ret_s.parse::<i64>().ok()?.into_py(py)
+        numbers.int(py, ret_s.parse::<i64>().ok()?)
     };
     if c.extra.bytes().any(|x| (0x1c..=0x1f).contains(&x)) {
         return None; // white space to Python's `\s`, not to the regex crate's: the general path reads the errno
@@ -614,7 +615,7 @@ pub(crate) fn fast<'p>(
         ret,
         errno,
         rpath,
-        dur.map_or_else(|| py.None(), |d| d.into_py(py)),
+        dur.map_or_else(|| py.None(), |d| numbers.float(py, d)),
         lineno.into_py(py),
         false.into_py(py),
         path.map_or_else(|| py.None(), |p| interned(py, names, &p)),
@@ -634,6 +635,30 @@ pub(crate) const UNFINISHED: &str = " <unfinished ...>";
 pub(crate) struct Memo {
     pub(crate) names: HashMap<String, PyObject>,
     pub(crate) pids: HashMap<i64, PyObject>,
+    pub(crate) numbers: Numbers,
+}
+
+/// One Python object per value for the numbers a log repeats: the -T durations (a few thousand
+/// distinct values in a log of a million calls) and the return values of byte counts and
+/// descriptors (832, 4096...: CPython itself keeps only -5..256). A float or int object is 24-32
+/// bytes of every record otherwise; the records of a big log are most of trace's memory.
+#[derive(Default)]
+pub(crate) struct Numbers {
+    floats: HashMap<u64, PyObject>,
+    ints: HashMap<i64, PyObject>,
+}
+
+impl Numbers {
+    pub(crate) fn float(&mut self, py: Python, d: f64) -> PyObject {
+        self.floats.entry(d.to_bits()).or_insert_with(|| d.into_py(py)).clone_ref(py)
+    }
+
+    pub(crate) fn int(&mut self, py: Python, i: i64) -> PyObject {
+        if !(-4096..=1 << 20).contains(&i) {
+            return i.into_py(py); // an address, an offset: seldom twice
+        }
+        self.ints.entry(i).or_insert_with(|| i.into_py(py)).clone_ref(py)
+    }
 }
 
 #[pymethods]
@@ -798,12 +823,12 @@ pub(crate) fn parse_lines(
     }
     r.empty = Some(PyTuple::empty(py).into_py(py));
     // one str per text and one int per pid for the whole log: kept across its pieces in `memo`
-    let (mut names, mut pid_objs) = match memo {
+    let (mut names, mut pid_objs, mut numbers) = match memo {
         Some(m) => {
             let mut m = m.borrow_mut();
-            (std::mem::take(&mut m.names), std::mem::take(&mut m.pids))
+            (std::mem::take(&mut m.names), std::mem::take(&mut m.pids), std::mem::take(&mut m.numbers))
         }
-        None => (HashMap::default(), HashMap::default()),
+        None => (HashMap::default(), HashMap::default(), Numbers::default()),
     };
     let mut out: Vec<Option<PyObject>> = Vec::new();
     let mut general: Vec<usize> = Vec::new();
@@ -907,7 +932,7 @@ pub(crate) fn parse_lines(
                         if !cut {
                             if let Some(rest) = resumed_rest(body, p.name) {
                                 let whole = format!("{}{}", &p.line[p.body..], rest);
-                                joined = fast(py, &r, &k, &mut names, &mut pid_objs, pid, p.time, &whole, p.lineno);
+                                joined = fast(py, &r, &k, &mut names, &mut pid_objs, &mut numbers, pid, p.time, &whole, p.lineno);
                             }
                         }
                         match joined {
@@ -924,7 +949,7 @@ pub(crate) fn parse_lines(
                     }
                 }
                 if !cut {
-                    if let Some(row) = fast(py, &r, &k, &mut names, &mut pid_objs, pid, t, body, lineno) {
+                    if let Some(row) = fast(py, &r, &k, &mut names, &mut pid_objs, &mut numbers, pid, t, body, lineno) {
                         out.push(Some(make(row)));
                         continue;
                     }
@@ -978,6 +1003,7 @@ pub(crate) fn parse_lines(
         let mut m = m.borrow_mut();
         m.names = names;
         m.pids = pid_objs;
+        m.numbers = numbers;
     }
     Ok((rows, gpos, glin, jumps, n, events, last).into_py(py))
 }
