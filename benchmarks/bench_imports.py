@@ -22,7 +22,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from profiler.analysis.imports import aggregate_logs, aggregate_logs_by_trees  # noqa: E402
+from profiler.analysis.imports_aggregate import aggregate_logs, aggregate_logs_by_trees  # noqa: E402
 from profiler.parse.importtime import parse_importtime, parse_importtime_lines  # noqa: E402
 from profiler.render.report_json import render_json  # noqa: E402
 from profiler.workflows.imports import report_from_logs  # noqa: E402

@@ -125,7 +125,7 @@ def test_render_computes_nothing_but_views():
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(("profiler.analysis", "profiler.parse")):
                 names = {a.name for a in node.names}
-                assert node.module == "profiler.analysis.imports" and names <= RENDER_VIEW_FUNCTIONS, \
+                assert node.module == "profiler.analysis.imports_views" and names <= RENDER_VIEW_FUNCTIONS, \
                     f"{f.relative_to(PKG.parent)} imports {names} from {node.module}"
 
 

@@ -261,7 +261,7 @@ def test_a_bad_shell_is_a_usage_error(cli):
 # ------------------------------------------------------------------ imports --from-log FILE
 # the one command line answered without typer (commands/__init__.py: fast_path): what it loads
 FROM_LOG_PROFILER = {
-    "profiler", "profiler.analysis", "profiler.analysis.imports", "profiler.analysis.statistics", "profiler.capture",
+    "profiler", "profiler.analysis", "profiler.analysis.imports_aggregate", "profiler.analysis.imports_views", "profiler.capture",
     "profiler.capture.interpreter", "profiler.capture.machine", "profiler.capture.process", "profiler.cli",
     "profiler.commands", "profiler.commands._common", "profiler.commands._imports_run", "profiler.errors", "profiler.helpcache", "profiler.inputs", "profiler.liveness",
     "profiler.model", "profiler.model.build_variant", "profiler.model.document", "profiler.model.harness", "profiler.model.import_tree",

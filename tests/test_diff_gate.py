@@ -7,7 +7,7 @@ import pytest
 
 from conftest import assert_one_line_error
 from profiler.analysis.diff import diff_reports, gate_failures, gate_passed_note
-from profiler.analysis.imports import dotted_wrappers
+from profiler.analysis.imports_views import dotted_wrappers
 from test_diff import HEADER, rep, row, tree_log
 
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from profiler.analysis.imports import (
+from profiler.analysis.imports_chains import import_chains
+from profiler.analysis.imports_views import (
     collapse_tree,
     filter_modules,
     group_modules,
-    import_chains,
     lay_out_timeline,
     package_of,
     parent_indices,
@@ -198,7 +198,7 @@ def test_py314_cached_in_json(fixtures):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from profiler.analysis.imports import aggregate_logs, aggregate_logs_by_trees  # noqa: E402
+from profiler.analysis.imports_aggregate import aggregate_logs, aggregate_logs_by_trees  # noqa: E402
 from profiler.parse.importtime import parse_importtime_lines  # noqa: E402
 
 
@@ -314,7 +314,7 @@ def test_whole_text_parse_equals_line_by_line_on_any_mix(lines, newline_at_end):
 
 
 # ---------------------------------------------------------------- imports --from-log, streamed
-from profiler.analysis.imports import aggregate_process_stream  # noqa: E402
+from profiler.analysis.imports_aggregate import aggregate_process_stream  # noqa: E402
 from profiler.parse.importtime import NotClean, iter_clean_processes, iter_log_processes  # noqa: E402
 from profiler.model.log_source import LogSource  # noqa: E402
 from profiler.workflows.imports import aggregate_log  # noqa: E402
@@ -478,7 +478,7 @@ def test_streamed_log_keeps_the_input_limit_and_the_error_lines(cli, fixtures, t
 
 
 # ------------------------------------------------------------------ --headers runs: each header a run
-from profiler.analysis.imports import aggregate_run_stream  # noqa: E402
+from profiler.analysis.imports_aggregate import aggregate_run_stream  # noqa: E402
 from profiler.model.import_tree import ParsedLog  # noqa: E402
 
 
@@ -575,7 +575,8 @@ def test_processes_kept_as_columns_view_as_their_records_property(shapes, data):
     every view its records give, and the careful trees' records."""
     from dataclasses import replace
 
-    from profiler.analysis.imports import collapse_tree, sum_modules, summarize_processes
+    from profiler.analysis.imports_processes import sum_modules, summarize_processes
+    from profiler.analysis.imports_views import collapse_tree
 
     text = ""
     for _ in range(data.draw(st.integers(2, 6))):
@@ -599,7 +600,7 @@ def test_processes_kept_as_columns_view_as_their_records_property(shapes, data):
     from profiler.render.folded import render_folded
 
     assert render_folded(report) == render_folded(replace(report, modules=tuple(report.modules)))
-    from profiler.analysis.imports import top_modules
+    from profiler.analysis.imports_views import top_modules
 
     for by in ("self_us", "cumulative_us"):
         n = data.draw(st.integers(0, len(records) + 2))

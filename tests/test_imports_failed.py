@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from profiler.analysis.imports import mark_failed, startup_names
+from profiler.analysis.imports_marks import mark_failed
+from profiler.analysis.imports_views import startup_names
 from profiler.parse.importtime import parse_importtime
 from profiler.workflows.imports import report_from_logs
 

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from profiler.analysis.imports import build_run_tree, parent_indices
+from profiler.analysis.imports_aggregate import build_run_tree
+from profiler.analysis.imports_views import parent_indices
 from profiler.errors import BadInput
 from profiler.parse.importtime import parse_importtime
 from profiler.render.console_imports import ImportsView, render_imports_table

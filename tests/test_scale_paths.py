@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from profiler.analysis.imports import TreeLine, aggregate_logs_by_trees, collapse_tree, parent_indices, sum_modules
+from profiler.analysis.imports_aggregate import aggregate_logs_by_trees
+from profiler.analysis.imports_processes import sum_modules
+from profiler.analysis.imports_views import TreeLine, collapse_tree, parent_indices
 from profiler.model.import_tree import SummedModule
 from profiler.parse.importtime import parse_importtime, parse_importtime_lines
 from profiler.workflows.imports import report_from_logs
@@ -105,7 +107,7 @@ def test_processes_kept_as_columns_read_as_their_records(name):
     # of it is the view of the same records held whole
     from dataclasses import replace
 
-    from profiler.analysis.imports import summarize_processes
+    from profiler.analysis.imports_processes import summarize_processes
     from profiler.model.import_tree import ColumnBlock, ModuleColumns, records_with
 
     report = _report(_many(name))
@@ -127,7 +129,7 @@ def test_processes_kept_as_columns_read_as_their_records(name):
     from profiler.render.folded import render_folded
 
     assert render_folded(report) == render_folded(replace(report, modules=records))
-    from profiler.analysis.imports import top_modules
+    from profiler.analysis.imports_views import top_modules
 
     for by in ("self_us", "cumulative_us"):
         for n in (0, 1, 7, len(records) + 3):

@@ -231,7 +231,7 @@ def test_line_reader_reads_what_the_whole_file_reader_reads(tmp_path_factory, ed
 def test_why_chains_by_process_are_the_careful_ones(case, reports):
     """import_chains of a report kept as columns (a layout's rows found once) equals the walk over
     every record; for a module that is a row, one that is only a package of rows, and neither."""
-    from profiler.analysis.imports import import_chains
+    from profiler.analysis.imports_chains import import_chains
     from profiler.model.import_tree import ModuleColumns
 
     report = reports[case]

@@ -41,7 +41,7 @@ def startup_modules(report: ImportsReport) -> tuple[StartupModule, ...]:
 def chain_to(report: ImportsReport, module: str) -> tuple[str, ...] | None:
     """The import chain (entry point's import first) that brought MODULE (or, when only its
     submodules were imported, the first of them) in; None when nothing of it was imported."""
-    from profiler.analysis.imports import import_chains
+    from profiler.analysis.imports_chains import import_chains
 
     chains = import_chains(report, module)
     return tuple(h.name for h in chains[0].hops) if chains else None

@@ -42,7 +42,7 @@ def is_significant(old_us: int, new_us: int, old_runs: Sequence[int | None], new
 
 def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = None, new_path: str | None = None,
                  pairing: "ProcessPairing | None" = None) -> DiffReport:
-    """Modules are paired by identity (analysis.imports.identity_keys: process, name, and
+    """Modules are paired by identity (analysis.imports_views.identity_keys: process, name, and
     whether the row loaded the module or only wrapped a dotted import), never by name alone.
     Process by process (_paired_by_process): two processes laid out alike (a harness's reports:
     their ModuleColumns) are compared column by column, and only the rows that differ are made.
@@ -73,7 +73,7 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
     delta = new.total_us - old.total_us
     significant = None
     if judge and old.total_us_runs and new.total_us_runs:
-        from profiler.analysis.imports import mad_us
+        from profiler.analysis.imports_aggregate import mad_us
 
         significant = is_significant(
             old.total_us, new.total_us, old.total_us_runs, new.total_us_runs, mad_us(old.total_us_runs), mad_us(new.total_us_runs)
@@ -109,7 +109,7 @@ def _paired_by_rows(old_modules: Sequence[ModuleRecord], new_modules: Sequence[M
     """(added, removed, any wrapper row): added and removed as ((-cumulative, name, row in its
     report), record); each changed pair goes to `change(old, new, wrapper)` in the old report's
     order: every row of both reports keyed by its identity."""
-    from profiler.analysis.imports import identity_keys
+    from profiler.analysis.imports_views import identity_keys
 
     a = dict(zip(identity_keys(old_modules), enumerate(old_modules)))
     b = dict(zip(identity_keys(new_modules), enumerate(new_modules)))
@@ -128,7 +128,7 @@ def _paired_by_rows(old_modules: Sequence[ModuleRecord], new_modules: Sequence[M
 def _identities(rows, block) -> list[tuple[str, str, int]]:
     """(name, role, ordinal) of each row of one process (identity_keys without the process):
     worked out once per layout for the processes laid out alike."""
-    from profiler.analysis.imports import identity_keys
+    from profiler.analysis.imports_views import identity_keys
 
     if block is not None:
         known = block.layout.memo.get("identity")
@@ -141,7 +141,7 @@ def _identities(rows, block) -> list[tuple[str, str, int]]:
 def _segments(modules: Sequence[ModuleRecord]) -> dict | None:
     """process → (its first row, its records or None, its ColumnBlock or None), in order; None
     when a process comes in more than one place."""
-    from profiler.analysis.imports import _process_segments
+    from profiler.analysis.imports_views import process_segments as _process_segments
 
     out, start = {}, 0
     for process, depths, _, record, block in _process_segments(modules):

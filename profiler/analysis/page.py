@@ -141,12 +141,12 @@ PHASE_KEYS = ("find_us", "read_us", "unmarshal_us", "exec_us")
 
 def import_tree(modules: list, total_us: int | None = None) -> dict:
     """The `imports` document's rows → the tree the icicle draws, nested as the rows are
-    (pre-order and depth, analysis.imports.parent_indices). Nodes: {"m": row index, "cum": µs, "kids": [...]};
+    (pre-order and depth, analysis.imports_views.parent_indices). Nodes: {"m": row index, "cum": µs, "kids": [...]};
     the top node and one per process when there are several: {"name", "cum", "kids"} (synthetic).
     The top's cum is the document's `total_us` for one process (Σ roots otherwise)."""
     from types import SimpleNamespace
 
-    from profiler.analysis.imports import parent_indices
+    from profiler.analysis.imports_views import parent_indices
 
     rows = [m for m in modules if isinstance(m, dict)]
     procs: list = []

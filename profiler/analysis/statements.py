@@ -47,7 +47,7 @@ def annotate_statements(report, costs, top: int = 5):
     extra["statements_sampled_us"] (the shares are of that: both from the same runs)."""
     from dataclasses import replace
 
-    from profiler.analysis.imports import annotate_modules
+    from profiler.analysis.imports_marks import annotate_modules
     from profiler.model.statements import MIN_SAMPLES
 
     body = sampled_per_module(costs)

@@ -36,7 +36,7 @@ class WhyOptions:
 
 def why_from_report(report: ImportsReport, module: str, importers: Sequence[str] | None = None) -> WhyReport:
     """`importers` (why --all): every module with an import statement of MODULE."""
-    from profiler.analysis.imports import every_import_chain, import_chains
+    from profiler.analysis.imports_chains import every_import_chain, import_chains
 
     chains = import_chains(report, module) if importers is None else every_import_chain(report, module, importers)
     return WhyReport(

@@ -238,7 +238,7 @@ class ProcessLayout:
 
 class ColumnBlock(NamedTuple):
     """One process of a one-run report as columns: its layout and its self and cumulative
-    µs in the layout's order (machine integers: 8 bytes a row, analysis.imports._packed)."""
+    µs in the layout's order (machine integers: 8 bytes a row, analysis.imports_aggregate._packed)."""
 
     layout: ProcessLayout
     process: int
@@ -256,8 +256,8 @@ class ModuleColumns(Sequence):
     (a process with regular nesting, the usual case) or a tuple of its ModuleRecords (a cut or
     interleaved one, or one with cached rows). A read-only sequence of ModuleRecord in the
     report's order, each made when it is read: a log of 1,000 processes holds 8 bytes a row
-    instead of 500,000 records, and the views that read every row (analysis.imports:
-    sum_modules, summarize_processes, collapse_tree; records_with) go block by block. Equals
+    instead of 500,000 records, and the views that read every row (analysis.imports_views:
+    collapse_tree; imports_processes: sum_modules, summarize_processes; records_with) go block by block. Equals
     the tuple of its records; a slice is a tuple."""
 
     __slots__ = ("blocks", "_ends")
@@ -740,7 +740,7 @@ class ModuleChange(Record):
     old_cumulative_us: int
     new_cumulative_us: int
     significant: bool | None = None
-    wrapper: bool = False  # the outer row of a dotted import (analysis.imports.dotted_wrappers)
+    wrapper: bool = False  # the outer row of a dotted import (analysis.imports_views.dotted_wrappers)
 
     DERIVED = ("delta_self_us", "delta_cumulative_us")
 
@@ -877,7 +877,7 @@ class HarnessHeadline(Record):
     Σ their import time (each process's imports_us), Σ their wall time (exec to exit), the
     command's wall time, and the share import time is of it (processes running in parallel can
     make it exceed 1); then how they were captured and the processes that wrote no import times
-    (with why), which older documents lack. Built by analysis/imports.py: harness_headline,
+    (with why), which older documents lack. Built by analysis/imports_processes.py: harness_headline,
     completed by the workflow (workflows/imports.py: add_processes), read by the renderers."""
 
     python_processes: int

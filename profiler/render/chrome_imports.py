@@ -2,7 +2,7 @@
 µs `ts`/`dur` (medians laid out as a nested timeline), one pid per process.
 
 Written process by process (render_chrome_imports_chunks) from the columns of
-analysis.imports.timeline_blocks: the events of the processes laid out alike go through one
+analysis.imports_views.timeline_blocks: the events of the processes laid out alike go through one
 text made once for their layout."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def render_chrome_imports(report) -> str:
 def render_chrome_imports_chunks(report):
     """The document's text in pieces: the process names, then a piece per process (exactly
     json.dumps of the whole document, tested)."""
-    from profiler.analysis.imports import timeline_blocks
+    from profiler.analysis.imports_views import timeline_blocks
 
     dumps = json.dumps
     label = report.target or "import log"

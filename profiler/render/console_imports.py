@@ -49,7 +49,7 @@ def _header(report) -> str:
 
 
 def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -> str:
-    from profiler.analysis.imports import collapse_tree, filter_modules, top_modules
+    from profiler.analysis.imports_views import collapse_tree, filter_modules, top_modules
     from profiler.render.console import new_table, render_tables
     from profiler.model.import_tree import records_with
 

@@ -2,7 +2,7 @@
 (`root;child;module SELF_US`), weights in µs (medians). Several processes: a `python N` frame
 on top of each stack.
 
-Written process by process (render_folded_chunks, analysis.imports.stack_blocks): a stack's
+Written process by process (render_folded_chunks, analysis.imports_views.stack_blocks): a stack's
 text is joined once per layout (processes of one program repeat them)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def _frames(stack) -> str:
 
 
 def render_folded_chunks(report):
-    from profiler.analysis.imports import stack_blocks
+    from profiler.analysis.imports_views import stack_blocks
 
     many = report.processes > 1 or any(process for process, *_ in stack_blocks(report.modules))
 

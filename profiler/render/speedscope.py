@@ -2,7 +2,7 @@
 (https://www.speedscope.app/file-format-schema.json), times in real µs (medians).
 
 Written process by process (render_speedscope_chunks): the frames first (one pass over the
-names), then each process's profile from its columns (analysis.imports.timeline_blocks); the
+names), then each process's profile from its columns (analysis.imports_views.timeline_blocks); the
 events of the processes laid out alike go through one text made once for their layout, so a
 thousand processes are written without making an event object each."""
 
@@ -21,7 +21,7 @@ def render_speedscope_chunks(report):
     """The document's text in pieces: the head with every frame, then a piece per process
     (exactly json.dumps of the whole document, tested)."""
     from profiler import __version__
-    from profiler.analysis.imports import timeline_blocks
+    from profiler.analysis.imports_views import timeline_blocks
 
     dumps = json.dumps
     frames: list[dict] = []

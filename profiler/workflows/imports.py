@@ -143,11 +143,11 @@ def capture_harness_logs(
     capture/harness.py), which knows every process the command started and the `import time:`
     lines each Python process wrote itself (even when a harness captures or discards the child's
     stderr). Returns per run: the parsed log (one process per Python process with import rows,
-    in exec order), the facts on those processes (analysis.imports.ProcessRun) and the
+    in exec order), the facts on those processes (analysis.imports_processes.ProcessRun) and the
     command's wall time; and the Python processes of the last run that wrote no import time
     lines, with why (`-E`/`-I`, an environment without PYTHONPROFILEIMPORTTIME...): they are
     counted and named, never silently dropped. A command that exits non-zero raises TargetFailed."""
-    from profiler.analysis.imports import ProcessRun
+    from profiler.analysis.imports_processes import ProcessRun
     from profiler.capture.harness import capture_processes
     from profiler.capture.importtime import importtime_argv
     from profiler.capture.machine import read_machine
@@ -217,7 +217,7 @@ def add_processes(report: ImportsReport, facts: Sequence[Sequence] = (), walls: 
     wrote no import times too, with why, and a warning says so)."""
     from collections import Counter
 
-    from profiler.analysis.imports import harness_headline, sum_modules, summarize_processes
+    from profiler.analysis.imports_processes import harness_headline, sum_modules, summarize_processes
     from profiler.analysis.statistics import median
 
     per = summarize_processes(report.modules, report.runs, report.processes, facts)
@@ -264,7 +264,7 @@ def report_from_logs(logs: Sequence[ParsedLog], **envelope) -> ImportsReport:
 
 
 def _aggregate(logs: Sequence[ParsedLog]) -> tuple:
-    from profiler.analysis.imports import aggregate_logs
+    from profiler.analysis.imports_aggregate import aggregate_logs
 
     return (*aggregate_logs(logs), len(logs))
 
@@ -279,7 +279,7 @@ def aggregate_log(source: LogSource, headers: str = "processes") -> tuple:
     prints nothing to stderr) is read the fast way; any other (the program's own output in it,
     a cut last line, 3.14 cached rows) is read again, the careful way. A pipe is read once,
     whole (it cannot be read again)."""
-    from profiler.analysis.imports import aggregate_process_stream, aggregate_run_stream
+    from profiler.analysis.imports_aggregate import aggregate_process_stream, aggregate_run_stream
     from profiler.inputs import is_regular_file, read_text_chunks
     from profiler.parse.importtime import NotClean, iter_clean_processes, iter_log_processes
 
@@ -350,7 +350,8 @@ def _report(
 
 
 def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cwd: str | None = None, extra_path: str | None = None, context: RunContext | None = None) -> ImportsReport:
-    from profiler.analysis.imports import annotate_modules, extra_of, group_modules, package_of, unless_failed
+    from profiler.analysis.imports_marks import annotate_modules
+    from profiler.analysis.imports_views import extra_of, group_modules, package_of, unless_failed
 
     if group == Group.PACKAGE:
         return replace(report, group_by=group, groups=group_modules(report.modules, unless_failed(package_of)))
@@ -430,7 +431,7 @@ def imports(
         if warn:  # said by every command that runs imports (why, report...), once (warn dedups)
             warn(exits_note(exits))
     if outcomes:
-        from profiler.analysis.imports import mark_failed
+        from profiler.analysis.imports_marks import mark_failed
 
         report = replace(report, modules=mark_failed(report.modules, outcomes))
     if opts.group:

@@ -39,7 +39,7 @@ def annotate_report(
     ignore_failure: bool = False,
     context: RunContext | None = None,
 ):
-    from profiler.analysis.imports import annotate_modules
+    from profiler.analysis.imports_marks import annotate_modules
     from profiler.analysis.lazy import lazy_candidates
     from profiler.analysis.phases import median_run, phases_by_name
     from profiler.capture.interpreter import interpreter_for
@@ -99,7 +99,7 @@ def never_lazy(report, mods, python: str, flags: Sequence[str], context: RunCont
     """Names that are never lazy-import candidates: the interpreter's own start-up (what a bare
     `python -S` has imported, `site` and everything imported while it ran: .pth files,
     sitecustomize) — the program cannot defer them — and failed imports (nothing was loaded)."""
-    from profiler.analysis.imports import is_failed, startup_names
+    from profiler.analysis.imports_views import is_failed, startup_names
     from profiler.capture.phases import startup_modules
 
     out = {"site", *startup_modules(python, flags, context=context), *startup_names(report.modules)}
