@@ -144,6 +144,7 @@ def test_diff_of_reports_read_back(pair, saved):
     streamed = diff(DiffOptions(str(old), str(new)))
     streamed = replace(streamed, machine={}, old={**streamed.old, "path": "old.json"}, new={**streamed.new, "path": "new.json"})
     assert digest(get_renderer("json")(streamed)) == g["json"]
+    assert digest("".join(get_renderer("json", chunks=True)(streamed))) == g["json"]
     assert digest(render_diff_table(streamed, False)) == g["table"]
 
 
@@ -266,6 +267,37 @@ def test_changes_kept_as_columns_read_as_the_sorted_records():
         assert cols[:25] == tuple(records[:25])
         assert cols == tuple(records) and list(cols) == records
         assert cols[-1] == records[-1] and len(cols) == 3000
+
+
+@pytest.mark.parametrize("odd", [False, True])
+def test_a_big_diff_is_written_a_batch_of_changes_at_a_time(odd):
+    """A diff of two harness reports (every module changed: its changes kept as columns) is
+    written as json.dumps(indent=2) writes the whole document, byte for byte, in pieces made
+    from the columns (names that need escaping, significance judged or not, wrapper rows, added
+    and removed records); a number that is not a machine integer (a saved 5.0) is written
+    through the records."""
+    import random
+
+    from profiler.model.import_tree import ChangeColumns, DiffReport, DiffTotals, ModuleRecord
+    from profiler.render.report_json import render_json, render_json_chunks
+
+    rng = random.Random(11)
+    cols = ChangeColumns()
+    names = ["a", "b.c", 'q"uote', "back\\slash", "é\u2028x", "tab\tname"]
+    for k in range(6000):
+        values = [rng.choice([0, 1, 5, 50, 2**40, 2**53]) for _ in range(4)]
+        if odd and k == 4321:
+            values[2] = 5.0
+        cols.append(rng.choice(names), k % 9, *values, rng.choice([None, True, False]), k % 13 == 0)
+    added = (ModuleRecord("new.mod", 3, 4, "x", 1, 2, 1, (3,), (4,)),)
+    removed = (ModuleRecord("old'mod", 1, 1, None, 0, 0, 1, (1,), (1,), extra={"wrapper": True}),)
+    rep = DiffReport(machine={"cpu": "é"}, old={"path": "a.json"}, new={"path": "b.json"}, totals=DiffTotals(1, 2, 1, 100.0),
+                     added=added, removed=removed, changed=cols, notes=("a note",))
+    pieces = list(render_json_chunks(rep))
+    assert "".join(pieces) == render_json(rep)
+    assert len(pieces) >= 3 and max(map(len, pieces)) < sum(map(len, pieces)) / 2
+    empty = DiffReport(machine={}, old={}, new={}, totals=DiffTotals(0, 0, 0), added=(), removed=(), changed=())
+    assert "".join(render_json_chunks(empty)) == render_json(empty)
 
 
 @pytest.mark.slow

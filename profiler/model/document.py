@@ -471,3 +471,108 @@ def document_json_chunks(keys: Mapping[str, Any], records: Mapping[str, Any] | N
         out.append("\n  ]")
     out.append("\n}\n")
     yield "".join(out)
+
+
+
+def indented_json_chunks(record: Record, streamed: tuple[str, ...], texts: Mapping[str, Callable] | None = None):
+    """json.dumps(record.to_dict(), indent=2, ensure_ascii=False) + "\n" (the JSON every
+    document without a writer of its own is written as) in pieces made as they are read: each
+    field named in `streamed` (a top-level list of records, its key always written) an item at
+    a time, CHUNK_CHARS a piece, its records made and written a batch at a time (a diff of two
+    1,000-process reports changes 500,000 modules: their dicts are never held at once).
+    `texts`: field → a function of the field's value giving its items' text as they are written
+    here (several joined by ",\\n    " at once), or None: for a sequence that writes them faster
+    than its records do (analysis's columns).
+    The same text as the whole document's, byte for byte (tests/test_streaming_io.py); a field
+    that cannot be written so (one written only when not empty, a derived figure of the
+    document that could read it) makes the whole text one piece."""
+    import copy
+    import json
+
+    cls = type(record)
+    items = {}
+    hints = field_types(cls)
+    entries = {e.name: e for e in _entries(cls)}
+    for name in streamed:
+        e = entries.get(name)
+        item = None if e is None or e.field is None or e.spec.omit is not None or e.spec.flatten or cls.DERIVED else _item_dict(e, hints[name])
+        if item is None:
+            yield json.dumps(record.to_dict(), indent=2, ensure_ascii=False) + "\n"
+            return
+        values = getattr(record, name)
+        given = (texts or {}).get(name)
+        made = given(values) if given is not None else None
+        items[e.key] = (values, made if made is not None else _indented_items(map(item, values)))
+    shallow = copy.copy(record)
+    for name in streamed:
+        object.__setattr__(shallow, name, ())
+    keys = shallow.to_dict()
+    dumps = json.dumps
+    out = ["{"]
+    for n, (key, value) in enumerate(keys.items()):
+        out.append(f"{',' if n else ''}\n  {dumps(key, ensure_ascii=False)}: ")
+        if key not in items or not len(items[key][0]):
+            out.append(dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  "))
+            continue
+        out.append("[\n    ")
+        first = True
+        for text in items[key][1]:
+            if not first:
+                out.append(",\n    ")
+            out.append(text)
+            first = False
+            yield "".join(out)
+            out = []
+        out.append("\n  ]")
+    out.append("\n}\n")
+    yield "".join(out)
+
+
+def _item_dict(e: _Entry, tp: Any):
+    """One item of a list field as its JSON value (what the class's to_dict writes for it), or
+    None when this field's items are not written one by one."""
+    s = e.spec
+    kind, _, _ = _shape(tp)
+    if s.round is not None or s.bare or s.pairs == "map":
+        return None
+    if s.write_as is not None:
+        w = s.write_as
+        return lambda x: w.of(x).to_dict()
+    if s.pairs:
+        a, b = s.pairs
+        return lambda x: {a: x[0], b: x[1]}
+    if kind == "records":
+        return lambda x: x.to_dict()
+    if kind == "list":
+        return lambda x: x
+    return None
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+_BATCH = 2000  # items encoded at once
+_ITEM_SEP = ",\n      "  # between the keys of an item at depth 2
+
+
+def _indented_items(values):
+    """The items of a top-level list as json.dumps(document, indent=2) writes them (at depth 2),
+    a text of up to _BATCH items joined by ",\n    " at a time. Records of plain values go through
+    the C encoder a batch at once, a key a line (json.dumps' indent= takes its pure-Python
+    encoder): separators=(",\n      ", ": ") writes each item's keys as indent= does, and between
+    two items "}" + that separator + "{" — a real newline, which no JSON string holds, so it is
+    found only there — becomes indent='s "\n    },\n    {\n      ". Anything else (a nested
+    value, an empty record, a subclass of a plain type) through json.dumps(indent=2)."""
+    import json
+    from itertools import islice
+
+    flat = json.JSONEncoder(ensure_ascii=False, separators=(_ITEM_SEP, ": ")).encode
+    between = "}" + _ITEM_SEP + "{"
+    values = iter(values)
+    while True:
+        batch = list(islice(values, _BATCH))
+        if not batch:
+            return
+        if all(type(v) is dict and v and set(map(type, v.values())) <= _SCALARS for v in batch):
+            text = flat(batch)  # "[{...}" + separator + "{...}]"
+            yield "{\n      " + text[2:-2].replace(between, "\n    },\n    {\n      ") + "\n    }"
+        else:
+            yield ",\n    ".join(json.dumps(v, indent=2, ensure_ascii=False).replace("\n", "\n    ") for v in batch)

@@ -820,7 +820,11 @@ class ChangeColumns(Sequence):
                 position = self.position
                 self._order = array("q", sorted(range(n), key=lambda k: (-abs(nc[k] - oc[k]), -abs(ns[k] - os[k]), names[k], position[k])))
             else:
-                self._order = array("q", [key % n for key in sorted(self._keys())]) if n else array("q")
+                keys = sorted(self._keys())  # n large integers: their places taken out one by one, not as a second list
+                order = self._order = array("q", bytes(8 * n))
+                for k, key in enumerate(keys):
+                    order[k] = key % n
+                del keys
         return self._order
 
     def __getitem__(self, i):
