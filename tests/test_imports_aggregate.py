@@ -322,7 +322,7 @@ from profiler.workflows.imports import aggregate_log  # noqa: E402
 
 def _careful_log(text: str, source: str):
     """The reference: the log read whole, parsed (whole-text or line by line), aggregated as one run."""
-    return (*aggregate_logs([parse_importtime(text, source)]), 1)
+    return aggregate_logs([parse_importtime(text, source)])
 
 
 def _streamed(text: str):
@@ -361,7 +361,7 @@ def test_streamed_log_of_many_real_runs(fixtures, tmp_path):
     path.write_text(text)
     got = aggregate_log(LogSource(str(path)))
     assert got == _careful_log(text, str(path))
-    assert got[4] == 60 and len(got[0]) == 60 * 1535
+    assert got.processes == 60 and len(got.modules) == 60 * 1535
 
 
 @settings(max_examples=examples(200), deadline=None)
@@ -424,12 +424,12 @@ def test_streamed_log_in_pieces_of_any_size_equals_the_whole_log(fixtures):
                 continue
             pieces = [text[i : i + size] for i in range(0, len(text), size)]
             warnings: list[str] = []
-            assert (*aggregate_process_stream(iter_log_processes(pieces, "x", warnings), warnings), 1) == want
+            assert aggregate_process_stream(iter_log_processes(pieces, "x", warnings), warnings) == want
             try:
                 clean = aggregate_process_stream(iter_clean_processes(pieces))
             except NotClean:
                 continue
-            assert (*clean, 1) == want
+            assert clean == want
 
 
 @settings(max_examples=examples(200), deadline=None)
@@ -484,11 +484,12 @@ from profiler.model.import_tree import ParsedLog  # noqa: E402
 
 def _careful_runs(text: str, source: str):
     """The reference: the log read whole and split at its headers, each process a run of its
-    own (aggregate_logs through per-run trees), and the run count."""
+    own (aggregate_logs through per-run trees), the log's own warnings first."""
+    from dataclasses import replace
+
     log = parse_importtime(text, source)
-    runs = [ParsedLog((p,), (), ()) for p in log.processes]
-    modules, cached, total, totals, processes, warnings = aggregate_logs_by_trees(runs)
-    return modules, cached, total, totals, processes, [*log.warnings, *warnings], len(runs)
+    runs = aggregate_logs_by_trees([ParsedLog((p,), (), ()) for p in log.processes])
+    return replace(runs, warnings=(*log.warnings, *runs.warnings))
 
 
 def test_each_header_a_run_equals_the_careful_runs_on_every_fixture(fixtures, tmp_path):
@@ -513,8 +514,7 @@ def test_each_header_a_run_equals_the_careful_runs_on_every_fixture(fixtures, tm
             continue
         got = aggregate_log(LogSource(str(path)), headers="runs")
         assert got == want, path
-        modules = got[0]
-        assert all(m.self_us_runs == tuple(m.self_us_runs) and len(m.self_us_runs) == got[6] for m in modules)
+        assert all(m.self_us_runs == tuple(m.self_us_runs) and len(m.self_us_runs) == got.runs for m in got.modules)
 
 
 def test_each_header_a_run_of_many_real_runs(fixtures, tmp_path):
@@ -527,8 +527,8 @@ def test_each_header_a_run_of_many_real_runs(fixtures, tmp_path):
     path.write_text(text)
     got = aggregate_log(LogSource(str(path)), headers="runs")
     assert got == _careful_runs(text, str(path))
-    assert got[6] == 60 and got[4] == 1 and len(got[0]) == 1535
-    assert all(len(m.self_us_runs) == 60 for m in got[0])
+    assert got.runs == 60 and got.processes == 1 and len(got.modules) == 1535
+    assert all(len(m.self_us_runs) == 60 for m in got.modules)
 
 
 def test_runs_stream_directly_from_columns_and_trees_agree():
@@ -542,8 +542,8 @@ def test_runs_stream_directly_from_columns_and_trees_agree():
     procs = list(parse_importtime(text).processes)
     got = aggregate_run_stream(procs)
     want = aggregate_logs_by_trees([ParsedLog((p,), (), ()) for p in procs])
-    assert got[:6] == want and got[6] == 3
-    c = next(m for m in got[0] if m.name == "c")
+    assert got == want and got.runs == 3
+    c = next(m for m in got.modules if m.name == "c")
     assert c.self_us_runs == (7, None, 7) and c.runs_seen == 2
 
 
@@ -563,8 +563,8 @@ def test_each_header_a_run_past_four_byte_samples(fixtures, tmp_path, name):
     path.write_text(text + text + "".join(lines) + text)
     got = aggregate_log(LogSource(str(path)), headers="runs")
     assert got == _careful_runs(path.read_text(), str(path))
-    assert any(big in m.self_us_runs for m in got[0])
-    assert {m.self_us_runs._a.typecode for m in got[0]} == {"q"}  # widened: every sample 8 bytes
+    assert any(big in m.self_us_runs for m in got.modules)
+    assert {m.self_us_runs._a.typecode for m in got.modules} == {"q"}  # widened: every sample 8 bytes
 
 
 @settings(max_examples=examples(80), deadline=None)
@@ -590,9 +590,9 @@ def test_processes_kept_as_columns_view_as_their_records_property(shapes, data):
     log = parse_importtime(text)
     got = aggregate_logs([log])
     assert got == aggregate_logs_by_trees([log])
-    modules, records = got[0], tuple(got[0])
+    modules, records = got.modules, tuple(got.modules)
     assert sum_modules(modules) == sum_modules(records)
-    assert summarize_processes(modules, 1, got[4]) == summarize_processes(records, 1, got[4])
+    assert summarize_processes(modules, 1, got.processes) == summarize_processes(records, 1, got.processes)
     for min_us in (0, data.draw(st.integers(1, 20000))):
         assert list(collapse_tree(modules, min_us)) == list(collapse_tree(records, min_us))
     report = report_of(text)

@@ -84,7 +84,7 @@ def test_many_processes_fast_equals_careful(name):
     assert report.processes >= 5
     # the column aggregation (one plan per shape) against per-process trees of the careful parser
     by_trees = aggregate_logs_by_trees([parse_importtime_lines(text)])
-    assert modules == by_trees[0] and report.total_us == by_trees[2]
+    assert modules == by_trees.modules and report.total_us == by_trees.total_us
     assert sum_modules(modules) == careful_sum_modules(modules)
     for min_us in (0, 1000, 10**9):
         lines = collapse_tree(modules, min_us)
@@ -147,7 +147,7 @@ def test_processes_of_mixed_kinds_keep_their_order():
     kinds = {isinstance(b, ColumnBlock) for b in modules.blocks}
     assert kinds == {True, False}
     assert [m.process for m in modules] == sorted(m.process for m in modules)
-    assert modules == aggregate_logs_by_trees([parse_importtime_lines(text)])[0]
+    assert modules == aggregate_logs_by_trees([parse_importtime_lines(text)]).modules
     records = tuple(modules)
     assert sum_modules(modules) == sum_modules(records) == careful_sum_modules(records)
     for min_us in (0, 1000, 10**9):
@@ -169,7 +169,7 @@ def test_times_past_four_byte_integers_are_kept_whole():
     modules = _report(text).modules
     assert any(m.self_us == big for m in modules)
     assert any(isinstance(b, ColumnBlock) and b.self_us.typecode == "q" for b in modules.blocks)
-    assert modules == aggregate_logs_by_trees([parse_importtime_lines(text)])[0]
+    assert modules == aggregate_logs_by_trees([parse_importtime_lines(text)]).modules
 
 
 @pytest.mark.parametrize("odd", ["pkg.mod%d%%s", "pkg.v-7000000000000001"])

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Iterable, Sequence
 
 from profiler.model.import_tree import (
+    Aggregation,
     CachedRecord,
     ColumnBlock,
     ImportNode,
@@ -101,8 +102,9 @@ def _median_spread(xs: Sequence[int]) -> tuple[int, int]:
     return m, (d[mid] if n % 2 else (d[mid - 1] + d[mid] + 1) // 2)
 
 
-def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...]]:
-    """Runs → (modules in pre-order, cached, median total µs, per-run totals).
+def aggregate_runs(runs: Sequence[RunTree], warnings: Sequence[str] = ()) -> Aggregation:
+    """Runs → their Aggregation: modules in pre-order, cached rows, the median and per-run
+    totals, the most processes a run had, `warnings` (the notes on the runs), the run count.
 
     A module is identified by (process, name, occurrence) — a module imported again after being
     dropped from sys.modules is a second occurrence. Its parent and depth are the most common
@@ -110,7 +112,7 @@ def aggregate_runs(runs: Sequence[RunTree]) -> tuple[tuple[ModuleRecord, ...], t
     folder = RunFolder()
     for run in runs:
         folder.add(run)
-    return folder.result()
+    return folder.result(warnings)
 
 
 _FOUR_BYTES = (1 << 31) - 1  # the largest 4-byte sample (µs: 35 minutes)
@@ -132,6 +134,7 @@ class RunFolder:
         self.cached_hits: dict[tuple[int, str], list] = {}
         self.cached_depth: dict[tuple[int, str], int | None] = {}
         self.totals: list[int] = []
+        self.processes = 0  # the most processes a run had
         # (depths, names) → [[(row, entry, parent key)], runs, the last run, rows, their self and cumulative appends]
         self.layouts: dict[tuple, list] = {}
 
@@ -164,6 +167,7 @@ class RunFolder:
         cached_hits, cached_depth = self.cached_hits, self.cached_depth
         r = len(self.totals)
         self.totals.append(sum(p.total_us for p in run.processes))
+        self.processes = max(self.processes, len(run.processes))
         entry = self._entry
         pos = 0
         for p, proc in enumerate(run.processes):
@@ -208,6 +212,7 @@ class RunFolder:
         depths, order, _, roots, _, parent_of = shape
         r = len(self.totals)
         self.totals.append(sum(map(cums.__getitem__, roots)))
+        self.processes = max(self.processes, 1)
         lk = (depths, names)
         layout = self.layouts.get(lk)
         if layout is None:
@@ -238,7 +243,8 @@ class RunFolder:
         for add, v in zip(layout[5], map(cums.__getitem__, layout[3])):
             add(v)
 
-    def result(self) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...]]:
+    def result(self, warnings: Sequence[str] = ()) -> Aggregation:
+        """The Aggregation of the runs added, with `warnings` (the notes on them)."""
         acc, totals = self.acc, self.totals
         n = len(totals)
         none = self.NONE
@@ -300,7 +306,7 @@ class RunFolder:
             if len(hits) < n:
                 hits.extend([0] * (n - len(hits)))
             cached.append(CachedRecord(name, p, median_us([h for h in hits if h]) if any(hits) else 0, self.cached_depth.get((p, name))))
-        return tuple(out), tuple(cached), (median_us(totals) if totals else 0), tuple(totals)
+        return Aggregation(tuple(out), tuple(cached), median_us(totals) if totals else 0, tuple(totals), self.processes, tuple(warnings), n)
 
 
 def _run_notes(anomalies_per_process: Sequence[list[str]]) -> list[str]:
@@ -350,8 +356,8 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
     """aggregate_logs process by process: a process that printed the same names at the same
     depths in every run, with regular nesting (the usual case: the same program run N times),
     is aggregated column by column; any other process through per-run trees of that process
-    alone (a cut or interleaved one). Returns exactly what aggregate_logs_by_trees returns, or
-    None when it cannot (runs with different numbers of processes, 3.14 cached rows)."""
+    alone (a cut or interleaved one). Returns exactly the Aggregation aggregate_logs_by_trees
+    returns, or None when it cannot (runs with different numbers of processes, 3.14 cached rows)."""
     ref = logs[0].processes
     if not ref or any(len(log.processes) != len(ref) for log in logs):
         return None
@@ -383,7 +389,7 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
                 trees.append(RunTree((tree,)))
                 anomalies[r][p] = found
                 totals[r] += tree.total_us
-            mods = aggregate_runs(trees)[0]
+            mods = aggregate_runs(trees).modules
             out.extend(m if p == 0 else replace(m, process=p) for m in mods)
             continue
         cols, shape = plan
@@ -405,10 +411,10 @@ def _aggregate_by_columns(logs: Sequence[ParsedLog]):
     for r, log in enumerate(logs):
         prefix = f"run {r + 1}: " if n > 1 else ""
         warnings.extend(prefix + w for w in (*log.warnings, *_run_notes(anomalies[r])))
-    return tuple(out), (), median_us(totals), tuple(totals), len(ref), warnings
+    return Aggregation(tuple(out), (), median_us(totals), tuple(totals), len(ref), tuple(warnings), n)
 
 
-def aggregate_process_stream(processes: Iterable, log_warnings: Sequence[str] = ()) -> tuple[Sequence[ModuleRecord], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
+def aggregate_process_stream(processes: Iterable, log_warnings: Sequence[str] = ()) -> Aggregation:
     """aggregate_logs of one log (one run) whose processes come one at a time, each folded as
     it comes and dropped: the log's text and rows are never held whole. A process is a
     ProcessLog (parse.importtime.iter_log_processes) or, from a clean log, its columns
@@ -432,9 +438,9 @@ def aggregate_process_stream(processes: Iterable, log_warnings: Sequence[str] = 
         if shape is None or not shape[4]:  # cached rows, or a cut or interleaved process: through its tree
             tree, found = build_process_tree(columns_of.process(item, cols, shape))
             total += tree.total_us
-            mods, cached_p, _, _ = aggregate_runs([RunTree((tree,))])
-            blocks.append(tuple(m if p == 0 else replace(m, process=p) for m in mods))
-            cached.extend(c if p == 0 else replace(c, process=p) for c in cached_p)
+            one = aggregate_runs([RunTree((tree,))])
+            blocks.append(tuple(m if p == 0 else replace(m, process=p) for m in one.modules))
+            cached.extend(c if p == 0 else replace(c, process=p) for c in one.cached)
         else:
             names, selfs, cums, lines = cols
             depths, order, kids, roots, _, parent_of = shape
@@ -452,9 +458,9 @@ def aggregate_process_stream(processes: Iterable, log_warnings: Sequence[str] = 
             blocks.append(ColumnBlock(layout, p, _packed(map(selfs.__getitem__, order)), _packed(map(cums.__getitem__, order))))
         if found:
             anomalies[p] = found
-    warnings = [*log_warnings, *_run_notes([anomalies.get(p, ()) for p in range(count)])]
+    warnings = (*log_warnings, *_run_notes([anomalies.get(p, ()) for p in range(count)]))
     modules = ModuleColumns(blocks)
-    return (modules if count > 1 else tuple(modules)), tuple(cached), total, (total,), count, warnings
+    return Aggregation(modules if count > 1 else tuple(modules), tuple(cached), total, (total,), count, warnings, 1)
 
 
 def _packed(values: Iterable[int]) -> array:
@@ -466,12 +472,12 @@ def _packed(values: Iterable[int]) -> array:
         return array("q", values)
 
 
-def aggregate_run_stream(processes: Iterable, log_warnings: Sequence[str] = ()) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str], int]:
+def aggregate_run_stream(processes: Iterable, log_warnings: Sequence[str] = ()) -> Aggregation:
     """A log whose every header starts a run of the same program (a loop's runs saved to one
     file), its processes coming one at a time (as aggregate_process_stream takes them): each is
     folded into per-module samples and dropped (RunFolder), so memory holds one run's rows and
-    the samples, never the runs. aggregate_logs of one single-process log per run, and the
-    run count (tested against it on the real logs)."""
+    the samples, never the runs. aggregate_logs of one single-process log per run (tested
+    against it on the real logs)."""
     folder = RunFolder()
     found_in: list[tuple[int, list[str]]] = []  # (run, its anomalies) for the runs with any
     columns_of = _StreamedProcesses()
@@ -488,8 +494,7 @@ def aggregate_run_stream(processes: Iterable, log_warnings: Sequence[str] = ()) 
             found_in.append((r, found))
     runs = len(folder.totals)
     notes = [(f"run {r}: " if runs > 1 else "") + w for r, found in found_in for w in _run_notes([found])]
-    modules, cached, total, totals = folder.result()
-    return modules, cached, total, totals, (1 if runs else 0), [*log_warnings, *notes], runs
+    return folder.result((*log_warnings, *notes))
 
 
 class _StreamedProcesses:
@@ -542,8 +547,8 @@ def _stream_shape(depths: tuple) -> tuple:
     return depths, order, kids, roots, regular, {k: j for j, ks in kids.items() for k in ks}
 
 
-def aggregate_logs(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
-    """Parsed logs (one per run) → aggregate_runs(...) + process count + warnings.
+def aggregate_logs(logs: Sequence[ParsedLog]) -> Aggregation:
+    """Parsed logs (one per run) → their Aggregation (the notes: the parser's and the nesting's).
     One log goes process by process (aggregate_process_stream); runs of one shape (the usual
     case) are aggregated column by column (_aggregate_by_columns), others through per-run
     trees; all give the same result (tested)."""
@@ -556,7 +561,7 @@ def aggregate_logs(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleRecord, ...],
     return aggregate_logs_by_trees(logs)
 
 
-def aggregate_logs_by_trees(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleRecord, ...], tuple[CachedRecord, ...], int, tuple[int, ...], int, list[str]]:
+def aggregate_logs_by_trees(logs: Sequence[ParsedLog]) -> Aggregation:
     """aggregate_logs through per-run trees: any logs (runs of different shapes, cached rows,
     irregular nesting)."""
     trees = []
@@ -569,5 +574,4 @@ def aggregate_logs_by_trees(logs: Sequence[ParsedLog]) -> tuple[tuple[ModuleReco
     counts = Counter(len(t.processes) for t in trees)
     if len(counts) > 1:
         warnings.append(f"runs started different numbers of Python processes: {dict(sorted(counts.items()))}")
-    modules, cached, total, totals = aggregate_runs(trees)
-    return modules, cached, total, totals, max(counts) if counts else 0, warnings
+    return aggregate_runs(trees, warnings)

@@ -622,6 +622,24 @@ class SummedModule(Record):
 
 
 @dataclass(frozen=True)
+class Aggregation:
+    """Import logs aggregated over their runs (analysis/imports_aggregate.py), what an
+    ImportsReport is made of: the modules in pre-order per process (medians over the runs; a
+    one-run log of several processes keeps them as a ModuleColumns), the 3.14 cached rows, the
+    total (median over the runs of Σ the roots' cumulative, µs) and each run's, how many Python
+    processes a run started (the most any did), the notes on the logs (a cut log, overlapping
+    processes...) and how many runs there were. Built once by the fold and read by name."""
+
+    modules: Sequence[ModuleRecord]
+    cached: tuple[CachedRecord, ...]
+    total_us: int
+    total_us_runs: tuple[int, ...]
+    processes: int
+    warnings: tuple[str, ...]
+    runs: int
+
+
+@dataclass(frozen=True)
 class ImportsReport(Document):
     """`importprof.imports/1`. `modules` are in pre-order (a parent before its children,
     children in import order), per process."""

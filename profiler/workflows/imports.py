@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import BadInput, GateFailed, UsageError
-from profiler.model.import_tree import ImportsReport, ParsedLog
+from profiler.model.import_tree import Aggregation, ImportsReport, ParsedLog
 from profiler.model.interpreter import Interpreter
 from profiler.model.target import Target
 from profiler.model.words import Group, Headers, TargetKind
@@ -260,19 +260,15 @@ def _program_stderr(stderr: str, lines: int = 10) -> str:
 def report_from_logs(logs: Sequence[ParsedLog], **envelope) -> ImportsReport:
     """The report of parsed logs (one per run); `envelope`: _report's keywords (machine,
     python, python_version, target, source)."""
-    return _report(_aggregate(logs), **envelope)
-
-
-def _aggregate(logs: Sequence[ParsedLog]) -> tuple:
     from profiler.analysis.imports_aggregate import aggregate_logs
 
-    return (*aggregate_logs(logs), len(logs))
+    return _report(aggregate_logs(logs), **envelope)
 
 
-def aggregate_log(source: LogSource, headers: str = "processes") -> tuple:
+def aggregate_log(source: LogSource, headers: str = "processes") -> Aggregation:
     """A saved log (a file, or the text read from stdin) aggregated as one run (`headers`
     "processes": each header starts a process of it) or as a run per header ("runs": a loop's
-    runs of one program, aggregate_run_stream): aggregate_logs' result and the run count,
+    runs of one program, aggregate_run_stream): the Aggregation aggregate_logs would give,
     folded process by process as the log is read
     (aggregate_process_stream): a file is read 256 KiB at a time and its text is never held
     whole. A clean log (header lines and rows only: what -X importtime writes when the program
@@ -294,7 +290,7 @@ def aggregate_log(source: LogSource, headers: str = "processes") -> tuple:
     def fold(processes, warnings=()):
         if headers == Headers.RUNS:
             return aggregate_run_stream(processes, warnings)
-        return (*aggregate_process_stream(processes, warnings), 1)
+        return aggregate_process_stream(processes, warnings)
 
     with _collector_paused():
         clean = pieces()
@@ -324,7 +320,7 @@ def _collector_paused():
 
 
 def _report(
-    aggregated: tuple,
+    aggregated: Aggregation,
     *,
     machine: dict,
     python: str | None,
@@ -332,20 +328,19 @@ def _report(
     target: str | None,
     source: str,
 ) -> ImportsReport:
-    modules, cached, total, totals, processes, notes, runs = aggregated
     return ImportsReport(
         machine=machine,
         python=python,
         python_version=python_version,
-        runs=runs,
-        modules=modules,
-        cached=cached,
-        total_us=total,
-        total_us_runs=totals,
-        processes=processes,
+        runs=aggregated.runs,
+        modules=aggregated.modules,
+        cached=aggregated.cached,
+        total_us=aggregated.total_us,
+        total_us_runs=aggregated.total_us_runs,
+        processes=aggregated.processes,
         target=target,
         source=source,
-        warnings=tuple(notes),
+        warnings=aggregated.warnings,
     )
 
 
@@ -411,7 +406,9 @@ def imports(
         source, target = "capture", opts.target.label()
     machine = read_machine(0.0, context=context) if opts.log is not None else read_machine(context=context)  # a saved log times nothing
     if opts.log is None:
-        aggregated = _aggregate(logs)
+        from profiler.analysis.imports_aggregate import aggregate_logs
+
+        aggregated = aggregate_logs(logs)
         del logs  # the parsed rows: the report holds what is kept
     report = _report(
         aggregated,
