@@ -30,7 +30,7 @@ def startup_modules(report: ImportsReport) -> tuple[StartupModule, ...]:
     """Each module imported at start-up once (its costliest occurrence over the processes)."""
     best: dict[str, StartupModule] = {}
     for m in report.modules:
-        if m.extra.get("failed"):
+        if m.failed:
             continue
         old = best.get(m.name)
         if old is None or m.cumulative_us > old.cumulative_us:
@@ -48,7 +48,7 @@ def chain_to(report: ImportsReport, module: str) -> tuple[str, ...] | None:
 
 
 def _imported(report: ImportsReport, module: str) -> bool:
-    return any((m.name == module or m.name.startswith(module + ".")) and not m.extra.get("failed") for m in report.modules)
+    return any((m.name == module or m.name.startswith(module + ".")) and not m.failed for m in report.modules)
 
 
 def _version(text: str | None) -> tuple[int, ...]:
@@ -66,7 +66,7 @@ def new_modules(report: ImportsReport, baseline: Sequence[StartupModule], min_us
     out: list[tuple[str, int]] = []
     seen: set[str] = set()
     for m in report.modules:
-        if m.name in known or m.name in seen or m.extra.get("failed"):
+        if m.name in known or m.name in seen or m.failed:
             continue
         if m.parent is not None and m.parent not in known:
             continue  # inside a new subtree: its top is reported with the whole cost

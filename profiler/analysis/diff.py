@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Sequence
 
 from profiler.model.import_tree import ChangeColumns, ColumnBlock, DiffReport, DiffTotals, ImportsReport, ModuleChange, ModuleRecord
@@ -102,7 +101,7 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
 
 
 def _marked(m: ModuleRecord, wrapper: bool) -> ModuleRecord:
-    return replace(m, extra={**m.extra, "wrapper": True}) if wrapper else m
+    return m.with_extra(wrapper=True) if wrapper else m
 
 
 def _paired_by_rows(old_modules: Sequence[ModuleRecord], new_modules: Sequence[ModuleRecord], change):

@@ -5,7 +5,6 @@ from an instrumented run's outcomes."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from typing import Mapping, Sequence
 
 from profiler.model.import_tree import ModuleRecord
@@ -15,12 +14,12 @@ def annotate_modules(modules: Sequence[ModuleRecord], facts: Mapping[str, Mappin
     out = []
     for m in modules:
         f = facts.get(m.name)
-        out.append(replace(m, extra={**m.extra, **f}) if f else m)
+        out.append(m.with_extra(**f) if f else m)
     return tuple(out)
 
 
 def mark_failed(modules: Sequence[ModuleRecord], outcomes: Sequence[tuple[str, bool]], process: int = 0) -> tuple[ModuleRecord, ...]:
-    """Set `extra["failed"]` on the modules of `process` from an instrumented run's import
+    """Mark the modules (`failed`, model ModuleExtras) of `process` from an instrumented run's import
     outcomes: (name, failed) per `_find_and_load` call, in start order (pre-order, as the
     records). `-X importtime` prints a failed import exactly like a loaded one (the row is
     written whatever `_find_and_load` returned), so the log alone cannot tell them apart.
@@ -42,5 +41,5 @@ def mark_failed(modules: Sequence[ModuleRecord], outcomes: Sequence[tuple[str, b
         k = seen[m.name]
         seen[m.name] += 1
         failed = got[k] if k < len(got) else (bool(got) and all(got))
-        out.append(replace(m, extra={**m.extra, "failed": failed}))
+        out.append(m.with_extra(failed=failed))
     return tuple(out)

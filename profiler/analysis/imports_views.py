@@ -319,10 +319,6 @@ def extra_of(field_name: str, fallback: str = "unknown") -> Callable[[ModuleReco
     return key
 
 
-def is_failed(m: ModuleRecord) -> bool:
-    return bool(m.extra.get("failed"))
-
-
 FAILED_GROUP = "(failed imports)"
 
 
@@ -330,7 +326,7 @@ def unless_failed(key_of: Callable[[ModuleRecord], str]) -> Callable[[ModuleReco
     """A group key that puts failed imports in their own group (never a package or kind)."""
 
     def key(m: ModuleRecord) -> str:
-        return FAILED_GROUP if is_failed(m) else key_of(m)
+        return FAILED_GROUP if m.failed else key_of(m)
 
     return key
 

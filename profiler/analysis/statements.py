@@ -43,8 +43,8 @@ def sampled_per_module(rows) -> dict:
 
 def annotate_statements(report, costs, top: int = 5):
     """Each module's costliest statements other than imports (seen by MIN_SAMPLES samples or
-    more) in its record's extra["statements"], and its whole sampled body time in
-    extra["statements_sampled_us"] (the shares are of that: both from the same runs)."""
+    more) in its record's `statements`, and its whole sampled body time in
+    `statements_sampled_us` (model ModuleExtras; the shares are of that: both from the same runs)."""
     from dataclasses import replace
 
     from profiler.analysis.imports_marks import annotate_modules

@@ -92,9 +92,9 @@ def why(
     if opts.statements:
         from dataclasses import replace
 
-        record = next((m for m in report.modules if m.name == opts.module and m.extra.get("statements_sampled_us")), None)
-        rows = tuple(record.extra.get("statements", ())) if record is not None else ()
-        body = record.extra["statements_sampled_us"] if record is not None else 0
+        record = next((m for m in report.modules if m.name == opts.module and m.statements_sampled_us), None)
+        rows = record.statements if record is not None else ()
+        body = record.statements_sampled_us if record is not None else 0
         # the share of the body's sampled time, and that share of the module's measured self
         answer = replace(answer, statements=tuple({**s, "of_body_pct": round(100 * s["self_us"] / body, 1),
                                                    "estimated_us": round(s["self_us"] / body * record.self_us)}

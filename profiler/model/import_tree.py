@@ -193,8 +193,47 @@ class Samples(Sequence):
 _NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 
 
+class ModuleExtras:
+    """Typed reads of the keys later features add to a module record's (or a why hop's) `extra`,
+    which stays what is saved: its keys are merged into the JSON item as they are, so a
+    document's bytes do not depend on these. Each is None (or False, 0, ()) when the feature did
+    not run. `with_extra(**keys)` is the record with keys added."""
+
+    __slots__ = ()
+    extra: Mapping[str, Any]
+
+    @property
+    def failed(self) -> bool:
+        """The import raised (imports: the instrumented warm-up run saw `_find_and_load` fail)."""
+        return bool(self.extra.get("failed"))
+
+    @property
+    def site(self) -> str | None:
+        """`file:line` of the import statement that loaded it (--phases, --lazy-candidates)."""
+        return self.extra.get("site")
+
+    @property
+    def wrapper(self) -> bool:
+        """The outer row of a dotted import (diff marks it: analysis.imports_views.dotted_wrappers)."""
+        return bool(self.extra.get("wrapper"))
+
+    @property
+    def statements(self) -> tuple[Mapping[str, Any], ...]:
+        """Its body's costliest top-level statements, sampled (--statements), costliest first."""
+        return tuple(self.extra.get("statements") or ())
+
+    @property
+    def statements_sampled_us(self) -> int:
+        """Its whole body's sampled time, what the statements' shares are of (0: not sampled)."""
+        return self.extra.get("statements_sampled_us") or 0
+
+    def with_extra(self, **keys: Any):
+        """The record with `keys` added to its extra (a key it had replaced)."""
+        return replace(self, extra={**self.extra, **keys})
+
+
 @dataclass(frozen=True)
-class ModuleRecord(Record):
+class ModuleRecord(ModuleExtras, Record):
     """A module aggregated over runs: medians, per-run values (None where not seen), spread
     (median absolute deviation, µs). `extra` holds keys added by later features: merged into
     its JSON after the contract keys (never replacing one), and every key the record does not
@@ -703,7 +742,7 @@ class ImportsReport(Document):
 
 # ---------------------------------------------------------------------------- why
 @dataclass(frozen=True)
-class WhyHop(Record):
+class WhyHop(ModuleExtras, Record):
     """One hop of an import chain: the module and its cost. `extra` (merged into the JSON
     item) starts as the module record's `extra`; a later feature adds e.g. `"site": "f.py:12"`."""
 
@@ -890,7 +929,7 @@ class ModuleBrief(Record):
 
     @classmethod
     def of(cls, m: ModuleRecord) -> "ModuleBrief":
-        return cls(m.name, m.process, m.parent, m.self_us, m.cumulative_us, bool(m.extra.get("wrapper")))
+        return cls(m.name, m.process, m.parent, m.self_us, m.cumulative_us, m.wrapper)
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
         if rest:
             t.add_row(f"… {len(rest)} more (--top {view.top})", str(sum(g.modules for g in rest)), _ms(sum(g.self_us for g in rest)), "")
         parts.append(t)
-    failed = sum(1 for m in records_with(report.modules, "failed") if m.extra["failed"])
+    failed = sum(1 for m in records_with(report.modules, "failed") if m.failed)
     if failed:
         parts.append(
             f"{failed} import{'' if failed == 1 else 's'} failed (marked {FAILED_MARK.strip()}): the module was not loaded; "
@@ -147,7 +147,7 @@ FAILED_MARK = " (failed)"
 
 
 def _name(m) -> str:
-    return m.name + (FAILED_MARK if m.extra.get("failed") else "")
+    return m.name + (FAILED_MARK if m.failed else "")
 
 
 def process_tables(h, per_process, summed, tty: bool, top: int, untraced_wall_s: float | None = None) -> list:
@@ -251,12 +251,12 @@ def render_why_table(report, tty: bool) -> str:
         t.add_column("self ms", justify="right")
         t.add_column("cumulative ms", justify="right")
         # the file:line of each hop's import; other extras (phases, kind...) stay in the JSON
-        sites = any(h.extra.get("site") for h in chain.hops)
+        sites = any(h.site for h in chain.hops)
         if sites:
             t.add_column("site")
         for j, h in enumerate(chain.hops):
             arrow = "  " * j + ("└─ " if j else "")
-            t.add_row(arrow + h.name + (FAILED_MARK if h.extra.get("failed") else ""), _ms(h.self_us), _ms(h.cumulative_us), *([path_cell(str(h.extra.get("site") or ""), tty)] if sites else []))
+            t.add_row(arrow + h.name + (FAILED_MARK if h.failed else ""), _ms(h.self_us), _ms(h.cumulative_us), *([path_cell(str(h.site or ""), tty)] if sites else []))
         parts.append(t)
     return render_tables(parts, tty)
 
@@ -296,7 +296,7 @@ def render_diff_table(report, tty: bool, top: int = 25) -> str:
             t.add_column("self", justify="right")
             t.add_column("cumulative", justify="right")
             for m in rows[:top]:
-                t.add_row(m.name + (WRAPPER_MARK if m.extra.get("wrapper") else ""), _ms(m.self_us), _ms(m.cumulative_us))
+                t.add_row(m.name + (WRAPPER_MARK if m.wrapper else ""), _ms(m.self_us), _ms(m.cumulative_us))
             parts.append(t)
     if report.changed:
         t = new_table(tty, title=f"changed: {_modules(len(report.changed))} (top {min(top, len(report.changed))} by impact, ms)")
@@ -349,7 +349,7 @@ def statements_table(modules, tty: bool, top: int, module: str | None = None) ->
 
     from profiler.model.import_tree import records_with
 
-    rows = [(m, s) for m in records_with(modules, "statements") for s in m.extra["statements"] or () if module is None or m.name == module]
+    rows = [(m, s) for m in records_with(modules, "statements") for s in m.statements if module is None or m.name == module]
     if not rows:
         return None
     t = new_table(tty, title=f"import-time work in module bodies (top {min(top, len(rows))} top-level statements, sampled)")
@@ -357,7 +357,7 @@ def statements_table(modules, tty: bool, top: int, module: str | None = None) ->
         t.add_column(col, justify="right" if col in ("≈ ms", "of its body") else "left", no_wrap=col == "module")
 
     def share(m, s) -> float:
-        body = m.extra.get("statements_sampled_us") or 0
+        body = m.statements_sampled_us
         return s["self_us"] / body if body else 0.0
 
     rows.sort(key=lambda ms: -share(*ms) * ms[0].self_us)

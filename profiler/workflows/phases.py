@@ -99,7 +99,7 @@ def never_lazy(report, mods, python: str, flags: Sequence[str], context: RunCont
     """Names that are never lazy-import candidates: the interpreter's own start-up (what a bare
     `python -S` has imported, `site` and everything imported while it ran: .pth files,
     sitecustomize) — the program cannot defer them — and failed imports (nothing was loaded)."""
-    from profiler.analysis.imports_views import is_failed, startup_names
+    from profiler.analysis.imports_views import startup_names
     from profiler.capture.phases import startup_modules
 
     out = {"site", *startup_modules(python, flags, context=context), *startup_names(report.modules)}
@@ -114,5 +114,5 @@ def never_lazy(report, mods, python: str, flags: Sequence[str], context: RunCont
             j = parent.get(j)
         if m.failed:
             out.add(m.name)
-    out.update(m.name for m in report.modules if is_failed(m))
+    out.update(m.name for m in report.modules if m.failed)
     return out
