@@ -1,5 +1,5 @@
 """The closed sets of words the commands take and the documents write (engine, role, target
-kind, metric, warning kind), one enum each. A member IS its string (`class Engine(Word)` is a
+kind, metric, headers, group, view, warning kind), one enum each. A member IS its string (`class Engine(Word)` is a
 `str`): it compares equal to the word, is written as the word by json and f-strings, and a
 document read back with the plain word stays equal to it, so the JSON does not change. A
 command parses the word at its edge (`Engine.parse(text)`: one usage error naming the words
@@ -90,7 +90,15 @@ class Group(Word):
     KIND = "kind"
 
 
-Headers._UNKNOWN = Group._UNKNOWN = "unknown {what} {text!r} (choose from: {known})"
+class View(Word):
+    """What the imports table shows (`imports --view`, `show --view`): the import tree, children
+    under --min-ms folded, or the top N modules by self and by cumulative time."""
+
+    TREE = "tree"
+    TOP = "top"
+
+
+Headers._UNKNOWN = Group._UNKNOWN = View._UNKNOWN = "unknown {what} {text!r} (choose from: {known})"
 
 
 class WarningKind(Word):

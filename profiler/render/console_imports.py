@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from profiler.model.words import View
 from profiler.render.text import path_cell, shown_argv
 
 
 @dataclass(frozen=True)
 class ImportsView:
-    view: str = "tree"  # tree | top
+    view: View = View.TREE
     min_ms: float = 1.0
     top: int = 20
     filter: str | None = None
     tree_lines: int = 400  # with several processes the tree is cut there (tables draw only what they show)
+
+    def __post_init__(self) -> None:
+        # the word as its member, whoever made the view (a command passes --view's word)
+        object.__setattr__(self, "view", View.parse(self.view, "--view"))
 
 
 def _ms(us: int | float) -> str:
@@ -62,7 +67,7 @@ def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -
     ph = phase_headers(report.modules)  # --phases columns (ms)
     partial = report.runs > 1 and any(not m.in_all_runs for m in report.modules)  # one run: every module is in it
     noisy = False
-    if view.view == "top":
+    if view.view is View.TOP:
         mods = filter_modules(report.modules, view.filter, keep_ancestors=False)
         for by, title in (("self_us", "self"), ("cumulative_us", "cumulative")):
             t = _module_table(new_table(tty, title=f"top {view.top} by {title} (ms, median)"), many, ph, spread_of=title)
