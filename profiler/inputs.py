@@ -743,6 +743,62 @@ def read_imports_report(path: str, what: str = "report", on_block=None):
         raise _bad(f"{path}: not a valid importprof.imports/1 report (bad or missing {exc})") from None
 
 
+def is_saved_imports(path: str, what: str = "document") -> bool:
+    """The file starts as importprof writes an `importprof.imports/1` report (document_json:
+    `{`, then its schema on the next line): read_imports_document may read it a line at a time.
+    Reads its first two lines only."""
+    if path == "-" or not is_regular_file(path):
+        return False
+    lines = _lines(path, what)
+    try:
+        return next(lines, None) == "{" and next(lines, None) == '  "schema": "importprof.imports/1",'
+    except Exception:  # unreadable: the whole-file reader says why, in its one line
+        return False
+    finally:
+        lines.close()
+
+
+def read_imports_document(path: str, what: str = "document"):
+    """A saved `importprof.imports/1` report as the page of `report --from` shows it: its keys as
+    saved, in order, and its modules read a line at a time into the column form (as
+    read_imports_report reads them, validated as they come: the same one-line errors) — a
+    model.report.SavedColumns, whose records' dicts are the saved records (the few not read as a
+    layout's numbers are checked to be written back byte for byte). None when the file is not
+    laid out so, or a record is not written as importprof writes it (a key left out, a 5.0):
+    read it whole then (read_document)."""
+    import json
+
+    from profiler.errors import BadInput
+    from profiler.model.import_tree import ModuleColumnsReader, ModuleRecord
+    from profiler.model.report import SavedColumns
+
+    reader = ModuleColumnsReader()
+    exact = [True]
+    dumps = json.dumps
+
+    def record(i: int, value: dict) -> None:
+        if exact[0]:
+            exact[0] = (type(value.get("cumulative_us")) is int and type(value.get("depth")) is int and "find_us" not in value
+                        and dumps(ModuleRecord.from_dict(value).to_dict(), ensure_ascii=False) == dumps(value, ensure_ascii=False))
+        reader.record(i, value)
+
+    try:
+        doc = read_streamed_document(path, "imports", "modules", reader.take, record, ["imports"], what)
+        if doc is None or not exact[0]:
+            return None
+        modules = reader.finish()
+        problem = _imports_rules_by_segment(reader.segments)
+        if problem is not None:
+            raise _bad(f"{path}: not a valid importprof.imports/1 document: {problem}")
+        return SavedColumns(doc, modules)
+    except BadInput:
+        raise
+    except ValueError as exc:
+        raise _bad(f"{path}: {exc}") from None
+    except (KeyError, TypeError) as exc:
+        raise _bad(f"{path}: not a valid importprof.imports/1 report (bad or missing {exc})") from None
+
+
 def _imports_rules_by_segment(segments) -> str | None:
     """_imports_rules over ModuleColumnsReader's segments (process, first index, layout or
     records): a layout's rows judged once for every process that has them alone."""

@@ -25,6 +25,7 @@ from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
+    from profiler.model.report import ColumnTree
 
 PARTS = ("startup", "imports", "trace", "site", "doctor")  # doctor: the findings at the page's top
 OPTIONAL_PARTS = ("compare",)  # slow (builds the oxidized variants): only when asked
@@ -56,11 +57,16 @@ def _now() -> str:
 def load_documents(paths: Sequence[str]) -> list[tuple[str, dict]]:
     """Each path → (label, document); a bundle contributes its documents. Bad input (missing,
     not JSON, no importprof schema) is one BadInput naming the file."""
-    from profiler.inputs import check_document, read_json
+    from profiler.inputs import check_document, is_saved_imports, read_imports_document, read_json
 
     out: list[tuple[str, dict]] = []
     for path in paths:
         label = os.path.basename(path) or path
+        if is_saved_imports(path):  # an imports report as importprof writes it: read a line at a time, into columns
+            saved = read_imports_document(path, "document")
+            if saved is not None:
+                out.append((label, saved))
+                continue
         doc = read_json(path, "document")
         if not isinstance(doc, dict):
             raise BadInput(f"{path}: not an importprof document (a JSON object with a `schema` key)")
@@ -103,11 +109,82 @@ def report_from_files(paths: Sequence[str], title: str | None = None,
         target=targets[0] if targets else None,
         sources=tuple(paths),
         generated_at=_now(),
-        derived=page_data(docs, {}),
+        derived=_page_data(docs, {}),
     )
     for w in page.warnings() if warn else ():
         warn(w)
     return page
+
+
+def _page_data(docs: Sequence[tuple[str, dict]], machine: dict) -> dict:
+    """analysis.page.page_data of the documents; a saved imports report read as columns
+    (SavedColumns) is handed over without its modules, and its tree made from its columns
+    (_column_tree), never as half a million dicts."""
+    from profiler.model.report import SavedColumns
+
+    light = [(source, doc.header([]) if isinstance(doc, SavedColumns) else doc) for source, doc in docs]
+    derived = page_data(light, machine)
+    for data, (_, doc) in zip(derived["documents"], docs):
+        if isinstance(doc, SavedColumns):
+            data["tree"] = _column_tree(doc)
+    return derived
+
+
+def _column_tree(doc) -> "ColumnTree":
+    """analysis.page.import_tree of a SavedColumns document (the same tree, as its JSON shows:
+    tests/test_report_columns.py), from its columns: each process's segments (a run of its rows)
+    with each row's parent row in the segment, worked out once per layout."""
+    from profiler.analysis.imports_views import parent_rows
+    from profiler.model.import_tree import ColumnBlock, ModuleColumns
+    from profiler.model.report import ColumnTree
+
+    records = doc.records
+    blocks = records.blocks if isinstance(records, ModuleColumns) else (records,)
+    segments: list[list] = []  # [process, first row, ColumnBlock or records]
+    start = 0
+    for b in blocks:
+        if isinstance(b, ColumnBlock):
+            if segments and segments[-1][0] == b.process:  # one process in two blocks: one segment of records
+                last = segments[-1]
+                last[2] = _records_of(last[2]) + [b.record(i) for i in range(len(b.self_us))]
+            else:
+                segments.append([b.process, start, b])
+            start += len(b.self_us)
+            continue
+        for m in b:
+            if segments and segments[-1][0] == m.process:
+                last = segments[-1]
+                last[2] = _records_of(last[2]) + [m] if isinstance(last[2], ColumnBlock) else last[2] + [m]
+            else:
+                segments.append([m.process, start, [m]])
+            start += 1
+    by_process: dict = {}
+    for process, first, rows in segments:
+        if isinstance(rows, ColumnBlock):
+            parents = rows.layout.memo.get("page_parents")
+            if parents is None:
+                parents = rows.layout.memo["page_parents"] = parent_rows(rows.layout.depths)
+            cums = rows.cumulative_us
+        else:
+            parents = parent_rows([m.depth for m in rows])
+            cums = [m.cumulative_us for m in rows]
+        entry = by_process.setdefault(process, [0, []])
+        entry[0] += sum(c for c, p in zip(cums, parents) if p is None)
+        entry[1].append((first, rows, parents))
+    processes = [(p, cum, segs) for p, (cum, segs) in sorted(by_process.items())]
+    total = doc.get("total_us") if (doc.get("processes") or 1) == 1 else None
+    if len(processes) > 1:
+        return ColumnTree("all imports", sum(cum for _, cum, _ in processes), processes, False)
+    cum = processes[0][1] if processes else 0
+    if isinstance(total, (int, float)) and total > 0:
+        cum = total
+    return ColumnTree("all imports", cum, processes, True)
+
+
+def _records_of(rows) -> list:
+    from profiler.model.import_tree import ColumnBlock
+
+    return [rows.record(i) for i in range(len(rows.self_us))] if isinstance(rows, ColumnBlock) else list(rows)
 
 
 # ------------------------------------------------------------------ live capture
@@ -276,7 +353,7 @@ def report_live(
 
     from profiler.analysis.page import interpreters_seen
 
-    derived = page_data(docs, machine)
+    derived = _page_data(docs, machine)
     derived["interpreter"] = interpreter_facts(interp.to_dict() if interp else None)
     derived["interpreters"] = interpreters_seen(interp.to_dict() if interp else None, [(kind_of(d), d) for _, d in docs])
     return PageReport(

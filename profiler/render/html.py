@@ -134,10 +134,38 @@ def _style() -> str:
 
 def render_html(report) -> str:
     """`report` is a page bundle (`.to_dict()` → importprof.report/1) or that dict."""
+    return "".join(render_html_chunks(report))
+
+
+def render_html_chunks(report):
+    """render_html's text in pieces: a page holding saved imports reports read as columns
+    (render/page_json.py) writes their modules and trees a process at a time; any other page
+    is one piece."""
+    from profiler.render.page_json import has_columns, page_chunks
+
     doc = report.to_dict() if hasattr(report, "to_dict") else report
     derived = dict(doc.get("derived") or {})
     derived["shown_targets"] = shown_targets(doc)
     doc = {**doc, "derived": derived}
+    import uuid
+
+    mark = f"importprof-data-{uuid.uuid4().hex}"
+    head, tail = _page(doc, mark).split(mark)
+    if not has_columns(doc):
+        yield head + embed_json(doc) + tail
+        return
+    yield head
+    yield from page_chunks(doc, embed_json, False, _escape)
+    yield tail
+
+
+def _escape(text: str) -> str:
+    for raw, escaped in _JSON_ESCAPES.items():
+        text = text.replace(raw, escaped)
+    return text
+
+
+def _page(doc: dict, data: str) -> str:
     title = doc.get("title") or "importprof report"
     return (
         "<!DOCTYPE html>\n"
@@ -153,7 +181,7 @@ def render_html(report) -> str:
         "enable it to see them.</p></noscript>\n"
         '<main id="report" aria-live="polite"></main>\n'
         '<div id="tooltip" class="tooltip" role="tooltip" hidden></div>\n'
-        f'<script type="application/json" id="importprof-data">{embed_json(doc)}</script>\n'
+        f'<script type="application/json" id="importprof-data">{data}</script>\n'
         f"<script>\n(function () {{\n{_script()}}})();\n</script>\n"
         "</body>\n</html>\n"
     )

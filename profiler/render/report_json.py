@@ -10,7 +10,29 @@ def render_json(report) -> str:
     if to_json is not None:
         return to_json()
     doc = report.to_dict() if hasattr(report, "to_dict") else report
-    return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    if _page_with_columns(doc):
+        return "".join(_page_chunks(doc))
+    return _dumps(doc) + "\n"
+
+
+def _dumps(doc) -> str:
+    return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False)
+
+
+def _page_with_columns(doc) -> bool:
+    """A report page holding saved imports reports read as columns (render/page_json.py)."""
+    if not isinstance(doc, dict) or doc.get("schema") != "importprof.report/1":
+        return False
+    from profiler.render.page_json import has_columns
+
+    return has_columns(doc)
+
+
+def _page_chunks(doc: dict):
+    from profiler.render.page_json import page_chunks
+
+    yield from page_chunks(doc, _dumps, True)
+    yield "\n"
 
 
 # documents whose big lists are written an item at a time (model.document.indented_json_chunks):
@@ -25,6 +47,9 @@ def render_json_chunks(report):
     chunks = getattr(report, "json_chunks", None)
     if chunks is not None:
         return chunks()
+    if getattr(report, "SCHEMA", None) == "importprof.report/1":
+        doc = report.to_dict()
+        return _page_chunks(doc) if _page_with_columns(doc) else (_dumps(doc) + "\n",)
     fields = STREAMED.get(getattr(report, "SCHEMA", None))
     if fields and hasattr(report, "to_dict"):
         from profiler.model.document import indented_json_chunks
