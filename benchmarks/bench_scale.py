@@ -18,7 +18,9 @@ aims with met/MISSED; runs to its end in a few minutes).
 2. Every path of a big harness at 250 and 1,000 processes of pip's log (the issue's table), each
    beside the split loop over the same lines, measured in the same run: the table; the exports
    `--format json|speedscope|chrome|folded -o FILE` (written as the rows are made); `show` of the
-   saved report (read back a line at a time) and `diff` of it with itself. Aims at 1,000: every
+   saved report (read back a line at a time), `diff` of it with itself, `report --from` and
+   `why --report` of it, and `diff --format json -o` of it and a second run's report (every
+   module changed: the diff written as its changes are made). Aims at 1,000: every
    export and read-back <= 8x the split loop (CPU), <= 100 MB peak RSS, peak RSS flat (<= 1.2x
    from 250 to 1,000); `diff` <= 2x `show`. And `trace --from-log` of the 1x and 4x strace logs:
    peak RSS <= 1x the log's size.
@@ -235,6 +237,33 @@ def harness_paths(plogs: dict, tmp: str) -> None:
     big = max(diff)
     ratio = diff[big][1] / show[big][1]
     aim(f"diff of two {250 * big:,}-process reports vs show of one", f"x{ratio:.2f} (CPU)", ratio <= DIFF_AIM, f"<= {DIFF_AIM:g}x")
+    page = os.path.join(tmp, "page.html")
+    rows = path_row("report --from REPORT.json -o page.html", saved, lambda s: [*IMPORTPROF, "report", "--from", saved[s], "-o", page], saved.get)
+    judge_path("report --from REPORT.json", rows)
+    rows = path_row("why --report REPORT.json json", saved, lambda s: [*IMPORTPROF, "why", "--report", saved[s], "json"], saved.get)
+    judge_path("why --report REPORT.json json", rows)
+    # a second run of the harness (its processes' runs in another order: every module changed)
+    other = {}
+    for s, log in logs.items():
+        other[s] = os.path.join(tmp, f"harness-{s}-b.json")
+        subprocess.run([*IMPORTPROF, "imports", "--from-log", rotated_log(log, os.path.join(tmp, f"harness-{s}-b.log")), "-o", other[s]],
+                       check=True, stdout=subprocess.DEVNULL)
+    out = os.path.join(tmp, "diff.json")
+    rows = path_row("diff A.json B.json --format json -o FILE", saved,
+                    lambda s: [*IMPORTPROF, "diff", saved[s], other[s], "--format", "json", "-o", out], saved.get)
+    judge_path("diff A.json B.json --format json -o", rows)
+
+
+def rotated_log(path: str, out: str, by: int = 3) -> str:
+    """The log's runs (each from an importtime header) moved `by` places: another run of the
+    same harness, every process's numbers different, its layout the same."""
+    head = "import time: self [us]"
+    with open(path) as fh:
+        text = fh.read()
+    runs = [head + part for part in text.split(head)[1:]]
+    with open(out, "w") as fh:
+        fh.write("".join(runs[by:] + runs[:by]))
+    return out
 
 
 def trace_memory(slogs: dict) -> None:
