@@ -36,7 +36,8 @@ so and uses the newest interpreter at hand (the edit is inert there; pep810 and 
 write `__lazy_modules__`).
 Aims: importprof's copy as left at least as fast (CPU) as each peer's, as left and after
 compileall; a second run changes nothing.
-Usage: .venv/bin/python benchmarks/bench_lazy_apply.py --as-left [--runs 20]
+Usage: .venv/bin/python benchmarks/bench_lazy_apply.py --as-left [--runs 20] (alone); without
+--as-left or --only (as `make bench` runs it), the programs above and then this part.
 """
 
 from __future__ import annotations
@@ -472,6 +473,9 @@ def main() -> int:
               f"{r['importprof_s']:.0f} s (exit {r['importprof_rc']}); pep810 apply took {r['pep810_s']:.1f} s "
               f"(exit {r['pep810_rc']}); oldest interpreter: {r['oldest'] or 'none at hand'}{extra}")
     print(f"\naims: {'all met' if all_met else 'some MISSED'}; bench took {time.monotonic() - started:.0f} s")
+    if not only:  # make bench: the tree as each tool leaves it, and the second --apply, too
+        print("\n# --as-left: pylint 4.0.2 ...", flush=True)
+        return bench_as_left(args.runs)
     return 0
 
 

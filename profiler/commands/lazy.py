@@ -34,7 +34,7 @@ def lazy(
     ),
     runs: runs_opt("Timing runs per variant. Default: adaptive (at least 10, about 3 s per variant).") = None,
     warmup: warmup_opt(3) = 3,
-    profile_runs: int = typer.Option(3, "--profile-runs", metavar="N", parser=integer("--profile-runs", 1), help="Eager -X importtime runs that price the avoided modules (medians)."),
+    profile_runs: int = typer.Option(3, "--profile-runs", metavar="N", parser=integer("--profile-runs", 1), help="Eager -X importtime runs that price the avoided modules (medians; --apply judges each statement on its modules' lowest run)."),
     max_bisect_runs: int = typer.Option(60, "--max-bisect-runs", metavar="N", parser=integer("--max-bisect-runs", 1), help="At most N program runs to find the must-stay-eager set."),
     apply: Optional[str] = typer.Option(
         None, "--apply", metavar="DIR", parser=path_value("--apply"),
