@@ -614,6 +614,24 @@ def test_live_report_runs_the_parts(live_page):
     assert {"<script>", EVIL_IMG, EVIL_AMP} <= {m["name"] for m in imports["modules"]}
 
 
+def test_each_figure_on_the_live_page_is_named_for_what_it_is(live_page):
+    """Issue 32.5: one figure for one thing. The trace part's untraced wall time is trace's own
+    median, not the start-up part's measurement, and says so; no figure of the run is labelled
+    by its raw JSON key (untraced_wall_s was, under "Other fields")."""
+    page, _ = live_page
+    data = embedded_data(page.read_text(encoding="utf-8"))
+    trace = next(d["doc"] for d in data["documents"] if d["doc"]["schema"] == "importprof.trace/1")
+    harnesses = [v["harness"] for v in trace.get("variants") or [trace]]
+    assert all(h.get("untraced_wall_s") is not None for h in harnesses), harnesses
+    dom = dump_dom(page)
+    section = re.search(r'<section[^>]*id="trace"[^>]*>(.*?)</section>', dom, re.S).group(1)
+    labels = [html.unescape(t) for t in re.findall(r"<dt[^>]*>(.*?)</dt>", section, re.S)]
+    untraced = [t for t in labels if t.startswith("wall time untraced")]
+    assert len(untraced) == len(harnesses) and all("not the start-up part's measurement" in t for t in untraced), labels
+    assert not [t for t in labels if re.fullmatch(r"[a-z]+(_[a-z]+)+", t) and t in {k for h in harnesses for k in h}], labels
+    assert "Other fields" not in section or "untraced_wall_s" not in section
+
+
 def test_names_from_the_target_render_as_text(live_page):
     page, _ = live_page
     raw = page.read_text(encoding="utf-8")

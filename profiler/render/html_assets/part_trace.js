@@ -2,8 +2,52 @@
 /* importprof report page: the syscalls part (importprof.trace/1).
  */
 /* ---------- syscalls ---------- */
+/* the run's figures, each named for what it is: the traced wall time is strace's as much as the
+ * program's; the untraced one is trace's own median, not the start-up part's measurement */
+var RUN_FACTS = [
+  { key: "processes", label: "processes", fmt: fmtCount },
+  { key: "python_processes", label: "Python processes", fmt: fmtCount },
+  { key: "wall_s", label: "wall time, traced (strace stops the program at every syscall)", fmt: fmtS },
+  { key: "python_busy_s", label: "time a Python process was running (traced)", fmt: fmtS },
+  { key: "python_share", label: "share of the wall time a Python process was running", fmt: function (v) {
+    return (v * 100).toFixed(0) + " %";
+  } },
+  { key: "python_wall_s", label: "\u03a3 the Python processes' wall times, exec to exit (traced; nested ones overlap)", fmt: fmtS },
+  { key: "importprof_syscalls", label: "importprof's import boundaries (-X importtime writes), left out of the counts", fmt: fmtCount },
+];
+var ATTRIBUTION = { importtime: "boundaries from -X importtime", markers: "import markers", lookups: "inferred from lookups" };
+function runFacts(harness) {
+  if (!isRecord(harness)) return [];
+  var dl = h("dl", { class: "facts run" });
+  RUN_FACTS.forEach(function (f) {
+    if (num(harness[f.key])) add(dl, [h("dt", { text: f.label }), h("dd", { text: f.fmt(harness[f.key]) })]);
+  });
+  if (num(harness.untraced_wall_s)) {
+    var n = harness.untraced_runs || 0;
+    add(dl, [h("dt", { text: "wall time untraced: trace's own runs (median of " + n + " run" + (n === 1 ? "" : "s") + "), not the start-up part's measurement" }),
+      h("dd", { text: fmtS(harness.untraced_wall_s) })]);
+  }
+  if (isRecord(harness.attribution)) {
+    var how = Object.keys(harness.attribution).filter(function (k) {
+      return harness.attribution[k];
+    }).map(function (k) {
+      return fmtCount(harness.attribution[k]) + " by " + (ATTRIBUTION[k] || k);
+    });
+    if (how.length) add(dl, [h("dt", { text: "processes attributed" }), h("dd", { text: how.join(", ") })]);
+  }
+  var shown = RUN_FACTS.map(function (f) {
+    return f.key;
+  }).concat(["untraced_wall_s", "untraced_runs", "attribution"]);
+  var extra = {};
+  Object.keys(harness).forEach(function (k) {
+    if (shown.indexOf(k) < 0) extra[k] = harness[k];
+  });
+  var out = [h("h3", { text: "The traced run" }), dl];
+  if (Object.keys(extra).length) out.push(generic(extra, "harness", 1));
+  return out;
+}
 function syscallBlock(v) {
-  var out = [];
+  var out = runFacts(v.harness);
   var sc = v.syscalls || [];
   if (sc.length) {
     var topSc = sc.slice().sort(function (a, b) {
@@ -118,6 +162,6 @@ function tracePart(doc, source, n, derived) {
   } else {
     add(sec, syscallBlock(doc));
   }
-  add(sec, [notes(doc), rest(doc, ["syscalls", "modules", "filesystem", "processes", "variants", "warnings", "notes"])]);
+  add(sec, [notes(doc), rest(doc, ["syscalls", "modules", "filesystem", "processes", "variants", "harness", "warnings", "notes"])]);
   return sec;
 }
