@@ -203,6 +203,27 @@ def test_lazy_estimate_counts_only_modules_the_lazy_run_never_imported_at_their_
     assert lazy_finding(predicted, measured=True).cost_us == 11_500
 
 
+def test_the_lazy_finding_never_points_at_a_statement_that_saved_nothing_alone():
+    """awscli's `aws:19` (`from awscli.clidriver import main`, called at once) saves nothing
+    measured alone: `importprof lazy` lists it "not recommended", so doctor must not point
+    there. Statements come ordered as lazy orders them: measured savings, unmeasured, nothing."""
+    from dataclasses import replace
+
+    from profiler.analysis.doctor import lazy_finding
+    from profiler.model.lazy import AvoidedModule, LazyReport, StatementSaving
+
+    avoided = (AvoidedModule("botocore.session", cumulative_us=90_000, self_us=4_000),)
+    nothing = StatementSaving(site="aws:19", modules=("awscli.clidriver",), cumulative_us=300_000, saving_us=0)
+    saves = StatementSaving(site="awscli/handlers.py:12", modules=("botocore.session",), cumulative_us=9_000,
+                            saving_us=3_500, saving_modules=("botocore.session",))
+    unmeasured = StatementSaving(site="awscli/plugin.py:3", modules=("x",), cumulative_us=500)
+    report = LazyReport(results=(), must_stay_eager=(), avoided=avoided, identical_output=True, modules_eager=10,
+                        modules_lazy=8, statements=(saves, unmeasured, nothing), avoided_us=90_000, target="aws --version")
+    assert lazy_finding(report, measured=False).where == "awscli/handlers.py:12"
+    assert lazy_finding(replace(report, statements=(unmeasured, nothing)), measured=False).where == "awscli/plugin.py:3"
+    assert lazy_finding(replace(report, statements=(nothing,)), measured=False).where == "aws --version"
+
+
 def test_a_verified_finding_keeps_its_estimate_beside_the_measured_saving():
     from dataclasses import replace
 

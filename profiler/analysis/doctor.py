@@ -219,6 +219,15 @@ def failed_lookup_findings(calls: Sequence[Syscall], sys_path: Sequence[str], to
 
 
 # -- lazy -----------------------------------------------------------------------------------
+def _lazy_where(report: LazyReport) -> str:
+    """Where the lazy finding points: the statement that saved the most measured alone; else the
+    costliest not measured alone; never one that, measured alone, saved nothing (a console
+    script's `from pkg import main`, called at once): when every statement did, no single edit
+    saves it and the finding points at the target."""
+    best = [s for s in report.statements if not s.saves_nothing]
+    return best[0].site if best else report.target
+
+
 def lazy_finding(report: LazyReport, measured: bool) -> Finding | None:
     """The saving `importprof lazy` measured (eager mean − lazy mean), or without timing its
     estimate: the eager import time of the modules the lazy run never executed."""
@@ -226,7 +235,7 @@ def lazy_finding(report: LazyReport, measured: bool) -> Finding | None:
     keep_text = f"; keep eager: {', '.join(kept)}" if kept else ""
     fix = ("defer imports that start-up does not use: `lazy import` (PEP 810, 3.15), importlib.util.LazyLoader, "
            f"or imports moved into the functions that use them{keep_text}")
-    where = report.statements[0].site if report.statements else report.target
+    where = _lazy_where(report)
     if measured:
         cost = lazy_saving_us(report)
         if cost is None or cost <= 0:
