@@ -17,9 +17,13 @@
 //! The command line is python's (`-c`, `-m`, a script, `-X`...). `site` is never imported
 //! (PyOxidizer's default). On 3.11+ the finder is installed between the "core" and "main" phases
 //! of initialisation, as PyOxidizer's pyembed does, so that even `encodings` can come from it;
-//! on 3.8-3.10 (where `os`, which the crate's module imports, is not frozen) after it.
-//! This avoids pyembed 0.24 (it crashes on 3.11 in `index_interpreter_frozen_modules`).
+//! on 3.8-3.10 after it (as measured when the finder was made through its Python constructor,
+//! which imported `os`, not frozen there). The finder itself is made through the crate's Rust
+//! API (`PythonResourcesState`, `OxidizedFinder::new_from_module_and_resources`), as pyembed
+//! makes it, without pyembed 0.24 (it crashes on 3.11 in `index_interpreter_frozen_modules`).
 
+use oxidized_importer::{ImporterState, OxidizedFinder, PythonResourcesState};
+use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use std::ffi::CString;
@@ -67,15 +71,20 @@ fn fail(what: &str, status: ffi::PyStatus) -> ! {
 }
 
 fn install_finder(resources: &Path, origin: Option<&PathBuf>) -> PyResult<()> {
-    // Called with the GIL held by this (the only) thread, after the core phase.
+    // Called with the GIL held by this (the only) thread, after the core phase. The finder is
+    // made through the crate's Rust API, as PyOxidizer's pyembed makes it: its Python
+    // constructor and `index_file_memory_mapped` turn their path arguments into paths through
+    // `os.fsencode`, which imported `os` (and stat, posixpath, genericpath, _collections_abc)
+    // into every run, whether the program imports them or not.
     let py = unsafe { Python::assume_gil_acquired() };
     let module = py.import("oxidized_importer")?;
-    let kwargs = pyo3::types::PyDict::new(py);
+    let mut state = Box::new(PythonResourcesState::new_from_env().map_err(PyValueError::new_err)?);
     if let Some(origin) = origin {
-        kwargs.set_item("relative_path_origin", origin.to_string_lossy().to_string())?;
+        state.set_origin(origin.clone());
     }
-    let finder = module.getattr("OxidizedFinder")?.call((), Some(kwargs))?;
-    finder.call_method1("index_file_memory_mapped", (resources.to_string_lossy().to_string(),))?;
+    state.index_path_memory_mapped(resources).map_err(PyValueError::new_err)?;
+    let finder = OxidizedFinder::new_from_module_and_resources(py, module, state, None::<fn(&mut ImporterState)>)?;
+    let finder = PyCell::new(py, finder)?;
     let sys = py.import("sys")?;
     sys.getattr("meta_path")?.call_method1("insert", (0, finder))?;
     // As PyOxidizer does: a path hook, so that pkgutil.iter_modules() and friends can list the
@@ -126,10 +135,10 @@ fn main() {
         if ffi::PyStatus_Exception(status) != 0 {
             fail("parsing arguments", status);
         }
-        // 3.11+ freeze what the finder's own module needs (os...), so the finder can come in
-        // between the core and main phases; before 3.11 only builtin and importlib's modules
-        // import after the core phase, so the finder is installed after the whole
-        // initialisation (the few modules that imports, encodings and io among them, stay files).
+        // 3.11+: the finder comes in between the core and main phases; before 3.11 only
+        // builtin and importlib's modules import after the core phase, so the finder is
+        // installed after the whole initialisation (the few modules that imports, encodings and
+        // io among them, stay files).
         let two_phase = cfg.resources.is_some() && python_minor() >= 11;
         if two_phase {
             (*config)._init_main = 0;
