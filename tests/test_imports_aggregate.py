@@ -351,6 +351,7 @@ def test_streamed_log_equals_the_whole_log_on_every_fixture(fixtures, tmp_path):
     assert streamed >= len(texts) // 2  # most fixtures are clean: the streamed path was tested
 
 
+@pytest.mark.slow  # many real runs: in `make test`, not the quick lane (5-10 s of CPU)
 def test_streamed_log_of_many_real_runs(fixtures, tmp_path):
     """A log of 60 real runs of a 1,535-module program (6.6 MB: read in 4 MiB pieces, a process
     cut by a piece's end): the same aggregation as the whole log's."""
@@ -517,6 +518,7 @@ def test_each_header_a_run_equals_the_careful_runs_on_every_fixture(fixtures, tm
         assert all(m.self_us_runs == tuple(m.self_us_runs) and len(m.self_us_runs) == got.runs for m in got.modules)
 
 
+@pytest.mark.slow  # many real runs: in `make test`, not the quick lane (5-10 s of CPU)
 def test_each_header_a_run_of_many_real_runs(fixtures, tmp_path):
     """60 real runs of a 1,535-module program, two different runs alternating: one record per
     module (not per run), its 60 samples, the medians of the careful path."""

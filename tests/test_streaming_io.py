@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import examples
 from export_cases import CASES, DIFFS, EXPORTS, FORMATS, digest, report_of
 
 GOLDEN = json.loads((EXPORTS / "golden.json").read_text())
@@ -188,7 +189,7 @@ def _base_doc(tmp_path_factory) -> dict:
     return json.loads(json.dumps(_BASE))
 
 
-@settings(max_examples=int(os.environ.get("H6_EXAMPLES", "150")), deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(int(os.environ.get("H6_EXAMPLES", "150"))), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.sampled_from(("set", "drop", "copy", "remove", "header", "rename")), st.integers(0, 10**6),
                           st.sampled_from(KEYS), st.sampled_from(VALUES), st.sampled_from(HEADER)), max_size=3))
 def test_line_reader_reads_what_the_whole_file_reader_reads(tmp_path_factory, edits):
