@@ -13,10 +13,13 @@
    behaving as traditional (importprof build's check), its CPU time against no-site's, and where
    the packing variants took their modules from. Aims: every variant of every program built and
    identical; in-memory uses less CPU than no-site on each program.
+5. `--instructions`: import-stdlib's no-site and in-memory run once each under callgrind
+   (valgrind): the instructions each executes, a figure the machine's load does not move (the
+   timed ratios swing by +-10% between runs on a busy machine), printed beside the timed ones.
 Aims, not gates: misses are printed as MISSED and the script still exits 0. The machine is
 shared (2 cores, other jobs running): the busy warning and the ± columns say how far to trust it.
 Usage: .venv/bin/python benchmarks/bench_oxidized.py [--runs 10] [--harness-runs 5] [--launches 10]
-       [--versions 3.8,3.11,3.12,3.13] [--real-runs 5] [--only oxidized|frozen|real]
+       [--versions 3.8,3.11,3.12,3.13] [--real-runs 5] [--only oxidized|frozen|real] [--instructions]
 """
 
 from __future__ import annotations
@@ -70,6 +73,8 @@ def main() -> None:
     ap.add_argument("--versions", default="3.8,3.11,3.12,3.13")
     ap.add_argument("--real-runs", type=int, default=5)
     ap.add_argument("--only", choices=("oxidized", "frozen", "real"), default=None)
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count import-stdlib's instructions in no-site and in-memory (callgrind)")
     args = ap.parse_args()
     say = lambda m: print(m, file=sys.stderr)  # noqa: E731
 
@@ -190,6 +195,37 @@ def frozen(args, say) -> None:
         print("  " + line)
 
 
+def _instructions(folder: str) -> int | None:
+    """Instructions one run of the variant built in `folder` executes (callgrind's total)."""
+    import json
+    import re
+    import subprocess
+    import tempfile
+
+    with open(os.path.join(folder, "variant.json")) as fh:
+        variant = json.load(fh)
+    with tempfile.TemporaryDirectory(prefix="bench-oxidized-cg-") as tmp:
+        proc = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out", *variant["argv"]],
+                              env={**os.environ, **variant.get("env", {})}, capture_output=True, text=True)
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    return int(found.group(1)) if proc.returncode == 0 and found else None
+
+
+def instructions(build_dir: str) -> None:
+    import shutil
+
+    if shutil.which("valgrind") is None:
+        print("import-stdlib by instructions: skipped (valgrind not installed)")
+        return
+    counts = {v: _instructions(os.path.join(build_dir, v)) for v in ("no-site", "in-memory")}
+    if None in counts.values():
+        print(f"import-stdlib by instructions: a callgrind run failed ({counts})")
+        return
+    print(f"import-stdlib by instructions (callgrind, one run each): no-site {counts['no-site'] / 1e6:,.1f}M, "
+          f"in-memory {counts['in-memory'] / 1e6:,.1f}M: {counts['no-site'] / counts['in-memory']:.3f}x "
+          "(the importers differ; running the modules' code is the same work in both)")
+
+
 def oxidized(args, say) -> None:
     stdlib = _measured("import-stdlib", CompareOptions(workload="import-stdlib", python=args.python, runs=args.runs, warmup=2,
                                                         syscalls="off"), say)
@@ -199,6 +235,8 @@ def oxidized(args, say) -> None:
         print(f"import-stdlib: in-memory vs no-site: {_x(mem.speedup_vs_no_site)} wall, "
               f"{_x(mem.speedup_vs_no_site_cpu)} CPU (aim >= {AIM_STDLIB_SPEEDUP}x; PyOxidizer 1.19x): "
               f"{_verdict((mem.speedup_vs_no_site or 0) >= AIM_STDLIB_SPEEDUP)}")
+        if args.instructions:
+            instructions(stdlib.build_dir)
 
     harness = _measured("harness", CompareOptions(workload="harness", runs=args.harness_runs, warmup=1, launches=args.launches,
                                                   syscalls="off"), say)
