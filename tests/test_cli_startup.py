@@ -265,7 +265,7 @@ FROM_LOG_PROFILER = {
     "profiler.capture.interpreter", "profiler.capture.machine", "profiler.capture.process", "profiler.cli",
     "profiler.commands", "profiler.commands._common", "profiler.commands._imports_run", "profiler.errors", "profiler.helpcache", "profiler.inputs", "profiler.liveness",
     "profiler.model", "profiler.model.build_variant", "profiler.model.document", "profiler.model.harness", "profiler.model.import_tree",
-    "profiler.model.interpreter", "profiler.model.log_source", "profiler.model.measurement", "profiler.model.target", "profiler.model.variant",
+    "profiler.model.interpreter", "profiler.model.log_source", "profiler.model.measurement", "profiler.model.run_options", "profiler.model.target", "profiler.model.variant",
     "profiler.model.words", "profiler.parse", "profiler.parse.importtime", "profiler.render", "profiler.render.console",
     "profiler.render.console_imports", "profiler.render.console_phases", "profiler.render.text", "profiler.runcontext",
     "profiler.sinks", "profiler.workflows", "profiler.workflows.imports", "profiler.workflows.session",

@@ -199,6 +199,28 @@ def interpreter_given(ctx, python: str | None, feature: str | None = None, *, fo
     return given_interpreter(python, run_context(ctx), feature, for_what=for_what)
 
 
+def python_for(ctx, python: str | None, target, *, runs: bool = True):
+    """"No --python" decided here, once, for the commands with one `--python` and a target: the
+    Interpreter a run of a Python target needs (the one given, or the default python3), or the
+    one given for a `-- COMMAND` target or a saved log (its processes' interpreter: `--group
+    kind` reads where modules come from); None when none was given and nothing needs one (a
+    command target, a saved log: `runs=False`)."""
+    if python or (runs and target.is_python):
+        return interpreter_given(ctx, python)
+    return None
+
+
+def log_given(from_log: str | None):
+    """`--from-log`'s value as a LogSource, `-` (standard input, read now) decided here, once:
+    None → None, `-` → stdin's text, a path → that path (model/log_source.py)."""
+    if from_log is None:
+        return None
+    from profiler.inputs import read_stdin
+    from profiler.model.log_source import LogSource
+
+    return LogSource.of(from_log, lambda: read_stdin("log"))
+
+
 def interpreters_given(ctx, pythons) -> tuple:
     """The commands' edge for a repeatable `--python` (none: the default python3): each
     resolved once, in the order given (`pyenv:*`, `all` expanded; an install of those that does

@@ -63,7 +63,7 @@ def imports(
     warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
-    from profiler.commands._options import interpreter_given, run_context
+    from profiler.commands._options import log_given, python_for, run_context
     from profiler.workflows.imports import ImportsOptions
 
     target = target_of(ctx)
@@ -71,22 +71,19 @@ def imports(
         raise UsageError("give either a target or --from-log, not both")
     v = view_options(view, min_ms, top, filter_)
     check_outputs(output)
-    from profiler.model.log_source import LogSource
     from profiler.model.words import Group, Headers
 
     headers = Headers.parse(headers, "--headers")  # the words, parsed here once
     group = Group.parse(group, "--group") if group is not None else None
 
-    log = LogSource.of(from_log, _stdin_log)  # `-` decided here, once
+    log = log_given(from_log)
     pythons = list(python or [])
     if vs or len(pythons) > 1:  # A/B: two captures, one diff
         if from_log is not None:
             raise UsageError("--from-log reads one log: --vs and a second --python need runs (diff compares saved reports)")
         return _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, dict(
             runs=runs, warmup=warmup, ignore_failure=ignore_failure, group=group, level=level))
-    python = pythons[0] if pythons else None
-    if from_log is None and (target.is_python or python):  # the run needs it: resolved once, here
-        python = interpreter_given(ctx, python)
+    python = python_for(ctx, pythons[0] if pythons else None, target, runs=from_log is None)
     from profiler.model.words import Metric
 
     opts = ImportsOptions(
@@ -114,24 +111,15 @@ def _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, common) -> Non
         raise UsageError("imports compares two captures: two --python, or one --vs TARGET")
     if fmt not in (None, "json"):
         raise UsageError(f"--format {fmt} shows one capture; two captures give a diff (json)")
-    from profiler.commands._options import interpreter_given, run_context
+    from profiler.commands._options import python_for, run_context
 
-    def resolved(python, t):  # each capture's interpreter, resolved once, here
-        return interpreter_given(ctx, python) if t.is_python or python else python
-
-    if versus:
+    if versus:  # each capture's interpreter, resolved once, here
         (other, other_python), = versus
-        a = ImportsOptions(target=target, python=resolved(pythons[0] if pythons else None, target), **common)
-        b = ImportsOptions(target=other, python=resolved(other_python or (pythons[0] if pythons else None), other), **common)
+        a = ImportsOptions(target=target, python=python_for(ctx, pythons[0] if pythons else None, target), **common)
+        b = ImportsOptions(target=other, python=python_for(ctx, other_python or (pythons[0] if pythons else None), other), **common)
     else:
-        a = ImportsOptions(target=target, python=resolved(pythons[0], target), **common)
-        b = ImportsOptions(target=target, python=resolved(pythons[1], target), **common)
+        a = ImportsOptions(target=target, python=python_for(ctx, pythons[0], target), **common)
+        b = ImportsOptions(target=target, python=python_for(ctx, pythons[1], target), **common)
     with suggesting_ignore_failure(), Progress("importing") as bar:
         report = diff_live(a, b, progress=bar.update, warn=warn, context=run_context(ctx))
     deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_diff_table(r, tty, top))
-
-
-def _stdin_log() -> str:
-    from profiler.inputs import read_stdin
-
-    return read_stdin("log")

@@ -64,13 +64,13 @@ def report(
         check_outputs(output)
         from profiler.compose.report import ReportOptions, load_documents, report_live
 
-        from profiler.commands._options import interpreter_given, run_context
+        from profiler.commands._options import python_for, run_context
 
         included = load_documents(include) if include else []  # a bad document refused before anything runs
 
         opts = ReportOptions(
             target=target,
-            python=interpreter_given(ctx, python) if target.is_python or python else None,  # resolved once, here
+            python=python_for(ctx, python, target),  # resolved once, here
             variants=variant or [],
             flags=flags or [],
             runs=runs,

@@ -40,20 +40,15 @@ def why(
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_why_table
-    from profiler.commands._options import interpreter_given, run_context
+    from profiler.commands._options import log_given, python_for, run_context
     from profiler.compose.why import WhyOptions, why as run_why
 
     if sum([has_target(ctx), report is not None, from_log is not None]) > 1:
         raise UsageError("give one of: a target, --report FILE, --from-log FILE")
     check_outputs(output)
-    from profiler.inputs import read_stdin
-
-    from profiler.model.log_source import LogSource
-
-    log = LogSource.of(from_log, lambda: read_stdin("log"))  # `-` decided here, once
+    log = log_given(from_log)
     target = target_of(ctx)
-    if report is None and from_log is None and (target.is_python or python):  # the run needs it: resolved once, here
-        python = interpreter_given(ctx, python)
+    python = python_for(ctx, python, target, runs=from_log is None) if report is None else None  # a report runs nothing
     opts = WhyOptions(
         module=module_name, target=target, python=python, report=report, log=log, runs=runs, all=all_,
         ignore_failure=ignore_failure, statements=statements,

@@ -13,17 +13,15 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from profiler.errors import BadInput, Interrupted, ToolFailed, ToolMissing, UsageError
 from profiler.model.build_variant import REFERENCE
 from profiler.model.compare import CompareReport
 from profiler.model.measurement import CommandSpec
+from profiler.model.run_options import RunOptions
 from profiler.model.target import Target
 from profiler.runcontext import RunContext, given
-
-if TYPE_CHECKING:
-    from profiler.model.interpreter import Interpreter
 
 NOTES = (
     "oxidized/filesystem/in-memory: importprof's launcher (CPython + PyOxidizer's oxidized_importer), "
@@ -37,18 +35,17 @@ NOTES = (
 
 
 @dataclass
-class CompareOptions:
-    target: Target | None = None
+class CompareOptions(RunOptions):
+    # RunOptions' fields (model/run_options.py): target None with a workload; python: the
+    # harness workload's is the path given (the harness finds importprof beside it), unresolved
+    DEFAULTS = {"warmup": 1}
+    NOT_TAKEN = ("flags", "timeout")
     workload: str | None = None
-    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
-    runs: int | None = None
-    warmup: int = 1
     min_time_s: float = 2.0
     launches: int = 10
     build_dir: str | None = None
     syscalls: str = "auto"  # auto | on | off
     variants: tuple[str, ...] | None = None  # --variant (default: every one the interpreter has)
-    ignore_failure: bool = False  # the target exits non-zero on purpose: time it anyway
     force: bool = False  # --force: build into a --build-dir importprof did not make (its own files only)
 
 

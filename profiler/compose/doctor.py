@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable
 
 from profiler.errors import ImportprofError, UsageError
 from profiler.model.doctor import Check, DoctorReport
+from profiler.model.run_options import RunOptions
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
 from profiler.model.words import Role, TargetKind
@@ -38,10 +39,10 @@ FROZEN_ON = Variant("frozen-on", ("-X", "frozen_modules=on"), needs=("frozen_mod
 
 
 @dataclass
-class DoctorOptions:
-    target: Target = DEFAULT_TARGET
-    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
-    runs: int = 3  # profiled runs (imports --phases, site)
+class DoctorOptions(RunOptions):
+    # RunOptions' fields (model/run_options.py); runs: profiled runs (imports --phases, site)
+    DEFAULTS = {"target": DEFAULT_TARGET, "runs": 3}
+    NOT_TAKEN = ("warmup", "flags", "timeout")
     timing_runs: int = 10  # timed runs per command (startup figures, lazy with --lazy)
     lazy: bool = False  # time eager vs lazy (else the untimed estimate)
     trace: bool = True  # failed lookups need strace
@@ -49,7 +50,6 @@ class DoctorOptions:
     # "trace"; "startup": its default variant's mean is the start-up shown): read instead of
     # measured again
     measured: dict = field(default_factory=dict)
-    ignore_failure: bool = False  # the program exits non-zero on purpose (every part measures it anyway)
     verify: bool = False  # apply each finding's fix in a scratch overlay and time it beside the program as is
 
 

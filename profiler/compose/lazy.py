@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import Interrupted, TargetFailed, UsageError
 from profiler.model.lazy import LazyReport, LazyRun, MustStayEager, ProgramOutput
+from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.model.target import Target
 from profiler.runcontext import RunContext, given
 
@@ -43,21 +44,17 @@ Note = Callable[[str], None]
 
 
 @dataclass
-class LazyOptions:
-    target: Target
-    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
-    flags: Sequence[str] = ()
+class LazyOptions(RunOptions):
+    # RunOptions' fields (model/run_options.py); runs: timing runs (None: adaptive, as startup);
+    # timeout None: one run's limit (--timeout); ignore_failure: lazy must exit the same way
+    DEFAULTS = {"target": REQUIRED, "warmup": 3}
     keep_eager: Sequence[str] = ()  # kept eager from the start (module names)
-    runs: int | None = None  # timing runs (None: adaptive, as startup)
-    warmup: int = 3
     min_time_s: float = 3.0
     profile_runs: int = 3  # eager -X importtime runs (medians price `avoided`)
     max_bisect_runs: int = 60
     statement_runs: int = 8  # the costliest statements each measured alone (one recorded run each)
     engine: str = "builtin"
-    timeout: float | None = None  # None: one run's limit (--timeout)
     measure: bool = True  # False: correctness and avoided only (doctor's estimate)
-    ignore_failure: bool = False  # the program exits non-zero on purpose: lazy must exit the same way
 
 
 def validate(opts: LazyOptions) -> None:

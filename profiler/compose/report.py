@@ -20,11 +20,10 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from profiler.analysis.page import page_data
 from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
 from profiler.model.report import PageReport, kind_of
-from profiler.model.target import Target
+from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
-    from profiler.model.interpreter import Interpreter
     from profiler.model.report import ColumnTree
 
 PARTS = ("startup", "imports", "trace", "site", "doctor")  # doctor: the findings at the page's top
@@ -32,21 +31,18 @@ OPTIONAL_PARTS = ("compare",)  # slow (builds the oxidized variants): only when 
 
 
 @dataclass
-class ReportOptions:
-    target: Target
-    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
+class ReportOptions(RunOptions):
+    # RunOptions' fields (model/run_options.py); runs: start-up runs per variant (None: startup's adaptive default)
+    DEFAULTS = {"target": REQUIRED, "warmup": 1}
+    NOT_TAKEN = ("timeout",)
     variants: Sequence[str] = ()
-    flags: Sequence[str] = ()
-    runs: int | None = None  # start-up runs per variant (None: startup's adaptive default)
     import_runs: int = 5
-    warmup: int = 1
     skip: Sequence[str] = ()  # parts not to run: startup, imports, trace, site
     include: Sequence[str] = ()  # saved documents added to the page (e.g. compare --export-json)
     included: Sequence[tuple[str, dict]] | None = None  # `include` already read (load_documents), checked before anything ran
     compare: bool = False  # also build and time the five oxidized variants (importprof compare)
     title: str | None = None
     min_time_s: float = 1.0
-    ignore_failure: bool = False  # the program exits non-zero on purpose: every part measures it anyway
 
 
 def _now() -> str:

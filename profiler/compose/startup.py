@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import UsageError
 from profiler.model.measurement import CommandSpec, StartupReport, TimingResult
+from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.model.target import Target
 from profiler.model.variant import DEFAULT_STARTUP_VARIANTS
 from profiler.model.words import Engine, Metric, Role
@@ -18,20 +19,19 @@ if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
 
 @dataclass
-class StartupOptions:
-    target: Target
+class StartupOptions(RunOptions):
+    # RunOptions' fields (model/run_options.py); runs None: adaptive (min_time_s); python: the
+    # repeatable --python is `pythons`
+    DEFAULTS = {"target": REQUIRED, "warmup": 3}
+    NOT_TAKEN = ("python", "timeout")
     pythons: Sequence[Interpreter | str | None] = (None,)  # the command resolves --python into Interpreters (a library caller may give paths; None: python3 on PATH)
     variants: Sequence[str] = ()
-    flags: Sequence[str] = ()
     engine: Engine = Engine.BUILTIN
-    runs: int | None = None
-    warmup: int = 3
     min_time_s: float = 3.0
     imports: Sequence[str] = ()
     metrics: Sequence[Metric] = ()
     instruction_runs: int = 3  # counts per command with --metric instructions (median shown, with their range)
     reference: str | None = None
-    ignore_failure: bool = False
     # --vs: more targets timed in the same interleaved runs, each with its own interpreter (a
     # SCRIPT's #! one) or None (the --python ones); ratios are against the main target
     versus: Sequence[tuple[Target, str | None]] = ()

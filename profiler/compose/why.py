@@ -12,25 +12,21 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import GateFailed, UsageError
 from profiler.model.import_tree import ImportsReport, WhyReport
-from profiler.model.target import Target
+from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
     from profiler.model.log_source import LogSource
-    from profiler.model.interpreter import Interpreter
 
 
 @dataclass
-class WhyOptions:
-    module: str
-    target: Target
-    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
+class WhyOptions(RunOptions):
+    DEFAULTS = {"target": REQUIRED, "runs": 1, "warmup": 0, "module": REQUIRED}  # RunOptions' fields (model/run_options.py)
+    NOT_TAKEN = ("flags", "timeout")
+    module: str | None = None  # the module asked about (REQUIRED)
     report: str | None = None  # a saved importprof.imports/1 JSON
     log: LogSource | None = None  # --from-log (model/log_source.py)
-    runs: int = 1
-    warmup: int = 0
     all: bool = False  # every importer's chain (an instrumented run sees imports of loaded modules)
-    ignore_failure: bool = False  # the program exits non-zero on purpose
     statements: bool = False  # MODULE's costliest top-level statements (sampled runs)
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from profiler.errors import BadInput, GateFailed, UsageError
 from profiler.model.import_tree import Aggregation, ImportsReport, ParsedLog
 from profiler.model.interpreter import Interpreter
-from profiler.model.target import Target
+from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.model.words import Group, Headers, TargetKind
 from profiler.workflows.targets import check_exit
 from profiler.runcontext import RunContext, given
@@ -30,22 +30,18 @@ GROUPS = tuple(g.value for g in Group)  # the --group words (model/words.py: Gro
 
 
 @dataclass
-class ImportsOptions:
-    target: Target
-    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
-    runs: int = 5
-    warmup: int = 1
+class ImportsOptions(RunOptions):
+    DEFAULTS = {"target": REQUIRED, "runs": 5, "warmup": 1}  # RunOptions' fields (model/run_options.py)
+    NOT_TAKEN = ("timeout",)
     log: LogSource | None = None  # --from-log: a saved log (a file, or stdin's text read by the command)
     headers: str = "processes"  # what each header of a --from-log log starts: "processes" of one run, or "runs"
     group: str | None = None
-    flags: Sequence[str] = ()
     level: int = 1  # -X importtime=LEVEL (2: 3.14's cached rows)
     # the instrumented runs (profiler/workflows/phases.py) merged into the records
     phases: bool = False  # find_us/read_us/unmarshal_us/exec_us/compiled
     lazy_candidates: bool = False  # lazy_candidate
     sites: bool = False  # site: file:line of the import statement
     statements: bool = False  # statements: each module body's costliest top-level statements (sampled)
-    ignore_failure: bool = False  # a non-zero exit is the program's own business (a red test suite, a linter)
     metrics: Sequence[Metric] = ()  # instructions: also count instructions retired (target and bare interpreter)
     instruction_runs: int = 3
 

@@ -4,21 +4,20 @@ this command), and the note `importprof startup` adds when site is expensive."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from profiler.errors import UsageError
+from profiler.model.run_options import RunOptions
 from profiler.model.site import SiteReport
 from profiler.runcontext import RunContext, given
 
-if TYPE_CHECKING:
-    from profiler.model.interpreter import Interpreter
-
 
 @dataclass
-class SiteOptions:
-    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
-    runs: int = 3
-    flags: Sequence[str] = ()  # extra interpreter flags (e.g. -I); -S makes no sense here
+class SiteOptions(RunOptions):
+    # RunOptions' fields (model/run_options.py): no target (the bare interpreter starts); flags:
+    # extra interpreter flags (e.g. -I), -S makes no sense here
+    DEFAULTS = {"runs": 3}
+    NOT_TAKEN = ("target", "warmup", "ignore_failure", "timeout")
 
 
 def site(opts: SiteOptions, context: RunContext | None = None) -> SiteReport:

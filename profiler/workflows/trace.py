@@ -17,27 +17,24 @@ import os
 import shlex
 import tempfile
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from profiler.errors import BadInput, TargetFailed, UsageError
+from profiler.model.run_options import RunOptions
 from profiler.model.syscall_trace import TraceReport, TraceResult
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
 from profiler.runcontext import RunContext, given
 
-if TYPE_CHECKING:
-    from profiler.model.interpreter import Interpreter
-
 
 @dataclass
-class TraceOptions:
-    target: Target = DEFAULT_TARGET
-    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
+class TraceOptions(RunOptions):
+    # RunOptions' fields (model/run_options.py); runs and warm-up: untraced_runs below
+    DEFAULTS = {"target": DEFAULT_TARGET}
+    NOT_TAKEN = ("runs", "warmup", "timeout")
     variants: Sequence[str] = ()
-    flags: Sequence[str] = ()
     keep_log: str | None = None
-    from_log: str | None = None
-    ignore_failure: bool = False  # a program that exits non-zero on purpose (a linter) is traced anyway
+    from_log: str | None = None  # a saved strace log's path (stdin is not read: the log is read a piece at a time)
     untraced_runs: int = 3  # runs without strace after one warm-up: the wall time beside the traced figures (0: none)
     call_args: bool = True  # keep every call's arguments in result.log (chrome shows them); False: only those the summary reads
 
