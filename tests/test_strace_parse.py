@@ -662,6 +662,39 @@ def test_records_without_the_arguments_no_summary_reads(logs, name):
         assert got.spans == full.spans and got.harness == full.harness, how
 
 
+@pytest.mark.parametrize("name", LOGS)
+def test_a_summarys_records_kept_as_columns_are_the_same_records(logs, name, monkeypatch):
+    """trace --from-log (but for chrome) keeps a summary's records as columns
+    (model.SyscallColumns, moved there piece by piece, the places of calls still waiting for
+    their `<... resumed>` filled there later): the same records as a tuple, read one by one, by
+    slices and by iteration, whatever the cuts; also for a log cut short and one passing midnight."""
+    from profiler.analysis.attribution import ARGS_READ
+    from profiler.model.syscall_trace import SyscallColumns
+    from profiler.parse import strace as strace_module
+    from profiler.parse.strace import _native, parse_strace_pieces
+
+    if _native() is None or not hasattr(_native(), "Calls"):
+        pytest.skip("the columns are the native parser's")
+    text = logs[name]
+    ref = parse_strace(text)
+    times = [c.time_s for c in ref.syscalls if c.time_s is not None]
+    for variant in (text, text[: len(text) * 2 // 3], _shift_clock(text, 86400 - times[len(times) // 2])):
+        for batch in (1, 4096, 2 << 20):
+            monkeypatch.setattr(strace_module, "_BATCH", batch)
+            monkeypatch.setattr(strace_module, "_COLUMNS", False)
+            want = parse_strace_pieces(_pieces(variant, 997), keep_args=ARGS_READ)
+            monkeypatch.setattr(strace_module, "_COLUMNS", True)
+            got = parse_strace_pieces(_pieces(variant, 997), keep_args=ARGS_READ)
+            assert isinstance(got.syscalls, SyscallColumns) and isinstance(want.syscalls, tuple)
+            assert got == want, batch
+            assert [tuple(c) for c in got.syscalls] == [tuple(c) for c in want.syscalls]
+            assert all(type(c) is type(w) for c, w in zip(got.syscalls, want.syscalls))
+            n = len(want.syscalls)
+            assert got.syscalls[n // 3: n // 2] == want.syscalls[n // 3: n // 2] and got.syscalls[-1] == want.syscalls[-1]
+            assert got.syscalls.names() == [c.name for c in want.syscalls]
+            assert got.syscalls.times() == [c.time_s for c in want.syscalls]
+
+
 def test_chrome_written_in_pieces_is_json_dumps_of_the_document(logs, monkeypatch):
     """trace --format chrome writes its events as it makes them (pieces of about 0.5 MB; a
     65 MB log's events were a 487 MB list before): the bytes are json.dumps' of the whole

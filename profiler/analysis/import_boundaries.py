@@ -27,7 +27,7 @@ import operator
 import re
 from dataclasses import dataclass, replace
 
-from profiler.model.syscall_trace import MARKER_PREFIX, StraceLog, Syscall
+from profiler.model.syscall_trace import MARKER_PREFIX, StraceLog, Syscall, SyscallColumns
 
 # write(2, "import time: ...": fd 2, with or without its -y decoration
 _WRITE = re.compile(r'2(?:<(?:[^<>\\]|\\.)*>)?, "import time:')
@@ -83,7 +83,7 @@ def importtime_lines(log: StraceLog) -> tuple[list[ImportLine], list[int]]:
     """The log's `import time:` lines (in log order) and the positions of every importtime
     write (the header and cut lines included): importprof's own calls."""
     calls = log.syscalls
-    names = list(map(_NAME, calls))
+    names = calls.names() if isinstance(calls, SyscallColumns) else list(map(_NAME, calls))
     lines: list[ImportLine] = []
     own: list[int] = []
     i = -1
@@ -115,7 +115,8 @@ def with_import_boundaries(log: StraceLog, prefix: str = MARKER_PREFIX) -> tuple
     if not own:
         return log, 0, frozenset()
     calls = log.syscalls
-    times = list(map(_TIME, calls))
+    columns = isinstance(calls, SyscallColumns)
+    times = calls.times() if columns else list(map(_TIME, calls))
     timed = None not in times  # a log without times (or with some missing) gives no boundaries
     inserts: list[tuple[int, int, Syscall]] = []  # (position, depth, begin marker): before calls[position]
     ends: dict[int, Syscall] = {}
@@ -152,14 +153,17 @@ def with_import_boundaries(log: StraceLog, prefix: str = MARKER_PREFIX) -> tuple
             ends[ln.index] = _marker(prefix, "f" if failed else "e", ln, c.time_s, c.duration_s, c.line)
             done.append((ln, pos, subtree_first))
     inserts.sort(key=lambda x: (x[0], x[1]))
-    out: list[Syscall] = []
+    out: list = []  # Syscalls, or for columns (start, stop) runs of their rows and Syscalls
     drop = set(own)
     at = 0
     k = 0
     cuts = sorted(set(own) | {p for p, _, _ in inserts})
     for cut in cuts:
         if at < cut:
-            out.extend(calls[at:cut])
+            if columns:
+                out.append((at, cut))
+            else:
+                out.extend(calls[at:cut])
             at = cut
         while k < len(inserts) and inserts[k][0] == cut:
             out.append(inserts[k][2])
@@ -169,11 +173,14 @@ def with_import_boundaries(log: StraceLog, prefix: str = MARKER_PREFIX) -> tuple
             if end is not None:
                 out.append(end)
             at = cut + 1
-    out.extend(calls[at:])
+    if columns:
+        out.append((at, len(calls)))
+    else:
+        out.extend(calls[at:])
     while k < len(inserts):  # past the last call
         out.append(inserts[k][2])
         k += 1
-    return replace(log, syscalls=tuple(out)), len(own), frozenset(pids)
+    return replace(log, syscalls=calls.spliced(out) if columns else tuple(out)), len(own), frozenset(pids)
 
 
 _LOOKBACK = 256  # calls before a computed start searched for the module's own lookups

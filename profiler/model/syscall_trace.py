@@ -22,6 +22,7 @@ of objects with `variant` and those keys.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from profiler.model.document import Document, Record, document_json, saved
@@ -99,6 +100,54 @@ class Syscall(_SyscallRecord):
         return hash(self._key())
 
 
+class SyscallColumns(Sequence):
+    """A log's Syscalls kept as columns (the native parser's store: a 72-byte row per call,
+    its strings shared) instead of a tuple of records (~270 bytes a call): what `trace
+    --from-log` holds for a summary. A Syscall is made when asked for (`calls[i]`, a slice: a
+    tuple, iteration); equal to any sequence of the same Syscalls. The summary's native pass
+    reads the rows themselves (`_address`); `names()`/`times()`: every call's name/time."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native) -> None:
+        self._native = native
+
+    def __len__(self) -> int:
+        return len(self._native)
+
+    def __getitem__(self, i):
+        return self._native[i]
+
+    def __iter__(self):
+        return iter(self._native)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (tuple, list, SyscallColumns)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SyscallColumns({len(self)} calls)"
+
+    def names(self) -> list[str]:
+        return self._native.names()
+
+    def times(self) -> list[float | None]:
+        return self._native.times()
+
+    def unfinished(self) -> int:
+        return self._native.unfinished()
+
+    def spliced(self, parts) -> "SyscallColumns":
+        """A new one: `parts` in order, each (start, stop) of these rows or a Syscall."""
+        return SyscallColumns(self._native.spliced(parts))
+
+    def _address(self):
+        return self._native._address()
+
+
 class ProcessEvent(NamedTuple):
     """`--- SIGNAL {...} ---`, `+++ exited with N +++` or `+++ killed by SIG +++`."""
 
@@ -114,7 +163,7 @@ class StraceLog:
     """The parser's output. `noise` counts lines that are not strace records (program output
     written to the same file...); `truncated_last_line` is set when the log ends mid-record."""
 
-    syscalls: tuple[Syscall, ...]
+    syscalls: tuple[Syscall, ...] | SyscallColumns  # (the columns: what trace --from-log keeps for a summary)
     events: tuple[ProcessEvent, ...]
     lines: int
     noise: int = 0

@@ -21,10 +21,11 @@ from __future__ import annotations
 import operator
 import posixpath
 import re
+from dataclasses import replace
 from typing import Iterable, Iterator
 
 from profiler.errors import BadInput
-from profiler.model.syscall_trace import PATH_ARG, ProcessEvent, StraceLog, Syscall
+from profiler.model.syscall_trace import PATH_ARG, ProcessEvent, StraceLog, Syscall, SyscallColumns
 
 _HEAD = re.compile(
     r"(?:\[pid\s+(\d+)\]\s+|(\d+)\s+)?"  # pid (-f to a file: "1234 "; to stderr: "[pid 1234] ")
@@ -394,6 +395,11 @@ def _parse_strace_pieces(pieces: Iterable[str], native: bool, keep_args: dict[st
         return parse_strace("".join(pieces), native=native)
     state = _Parse(-1, True)  # no line is the last one until the last piece (n is set there)
     memo = mod.Memo()  # one str per path and one int per pid across the pieces
+    # a summary's records (keep_args given) go into columns as each piece is read
+    columns = mod.Calls(_RECORD) if _COLUMNS and keep_args is not None and hasattr(mod, "Calls") else None
+    if columns is not None:
+        state.syscalls = _ToColumns()
+        state.syscalls.columns = columns
     first = 1  # the line number of the next piece's first line
     raw_last = None  # the last time the native parser read (without the days added)
     carry = ""
@@ -403,11 +409,56 @@ def _parse_strace_pieces(pieces: Iterable[str], native: bool, keep_args: dict[st
         carry = text[end:]
         if end:
             first, raw_last = _parse_piece(state, text[:end] if carry else text, mod, first, raw_last, False, keep_args, memo)
+            if columns is not None:
+                _to_columns(state, columns)
     if carry:
         first, raw_last = _parse_piece(state, carry, mod, first, raw_last, True, keep_args, memo)
     else:
         state.n = first - 1
-    return state.result()
+    had_pending = bool(state.pending)
+    log = state.result()
+    if columns is None:
+        return log
+    columns.extend(log.syscalls)
+    columns.compact()  # the places of unfinished calls that never became a record
+    # result() counted the unfinished calls of the last records only
+    unfinished = columns.unfinished() if had_pending or state.holes else 0
+    return replace(log, syscalls=SyscallColumns(columns), unfinished=unfinished)
+
+
+_COLUMNS = True  # False: a summary's records stay a tuple too (tests compare both)
+
+
+class _Placed(int):
+    """The place of a call waiting for its `<... resumed>` once the records around it went into
+    the columns: its row there."""
+
+
+class _ToColumns(list):
+    """The records since the last move into the columns (_to_columns); a waiting call's place
+    already there (_Placed) is filled in the columns."""
+
+    __slots__ = ("columns",)
+
+    def __setitem__(self, i, call) -> None:
+        if i.__class__ is _Placed:
+            self.columns.set(int(i), call)
+        else:
+            list.__setitem__(self, i, call)
+
+
+def _to_columns(state: _Parse, columns) -> None:
+    """Move the records read so far into `columns` (a waiting call's place, None, kept there as
+    a row to fill), the waiting calls' places renumbered as rows of the columns."""
+    syscalls = state.syscalls
+    if not syscalls:
+        return
+    k = len(columns)
+    columns.extend(syscalls)
+    syscalls.clear()
+    if state.pending:
+        state.pending = {pid: (text, t, line, slot if slot.__class__ is _Placed else _Placed(slot + k))
+                         for pid, (text, t, line, slot) in state.pending.items()}
 
 
 _BATCH = 2 << 20  # characters parsed at once: at each cut the calls in progress go to the general path

@@ -7,6 +7,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::glue::*;
 use crate::tallies::*;
+use crate::store::{store_of, Call, Row};
 
 // --- the attribution ---------------------------------------------------------------------------
 
@@ -28,8 +29,8 @@ pub(crate) fn basename(p: &str) -> &str {
 }
 
 /// attribution._flags_text: an open's arguments after the path string.
-pub(crate) fn flags_text(c: &PyTuple, name: &str) -> PyResult<String> {
-    let a = c.get_item(3)?;
+pub(crate) fn flags_text<'a, C: Call<'a>>(c: C, name: &str) -> PyResult<String> {
+    let a = c.args_obj();
     let text: String = if let Ok(s) = a.downcast::<PyString>() {
         utf8(s)?.to_string()
     } else {
@@ -40,7 +41,8 @@ pub(crate) fn flags_text(c: &PyTuple, name: &str) -> PyResult<String> {
         Some(q) => Ok(text[q + 1..].to_string()),
         None => {
             // no string: the arguments split (the model's splitter), as the Python side reads them
-            let args: Vec<String> = c.getattr("args")?.extract()?;
+            let py = a.py();
+            let args: Vec<String> = c.record().getattr(py, "args")?.extract(py)?;
             Ok(if name != "open" && args.len() > 2 {
                 args[2].clone()
             } else if args.len() > 1 {
@@ -54,23 +56,24 @@ pub(crate) fn flags_text(c: &PyTuple, name: &str) -> PyResult<String> {
 
 /// A successful call's returned path, else its path argument (`ret_path or path`), when the
 /// call succeeded (ret >= 0, no errno).
-pub(crate) fn opened<'a>(c: &'a PyTuple) -> PyResult<Option<&'a str>> {
-    let ret_o = c.get_item(4)?;
-    if ret_o.is_none() || int_of(ret_o)? < 0 {
+pub(crate) fn opened<'a, C: Call<'a>>(c: C) -> PyResult<Option<&'a str>> {
+    match c.ret()? {
+        None => return Ok(None),
+        Some(r) if r < 0 => return Ok(None),
+        _ => {}
+    }
+    if c.errno()?.map_or(false, |e| !e.is_empty()) {
         return Ok(None);
     }
-    if opt_str(c.get_item(5)?)?.map_or(false, |e| !e.is_empty()) {
-        return Ok(None);
-    }
-    let p = match opt_str(c.get_item(6)?)? {
+    let p = match c.ret_path()? {
         Some(x) if !x.is_empty() => Some(x),
-        _ => opt_str(c.get_item(10)?)?,
+        _ => c.path()?,
     };
     Ok(p)
 }
 
 /// attribution._module_file: the .pyc/.py/.so a successful read-only open returned.
-pub(crate) fn module_file<'a>(c: &'a PyTuple, name: &str) -> PyResult<Option<&'a str>> {
+pub(crate) fn module_file<'a, C: Call<'a>>(c: C, name: &str) -> PyResult<Option<&'a str>> {
     let path = match opened(c)? {
         Some(p) if !p.is_empty() => p,
         _ => return Ok(None),
@@ -141,7 +144,7 @@ impl Roots {
         Ok(None)
     }
 
-    pub(crate) fn is_listing(&self, c: &PyTuple, name: &str) -> PyResult<bool> {
+    pub(crate) fn is_listing<'a, C: Call<'a>>(&self, c: C, name: &str) -> PyResult<bool> {
         match opened(c)? {
             Some(p) => Ok(self.set.contains(p.trim_end_matches('/')) && flags_text(c, name)?.contains("O_DIRECTORY")),
             None => Ok(false),
@@ -183,14 +186,6 @@ impl Walk {
     }
 }
 
-pub(crate) fn opt_f64(o: &PyAny) -> PyResult<Option<f64>> {
-    if o.is_none() {
-        Ok(None)
-    } else {
-        Ok(Some(o.extract()?))
-    }
-}
-
 pub(crate) type Span = (String, i64, Option<f64>, Option<f64>, usize);
 
 /// attribute_calls(calls, prefix, layout, kinds, marker_calls, module_opens, listing_calls,
@@ -222,12 +217,20 @@ pub(crate) fn attribute_calls(
     listing_calls: &PyAny,
     layout_calls: &PyAny,
 ) -> PyResult<PyObject> {
-    let mut k = Kinds::new(kinds, Some(marker_calls), Some(module_opens), Some(listing_calls), Some(layout_calls))?;
+    let k = Kinds::new(kinds, Some(marker_calls), Some(module_opens), Some(listing_calls), Some(layout_calls))?;
+    if let Some(d) = store_of(calls)? {
+        return attribute_rows(py, d.len(), |i| Row { d, i, py }, prefix, layout, k);
+    }
     let items: Vec<&PyTuple> = if let Ok(t) = calls.downcast::<PyTuple>() {
         t.iter().map(|x| x.downcast::<PyTuple>()).collect::<Result<_, _>>()?
     } else {
         calls.downcast::<PyList>()?.iter().map(|x| x.downcast::<PyTuple>()).collect::<Result<_, _>>()?
     };
+    attribute_rows(py, items.len(), |i| items[i], prefix, layout, k)
+}
+
+/// attribute_calls over `n` calls, `at(i)` the i-th (a Syscall tuple or a store's row).
+fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) -> C, prefix: &str, layout: &PyAny, mut k: Kinds) -> PyResult<PyObject> {
     let is_marker_path = |p: Option<&str>| p.map_or(false, |p| p.starts_with(prefix));
 
     // pass 1: pids, the calls of the process layout, sys.path entries, marked pids and the
@@ -242,25 +245,24 @@ pub(crate) fn attribute_calls(
     let mut candidates: Vec<(i64, &str)> = Vec::new();
     let mut tmin: Option<f64> = None;
     let mut tmax: Option<f64> = None;
-    let mut kinds_at: Vec<(Kind, usize)> = Vec::with_capacity(items.len());
-    let mut pid_at: Vec<i64> = Vec::with_capacity(items.len());
-    for c in &items {
-        let name_o = c.get_item(2)?;
+    // each call's name slot (its kind: k.slot_kind), 4 bytes a call
+    let mut slot_at: Vec<u32> = Vec::with_capacity(n);
+    for pos in 0..n {
+        let c = at(pos);
+        let name_o = c.name_obj();
         let (kind, slot) = k.of(py, name_o)?;
-        kinds_at.push((kind, slot));
-        let pid: i64 = int_of(c.get_item(0)?)?;
-        pid_at.push(pid);
-        let time_o = c.get_item(1)?;
+        slot_at.push(slot as u32);
+        let pid: i64 = c.pid()?;
         if seen.insert(pid) {
             pids.push(pid);
-            first.append((pid, time_o))?;
+            first.append((pid, c.time_obj()))?;
         }
-        if let Some(t) = opt_f64(time_o)? {
+        if let Some(t) = c.time()? {
             tmin = Some(tmin.map_or(t, |m: f64| if t < m { t } else { m }));
             tmax = Some(tmax.map_or(t, |m: f64| if t > m { t } else { m }));
         }
         if kind.layout {
-            picked.append(*c)?;
+            picked.append(c.record())?;
         }
         if !(kind.listing || kind.marker || kind.module_open) {
             continue;
@@ -283,7 +285,7 @@ pub(crate) fn attribute_calls(
             }
         }
         if kind.marker {
-            if is_marker_path(opt_str(c.get_item(10)?)?) {
+            if is_marker_path(c.path()?) {
                 marked_pids.insert(pid);
             }
         } else if kind.module_open {
@@ -336,8 +338,8 @@ pub(crate) fn attribute_calls(
     let mut w = Walk { accs: Vec::new(), number: HashMap::default(), touched: Vec::new(), touched_set: HashSet::default() };
     let mut stacks: HashMap<i64, Vec<(String, Option<f64>)>> = HashMap::default();
     let mut spans: Vec<Span> = Vec::new();
-    let mut plain: Vec<usize> = Vec::new();
-    let mut owners: Vec<i64> = Vec::new();
+    let mut plain: Vec<u32> = Vec::new();
+    let mut owners: Vec<i32> = Vec::new();
     let mut run: HashMap<i64, i64> = HashMap::default();
     let mut top: HashMap<i64, usize> = HashMap::default();
     let mut pending: HashMap<i64, (u64, Vec<usize>)> = HashMap::default();
@@ -366,18 +368,19 @@ pub(crate) fn attribute_calls(
         }
     }
 
-    for (pos, c) in items.iter().enumerate() {
-        let (kind, _) = kinds_at[pos];
-        let pid = pid_at[pos];
+    for pos in 0..n {
+        let c = at(pos);
+        let kind = k.slot_kind[slot_at[pos] as usize];
+        let pid = c.pid()?;
         let mode = modes.get(&pid).copied().unwrap_or(0);
-        let path = if kind.marker || mode == 2 { opt_str(c.get_item(10)?)? } else { None };
+        let path = if kind.marker || mode == 2 { c.path()? } else { None };
         if mode == 0 {
             if kind.marker && is_marker_path(path) {
                 continue; // a marker of a process we do not attribute: still not counted
             }
             let o = *outside.entry(pid).or_insert_with(|| w.owner(pid, OUTSIDE));
-            owners.push(o as i64);
-            plain.push(pos);
+            owners.push(o as i32);
+            plain.push(pos as u32);
             continue;
         }
         if mode == 1 {
@@ -391,7 +394,7 @@ pub(crate) fn attribute_calls(
                             None => (rest, ""),
                         };
                         if (kd == "b" || kd == "e" || kd == "f") && !name.is_empty() {
-                            let cut = c.get_item(12)?.is_true()?;
+                            let cut = c.path_cut()?;
                             marker = Some((kd.as_bytes()[0], if cut { format!("{}...", name) } else { name.to_string() }));
                         }
                     }
@@ -401,7 +404,7 @@ pub(crate) fn attribute_calls(
                 flush(pid, &mut run, &stacks, &mut w);
                 top.remove(&pid);
                 w.touch(pid);
-                let t = opt_f64(c.get_item(1)?)?;
+                let t = c.time()?;
                 let stack = stacks.entry(pid).or_default();
                 if kd == b'b' {
                     stack.push((name.clone(), t));
@@ -414,7 +417,7 @@ pub(crate) fn attribute_calls(
                     w.accs[o].failures += 1;
                 }
                 if let Some(i) = stack.iter().rposition(|(n, _)| *n == name) {
-                    let dur = opt_f64(c.get_item(7)?)?.unwrap_or(0.0);
+                    let dur = c.dur()?.unwrap_or(0.0);
                     let end = t.map(|t| t + dur);
                     while stack.len() > i {
                         let (n, t0) = stack.pop().unwrap();
@@ -432,8 +435,8 @@ pub(crate) fn attribute_calls(
                     o
                 }
             };
-            owners.push(o as i64);
-            plain.push(pos);
+            owners.push(o as i32);
+            plain.push(pos as u32);
             *run.entry(pid).or_insert(0) += 1;
             continue;
         }
@@ -442,16 +445,16 @@ pub(crate) fn attribute_calls(
             continue;
         }
         let i = plain.len();
-        plain.push(pos);
+        plain.push(pos as u32);
         let proc = proc_of(pid);
-        let name_s: &str = if kind.listing || kind.module_open { str_of(c.get_item(2)?)? } else { "" };
+        let name_s: &str = if kind.listing || kind.module_open { str_of(c.name_obj())? } else { "" };
         if !started.contains(&proc) {
-            let line: i64 = int_of(c.get_item(8)?)?;
+            let line: i64 = c.line()?;
             if kind.listing && line > *exec_line.get(&proc).unwrap_or(&0) && roots.is_listing(c, name_s)? {
                 started.insert(proc); // the first sys.path listing: imports begin
             } else {
                 let o = *outside.entry(pid).or_insert_with(|| w.owner(pid, OUTSIDE));
-                owners.push(o as i64);
+                owners.push(o as i32);
                 continue;
             }
         }
@@ -478,37 +481,37 @@ pub(crate) fn attribute_calls(
         if same {
             let n = name.unwrap();
             current.get_mut(&pid).unwrap().1.insert(f.to_string());
-            owners[i] = w.owner(pid, &n) as i64;
+            owners[i] = w.owner(pid, &n) as i32;
         } else if let Some(n) = name {
             imported.entry(proc).or_default().insert(n.clone());
             let o = w.owner(pid, &n);
             w.accs[o].imports += 1;
             let lookups = pending.remove(&pid).map(|x| x.1).unwrap_or_default();
             for &p in &lookups {
-                owners[p] = o as i64;
+                owners[p] = o as i32;
             }
-            owners[i] = o as i64;
+            owners[i] = o as i32;
             let mut files = HashSet::default();
             files.insert(f.to_string());
             current.insert(pid, (n.clone(), files));
-            let t = opt_f64(c.get_item(1)?)?;
+            let t = c.time()?;
             let t0 = match lookups.first() {
-                Some(&p) => opt_f64(items[plain[p]].get_item(1)?)?,
+                Some(&p) => at(plain[p] as usize).time()?,
                 None => t,
             };
-            let dur = opt_f64(c.get_item(7)?)?.unwrap_or(0.0);
+            let dur = c.dur()?.unwrap_or(0.0);
             spans.push((n, pid, t0, t.map(|t| t + dur), 0));
         } else {
             let mine = match current.get(&pid) {
                 Some(cur) => {
-                    let fd = opt_str(c.get_item(11)?)?;
+                    let fd = c.fd_path()?;
                     fd.map_or(false, |x| cur.1.contains(x)) || path.map_or(false, |x| cur.1.contains(x))
                 }
                 None => false,
             };
             if mine {
                 let n = current.get(&pid).unwrap().0.clone();
-                owners[i] = w.owner(pid, &n) as i64;
+                owners[i] = w.owner(pid, &n) as i32;
             } else {
                 let e = pending.entry(pid).or_insert_with(|| {
                     seq += 1;
@@ -524,7 +527,7 @@ pub(crate) fn attribute_calls(
         if !idxs.is_empty() {
             let o = w.owner(pid, OUTSIDE);
             for p in idxs {
-                owners[p] = o as i64;
+                owners[p] = o as i32;
             }
         }
     }
@@ -541,8 +544,10 @@ pub(crate) fn attribute_calls(
     // pass 3: the tallies of the calls counted, and each owner's sums
     let mut tally = Tally::new(k.nfam);
     for (j, &pos) in plain.iter().enumerate() {
-        let (kind, slot) = kinds_at[pos];
-        tally.add(kind, slot, pos, items[pos], pid_at[pos], owners[j])?;
+        let pos = pos as usize;
+        let slot = slot_at[pos] as usize;
+        let c = at(pos);
+        tally.add(k.slot_kind[slot], slot, pos, c, c.pid()?, owners[j] as i64)?;
     }
     let own = std::mem::take(&mut tally.own);
     let mut t_items = tally.finish(py, &k)?;

@@ -12,12 +12,14 @@ use pyo3::prelude::*;
 mod attribution;
 mod glue;
 mod parser;
+mod store;
 mod tallies;
 
 #[pymodule]
 fn _strace_native(_py: Python, m: &PyModule) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parser::parse_lines, m)?)?;
     m.add_class::<parser::Memo>()?;
+    m.add_class::<store::Calls>()?;
     // what parse_lines takes and returns: profiler/parse/strace.py ignores a build of another
     // version (one made before the sources changed and `make setup` rebuilt it)
     m.add("PARSE_LINES_VERSION", 6)?;

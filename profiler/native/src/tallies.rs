@@ -6,6 +6,7 @@ use pyo3::AsPyPointer;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::glue::*;
+use crate::store::Call;
 
 // ---------------------------------------------------------------------------------------------
 // The summary of a trace in one native pass: the tallies (the fast path of
@@ -69,6 +70,7 @@ pub(crate) struct Kinds {
     pub(crate) nfam: usize,
     pub(crate) by_ptr: HashMap<usize, (Kind, usize)>,
     pub(crate) names: Vec<PyObject>,
+    pub(crate) slot_kind: Vec<Kind>, // per name slot
     pub(crate) name_at: HashMap<String, usize>,
 }
 
@@ -99,7 +101,7 @@ impl Kinds {
                 }
             }
         }
-        Ok(Kinds { table, nfam, by_ptr: HashMap::default(), names: Vec::new(), name_at: HashMap::default() })
+        Ok(Kinds { table, nfam, by_ptr: HashMap::default(), names: Vec::new(), slot_kind: Vec::new(), name_at: HashMap::default() })
     }
 
     /// (kind, name slot) of a call's name object; the pointer stays valid while the calls are
@@ -116,6 +118,7 @@ impl Kinds {
             Some(&j) => j,
             None => {
                 self.names.push(name_obj.into_py(py));
+                self.slot_kind.push(kind);
                 self.name_at.insert(s.to_string(), self.names.len() - 1);
                 self.names.len() - 1
             }
@@ -160,13 +163,11 @@ impl Tally {
     }
 
     /// One call (`pos`: its position, for the unnamed reads; `owner`: its owner's number or -1).
-    pub(crate) fn add(&mut self, kind: Kind, slot: usize, pos: usize, c: &PyTuple, pid: i64, owner: i64) -> PyResult<()> {
-        let ret_o = c.get_item(4)?;
-        let ret: Option<i64> = if ret_o.is_none() { None } else { Some(int_of(ret_o)?) };
-        let errno = opt_str(c.get_item(5)?)?;
+    pub(crate) fn add<'a, C: Call<'a>>(&mut self, kind: Kind, slot: usize, pos: usize, c: C, pid: i64, owner: i64) -> PyResult<()> {
+        let ret: Option<i64> = c.ret()?;
+        let errno = c.errno()?;
         let failed_call = errno.map_or(false, |e| !e.is_empty());
-        let dur_o = c.get_item(7)?;
-        let dur: f64 = if dur_o.is_none() { 0.0 } else { dur_o.extract()? };
+        let dur: f64 = c.dur()?.unwrap_or(0.0);
         // the three _tally counters (per name, per pid, per family)
         if self.names.len() <= slot {
             self.names.resize(slot + 1, (0, 0, 0.0));
@@ -205,16 +206,16 @@ impl Tally {
         let mut opened = false;
         let mut got: i64 = 0;
         if lookup_failed {
-            if let Some(path) = opt_str(c.get_item(10)?)? {
+            if let Some(path) = c.path()? {
                 *self.failed_paths.get_str(path) += 1;
             }
         } else if kind.open {
             if let Some(r) = ret {
                 if r >= 0 && !failed_call {
-                    let rp = opt_str(c.get_item(6)?)?;
+                    let rp = c.ret_path()?;
                     let path = match rp {
                         Some(x) if !x.is_empty() => Some(x),
-                        _ => opt_str(c.get_item(10)?)?,
+                        _ => c.path()?,
                     };
                     if let Some(path) = path {
                         opened = true;
@@ -230,7 +231,7 @@ impl Tally {
                 let h = self.hist.get(&lo);
                 h.0 += 1;
                 h.1 += r;
-                match opt_str(c.get_item(11)?)? {
+                match c.fd_path()? {
                     Some(fp) if !fp.is_empty() => *self.read_by_file.get_str(fp) += r,
                     _ => self.unnamed.push((pos, r)),
                 }
