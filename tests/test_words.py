@@ -48,6 +48,24 @@ def test_documents_keep_the_word_and_read_back_equal():
     assert Target.from_dict(json.loads(json.dumps(t.to_dict()))) == t
 
 
+def test_options_default_to_members_and_the_cli_spells_the_same_words():
+    import typing
+
+    from profiler.commands._options import ViewOpt
+    from profiler.compose.lazy import LazyOptions
+    from profiler.model.words import Group, Headers, View
+    from profiler.workflows.imports import ImportsOptions
+
+    t = Target(TargetKind.CODE, "pass")
+    imp, lz = ImportsOptions(target=t), LazyOptions(target=t)
+    assert imp.headers is Headers.PROCESSES and imp.group is None and lz.engine is Engine.BUILTIN
+    assert TimingResult.failure(CommandSpec(argv=("py",), variant="v", key="v"), (1,), "x").engine is Engine.BUILTIN
+    # a library caller's plain word still compares equal to the member the command would give
+    assert ImportsOptions(target=t, headers="runs", group="kind") == ImportsOptions(target=t, headers=Headers.RUNS, group=Group.KIND)
+    # --view's parser spells View's words (commands/_options.py cannot import model/ for --help)
+    assert typing.get_args(ViewOpt)[1].parser.choices == tuple(v.value for v in View)
+
+
 def _said_examples() -> list[Said]:
     def result(key, times, codes=None):
         spec = CommandSpec(argv=("py",), variant=key.split(" ")[0], key=key)

@@ -22,6 +22,7 @@ from profiler.model.measurement import (
     RunSample,
     TimingResult,
 )
+from profiler.model.words import Engine
 
 OUTLIER_THRESHOLD = 1.4826 * 10.0
 WIDE_SPREAD = 0.10
@@ -76,7 +77,7 @@ def first_run_much_slower(xs: Sequence[float], threshold: float = OUTLIER_THRESH
     return modified_zscores(xs)[0] > threshold
 
 
-def summarize(spec: CommandSpec, samples: Sequence[RunSample], engine: str = "builtin") -> TimingResult:
+def summarize(spec: CommandSpec, samples: Sequence[RunSample], engine: Engine = Engine.BUILTIN) -> TimingResult:
     """Raw runs of one command → its TimingResult (hyperfine's fields)."""
     if not samples:
         raise ValueError(f"no runs measured for {spec.key or spec.command}")

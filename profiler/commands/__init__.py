@@ -273,6 +273,7 @@ def _imports_from_log(context, path: str) -> None:
     from profiler.commands._imports_run import run_imports_command
     from profiler.model.log_source import LogSource
     from profiler.model.target import DEFAULT_TARGET
+    from profiler.model.words import Headers, View
     from profiler.render.console_imports import ImportsView
     from profiler.runcontext import DEFAULT_TIMEOUT_S
     from profiler.workflows.imports import ImportsOptions
@@ -285,11 +286,11 @@ def _imports_from_log(context, path: str) -> None:
     context.machine_read[0.0] = {}
     context.set_timeout(DEFAULT_TIMEOUT_S)
     check_target(DEFAULT_TARGET, "importprof imports")
-    view = ImportsView(view=d["view"], min_ms=d["min_ms"], top=d["top"], filter=None)
+    view = ImportsView(view=View(d["view"]), min_ms=d["min_ms"], top=d["top"], filter=None)
     check_outputs(None)
     opts = ImportsOptions(
         target=DEFAULT_TARGET, python=None, runs=d["runs"], warmup=d["warmup"], log=LogSource(path),
-        headers=d["headers"], group=None, level=d["level"], phases=False, lazy_candidates=False,
+        headers=Headers(d["headers"]), group=None, level=d["level"], phases=False, lazy_candidates=False,
         ignore_failure=False, statements=False, metrics=[], instruction_runs=d["instruction_runs"],
     )
     run_imports_command(context, opts, view)

@@ -153,6 +153,8 @@ def ms_opt(name: str, help: str, default_min: float = 0.0):
     return Annotated[Optional[float], typer.Option(name, metavar="MS", parser=finite(default_min), help=help)]
 
 # the imports views (imports, show)
+# the words of model/words.py: View, spelled here (importing it would load model/ for --help; a
+# test holds them equal)
 ViewOpt = Annotated[str, typer.Option("--view", metavar="VIEW", parser=choice("tree", "top", what="--view"),
                                       help="tree (folds children under --min-ms) or top (top N by self and cumulative).")]
 

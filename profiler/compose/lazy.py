@@ -35,6 +35,7 @@ from profiler.errors import Interrupted, TargetFailed, UsageError
 from profiler.model.lazy import LazyReport, LazyRun, MustStayEager, ProgramOutput
 from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.model.target import Target
+from profiler.model.words import Engine
 from profiler.runcontext import RunContext, given
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ class LazyOptions(RunOptions):
     profile_runs: int = 3  # eager -X importtime runs (medians price `avoided`)
     max_bisect_runs: int = 60
     statement_runs: int = 8  # the costliest statements each measured alone (one recorded run each)
-    engine: str = "builtin"
+    engine: Engine = Engine.BUILTIN  # the command parsed --engine at its edge (measure parses a library caller's word)
     measure: bool = True  # False: correctness and avoided only (doctor's estimate)
 
 

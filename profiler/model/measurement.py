@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from profiler.model.document import Document, Record
 from profiler.model.harness import HarnessView
 from profiler.model.variant import Variant
-from profiler.model.words import Role, TargetKind
+from profiler.model.words import Engine, Role, TargetKind
 
 
 @dataclass(frozen=True)
@@ -97,8 +97,8 @@ class TimingResult(Record):
     user_times: tuple[float, ...] | None = None
     system_times: tuple[float, ...] | None = None
     instructions: int | None = None  # median of instructions_runs
-    engine: str = "builtin"
-    role: str = "target"
+    engine: Engine = Engine.BUILTIN  # a document read back keeps the plain word, equal to its member
+    role: Role = Role.TARGET
     module: str | None = None
     failed: bool = False
     error: str | None = None
@@ -108,7 +108,7 @@ class TimingResult(Record):
     way: Variant | None = field(default=None, compare=False)
 
     @classmethod
-    def failure(cls, spec: CommandSpec, exit_codes: tuple[int, ...], error: str, engine: str = "builtin") -> "TimingResult":
+    def failure(cls, spec: CommandSpec, exit_codes: tuple[int, ...], error: str, engine: Engine = Engine.BUILTIN) -> "TimingResult":
         """The record of a command that failed: identity and exit codes, no timing figures."""
         return cls(
             command=spec.command, mean=None, stddev=None, median=None, user=None, system=None,
@@ -141,7 +141,7 @@ class TimingResult(Record):
 
     # hyperfine's own export files are read too (startup --from-hyperfine, compare): they lack
     # importprof's keys and may hold null exit codes, so those get their values here first
-    _HYPERFINE_DEFAULTS = {"variant": "", "flags": (), "target": "", "engine": "hyperfine", "role": "target", "failed": False}
+    _HYPERFINE_DEFAULTS = {"variant": "", "flags": (), "target": "", "engine": Engine.HYPERFINE, "role": Role.TARGET, "failed": False}
 
     @classmethod
     def from_dict(cls, d: dict) -> "TimingResult":
@@ -195,7 +195,7 @@ class StartupReport(Document):
     import_costs: tuple[ImportCost, ...] = ()
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
-    engine: str = "builtin"
+    engine: Engine = Engine.BUILTIN
     interrupted: bool = False
     metric: tuple[str, ...] = field(default_factory=tuple)
     harness: HarnessView | None = None  # for a `-- COMMAND` starting Python processes

@@ -34,8 +34,8 @@ class ImportsOptions(RunOptions):
     DEFAULTS = {"target": REQUIRED, "runs": 5, "warmup": 1}  # RunOptions' fields (model/run_options.py)
     NOT_TAKEN = ("timeout",)
     log: LogSource | None = None  # --from-log: a saved log (a file, or stdin's text read by the command)
-    headers: str = "processes"  # what each header of a --from-log log starts: "processes" of one run, or "runs"
-    group: str | None = None
+    headers: Headers = Headers.PROCESSES  # what each header of a --from-log log starts: processes of one run, or runs
+    group: Group | None = None  # --group (a library caller's word is checked by validate, and equal to its member)
     level: int = 1  # -X importtime=LEVEL (2: 3.14's cached rows)
     # the instrumented runs (profiler/workflows/phases.py) merged into the records
     phases: bool = False  # find_us/read_us/unmarshal_us/exec_us/compiled
@@ -261,7 +261,7 @@ def report_from_logs(logs: Sequence[ParsedLog], **envelope) -> ImportsReport:
     return _report(aggregate_logs(logs), **envelope)
 
 
-def aggregate_log(source: LogSource, headers: str = "processes") -> Aggregation:
+def aggregate_log(source: LogSource, headers: Headers = Headers.PROCESSES) -> Aggregation:
     """A saved log (a file, or the text read from stdin) aggregated as one run (`headers`
     "processes": each header starts a process of it) or as a run per header ("runs": a loop's
     runs of one program, aggregate_run_stream): the Aggregation aggregate_logs would give,

@@ -56,7 +56,7 @@ def pick_reference(results: Sequence[TimingResult], reference: str | None) -> tu
                                WarningKind.REFERENCE_FAILED, f"the reference {chosen.key} failed", chosen.key)]
 
 
-def _results(specs, outcomes, engine: str, tails: dict | None = None) -> list[TimingResult]:
+def _results(specs, outcomes, engine: Engine, tails: dict | None = None) -> list[TimingResult]:
     """Outcomes → results; `tails` collects each failed command's Failure by key."""
     from profiler.analysis.statistics import summarize
 
