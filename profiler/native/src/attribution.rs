@@ -30,18 +30,18 @@ pub(crate) fn basename(p: &str) -> &str {
 
 /// attribution._flags_text: an open's arguments after the path string.
 pub(crate) fn flags_text<'a, C: Call<'a>>(c: C, name: &str) -> PyResult<String> {
-    let a = c.args_obj();
-    let text: String = if let Ok(s) = a.downcast::<PyString>() {
-        utf8(s)?.to_string()
-    } else {
-        let parts: Vec<String> = a.extract()?;
-        parts.join(", ")
+    let text: String = match c.args_str()? {
+        Some(s) => s.to_string(),
+        None => {
+            let parts: Vec<String> = c.args_obj().extract()?;
+            parts.join(", ")
+        }
     };
     match text.rfind('"') {
         Some(q) => Ok(text[q + 1..].to_string()),
         None => {
             // no string: the arguments split (the model's splitter), as the Python side reads them
-            let py = a.py();
+            let py = c.name_obj().py();
             let args: Vec<String> = c.record().getattr(py, "args")?.extract(py)?;
             Ok(if name != "open" && args.len() > 2 {
                 args[2].clone()
@@ -338,8 +338,9 @@ fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) 
     let mut w = Walk { accs: Vec::new(), number: HashMap::default(), touched: Vec::new(), touched_set: HashSet::default() };
     let mut stacks: HashMap<i64, Vec<(String, Option<f64>)>> = HashMap::default();
     let mut spans: Vec<Span> = Vec::new();
-    let mut plain: Vec<u32> = Vec::new();
-    let mut owners: Vec<i32> = Vec::new();
+    // per call its owner's number, -1 for none, SKIP for a marker (counted nowhere)
+    const SKIP: i32 = i32::MIN;
+    let mut owners: Vec<i32> = vec![SKIP; n];
     let mut run: HashMap<i64, i64> = HashMap::default();
     let mut top: HashMap<i64, usize> = HashMap::default();
     let mut pending: HashMap<i64, (u64, Vec<usize>)> = HashMap::default();
@@ -379,8 +380,7 @@ fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) 
                 continue; // a marker of a process we do not attribute: still not counted
             }
             let o = *outside.entry(pid).or_insert_with(|| w.owner(pid, OUTSIDE));
-            owners.push(o as i32);
-            plain.push(pos as u32);
+            owners[pos] = o as i32;
             continue;
         }
         if mode == 1 {
@@ -435,8 +435,7 @@ fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) 
                     o
                 }
             };
-            owners.push(o as i32);
-            plain.push(pos as u32);
+            owners[pos] = o as i32;
             *run.entry(pid).or_insert(0) += 1;
             continue;
         }
@@ -444,8 +443,7 @@ fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) 
         if kind.marker && is_marker_path(path) {
             continue;
         }
-        let i = plain.len();
-        plain.push(pos as u32);
+        let i = pos;
         let proc = proc_of(pid);
         let name_s: &str = if kind.listing || kind.module_open { str_of(c.name_obj())? } else { "" };
         if !started.contains(&proc) {
@@ -454,11 +452,11 @@ fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) 
                 started.insert(proc); // the first sys.path listing: imports begin
             } else {
                 let o = *outside.entry(pid).or_insert_with(|| w.owner(pid, OUTSIDE));
-                owners.push(o as i32);
+                owners[pos] = o as i32;
                 continue;
             }
         }
-        owners.push(-1);
+        owners[pos] = -1;
         let f = if kind.module_open { module_file(c, name_s)? } else { None };
         let mut name: Option<String> = match f {
             Some(f) => roots.module_name(py, f)?,
@@ -496,7 +494,7 @@ fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) 
             current.insert(pid, (n.clone(), files));
             let t = c.time()?;
             let t0 = match lookups.first() {
-                Some(&p) => at(plain[p] as usize).time()?,
+                Some(&p) => at(p).time()?,
                 None => t,
             };
             let dur = c.dur()?.unwrap_or(0.0);
@@ -543,11 +541,13 @@ fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) 
 
     // pass 3: the tallies of the calls counted, and each owner's sums
     let mut tally = Tally::new(k.nfam);
-    for (j, &pos) in plain.iter().enumerate() {
-        let pos = pos as usize;
+    for (pos, &o) in owners.iter().enumerate() {
+        if o == SKIP {
+            continue;
+        }
         let slot = slot_at[pos] as usize;
         let c = at(pos);
-        tally.add(k.slot_kind[slot], slot, pos, c, c.pid()?, owners[j] as i64)?;
+        tally.add(k.slot_kind[slot], slot, pos, c, c.pid()?, o as i64)?;
     }
     let own = std::mem::take(&mut tally.own);
     let mut t_items = tally.finish(py, &k)?;

@@ -1,5 +1,5 @@
-//! The calls of a log kept as columns (`Calls`): one 72-byte row per call, its strings (names,
-//! paths, kept arguments, argv) one shared object each, in place of a Syscall tuple of 14
+//! The calls of a log kept as columns (`Calls`): one 61-byte row per call, its strings (names,
+//! paths, argv) one shared object each, the arguments kept (opens...) one text in an arena, in place of a Syscall tuple of 14
 //! objects (~270 bytes a call with its float and ints). A Syscall is made when a caller asks for
 //! one (`calls[i]`, iteration); the summary reads the rows natively (`Call`, below), also from
 //! the other copy of this library (profiler/analysis/_syscall_tally: `_address`).
@@ -7,7 +7,7 @@
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyFloat, PySlice, PyTuple, PyType};
+use pyo3::types::{PyFloat, PySlice, PyString, PyTuple, PyType};
 use pyo3::AsPyPointer;
 
 use crate::glue::*;
@@ -15,7 +15,7 @@ use crate::glue::*;
 const TIME_NONE: u8 = 1;
 const DUR_NONE: u8 = 2;
 const RET_NONE: u8 = 4;
-const RET_OBJ: u8 = 8; // `ret` is an index in `objs` (an int past 64 bits)
+const ARGS_TEXT: u8 = 8; // `args` is an index in `texts`: the arguments' text, kept here (not a str object each)
 const UNFINISHED: u8 = 16;
 const CUT: u8 = 32;
 const WHOLE: u8 = 64; // a call the row cannot hold as it is (a number past 64 bits...): `args` is the Syscall's index in `objs`
@@ -26,12 +26,13 @@ const HOLE: u8 = 128; // a place kept for a call still to come (`set`), dropped 
 pub(crate) const LAYOUT_TAG: u64 = (std::mem::size_of::<Rec>() as u64) * 1000 + 1;
 
 #[derive(Clone, Copy)]
+#[repr(C, packed)]
 pub(crate) struct Rec {
-    pid: i64,
     time: f64,
     ret: i64,
     dur: f64,
-    line: i64,
+    pid: i32,
+    line: u32,
     name: u32,
     args: u32,
     errno: u32,
@@ -45,6 +46,8 @@ pub(crate) struct Rec {
 pub(crate) struct StoreData {
     recs: Vec<Rec>,
     objs: Vec<PyObject>, // objs[0] is None
+    texts: Vec<(u32, u32)>, // (start, length) in `arena` of the kept arguments' texts
+    arena: String,
     by_ptr: HashMap<usize, u32>,
     record: Option<Py<PyType>>,
 }
@@ -114,26 +117,27 @@ impl StoreData {
             }
             int_of(o)
         };
-        let pid = exact_int(c.get_item(0)?)?;
+        let pid = i32::try_from(exact_int(c.get_item(0)?)?).map_err(|_| PyTypeError::new_err("a pid of 32 bits"))?;
         let time = num(c.get_item(1)?, TIME_NONE, &mut flags)?;
         let dur = num(c.get_item(7)?, DUR_NONE, &mut flags)?;
-        let line = exact_int(c.get_item(8)?)?;
+        let line = u32::try_from(exact_int(c.get_item(8)?)?).map_err(|_| PyTypeError::new_err("a line of 32 bits"))?;
         let ret_o = c.get_item(4)?;
         let ret = if ret_o.is_none() {
             flags |= RET_NONE;
             0
         } else {
-            match exact_int(ret_o) {
-                Ok(v) => v,
-                Err(e) => {
-                    if unsafe { ffi::PyLong_CheckExact(ret_o.as_ptr()) } == 0 {
-                        return Err(e);
-                    }
-                    flags |= RET_OBJ;
-                    self.obj(ret_o) as i64
-                }
-            }
+            exact_int(ret_o)?
         };
+        let args_o = c.get_item(3)?;
+        let args_text = match args_o.downcast::<PyString>() {
+            Ok(t) => Some(utf8(t)?),
+            Err(_) => None,
+        };
+        if let Some(t) = args_text {
+            if self.arena.len() + t.len() > u32::MAX as usize || self.texts.len() >= u32::MAX as usize {
+                return Err(PyTypeError::new_err("arguments past 4 GB"));
+            }
+        }
         if flag(c.get_item(9)?)? {
             flags |= UNFINISHED;
         }
@@ -147,7 +151,15 @@ impl StoreData {
             dur,
             line,
             name: self.obj(c.get_item(2)?),
-            args: self.obj(c.get_item(3)?),
+            args: match args_text {
+                Some(t) => {
+                    flags |= ARGS_TEXT;
+                    self.texts.push((self.arena.len() as u32, t.len() as u32));
+                    self.arena.push_str(t);
+                    (self.texts.len() - 1) as u32
+                }
+                None => self.obj(args_o),
+            },
             errno: self.obj(c.get_item(5)?),
             ret_path: self.obj(c.get_item(6)?),
             path: self.obj(c.get_item(10)?),
@@ -156,6 +168,11 @@ impl StoreData {
             flags,
         };
         Ok(rec)
+    }
+
+    fn text(&self, k: u32) -> &str {
+        let (start, len) = self.texts[k as usize];
+        &self.arena[start as usize..(start + len) as usize]
     }
 
     /// The Syscall of row i, as the parser makes them.
@@ -172,21 +189,19 @@ impl StoreData {
         let b = |bit: u8| -> PyObject { (r.flags & bit != 0).into_py(py) };
         let ret = if r.flags & RET_NONE != 0 {
             py.None()
-        } else if r.flags & RET_OBJ != 0 {
-            o(r.ret as u32)
         } else {
             r.ret.into_py(py)
         };
         let items = vec![
-            r.pid.into_py(py),
+            (r.pid as i64).into_py(py),
             f(r.time, TIME_NONE),
             o(r.name),
-            o(r.args),
+            if r.flags & ARGS_TEXT != 0 { pystr(py, self.text(r.args)) } else { o(r.args) },
             ret,
             o(r.errno),
             o(r.ret_path),
             f(r.dur, DUR_NONE),
-            r.line.into_py(py),
+            (r.line as i64).into_py(py),
             b(UNFINISHED),
             o(r.path),
             o(r.fd_path),
@@ -224,6 +239,8 @@ pub(crate) trait Call<'a>: Copy {
     fn time_obj(self) -> PyObject;
     fn name_obj(self) -> &'a PyAny;
     fn args_obj(self) -> &'a PyAny;
+    /// The arguments' text when they are one text (not split).
+    fn args_str(self) -> PyResult<Option<&'a str>>;
     fn ret(self) -> PyResult<Option<i64>>;
     fn errno(self) -> PyResult<Option<&'a str>>;
     fn ret_path(self) -> PyResult<Option<&'a str>>;
@@ -259,6 +276,12 @@ impl<'a> Call<'a> for &'a PyTuple {
     }
     fn args_obj(self) -> &'a PyAny {
         self.get_item(3).unwrap_or_else(|_| self.py().None().into_ref(self.py()))
+    }
+    fn args_str(self) -> PyResult<Option<&'a str>> {
+        match self.get_item(3)?.downcast::<PyString>() {
+            Ok(t) => Ok(Some(utf8(t)?)),
+            Err(_) => Ok(None),
+        }
     }
     fn ret(self) -> PyResult<Option<i64>> {
         let o = self.get_item(4)?;
@@ -324,7 +347,7 @@ impl<'a> Call<'a> for Row<'a> {
         if let Some(t) = self.whole() {
             return t.pid();
         }
-        Ok(self.r().pid)
+        Ok(self.r().pid as i64)
     }
     fn time(self) -> PyResult<Option<f64>> {
         if let Some(t) = self.whole() {
@@ -352,7 +375,24 @@ impl<'a> Call<'a> for Row<'a> {
         if let Some(t) = self.whole() {
             return t.args_obj();
         }
-        self.o(self.r().args)
+        let r = self.r();
+        if r.flags & ARGS_TEXT != 0 {
+            return PyString::new(self.py, self.d.text(r.args));
+        }
+        self.o(r.args)
+    }
+    fn args_str(self) -> PyResult<Option<&'a str>> {
+        if let Some(t) = self.whole() {
+            return t.args_str();
+        }
+        let r = self.r();
+        if r.flags & ARGS_TEXT != 0 {
+            return Ok(Some(self.d.text(r.args)));
+        }
+        match self.o(r.args).downcast::<PyString>() {
+            Ok(t) => Ok(Some(utf8(t)?)),
+            Err(_) => Ok(None),
+        }
     }
     fn ret(self) -> PyResult<Option<i64>> {
         if let Some(t) = self.whole() {
@@ -361,8 +401,6 @@ impl<'a> Call<'a> for Row<'a> {
         let r = self.r();
         if r.flags & RET_NONE != 0 {
             Ok(None)
-        } else if r.flags & RET_OBJ != 0 {
-            Ok(Some(int_of(self.o(r.ret as u32))?))
         } else {
             Ok(Some(r.ret))
         }
@@ -390,7 +428,7 @@ impl<'a> Call<'a> for Row<'a> {
         if let Some(t) = self.whole() {
             return t.line();
         }
-        Ok(self.r().line)
+        Ok(self.r().line as i64)
     }
     fn path(self) -> PyResult<Option<&'a str>> {
         if let Some(t) = self.whole() {
@@ -469,7 +507,7 @@ impl Calls {
     #[new]
     fn new(py: Python, record: Option<&PyType>) -> Self {
         Calls {
-            data: StoreData { recs: Vec::new(), objs: vec![py.None()], by_ptr: HashMap::default(), record: record.map(|r| r.into()) },
+            data: StoreData { recs: Vec::new(), objs: vec![py.None()], texts: Vec::new(), arena: String::new(), by_ptr: HashMap::default(), record: record.map(|r| r.into()) },
         }
     }
 
@@ -506,6 +544,8 @@ impl Calls {
             data: StoreData {
                 recs: Vec::with_capacity(self.data.recs.len()),
                 objs: self.data.objs.iter().map(|o| o.clone_ref(py)).collect(),
+                texts: self.data.texts.clone(),
+                arena: self.data.arena.clone(),
                 by_ptr: HashMap::default(),
                 record: self.data.record.as_ref().map(|r| r.clone_ref(py)),
             },
