@@ -47,3 +47,23 @@ def test_target_round_trip():
     assert Target.from_dict(cmd.to_dict()) == cmd
     assert Target("module", "json.tool", ("in.json",)).python_argv() == ["-m", "json.tool", "in.json"]
 
+
+
+def test_module_extras_read_a_saved_phases_report_by_name():
+    """--phases keys of a real saved imports report (tests/fixtures/report/imports.json), read
+    through ModuleExtras' properties: the values the JSON holds, None where not instrumented."""
+    from pathlib import Path
+
+    from profiler.model.import_tree import ImportsReport
+
+    path = Path(__file__).parent / "fixtures" / "report" / "imports.json"
+    raw = {m["name"]: m for m in json.loads(path.read_text())["modules"]}
+    report = ImportsReport.from_dict(json.loads(path.read_text()))
+    site = next(m for m in report.modules if m.name == "site")
+    assert site.phase_us == (24, 0, 2, 34) and site.compiled is False and site.read_us == 0
+    first = report.modules[0]
+    assert first.find_us is None and first.phase_us == (None,) * 4 and not first.compiled
+    for m in report.modules:
+        r = raw[m.name]
+        assert m.phase_us == (r["find_us"], r["read_us"], r["unmarshal_us"], r["exec_us"])
+        assert m.compiled is (r["compiled"] is True) and m.lazy_candidate is False and m.kind is None

@@ -105,10 +105,10 @@ def no_pyc_finding(modules: Sequence[ModuleRecord], facts: Mapping, compile_us: 
     run (`unmarshal_us`: compiling the source and trying to write .pyc), which a busy machine's
     waiting inflates (a pygments copy at load 2.5: 277 ms of phase against 124 ms of CPU time
     saved by its .pyc)."""
-    compiled = [m for m in modules if m.extra.get("compiled") is True]
+    compiled = [m for m in modules if m.compiled]
     if not compiled:
         return None
-    cost = compile_us if compile_us else sum(int(m.extra.get("unmarshal_us") or 0) for m in compiled)
+    cost = compile_us if compile_us else sum(int(m.unmarshal_us or 0) for m in compiled)
     names = [m.name for m in compiled]
     cause = no_pyc_cause(facts)
     return Finding(
@@ -351,8 +351,8 @@ def module_work_findings(modules: Sequence[ModuleRecord], top: int = 3) -> list[
     context, a regex table, a config file, built at every start whether used or not."""
     rows = []
     for m in modules:
-        body = m.extra.get("statements_sampled_us") or 0
-        for s in m.extra.get("statements") or ():
+        body = m.statements_sampled_us
+        for s in m.statements:
             if body:
                 rows.append((round(s["self_us"] / body * m.self_us), m, s))
     rows.sort(key=lambda r: (-r[0], r[1].name))

@@ -312,9 +312,13 @@ def package_of(m: ModuleRecord) -> str:
     return m.name.partition(".")[0]
 
 
-def extra_of(field_name: str, fallback: str = "unknown") -> Callable[[ModuleRecord], str]:
+def extra_of(group: str, fallback: str = "unknown") -> Callable[[ModuleRecord], str]:
+    """A module's group under `--group kind` or `distribution` (the key add_groups marked it
+    with: model ModuleExtras), `fallback` where it has none."""
+    read = {"kind": lambda m: m.kind, "distribution": lambda m: m.distribution}[group]
+
     def key(m: ModuleRecord) -> str:
-        return str(m.extra.get(field_name) or fallback)
+        return str(read(m) or fallback)
 
     return key
 

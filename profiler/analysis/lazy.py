@@ -289,7 +289,7 @@ def statement_savings(
         seen = set()
         while name is not None and name in index and name not in seen:
             seen.add(name)
-            site = index[name].extra.get("site")
+            site = index[name].site
             if site and is_own_file(site_file(site), own_roots):
                 return site
             name = index[name].parent
@@ -317,7 +317,7 @@ def statement_savings(
         per[site] = (mods + [n for n in below(name) if n not in mods], cost + m.cumulative_us, tops + [name])
     out = []
     for site, (mods, cost, tops) in per.items():
-        imports = tuple(n for n in mods if index[n].extra.get("site") == site) or tuple(tops)
+        imports = tuple(n for n in mods if index[n].site == site) or tuple(tops)
         out.append(StatementSaving(site, tuple(mods), cost, self_us=sum(index[n].self_us for n in mods if n in index),
                                    imports=imports))
     out.sort(key=lambda s: (-s.self_us, -s.cumulative_us, s.site))

@@ -159,7 +159,7 @@ def _phases(st: _Doctor) -> None:
     st.profile = profile = opts.measured.get("imports") or imports(
         ImportsOptions(target=opts.target, python=st.interp, runs=opts.runs, warmup=1, phases=True,
                        ignore_failure=opts.ignore_failure), warn=st.warn, context=st.context)
-    from_files = [m.name for m in profile.modules if m.extra.get("read_us")]
+    from_files = [m.name for m in profile.modules if m.read_us]
     cost = None
     try:
         cost = path_import_cost(st.interp.path, _sys_path(st.facts, opts.target), from_files, context=st.context) if from_files else None

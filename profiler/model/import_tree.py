@@ -227,6 +227,55 @@ class ModuleExtras:
         """Its whole body's sampled time, what the statements' shares are of (0: not sampled)."""
         return self.extra.get("statements_sampled_us") or 0
 
+    # --phases (workflows/phases.py: PHASE_KEYS), from ONE instrumented run, µs; None: not
+    # instrumented (or not seen by that run)
+    @property
+    def find_us(self) -> int | None:
+        """Finding its spec (the finders on sys.meta_path and sys.path)."""
+        return self.extra.get("find_us")
+
+    @property
+    def read_us(self) -> int | None:
+        """Reading its file (0 or None: nothing read, e.g. a builtin or frozen module)."""
+        return self.extra.get("read_us")
+
+    @property
+    def unmarshal_us(self) -> int | None:
+        """Unmarshalling its .pyc, or compiling its source when it had none (`compiled`)."""
+        return self.extra.get("unmarshal_us")
+
+    @property
+    def exec_us(self) -> int | None:
+        """Running its body, the imports it makes excluded."""
+        return self.extra.get("exec_us")
+
+    @property
+    def phase_us(self) -> tuple[int | None, int | None, int | None, int | None]:
+        """find, read, unmarshal, exec: the phase columns' order."""
+        return self.find_us, self.read_us, self.unmarshal_us, self.exec_us
+
+    @property
+    def compiled(self) -> bool:
+        """Compiled from source in the instrumented run: no valid .pyc (--phases)."""
+        return self.extra.get("compiled") is True
+
+    @property
+    def lazy_candidate(self) -> bool:
+        """Never called into after its import (--lazy-candidates); False also when not asked
+        (`records_with(modules, "lazy_candidate")` tells the two apart)."""
+        return bool(self.extra.get("lazy_candidate"))
+
+    # --group kind / distribution (workflows/imports.py: add_groups)
+    @property
+    def kind(self) -> str | None:
+        """stdlib, site-packages, the program's own, builtin, frozen..."""
+        return self.extra.get("kind")
+
+    @property
+    def distribution(self) -> str | None:
+        """The installed distribution that ships it (`python` for the standard library)."""
+        return self.extra.get("distribution")
+
     def with_extra(self, **keys: Any):
         """The record with `keys` added to its extra (a key it had replaced)."""
         return replace(self, extra={**self.extra, **keys})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-PHASE_COLUMNS = (("find", "find_us"), ("read", "read_us"), ("unmarshal", "unmarshal_us"), ("exec", "exec_us"))
+PHASE_COLUMNS = (("find", "find_us"), ("read", "read_us"), ("unmarshal", "unmarshal_us"), ("exec", "exec_us"))  # a record's phase_us, in order
 
 
 def phase_headers(modules) -> list[str]:
@@ -17,10 +17,10 @@ def phase_headers(modules) -> list[str]:
 def phase_cells(m, headers: list[str]) -> list[str]:
     if not headers:
         return []
-    if m is None or m.extra.get("find_us") is None:
+    if m is None or m.find_us is None:
         return [""] * len(headers)
-    cells = [f"{m.extra[k] / 1000:.2f}" for _, k in PHASE_COLUMNS]
-    return cells + ["yes" if m.extra.get("compiled") else ""]
+    cells = [f"{us / 1000:.2f}" for us in m.phase_us]
+    return cells + ["yes" if m.compiled else ""]
 
 
 def phases_note(modules, runs: int, worst: int = 3) -> str:
@@ -36,9 +36,9 @@ def phases_note(modules, runs: int, worst: int = 3) -> str:
 
     gaps = []
     for m in records_with(modules, "find_us"):
-        if m.extra.get("find_us") is None:
+        if m.find_us is None:
             continue
-        total = sum(m.extra.get(k) or 0 for _, k in PHASE_COLUMNS)
+        total = sum(us or 0 for us in m.phase_us)
         gaps.append((abs(m.self_us - total), m.name, total, m.self_us))
     gaps = [g for g in sorted(gaps, reverse=True)[:worst] if g[0] >= 100]  # 0.1 ms or more
     if gaps:
@@ -62,11 +62,11 @@ def lazy_table(report, tty: bool, top: int):
     marked = list(records_with(report.modules, "lazy_candidate"))
     if not marked:
         return None
-    cands = sorted((m for m in marked if m.extra.get("lazy_candidate")), key=lambda m: -m.cumulative_us)
+    cands = sorted((m for m in marked if m.lazy_candidate), key=lambda m: -m.cumulative_us)
     t = new_table(tty, title=f"lazy-import candidates: never called into after their import ({len(cands)}; top {min(top, len(cands))} by cumulative ms)")
     t.add_column("module", no_wrap=True)
     t.add_column("cumulative", justify="right")
     t.add_column("imported at")
     for m in cands[:top]:
-        t.add_row(m.name, f"{m.cumulative_us / 1000:.1f}", str(m.extra.get("site") or ""))
+        t.add_row(m.name, f"{m.cumulative_us / 1000:.1f}", str(m.site or ""))
     return t
