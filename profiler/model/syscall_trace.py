@@ -101,7 +101,7 @@ class Syscall(_SyscallRecord):
 
 
 class SyscallColumns(Sequence):
-    """A log's Syscalls kept as columns (the native parser's store: a 61-byte row per call,
+    """A log's Syscalls kept as columns (the native parser's store: a 57-byte row per call,
     its strings shared) instead of a tuple of records (~270 bytes a call): what `trace
     --from-log` holds for a summary. A Syscall is made when asked for (`calls[i]`, a slice: a
     tuple, iteration); equal to any sequence of the same Syscalls. The summary's native pass

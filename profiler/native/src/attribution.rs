@@ -245,13 +245,10 @@ fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) 
     let mut candidates: Vec<(i64, &str)> = Vec::new();
     let mut tmin: Option<f64> = None;
     let mut tmax: Option<f64> = None;
-    // each call's name slot (its kind: k.slot_kind), 4 bytes a call
-    let mut slot_at: Vec<u32> = Vec::with_capacity(n);
     for pos in 0..n {
         let c = at(pos);
         let name_o = c.name_obj();
-        let (kind, slot) = k.of(py, name_o)?;
-        slot_at.push(slot as u32);
+        let (kind, _) = k.of(py, name_o)?;
         let pid: i64 = c.pid()?;
         if seen.insert(pid) {
             pids.push(pid);
@@ -371,7 +368,7 @@ fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) 
 
     for pos in 0..n {
         let c = at(pos);
-        let kind = k.slot_kind[slot_at[pos] as usize];
+        let (kind, _) = k.of(py, c.name_obj())?; // (a call's kind is looked up again: not kept, 4 bytes a call)
         let pid = c.pid()?;
         let mode = modes.get(&pid).copied().unwrap_or(0);
         let path = if kind.marker || mode == 2 { c.path()? } else { None };
@@ -545,9 +542,9 @@ fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) 
         if o == SKIP {
             continue;
         }
-        let slot = slot_at[pos] as usize;
         let c = at(pos);
-        tally.add(k.slot_kind[slot], slot, pos, c, c.pid()?, o as i64)?;
+        let (kind, slot) = k.of(py, c.name_obj())?;
+        tally.add(kind, slot, pos, c, c.pid()?, o as i64)?;
     }
     let own = std::mem::take(&mut tally.own);
     let mut t_items = tally.finish(py, &k)?;

@@ -1,4 +1,4 @@
-//! The calls of a log kept as columns (`Calls`): one 61-byte row per call, its strings (names,
+//! The calls of a log kept as columns (`Calls`): one 57-byte row per call, its strings (names,
 //! paths, argv) one shared object each, the arguments kept (opens...) one text in an arena, in place of a Syscall tuple of 14
 //! objects (~270 bytes a call with its float and ints). A Syscall is made when a caller asks for
 //! one (`calls[i]`, iteration); the summary reads the rows natively (`Call`, below), also from
@@ -30,7 +30,7 @@ pub(crate) const LAYOUT_TAG: u64 = (std::mem::size_of::<Rec>() as u64) * 1000 + 
 pub(crate) struct Rec {
     time: f64,
     ret: i64,
-    dur: f64,
+    dur: u32, // µs: strace -T's six decimals (a duration it does not give back exactly: the call kept whole)
     pid: i32,
     line: u32,
     name: u32,
@@ -86,7 +86,7 @@ impl StoreData {
     }
 
     fn hole(&self) -> Rec {
-        Rec { pid: 0, time: 0.0, ret: 0, dur: 0.0, line: 0, name: 0, args: 0, errno: 0, ret_path: 0, path: 0, fd_path: 0, argv: 0, flags: HOLE }
+        Rec { pid: 0, time: 0.0, ret: 0, dur: 0, line: 0, name: 0, args: 0, errno: 0, ret_path: 0, path: 0, fd_path: 0, argv: 0, flags: HOLE }
     }
 
     fn row(&mut self, c: &PyTuple) -> PyResult<Rec> {
@@ -119,7 +119,12 @@ impl StoreData {
         };
         let pid = i32::try_from(exact_int(c.get_item(0)?)?).map_err(|_| PyTypeError::new_err("a pid of 32 bits"))?;
         let time = num(c.get_item(1)?, TIME_NONE, &mut flags)?;
-        let dur = num(c.get_item(7)?, DUR_NONE, &mut flags)?;
+        let dur_s = num(c.get_item(7)?, DUR_NONE, &mut flags)?;
+        let us = (dur_s * 1e6).round();
+        if !(0.0..=u32::MAX as f64).contains(&us) || (us as u32) as f64 / 1e6 != dur_s {
+            return Err(PyTypeError::new_err("a duration of whole microseconds"));
+        }
+        let dur = us as u32;
         let line = u32::try_from(exact_int(c.get_item(8)?)?).map_err(|_| PyTypeError::new_err("a line of 32 bits"))?;
         let ret_o = c.get_item(4)?;
         let ret = if ret_o.is_none() {
@@ -200,7 +205,7 @@ impl StoreData {
             ret,
             o(r.errno),
             o(r.ret_path),
-            f(r.dur, DUR_NONE),
+            f(r.dur as f64 / 1e6, DUR_NONE),
             (r.line as i64).into_py(py),
             b(UNFINISHED),
             o(r.path),
@@ -422,7 +427,7 @@ impl<'a> Call<'a> for Row<'a> {
             return t.dur();
         }
         let r = self.r();
-        Ok(if r.flags & DUR_NONE != 0 { None } else { Some(r.dur) })
+        Ok(if r.flags & DUR_NONE != 0 { None } else { Some(r.dur as f64 / 1e6) })
     }
     fn line(self) -> PyResult<i64> {
         if let Some(t) = self.whole() {

@@ -70,7 +70,6 @@ pub(crate) struct Kinds {
     pub(crate) nfam: usize,
     pub(crate) by_ptr: HashMap<usize, (Kind, usize)>,
     pub(crate) names: Vec<PyObject>,
-    pub(crate) slot_kind: Vec<Kind>, // per name slot
     pub(crate) name_at: HashMap<String, usize>,
 }
 
@@ -101,7 +100,7 @@ impl Kinds {
                 }
             }
         }
-        Ok(Kinds { table, nfam, by_ptr: HashMap::default(), names: Vec::new(), slot_kind: Vec::new(), name_at: HashMap::default() })
+        Ok(Kinds { table, nfam, by_ptr: HashMap::default(), names: Vec::new(), name_at: HashMap::default() })
     }
 
     /// (kind, name slot) of a call's name object; the pointer stays valid while the calls are
@@ -118,7 +117,6 @@ impl Kinds {
             Some(&j) => j,
             None => {
                 self.names.push(name_obj.into_py(py));
-                self.slot_kind.push(kind);
                 self.name_at.insert(s.to_string(), self.names.len() - 1);
                 self.names.len() - 1
             }
