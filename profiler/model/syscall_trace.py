@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from profiler.model.document import Document, Record, document_json, saved
+from profiler.model.document import Document, Record, saved
 
 # the path prefix of the import markers: the begin/end events trace makes from -X importtime
 # (analysis/import_boundaries.py), and the stats a markers hook made in logs older importprofs saved
@@ -322,11 +322,28 @@ class TraceReport(Document):
         """The to_dict() document as JSON text (model.document.document_json): one variant's
         lists of records (syscalls, modules, processes: a harness's log has thousands of
         processes) an item a line."""
-        import json
+        return "".join(self.json_chunks())
 
-        doc = self.to_dict()
-        lines = {k: (json.dumps(x, ensure_ascii=False) for x in doc[k]) for k in ("syscalls", "modules", "processes") if isinstance(doc.get(k), list)}
-        return document_json(doc, lines)
+    _LISTS = ("syscalls", "modules", "processes")
+
+    def json_chunks(self):
+        """to_json's text in pieces made as they are read: one variant's lists of records made
+        into dicts an item at a time as they are written (a harness's processes and their
+        module rows are never all dicts at once)."""
+        import json
+        from dataclasses import replace
+
+        from profiler.model.document import document_json_chunks
+
+        if len(self.results) != 1:
+            doc = self.to_dict()
+            lines = {k: (json.dumps(x, ensure_ascii=False) for x in doc[k]) for k in self._LISTS if isinstance(doc.get(k), list)}
+            return document_json_chunks(doc, lines)
+        r = self.results[0]
+        # the document with those lists empty (their keys in place), then each item's text
+        doc = replace(self, results=(replace(r, **{k: () for k in self._LISTS}),)).to_dict()
+        lines = {k: (json.dumps(x.to_dict(), ensure_ascii=False) for x in getattr(r, k)) for k in self._LISTS}
+        return document_json_chunks(doc, lines)
 
     @classmethod
     def from_dict(cls, d: dict) -> "TraceReport":
