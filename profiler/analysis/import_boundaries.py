@@ -197,7 +197,16 @@ def _own_lookups_before(calls, lo: int, pos: int, ln: ImportLine) -> int:
     if ln.cut or not last:
         return pos
     first = None
-    for i in range(pos - 1, max(lo, pos - _LOOKBACK), -1):
+    calls_before = range(pos - 1, max(lo, pos - _LOOKBACK), -1)
+    if isinstance(calls, SyscallColumns):  # the same search over the rows, without a record each
+        try:
+            found = calls.own_lookup(lo, pos, ln.pid, last, _LOOKBACK)
+        except OverflowError:  # a pid past 64 bits: the loop below
+            pass
+        else:
+            calls_before = ()
+            first = found if found >= 0 else None
+    for i in calls_before:
         c = calls[i]
         if c.pid != ln.pid:
             continue

@@ -144,6 +144,10 @@ class SyscallColumns(Sequence):
         """A new one: `parts` in order, each (start, stop) of these rows or a Syscall."""
         return SyscallColumns(self._native.spliced(parts))
 
+    def own_lookup(self, lo: int, pos: int, pid: int, last: str, window: int) -> int:
+        """analysis/import_boundaries._own_lookups_before's search over the rows (see there)."""
+        return self._native.own_lookup(lo, pos, pid, last, window)
+
     def _address(self):
         return self._native._address()
 

@@ -605,6 +605,35 @@ impl Calls {
         (0..self.data.recs.len()).map(|i| { let r = &self.data.recs[i]; if r.flags & WHOLE != 0 { self.data.record(py, i).as_ref(py).getattr("time_s").map(|o| o.into_py(py)).unwrap_or_else(|_| py.None()) } else if r.flags & TIME_NONE != 0 { py.None() } else { r.time.into_py(py) } }).collect()
     }
 
+    /// import_boundaries._own_lookups_before's search: the earliest of the calls in
+    /// (max(lo, pos - window), pos) made by `pid` whose path (`ret_path or path`), trailing
+    /// slashes dropped, ends in a name that is `last` or starts with `last.`; -1 for none.
+    fn own_lookup(&self, py: Python, lo: i64, pos: i64, pid: i64, last: &str, window: i64) -> PyResult<i64> {
+        let mut first = -1i64;
+        let mut i = pos - 1;
+        let stop = lo.max(pos - window);
+        while i > stop {
+            let c = Row { d: &self.data, i: i as usize, py };
+            if c.pid()? == pid {
+                let p = match c.ret_path()? {
+                    Some(x) if !x.is_empty() => Some(x),
+                    _ => c.path()?,
+                };
+                if let Some(p) = p {
+                    if !p.is_empty() {
+                        let t = p.trim_end_matches('/');
+                        let base = &t[t.rfind('/').map_or(0, |k| k + 1)..];
+                        if base == last || (base.len() > last.len() && base.starts_with(last) && base.as_bytes()[last.len()] == b'.') {
+                            first = i;
+                        }
+                    }
+                }
+            }
+            i -= 1;
+        }
+        Ok(first)
+    }
+
     /// How many calls are `<unfinished ...>` never resumed.
     fn unfinished(&self, py: Python) -> usize {
         (0..self.data.recs.len()).filter(|&i| match self.data.recs[i].flags {
