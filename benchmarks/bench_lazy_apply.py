@@ -325,7 +325,10 @@ def _stale_pyc(python: str, tree: str) -> int:
 
 def _apply_importprof(python: str, dest: str, runs: int) -> tuple[int, float, str]:
     cmd = [os.path.join(ROOT, ".venv", "bin", "importprof"), "lazy", "--python", python, "--apply", "tree",
-           "--runs", str(runs), "--warmup", "1", "--profile-runs", "1", "-o", os.path.join(dest, "apply.json"),
+           # --profile-runs as a user leaves it (3): with 1, a single run prices each module, and
+           # one run priced astroid.exceptions at 9.1 ms (its self time ranged 0.6-12.8 ms over 12
+           # runs here, floor ~0.6 ms), which a second --apply then took
+           "--runs", str(runs), "--warmup", "1", "-o", os.path.join(dest, "apply.json"),
            "run.py", "--version"]
     t0 = time.monotonic()
     p = subprocess.run(cmd, cwd=dest, capture_output=True, text=True, timeout=3600)
