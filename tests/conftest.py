@@ -143,6 +143,13 @@ def examples(n: int) -> int:
     return max(10, n // 10) if os.environ.get("IMPORTPROF_TEST_FAST") else n
 
 
+def lane(values, quick) -> list:
+    """Parameters for both lanes: every value in `make test`; in the quick lane only those in
+    `quick` (the others marked slow), so an equivalence over every real log keeps one or two
+    representatives for each edit and the whole set for CI."""
+    return [v if v in quick else pytest.param(v, marks=pytest.mark.slow) for v in values]
+
+
 def write_tree(root: Path, files: dict) -> Path:
     """A small project on disk: {relative path: text}; folders made as needed. Returns root."""
     for rel, text in files.items():

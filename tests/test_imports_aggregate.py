@@ -332,6 +332,7 @@ def _streamed(text: str):
         return None
 
 
+@pytest.mark.slow  # every fixture, in make test; the quick lane keeps the pieces test
 def test_streamed_log_equals_the_whole_log_on_every_fixture(fixtures, tmp_path):
     """aggregate_log (a clean log read a piece at a time and folded process by process; any
     other read whole) gives exactly the careful path's aggregation: records, totals, notes

@@ -12,27 +12,36 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, assert_one_line_error
+from conftest import FIXTURES, assert_one_line_error, lane
 from export_cases import report_of
 
 CASES = ("pip_10", "command_subprocesses_x5", "repeated_headers_x4", "overlap_x3", "py314_cached_x3", "boto3", "boto3_x3_runs")
 
 
-@pytest.fixture(scope="module")
-def saved(tmp_path_factory):
-    from profiler.render import get_renderer
+class _Saved(dict):
+    """Each case's saved report, written when a test first asks for it (the quick lane never
+    asks for pip_10's)."""
 
-    folder = tmp_path_factory.mktemp("saved")
-    out = {}
-    for case in CASES:
-        report = report_of(case, folder)
+    def __init__(self, folder):
+        super().__init__()
+        self.folder = folder
+
+    def __missing__(self, case):
+        from profiler.render import get_renderer
+
+        report = report_of(case, self.folder)
         if case == "overlap_x3":  # a module name the page must escape, in a process kept as columns
             from profiler.model.import_tree import ModuleColumns
 
             assert isinstance(report.modules, ModuleColumns)
-        out[case] = folder / f"{case}.json"
-        out[case].write_text(get_renderer("json")(report))
-    return out
+        path = self[case] = self.folder / f"{case}.json"
+        path.write_text(get_renderer("json")(report))
+        return path
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    return _Saved(tmp_path_factory.mktemp("saved"))
 
 
 def _whole(paths):
@@ -70,7 +79,7 @@ def _outputs(page):
     }
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", lane(CASES, CASES[1:]))  # pip_10 (10 runs of pip) in make test
 def test_a_saved_report_on_the_page_is_the_whole_file_s(case, saved):
     from profiler.model.report import SavedColumns
 
@@ -83,6 +92,7 @@ def test_a_saved_report_on_the_page_is_the_whole_file_s(case, saved):
     assert json.loads(got["json"])["derived"]["documents"][0]["tree"] == json.loads(want["json"])["derived"]["documents"][0]["tree"]
 
 
+@pytest.mark.slow  # two of pip_10: in make test
 def test_many_documents_and_kinds_on_one_page(saved):
     """Saved reports beside the other kinds' documents (the report fixtures), a report twice."""
     paths = [saved["pip_10"], *sorted((FIXTURES / "report").glob("*.json")), saved["overlap_x3"], saved["pip_10"]]

@@ -17,8 +17,11 @@ from profiler.model.import_tree import SummedModule
 from profiler.parse.importtime import parse_importtime, parse_importtime_lines
 from profiler.workflows.imports import report_from_logs
 
+from conftest import lane
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "importtime"
 REAL = ("boto3.log", "command_subprocesses.log", "repeated_headers.log", "overlap.log", "requests_noise.log", "big_1.log.gz")
+QUICK = lane(REAL, REAL[:-1])  # the 1,000-process log in make test, not the quick lane
 
 
 def _text(name: str) -> str:
@@ -76,8 +79,7 @@ def careful_folding(modules, min_us):
     return shown, summaries
 
 
-# the 1,000-process log's equivalence runs in `make test`, not in the quick lane (13 s of CPU)
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n.startswith("big_") else n for n in REAL])
+@pytest.mark.parametrize("name", QUICK)
 def test_many_processes_fast_equals_careful(name):
     text = _many(name)
     report = _report(text)
@@ -102,7 +104,7 @@ def test_many_processes_fast_equals_careful(name):
         assert list(fresh) == whole and fresh[-1] == whole[-1]
 
 
-@pytest.mark.parametrize("name", REAL)
+@pytest.mark.parametrize("name", QUICK)
 def test_processes_kept_as_columns_read_as_their_records(name):
     # a log of several processes keeps each regular one as columns (ModuleColumns): every view
     # of it is the view of the same records held whole

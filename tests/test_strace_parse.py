@@ -14,7 +14,11 @@ from profiler.errors import BadInput
 from profiler.model.syscall_trace import TraceReport
 from profiler.parse.strace import decode_string, fd_path, parse_strace, split_args
 
+from conftest import lane
+
 LOGS = ("multiproc", "truncated", "markers-json-csv", "parallel", "importtime-json-csv", "parallel-importtime")
+# the quick lane (make test-fast) reads two of them: one with markers' truncation, one of -X importtime
+QUICK_LOGS = lane(LOGS, ("truncated", "importtime-json-csv"))
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +213,7 @@ def test_chrome_render(logs):
     assert any(e["name"] == "openat" for e in inside)
 
 
-@pytest.mark.parametrize("name", LOGS)
+@pytest.mark.parametrize("name", QUICK_LOGS)
 def test_fast_path_equals_general_path(logs, name):
     """Issue 15: the fast parser (one regular expression over the text, arguments split on
     demand) gives exactly the general line-by-line path's records, on every real log and on
@@ -419,7 +423,7 @@ def test_native_events_and_calls_without_duration():
             (c.ret, c.duration_s, c.unfinished, c.line) for c in ref.syscalls]
 
 
-@pytest.mark.parametrize("name", LOGS)
+@pytest.mark.parametrize("name", QUICK_LOGS)
 def test_native_equals_careful_on_cut_and_shuffled_logs(logs, name):
     """The real logs with lines dropped, swapped, cut short, their markers' begins lost and a
     pid changed (a seeded sample of what a crash, a partial copy or a hand edit leaves): the
@@ -603,7 +607,7 @@ def _pieces(text: str, size: int) -> list[str]:
     return [text[i:i + size] for i in range(0, len(text), size)]
 
 
-@pytest.mark.parametrize("name", LOGS)
+@pytest.mark.parametrize("name", QUICK_LOGS)
 def test_a_log_read_in_pieces_is_the_same_log(logs, name, monkeypatch):
     """parse_strace_pieces (what trace --from-log reads, 256 KiB at a time) gives the StraceLog
     of the whole text, whatever the cuts: inside a line, inside an unfinished/resumed pair,
@@ -662,7 +666,7 @@ def test_records_without_the_arguments_no_summary_reads(logs, name):
         assert got.spans == full.spans and got.harness == full.harness, how
 
 
-@pytest.mark.parametrize("name", LOGS)
+@pytest.mark.parametrize("name", QUICK_LOGS)
 def test_a_summarys_records_kept_as_columns_are_the_same_records(logs, name, monkeypatch):
     """trace --from-log (but for chrome) keeps a summary's records as columns
     (model.SyscallColumns, moved there piece by piece, the places of calls still waiting for
