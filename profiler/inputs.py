@@ -65,21 +65,50 @@ def read_text_chunks(path: str, what: str = "file", chunk_bytes: int = _CHUNK //
     Pieces of 256 KiB, not MiBs: with 4 MiB pieces the heap fragmented around what the reader
     keeps, and the peak RSS of `imports --from-log` grew with the log (35 → 43 MB from 250 to
     1,000 processes of pip; 24 → 27 MB with 256 KiB pieces, in the same time)."""
-    import codecs
-
     shown = f"cannot read {what} {path}"
     fd = _open_input(path, shown)
     try:
-        decoder = codecs.getincrementaldecoder("utf-8")(errors)
-        for chunk in _fd_chunks(fd, shown, chunk_bytes):
-            text = decoder.decode(chunk)
-            if text:
-                yield text
-        text = decoder.decode(b"", final=True)
-        if text:
-            yield text
+        yield from _decoded_chunks(fd, shown, chunk_bytes, errors)
     finally:
         os.close(fd)
+
+
+def stdin_text_chunks(what: str = "log", copy_to: str | None = None, chunk_bytes: int = _CHUNK // 4,
+                      errors: str = "replace") -> Iterator[str]:
+    """Standard input a piece at a time, as read_text_chunks reads a file (the same bounds and
+    messages; stdin stays open). `copy_to`: every byte read is also written to that file, so a
+    reader that has to start again (a log read whole after all) reads the copy, once this
+    generator has been run to its end."""
+    import sys
+
+    shown = f"cannot read the {what} from standard input"
+    if sys.stdin is None:
+        raise _bad(f"{shown}: it is closed")
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, ValueError, OSError):  # replaced by a stream without a descriptor
+        raise _bad(f"{shown}: it has no file descriptor") from None
+    copy = None if copy_to is None else open(copy_to, "wb")
+    try:
+        yield from _decoded_chunks(fd, shown, chunk_bytes, errors, copy)
+    finally:
+        if copy is not None:
+            copy.close()
+
+
+def _decoded_chunks(fd: int, shown: str, chunk_bytes: int, errors: str, copy=None) -> Iterator[str]:
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")(errors)
+    for chunk in _fd_chunks(fd, shown, chunk_bytes):
+        if copy is not None:
+            copy.write(chunk)
+        text = decoder.decode(chunk)
+        if text:
+            yield text
+    text = decoder.decode(b"", final=True)
+    if text:
+        yield text
 
 
 def _open_input(path: str, shown: str) -> int:

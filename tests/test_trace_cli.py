@@ -488,3 +488,38 @@ def test_saved_markers_log_is_not_called_exact(cli, fixtures):
     assert res.returncode == 0, res
     assert "import markers" in res.stdout and "The counts are exact" not in res.stdout
     assert "markers hook made the program do" in res.stdout
+
+
+def test_from_log_stdin_equals_the_file(cli, tmp_path, fixtures):
+    """`trace --from-log -` reads standard input a piece at a time, as a file is read: the same
+    document from a pipe as from the file (the variant named `stdin`), and for a log with a lone
+    \\r (read whole, from the copy of stdin made as it was read) the same as that file gives."""
+    log = fixtures / "strace" / "parallel-importtime.log"
+    text = log.read_text()
+    odd = tmp_path / "odd.strace"
+    odd.write_text(text.replace("\n", "\r", 1), newline="")
+    for path in (log, odd):
+        want, got = cli("trace", "--from-log", path, "--format", "json"), cli("trace", "--from-log", "-", "--format", "json", input=path.read_bytes().decode())
+        assert want.returncode == 0 and got.returncode == 0, (want, got)
+        a, b = want.json(), got.json()
+        a.pop("machine"), b.pop("machine")
+        assert a == b and a["modules"]
+    table = cli("trace", "--from-log", "-", input=text)
+    assert table.returncode == 0 and "Syscalls per imported module" in table.stdout
+    assert_one_line_error(cli("trace", "--from-log", "-", input="hello\nworld\n"), 2, "stdin holds no strace records")
+
+
+def test_stdin_pieces_and_their_copy(tmp_path, fixtures, monkeypatch):
+    """stdin_text_chunks: pieces that join to stdin's text (a UTF-8 character cut by a piece
+    boundary whole in the next), and the copy it makes byte for byte what was read."""
+    from profiler.inputs import stdin_text_chunks
+
+    src = tmp_path / "in.strace"
+    src.write_bytes((fixtures / "strace" / "multiproc.log").read_bytes() + "é€😀\n".encode() * 3000)
+    copy = tmp_path / "copy"
+    with open(src, "rb") as f:
+        monkeypatch.setattr("sys.stdin", f)
+        pieces = list(stdin_text_chunks("log", copy_to=str(copy), chunk_bytes=4097))
+    assert len(pieces) > 10
+    assert "".join(pieces) == src.read_text(encoding="utf-8")
+    assert copy.read_bytes() == src.read_bytes()

@@ -212,15 +212,16 @@ def python_for(ctx, python: str | None, target, *, runs: bool = True):
     return None
 
 
-def log_given(from_log: str | None):
-    """`--from-log`'s value as a LogSource, `-` (standard input, read now) decided here, once:
-    None → None, `-` → stdin's text, a path → that path (model/log_source.py)."""
+def log_given(from_log: str | None, pieces: bool = False):
+    """`--from-log`'s value as a LogSource, `-` (standard input) decided here, once: None →
+    None, `-` → stdin's text read now (`pieces`: stdin left for the workflow to read a piece at
+    a time), a path → that path (model/log_source.py)."""
     if from_log is None:
         return None
     from profiler.inputs import read_stdin
     from profiler.model.log_source import LogSource
 
-    return LogSource.of(from_log, lambda: read_stdin("log"))
+    return LogSource.of(from_log, None if pieces else (lambda: read_stdin("log")))
 
 
 def interpreters_given(ctx, pythons) -> tuple:

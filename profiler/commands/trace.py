@@ -32,7 +32,7 @@ def trace(
     variant: variant_opt("Several give one table side by side. Default: default.") = None,
     flags: FlagsOpt = None,
     keep_log: Optional[str] = typer.Option(None, "--keep-log", metavar="FILE", parser=path_value("--keep-log"), help="Keep the strace log in FILE (several variants: FILE.<variant>.ext)."),
-    from_log: Optional[str] = typer.Option(None, "--from-log", metavar="FILE", help="Summarize a saved strace log instead of running anything (modules from importprof's markers, or inferred from the lookups of its Python processes)."),
+    from_log: Optional[str] = typer.Option(None, "--from-log", metavar="FILE", help="Summarize a saved strace log (FILE or - for standard input) instead of running anything (modules from importprof's markers, or inferred from the lookups of its Python processes)."),
     top: TopOpt = 20,
     ignore_failure: IgnoreFailureOpt = False,
     fmt: format_opt(*FORMATS) = None,
@@ -41,7 +41,7 @@ def trace(
     from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warner
     warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import target_of
-    from profiler.commands._options import interpreter_given, run_context
+    from profiler.commands._options import interpreter_given, log_given, run_context
     from profiler.workflows.trace import TraceOptions, trace as run_trace
 
     target = target_of(ctx)
@@ -54,7 +54,7 @@ def trace(
         variants=variant or [],
         flags=flags or [],
         keep_log=keep_log,
-        from_log=from_log,
+        from_log=log_given(from_log, pieces=True),  # read a piece at a time, stdin too
         ignore_failure=ignore_failure,
         call_args=fmt == "chrome",  # only chrome shows every call's arguments
     )

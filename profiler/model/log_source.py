@@ -1,7 +1,8 @@
 """A saved log a user hands over (`--from-log FILE`, `--from-log -`), decided once where the
 command reads its options: a file, named by its path (read by the workflow, a piece at a time),
-or standard input, whose text the command has read. No `LogSource`: the command runs its target
-and captures its own log."""
+or standard input: its text read by the command, or (`stdin`, for a reader that takes a log a
+piece at a time: `trace`) left for the workflow to read a piece at a time. No `LogSource`: the
+command runs its target and captures its own log."""
 
 from __future__ import annotations
 
@@ -13,14 +14,17 @@ from typing import Callable
 class LogSource:
     path: str | None = None  # a file (or a pipe, `<(cmd)`), never "-"
     text: str | None = None  # standard input's text, read by the command
+    stdin: bool = False  # standard input, not read yet: the workflow reads it a piece at a time
 
     @classmethod
-    def of(cls, spec: str | None, read_stdin: Callable[[], str]) -> LogSource | None:
-        """`--from-log`'s value: None → None, `-` → stdin's text (read now, by `read_stdin`),
-        anything else → that path."""
+    def of(cls, spec: str | None, read_stdin: Callable[[], str] | None) -> LogSource | None:
+        """`--from-log`'s value: None → None, `-` → stdin's text (read now, by `read_stdin`; or,
+        with no `read_stdin`, stdin left unread for the workflow), anything else → that path."""
         if spec is None:
             return None
-        return cls(text=read_stdin()) if spec == "-" else cls(path=spec)
+        if spec != "-":
+            return cls(path=spec)
+        return cls(stdin=True) if read_stdin is None else cls(text=read_stdin())
 
     @property
     def name(self) -> str:

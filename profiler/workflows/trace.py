@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from profiler.errors import BadInput, TargetFailed, UsageError
+from profiler.model.log_source import LogSource
 from profiler.model.run_options import RunOptions
 from profiler.model.syscall_trace import TraceReport, TraceResult
 from profiler.model.target import DEFAULT_TARGET, Target
@@ -34,7 +35,7 @@ class TraceOptions(RunOptions):
     NOT_TAKEN = ("runs", "warmup", "timeout")
     variants: Sequence[str] = ()
     keep_log: str | None = None
-    from_log: str | None = None  # a saved strace log's path (stdin is not read: the log is read a piece at a time)
+    from_log: LogSource | None = None  # a saved strace log (a file, or stdin: either read a piece at a time)
     untraced_runs: int = 3  # runs without strace after one warm-up: the wall time beside the traced figures (0: none)
     call_args: bool = True  # keep every call's arguments in result.log (chrome shows them); False: only those the summary reads
 
@@ -68,6 +69,32 @@ def summarize_log_file(path: str, variant: str, source: str = "log", call_args: 
     except OddLineBreaks:
         log = parse_strace(read_log(path))
     return _summarize(log, variant, source)
+
+
+def summarize_log_source(source: LogSource, call_args: bool = True) -> TraceResult:
+    """summarize_log_file of `--from-log`'s log: a file (its name the variant), or standard
+    input (variant `stdin`), read a piece at a time too; its bytes are copied to a temporary
+    file as they are read, for a log that has to be read whole after all (odd line breaks)."""
+    if source.path is not None:
+        return summarize_log_file(source.path, os.path.basename(source.path), source=source.path, call_args=call_args)
+    if source.text is not None:
+        return summarize_log_text(source.text, source.name, source=source.name)
+    from profiler.analysis.attribution import ARGS_READ
+    from profiler.inputs import read_text, stdin_text_chunks
+    from profiler.parse.strace import OddLineBreaks, parse_strace, parse_strace_pieces
+
+    with tempfile.TemporaryDirectory(prefix="importprof-stdin-") as tmp:
+        copy = os.path.join(tmp, "stdin.strace")
+        pieces = stdin_text_chunks("strace log", copy_to=copy)
+        try:
+            log = parse_strace_pieces(pieces, keep_args=None if call_args else ARGS_READ)
+        except OddLineBreaks:
+            for _ in pieces:  # the rest of stdin into the copy, then the copy read whole
+                pass
+            log = parse_strace(read_text(copy, "strace log"))
+        finally:
+            pieces.close()
+    return _summarize(log, source.name, source.name)
 
 
 def _summarize(log, variant: str, source: str) -> TraceResult:
@@ -228,7 +255,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             raise UsageError("--keep-log and --from-log cannot be combined")
         if opts.target != DEFAULT_TARGET:
             raise UsageError("--from-log reads a saved log: give no target")
-        result = summarize_log_file(opts.from_log, os.path.basename(opts.from_log), source=opts.from_log, call_args=opts.call_args)
+        result = summarize_log_source(opts.from_log, call_args=opts.call_args)
         if not result.attributed:
             warnings.append("the log shows no Python process importing modules: no per-module attribution")
         if result.log.truncated_last_line:
@@ -292,4 +319,4 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
     return TraceReport(results=tuple(results), machine=machine, warnings=tuple(warnings))
 
 
-__all__ = ["TraceOptions", "trace", "trace_argv", "trace_python", "summarize_log_file", "summarize_log_text"]
+__all__ = ["TraceOptions", "trace", "trace_argv", "trace_python", "summarize_log_file", "summarize_log_source", "summarize_log_text"]
