@@ -5,6 +5,7 @@ the modules (3.8 to 3.13; a version this machine lacks is skipped with the reaso
 from __future__ import annotations
 
 import os
+import sys
 import shutil
 import subprocess
 import textwrap
@@ -216,3 +217,17 @@ def test_compare_harness_frozen_runs_importprof_itself(cli, tmp_path):
               "--syscalls", "off", "--build-dir", str(tmp_path / "b"), "--format", "json")
     assert res.returncode == 0, res
     assert [r["variant"] for r in res.json()["results"]] == ["traditional", "frozen"]
+
+
+def test_compare_harness_python_is_resolved_at_the_edge(cli, tmp_path, real_python):
+    """--python with the harness: resolved once by the command (as every --python is), the
+    importprof script found beside the python as named; a python without importprof beside it
+    is one line, exit 2, before anything is built."""
+    venv_python = os.path.join(os.path.dirname(sys.executable), "python")
+    res = cli("compare", "--workload", "harness", "--python", venv_python, "--variant", "frozen", "--launches", "1", "--runs", "1",
+              "--warmup", "0", "--syscalls", "off", "--build-dir", str(tmp_path / "b"), "--format", "json")
+    assert res.returncode == 0, res
+    assert res.json()["results"][0]["command"].endswith("importprof --help")
+    assert_one_line_error(cli("compare", "--workload", "harness", "--python", real_python, "--build-dir", str(tmp_path / "c")),
+                          2, f"no importprof script beside {real_python}")
+    assert_one_line_error(cli("compare", "--workload", "harness", "--python", str(tmp_path / "nope")), 2, "nope")

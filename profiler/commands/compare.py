@@ -62,7 +62,7 @@ def compare(
     check_output_folder(build_dir, "--build-dir", force=force, entries=BUILD_ENTRIES)
     from profiler.commands._options import interpreter_given, run_context
 
-    if workload != "harness":  # resolved once, here (the harness finds importprof beside the --python given)
+    if python is not None or workload != "harness":  # resolved once, here (no --python: the harness times the importprof it runs in)
         python = interpreter_given(ctx, python)
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,
                           launches=launches, build_dir=build_dir, syscalls=syscalls, variants=variant or None, force=force,

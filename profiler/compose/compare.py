@@ -21,6 +21,7 @@ from profiler.model.compare import CompareReport
 from profiler.model.measurement import CommandSpec
 from profiler.model.run_options import RunOptions
 from profiler.model.target import Target
+from profiler.model.words import TargetKind
 from profiler.runcontext import RunContext, given
 
 NOTES = (
@@ -36,8 +37,8 @@ NOTES = (
 
 @dataclass
 class CompareOptions(RunOptions):
-    # RunOptions' fields (model/run_options.py): target None with a workload; python: the
-    # harness workload's is the path given (the harness finds importprof beside it), unresolved
+    # RunOptions' fields (model/run_options.py): target None with a workload; python: an
+    # Interpreter (the harness workload's: the one importprof runs in, unless --python names one)
     DEFAULTS = {"warmup": 1}
     NOT_TAKEN = ("flags", "timeout")
     workload: str | None = None
@@ -49,13 +50,15 @@ class CompareOptions(RunOptions):
     force: bool = False  # --force: build into a --build-dir importprof did not make (its own files only)
 
 
-def harness_cli(python: str | None) -> tuple[str, Target]:
-    """`importprof --help` from the venv importprof runs in (or the --python venv)."""
-    py = python or sys.executable
-    script = os.path.join(os.path.dirname(py), "importprof")
-    if not os.path.isfile(script):
-        raise BadInput(f"harness: no importprof script beside {py}: pass --python PATH/TO/VENV/bin/python with importprof installed")
-    return py, Target("script", script, ("--help",))
+def harness_cli(interp) -> Target:
+    """`importprof --help` of the venv the harness's interpreter (an Interpreter) belongs to:
+    the importprof script beside the python named (as the user named it, or as it reports
+    itself)."""
+    for py in (interp.requested, interp.path):
+        script = os.path.join(os.path.dirname(py), "importprof")
+        if os.path.dirname(py) and os.path.isfile(script):
+            return Target(TargetKind.SCRIPT, script, ("--help",))
+    raise BadInput(f"harness: no importprof script beside {interp.requested}: pass --python PATH/TO/VENV/bin/python with importprof installed")
 
 
 def _default_build_dir(name: str, target: Target, interp_path: str) -> str:
@@ -101,17 +104,17 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
     from profiler.compose.build import build_variants, select_variants
     from profiler.workloads import HARNESS_DRIVER, workload_target
 
-    python = opts.python
     launches = None
+    # the harness's default interpreter is the one importprof runs in (its venv has importprof)
+    interp = interpreter_for(sys.executable if opts.python is None and opts.workload == "harness" else opts.python, context=context)
     if opts.workload == "harness":
-        python, target = harness_cli(opts.python)
+        target = harness_cli(interp)
         launches = opts.launches
         name = "harness"
     elif opts.workload:
         target, name = workload_target(opts.workload), opts.workload
     else:
         target, name = opts.target, default_name(opts.target)
-    interp = interpreter_for(python, context=context)
     build_dir = opts.build_dir or _default_build_dir(name, target, interp.path)
     if not opts.build_dir and hold is not None:
         from profiler.cachelock import locked
