@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 
 from profiler.model.packing import LoadedModule, PackageData, PackPlan, PlannedModule, Unit, Unpacked, distribution_name
 from profiler.model.target import Target
+from profiler.model.words import TargetKind
 
 _SKIP_PREFIXES = ("_importprof_hook_", "_importprof_launch")  # importprof's own launcher and hooks
 # the order CPython's path finder tries a folder's files in: an extension module shadows a source
@@ -208,9 +209,9 @@ def startup_first(modules: Sequence[PlannedModule], imported: Sequence[str]) -> 
 
 
 def default_name(target: Target) -> str:
-    if target.kind == "script":
+    if target.kind == TargetKind.SCRIPT:
         stem = os.path.splitext(os.path.basename(target.value))[0]
         return stem or "app"
-    if target.kind == "module":
+    if target.kind == TargetKind.MODULE:
         return target.value.rsplit(".", 1)[-1]
     return "app"

@@ -23,9 +23,10 @@ from typer.core import TyperCommand
 
 from profiler.errors import UsageError
 from profiler.commands._context import TIMEOUT_HELP, apply_timeout, timeout_seconds
+from profiler.model.words import TargetKind
 
 TARGET_USAGE = "[-c CODE | -m MODULE | SCRIPT | -- COMMAND] [ARGS]..."
-_TARGET_OPTS = {"-c": "code", "--code": "code", "-m": "module", "--module": "module"}
+_TARGET_OPTS = {"-c": TargetKind.CODE, "--code": TargetKind.CODE, "-m": TargetKind.MODULE, "--module": TargetKind.MODULE}
 _PROGRAM_HELP = ("-h", "--help")
 _META = "importprof.target"
 _TIMEOUT = "importprof.timeout"
@@ -70,7 +71,7 @@ class TargetCommand(TyperCommand):
                     raise UsageError("`--` must be followed by the COMMAND to run")
                 if not self.command_targets:
                     raise UsageError(f"{ctx.command_path} needs a Python target (-c CODE, -m MODULE or SCRIPT), not `-- COMMAND`")
-                target = ("command", rest[0], rest[1:], [])
+                target = (TargetKind.COMMAND, rest[0], rest[1:], [])
                 break
             if a == "--verbose":  # every command that runs a program takes it (as --timeout)
                 from profiler.commands._common import set_verbose
@@ -111,7 +112,7 @@ class TargetCommand(TyperCommand):
         ctx.meta[_FILES] = files
         if target is not None:
             kind, value, program_args, spelled = target
-            if kind != "command":
+            if kind != TargetKind.COMMAND:
                 program_args = _program_args(ctx, own, mine, positionals, spelled, program_args)
             from profiler.model.target import Target
 
@@ -155,7 +156,7 @@ def _python_from_shebang(ctx) -> None:
     """A SCRIPT with no --python runs where its `#!` line says (a venv's console script on the
     venv's python, as the shell would run it), and a note on stderr says which and why."""
     target = ctx.meta.get(_META)
-    if target is None or target.kind != "script" or "python" not in ctx.params or ctx.params["python"]:
+    if target is None or target.kind != TargetKind.SCRIPT or "python" not in ctx.params or ctx.params["python"]:
         return
     from profiler.workflows.targets import script_python
 
@@ -278,13 +279,13 @@ def parse_target_words(text: str, option: str = "--vs"):
     if words[0] == "--":
         if len(words) < 2:
             raise UsageError(f"{option} '--' must be followed by the COMMAND to run")
-        return Target("command", words[1], tuple(words[2:]))
+        return Target(TargetKind.COMMAND, words[1], tuple(words[2:]))
     kind, value, used = _target_option(words[0], words[1:])
     if kind:
         return Target(kind, value, tuple(words[1 + used:]))
     if words[0].startswith("-"):
         raise UsageError(f"{option} {text!r}: a target starts with -c, -m, -- or a SCRIPT, not {words[0]}")
-    return Target("script", words[0], tuple(words[1:]))
+    return Target(TargetKind.SCRIPT, words[0], tuple(words[1:]))
 
 
 def versus_of(ctx, texts, python_given: bool, command_path: str) -> list:

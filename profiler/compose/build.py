@@ -36,6 +36,7 @@ from profiler.analysis.packing import default_name
 from profiler.model.build_variant import BUILD_VARIANT_NAMES, BUILD_VARIANTS, REFERENCE, BuildVariant
 from profiler.workflows.targets import watched_files
 from profiler.runcontext import RunContext, given
+from profiler.model.words import TargetKind
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -57,7 +58,7 @@ class BuildOptions:
 
 
 def _absolute(target: Target) -> Target:
-    if target.kind == "script":
+    if target.kind == TargetKind.SCRIPT:
         return replace(target, value=os.path.abspath(target.value))
     return target
 

@@ -37,6 +37,7 @@ from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.model.target import Target
 from profiler.model.words import Engine
 from profiler.runcontext import RunContext, given
+from profiler.model.words import TargetKind
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -72,9 +73,9 @@ def validate(opts: LazyOptions) -> None:
 def own_roots(target: Target, eager: LazyRun) -> list[str]:
     """Where the target's own code lives: `<string>` for -c, the script's folder, the -m
     module's package (from the eager run's module files)."""
-    if target.kind == "code":
+    if target.kind == TargetKind.CODE:
         return ["<string>"]
-    if target.kind == "script":
+    if target.kind == TargetKind.SCRIPT:
         roots = [target.value, os.path.abspath(target.value)]
         for d in {os.path.dirname(os.path.abspath(target.value)), os.path.dirname(os.path.realpath(target.value))}:
             roots.append(d.rstrip("/") + "/")
@@ -383,7 +384,7 @@ def _calibration(st: _Lazy) -> dict:
     """Step 4: before 3.15, the hook times its own per-event costs in this interpreter."""
     if _major_minor(st.interp) >= (3, 15):
         return {}
-    _, cal_rec = st.runner.run(lazy=True, target=Target("code", "pass"), calibrate=2000)
+    _, cal_rec = st.runner.run(lazy=True, target=Target(TargetKind.CODE, "pass"), calibrate=2000)
     return dict(cal_rec.calibration) if cal_rec is not None else {}
 
 
@@ -393,7 +394,7 @@ def _importer_of(site: str, eager: LazyRun, target: Target) -> str | None:
 
     path = os.path.abspath(site_file(site))
     names = [n for n, _, f in eager.executed if f and os.path.abspath(f) == path]
-    if not names and (site_file(site) == "<string>" or (target.kind == "script" and os.path.abspath(target.value) == path)):
+    if not names and (site_file(site) == "<string>" or (target.kind == TargetKind.SCRIPT and os.path.abspath(target.value) == path)):
         return "__main__"  # (3.15 drops __main__.__file__ before exit handlers run)
     return next((n for n in names if n != "__main__"), names[0] if names else None)
 
@@ -469,7 +470,7 @@ def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, war
     ]
     through_launcher = emulated or bool(kept)
     if through_launcher:  # the launcher's own cost, timed beside python on -c pass (taken out of the prediction)
-        empty = Target("code", "pass")
+        empty = Target(TargetKind.CODE, "pass")
         base = dict(python=interp.path, python_version=interp.version, target="-c pass", target_kind="code",
                     flags=tuple(opts.flags), role="baseline")
         specs += [

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from profiler.model.document import Document, Record, derived, saved
+from profiler.model.words import Metric
 
 CHECK_SCHEMA = "importprof.check/1"
 
@@ -33,7 +34,7 @@ class CheckSpec:
     # additions
     runs: int = 5  # timed runs and -X importtime runs (medians over them)
     instruction_runs: int = 3  # instruction counts (their spread is shown)
-    metric: str | None = None  # "instructions": count them even without budget_instructions
+    metric: str | None = None  # Metric.INSTRUCTIONS: count them even without budget_instructions ("ms": the default)
     stay_lazy: tuple[str, ...] = ()  # never imported at start-up where lazy imports exist (3.15+)
     # files/folders (relative to the config's folder) whose declared lazy imports join stay_lazy
     lazy_sources: tuple[str, ...] = ()
@@ -42,7 +43,7 @@ class CheckSpec:
 
     @property
     def wants_instructions(self) -> bool:
-        return self.metric == "instructions" or self.budget_instructions is not None
+        return self.metric == Metric.INSTRUCTIONS or self.budget_instructions is not None
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from profiler.errors import BadInput
 from profiler.model.check import CheckSpec
+from profiler.model.words import Metric
 
 # key → (accepted types, what the message calls it)
 _NUMBER = "a number"
@@ -108,9 +109,9 @@ def _value(key: str, value: Any, where: str):
             raise bad()
         return value
     if key == "metric":
-        if value not in ("instructions", "ms"):
+        if value not in (Metric.INSTRUCTIONS, "ms"):
             raise bad()
-        return value
+        return Metric(value) if value == Metric.INSTRUCTIONS else value
     if key == "module_budget_ms":
         if not isinstance(value, dict):
             raise bad()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from profiler.model.target import Target
+from profiler.model.words import TargetKind
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS = ("import-stdlib", "hello", "harness")
@@ -23,7 +24,7 @@ def workload_target(name: str) -> Target:
     """The Python target a workload builds and runs (`harness` wraps its CLI target: see
     profiler/compose/compare.py)."""
     if name == "import-stdlib":
-        return Target("script", os.path.join(HERE, "import_stdlib.py"))
+        return Target(TargetKind.SCRIPT, os.path.join(HERE, "import_stdlib.py"))
     if name == "hello":
-        return Target("script", os.path.join(HERE, "hello.py"))
+        return Target(TargetKind.SCRIPT, os.path.join(HERE, "hello.py"))
     raise ValueError(name)
