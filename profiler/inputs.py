@@ -772,6 +772,37 @@ def read_imports_report(path: str, what: str = "report", on_block=None):
         raise _bad(f"{path}: not a valid importprof.imports/1 report (bad or missing {exc})") from None
 
 
+def stream_imports_report(path: str, on_block, what: str = "report"):
+    """read_imports_report's line-at-a-time read alone: the report without its modules, each
+    process handed to `on_block(process, first index, block)` as it is read and not kept (why
+    --report); None when the file is not laid out as importprof writes it — what on_block was
+    handed is then to be forgotten, and the file read whole (read_imports_report). The same
+    validation and one-line errors as read_imports_report."""
+    from dataclasses import replace
+
+    from profiler.errors import BadInput
+    from profiler.model.import_tree import ImportsReport, ModuleColumnsReader
+
+    reader = ModuleColumnsReader(on_block)
+    try:
+        doc = read_streamed_document(path, "imports", "modules", reader.take, reader.record, ["imports"], what)
+        if doc is None:
+            return None
+        modules = reader.finish()
+        problem = _imports_rules_by_segment(reader.segments)
+        if problem is not None:
+            raise _bad(f"{path}: not a valid importprof.imports/1 document: {problem}")
+        doc.setdefault("processes", reader.processes)
+        doc.setdefault("total_us", reader.roots_cumulative_us)
+        return replace(ImportsReport.from_dict(doc), modules=modules)
+    except BadInput:
+        raise
+    except ValueError as exc:
+        raise _bad(f"{path}: {exc}") from None
+    except (KeyError, TypeError) as exc:
+        raise _bad(f"{path}: not a valid importprof.imports/1 report (bad or missing {exc})") from None
+
+
 def is_saved_imports(path: str, what: str = "document") -> bool:
     """The file starts as importprof writes an `importprof.imports/1` report (document_json:
     `{`, then its schema on the next line): read_imports_document may read it a line at a time.

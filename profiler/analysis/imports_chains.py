@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from profiler.analysis.imports_views import parent_indices, parent_rows, process_segments
-from profiler.model.import_tree import ImportsReport, ModuleColumns, WhyChain, WhyHop
+from profiler.analysis.imports_views import parent_indices, parent_rows
+from profiler.model.import_tree import ColumnBlock, ImportsReport, ModuleColumns, WhyChain, WhyHop
 
 def import_chains(report: ImportsReport, module: str) -> tuple[WhyChain, ...]:
     """The chain(s) from a root import to MODULE, one per time it was imported (normally once
@@ -39,43 +39,88 @@ def import_chains(report: ImportsReport, module: str) -> tuple[WhyChain, ...]:
 
 
 def _chains_by_process(modules: ModuleColumns, module: str) -> tuple[WhyChain, ...] | None:
-    """import_chains of a ModuleColumns process by process: a layout's rows of MODULE (or of its
-    first submodule) and their parents found once for every process laid out alike, the hops
-    made only for the chains. None when a process comes in more than one place."""
-    segments = list(process_segments(modules))
-    if len({seg[0] for seg in segments}) != len(segments):
-        return None
-    found: dict = {}  # layout → (rows named MODULE, the first submodule row, parent rows)
+    """import_chains of a ModuleColumns process by process (ChainsByProcess). None when a
+    process comes in more than one place."""
+    by_process = ChainsByProcess(module)
+    for b in modules.blocks:
+        for part in ((b,) if isinstance(b, ColumnBlock) else _cut_by_process(b)):
+            by_process.add(part.process if isinstance(part, ColumnBlock) else part[0].process, 0, part)
+        if by_process.repeated:
+            return None
+    return by_process.chains()
 
-    def rows_of(names, depths):
+
+def _cut_by_process(records: tuple) -> list[tuple]:
+    out: list[tuple] = []
+    start = 0
+    for i in range(1, len(records) + 1):
+        if i == len(records) or records[i].process != records[start].process:
+            out.append(records[start:i])
+            start = i
+    return out
+
+
+class ChainsByProcess:
+    """import_chains of a report handed over a process at a time (`add(process, first index,
+    block)`, a ColumnBlock or a tuple of one process's records, as inputs.ModuleColumnsReader's
+    on_block hands them), the blocks not kept: the rows of MODULE (or of its first submodule)
+    and their parents found once per layout, the hops made only for the chains. So `why
+    --report` of a thousand processes holds the chains and one process, not the report's rows.
+    `chains()` equals import_chains of the whole report (tests/test_why_streamed.py) unless
+    `repeated`: a process came in more than one place (then read the report whole)."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self.found: dict = {}  # layout → (rows named MODULE, the first submodule row, parent rows)
+        self.seen: set[int] = set()
+        self.repeated = False
+        self.exact: list[WhyChain] = []  # the chains to MODULE's rows
+        self.first: list[WhyChain] | None = []  # each process's chain to its first submodule row, until MODULE is met
+
+    def _rows_of(self, names, depths):
+        module, prefix = self.module, self.module + "."
         exact = [j for j, name in enumerate(names) if name == module]
         first = None
         for j, name in enumerate(names):
-            if name.startswith(module + ".") and (first is None or depths[j] < depths[first]):
+            if name.startswith(prefix) and (first is None or depths[j] < depths[first]):
                 first = j
         return exact, first, parent_rows(depths)
 
-    per = []
-    for process, depths, _, record, block in segments:
-        if block is not None:
-            known = found.get(block.layout)
+    def add(self, process: int, start: int, block) -> None:
+        if self.repeated or not len(block.self_us if isinstance(block, ColumnBlock) else block):
+            return
+        if process in self.seen:
+            self.repeated = True
+            self.exact, self.first, self.found = [], None, {}
+            return
+        self.seen.add(process)
+        if isinstance(block, ColumnBlock):
+            known = self.found.get(block.layout)
             if known is None:
-                known = found[block.layout] = rows_of(block.layout.names, depths)
+                known = self.found[block.layout] = self._rows_of(block.layout.names, block.layout.depths)
+            record = block.record
         else:
-            known = rows_of([record(j).name for j in range(len(depths))], depths)
-        per.append((process, record, known))
-    anywhere = any(known[0] for _, _, known in per)
-    chains = []
-    for process, record, (exact, first, parents) in per:
-        for t in (exact if anywhere else ([first] if first is not None else [])):
-            hops = []
-            j: int | None = t
-            while j is not None:
-                m = record(j)
-                hops.append(WhyHop(m.name, m.self_us, m.cumulative_us, m.depth, dict(m.extra)))
-                j = parents[j]
-            chains.append(WhyChain(process, tuple(reversed(hops))))
-    return tuple(chains)
+            known = self._rows_of([m.name for m in block], [m.depth for m in block])
+            record = block.__getitem__
+        exact, first, parents = known
+        if exact:
+            self.first = None  # MODULE is a row somewhere: no chain to a submodule is shown
+            self.exact.extend(_chain(process, record, parents, t) for t in exact)
+        elif self.first is not None and first is not None:
+            self.first.append(_chain(process, record, parents, first))
+
+    def chains(self) -> tuple[WhyChain, ...]:
+        return tuple(self.exact) if self.first is None else tuple(self.first)
+
+
+def _chain(process: int, record, parents, t: int) -> WhyChain:
+    hops = []
+    j: int | None = t
+    while j is not None:
+        m = record(j)
+        hops.append(WhyHop(m.name, m.self_us, m.cumulative_us, m.depth, dict(m.extra)))
+        j = parents[j]
+    return WhyChain(process, tuple(reversed(hops)))
 
 
 def every_import_chain(report: ImportsReport, module: str, importers: Sequence[str]) -> tuple[WhyChain, ...]:

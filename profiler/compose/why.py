@@ -30,11 +30,14 @@ class WhyOptions(RunOptions):
     statements: bool = False  # MODULE's costliest top-level statements (sampled runs)
 
 
-def why_from_report(report: ImportsReport, module: str, importers: Sequence[str] | None = None) -> WhyReport:
-    """`importers` (why --all): every module with an import statement of MODULE."""
+def why_from_report(report: ImportsReport, module: str, importers: Sequence[str] | None = None,
+                    chains: tuple | None = None) -> WhyReport:
+    """`importers` (why --all): every module with an import statement of MODULE. `chains`: the
+    report's import_chains of MODULE when they were found as it was read (its modules not kept)."""
     from profiler.analysis.imports_chains import every_import_chain, import_chains
 
-    chains = import_chains(report, module) if importers is None else every_import_chain(report, module, importers)
+    if chains is None:
+        chains = import_chains(report, module) if importers is None else every_import_chain(report, module, importers)
     return WhyReport(
         module=module,
         chains=chains,
@@ -55,14 +58,15 @@ def why(
     context: RunContext | None = None,
 ) -> WhyReport:
     context = given(context)  # one context for the machine sample, the interpreters and the runs
-    from profiler.workflows.imports import ImportsOptions, imports, load_report
+    from profiler.workflows.imports import ImportsOptions, imports
 
     if not opts.module or any(c.isspace() for c in opts.module):
         raise UsageError(f"not a module name: {opts.module!r}")
     if opts.all and (opts.report is not None or opts.log is not None or not opts.target.is_python):
         raise UsageError("--all needs a run of a Python target: a log or a report holds only the import that loaded the module")
+    chains = None
     if opts.report is not None:
-        report = load_report(opts.report)
+        report, chains = _saved_report_chains(opts.report, opts.module)
     else:
         report = imports(
             ImportsOptions(
@@ -81,7 +85,7 @@ def why(
     importers = None
     if opts.all:
         importers = importers_of(opts, opts.module, context=context)
-    answer = why_from_report(report, opts.module, importers)
+    answer = why_from_report(report, opts.module, importers, chains)
     if not answer.chains:
         where = report.target or "the log"
         raise GateFailed(f"{opts.module} is not imported by {where}")
@@ -96,6 +100,22 @@ def why(
                                                    "estimated_us": round(s["self_us"] / body * record.self_us)}
                                                   for s in rows) if rows else ())
     return answer
+
+
+def _saved_report_chains(path: str, module: str) -> tuple[ImportsReport, tuple | None]:
+    """`why --report FILE`: the saved report, and MODULE's import chains found a process at a
+    time as it is read (analysis.imports_chains.ChainsByProcess: its rows never all held, so the
+    memory of a thousand processes is about that of one); (the report read whole, None) when the
+    file is not laid out as importprof writes it or a process comes in more than one place."""
+    from profiler.analysis.imports_chains import ChainsByProcess
+    from profiler.inputs import stream_imports_report
+    from profiler.workflows.imports import load_report
+
+    by_process = ChainsByProcess(module)
+    report = stream_imports_report(path, by_process.add, "report")
+    if report is None or by_process.repeated:
+        return load_report(path), None
+    return report, by_process.chains()
 
 
 def importers_of(opts: WhyOptions, module: str, context: RunContext | None = None) -> list[str]:
