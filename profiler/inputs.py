@@ -818,21 +818,23 @@ def is_saved_imports(path: str, what: str = "document") -> bool:
         lines.close()
 
 
-def read_imports_document(path: str, what: str = "document"):
+def read_imports_document(path: str, what: str = "document", keep=None):
     """A saved `importprof.imports/1` report as the page of `report --from` shows it: its keys as
     saved, in order, and its modules read a line at a time into the column form (as
     read_imports_report reads them, validated as they come: the same one-line errors) — a
     model.report.SavedColumns, whose records' dicts are the saved records (the few not read as a
     layout's numbers are checked to be written back byte for byte). None when the file is not
     laid out so, or a record is not written as importprof writes it (a key left out, a 5.0):
-    read it whole then (read_document)."""
+    read it whole then (read_document). `keep(block)`: what is kept of each process as it is
+    read (report --from: its columns moved out of the memory), in place of the block."""
     import json
 
     from profiler.errors import BadInput
-    from profiler.model.import_tree import ModuleColumnsReader, ModuleRecord
+    from profiler.model.import_tree import ModuleColumns, ModuleColumnsReader, ModuleRecord
     from profiler.model.report import SavedColumns
 
-    reader = ModuleColumnsReader()
+    kept: list = []
+    reader = ModuleColumnsReader(None if keep is None else (lambda process, start, block: kept.append(keep(block))))
     exact = [True]
     dumps = json.dumps
 
@@ -847,6 +849,9 @@ def read_imports_document(path: str, what: str = "document"):
         if doc is None or not exact[0]:
             return None
         modules = reader.finish()
+        if keep is not None:  # as finish() makes them of the blocks it keeps
+            modules = ModuleColumns(kept)
+            modules = tuple(modules) if len(reader.segments) <= 1 else modules
         problem = _imports_rules_by_segment(reader.segments)
         if problem is not None:
             raise _bad(f"{path}: not a valid importprof.imports/1 document: {problem}")

@@ -50,16 +50,19 @@ def _now() -> str:
 
 
 # ------------------------------------------------------------------ saved documents
-def load_documents(paths: Sequence[str]) -> list[tuple[str, dict]]:
+def load_documents(paths: Sequence[str], spill: bool = False) -> list[tuple[str, dict]]:
     """Each path → (label, document); a bundle contributes its documents. Bad input (missing,
-    not JSON, no importprof schema) is one BadInput naming the file."""
+    not JSON, no importprof schema) is one BadInput naming the file. `spill` (report --from):
+    a saved imports report's columns go to a temporary file as each process is read
+    (_SpilledColumns), not into the memory."""
     from profiler.inputs import check_document, is_saved_imports, read_imports_document, read_json
 
     out: list[tuple[str, dict]] = []
+    columns = _SpilledColumns.open() if spill else None
     for path in paths:
         label = os.path.basename(path) or path
         if is_saved_imports(path):  # an imports report as importprof writes it: read a line at a time, into columns
-            saved = read_imports_document(path, "document")
+            saved = read_imports_document(path, "document", keep=None if columns is None else columns.keep)
             if saved is not None:
                 out.append((label, saved))
                 continue
@@ -85,13 +88,114 @@ def load_documents(paths: Sequence[str]) -> list[tuple[str, dict]]:
     return out
 
 
+class _SpilledColumns:
+    """The self and cumulative µs columns of the processes of saved imports reports (report
+    --from), each written to one temporary file as its process is read and read back when the
+    page's writers ask for them (a process at a time: the modules, then the tree): the memory
+    holds a process's columns, not every process's (8 bytes a row: 4 MB for 1,000 processes of
+    pip, written to TMPDIR instead). The file, unlinked from the start, goes with the last block."""
+
+    def __init__(self, file) -> None:
+        self.file = file
+        self.fd = file.fileno()
+        self.end = 0
+        self.cache: dict = {}  # the last two columns read back (one block's self and cumulative)
+
+    @classmethod
+    def open(cls) -> "_SpilledColumns | None":
+        import tempfile
+
+        try:
+            return cls(tempfile.TemporaryFile(prefix="importprof-columns-"))
+        except OSError:  # no writable temporary folder: the columns stay in the memory
+            return None
+
+    def keep(self, block):
+        from profiler.model.import_tree import ColumnBlock
+
+        if type(block) is not ColumnBlock:
+            return block
+        try:
+            return _spilled_block(block.layout, block.process, self._put(block.self_us), self._put(block.cumulative_us))
+        except OSError:  # the temporary folder full: this block stays in the memory
+            return block
+
+    def _put(self, column) -> "_SpilledColumn":
+        data = column.tobytes()
+        done = 0
+        while done < len(data):
+            done += os.pwrite(self.fd, data[done:], self.end + done)
+        at, self.end = self.end, self.end + len(data)
+        return _SpilledColumn(self, at, len(column), column.typecode)
+
+    def get(self, col: "_SpilledColumn"):
+        from array import array
+
+        got = self.cache.get(col.at)
+        if got is None:
+            size = col.n * array(col.typecode).itemsize
+            parts, done = [], 0
+            while done < size:
+                try:
+                    part = os.pread(self.fd, size - done, col.at + done)
+                except OSError as exc:
+                    part, why = b"", exc.strerror
+                else:
+                    why = "cut short"
+                if not part:  # the page is not finished: -o's file is left as it was
+                    from profiler.errors import OutputFailed
+
+                    raise OutputFailed(f"cannot read back the saved report's columns from their temporary file: {why}")
+                parts.append(part)
+                done += len(part)
+            got = array(col.typecode)
+            got.frombytes(b"".join(parts))
+            if len(self.cache) >= 2:
+                self.cache.clear()
+            self.cache[col.at] = got
+        return got
+
+
+class _SpilledColumn:
+    __slots__ = ("spill", "at", "n", "typecode")
+
+    def __init__(self, spill: _SpilledColumns, at: int, n: int, typecode: str) -> None:
+        self.spill, self.at, self.n, self.typecode = spill, at, n, typecode
+
+
+_SPILLED_BLOCK: list = []  # the class, made once model.import_tree is loaded (not at import: report's --help)
+
+
+def _spilled_block(layout, process, self_us: _SpilledColumn, cumulative_us: _SpilledColumn):
+    """A ColumnBlock whose columns are in _SpilledColumns' file, read back when asked (the
+    page's writers read a block's `self_us` and `cumulative_us`, and its records, as any)."""
+    if not _SPILLED_BLOCK:
+        from profiler.model.import_tree import ColumnBlock
+
+        class SpilledBlock(ColumnBlock):
+            __slots__ = ()
+
+            @property
+            def self_us(self):
+                col = tuple.__getitem__(self, 2)
+                return col.spill.get(col)
+
+            @property
+            def cumulative_us(self):
+                col = tuple.__getitem__(self, 3)
+                return col.spill.get(col)
+
+        _SPILLED_BLOCK.append(SpilledBlock)
+    return _SPILLED_BLOCK[0](layout, process, self_us, cumulative_us)
+
+
 def report_from_files(paths: Sequence[str], title: str | None = None,
                       warn: Callable[[str], None] | None = None) -> PageReport:
     """The page of saved documents; `warn` hears the page's own warnings (documents that
     measure different targets or interpreters), which the page also shows at its top."""
     if not paths:
         raise UsageError("--from needs at least one JSON file")
-    docs = load_documents(paths)
+    docs = load_documents(paths, spill=True)
     targets = [d.get("target") for _, d in docs if isinstance(d.get("target"), str)]
     if not targets:
         for _, d in docs:
