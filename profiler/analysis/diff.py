@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from profiler.model.import_tree import ChangeColumns, ColumnBlock, DiffReport, DiffTotals, ImportsReport, ModuleChange, ModuleRecord
+from profiler.analysis.diff_spill import ChangeRuns
+from profiler.model.import_tree import ColumnBlock, DiffReport, DiffTotals, ImportsReport, ModuleChange, ModuleRecord
 
 MIN_RUNS_FOR_SIGNIFICANCE = 3
 SPREAD_FACTOR = 3  # a change is significant beyond this many (old + new) spreads (MAD, µs)
@@ -48,7 +49,7 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
     `pairing`: the streaming_pairing the new report's processes were added to as it was read
     (its modules then left out of `new`)."""
     judge = old.runs >= MIN_RUNS_FOR_SIGNIFICANCE and new.runs >= MIN_RUNS_FOR_SIGNIFICANCE
-    changes = ChangeColumns()  # in the old report's order; read by impact
+    changes = ChangeRuns()  # in the old report's order; read by impact (spilled in sorted runs past RUN changes)
 
     def change(mo: ModuleRecord, mn: ModuleRecord, wrapper: bool, position: int) -> None:
         sig = None
@@ -63,11 +64,13 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
     else:
         paired = _paired_by_process(old.modules, new.modules, change, None if judge else changes)
     if paired is None:
-        changes = ChangeColumns()
+        changes.close()
+        changes = ChangeRuns()
         paired = _paired_by_rows(old.modules, new.modules, change)
     added_rows, removed_rows, wrappers = paired
     added = tuple(m for *_, m in sorted(added_rows, key=lambda x: x[:3]))
     removed = tuple(m for *_, m in sorted(removed_rows, key=lambda x: x[:3]))
+    changes = changes.settled()  # a ChangeColumns while none was spilled
     changed = changes if len(changes) > SMALL_DIFF else tuple(changes)
     delta = new.total_us - old.total_us
     significant = None
@@ -201,13 +204,16 @@ class ProcessPairing:
             sa, ca, sb, cb = block.self_us, block.cumulative_us, bblock.self_us, bblock.cumulative_us
             if sa == sb and ca == cb:
                 return
-            names, columns = block.layout.names, self.columns
-            for i in range(len(sa)):
-                if sa[i] != sb[i] or ca[i] != cb[i]:
-                    if columns is not None:
-                        columns.append(names[i], process, sa[i], sb[i], ca[i], cb[i], None, ka[i][1] == "wrapper", start + i)
-                    else:
-                        self.change(block.record(i), bblock.record(i), ka[i][1] == "wrapper", start + i)
+            rows = [i for i, (a, b, c, d) in enumerate(zip(sa, sb, ca, cb)) if a != b or c != d]
+            if self.columns is not None:
+                memo = block.layout.memo
+                wrapper = memo.get("diff_wrapper")
+                if wrapper is None:
+                    wrapper = memo["diff_wrapper"] = bytes(k[1] == "wrapper" for k in ka)
+                self.columns.extend(block.layout.names, process, sa, sb, ca, cb, rows, wrapper, start)
+                return
+            for i in rows:
+                self.change(block.record(i), bblock.record(i), ka[i][1] == "wrapper", start + i)
             return
         ra, rb = _rows_of(seg), _rows_of((bstart, brows, bblock))
         ia, ib = dict(zip(ka, range(len(ka)))), dict(zip(kb, range(len(kb))))
@@ -248,7 +254,7 @@ def streaming_pairing(old: ImportsReport) -> "ProcessPairing | None":
     paired (3 runs or more: significance is judged) or pairs by rows."""
     if old.runs >= MIN_RUNS_FOR_SIGNIFICANCE:
         return None
-    columns = ChangeColumns()
+    columns = ChangeRuns()
 
     def change(mo, mn, wrapper, position):
         columns.append(mo.name, mo.process, mo.self_us, mn.self_us, mo.cumulative_us, mn.cumulative_us, None, wrapper, position)

@@ -30,9 +30,14 @@ def diff(opts: DiffOptions) -> DiffReport:
     if pairing is not None:  # the new report paired a process at a time as it is read, never held
         from profiler.inputs import read_imports_report
 
-        new = read_imports_report(opts.new, "report", on_block=pairing.add_block)
-        if pairing.ok and not len(new.modules):  # (a file not laid out as importprof writes it is read whole)
-            return diff_reports(old, new, opts.old, opts.new, pairing=pairing)
+        try:  # its changes spilled past a run (analysis.diff_spill): their folder removed unless they are the diff's
+            new = read_imports_report(opts.new, "report", on_block=pairing.add_block)
+            if pairing.ok and not len(new.modules):  # (a file not laid out as importprof writes it is read whole)
+                return diff_reports(old, new, opts.old, opts.new, pairing=pairing)
+        except BaseException:
+            pairing.columns.close()
+            raise
+        pairing.columns.close()
         if pairing.ok:
             return diff_reports(old, new, opts.old, opts.new)
     return diff_reports(old, load_report(opts.new), opts.old, opts.new)

@@ -897,6 +897,26 @@ class ChangeColumns(Sequence):
         self.significant.append(2 if significant is None else int(significant))
         self.wrapper.append(int(wrapper))
 
+    def extend(self, names, process: int, old_self, new_self, old_cum, new_cum, rows, wrapper: bytes, start: int) -> None:
+        """append() of rows `rows` of one process laid out alike in both reports (its layout's
+        `names`, its columns, each row's `wrapper` 0/1, its first row's place `start`), not
+        judged: a column at a time."""
+        if not rows:
+            return
+        try:
+            made = [array("q", [c[i] for i in rows]) for c in (old_self, new_self, old_cum, new_cum)]
+            made.append(array("q", [process]) * len(rows))
+        except (TypeError, OverflowError):  # not machine integers: a change at a time
+            for i in rows:
+                self.append(names[i], process, old_self[i], new_self[i], old_cum[i], new_cum[i], None, bool(wrapper[i]), start + i)
+            return
+        self.position.extend(array("q", [start + i for i in rows]))
+        for column, values in zip((self.old_self, self.new_self, self.old_cum, self.new_cum, self.process), made):
+            column.extend(values)
+        self.names.extend([names[i] for i in rows])
+        self.significant.extend(b"\x02" * len(rows))
+        self.wrapper.extend(bytes([wrapper[i] for i in rows]))
+
     def __len__(self) -> int:
         return len(self.names)
 

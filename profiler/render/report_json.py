@@ -68,8 +68,10 @@ def change_texts(changed):
     them (json.dumps(indent=2) at depth 2, in the changes' order), straight from the columns:
     one %-template for every change (made from the keys of the first change's own to_dict(),
     its text checked equal to that record's), each name's JSON made once, 2,000 changes a
-    text — without the ModuleChange record and dict of each. None (write the records) for a
-    tuple of changes or columns that are not all machine integers (a saved 5.0)."""
+    text — without the ModuleChange record and dict of each. Changes spilled in sorted runs
+    (analysis.diff_spill.ChangeRuns: a `rows()` of them merged) are written the same way from
+    their rows as the merge gives them. None (write the records) for a tuple of changes or
+    columns that are not all machine integers (a saved 5.0)."""
     import json
     from array import array
     from itertools import islice
@@ -77,18 +79,35 @@ def change_texts(changed):
     from profiler.model.document import _indented_items
     from profiler.model.import_tree import ChangeColumns
 
-    if not isinstance(changed, ChangeColumns) or not len(changed) or not all(
-            isinstance(c, array) for c in (changed.process, changed.old_self, changed.new_self, changed.old_cum, changed.new_cum)):
+    spilled = getattr(changed, "rows", None) if not isinstance(changed, (ChangeColumns, tuple)) else None
+    if spilled is None and (not isinstance(changed, ChangeColumns) or not len(changed) or not all(
+            isinstance(c, array) for c in (changed.process, changed.old_self, changed.new_self, changed.old_cum, changed.new_cum))):
+        return None
+    if not len(changed):
         return None
     first = changed[0]
     if tuple(first.to_dict()) != _CHANGE_KEYS:
         return None
     dumps = json.dumps
     template = "{\n      " + ",\n      ".join(f"{dumps(k)}: %{'s' if k in ('name', 'significant', 'wrapper') else 'd'}" for k in _CHANGE_KEYS) + "\n    }"
+    shown: dict[str, str] = {}
+    if spilled is not None:
+        def row_text(r: tuple) -> str:  # (-|Δ cumulative|, -|Δ self|, name, position, k, process, os, ns, oc, nc, significant, wrapper)
+            name = r[2]
+            js = shown.get(name)
+            if js is None:
+                js = shown[name] = dumps(name, ensure_ascii=False)
+            return template % (js, r[5], r[6], r[7], r[8], r[9], _WORDS[r[10]], _WORDS[r[11]], r[7] - r[6], r[9] - r[8])
+
+        rows = spilled()
+        head = next(rows)
+        if row_text(head) != next(_indented_items([first.to_dict()])):
+            return None
+        return _batches(map(row_text, rows), row_text(head))
+
     names, process = changed.names, changed.process
     os_, ns, oc, nc = changed.old_self, changed.new_self, changed.old_cum, changed.new_cum
     sig, wrapper = changed.significant, changed.wrapper
-    shown: dict[str, str] = {}
 
     def text(k: int) -> str:
         name = names[k]
@@ -111,3 +130,13 @@ def change_texts(changed):
             yield ",\n    ".join(map(text, batch))
 
     return pieces()
+
+
+def _batches(texts, first: str):
+    """`first`, then `texts`, joined by ",\n    " 2,000 at a time."""
+    from itertools import islice
+
+    batch = [first, *islice(texts, 1999)]
+    while batch:
+        yield ",\n    ".join(batch)
+        batch = list(islice(texts, 2000))
