@@ -1,4 +1,4 @@
-"""A diff's changes spilled in sorted runs and merged (analysis/diff_spill.py: ChangeRuns) read,
+"""A diff's changes spilled in sorted runs and merged (compose/diff_spill.py: ChangeRuns) read,
 show and write as the changes held in memory (model ChangeColumns) do, byte for byte: on real
 saved reports (tests/fixtures/exports/golden.json's diffs, and two runs of pip's 10-process log
 with every module changed) and on generated changes full of ties, with the runs forced small so
@@ -19,7 +19,7 @@ GOLDEN = json.loads((EXPORTS / "golden.json").read_text())
 
 
 def _small_runs(monkeypatch, run=7, chunk=3, fan=3):
-    from profiler.analysis import diff_spill
+    from profiler.compose import diff_spill
 
     monkeypatch.setattr(diff_spill, "RUN", run)
     monkeypatch.setattr(diff_spill, "CHUNK", chunk)
@@ -37,7 +37,7 @@ def _changes(rng, n, names, values):
 
 
 def _both(changes, run, chunk, fan, position=True):
-    from profiler.analysis.diff_spill import ChangeRuns
+    from profiler.compose.diff_spill import ChangeRuns
     from profiler.model.import_tree import ChangeColumns
 
     cols, runs = ChangeColumns(), ChangeRuns(run, chunk, fan)
@@ -60,7 +60,7 @@ def _document(changed):
 @pytest.mark.parametrize("run,chunk,fan", [(50, 7, 4), (97, 1000, 32), (1, 1, 2), (300, 64, 2)])
 @pytest.mark.parametrize("position", [True, False])
 def test_spilled_changes_read_and_write_as_the_columns_do(run, chunk, fan, position):
-    from profiler.analysis.diff_spill import ChangeRuns
+    from profiler.compose.diff_spill import ChangeRuns
 
     rng = random.Random(run * 7 + fan)
     names = ["a", "b.c", "b.c.d", 'q"uote', "é\u2028x", "tab\tname", "Z"]
@@ -107,7 +107,7 @@ def test_numbers_no_run_can_hold_keep_every_change_in_memory_in_the_columns_orde
 def test_a_process_columns_added_at_once_are_its_changes_one_by_one(odd):
     """ChangeColumns.extend (a process laid out alike in both reports) against append; a
     number that is not a machine integer turns the columns into lists either way."""
-    from profiler.analysis.diff_spill import ChangeRuns
+    from profiler.compose.diff_spill import ChangeRuns
     from profiler.model.import_tree import ChangeColumns
 
     rng = random.Random(5)
@@ -196,7 +196,10 @@ def _diffed(saved, a, b, tmp_path):
     shutil.copy(saved[b], new)
     streamed = diff(DiffOptions(str(old), str(new)))
     streamed = replace(streamed, machine={}, old={**streamed.old, "path": "old.json"}, new={**streamed.new, "path": "new.json"})
-    held = replace(diff_reports(load_report(str(old)), load_report(str(new)), "old.json", "new.json"), machine={})
+    from profiler.compose.diff_spill import ChangeRuns
+
+    held = replace(diff_reports(load_report(str(old)), load_report(str(new)), "old.json", "new.json", changes_made=ChangeRuns),
+                   machine={})
     return streamed, held
 
 
@@ -205,7 +208,7 @@ def test_real_diffs_spilled_write_their_golden_bytes(pair, saved, tmp_path, monk
     from profiler.render import get_renderer
     from profiler.render.console_imports import render_diff_table
 
-    from profiler.analysis import diff_spill
+    from profiler.compose import diff_spill
 
     _small_runs(monkeypatch)
     made = []
@@ -222,12 +225,12 @@ def test_two_runs_of_a_harness_diff_the_same_spilled_or_held(saved, tmp_path, mo
     """pip's 10 processes against a second run of them (every module changed, 5,000 changes,
     many alike in impact): the runs forced small give the document and the table the changes
     held in memory give."""
-    from profiler.analysis.diff_spill import ChangeRuns
+    from profiler.compose.diff_spill import ChangeRuns
     from profiler.model.import_tree import ChangeColumns
     from profiler.render import get_renderer
     from profiler.render.console_imports import render_diff_table
 
-    monkeypatch.setattr("profiler.analysis.diff_spill.RUN", 10**9)
+    monkeypatch.setattr("profiler.compose.diff_spill.RUN", 10**9)
     held = _diffed(saved, "pip_10", "pip_10_b", tmp_path)
     assert all(isinstance(r.changed, ChangeColumns) and len(r.changed) > 4096 for r in held)
     want_json = get_renderer("json")(held[1])
@@ -237,7 +240,8 @@ def test_two_runs_of_a_harness_diff_the_same_spilled_or_held(saved, tmp_path, mo
     from profiler.workflows.imports import load_report
 
     a, b = (load_report(str(tmp_path / f"{side}.json")) for side in ("old", "new"))
-    by_rows = diff_reports(replace(a, modules=tuple(a.modules)), replace(b, modules=tuple(b.modules)), "old.json", "new.json")
+    by_rows = diff_reports(replace(a, modules=tuple(a.modules)), replace(b, modules=tuple(b.modules)), "old.json", "new.json",
+                           changes_made=ChangeRuns)
     assert get_renderer("json")(replace(by_rows, machine={})) == want_json
     _small_runs(monkeypatch, run=257, chunk=10, fan=4)
     for rep in _diffed(saved, "pip_10", "pip_10_b", tmp_path):

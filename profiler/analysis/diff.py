@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from profiler.analysis.diff_spill import ChangeRuns
-from profiler.model.import_tree import ColumnBlock, DiffReport, DiffTotals, ImportsReport, ModuleChange, ModuleRecord
+from profiler.model.import_tree import ChangeColumns, ColumnBlock, DiffReport, DiffTotals, ImportsReport, ModuleChange, ModuleRecord
 
 MIN_RUNS_FOR_SIGNIFICANCE = 3
 SPREAD_FACTOR = 3  # a change is significant beyond this many (old + new) spreads (MAD, µs)
@@ -41,15 +40,17 @@ def is_significant(old_us: int, new_us: int, old_runs: Sequence[int | None], new
 
 
 def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = None, new_path: str | None = None,
-                 pairing: "ProcessPairing | None" = None) -> DiffReport:
+                 pairing: "ProcessPairing | None" = None, changes_made=ChangeColumns) -> DiffReport:
     """Modules are paired by identity (analysis.imports_views.identity_keys: process, name, and
     whether the row loaded the module or only wrapped a dotted import), never by name alone.
     Process by process (_paired_by_process): two processes laid out alike (a harness's reports:
     their ModuleColumns) are compared column by column, and only the rows that differ are made.
     `pairing`: the streaming_pairing the new report's processes were added to as it was read
-    (its modules then left out of `new`)."""
+    (its modules then left out of `new`). `changes_made`: what holds the changes as they come
+    (model ChangeColumns, or compose.diff_spill.ChangeRuns, which spills them in sorted runs):
+    appended or extended, then `settled()` (the changes the report gets) or `close()`d."""
     judge = old.runs >= MIN_RUNS_FOR_SIGNIFICANCE and new.runs >= MIN_RUNS_FOR_SIGNIFICANCE
-    changes = ChangeRuns()  # in the old report's order; read by impact (spilled in sorted runs past RUN changes)
+    changes = changes_made()  # in the old report's order; read by impact
 
     def change(mo: ModuleRecord, mn: ModuleRecord, wrapper: bool, position: int) -> None:
         sig = None
@@ -65,12 +66,12 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
         paired = _paired_by_process(old.modules, new.modules, change, None if judge else changes)
     if paired is None:
         changes.close()
-        changes = ChangeRuns()
+        changes = changes_made()
         paired = _paired_by_rows(old.modules, new.modules, change)
     added_rows, removed_rows, wrappers = paired
     added = tuple(m for *_, m in sorted(added_rows, key=lambda x: x[:3]))
     removed = tuple(m for *_, m in sorted(removed_rows, key=lambda x: x[:3]))
-    changes = changes.settled()  # a ChangeColumns while none was spilled
+    changes = changes.settled()
     changed = changes if len(changes) > SMALL_DIFF else tuple(changes)
     delta = new.total_us - old.total_us
     significant = None
@@ -248,13 +249,13 @@ def _paired_by_process(old_modules: Sequence[ModuleRecord], new_modules: Sequenc
     return pairing.result() if pairing.ok else None
 
 
-def streaming_pairing(old: ImportsReport) -> "ProcessPairing | None":
+def streaming_pairing(old: ImportsReport, changes_made=ChangeColumns) -> "ProcessPairing | None":
     """A ProcessPairing for a new report read a process at a time (compose.diff), its changes in
     its own ChangeColumns (`pairing.columns`); None when the old report needs its records
     paired (3 runs or more: significance is judged) or pairs by rows."""
     if old.runs >= MIN_RUNS_FOR_SIGNIFICANCE:
         return None
-    columns = ChangeRuns()
+    columns = changes_made()
 
     def change(mo, mn, wrapper, position):
         columns.append(mo.name, mo.process, mo.self_us, mn.self_us, mo.cumulative_us, mn.cumulative_us, None, wrapper, position)

@@ -20,27 +20,28 @@ class DiffOptions:
 
 def diff(opts: DiffOptions) -> DiffReport:
     from profiler.analysis.diff import diff_reports, streaming_pairing
+    from profiler.compose.diff_spill import ChangeRuns
     from profiler.workflows.imports import load_report
 
     for name, v in (("--fail-over", opts.fail_over_ms), ("--fail-over-pct", opts.fail_over_pct)):
         if v is not None and v < 0:
             raise UsageError(f"{name} cannot be negative")
     old = load_report(opts.old)
-    pairing = streaming_pairing(old)
+    pairing = streaming_pairing(old, ChangeRuns)
     if pairing is not None:  # the new report paired a process at a time as it is read, never held
         from profiler.inputs import read_imports_report
 
-        try:  # its changes spilled past a run (analysis.diff_spill): their folder removed unless they are the diff's
+        try:  # its changes spilled past a run (compose.diff_spill): their folder removed unless they are the diff's
             new = read_imports_report(opts.new, "report", on_block=pairing.add_block)
             if pairing.ok and not len(new.modules):  # (a file not laid out as importprof writes it is read whole)
-                return diff_reports(old, new, opts.old, opts.new, pairing=pairing)
+                return diff_reports(old, new, opts.old, opts.new, pairing=pairing, changes_made=ChangeRuns)
         except BaseException:
             pairing.columns.close()
             raise
         pairing.columns.close()
         if pairing.ok:
-            return diff_reports(old, new, opts.old, opts.new)
-    return diff_reports(old, load_report(opts.new), opts.old, opts.new)
+            return diff_reports(old, new, opts.old, opts.new, changes_made=ChangeRuns)
+    return diff_reports(old, load_report(opts.new), opts.old, opts.new, changes_made=ChangeRuns)
 
 
 def gate_note(report: DiffReport, opts: DiffOptions) -> str | None:
@@ -63,6 +64,7 @@ def diff_live(old, new, progress=None, warn=None, context: RunContext | None = N
     the diff reads as `importprof diff OLD.json NEW.json` would."""
     context = given(context)  # one context for the machine sample, the interpreters and the runs
     from profiler.analysis.diff import diff_reports
+    from profiler.compose.diff_spill import ChangeRuns
     from profiler.workflows.imports import imports
 
     def step(label: str):
@@ -72,7 +74,7 @@ def diff_live(old, new, progress=None, warn=None, context: RunContext | None = N
 
     a = imports(old, progress=step("A"), warn=warn, context=context)
     b = imports(new, progress=step("B"), warn=warn, context=context)
-    return diff_reports(a, b, *_sides(old, new))
+    return diff_reports(a, b, *_sides(old, new), changes_made=ChangeRuns)
 
 
 def _sides(old, new) -> tuple[str, str]:

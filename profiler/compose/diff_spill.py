@@ -1,4 +1,5 @@
-"""A diff's changes in bounded memory: an external sort (analysis.diff's ChangeRuns).
+"""A diff's changes in bounded memory: an external sort (ChangeRuns, what analysis.diff holds
+the changes of `importprof diff` in; analysis stays pure, its files are made here).
 
 A diff of two harness reports changes every module (506,900 changes at 1,000 processes of
 pip's log). Held as one model.ChangeColumns and sorted by impact for the document, they cost

@@ -917,6 +917,14 @@ class ChangeColumns(Sequence):
         self.significant.extend(b"\x02" * len(rows))
         self.wrapper.extend(bytes([wrapper[i] for i in rows]))
 
+    def settled(self) -> "ChangeColumns":
+        """The changes once every one came (analysis.diff: what holds them; compose.diff_spill's
+        ChangeRuns spills them)."""
+        return self
+
+    def close(self) -> None:
+        """(Nothing held outside memory.)"""
+
     def __len__(self) -> int:
         return len(self.names)
 

@@ -69,7 +69,7 @@ def change_texts(changed):
     one %-template for every change (made from the keys of the first change's own to_dict(),
     its text checked equal to that record's), each name's JSON made once, 2,000 changes a
     text — without the ModuleChange record and dict of each. Changes spilled in sorted runs
-    (analysis.diff_spill.ChangeRuns: a `rows()` of them merged) are written the same way from
+    (compose.diff_spill.ChangeRuns: a `rows()` of them merged) are written the same way from
     their rows as the merge gives them. None (write the records) for a tuple of changes or
     columns that are not all machine integers (a saved 5.0)."""
     import json
