@@ -9,6 +9,7 @@ from typing import Sequence
 from profiler.analysis.imports_views import parent_indices, parent_rows
 from profiler.model.import_tree import ColumnBlock, ImportsReport, ModuleColumns, WhyChain, WhyHop
 
+
 def import_chains(report: ImportsReport, module: str) -> tuple[WhyChain, ...]:
     """The chain(s) from a root import to MODULE, one per time it was imported (normally once
     per process), or, when MODULE itself was never a row, to the first of its submodules in
@@ -26,16 +27,7 @@ def import_chains(report: ImportsReport, module: str) -> tuple[WhyChain, ...]:
             if m.name.startswith(module + ".") and (m.process not in first or m.depth < modules[first[m.process]].depth):
                 first[m.process] = i
         targets = sorted(first.values())
-    chains = []
-    for t in targets:
-        hops = []
-        j: int | None = t
-        while j is not None:
-            m = modules[j]
-            hops.append(WhyHop(m.name, m.self_us, m.cumulative_us, m.depth, dict(m.extra)))
-            j = parents[j]
-        chains.append(WhyChain(modules[t].process, tuple(reversed(hops))))
-    return tuple(chains)
+    return tuple(_chain(modules[t].process, modules.__getitem__, parents, t) for t in targets)
 
 
 def _chains_by_process(modules: ModuleColumns, module: str) -> tuple[WhyChain, ...] | None:
@@ -62,12 +54,13 @@ def _cut_by_process(records: tuple) -> list[tuple]:
 
 class ChainsByProcess:
     """import_chains of a report handed over a process at a time (`add(process, first index,
-    block)`, a ColumnBlock or a tuple of one process's records, as inputs.ModuleColumnsReader's
-    on_block hands them), the blocks not kept: the rows of MODULE (or of its first submodule)
-    and their parents found once per layout, the hops made only for the chains. So `why
-    --report` of a thousand processes holds the chains and one process, not the report's rows.
-    `chains()` equals import_chains of the whole report (tests/test_why_streamed.py) unless
-    `repeated`: a process came in more than one place (then read the report whole)."""
+    block)`: a ColumnBlock or a tuple of one process's records, as model.import_tree's
+    ModuleColumnsReader hands them to on_block), the blocks not kept: the rows of MODULE (or
+    of its first submodule) and their parents found once per layout, the hops made only for the
+    chains. So `why --report` of a thousand processes holds the chains and one process, not the
+    report's rows. `chains()` equals import_chains of the whole report
+    (tests/test_why_streamed.py) unless `repeated`: a process came in more than one place (then
+    read the report whole)."""
 
     def __init__(self, module: str) -> None:
         self.module = module
@@ -114,6 +107,7 @@ class ChainsByProcess:
 
 
 def _chain(process: int, record, parents, t: int) -> WhyChain:
+    """The chain from row `t` up its parents (`record(j)`: row j's ModuleRecord), root first."""
     hops = []
     j: int | None = t
     while j is not None:
