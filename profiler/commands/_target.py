@@ -23,10 +23,11 @@ from typer.core import TyperCommand
 
 from profiler.errors import UsageError
 from profiler.commands._context import TIMEOUT_HELP, apply_timeout, timeout_seconds
-from profiler.model.words import TargetKind
 
 TARGET_USAGE = "[-c CODE | -m MODULE | SCRIPT | -- COMMAND] [ARGS]..."
-_TARGET_OPTS = {"-c": TargetKind.CODE, "--code": TargetKind.CODE, "-m": TargetKind.MODULE, "--module": TargetKind.MODULE}
+# TargetKind's words (model/words.py; a Target made of them holds the member): the enum is imported
+# only where a target is parsed, so `--help` does not import it
+_TARGET_OPTS = {"-c": "code", "--code": "code", "-m": "module", "--module": "module"}
 _PROGRAM_HELP = ("-h", "--help")
 _META = "importprof.target"
 _TIMEOUT = "importprof.timeout"
@@ -71,7 +72,7 @@ class TargetCommand(TyperCommand):
                     raise UsageError("`--` must be followed by the COMMAND to run")
                 if not self.command_targets:
                     raise UsageError(f"{ctx.command_path} needs a Python target (-c CODE, -m MODULE or SCRIPT), not `-- COMMAND`")
-                target = (TargetKind.COMMAND, rest[0], rest[1:], [])
+                target = ("command", rest[0], rest[1:], [])  # TargetKind.COMMAND's word
                 break
             if a == "--verbose":  # every command that runs a program takes it (as --timeout)
                 from profiler.commands._common import set_verbose
@@ -112,7 +113,7 @@ class TargetCommand(TyperCommand):
         ctx.meta[_FILES] = files
         if target is not None:
             kind, value, program_args, spelled = target
-            if kind != TargetKind.COMMAND:
+            if kind != "command":  # TargetKind.COMMAND (not imported before the Target is made)
                 program_args = _program_args(ctx, own, mine, positionals, spelled, program_args)
             from profiler.model.target import Target
 
@@ -155,6 +156,8 @@ class TargetCommand(TyperCommand):
 def _python_from_shebang(ctx) -> None:
     """A SCRIPT with no --python runs where its `#!` line says (a venv's console script on the
     venv's python, as the shell would run it), and a note on stderr says which and why."""
+    from profiler.model.words import TargetKind
+
     target = ctx.meta.get(_META)
     if target is None or target.kind != TargetKind.SCRIPT or "python" not in ctx.params or ctx.params["python"]:
         return
@@ -269,6 +272,7 @@ def parse_target_words(text: str, option: str = "--vs"):
     same grammar as the command's own target; a SCRIPT that is no file is refused with the
     hint the main target gets."""
     from profiler.model.target import Target
+    from profiler.model.words import TargetKind
 
     try:
         words = shlex.split(text)
