@@ -68,7 +68,7 @@ def _modules_asked(path: Path) -> list[str]:
 
 def _same(path: Path, streamed_expected: bool = True) -> int:
     from profiler.render import get_renderer
-    from profiler.render.console_imports import render_why_table
+    from profiler.render.console_imports import render_why_table, why_table_pieces
 
     asked = 0
     for module in _modules_asked(path):
@@ -78,6 +78,8 @@ def _same(path: Path, streamed_expected: bool = True) -> int:
         assert got == want, module
         assert get_renderer("json")(got) == get_renderer("json")(want)
         assert render_why_table(got, False) == render_why_table(want, False)
+        pieces = list(why_table_pieces(got, False))  # what `why` writes: a chain's table at a time
+        assert "".join(pieces) == render_why_table(want, False) and len(pieces) >= len(want.chains)
         asked += bool(want.chains)
     return asked
 
@@ -125,3 +127,19 @@ def test_a_package_seen_only_through_its_submodules(saved, tmp_path):
     got, chains = _streamed(path, "json")
     assert chains is not None and got == want
     assert len(want.chains) >= 2 and all(c.hops[-1].name.startswith("json.") for c in want.chains)
+
+
+def test_why_pieces_join_to_the_table_when_rich_draws_some(saved, tmp_path):
+    """A chain whose hop names rich must draw (a wide character: not the plain renderer's) and
+    chains it need not, a piece each: joined, the text render_why_table draws for them all."""
+    from profiler.render.console_imports import render_why_table, why_table_pieces
+
+    report, _ = _streamed(saved["command_subprocesses_x5"], "json")
+    assert len(report.chains) >= 2
+    first = report.chains[0]
+    wide = type(first)(**{**first.__dict__, "hops": (type(first.hops[0])(**{**first.hops[0].__dict__, "name": "模块"}), *first.hops[1:])})
+    from dataclasses import replace
+
+    mixed = replace(report, chains=(wide, *report.chains[1:]))
+    assert "".join(why_table_pieces(mixed, False)) == render_why_table(mixed, False)
+    assert "模块" in render_why_table(mixed, False)

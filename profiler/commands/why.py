@@ -39,7 +39,7 @@ def why(
     warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
-    from profiler.render.console_imports import render_why_table
+    from profiler.render.console_imports import why_table_pieces
     from profiler.commands._options import log_given, python_for, run_context
     from profiler.compose.why import WhyOptions, why as run_why
 
@@ -57,4 +57,4 @@ def why(
         raise UsageError("--statements runs the target: not with --report or --from-log")
     with suggesting_ignore_failure(), Progress("importing") as bar:
         answer = run_why(opts, progress=bar.update, warn=warn, context=run_context(ctx))
-    deliver(answer, fmt=fmt, output=output, table=render_why_table)
+    deliver(answer, fmt=fmt, output=output, table=why_table_pieces)  # a chain's table at a time

@@ -66,6 +66,17 @@ def render_tables(tables, tty: bool) -> str:
     return _rich_text(parts, tty)
 
 
+def render_tables_each(tables, tty: bool):
+    """render_tables' text a table at a time, each drawn as it comes (plain where it can be,
+    else by rich: the two draw a table alike); the pieces joined are render_tables' text. On a
+    terminal the whole text, drawn together."""
+    if tty:
+        yield render_tables(tables, tty)
+        return
+    for t in tables:
+        yield render_tables([t], tty)
+
+
 # ------------------------------------------------------------------------------------------ plain
 # Characters at U+1100 and above the renderers write, each one cell wide in rich's tables too.
 _WRITTEN = frozenset("→—…±·×σ≈−–Δ²└─≤Σµ")

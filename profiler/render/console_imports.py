@@ -249,8 +249,29 @@ def render_why_table(report, tty: bool) -> str:
         parts.append(f"the chain that loaded {report.module}, hop by hop:" if loading else f"{report.module} was loaded before -X importtime could see it")
     else:
         report_chains = list(report.chains)
-    for i, chain in enumerate(report_chains, 1):
-        proc = f" (process {chain.process})" if any(c.process for c in report.chains) else ""
+    parts.extend(_chain_tables(report, report_chains, tty))
+    return render_tables(parts, tty)
+
+
+def why_table_pieces(report, tty: bool):
+    """render_why_table's text a chain's table at a time (`why` of a harness: a table per
+    process, never all drawn at once); the same text joined. On a terminal, or with --all or
+    --statements, the whole text in one piece."""
+    if tty or not report.chains or report.statements is not None or any(not c.loaded for c in report.chains):
+        yield render_why_table(report, tty)
+        return
+    from profiler.render.console import render_tables_each
+
+    yield from render_tables_each(_chain_tables(report, report.chains, tty), tty)
+
+
+def _chain_tables(report, chains, tty: bool):
+    """One table per chain, hop by hop, made as they are asked for."""
+    from profiler.render.console import new_table
+
+    proc_shown = any(c.process for c in report.chains)
+    for i, chain in enumerate(chains, 1):
+        proc = f" (process {chain.process})" if proc_shown else ""
         t = new_table(tty, title=f"chain {i}{proc}: who imports {report.module}")
         t.add_column("hop", no_wrap=True)
         t.add_column("self ms", justify="right")
@@ -262,8 +283,7 @@ def render_why_table(report, tty: bool) -> str:
         for j, h in enumerate(chain.hops):
             arrow = "  " * j + ("└─ " if j else "")
             t.add_row(arrow + h.name + (FAILED_MARK if h.failed else ""), _ms(h.self_us), _ms(h.cumulative_us), *([path_cell(str(h.site or ""), tty)] if sites else []))
-        parts.append(t)
-    return render_tables(parts, tty)
+        yield t
 
 
 WRAPPER_MARK = " (dotted import)"  # the outer row of `import a.b` (see DiffReport notes)
