@@ -57,7 +57,10 @@ def _document(changed):
     return "".join(render_json_chunks(rep))
 
 
-@pytest.mark.parametrize("run,chunk,fan", [(50, 7, 4), (97, 1000, 32), (1, 1, 2), (300, 64, 2)])
+SPILLS = [(50, 7, 4), (97, 1000, 32), (1, 1, 2), (300, 64, 2)]
+
+
+@pytest.mark.parametrize("run,chunk,fan", [s if s in SPILLS[:2] else pytest.param(*s, marks=pytest.mark.slow) for s in SPILLS])  # every shape in make test
 @pytest.mark.parametrize("position", [True, False])
 def test_spilled_changes_read_and_write_as_the_columns_do(run, chunk, fan, position):
     from profiler.compose.diff_spill import ChangeRuns
@@ -203,7 +206,7 @@ def _diffed(saved, a, b, tmp_path):
     return streamed, held
 
 
-@pytest.mark.parametrize("pair", DIFFS, ids=["..".join(p) for p in DIFFS])
+@pytest.mark.parametrize("pair", [p if p == DIFFS[0] else pytest.param(p, marks=pytest.mark.slow) for p in DIFFS], ids=["..".join(p) for p in DIFFS])  # every diff in make test
 def test_real_diffs_spilled_write_their_golden_bytes(pair, saved, tmp_path, monkeypatch):
     from profiler.render import get_renderer
     from profiler.render.console_imports import render_diff_table
@@ -221,6 +224,7 @@ def test_real_diffs_spilled_write_their_golden_bytes(pair, saved, tmp_path, monk
         assert digest(render_diff_table(rep, False)) == g["table"]
 
 
+@pytest.mark.slow  # pip's 10-process log against a rotated copy: in make test
 def test_two_runs_of_a_harness_diff_the_same_spilled_or_held(saved, tmp_path, monkeypatch):
     """pip's 10 processes against a second run of them (every module changed, 5,000 changes,
     many alike in impact): the runs forced small give the document and the table the changes
