@@ -127,6 +127,7 @@ def make_pip_logs(python: str, folder: str, counts) -> dict[int, tuple[str, int]
 def in_process(logs: dict) -> None:
     """The trace pipeline without the command's start-up: read + parse + summary + JSON, in this
     process (CPU time, best of the repeats), beside the split loop over the same file."""
+    from profiler.model.log_source import LogSource
     from profiler.render import get_renderer
     from profiler.workflows.trace import TraceOptions, trace
 
@@ -141,7 +142,7 @@ def in_process(logs: dict) -> None:
                 for line in fh.read().splitlines():
                     line.split()
             t1 = clock()
-            get_renderer("json")(trace(TraceOptions(from_log=path)))
+            get_renderer("json")(trace(TraceOptions(from_log=LogSource(path=path))))
             t2 = clock()
             best_floor, best = min(best_floor, t1 - t0), min(best, t2 - t1)
         rows[scale] = (lines, best, best / best_floor)
