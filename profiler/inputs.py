@@ -740,44 +740,27 @@ def _item_problem(kind: str, key: str, i: int, value) -> str:
 
 def read_imports_report(path: str, what: str = "report", on_block=None):
     """A saved `importprof.imports/1` report as an ImportsReport (show, diff, why --report), read
-    a line at a time (read_streamed_document) into the form `imports --from-log` makes
+    a line at a time (stream_imports_report) into the form `imports --from-log` makes
     (model.import_tree.ModuleColumnsReader: a thousand processes of one program held as columns,
     a record line of a layout read before matched as its numbers alone), so reading back what
     `-o` wrote costs about what writing it did. A file not laid out as importprof writes it is
     read whole, as before. `on_block(process, first index, block)`: each process is handed over
     as it is read and not kept (the report's modules are left empty), for a reader that pairs
     them as they come (diff)."""
-    from dataclasses import replace
+    report = stream_imports_report(path, on_block, what)
+    if report is not None:
+        return report
+    from profiler.model.import_tree import ImportsReport
 
-    from profiler.errors import BadInput
-    from profiler.model.import_tree import ImportsReport, ModuleColumnsReader
-
-    reader = ModuleColumnsReader(on_block)
-    try:
-        doc = read_streamed_document(path, "imports", "modules", reader.take, reader.record, ["imports"], what)
-        if doc is None:
-            return ImportsReport.from_dict(read_document(path, ["imports"], what))
-        modules = reader.finish()
-        problem = _imports_rules_by_segment(reader.segments)
-        if problem is not None:
-            raise _bad(f"{path}: not a valid importprof.imports/1 document: {problem}")
-        doc.setdefault("processes", reader.processes)
-        doc.setdefault("total_us", reader.roots_cumulative_us)
-        return replace(ImportsReport.from_dict(doc), modules=modules)
-    except BadInput:
-        raise
-    except ValueError as exc:
-        raise _bad(f"{path}: {exc}") from None
-    except (KeyError, TypeError) as exc:
-        raise _bad(f"{path}: not a valid importprof.imports/1 report (bad or missing {exc})") from None
+    return ImportsReport.from_dict(read_document(path, ["imports"], what))
 
 
 def stream_imports_report(path: str, on_block, what: str = "report"):
-    """read_imports_report's line-at-a-time read alone: the report without its modules, each
-    process handed to `on_block(process, first index, block)` as it is read and not kept (why
-    --report); None when the file is not laid out as importprof writes it — what on_block was
-    handed is then to be forgotten, and the file read whole (read_imports_report). The same
-    validation and one-line errors as read_imports_report."""
+    """The line-at-a-time read: the report with its modules in the column form (or, with
+    `on_block(process, first index, block)`, each process handed over as it is read and not
+    kept); None when the file is not laid out as importprof writes it — what on_block was
+    handed is then to be forgotten, and the file read whole (read_imports_report). Validated
+    as it is read; every error one line."""
     from dataclasses import replace
 
     from profiler.errors import BadInput
