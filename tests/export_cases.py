@@ -73,3 +73,19 @@ def digest(data: str | bytes) -> list:
     else:
         data = data.replace(f'"exporter": "importprof {__version__}"'.encode(), b'"exporter": "importprof VERSION"')
     return [hashlib.sha256(data).hexdigest(), len(data)]
+
+
+class SavedReports(dict):
+    """Each case's report as `imports -o` saves it (the json renderer's bytes), written under
+    `folder` when a test first asks for it (the quick lane never asks for the big ones)."""
+
+    def __init__(self, folder: Path):
+        super().__init__()
+        self.folder = folder
+
+    def __missing__(self, case: str) -> Path:
+        from profiler.render import get_renderer
+
+        path = self[case] = self.folder / f"{case}.json"
+        path.write_text(get_renderer("json")(report_of(case, self.folder)))
+        return path

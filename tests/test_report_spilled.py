@@ -14,24 +14,14 @@ from pathlib import Path
 import pytest
 
 from conftest import lane
-from export_cases import report_of
+from export_cases import SavedReports
 
 CASES = ("pip_10", "command_subprocesses_x5", "repeated_headers_x4", "overlap_x3", "py314_cached_x3", "boto3")
 
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("saved")
-
-    class Saved(dict):
-        def __missing__(self, case):
-            from profiler.render import get_renderer
-
-            path = self[case] = folder / f"{case}.json"
-            path.write_text(get_renderer("json")(report_of(case, folder)))
-            return path
-
-    return Saved()
+    return SavedReports(tmp_path_factory.mktemp("saved"))
 
 
 def _outputs(page) -> dict:
