@@ -175,7 +175,7 @@ def main() -> None:
                 os.chdir(cwd)
             rows.setdefault(name, {})[v] = (r, vpython, target)
     load = os.getloadavg()[0]
-    print(f"lazy imports: predicted (3.11, 3.14: emulation, its own cost taken out) vs measured (3.15: -X lazy_imports=all)")
+    print("lazy imports: predicted (3.11, 3.14: emulation, its own cost taken out) vs measured (3.15: -X lazy_imports=all)")
     print(f"lazy/eager time ratio, {args.runs} interleaved runs per variant; same pins on every interpreter: {' '.join(PINS)}")
     print(f"load average {load:.2f} on {os.cpu_count()} CPUs; {time.time() - started:.0f} s")
     head = f"{'program':10}" + "".join(f" {v + (' pred' if v != '3.15' else ' meas'):>10}" for v in versions)

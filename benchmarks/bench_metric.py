@@ -67,7 +67,7 @@ def main() -> None:
     print(f"bench_metric: python {interp.version} -c {args.code!r}, {args.runs} runs of each metric on this machine")
     print(f"  load average {load_before[0]:.2f} before, {load_after[0]:.2f} after; {os.cpu_count()} logical cores")
     w = describe("wall time", wall_ms, " ms", lambda v: f"{v:.2f}")
-    i = describe(f"instructions", [float(c) for c in counts], "", lambda v: f"{v:,.0f}")
+    i = describe("instructions", [float(c) for c in counts], "", lambda v: f"{v:,.0f}")
     print(f"  instructions counted by {method}: {t2 - t1:.1f} s for {args.runs} counts; wall timing {t1 - t0:.1f} s")
     ratio = w["range"] / i["range"] if i["range"] else float("inf")
     print(f"  wall time varies {ratio:.0f}x more than instructions (range against range)")

@@ -26,7 +26,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from profiler.analysis.statistics import mean, median, summarize  # noqa: E402
+from profiler.analysis.statistics import median, summarize  # noqa: E402
 from profiler.capture.hyperfine import run_hyperfine  # noqa: E402
 from profiler.capture.interpreter import resolve_python  # noqa: E402
 from profiler.capture.timing import RunPlan, run_interleaved  # noqa: E402

@@ -1009,7 +1009,7 @@ def test_a_builder_killed_mid_build_leaves_nothing_used_or_kept(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     go = tmp_path / "go"
     go.touch()
-    code = f"import os, sys, time\n" + BUILDER
+    code = "import os, sys, time\n" + BUILDER
     killed = subprocess.Popen([sys.executable, "-c", code, str(dest), "", str(log), "60"], env=env, cwd=REPO)
     for _ in range(600):
         if list(dest.parent.glob("artefact.*.tmp")) and log.exists():

@@ -432,7 +432,6 @@ def test_in_memory_estimate_is_the_path_importers_work_timed_without_a_hook(real
     unmarshal); a module without a .pyc is compiled as every start compiles it (packed bytecode
     spares that too), writing nothing; modules nowhere on sys.path are left out; both are said."""
     import subprocess
-    import sys as _sys
 
     from profiler.analysis.doctor import in_memory_finding
     from profiler.capture.doctor import path_import_cost

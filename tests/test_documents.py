@@ -5,15 +5,12 @@ right `schema` but the wrong shape with one error line, before writing anything.
 
 from __future__ import annotations
 
-import copy
 import json
-import os
-from pathlib import Path
 
 import pytest
 
 from _inproc import run_main
-from conftest import REPO, assert_one_line_error
+from conftest import assert_one_line_error
 
 REPORT_FIXTURES = ["startup", "imports", "trace", "site", "compare", "why"]
 

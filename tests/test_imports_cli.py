@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 from conftest import assert_one_line_error
 
@@ -141,7 +140,7 @@ def test_a_program_that_exits_non_zero_on_purpose_is_measured_with_ignore_failur
     """A red test suite or a linter exits 1 and its imports are still worth reading (QA P2)."""
     code = "import json, sys; sys.stderr.write('1 test failed\\n'); sys.exit(1)"
     res = cli("imports", "--python", real_python, "--runs", "1", "--warmup", "0", "-c", code)
-    line = assert_one_line_error(res, 3, "exited with code 1", "--ignore-failure")
+    assert_one_line_error(res, 3, "exited with code 1", "--ignore-failure")
     assert "1 test failed" in res.stderr and "import time:" not in res.stderr  # the program's stderr, not import rows
     ok = cli("imports", "--python", real_python, "--runs", "1", "--warmup", "0", "-i", "--format", "json", "-c", code)
     assert ok.returncode == 0, ok

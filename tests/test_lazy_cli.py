@@ -4,7 +4,6 @@ printed), which lazy loading breaks. Real interpreter, real runs, no timing thre
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest

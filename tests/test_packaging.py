@@ -4,7 +4,6 @@ Cargo project. Built as a real wheel, installed into a real venv."""
 
 import os
 import subprocess
-import sys
 
 
 def test_wheel_install_finds_its_package_data(tmp_path, real_python):

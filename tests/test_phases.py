@@ -4,7 +4,6 @@ accounting on real records."""
 from __future__ import annotations
 
 import os
-import textwrap
 from pathlib import Path
 
 import pytest

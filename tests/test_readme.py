@@ -194,7 +194,7 @@ def _small(argv: list[str]) -> list[str]:
     if "--from" in argv:  # a page from saved documents runs nothing
         return argv
     out, skip = [], False
-    for i, a in enumerate(argv):
+    for a in argv:
         if skip:
             skip = False
             continue

@@ -382,7 +382,7 @@ def test_findings_come_first(from_dom):
     assert got["sectionOrder"][0] == "doctor", got["sectionOrder"]
     doctor = json.loads((REPORT_FIXTURES / "doctor.json").read_text())
     assert [f[0] for f in got["findings"]] == [f["kind"] for f in doctor["findings"]] and got["findings"]
-    for (kind, cost, fix), f in zip(got["findings"], doctor["findings"]):
+    for (_kind, cost, fix), f in zip(got["findings"], doctor["findings"]):
         # without doctor --verify every figure is labelled an estimate; a verified one shows both
         if f.get("measured_us") is None:
             assert cost.startswith("\u2248 ") and cost.endswith(" estimated"), (cost, f)

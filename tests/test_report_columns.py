@@ -46,7 +46,6 @@ def saved(tmp_path_factory):
 
 def _whole(paths):
     """The page as the whole-file reader made it (each document json.load-ed and checked)."""
-    from profiler.compose import report as compose
     from profiler.inputs import check_document, read_json
 
     docs = []

@@ -13,7 +13,7 @@ from profiler.analysis.failures import explain_failure
 from profiler.errors import BadInput, UsageError
 from profiler.model.interpreter import VARIANT_NEEDS, Interpreter, supported_variants
 from profiler.model.target import Target
-from profiler.model.variant import BUILTIN_VARIANTS, FRESH_FOLDER, Variant, insert_flags, parse_variants, variants_help
+from profiler.model.variant import BUILTIN_VARIANTS, FRESH_FOLDER, Variant, insert_flags, variants_help
 from profiler.workflows.plan import plan_runs
 
 

@@ -12,7 +12,6 @@ return the installed module, and `importprof --version` must say so."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import zipfile

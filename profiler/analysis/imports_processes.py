@@ -19,7 +19,7 @@ def sum_modules(modules: Sequence[ModuleRecord]) -> tuple[SummedModule, ...]:
     (a ModuleColumns') are added column by column first, their rows then once."""
     acc: dict[str, list] = {}  # name → [processes, Σ self, Σ cumulative]
     by_layout: dict[int, list] = {}  # id(layout) → [layout, processes, Σ self per row, Σ cumulative per row]
-    for process, depths, cums, record, block in process_segments(modules):
+    for _process, depths, cums, record, block in process_segments(modules):
         if block is not None:
             s = by_layout.get(id(block.layout))
             if s is None:

@@ -52,9 +52,9 @@ def build_site_report(
         path = p["path"]
         lines = []
         for i, ln in enumerate(p["lines"]):
-            in_line = _modules_in(first_mods, lambda c, ln=ln: c[:3] == ("pth", path, ln["lineno"]))
+            in_line = _modules_in(first_mods, lambda c, ln=ln, path=path: c[:3] == ("pth", path, ln["lineno"]))
             lines.append(PthLine(ln["lineno"], ln["text"], med_pth(path, i), tuple(m.name for m in in_line)))
-        in_file = _modules_in(first_mods, lambda c: c[:2] == ("pth", path))
+        in_file = _modules_in(first_mods, lambda c, path=path: c[:2] == ("pth", path))
         pth_files.append(
             PthFile(
                 path=path,

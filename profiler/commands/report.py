@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from profiler.commands._options import path_value, integer, FlagsOpt, IgnoreFailureOpt, OutputOpt, PythonOpt, format_opt, runs_opt, variant_opt, warmup_opt
+from profiler.commands._options import path_value, integer, FlagsOpt, IgnoreFailureOpt, PythonOpt, format_opt, runs_opt, variant_opt, warmup_opt
 from profiler.commands._target import TargetCommand
 from profiler.model.variant import DEFAULT_STARTUP_VARIANTS
 

@@ -134,7 +134,7 @@ def _startup_versus(opts: StartupOptions, progress, warn, context: RunContext | 
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     specs: list[CommandSpec] = []
     unavailable: list[str] = []
-    for n, (target, python) in enumerate([(opts.target, None), *opts.versus]):
+    for target, python in [(opts.target, None), *opts.versus]:
         pythons = [python] if python else (list(opts.pythons) or [None])
         interps = resolve_pythons(pythons, warn=warn, context=context) if target.is_python else []
         # A/B is about the targets: one variant unless asked; a `-- COMMAND` target runs as is

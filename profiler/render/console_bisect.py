@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from profiler.model.bisect import BisectReport, BisectStep
+from profiler.model.bisect import BisectReport
 from profiler.render.console import new_table, render_tables
 
 

@@ -60,7 +60,8 @@ def render_json_chunks(report):
 
 _CHANGE_KEYS = ("name", "process", "old_self_us", "new_self_us", "old_cumulative_us", "new_cumulative_us", "significant",
                 "wrapper", "delta_self_us", "delta_cumulative_us")
-_WORDS = {None: "null", True: "true", False: "false", 0: "false", 1: "true", 2: "null"}
+# a column holds a flag as a bool or as 0/1 (2: unknown); 0 and 1 find False's and True's entries
+_WORDS = {None: "null", True: "true", False: "false", 2: "null"}
 
 
 def change_texts(changed):

@@ -130,6 +130,17 @@ def capture_logs(
     return logs
 
 
+def _python_parent(rec, number: dict, by_index: dict) -> int | None:
+    """The number (among the kept processes) of `rec`'s nearest ancestor that wrote import
+    time lines, None when no ancestor did."""
+    j = rec.parent
+    while j is not None:
+        if j in number:
+            return number[j]
+        j = by_index[j].parent if j in by_index else None
+    return None
+
+
 def capture_harness_logs(
     opts: ImportsOptions,
     progress: Callable[[int, int, str], None] | None = None,
@@ -189,16 +200,7 @@ def capture_harness_logs(
             raise BadInput(f"no Python process of `{opts.target.label()}` wrote import time lines" + (f" ({why})" if why else ""))
         number = {rec.index: k for k, rec in enumerate(kept)}
         by_index = {rec.index: rec for rec in cap.processes}
-
-        def python_parent(rec) -> int | None:
-            j = rec.parent
-            while j is not None:
-                if j in number:
-                    return number[j]
-                j = by_index[j].parent if j in by_index else None
-            return None
-
-        facts.append([ProcessRun(rec.argv, rec.executable, python_parent(rec), rec.wall_s) for rec in kept])
+        facts.append([ProcessRun(rec.argv, rec.executable, _python_parent(rec, number, by_index), rec.wall_s) for rec in kept])
         logs.append(Log(tuple(procs), (), tuple(warnings)))
         walls.append(cap.wall_s)
     if progress:

@@ -1,6 +1,5 @@
 """The `import-stdlib` workload: import every module listed in import_stdlib.txt (beside this
 file), in order; print how many imported. Standard library only; runs in every variant."""
-import sys
 import warnings
 
 warnings.simplefilter("ignore")  # deprecated modules (asynchat, imp, ...) warn when imported
