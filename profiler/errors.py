@@ -75,6 +75,13 @@ class TargetFailed(ImportprofError):
         self.ignorable = ignorable
 
 
+class InstrumentFailed(ImportprofError):
+    """importprof's own code inside the measured program (the launcher, a hook) failed: said as
+    importprof's, with its cause, never as the program's."""
+
+    exit_code = EXIT_FAILED
+
+
 class TimedOut(TargetFailed):
     """A run did not finish within --timeout: it was killed with every process it started."""
 

@@ -29,7 +29,7 @@ def _done(rec):
     mod = sys.modules.get(name)
     if mod is None:
         return
-    path = getattr(mod, "__file__", None)
+    path = sys.modules["_importprof_launch"].module_file(mod)  # read without trusting the object
     if path:
         _WATCH[path] = name
     _WATCH["<frozen %s>" % name] = name
@@ -43,8 +43,11 @@ def _profile(frame, event, arg):
             _USED.append(name)
             _WATCH_C.pop(name, None)
     elif event == "c_call":
-        mod = getattr(arg, "__module__", None)
-        if mod is not None and mod in _WATCH_C:
+        try:
+            mod = getattr(arg, "__module__", None)
+        except Exception:  # a callable whose __module__ raises: not one of ours to watch
+            return
+        if type(mod) is str and mod in _WATCH_C:
             del _WATCH_C[mod]
             _USED.append(mod)
 
@@ -57,11 +60,10 @@ def _dump():
     path = _OPTIONS.get("calls_path")
     if not path:
         return
-    import json
-
+    dumps = sys.modules["_importprof_launch"].dumps  # (no `import json` at exit)
     with open(path, "w", encoding="utf-8") as fh:
         for name in _USED:
-            fh.write(json.dumps(name) + "\n")
+            fh.write(dumps(name) + "\n")
 
 
 def install(options):

@@ -127,25 +127,25 @@ def _found_records(modules):
 
 
 def _module_facts(name, mod):
-    """[name, kind, file] of an executed module, read without triggering anything."""
-    if not isinstance(mod, _ModuleType):
+    """[name, kind, file] of an executed module, read without triggering anything: a cffi `Lib`
+    (isinstance says module, type says not; no __dict__), a proxy or lazy object is an "object"."""
+    launch = sys.modules["_importprof_launch"]
+    d = launch.module_dict(mod)
+    if d is None:
         return [name, "object", None]
-    d = object.__getattribute__(mod, "__dict__")
-    path = d.get("__file__")
-    path = path if isinstance(path, str) else None
-    spec = d.get("__spec__")
+    path = launch.module_file(mod)
+    spec = dict.get(d, "__spec__")
     if name == "__main__":
         if path is None:  # 3.15 drops __main__.__file__ before exit handlers run; -m left its spec
-            origin = getattr(spec, "origin", None)
-            path = origin if isinstance(origin, str) else None
+            origin = launch.spec_attr(spec, "origin")
+            path = origin if type(origin) is str else None
         return [name, "main", path]
     if spec is None:
         return [name, "unknown", path]
-    return [name, _loader_kind(spec.loader), path]
+    return [name, _loader_kind(launch.spec_attr(spec, "loader")), path]
 
 
 def _dump():
-    # first: the json import below is importprof's own, neither deferred nor recorded
     _AUDITING[0] = False
     rewrite = sys.modules.get("_importprof_hook_lazy_rewrite")
     if rewrite is not None and rewrite._ORIGINAL_GET_CODE[0] is not None:
@@ -162,8 +162,6 @@ def _dump():
             name = p.module_name()
             if name not in names and name not in pending:
                 pending.append(name)
-    import json
-
     doc = {
         "lazy": bool(_OPTIONS.get("lazy", True)),
         "python": "%d.%d.%d" % sys.version_info[:3],
@@ -176,8 +174,8 @@ def _dump():
         "counts": dict(_COUNTS),
         "calibration": dict(_CALIBRATION),
     }
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh)
+    with open(path, "w", encoding="utf-8") as fh:  # (no `import json` at exit: see launch.dumps)
+        fh.write(sys.modules["_importprof_launch"].dumps(doc))
 
 
 def _keep_filter(importer, name, fromlist=None, only=_ONLY):

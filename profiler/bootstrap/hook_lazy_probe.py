@@ -9,22 +9,21 @@ _OPTIONS = {}
 
 
 def _dump():
+    launch = sys.modules["_importprof_launch"]  # (no `import json` at exit: see launch.dumps)
     modules = []
     for name, mod in list(sys.modules.items()):
         if name.startswith("_importprof"):
             continue
-        path = getattr(mod, "__dict__", {}).get("__file__") if hasattr(mod, "__dict__") else None
-        modules.append([name, path if isinstance(path, str) else None])
+        modules.append([name, launch.module_file(mod)])  # read without trusting the object
     lazy = getattr(sys, "lazy_modules", None)
-    import json
 
     doc = {
         "python": "%d.%d.%d" % sys.version_info[:3],
         "modules": modules,
-        "unreified": sorted(lazy) if lazy is not None else None,
+        "unreified": sorted(n for n in lazy if isinstance(n, str)) if lazy is not None else None,
     }
     with open(_OPTIONS["lazy_probe_path"], "w", encoding="utf-8") as fh:
-        json.dump(doc, fh)
+        fh.write(launch.dumps(doc))
 
 
 def install(options):

@@ -73,9 +73,7 @@ def install(options):
             except Exception:  # a module with odd attributes: record what is certain
                 records.append({"name": name, "file": None, "origin": None, "loader": None, "is_package": False})
         sys_path = [p for p in sys.path if isinstance(p, str)]
-        import json
-
-        with open(out, "w") as fh:
-            json.dump({"modules": records, "sys_path": sys_path}, fh)
+        with open(out, "w") as fh:  # (no `import json` at exit: see launch.dumps)
+            fh.write(sys.modules["_importprof_launch"].dumps({"modules": records, "sys_path": sys_path}))
 
     sys.modules["_importprof_launch"].at_exit(dump)

@@ -43,7 +43,8 @@ _OPTIONS = {}
 
 _SKIP_FILES = set()
 _LAUNCH = [__file__.rsplit("/", 1)[0] + "/launch.py"]
-_SHOWN = sys.modules["_importprof_launch"].shown  # the script's file as the command line named it
+_LAUNCH_API = sys.modules["_importprof_launch"]
+_SHOWN = _LAUNCH_API.shown  # the script's file as the command line named it
 
 
 def _now():
@@ -111,9 +112,11 @@ def _disguised(wrapper, orig):
 
 
 def _wrap_find_and_load(orig):
-    def _find_and_load(name, import_):
+    # every argument forwarded as given: 3.15 added `lazy_submodule=` (PEP 810), and the next
+    # interpreter may add more (tests/test_replaced_signatures.py holds each version's signature)
+    def _find_and_load(name, *args, **kwargs):
         if name in sys.modules or _STOPPED[0] or _thread.get_ident() != _MAIN:
-            return orig(name, import_)
+            return orig(name, *args, **kwargs)
         caller = sys._getframe(1)
         site = _import_site(caller) if _SITES[0] else None
         now = _now()
@@ -145,7 +148,7 @@ def _wrap_find_and_load(orig):
         _STACK.append(rec)
         _LAST[0] = now
         try:
-            return orig(name, import_)
+            return orig(name, *args, **kwargs)
         except BaseException:
             rec["failed"] = True
             raise
@@ -202,12 +205,12 @@ def _charge_site_main(rec):
 
 
 def _wrap_find_spec(orig):
-    def _find_spec(name, path, target=None):
+    def _find_spec(name, *args, **kwargs):
         top = _top_for(name, "find")
         if top is None:
-            return orig(name, path, target)
+            return orig(name, *args, **kwargs)
         try:
-            return orig(name, path, target)
+            return orig(name, *args, **kwargs)
         finally:
             _switch(top, "exec")
     return _disguised(_find_spec, orig)
@@ -230,24 +233,24 @@ def _wrap_phase(orig, phase, top_of):
 
 
 # which record a wrapped call times (None: not ours)
-def _get_code_of(self, fullname):  # the module being loaded, between find and exec
+def _get_code_of(self=None, fullname=None, *args, **kwargs):  # the module being loaded, between find and exec
     return _top_for(fullname, "exec")
 
 
-def _frozen_code_of(name, *args):
+def _frozen_code_of(name=None, *args, **kwargs):
     return _top_for(name, "exec")
 
 
-def _read_by_get_code(self, path):  # bytes read while get_code runs
+def _read_by_get_code(*args, **kwargs):  # bytes read while get_code runs
     return _top_in("unmarshal")
 
 
 def _wrap_source_to_code(orig):
-    def source_to_code(self, data, path, *args, **kwargs):
+    def source_to_code(*args, **kwargs):
         top = _top_in("unmarshal")
         if top is not None:
             top["compiled"] = True
-        return orig(self, data, path, *args, **kwargs)
+        return orig(*args, **kwargs)
     return _disguised(source_to_code, orig)
 
 
@@ -281,9 +284,9 @@ def _wrap_import(orig):
     (which `_find_and_load` never sees), as [importer module, imported module]: each package
     of a dotted name, and fromlist names that are submodules."""
 
-    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+    def __import__(name, *args, **kwargs):
         try:
-            mod = orig(name, globals, locals, fromlist, level)
+            mod = orig(name, *args, **kwargs)
         except BaseException as exc:
             # python's own __import__ is C: it leaves no frame in the program's traceback. A
             # bare `raise` re-raises with the exception's own traceback from 3.11 on, so this
@@ -296,10 +299,18 @@ def _wrap_import(orig):
         if _STOPPED[0] or _thread.get_ident() != _MAIN:
             return mod
         try:
-            importer = (globals or {}).get("__name__")
+            # the arguments as __import__(name, globals=None, locals=None, fromlist=(), level=0)
+            # names them, read without assuming their types (the program's own call may pass anything)
+            given = dict(zip(("globals", "locals", "fromlist", "level"), args))
+            given.update(kwargs)
+            globals, fromlist, level = given.get("globals"), given.get("fromlist") or (), given.get("level") or 0
+            importer = globals.get("__name__") if isinstance(globals, dict) else None
             # `import a.b.c` returns `a`: the statement names a, a.b, a.b.c; with a fromlist
             # or a relative level the returned module is the one named
-            parts = (mod.__name__ if (fromlist or level) else name).split(".")
+            modname = _LAUNCH_API.module_name(mod) if (fromlist or level) else name
+            if not isinstance(modname, str):
+                return mod  # not a module we can read without running its code (a proxy, a lazy object)
+            parts = modname.split(".")
             own = (importer or "") + "."
             for i in range(1, len(parts) + 1):
                 prefix = ".".join(parts[:i])
@@ -307,7 +318,9 @@ def _wrap_import(orig):
                     _note_importer((importer, prefix))
             if fromlist:
                 for x in fromlist:
-                    sub = mod.__name__ + "." + x
+                    if not isinstance(x, str):
+                        continue
+                    sub = modname + "." + x
                     if x != "*" and sub in sys.modules:
                         _note_importer((importer, sub))
         except Exception:
@@ -329,8 +342,7 @@ def _dump():
     path = _OPTIONS.get("phases_path")
     if not path:
         return
-    import json
-
+    dumps = _LAUNCH_API.dumps  # (no `import json` at exit: the program may have made imports lazy)
     with open(path, "w", encoding="utf-8") as fh:
         for rec in _RECORDS:
             out = dict(rec)
@@ -339,10 +351,8 @@ def _dump():
             out["read_us"] = out.pop("read")
             out["unmarshal_us"] = out.pop("unmarshal")
             out["exec_us"] = out.pop("exec")
-            mod = sys.modules.get(rec["name"])
-            spec = getattr(mod, "__spec__", None)
-            out["origin"] = getattr(spec, "origin", None)
-            fh.write(json.dumps(out) + "\n")
+            out["origin"] = _LAUNCH_API.module_origin(sys.modules.get(rec["name"]))
+            fh.write(dumps(out) + "\n")
 
 
 def install(options):

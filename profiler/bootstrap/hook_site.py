@@ -201,10 +201,8 @@ def _dump():
     path = _OPTIONS.get("site_path")
     if not path:
         return
-    import json
-
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(_STATE) + "\n")
+    with open(path, "w", encoding="utf-8") as fh:  # (no `import json` at exit: see launch.dumps)
+        fh.write(sys.modules["_importprof_launch"].dumps(_STATE) + "\n")
 
 
 def install(options):

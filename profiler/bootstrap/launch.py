@@ -146,13 +146,50 @@ def _site_flag_restorer():
     return restore
 
 
+def own_error(where, exc, sys=sys, open=open):
+    """importprof's own code failed inside the program: said as importprof's, with its cause,
+    in the run's errors file (options["errors_path"], which the capture side reads and reports),
+    never as the program's (its stderr stays the program's). Without a file: one line on stderr
+    that names importprof. Uses no globals: at exit this module's are gone (it was __main__)."""
+    tb = getattr(exc, "__traceback__", None)
+    at = ""
+    while tb is not None:
+        at = " (%s:%d)" % (tb.tb_frame.f_code.co_filename.rpartition("/")[2], tb.tb_lineno)
+        tb = tb.tb_next
+    try:
+        text = "%s: %s: %s%s" % (where, type(exc).__name__, exc, at)
+    except Exception:  # an exception whose str() fails
+        text = "%s: %s%s" % (where, type(exc).__name__, at)
+    text = text.replace("\n", " ")
+    path = getattr(sys.modules.get("_importprof_launch"), "errors_path", None)
+    try:
+        if path:
+            with open(path, "a", encoding="utf-8", errors="replace") as fh:
+                fh.write(text + "\n")
+            return
+    except OSError:
+        pass
+    sys.stderr.write("importprof (its own code, not the program's): %s\n" % text)
+
+
+def _guarded(fn):
+    """An exit handler of importprof's that can only fail as importprof's."""
+
+    def run_guarded(fn=fn, own_error=own_error):  # (no globals at exit: bound here)
+        try:
+            fn()
+        except BaseException as exc:  # (SystemExit too: never the program's exit code)
+            own_error("exit handler %s" % getattr(fn, "__qualname__", "?"), exc)
+    return run_guarded
+
+
 def at_exit(fn):
     """atexit.register without leaving `atexit` in sys.modules (the program's own import of
-    atexit must still be seen as an import)."""
+    atexit must still be seen as an import). `fn` runs guarded: a failure is importprof's."""
     had = "atexit" in sys.modules
     import atexit
 
-    atexit.register(fn)
+    atexit.register(_guarded(fn))
     # Before 3.10 the callbacks live in the atexit module object and the interpreter calls back
     # the LAST one created (a borrowed pointer): hidden from sys.modules, the program's own
     # `import atexit` made a second one and ours never ran (and once ours was freed, the exit
@@ -163,10 +200,127 @@ def at_exit(fn):
         del sys.modules["atexit"]
 
 
-# What hooks may use: sys.modules["_importprof_launch"].load_hook / .at_exit
+# ------------------------------------------------------------------ reading the program's objects
+# The program's modules are read without trusting them: a cffi `Lib` answers isinstance(x,
+# ModuleType) through its __class__ and has no __dict__; a module subclass may make __dict__ or
+# __getattr__ run code (Mercurial's demandimport proxies, LazyLoader's modules, PEP 810's lazy
+# objects, PEP 562's module __getattr__). Only a true module's own namespace is read, through
+# ModuleType's own descriptor, and only plain values from it.
+# Defined inside a function: these run at exit, when this module's globals are gone (the
+# launcher's namespace became the program's __main__), so they see each other through closures.
+
+
+def _object_readers():
+    _ModuleType = type(sys)
+    _MODULE_DICT = _ModuleType.__dict__["__dict__"]
+    _INF = float("inf")
+
+    def module_dict(mod):
+        """The module's own namespace dict, read without running any of its code (None: not a
+        module object, or one whose namespace cannot be read)."""
+        try:
+            if not issubclass(type(mod), _ModuleType):
+                return None
+            d = _MODULE_DICT.__get__(mod, _ModuleType)
+        except Exception:
+            return None
+        return d if type(d) is dict else None
+
+    def _plain(d, key):
+        try:
+            v = dict.get(d, key)
+        except Exception:
+            return None
+        return v if type(v) is str else None
+
+    def module_name(mod):
+        return _plain(module_dict(mod) or {}, "__name__")
+
+    def module_file(mod):
+        return _plain(module_dict(mod) or {}, "__file__")
+
+    def module_spec(mod):
+        d = module_dict(mod)
+        return dict.get(d, "__spec__") if d is not None else None
+
+    def spec_attr(spec, attr):
+        """A ModuleSpec's attribute read from its instance dict (never a property of another class)."""
+        try:
+            d = object.__getattribute__(spec, "__dict__")
+            return dict.get(d, attr) if type(d) is dict else None
+        except Exception:
+            return None
+
+    def module_origin(mod):
+        origin = spec_attr(module_spec(mod), "origin")
+        return origin if type(origin) is str else None
+
+    # ------------------------------------------------------------------ JSON without `import json`
+    # The hooks write their records at exit, when the program may have replaced builtins.__import__
+    # (Mercurial's demandimport) or made every import lazy (-X lazy_imports=all): `import json`
+    # there runs under the program's rules, and importing it at start would change which modules the
+    # program's own imports execute. So records are encoded here: str, int, float, bool, None,
+    # lists, tuples and dicts with str keys, as json.dumps (ensure_ascii) writes them.
+
+    _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+    def _string(s):
+        if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+            return '"' + s + '"'
+        out = []
+        for c in s:
+            e = _ESCAPES.get(c)
+            if e is not None:
+                out.append(e)
+                continue
+            n = ord(c)
+            if 0x20 <= n < 0x7F:
+                out.append(c)
+            elif n > 0xFFFF:
+                n -= 0x10000
+                out.append("\\u%04x\\u%04x" % (0xD800 | (n >> 10), 0xDC00 | (n & 0x3FF)))
+            else:
+                out.append("\\u%04x" % n)
+        return '"' + "".join(out) + '"'
+
+    def dumps(value):
+        t = type(value)
+        if t is str:
+            return _string(value)
+        if value is None:
+            return "null"
+        if t is bool:
+            return "true" if value else "false"
+        if t is int:
+            return int.__repr__(value)
+        if t is float:
+            if value != value:
+                return "NaN"
+            if value in (_INF, -_INF):
+                return "Infinity" if value > 0 else "-Infinity"
+            return float.__repr__(value)
+        if t in (list, tuple):
+            return "[" + ", ".join([dumps(v) for v in value]) + "]"
+        if t is dict:
+            return "{" + ", ".join([_string(k if type(k) is str else str(k)) + ": " + dumps(v) for k, v in value.items()]) + "}"
+        if isinstance(value, str):  # a str subclass (a lazy key's text)
+            return _string(str.__str__(value))
+        if isinstance(value, int):
+            return int.__repr__(value)
+        raise TypeError("importprof's record cannot hold a %s" % t.__name__)
+
+    return dict(module_dict=module_dict, module_name=module_name, module_file=module_file, module_spec=module_spec,
+                module_origin=module_origin, spec_attr=spec_attr, dumps=dumps)
+
+
+# What hooks may use: sys.modules["_importprof_launch"].load_hook / .at_exit / .dumps / .module_*
 _API = type(sys)("_importprof_launch")
 _API.load_hook = load_hook
 _API.at_exit = at_exit
+_API.own_error = own_error
+_API.errors_path = None
+for _name, _fn in _object_readers().items():
+    setattr(_API, _name, _fn)
 _API.compile_main = None  # set by a hook that compiles the -c/script target itself
 # the script's code file name (absolute, as python 3.9+ makes it) -> the path as given: what the
 # hooks write in their records, so that a site reads as the command line named the script
@@ -184,11 +338,16 @@ def main(argv):
     if sys.path and _abspath(sys.path[0] or ".").rstrip("/") == _abspath(_HERE).rstrip("/"):
         del sys.path[0]
     sys.modules[_API.__name__] = _API
+    _API.errors_path = options.get("errors_path")
     run_site = options.get("site", True)
     # made before the hooks: its import of _ctypes is importprof's own, never recorded
     restore_flag = _site_flag_restorer() if run_site and options.get("site_flag", True) else None
     for name in options.get("hooks", ()):
-        load_hook(name, options)
+        try:
+            load_hook(name, options)
+        except Exception as exc:  # importprof's failure: the program is not run under a half-installed hook
+            own_error("installing hook %s" % name, exc)
+            return 3
     if run_site:
         import site  # (with -S still in the flags: importing site does not run main() itself)
 

@@ -11,6 +11,22 @@ from profiler.model.target import Target
 LAUNCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bootstrap", "launch.py")
 
 
+def own_errors(path: str, target: Target) -> None:
+    """Raise InstrumentFailed when importprof's own code in the program wrote to the run's errors
+    file (options["errors_path"]: launch.own_error), naming importprof as the one that failed."""
+    from profiler.errors import InstrumentFailed
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read().strip()
+    except OSError:
+        return
+    if text:
+        first = text.splitlines()[0]
+        raise InstrumentFailed(f"importprof's own code failed inside the program (importprof's fault, not the program's; "
+                               f"please report it): {first}: {target.label()}", detail=text if "\n" in text else None)
+
+
 def bootstrap_argv(
     python: str,
     flags: Sequence[str],

@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from profiler.capture.bootstrap import bootstrap_argv
+from profiler.capture.bootstrap import bootstrap_argv, own_errors
 from profiler.capture.process import run
 from profiler.errors import TargetFailed
 from profiler.model.target import Target
@@ -60,6 +60,7 @@ def lazy_argv(
     record_path: str | None = None,
     only: Sequence[tuple[str, str]] = (),
     calibrate: int = 0,
+    errors_path: str | None = None,
 ) -> list[str]:
     """The launcher command line of one run (also what `lazy` times: no record_path).
     `only`: (importer, module) pairs, the only imports made lazy (one statement's change);
@@ -74,6 +75,8 @@ def lazy_argv(
         options["hook_cache"] = cache
     if record_path:
         options["lazy_path"] = record_path
+    if errors_path:
+        options["errors_path"] = errors_path
     return bootstrap_argv(python, [*flags, *lazy_flags(python_version, lazy)], target, ("lazy",), options)
 
 
@@ -101,9 +104,11 @@ def run_lazy(
     """One run to completion; a non-zero exit is data here (lazy loading may break the program)."""
     with tempfile.TemporaryDirectory(prefix="importprof-lazy-") as tmp:
         path = os.path.join(tmp, "lazy.json")
+        errors = os.path.join(tmp, "errors.out")
         argv = lazy_argv(python, python_version, flags, target, lazy=lazy, keep=keep, record_path=path,
-                         only=only, calibrate=calibrate)
+                         only=only, calibrate=calibrate, errors_path=errors)
         proc = run(argv, cwd=cwd, env=env, timeout=timeout, missing=TargetFailed, what="target", context=context)
+        own_errors(errors, target)  # importprof's failure first: never blamed on the program
         try:
             with open(path, encoding="utf-8") as fh:
                 record = fh.read()

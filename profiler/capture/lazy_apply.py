@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from profiler.capture.bootstrap import bootstrap_argv
+from profiler.capture.bootstrap import bootstrap_argv, own_errors
 from profiler.capture.process import run
 from profiler.errors import TargetFailed
 from profiler.model.target import Target
@@ -51,9 +51,11 @@ def run_probe(python: str, flags: Sequence[str], target: Target, *, cwd: str | N
     when the program never reached its exit handlers)."""
     with tempfile.TemporaryDirectory(prefix="importprof-probe-") as tmp:
         path = os.path.join(tmp, "probe.json")
-        argv = bootstrap_argv(python, flags, target, ("lazy_probe",), {"lazy_probe_path": path})
+        errors = os.path.join(tmp, "errors.out")
+        argv = bootstrap_argv(python, flags, target, ("lazy_probe",), {"lazy_probe_path": path, "errors_path": errors})
         cache = os.path.join(tmp, "pycache")
         proc = run(argv, cwd=cwd, env=_env(cache, env), timeout=timeout, missing=TargetFailed, what="target", context=context)
+        own_errors(errors, target)  # importprof's failure first: never blamed on the program
         try:
             with open(path, encoding="utf-8") as fh:
                 record = json.load(fh)

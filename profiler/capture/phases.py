@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from profiler.capture import pycache
-from profiler.capture.bootstrap import bootstrap_argv
+from profiler.capture.bootstrap import bootstrap_argv, own_errors
 from profiler.capture.process import run
 from profiler.errors import TargetFailed
 from profiler.model.target import Target
@@ -65,7 +65,9 @@ def run_instrumented(
     hooks = [h for h in HOOK_ORDER if h in hooks]
     with tempfile.TemporaryDirectory(prefix="importprof-hooks-") as tmp:
         paths = {name: os.path.join(tmp, f"{name}.out") for name in ("phases", "site", "calls", "importers", "statements")}
+        errors = os.path.join(tmp, "errors.out")
         options = {
+            "errors_path": errors,
             "phases_path": paths["phases"],
             "site_path": paths["site"],
             "calls_path": paths["calls"],
@@ -76,6 +78,7 @@ def run_instrumented(
         with pycache.fresh_pycache(fresh_pycache, tmp) as extra:
             argv = bootstrap_argv(python, [*flags, *extra], target, hooks, options)
             proc = run(argv, cwd=cwd, env=env, timeout=timeout, what="interpreter", context=context)
+        own_errors(errors, target)  # importprof's failure first: never blamed on the program
         if proc.returncode != 0:
             from profiler.parse.exit_status import read_ending
 
