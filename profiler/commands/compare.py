@@ -31,7 +31,7 @@ def compare(
     workload: Optional[str] = typer.Option(None, "--workload", metavar="NAME", help="import-stdlib (~540 stdlib modules), hello (start and exit), harness (a CLI launched N times; default `importprof --help`)."),
     python: PythonOpt = None,
     runs: runs_opt("Runs per variant. Default: adaptive (at least 5, about 2 s per variant).") = None,
-    warmup: warmup_opt(1) = 1,
+    warmup: warmup_opt(1) = None,
     launches: int = typer.Option(10, "--launches", metavar="N", parser=integer("--launches", 1), help="harness: launches of the CLI per measured run."),
     build_dir: Optional[str] = typer.Option(None, "--build-dir", metavar="DIR", parser=path_value("--build-dir"), help="Where to build the variants (default: under ~/.cache/importprof/oxidized/builds)."),
     force: bool = typer.Option(False, "--force", help="Build into a --build-dir importprof did not make that is not empty, replacing only importprof's own files in it."),
@@ -41,6 +41,9 @@ def compare(
         help="Variants (repeatable, comma-separated): traditional, no-site, oxidized, filesystem, in-memory, frozen. "
         "Default: every one this interpreter supports (traditional is always built: the reference).",
     ),
+    harness: Optional[str] = typer.Option(None, "--harness", metavar="CMD", help="Time CMD (a test suite, a build, a shell loop) once per variant per run instead of the target: {program} in CMD is each variant's program, named as the target. CMD is split as a shell would and run without one. Default 3 runs, no warm-up."),
+    harness_shell: bool = typer.Option(False, "--harness-shell", help="Run --harness CMD with /bin/sh -c."),
+    record_with: Optional[str] = typer.Option(None, "--record-with", metavar="CMD", help="--harness: also pack the modules the program imports when CMD (with {program}) runs."),
     ignore_failure: IgnoreFailureOpt = False,
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
@@ -62,11 +65,11 @@ def compare(
     check_output_folder(build_dir, "--build-dir", force=force, entries=BUILD_ENTRIES)
     from profiler.commands._options import interpreter_given, run_context
 
-    if python is not None or workload != "harness":  # resolved once, here (no --python: the harness times the importprof it runs in)
+    if python is not None or workload != "harness" or harness is not None:  # resolved once, here (no --python: the harness times the importprof it runs in)
         python = interpreter_given(ctx, python)
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,
                           launches=launches, build_dir=build_dir, syscalls=syscalls, variants=variant or None, force=force,
-                          ignore_failure=ignore_failure)
+                          ignore_failure=ignore_failure, harness=harness, harness_shell=harness_shell, record_with=record_with)
     from profiler.commands._common import showing_partial, suggesting_ignore_failure
 
     with showing_partial(render_compare_table), suggesting_ignore_failure(), Progress("measuring") as bar:

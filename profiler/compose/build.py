@@ -72,6 +72,10 @@ class Built:
     pack: object | None = None  # PackReport
     frozen: object | None = None  # FrozenReport
     skipped: tuple[str, ...] = ()
+    # extra_modules (compare --harness's recording): the ones added to the recorded modules, and
+    # the ones that could not be imported apart from the harness (so not packed)
+    added: tuple[str, ...] = ()
+    unimportable: tuple[str, ...] = ()
 
 
 def select_variants(interp, requested: Sequence[str] | None) -> tuple[list[str], list[str]]:
@@ -111,7 +115,11 @@ def select_variants(interp, requested: Sequence[str] | None) -> tuple[list[str],
 
 def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None,
                    variants: Sequence[str] | None = None, warn: Callable[[str], None] | None = None,
-                   force: bool = False, option: str = "-o", context: RunContext | None = None) -> tuple[list[BuiltVariant], Built]:
+                   force: bool = False, option: str = "-o", context: RunContext | None = None,
+                   extra_modules: Sequence[str] = ()) -> tuple[list[BuiltVariant], Built]:
+    """`extra_modules`: module names the program imports in runs other than the target's own
+    (compare --harness records them across the harness's processes): recorded too, so the
+    packs hold them."""
     from profiler.capture.oxidized import clear_dir
     from profiler.sinks import claim_output_folder
     from profiler.workflows.pack import check_target
@@ -128,7 +136,7 @@ def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], N
         clear_dir(os.path.join(out_dir, v))
     before = set(os.listdir(out_dir))
     try:
-        return _build_variants(interp, target, out_dir, chosen, skipped, info, context=context)
+        return _build_variants(interp, target, out_dir, chosen, skipped, info, context=context, extra_modules=extra_modules)
     except BaseException:
         # a failed build leaves nothing half-made: a folder it made is removed;
         # in an existing one, what it wrote and the previous build's report (its variants were
@@ -145,7 +153,32 @@ def _failed(name: str, folder: str, argv, env, error: str, hint: str) -> BuiltVa
     return BuiltVariant(name, folder, tuple(argv), tuple(env), failed=True, error=error, hint=hint)
 
 
-def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info, context: RunContext | None = None) -> tuple[list[BuiltVariant], Built]:
+# never imported again to be recorded: the recorder's own, the program's __main__
+_NOT_RECORDED_AGAIN = ("__main__", "__mp_main__", "sitecustomize", "usercustomize", "antigravity", "this")
+
+
+def discover_more(interp, records, names: Sequence[str], context: RunContext | None = None) -> tuple[list, tuple[str, ...], tuple[str, ...]]:
+    """`records` plus the records of the modules in `names` they lack, each imported by name
+    in one more recording run (one failing import does not stop the others):
+    (records, names added, names that could not be imported)."""
+    from profiler.workflows.pack import discover
+
+    have = {r.name for r in records}
+    wanted = sorted(n for n in set(names) - have if n and not n.startswith(("_importprof",)) and n not in _NOT_RECORDED_AGAIN)
+    if not wanted:
+        return list(records), (), ()
+    code = ("import importlib\n"
+            f"for _n in {wanted!r}:\n"
+            "    try:\n        importlib.import_module(_n)\n"
+            "    except BaseException:\n        pass\n")
+    more, _ = discover(interp, Target(TargetKind.CODE, code), context=context)
+    added = [r for r in more if r.name not in have and r.name not in _NOT_RECORDED_AGAIN]
+    got = {r.name for r in added}
+    return [*records, *added], tuple(sorted(got)), tuple(n for n in wanted if n not in got)
+
+
+def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info, context: RunContext | None = None,
+                    extra_modules: Sequence[str] = ()) -> tuple[list[BuiltVariant], Built]:
     from profiler.analysis.packing import plan_pack
     from profiler.capture.oxidized import no_site_sys_path, scan_units, write_json
     from profiler.errors import ImportprofError
@@ -160,6 +193,13 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info,
         records, sys_path = discover(interp, target, context=context)
     finally:
         restore_files(originals)
+    added: tuple[str, ...] = ()
+    unimportable: tuple[str, ...] = ()
+    if extra_modules:
+        records, added, unimportable = discover_more(interp, records, extra_modules, context=context)
+        if info:
+            info(f"recorded {len(added)} more modules that the harness's processes imported"
+                 + (f" ({len(unimportable)} could not be imported apart from it)" if unimportable else ""))
     plan = plan_pack(records, scan_units(records, sys_path, stdlib_entries(interp)))
     packed, pack_error = None, None
     if any(BUILD_VARIANTS[v].oxidized for v in chosen):
@@ -209,7 +249,7 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info,
         if os.path.isdir(bv.path):
             write_json(os.path.join(bv.path, VARIANT_FILE), {"schema": "importprof.variant/1", **bv.to_dict()})
     return built, Built(launcher=packed.launcher if packed else None, pack=packed.report if packed else None,
-                        frozen=frozen, skipped=tuple(skipped))
+                        frozen=frozen, skipped=tuple(skipped), added=added, unimportable=unimportable)
 
 
 # the finder's origin (relative_path_origin): "/", so that pkgutil.get_data's path below any

@@ -39,7 +39,7 @@ NOTES = (
 class CompareOptions(RunOptions):
     # RunOptions' fields (model/run_options.py): target None with a workload; python: an
     # Interpreter (the harness workload's: the one importprof runs in, unless --python names one)
-    DEFAULTS = {"warmup": 1}
+    DEFAULTS = {"warmup": None}  # 1, none for --harness (resolved in _compare)
     NOT_TAKEN = ("flags", "timeout")
     workload: str | None = None
     min_time_s: float = 2.0
@@ -48,6 +48,9 @@ class CompareOptions(RunOptions):
     syscalls: str = "auto"  # auto | on | off
     variants: tuple[str, ...] | None = None  # --variant (default: every one the interpreter has)
     force: bool = False  # --force: build into a --build-dir importprof did not make (its own files only)
+    harness: str | None = None  # --harness CMD: a command line with {program}, timed once per variant per round
+    harness_shell: bool = False  # --harness-shell: CMD run by /bin/sh -c (else split as a shell would, no shell)
+    record_with: str | None = None  # --record-with CMD: another command whose program processes' modules are packed too
 
 
 def harness_cli(interp) -> Target:
@@ -91,10 +94,20 @@ def validate(opts: CompareOptions) -> None:
         raise UsageError("--launches must be at least 1")
     if opts.syscalls not in ("auto", "on", "off"):
         raise UsageError("--syscalls: auto, on or off")
+    if opts.harness is None and (opts.record_with is not None or opts.harness_shell):
+        raise UsageError("--record-with and --harness-shell go with --harness CMD")
+    if opts.harness is not None:
+        from profiler.compose.compare_harness import harness_words
+
+        if opts.target is None:
+            raise UsageError("--harness needs a target (the program the harness starts), not --workload")
+        harness_words(opts.harness, "--harness")
+        if opts.record_with is not None:
+            harness_words(opts.record_with, "--record-with")
 
 
 def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None,
-          context: RunContext | None = None, hold: Callable | None = None):
+          context: RunContext | None = None, hold: Callable | None = None, extra_modules=(), interp=None):
     """Build the variants; returns (interpreter, target, build_dir, specs to time, launches).
     `hold(cm)`: enters a context manager for the caller's whole use of the build (the default
     build folder, shared in the cache by every compare of the same target, is locked until the
@@ -106,7 +119,8 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
 
     launches = None
     # the harness's default interpreter is the one importprof runs in (its venv has importprof)
-    interp = interpreter_for(sys.executable if opts.python is None and opts.workload == "harness" else opts.python, context=context)
+    if interp is None:
+        interp = interpreter_for(sys.executable if opts.python is None and opts.workload == "harness" else opts.python, context=context)
     if opts.workload == "harness":
         target = harness_cli(interp)
         launches = opts.launches
@@ -127,8 +141,8 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
     select_variants(interp, opts.variants)  # a variant this interpreter cannot have: refused before building
     if info:
         info(f"building the variants of {target.label()} in {build_dir}")
-    variants, _made = build_variants(interp, target, build_dir, info=info, variants=opts.variants, warn=warn,
-                                     force=opts.force, option="--build-dir", context=context)
+    variants, made = build_variants(interp, target, build_dir, info=info, variants=opts.variants, warn=warn,
+                                    force=opts.force, option="--build-dir", context=context, extra_modules=extra_modules)
     specs = []
     failed = []  # (spec, BuiltVariant): not built, or not behaving as traditional
     for bv in variants:
@@ -141,7 +155,7 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
         spec = CommandSpec(argv=tuple(argv) or (bv.name,), variant=bv.name, python=interp.path, python_version=interp.version,
                            target=target.label(), env=env, key=bv.name, target_kind=target.kind)
         (failed.append((spec, bv)) if bv.failed else specs.append(spec))
-    return interp, target, build_dir, specs, launches, variants, failed
+    return interp, target, build_dir, specs, launches, variants, failed, made
 
 
 def module_origin_warning(bv) -> str | None:
@@ -195,7 +209,13 @@ def _compare(opts: CompareOptions, progress: Callable | None, warn: Callable[[st
     from profiler.capture.timing import RunPlan
 
     validate(opts)
-    plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_runs=5, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
+    if opts.harness is not None:  # a harness runs for seconds to minutes: a few rounds, no warm-up unless asked
+        from profiler.compose.compare_harness import DEFAULT_RUNS
+
+        plan = RunPlan(runs=opts.runs or DEFAULT_RUNS, warmup=opts.warmup or 0, ignore_failure=True, use_spawner=False)
+        with contextlib.ExitStack() as held:
+            return _compare_harness(opts, progress, warn, info, plan, held.enter_context, context=context)
+    plan = RunPlan(runs=opts.runs, warmup=1 if opts.warmup is None else opts.warmup, min_runs=5, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     unavailable: list[str] = []  # variants this interpreter cannot have: one line each, in the report
 
     def note(msg: str) -> None:
@@ -211,7 +231,7 @@ def _compare_built(opts, progress, warn, info, plan, unavailable, note, hold, co
     from profiler.analysis.compare import compare_rows
     from profiler.workflows.measure import measure
 
-    interp, target, build_dir, specs, launches, built, not_built = build(opts, info=info, warn=note, context=context, hold=hold)
+    interp, target, build_dir, specs, launches, built, not_built, _made = build(opts, info=info, warn=note, context=context, hold=hold)
     from profiler.model.measurement import TimingResult
 
     failures = tuple(TimingResult.failure(spec, (bv.exit_code,) if bv.exit_code is not None else (), f"{bv.error} (what to do: {bv.hint})")
@@ -251,3 +271,77 @@ def _compare_built(opts, progress, warn, info, plan, unavailable, note, hold, co
     ok = [s for s in specs if s.key not in failed]
     counts, skipped = count_all_syscalls(opts, ok, warn=warn, ignore_failure=plan.ignore_failure, context=context)
     return report_of(m, counts, skipped)
+
+
+def _compare_harness(opts: CompareOptions, progress, warn, info, plan, hold, context=None) -> CompareReport:
+    """compare --harness (compose/compare_harness.py): record, build with what the harness
+    imported, time the harness per variant, judge how it ended."""
+    import tempfile
+    import shutil
+
+    from profiler.analysis.compare import compare_rows
+    from profiler.capture.harness_runs import HarnessExecutor
+    from profiler.capture.interpreter import interpreter_for
+    from profiler.compose import compare_harness as ch
+    from profiler.model.measurement import TimingResult
+    from profiler.workflows.measure import measure
+
+    unavailable: list[str] = []
+
+    def note(msg: str) -> None:
+        unavailable.append(msg)
+        if warn:
+            warn(msg)
+
+    interp = interpreter_for(opts.python, context=context)
+    rec = ch.record(interp, opts.target, opts.harness, opts.harness_shell, context=context, info=info)
+    ch.check_recording(rec, opts.ignore_failure)
+    modules = set(rec.modules)
+    if opts.record_with is not None:
+        more = ch.record(interp, opts.target, opts.record_with, opts.harness_shell, context=context, info=info, option="--record-with")
+        modules |= more.modules
+    _, target, build_dir, _specs, _, built, not_built, made = build(opts, info=info, warn=note, context=context, hold=hold,
+                                                                 extra_modules=sorted(modules), interp=interp)
+    for msg in (msg for msg in (module_origin_warning(bv) for bv in built) if msg):
+        note(msg)
+    failures = [TimingResult.failure(spec, (bv.exit_code,) if bv.exit_code is not None else (), f"{bv.error} (what to do: {bv.hint})")
+                for spec, bv in not_built]
+    origins = {bv.name: (bv.packed_modules, bv.fallback_modules) for bv in built}
+    words = ch.harness_words(opts.harness)
+    folder = tempfile.mkdtemp(prefix="importprof-harness-")
+    try:
+        specs, counters, unusable = ch.harness_specs(interp, target, built, opts.harness, words, opts.harness_shell, folder)
+        from profiler.model.measurement import CommandSpec
+
+        for bv, why in unusable:
+            failures.append(TimingResult.failure(CommandSpec(argv=bv.argv, variant=bv.name, key=bv.name), (), why))
+        seen: dict = {}
+        missing = ch.not_packed(rec, made.pack, made.unimportable)
+
+        def report_of(m, judged=()) -> CompareReport:
+            bad = {j.variant: j for j in judged if not j.same_as_traditional and j.variant != REFERENCE}
+            order = {bv.name: i for i, bv in enumerate(built)}
+            timed = [TimingResult.failure(next(s for s in specs if s.key == r.key), tuple(r.exit_codes), bad[r.variant].difference or "no run")
+                     if r.variant in bad else r for r in m.results]
+            results = tuple(sorted((*timed, *failures), key=lambda r: order.get(r.variant, len(order))))
+            return CompareReport(
+                workload=None, target=target.label(), python=interp.path, python_version=interp.version,
+                build_dir=build_dir, results=results, rows=tuple(compare_rows(results, (), origins=origins)),
+                relative=m.relative, launches=None,
+                harness=ch.facts(opts.harness, opts.harness_shell, target, rec, made.added, missing, judged),
+                warnings=(*unavailable, *m.warnings), notes=(*NOTES, HARNESS_NOTE), machine=m.machine,
+            )
+
+        try:
+            m = measure(specs, plan, reference=REFERENCE, progress=progress, warn=warn, context=context,
+                        executor=HarnessExecutor.factory(counters, seen))
+        except Interrupted as exc:
+            raise exc.showing(report_of) from None
+        return report_of(m, ch.judge(specs, seen, rec.exit_code, rec.summary))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+HARNESS_NOTE = ("--harness: CPU = user + system of the harness and every process it started and waited for (wait4 rusage "
+                "of the process tree); the program is a /bin/sh script named as the target that execs the variant "
+                "(the same script for every variant)")

@@ -43,6 +43,48 @@ class VariantRow(Record):
 
 
 @dataclass(frozen=True)
+class HarnessVariant(Record):
+    """How the harness ended with one variant's program, over its measured runs: its exit
+    codes, the summary lines it printed last (durations blanked), the program's launches per
+    run, and whether all of that is what it was with traditional (else `difference` says what
+    differed, and the variant's row is a failed one)."""
+
+    variant: str
+    exit_codes: tuple[int, ...]
+    summary: tuple[str, ...]
+    launches: tuple[int, ...]
+    same_as_traditional: bool
+    difference: str | None = None
+
+
+@dataclass(frozen=True)
+class NotPacked(Record):
+    """A module the harness's program processes imported that no pack holds, and why."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class HarnessFacts(Record):
+    """`compare --harness`: the command as given, the program name it reached each variant by,
+    the recording run (the harness once with traditional, untimed: its processes counted under
+    strace, the modules its program processes imported), what that added to the packs, and how
+    the harness ended with each variant."""
+
+    command: str
+    shell: bool
+    program: str
+    record_command: str
+    processes: int | None  # every process the recording run started (strace -f); None: no strace
+    program_processes: int  # the program's processes that recorded their modules
+    modules_recorded: int  # distinct modules they imported
+    modules_added: int  # of those, the ones a single run of the target did not import, added to the recording
+    not_packed: tuple[NotPacked, ...] = ()
+    variants: tuple[HarnessVariant, ...] = ()
+
+
+@dataclass(frozen=True)
 class CompareReport(Document):
     SCHEMA = "importprof.compare/1"
     DERIVED = ("reference",)
@@ -58,6 +100,8 @@ class CompareReport(Document):
     syscalls: tuple[SyscallCount, ...] = saved(default=(), omit="empty")
     relative: tuple[Relative, ...] = ()  # (wall mean / traditional's), as `startup` reports it
     launches: int | None = None
+    # compare --harness: the harness, its recording run and how it ended per variant
+    harness: HarnessFacts | None = saved(default=None, omit="none")
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     machine: dict = field(default_factory=dict)
@@ -66,3 +110,4 @@ class CompareReport(Document):
     def reference(self) -> str:
         """Ratios are against the traditional variant."""
         return "traditional"
+

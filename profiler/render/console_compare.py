@@ -40,6 +40,9 @@ def render_compare_table(report, tty: bool) -> str:
     what = f"workload {report.workload}" if report.workload else shown_target(report.target)
     if report.launches:
         what += f" ({report.launches} launches per run)"
+    harness = getattr(report, "harness", None)
+    if harness is not None:
+        what = f"harness {harness.command} · program {harness.program} = {shown_target(report.target)}"
     runs = report.results[0].runs if report.results else 0
     t = new_table(tty, title=f"{what} · Python {report.python_version} · {runs} runs per variant, interleaved")
     cols = ["variant", "CPU (user+sys)", "delta", "% of traditional", "vs no-site (wall)", "wall", "peak RSS"]
@@ -72,6 +75,8 @@ def render_compare_table(report, tty: bool) -> str:
     for variant, r in failed.items():  # no timing figure at all: the error instead
         t.add_row(variant, fmt_failed(getattr(r, "error", None)), *[""] * (len(cols) - 2))
     parts = [t]
+    if harness is not None:
+        parts += _harness_parts(harness, tty)
     if report.syscalls:
         fams = sorted({n for s in report.syscalls for n, _ in s.families})
         if fams:
@@ -93,3 +98,21 @@ def render_compare_table(report, tty: bool) -> str:
     notes += list(report.notes)
     parts.append("\n".join(notes))
     return render_tables(parts, tty)
+
+
+def _harness_parts(h, tty: bool) -> list:
+    """How the harness ended per variant, and what its recording run saw."""
+    ht = new_table(tty, title="the harness per variant (exit code, program launches per run, its last lines)")
+    for c in ("variant", "exit", "launches", "as traditional", "summary"):
+        ht.add_column(c, justify="left" if c in ("variant", "summary", "as traditional") else "right")
+    for v in h.variants:
+        codes = sorted(set(v.exit_codes))
+        ht.add_row(v.variant, ",".join(str(c) for c in codes) or "-", ",".join(str(n) for n in v.launches) or "-",
+                   "yes" if v.same_as_traditional else f"NO: {v.difference}", " | ".join(v.summary))
+    procs = "not counted (no strace)" if h.processes is None else f"{h.processes:,} processes"
+    lines = [f"recording run (traditional, untimed): {procs}; {h.program_processes:,} {h.program} processes imported "
+             f"{h.modules_recorded:,} distinct modules, {h.modules_added:,} of them beyond one run of the target (packed too)"]
+    if h.not_packed:
+        shown = ", ".join(f"{n.name} ({n.reason})" for n in h.not_packed[:5])
+        lines.append(f"not packed ({len(h.not_packed)}): {shown}" + (" ..." if len(h.not_packed) > 5 else ""))
+    return [ht, "\n".join(lines)]

@@ -1,0 +1,199 @@
+"""`compare --harness "CMD" TARGET`: what packing would save a harness that starts the program
+many times (a test suite, a build, a shell loop), as PyOxidizer's table measures Mercurial's
+test harness.
+
+1. The command line: CMD split as a shell would (shlex), run without a shell unless
+   `--harness-shell`; `{program}` in it (required) is each variant's program, a script named
+   as the target is (`hg`) that runs the variant (capture/harness_runs.py).
+2. The recording run: the harness once with the traditional program, untimed (or
+   `--record-with CMD` instead), every process it starts counted under strace when strace
+   works, and the modules each of the program's processes imported written at exit. The
+   modules a single run of the target did not import are recorded too when the variants are
+   built (compose/build.py: discover_more), so the packs hold what the harness uses.
+   A harness that fails here (non-zero exit) is the harness's failure: exit 3, nothing timed
+   (`--ignore-failure`: its exit code is what every variant must give).
+3. The timed runs: the harness once per variant per round, interleaved (workflows/measure.py
+   with capture/harness_runs.py's executor): CPU of the whole process tree, wall time, the
+   program's launches. A variant whose harness ended otherwise than with traditional (exit code,
+   or its last summary lines) is a failed row saying what differed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from profiler.errors import TargetFailed, ToolFailed, ToolMissing, UsageError
+from profiler.model.build_variant import REFERENCE
+from profiler.model.compare import HarnessFacts, HarnessVariant, NotPacked
+from profiler.model.target import Target
+from profiler.model.words import TargetKind
+from profiler.runcontext import RunContext
+
+PLACEHOLDER = "{program}"
+# a harness runs for seconds to minutes: three rounds, no warm-up, unless --runs/--warmup say
+DEFAULT_RUNS = 3
+
+
+def harness_words(cmd: str, option: str = "--harness") -> list[str]:
+    """CMD split as a shell would; refused (exit 2, one line) when it cannot be split or names
+    no {program}."""
+    try:
+        words = shlex.split(cmd)
+    except ValueError as exc:
+        raise UsageError(f"{option}: cannot split {cmd!r} as a shell would: {exc}") from None
+    if not words:
+        raise UsageError(f"{option}: an empty command")
+    if not any(PLACEHOLDER in w for w in words):
+        raise UsageError(f"{option}: {cmd!r} has no {PLACEHOLDER} (where each variant's program goes)")
+    return words
+
+
+def harness_argv(cmd: str, words: Sequence[str], shell: bool, program: str) -> list[str]:
+    """The command line with `program` in place of {program}: argv (no shell), or `/bin/sh -c`
+    of CMD with the program's path quoted when the user asked for a shell."""
+    if shell:
+        return ["/bin/sh", "-c", cmd.replace(PLACEHOLDER, shlex.quote(program))]
+    return [w.replace(PLACEHOLDER, program) for w in words]
+
+
+def program_name(target: Target) -> str:
+    """The name harnesses reach the program by: the script's file name (`hg`), a module's last part."""
+    if target.kind == TargetKind.SCRIPT:
+        return os.path.basename(target.value) or "program"
+    if target.kind == TargetKind.MODULE:
+        return target.value.rsplit(".", 1)[-1]
+    return "program"
+
+
+def program_argv(argv: Sequence[str], target: Target) -> tuple[str, ...] | None:
+    """A built variant's command line without the target's own arguments (the harness gives
+    its own), or None when the variant's command does not end with them."""
+    args = tuple(target.args)
+    if not args:
+        return tuple(argv)
+    if tuple(argv[-len(args):]) != args:
+        return None
+    return tuple(argv[: -len(args)])
+
+
+@dataclass(frozen=True)
+class Recording:
+    command: str
+    exit_code: int
+    summary: tuple[str, ...]
+    stderr_tail: str
+    processes: int | None
+    program_processes: int
+    modules: frozenset
+
+
+def record(interp, target: Target, cmd: str, shell: bool, context: RunContext | None = None,
+           info: Callable[[str], None] | None = None, option: str = "--harness") -> Recording:
+    """The harness once with the traditional program recording its modules (untimed)."""
+    from profiler.capture.harness_runs import read_recorded, run_harness_once, summary_of, write_program
+
+    words = harness_words(cmd, option)
+    prefix = program_argv((interp.path, *target.python_argv()), target)
+    tmp = tempfile.mkdtemp(prefix="importprof-harness-record-")
+    try:
+        rec_dir = os.path.join(tmp, "modules")
+        os.makedirs(rec_dir)
+        script, counter = write_program(os.path.join(tmp, "traditional"), program_name(target), prefix, (), record_dir=rec_dir)
+        argv = harness_argv(cmd, words, shell, script)
+        if info:
+            info(f"recording: {shlex.join(argv)} (the traditional program, untimed)")
+        processes = None
+        try:
+            from profiler.capture.harness import capture_processes
+
+            cap = capture_processes(argv, importtime=False, context=context)
+            code, summary, err, processes = cap.returncode, summary_of(cap.stdout), cap.stderr, len(cap.processes)
+        except (ToolMissing, ToolFailed):  # no strace here: the same run, its processes not counted
+            _, end = run_harness_once(argv, dict(os.environ), counter, context=context, what="the harness (recording)")
+            code, summary, err = end.exit_code, end.summary, end.stderr_tail
+        n, names = read_recorded(rec_dir)
+        return Recording(shlex.join(argv), code, summary, err, processes, n, frozenset(names))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_recording(rec: Recording, ignore_failure: bool) -> None:
+    """A harness that fails with traditional is the harness's failure, not a figure."""
+    if rec.exit_code != 0 and not ignore_failure:
+        last = next((ln for ln in reversed(rec.stderr_tail.splitlines()) if ln.strip()), "") or (rec.summary[-1] if rec.summary else "")
+        raise TargetFailed(f"the harness failed with the traditional variant (exit {rec.exit_code}), nothing timed"
+                           + (f": {last.strip()}" if last else ""), detail=rec.stderr_tail[-2000:] or None, ignorable=True)
+
+
+def harness_specs(interp, target: Target, built, cmd: str, words, shell: bool, folder: str):
+    """(CommandSpecs to time, {key: launch counter}, [(variant, why) not runnable as a program])."""
+    from profiler.capture.harness_runs import write_program
+    from profiler.model.measurement import CommandSpec
+
+    specs, counters, unusable = [], {}, []
+    for bv in built:
+        if bv.failed:
+            continue
+        prefix = program_argv(bv.argv, target)
+        if prefix is None:
+            unusable.append((bv, f"its command line does not end with the target's arguments: {shlex.join(bv.argv)}"))
+            continue
+        script, counter = write_program(os.path.join(folder, bv.name), program_name(target), prefix, tuple(bv.env))
+        argv = harness_argv(cmd, words, shell, script)
+        specs.append(CommandSpec(argv=tuple(argv), variant=bv.name, python=interp.path, python_version=interp.version,
+                                 target=target.label(), env=None, key=bv.name, target_kind=target.kind))
+        counters[bv.name] = counter
+    return specs, counters, unusable
+
+
+def judge(specs, seen: dict, ref_code: int, ref_summary: tuple[str, ...]) -> list[HarnessVariant]:
+    """How the harness ended with each variant, against traditional's end."""
+    out = []
+    for s in specs:
+        runs = seen.get(s.key, [])
+        difference = None
+        for r in runs:
+            if r.exit_code != ref_code:
+                difference = f"the harness exited {r.exit_code}, with traditional {ref_code}"
+            elif r.summary != ref_summary:
+                for a, b in zip((*r.summary, "<end>"), (*ref_summary, "<end>")):
+                    if a != b:
+                        difference = f"the harness's summary differs: {a!r}, with traditional {b!r}"
+                        break
+            if difference:
+                break
+        out.append(HarnessVariant(variant=s.variant, exit_codes=tuple(r.exit_code for r in runs),
+                                  summary=runs[-1].summary if runs else (), launches=tuple(r.launches for r in runs),
+                                  same_as_traditional=difference is None and bool(runs), difference=difference))
+    return out
+
+
+def not_packed(rec: Recording, pack, unimportable: Sequence[str]) -> tuple[NotPacked, ...]:
+    """The modules the program's processes imported that no pack holds, with the reason."""
+    out = [NotPacked(u.name, u.reason) for u in (getattr(pack, "unpacked", ()) or ())
+           if u.name in rec.modules and u.name not in ("__main__", "sitecustomize")]
+    out += [NotPacked(n, "could not be imported apart from the harness when recorded (its import needs the harness's "
+                         "state): served by the path finder behind the pack") for n in unimportable]
+    return tuple(sorted(out, key=lambda n: n.name))
+
+
+def facts(cmd: str, shell: bool, target: Target, rec: Recording, added: Sequence[str], missing: tuple[NotPacked, ...],
+          variants: Sequence[HarnessVariant]) -> HarnessFacts:
+    return HarnessFacts(command=cmd, shell=shell, program=program_name(target), record_command=rec.command,
+                        processes=rec.processes, program_processes=rec.program_processes,
+                        modules_recorded=len(rec.modules), modules_added=len(added), not_packed=missing,
+                        variants=tuple(variants))
+
+
+def reference_end(seen: dict, rec: Recording, recorded_with_harness: bool) -> tuple[int, tuple[str, ...]]:
+    """What every variant's harness must end with: the recording run's end (it ran the harness
+    with traditional), or traditional's first timed run when --record-with recorded another command."""
+    if recorded_with_harness or not seen.get(REFERENCE):
+        return rec.exit_code, rec.summary
+    first = seen[REFERENCE][0]
+    return first.exit_code, first.summary
