@@ -81,9 +81,14 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
         significant = is_significant(
             old.total_us, new.total_us, old.total_us_runs, new.total_us_runs, mad_us(old.total_us_runs), mad_us(new.total_us_runs)
         )
-    totals = DiffTotals(old.total_us, new.total_us, delta, (100.0 * delta / old.total_us) if old.total_us else None, significant)
+    by_modules: dict = {}
+    if added or removed:  # deterministic evidence: the program imports other modules, whatever the times' spread
+        by_modules = dict(modules_added=len(added), modules_removed=len(removed), times_significant=significant)
+        significant = True
+    totals = DiffTotals(old.total_us, new.total_us, delta, (100.0 * delta / old.total_us) if old.total_us else None, significant,
+                        **by_modules)
     notes = []
-    if not judge:
+    if not judge and not by_modules:
         notes.append("significance needs 3 runs or more in both reports (re-run with --runs 3+)")
     if wrappers:
         notes.append(

@@ -145,6 +145,53 @@ def _module_facts(name, mod):
     return [name, _loader_kind(launch.spec_attr(spec, "loader")), path]
 
 
+_ORIGINAL_IMPORT = [None]  # builtins.__import__ when the hook was installed
+
+
+def _own_lazy(modules):
+    """The program's own lazy-import machinery, seen at exit without touching a module: a
+    replaced builtins.__import__ (Mercurial's demandimport on Python 2, many "lazy import"
+    packages), sys.meta_path finders of its own named for lazy or demand loading (Mercurial's
+    demandimport on Python 3 wraps every finder in a LazyFinder whose specs carry an
+    importlib.util.LazyLoader), modules still pending in a LazyLoader at exit (a
+    `_LazyModule`), and packages outside the standard library with a PEP 562 module
+    __getattr__ (the stdlib's are deprecation shims, not lazy loading)."""
+    launch = sys.modules["_importprof_launch"]
+    out = []
+    current = launch.module_dict(sys.modules.get("builtins")) or {}
+    imp = dict.get(current, "__import__")
+    if _ORIGINAL_IMPORT[0] is not None and imp is not _ORIGINAL_IMPORT[0]:
+        where = getattr(imp, "__module__", None) if type(imp).__name__ == "function" else None
+        out.append("builtins.__import__ replaced" + (" by %s" % where if type(where) is str else ""))
+    finders = {}
+    for f in list(getattr(sys, "meta_path", ()) or ()):
+        t = type(f)  # the true type: a proxy finder answers __class__ with the finder it wraps
+        label = "%s.%s" % (getattr(t, "__module__", "?"), getattr(t, "__qualname__", t.__name__))
+        low = label.lower()
+        if "lazy" in low or "demand" in low:
+            finders[label] = finders.get(label, 0) + 1
+    for label, n in sorted(finders.items()):
+        out.append("sys.meta_path finder %s%s" % (label, " x%d" % n if n > 1 else ""))
+    stdlib = getattr(sys, "stdlib_module_names", ())
+    pending, getattr_packages = 0, []
+    for name, mod in modules:
+        d = launch.module_dict(mod)
+        if d is None or name.startswith("_importprof"):
+            continue
+        if type(mod).__name__ == "_LazyModule":
+            pending += 1
+        top = name.partition(".")[0]
+        if (type(dict.get(d, "__getattr__")).__name__ == "function" and dict.get(d, "__path__") is not None
+                and top not in stdlib and not top.startswith("_")):
+            getattr_packages.append(name)
+    if pending:
+        out.append("importlib.util.LazyLoader: %d modules still pending at exit" % pending)
+    if getattr_packages:
+        shown = ", ".join(sorted(getattr_packages)[:5]) + (" and %d more" % (len(getattr_packages) - 5) if len(getattr_packages) > 5 else "")
+        out.append("module __getattr__ (PEP 562) in %s" % shown)
+    return out
+
+
 def _dump():
     _AUDITING[0] = False
     rewrite = sys.modules.get("_importprof_hook_lazy_rewrite")
@@ -173,6 +220,7 @@ def _dump():
         "found": _found_records(executed) if _FOUND else [],
         "counts": dict(_COUNTS),
         "calibration": dict(_CALIBRATION),
+        "own_lazy": _own_lazy(modules),
     }
     with open(path, "w", encoding="utf-8") as fh:  # (no `import json` at exit: see launch.dumps)
         fh.write(sys.modules["_importprof_launch"].dumps(doc))
@@ -197,6 +245,7 @@ def install(options):
     _ONLY.update(tuple(pair) for pair in options.get("lazy_only") or ())
     _STARTUP.extend(n for n in sys.modules if not n.startswith("_importprof"))
     launch = sys.modules["_importprof_launch"]
+    _ORIGINAL_IMPORT[0] = dict.get(launch.module_dict(sys.modules.get("builtins")) or {}, "__import__")
     if options.get("lazy_path"):
         _RECORD[0] = True
         launch.at_exit(_dump)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import Interrupted, TargetFailed, UsageError
-from profiler.model.lazy import LazyReport, LazyRun, MustStayEager, ProgramOutput
+from profiler.model.lazy import LazyReport, LazyRun, MustStayEager, PlainCheck, ProgramOutput
 from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.model.target import Target
 from profiler.model.words import Engine
@@ -159,6 +159,8 @@ class _Lazy:
     explained: bool = False  # a final difference already warned about
     identical: bool = False
     lazy_rec: LazyRun | None = None
+    plain: PlainCheck | None = None  # the set checked under the bare interpreter (_plain_check)
+    filter_dir: str | None = None  # sitecustomize.py with the filter, as --filter-out writes it (3.15's timing)
 
     def warning(self, text: str) -> None:
         self.warnings.append(text)
@@ -192,12 +194,13 @@ def lazy(
     st = _Lazy(opts, interp, context, _Runner(opts, interp, context), warn)
     _eager_reference(st)
     _keep_eager_set(st, info)
+    _plain_check(st, info)
     _verify(st)
     report = _priced_report(st, info)
     if not opts.measure:
         return report
     return _measured(report, opts, interp, st.keep, progress, warn, dict(st.lazy_rec.counts), _calibration(st),
-                     context=context)
+                     context=context, filter_dir=st.filter_dir)
 
 
 def _eager_reference(st: _Lazy) -> None:
@@ -298,6 +301,141 @@ def _keep_eager_set(st: _Lazy, info: Note | None) -> None:
         st.must.append(MustStayEager(name, reason))
 
 
+PLAIN_RUNS = 3  # bare runs with the filter, each compared with a bare eager run
+
+
+def find_315(interp, context: RunContext | None = None):
+    """A Python 3.15+ to prove lazy imports on: the --python one when it is, else pyenv's (its
+    version as the interpreter itself reports it, not as its folder is named)."""
+    from profiler.capture.interpreter import candidates, resolve_python
+    from profiler.errors import BadInput
+
+    if interp.version_tuple[:2] >= (3, 15):
+        return interp
+    for exe in candidates("pyenv", "3.15"):
+        try:
+            found = resolve_python(exe, source="pyenv", context=context)
+        except BadInput:
+            continue
+        if found.version_tuple[:2] >= (3, 15):
+            return found
+    return None
+
+
+def filter_env(directory: str) -> dict[str, str]:
+    """The environment that installs the filter module as --filter-out's docs say: its folder
+    first on PYTHONPATH, where `site` imports sitecustomize from."""
+    old = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": directory + (os.pathsep + old if old else "")}
+
+
+def _plain_check(st: _Lazy, info: Note | None) -> None:
+    """Step 2, as a user applies it: the bare interpreter (no launcher, no hook) with
+    `-X lazy_imports=all` and exactly the keep-eager set in the filter module `--filter-out`
+    writes (sitecustomize.py on PYTHONPATH), PLAIN_RUNS runs, each compared with a bare eager run.
+    What importprof's launcher imported itself can hide a module the program needs eager (Mercurial
+    on 3.15: `re`); such modules are found here, by the same bisection, and join the set, so the
+    set reported is the set that works bare. On 3.8-3.14 the same check runs on a provisioned
+    3.15 when the program runs there as on the measured interpreter."""
+    import tempfile
+
+    from profiler import sinks
+    from profiler.analysis.lazy import bisect_candidates, describe_difference, masked
+    from profiler.analysis.lazy_filter import filter_module
+    from profiler.capture.process import run
+
+    opts, t = st.opts, st.opts.target
+    real = _major_minor(st.interp) >= (3, 15)
+    py = st.interp if real else find_315(st.interp, context=st.context)
+    eager = sorted({*opts.keep_eager, *st.keep})
+    how = ("the bare interpreter with -X lazy_imports=all and the keep-eager set in a sys.set_lazy_imports_filter "
+           "(the module `importprof lazy --filter-out` writes, as sitecustomize.py on PYTHONPATH)")
+    if py is None:
+        st.plain = PlainCheck(st.interp.path, st.interp.version, 0, False, tuple(eager),
+                              skipped="no Python 3.15 here to run the real PEP 810 on", how=how)
+        return
+    if st.unstable:
+        st.plain = PlainCheck(py.path, py.version, 0, False, tuple(eager), skipped="the program's output changes from run to run",
+                              how=how)
+        return
+    st.filter_dir = tempfile.mkdtemp(prefix="importprof-filter-")  # (the invocation's folder: removed at exit)
+
+    def plain(lazy: bool, names) -> ProgramOutput:
+        env = None
+        argv = [py.path, *opts.flags, *t.python_argv()]
+        if lazy:
+            sinks.write_atomic(os.path.join(st.filter_dir, "sitecustomize.py"),
+                               filter_module(names, target=t.label(), python=py.version))
+            env = filter_env(st.filter_dir)
+            argv = [py.path, "-X", "lazy_imports=all", *opts.flags, *t.python_argv()]
+        proc = run(argv, env=env, timeout=opts.timeout, missing=TargetFailed, what="target", context=st.context)
+        return masked(ProgramOutput(proc.stdout, proc.stderr, proc.returncode), st.runner.mask)
+
+    reference = plain(False, ())
+    if not real:
+        differs = describe_difference(st.reference, reference)
+        if differs:
+            st.plain = PlainCheck(py.path, py.version, 0, False, tuple(eager), how=how,
+                                  skipped=f"the program does not run on {py.version} as on {st.interp.version} ({differs})")
+            return
+    elif describe_difference(st.reference, reference):
+        st.warning(f"the program run bare differs from its run under importprof's launcher "
+                   f"({describe_difference(st.reference, reference)}): the bare run is the reference of the check")
+
+    def differs_with(names) -> str | None:
+        for _ in range(PLAIN_RUNS):
+            d = describe_difference(reference, plain(True, names))
+            if d:
+                return d
+        return None
+
+    difference = differs_with(eager)
+    added: list[str] = []
+    if difference and real:
+        from profiler.analysis.bisect import minimize
+
+        kept = set(eager)
+        pool = [n for n in bisect_candidates(st.eager_rec, eager)] + sorted(
+            n for n, _, _ in st.eager_rec.executed if n not in kept and n != "__main__" and n not in st.eager_rec.startup)
+        pool = list(dict.fromkeys(n for n in pool if n not in kept))
+        if info:
+            info(f"the bare interpreter with the filter differs ({difference}): bisecting over {len(pool)} modules")
+        if describe_difference(reference, plain(True, eager + pool)) is None:
+            res = minimize(pool, lambda sub: describe_difference(reference, plain(True, eager + list(sub))) is None,
+                           max_tests=opts.max_bisect_runs)
+            added = list(res.items)
+            for name in added:
+                st.must.append(MustStayEager(name, f"needed eager by the bare interpreter with the filter: without it {difference}"))
+            st.keep = [*st.keep, *added]
+            eager = sorted({*eager, *added})
+            difference = differs_with(eager)
+        else:
+            st.warning(f"the bare interpreter with -X lazy_imports=all differs even with every module eager ({difference})")
+    st.plain = PlainCheck(py.path, py.version, PLAIN_RUNS, difference is None, tuple(eager), tuple(added), difference, how=how)
+    if difference:
+        st.warning(f"with {', '.join(eager) or 'nothing'} kept eager by a plain filter, {py.path} -X lazy_imports=all differs "
+                   f"from the eager run: {difference}")
+
+
+def _rests_on(st: _Lazy) -> str:
+    """What the verdict rests on, said with it (the emulation is not the real 3.15)."""
+    p = st.plain
+    if _major_minor(st.interp) >= (3, 15):
+        text = f"the real Python {st.interp.version}'s -X lazy_imports=all"
+        if p is not None and p.runs:
+            text += (f"; the keep-eager set checked under the bare interpreter with a plain filter: "
+                     f"{'identical' if p.identical else 'DIFFERENT'} in {p.runs} runs")
+        return text
+    text = (f"importprof's emulation of PEP 810 on Python {st.interp.version} (module-level imports rewritten into lazy "
+            "bindings), not the real 3.15")
+    if p is None:
+        return text
+    if p.skipped:
+        return text + f"; not checked on the real 3.15: {p.skipped}"
+    return text + (f"; checked on the real Python {p.python_version} (bare, -X lazy_imports=all, the set in a plain filter): "
+                   f"{'identical' if p.identical else 'DIFFERENT: ' + (p.difference or '')} in {p.runs} runs")
+
+
 def _verify(st: _Lazy) -> None:
     """Step 2, last: the verification lazy run with the set kept eager (never cached)."""
     from profiler.analysis.lazy import describe_difference
@@ -308,7 +446,9 @@ def _verify(st: _Lazy) -> None:
         rejudged = _only_timing(st, final)
         if rejudged is not None:
             final_difference = rejudged or None
-    st.identical = final_difference is None and not st.unstable
+    plain_failed = (st.plain is not None and st.plain.runs and not st.plain.identical
+                    and _major_minor(st.interp) >= (3, 15))  # the user's configuration: bare, the set in a filter
+    st.identical = final_difference is None and not st.unstable and not plain_failed
     if final_difference and not st.explained:
         kept = f" with {', '.join(st.keep)} kept eager" if st.keep else ""
         st.warning(f"the verification lazy run{kept} differs from the eager run: {final_difference}")
@@ -373,6 +513,9 @@ def _priced_report(st: _Lazy, info: Note | None) -> LazyReport:
         warnings=tuple(st.warnings),
         notes=tuple(st.notes),
         total_self_us=total_self_us(profile.modules),
+        rests_on=_rests_on(st),
+        plain_check=st.plain,
+        own_lazy=tuple(eager_rec.own_lazy),
     )
 
 
@@ -446,7 +589,8 @@ def _measure_statements(runner, reference, eager_rec, statements, keep, modules,
     return tuple(measured + [s for s in out if s.saving_us is None] + nothing)
 
 
-def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, warn, counts, calibration, context: RunContext | None = None) -> LazyReport:
+def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, warn, counts, calibration,
+              context: RunContext | None = None, filter_dir: str | None = None) -> LazyReport:
     from profiler.analysis.lazy import predict_lazy
     from profiler.capture.lazy import bare_launcher_argv, lazy_argv, lazy_flags
     from profiler.capture.timing import RunPlan
@@ -459,16 +603,21 @@ def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, war
     lazy_extra = tuple(lazy_flags(interp.version, True))
     kept = [*opts.keep_eager, *keep]
     emulated = report.mode == "finder"
-    if not emulated and not kept:  # 3.15, nothing to keep eager: the flag alone, no launcher
+    lazy_env = None
+    if not emulated:  # 3.15: the bare interpreter as a user runs it, the set (if any) in the plain filter
         lazy_cmd = (interp.path, *opts.flags, *lazy_extra, *t.python_argv())
+        if kept and filter_dir:
+            lazy_env = tuple(filter_env(filter_dir).items())
+        elif kept:  # (no filter module written: a library caller's path) the launcher's filter
+            lazy_cmd = tuple(lazy_argv(interp.path, interp.version, opts.flags, t, lazy=True, keep=kept))
     else:
         lazy_cmd = tuple(lazy_argv(interp.path, interp.version, opts.flags, t, lazy=True, keep=kept))
     specs = [
         CommandSpec(argv=(interp.path, *opts.flags, *t.python_argv()), variant="eager",
                     flags=tuple(opts.flags), key="eager", **common),
-        CommandSpec(argv=lazy_cmd, variant="lazy", flags=(*opts.flags, *lazy_extra), key="lazy", **common),
+        CommandSpec(argv=lazy_cmd, variant="lazy", flags=(*opts.flags, *lazy_extra), key="lazy", env=lazy_env, **common),
     ]
-    through_launcher = emulated or bool(kept)
+    through_launcher = emulated or (bool(kept) and lazy_env is None)
     if through_launcher:  # the launcher's own cost, timed beside python on -c pass (taken out of the prediction)
         empty = Target(TargetKind.CODE, "pass")
         base = dict(python=interp.path, python_version=interp.version, target="-c pass", target_kind="code",
@@ -510,6 +659,8 @@ def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, war
 
             lazy_mean = max(0.0, z.mean - launcher_s)
             how = ("measured: 3.15's own lazy imports (-X lazy_imports=all), nothing emulated"
+                   + (f"; the {len(kept)} modules kept eager by the plain filter module (sitecustomize.py on PYTHONPATH), "
+                      "no importprof code in the timed runs" if lazy_env else "")
                    + (f"; the keep-eager filter's launcher ({launcher_s * 1e3:.1f} ms: CPU time of its -c pass beside python's) taken out"
                       if through_launcher else ""))
             prediction = Prediction(lazy_mean, lazy_mean / e.mean, launcher_s, launcher_s=launcher_s, how=how)

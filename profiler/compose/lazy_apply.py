@@ -153,20 +153,10 @@ def validate(opts: ApplyOptions) -> None:
 
 
 def find_315(interp, context: RunContext | None = None):
-    """A Python 3.15+ to prove the edit on: the --python one when it is, else pyenv's (its
-    version as the interpreter itself reports it, not as its folder is named)."""
-    from profiler.capture.interpreter import candidates, resolve_python
+    """A Python 3.15+ to prove the edit on (compose/lazy.py: find_315, which `lazy` checks its set on too)."""
+    from profiler.compose.lazy import find_315 as find
 
-    if interp.version_tuple[:2] >= (3, 15):
-        return interp
-    for exe in candidates("pyenv", "3.15"):
-        try:
-            found = resolve_python(exe, source="pyenv", context=context)
-        except BadInput:
-            continue
-        if found.version_tuple[:2] >= (3, 15):
-            return found
-    return None
+    return find(interp, context=context)
 
 
 def find_oldest(directory: str, interp, given, context: RunContext | None = None):

@@ -1031,13 +1031,19 @@ class HarnessHeadline(Record):
 @dataclass(frozen=True)
 class DiffTotals(Record):
     """The two reports' total import time and its change (µs); `delta_pct` None when the old
-    total is 0; `significant` None when not judged (fewer than 3 runs in a report: not written)."""
+    total is 0; `significant` None when not judged (fewer than 3 runs in a report: not written).
+    Modules added or removed are a change whatever the times' spread (deterministic evidence):
+    then `significant` is true, `modules_added`/`modules_removed` count them and
+    `times_significant` keeps what the times alone said (written only then)."""
 
     old_us: int
     new_us: int
     delta_us: int
     delta_pct: float | None = saved(default=None, missing=None)
     significant: bool | None = saved(default=None, omit="none")
+    modules_added: int | None = saved(default=None, omit="none")
+    modules_removed: int | None = saved(default=None, omit="none")
+    times_significant: bool | None = saved(default=None, omit="none")
 
 
 @dataclass(frozen=True)

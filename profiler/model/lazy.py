@@ -61,6 +61,7 @@ class LazyRun:
     found: tuple[tuple[str, str], ...] = ()  # (name, kind) of every module a finder found, in order
     counts: dict = field(default_factory=dict)  # emulation events: bindings, resolutions, rewritten_loads, cache_misses
     calibration: dict = field(default_factory=dict)  # µs per event (binding_us, resolution_us, load_us)
+    own_lazy: tuple[str, ...] = ()  # the program's own lazy-import machinery seen at exit (hook_lazy._own_lazy)
 
     @property
     def executed_names(self) -> frozenset[str]:
@@ -144,6 +145,27 @@ class Prediction(Record):
 
 
 @dataclass(frozen=True)
+class PlainCheck(Record):
+    """The must-stay-eager set checked as a user applies it: the bare interpreter (no launcher, no
+    hook of importprof's) with `-X lazy_imports=all` and exactly that set kept eager by
+    `sys.set_lazy_imports_filter` (the module `lazy --filter-out` writes, as sitecustomize.py on
+    PYTHONPATH), `runs` runs, each compared with a bare eager run of the program. `added`: the
+    modules those bare runs needed eager beyond what the recorded runs found (then part of
+    must_stay_eager). On 3.8-3.14 the check is made on a provisioned 3.15 when the program runs
+    there as it does on the measured interpreter (`skipped` says why not, otherwise)."""
+
+    python: str
+    python_version: str
+    runs: int
+    identical: bool
+    eager: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    difference: str | None = None
+    skipped: str | None = None
+    how: str = ""
+
+
+@dataclass(frozen=True)
 class LazyReport(Document):
     SCHEMA = SCHEMA
 
@@ -169,3 +191,10 @@ class LazyReport(Document):
     interrupted: bool = False
     prediction: Prediction | None = None  # 3.15's lazy time, the emulation's own cost taken out
     total_self_us: int = 0  # Σ self of every module of the eager profile: no saving exceeds it
+    # what the verdict rests on: "the real 3.15 (...)" or "importprof's emulation of PEP 810 on 3.x"
+    rests_on: str = ""
+    plain_check: PlainCheck | None = None  # the set checked under the bare interpreter
+    # the program's own lazy-import machinery found at exit (Mercurial's demandimport replacing
+    # builtins.__import__, importlib.util.LazyLoader modules, PEP 562 module __getattr__):
+    # what `lazy` measures is what PEP 810 adds on top of it
+    own_lazy: tuple[str, ...] = ()

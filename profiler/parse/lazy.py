@@ -25,6 +25,7 @@ def parse_lazy_record(text: str) -> LazyRun:
             found=tuple((str(n), str(k)) for n, k in d.get("found") or ()),
             counts={str(k): int(v) for k, v in (d.get("counts") or {}).items()},
             calibration={str(k): float(v) for k, v in (d.get("calibration") or {}).items()},
+            own_lazy=tuple(str(x) for x in d.get("own_lazy") or ()),
         )
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise BadInput(f"lazy record: bad or missing field ({exc!r})") from None

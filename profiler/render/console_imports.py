@@ -301,6 +301,10 @@ def render_diff_table(report, tty: bool, top: int = 25) -> str:
     pct = f" ({sign}{tot.delta_pct:.1f}%)" if tot.delta_pct is not None else ""
     verdict = {True: "significant", False: "not significant (within the runs' spread)"}.get(
         tot.significant, "significance not judged (needs 3 runs or more in both reports)")
+    if tot.modules_added is not None or tot.modules_removed is not None:
+        moved = [f"{_modules(n)} {w}" for n, w in ((tot.modules_added or 0, "added"), (tot.modules_removed or 0, "removed")) if n]
+        times = {True: "significant too", False: "within the runs' spread"}.get(tot.times_significant, "not judged (needs 3 runs or more in both reports)")
+        verdict = f"significant: {' and '.join(moved)} (a change whatever the times' spread; the times alone: {times})"
     parts: list = [
         f"total import time: {_ms(tot.old_us)} ms → {_ms(tot.new_us)} ms, {sign}{_ms(tot.delta_us)} ms{pct}: {verdict}"
     ]

@@ -48,6 +48,14 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
     else:
         verdict = "DIFFERENT from the eager run (see the warnings)"
     parts.append(f"output: {verdict}" + (f"; {report.bisect_runs} runs spent bisecting" if report.bisect_runs else ""))
+    if report.rests_on:
+        parts.append(f"verdict rests on: {report.rests_on}")
+    if report.own_lazy:
+        parts.append("the program imports lazily by itself (" + "; ".join(report.own_lazy) + "): "
+                     "these figures are what PEP 810 adds on top of its own mechanism")
+    gain = _no_gain(report)
+    if gain:
+        parts.append(gain)
     whole = f" of {_ms(report.total_self_us)} in all" if report.total_self_us else ""
     parts.append(
         f"modules executed: eager {report.modules_eager}, lazy {report.modules_lazy}; "
@@ -96,6 +104,17 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
     for n in report.notes:
         parts.append(f"note: {n}")
     return render_tables(parts, tty)
+
+
+def _no_gain(report: LazyReport) -> str | None:
+    """Said when lazy imports were measured no faster: no recommendation rests on them then."""
+    p = report.prediction
+    if p is None or not p.ratio or report.interrupted:
+        return None
+    if p.ratio >= 1.0:
+        return (f"lazy imports measured no faster for this program (lazy/eager {p.ratio:.2f}x): "
+                "nothing to gain from them at start-up")
+    return None
 
 
 def _short_reason(reason: str) -> str:
