@@ -31,6 +31,13 @@ _TARGET_OPTS = {"-c": "code", "--code": "code", "-m": "module", "--module": "mod
 _PROGRAM_HELP = ("-h", "--help")
 _META = "importprof.target"
 _TIMEOUT = "importprof.timeout"
+
+
+def timeout_given(ctx) -> bool:
+    """Whether the command line gave --timeout (a command whose runs are long sets its own default)."""
+    return _TIMEOUT in ctx.meta
+
+
 _FILES = "importprof.files"
 _SHEBANG = "importprof.python_from_shebang"
 

@@ -11,6 +11,7 @@ from profiler.render import formats_for
 from profiler.commands._target import PythonTargetCommand
 
 FORMATS = formats_for("compare")  # from the render registry
+HARNESS_TIMEOUT_S = 3600.0  # --harness without --timeout: the limit of one whole run of the harness
 
 
 def register(app: typer.Typer) -> None:
@@ -41,7 +42,7 @@ def compare(
         help="Variants (repeatable, comma-separated): traditional, no-site, oxidized, filesystem, in-memory, frozen. "
         "Default: every one this interpreter supports (traditional is always built: the reference).",
     ),
-    harness: Optional[str] = typer.Option(None, "--harness", metavar="CMD", help="Time CMD (a test suite, a build, a shell loop) once per variant per run instead of the target: {program} in CMD is each variant's program, named as the target. CMD is split as a shell would and run without one. Default 3 runs, no warm-up."),
+    harness: Optional[str] = typer.Option(None, "--harness", metavar="CMD", help="Time CMD (a test suite, a build, a shell loop) once per variant per run instead of the target: {program} in CMD is each variant's program, named as the target. CMD is split as a shell would and run without one. Default 3 runs, no warm-up, --timeout 3600 for each whole run of CMD."),
     harness_shell: bool = typer.Option(False, "--harness-shell", help="Run --harness CMD with /bin/sh -c."),
     record_with: Optional[str] = typer.Option(None, "--record-with", metavar="CMD", help="--harness: also pack the modules the program imports when CMD (with {program}) runs."),
     ignore_failure: IgnoreFailureOpt = False,
@@ -72,6 +73,11 @@ def compare(
                           ignore_failure=ignore_failure, harness=harness, harness_shell=harness_shell, record_with=record_with)
     from profiler.commands._common import showing_partial, suggesting_ignore_failure
 
+    if harness is not None:
+        from profiler.commands._target import timeout_given
+
+        if not timeout_given(ctx):  # a test suite runs for minutes: one harness run's limit is an hour unless --timeout says
+            run_context(ctx).set_timeout(HARNESS_TIMEOUT_S)
     with showing_partial(render_compare_table), suggesting_ignore_failure(), Progress("measuring") as bar:
         report = run_compare(opts, progress=bar.update, warn=warn, info=info, context=run_context(ctx))
     deliver(report, fmt=fmt, output=output, table=render_compare_table,

@@ -1,0 +1,133 @@
+"""`compare --harness "CMD" TARGET` (compose/compare_harness.py, capture/harness_runs.py): a real
+harness (a Python script starting the program several times) run against each variant's real
+built program; bad input refused before anything is built."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import pytest
+
+from conftest import REPO, assert_one_line_error
+
+pytestmark = pytest.mark.slow
+
+# the program: prints its arguments; `more` imports a module its own run does not (difflib), and
+# says through which loader it came; `probe` prints whether site ran
+PROGRAM = textwrap.dedent(
+    """
+    import sys
+    args = sys.argv[1:]
+    if "more" in args:
+        import difflib
+        with open(args[-1], "a") as fh:
+            loader = difflib.__spec__.loader  # FrozenImporter is its own loader: a class
+            fh.write(getattr(loader, "__name__", type(loader).__name__) + "\\n")
+    if "probe" in args:
+        print("no_site", sys.flags.no_site)
+    print("prog", len(args))
+    """
+)
+
+# the harness: checks the name it reaches the program by (as Mercurial's does), starts it
+# N times (one of them with `more`), prints a summary line with a duration in it
+HARNESS = textwrap.dedent(
+    """
+    import os, subprocess, sys, time
+    prog, n, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    assert os.path.basename(prog) == "prog.py", prog
+    t0 = time.time()
+    last = ""
+    for i in range(n):
+        # which variant's program: the folder the program script is in (VARIANT/bin/prog.py)
+        variant = os.path.basename(os.path.dirname(os.path.dirname(prog)))
+        extra = ["more", log + "." + variant] if i == 0 else (["probe"] if "--probe" in sys.argv else [])
+        out = subprocess.run([prog, str(i), *extra], capture_output=True, text=True)
+        if out.returncode:
+            sys.exit("program failed: " + out.stderr)
+        last = out.stdout.strip().splitlines()[0]
+    print(last)
+    print("# ran %d launches in %.3fs" % (n, time.time() - t0))
+    """
+)
+
+
+@pytest.fixture
+def harness_files(tmp_path):
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    (tmp_path / "harness.py").write_text(HARNESS)
+    return tmp_path
+
+
+def test_bad_harness_commands_are_one_line_exit_2(cli, real_python, harness_files):
+    prog = str(harness_files / "prog.py")
+    assert_one_line_error(cli("compare", "--python", real_python, "--harness", "echo hello", prog), 2, "{program}")
+    assert_one_line_error(cli("compare", "--python", real_python, "--harness", "sh -c 'unclosed {program}", prog), 2,
+                          "cannot split")
+    assert_one_line_error(cli("compare", "--python", real_python, "--record-with", "x {program}", prog), 2, "--harness")
+    assert_one_line_error(cli("compare", "--python", real_python, "--harness", "x {program}", "--workload", "hello"), 2,
+                          "--harness")
+
+
+def test_a_harness_failing_with_traditional_is_exit_3_and_not_timed(cli, real_python, harness_files, tmp_path):
+    out = tmp_path / "out.json"
+    res = cli("compare", "--python", real_python, "--build-dir", str(tmp_path / "b"), "-o", str(out),
+              "--harness", f"{real_python} -c 'import sys; sys.exit(4)' {{program}}", str(harness_files / "prog.py"))
+    assert_one_line_error(res, 3, "harness failed with the traditional variant", "exit 4")
+    assert not out.exists() and not (tmp_path / "b").exists()  # nothing built, nothing written
+
+
+def test_a_hanging_harness_obeys_timeout(cli, real_python, harness_files, tmp_path):
+    res = cli("compare", "--python", real_python, "--timeout", "2", "--build-dir", str(tmp_path / "b"),
+              "--harness", f"{real_python} -c 'import time; time.sleep(60)' {{program}}", str(harness_files / "prog.py"),
+              timeout=120)
+    assert_one_line_error(res, 3, "--timeout")
+
+
+def test_harness_times_each_variant_and_packs_what_it_imports(cli, real_python, harness_files, tmp_path):
+    log = tmp_path / "loaders.log"
+    out = tmp_path / "compare.json"
+    res = cli("compare", "--python", real_python, "--variant", "in-memory,frozen", "--runs", "2",
+              "--build-dir", str(tmp_path / "b"), "--export-json", str(out),
+              "--harness", f"{real_python} harness.py {{program}} 4 {log}", str(harness_files / "prog.py"),
+              cwd=str(harness_files))
+    assert res.returncode == 0, res
+    doc = json.loads(out.read_text())
+    import jsonschema
+
+    jsonschema.validate(doc, json.loads((REPO / "profiler" / "schemas" / "compare.json").read_text()))
+    h = doc["harness"]
+    assert h["program"] == "prog.py" and h["shell"] is False
+    assert h["program_processes"] == 4  # every launch of the program recorded, the harness itself not
+    assert h["processes"] is None or h["processes"] >= 5
+    assert h["modules_added"] >= 1  # difflib: imported only by a launch the target's own run is not
+    by = {v["variant"]: v for v in h["variants"]}
+    assert set(by) == {"traditional", "in-memory", "frozen"}
+    for v in by.values():
+        assert v["same_as_traditional"] and v["exit_codes"] == [0, 0] and v["launches"] == [4, 4], v
+        assert v["summary"] == ["prog 1", "# ran 4 launches in <time>"]
+    rows = {r["variant"]: r for r in doc["rows"]}
+    assert all(rows[n]["cpu_s"] > 0 and rows[n]["pct_of_traditional"] is not None for n in by)
+    assert not any(r.get("failed") for r in doc["results"])
+    # the module only the harness's launches import came from each pack, not from the filesystem
+    loaders = {n: set((tmp_path / f"loaders.log.{n}").read_text().split()) for n in ("in-memory", "frozen")}
+    assert loaders["in-memory"] == {"OxidizedFinder"}, loaders
+    assert loaders["frozen"] == {"FrozenImporter"}, loaders
+    assert "harness.py" in res.stdout and "as traditional" in res.stdout
+
+
+def test_a_variant_whose_harness_ends_otherwise_is_a_failed_row(cli, real_python, harness_files, tmp_path):
+    res = cli("compare", "--python", real_python, "--variant", "no-site", "--runs", "1", "--format", "json",
+              "--build-dir", str(tmp_path / "b"),
+              "--harness", f"{real_python} harness.py {{program}} 2 {tmp_path / 'l.log'} --probe", str(harness_files / "prog.py"),
+              cwd=str(harness_files))
+    assert res.returncode == 0, res
+    doc = res.json()
+    by = {v["variant"]: v for v in doc["harness"]["variants"]}
+    assert by["traditional"]["same_as_traditional"]
+    assert not by["no-site"]["same_as_traditional"]
+    assert "no_site 1" in by["no-site"]["difference"] and "no_site 0" in by["no-site"]["difference"]
+    failed = {r["variant"]: r for r in doc["results"] if r.get("failed")}
+    assert set(failed) == {"no-site"} and "summary differs" in failed["no-site"]["error"]
