@@ -79,7 +79,7 @@ def test_a_misspelt_checks_table_is_not_silently_empty():
     from profiler.errors import BadInput
     from profiler.parse.checks import parse_checks
 
-    with pytest.raises(BadInput, match=r"p.toml: \[tool.importprof\]: unknown key 'chekcs' \(known: checks\)"):
+    with pytest.raises(BadInput, match=r"p.toml: \[tool.importprof\]: unknown key 'chekcs' \(known: checks, history\)"):
         parse_checks("[tool.importprof.chekcs.x]\nbudget_ms = 1\n", "p.toml")
 
 

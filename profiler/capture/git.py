@@ -73,3 +73,42 @@ def run_check(name: str, config: str, cwd: str, output: str, context: RunContext
     if proc.returncode not in (0, 1, 2, 3):
         raise ToolFailed(f"importprof check ended with exit {proc.returncode} in {cwd}")
     return proc
+
+
+# ---------------------------------------------------------------- `history`'s git
+def head_of(cwd: str, context: RunContext | None = None) -> tuple[str, str, bool] | None:
+    """(the repository's top folder, HEAD's commit, whether tracked files differ from it), or
+    None outside a git repository (or without git, or before the first commit)."""
+    if shutil.which("git") is None:
+        return None
+    proc = run(["git", "rev-parse", "--show-toplevel", "HEAD"], cwd=cwd, timeout=math.inf, what="git", context=context)
+    if proc.returncode != 0:
+        return None
+    top, commit = proc.stdout.split()[:2]
+    status = run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd, timeout=math.inf, what="git", context=context)
+    return top, commit, bool(status.stdout.strip())
+
+
+def commit_facts(repo: str, commits: Sequence[str], context: RunContext | None = None) -> dict[str, tuple[int, str]]:
+    """commit → (committer timestamp, subject), for every commit given (one git call)."""
+    if not commits:
+        return {}
+    out = _git(["show", "-s", "--format=%H%x00%ct%x00%s", *commits, "--"], repo, context=context)
+    facts = {}
+    for line in out.splitlines():
+        parts = line.split("\x00")
+        if len(parts) == 3 and parts[1].isdigit():
+            facts[parts[0]] = (int(parts[1]), parts[2])
+    return facts
+
+
+def first_parent_commits(repo: str, since: str, until: str, context: RunContext | None = None) -> list[str]:
+    """The commits after SINCE up to UNTIL along UNTIL's first parents, oldest first."""
+    return _git(["rev-list", "--reverse", "--first-parent", f"{since}..{until}"], repo, context=context).split()
+
+
+def commit_order(repo: str, context: RunContext | None = None) -> dict[str, int]:
+    """Every commit reachable from HEAD → its position, oldest first (topological): how a
+    history's points are ordered where the repository is at hand."""
+    out = _git(["rev-list", "--topo-order", "--reverse", "HEAD"], repo, context=context)
+    return {c: i for i, c in enumerate(out.split())}

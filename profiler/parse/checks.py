@@ -54,13 +54,32 @@ def parse_checks(text: str, source: str) -> tuple[CheckSpec, ...]:
     tool = doc.get("tool", {}).get("importprof", {})
     if not isinstance(tool, dict):
         raise BadInput(f"{source}: [tool.importprof] must be a table")
-    unknown = [k for k in tool if k != "checks"]
+    unknown = [k for k in tool if k not in ("checks", "history")]
     if unknown:  # a misspelt [tool.importprof.chekcs.x] must not pass as "no checks"
-        raise BadInput(f"{source}: [tool.importprof]: unknown key {unknown[0]!r} (known: checks)")
+        raise BadInput(f"{source}: [tool.importprof]: unknown key {unknown[0]!r} (known: checks, history)")
+    history_setting(doc, source)  # a wrong type is said by every command that reads the file
     checks = tool.get("checks", {})
     if not isinstance(checks, dict):
         raise BadInput(f"{source}: [tool.importprof.checks] must be a table of checks")
     return tuple(check_from_table(name, table, source) for name, table in checks.items())
+
+
+def history_setting(doc: dict, source: str) -> str | None:
+    """`[tool.importprof] history = "PATH"`: where the start-up history store is (as written,
+    relative to the file's folder), or None when not set."""
+    tool = doc.get("tool", {}).get("importprof", {})
+    value = tool.get("history") if isinstance(tool, dict) else None
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise BadInput(f"{source}: [tool.importprof] history must be a path (a non-empty string)")
+    return value
+
+
+def parse_history_setting(text: str, source: str) -> str | None:
+    try:
+        doc = load_toml(text)
+    except ValueError as exc:
+        raise BadInput(f"{source}: not valid TOML: {exc}") from None
+    return history_setting(doc, source)
 
 
 def check_from_table(name: str, table: Any, source: str) -> CheckSpec:

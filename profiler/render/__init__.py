@@ -22,7 +22,8 @@ FORMATS: dict[str, dict[str, str]] = {
     },
     "speedscope": {"importprof.imports/1": "profiler.render.speedscope:render_speedscope"},
     "folded": {"importprof.imports/1": "profiler.render.folded:render_folded"},
-    "html": {"importprof.report/1": "profiler.render.html:render_html"},
+    "html": {"importprof.report/1": "profiler.render.html:render_html",
+             "importprof.history/1": "profiler.render.html_history:render_history_html"},
     "junit": {"importprof.check/1": "profiler.render.junit:render_junit"},
 }
 

@@ -82,6 +82,10 @@ HISTORY: dict[str, tuple[dict, ...]] = {
         {"version": 1, "since": '2026-11-25', "added": (
         )},
     ),
+    'history': (
+        {"version": 1, "since": '2026-12-02', "added": (
+        )},
+    ),
     'pythons': (
         {"version": 1, "since": '2026-11-25', "added": (
         )},

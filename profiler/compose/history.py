@@ -1,0 +1,429 @@
+"""`importprof history`: every recorded `check` run kept in a store, read back as series with
+their change points and the modules behind each step.
+
+  record_report(report, store_path, cwd) -> int          `check --record`: what check measured
+  record_commits(opts, progress=, warn=) -> RecordSummary `history record --commits A..B`
+  history(opts) -> HistoryReport                           `history`
+  bisect_history(opts, progress=, warn=) -> HistoryReport  `history bisect`
+  export_history(store, check) -> lines / import_history(store, files) -> (added, known)
+
+Backfilling tests each commit as `bisect` does (a temporary git worktree, the --install steps,
+then `importprof check NAME --config CONFIG` run there, compose/bisect.py's way) and records
+each result at once, in its own transaction: an interrupted backfill keeps what it recorded,
+and the next one skips every commit already recorded on this machine with this interpreter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable, Sequence
+
+from profiler.errors import BadInput, UsageError
+from profiler.model.check import CheckReport, CheckResult
+from profiler.model.history import FIGURES, HistoryReport, ModuleTimes, StoredRun
+from profiler.runcontext import RunContext, given
+
+DEFAULT_STORE = os.path.join(".importprof", "history.sqlite")
+
+
+@dataclass
+class HistoryOptions:
+    check: str | None = None
+    store: str | None = None  # --history PATH
+    config: str | None = None  # --config FILE (default ./pyproject.toml)
+    figure: str | None = None
+
+
+@dataclass
+class RecordOptions:
+    commits: str  # "A..B"
+    check: str
+    every: int = 1
+    install: Sequence[str] = ()
+    store: str | None = None
+    config: str | None = None
+
+
+@dataclass
+class BisectHistoryOptions:
+    check: str
+    commit: str | None = None  # the change point to narrow (default: every one with unrecorded commits)
+    install: Sequence[str] = ()
+    store: str | None = None
+    config: str | None = None
+
+
+@dataclass
+class RecordSummary:
+    store: str
+    check: str
+    commits: list[str] = field(default_factory=list)  # every commit of the range taken
+    recorded: list[tuple[str, str, str | None]] = field(default_factory=list)  # (commit, status, error)
+    skipped: list[str] = field(default_factory=list)  # already in the store
+
+
+# ---------------------------------------------------------------- where the store is
+def store_path(given_path: str | None, config: str | None, *, need_config: bool = False) -> str:
+    """--history PATH; else `[tool.importprof] history` (relative to the pyproject's folder);
+    else `.importprof/history.sqlite` beside the pyproject.toml."""
+    if given_path:
+        return os.path.abspath(given_path)
+    from profiler.compose.check import DEFAULT_CONFIG
+
+    path = os.path.abspath(config or os.path.join(os.getcwd(), DEFAULT_CONFIG))
+    if not os.path.exists(path):
+        if config is not None or need_config:
+            raise BadInput(f"no such file: {path}")
+        raise BadInput(f"no {DEFAULT_CONFIG} in {os.getcwd()}: give --history PATH (or run in the project's folder)")
+    from profiler.inputs import read_text
+    from profiler.parse.checks import parse_history_setting
+
+    setting = parse_history_setting(read_text(path, "config"), path)
+    return os.path.join(os.path.dirname(path), setting or DEFAULT_STORE)
+
+
+def open_store(path: str, create: bool):
+    from profiler.history_store import HistoryStore
+
+    return HistoryStore.open(path, create=create)
+
+
+# ---------------------------------------------------------------- one check result → one stored run
+def fingerprint(machine: dict) -> str:
+    """What a series is keyed on: the kind of machine (system, architecture, CPU model, cores),
+    not its name, so CI runners of one kind share a series."""
+    facts = [machine.get(k) for k in ("system", "arch", "cpu_model", "logical_cores")]
+    return hashlib.sha256(repr(facts).encode()).hexdigest()[:16]
+
+
+def machine_facts(machine: dict) -> dict:
+    return {k: machine.get(k) for k in ("hostname", "system", "release", "arch", "cpu_model", "logical_cores", "physical_cores")}
+
+
+def stored_run(result: CheckResult, machine: dict, *, commit: str | None, subject: str | None, commit_time: int | None,
+               dirty: bool) -> StoredRun:
+    return StoredRun(
+        uid=uuid.uuid4().hex, check=result.name, commit=commit, subject=subject, commit_time=commit_time, dirty=dirty,
+        recorded_at=datetime.now(timezone.utc).isoformat(timespec="microseconds"), machine=fingerprint(machine),
+        machine_info=machine_facts(machine), python=result.python_version, status=result.status, error=result.error,
+        wall_ms=result.wall_ms, wall_ms_runs=tuple(result.wall_ms_runs), import_ms=result.import_ms,
+        instructions=result.instructions, instructions_runs=tuple(result.instructions_runs),
+        instructions_method=result.instructions_method,
+        modules=tuple(ModuleTimes(m.name, int(m.self_us), int(m.cumulative_us)) for m in result.modules),
+    )
+
+
+def error_run(check: str, machine: dict, python: str | None, error: str, *, commit: str, subject: str | None,
+              commit_time: int | None) -> StoredRun:
+    return StoredRun(
+        uid=uuid.uuid4().hex, check=check, commit=commit, subject=subject, commit_time=commit_time, dirty=False,
+        recorded_at=datetime.now(timezone.utc).isoformat(timespec="microseconds"), machine=fingerprint(machine),
+        machine_info=machine_facts(machine), python=python, status="error", error=error,
+    )
+
+
+def record_report(report: CheckReport, path: str, cwd: str, context: RunContext | None = None,
+                  warn: Callable[[str], None] | None = None) -> int:
+    """`check --record`: every result of the report added to the store, at the commit checked
+    out in `cwd` (marked dirty when tracked files differ from it); the number added."""
+    from profiler.capture import git
+
+    head = git.head_of(cwd, context=context)
+    commit = subject = when = None
+    dirty = False
+    if head is None:
+        if warn:
+            warn(f"{cwd} is not in a git repository: the check runs are recorded without a commit")
+    else:
+        top, commit, dirty = head
+        when, subject = git.commit_facts(top, [commit], context=context).get(commit, (None, None))
+        if dirty and warn:
+            warn(f"the working tree differs from {commit[:10]}: recorded as that commit, marked dirty")
+    runs = [stored_run(r, report.machine, commit=commit, subject=subject, commit_time=when, dirty=dirty)
+            for r in report.results]
+    with open_store(path, create=True) as store:
+        return sum(store.add(r) for r in runs)
+
+
+# ---------------------------------------------------------------- backfill
+def resolve_range(repo: str, spec: str, every: int, context: RunContext | None = None) -> list[str]:
+    """`A..B` → A and the commits after it up to B (first parents), oldest first; with
+    `every` N, every Nth of them, the first and the last always kept."""
+    from profiler.capture import git
+
+    since, dots, until = spec.partition("..")
+    if not dots or not since or not until or until.startswith("."):
+        raise UsageError(f"--commits {spec!r}: give a range A..B (e.g. v1.0..HEAD)")
+    a = git.resolve_rev(repo, since, context=context)
+    b = git.resolve_rev(repo, until, context=context)
+    if a != b and not git.is_ancestor(repo, a, b, context=context):
+        raise BadInput(f"--commits {spec}: {since} is not an ancestor of {until}")
+    commits = [a, *git.first_parent_commits(repo, a, b, context=context)]
+    if every > 1:
+        picked = commits[::every]
+        if picked[-1] != commits[-1]:
+            picked.append(commits[-1])
+        commits = picked
+    return commits
+
+
+def _measure_commit(git, repo: str, commit: str, installs, check: str, config: str, root: str,
+                    context: RunContext | None) -> tuple[CheckReport | None, str | None]:
+    """(the check's report at `commit`, None) or (None, why it could not be built or run)."""
+    from profiler.inputs import read_document
+
+    where = os.path.join(root, commit[:12])
+    out = os.path.join(root, f"{commit[:12]}.json")
+    git.add_worktree(repo, commit, where, context=context)
+    try:
+        for argv in installs:
+            proc = git.run_install(argv, where, context=context)
+            if proc.returncode != 0:
+                last = (proc.stderr.strip().splitlines() or [""])[-1]
+                return None, f"install step {shlex.join(argv)} exited {proc.returncode}: {last}"
+        proc = git.run_check(check, config, where, out, context=context)
+        if not os.path.exists(out):
+            last = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+            return None, last
+        report = CheckReport.from_dict(read_document(out, ["check"], "check result"))
+        os.unlink(out)
+        return report, None
+    finally:
+        git.remove_worktree(repo, where, context=context)
+
+
+def _interpreter_version(spec_python: str | None, context: RunContext | None) -> str | None:
+    """The check's interpreter's version, when it resolves here (a venv made by an install
+    step does not: then any interpreter's run of a commit counts as recorded)."""
+    from profiler.errors import ImportprofError
+
+    try:
+        from profiler.capture.interpreter import interpreter_for
+
+        return interpreter_for(spec_python, context=context).version
+    except ImportprofError:
+        return None
+
+
+def record_commits(opts: RecordOptions, progress: Callable[[int, int, str], None] | None = None,
+                   warn: Callable[[str], None] | None = None, context: RunContext | None = None) -> RecordSummary:
+    import tempfile
+
+    from profiler.capture import git
+    from profiler.capture.machine import read_machine
+    from profiler.compose.check import config_path, load_checks, select
+    from profiler.workflows.targets import command_lines
+
+    context = given(context)
+    installs = command_lines("--install", opts.install)
+    config = os.path.abspath(config_path(opts.config))
+    spec = select(load_checks(config), [opts.check], config)[0]  # the check exists and its table is valid
+    path = store_path(opts.store, config)
+    repo = git.toplevel(os.getcwd(), context=context)
+    commits = resolve_range(repo, opts.commits, opts.every, context=context)
+    facts = git.commit_facts(repo, commits, context=context)
+    summary = RecordSummary(store=path, check=opts.check, commits=commits)
+    machine = read_machine(0.0, context=context)
+    mark = fingerprint(machine)
+    python = _interpreter_version(spec.python, context)
+    with open_store(path, create=True) as store:
+        todo = []
+        for c in commits:
+            (summary.skipped if store.has(opts.check, c, mark, python) else todo).append(c)
+        root = tempfile.mkdtemp(prefix="importprof-history-")
+        for i, commit in enumerate(todo):
+            when, subject = facts.get(commit, (None, None))
+            if progress:
+                progress(i, len(todo), f"{commit[:10]} {subject or ''}".strip())
+            report, why = _measure_commit(git, repo, commit, installs, opts.check, config, root, context)
+            if report is None:
+                run = error_run(opts.check, machine, python, why or "could not run", commit=commit, subject=subject,
+                                commit_time=when)
+            else:
+                result = report.results[0]
+                run = stored_run(result, report.machine or machine, commit=commit, subject=subject, commit_time=when,
+                                 dirty=False)
+                # one machine for the whole backfill: the child's reading names the same machine
+                run = _same_machine(run, machine)
+            store.add(run)
+            summary.recorded.append((commit, run.status, run.error))
+            if run.status == "error" and warn:
+                warn(f"{commit[:10]}: could not be measured: {run.error}")
+        if progress:
+            progress(len(todo), len(todo), "")
+    return summary
+
+
+def _same_machine(run: StoredRun, machine: dict) -> StoredRun:
+    from dataclasses import replace
+
+    return replace(run, machine=fingerprint(machine), machine_info=machine_facts(machine))
+
+
+# ---------------------------------------------------------------- reading
+def _order(context: RunContext | None) -> dict[str, int] | None:
+    """The repository's commit order when the current folder is in one (else: commit times)."""
+    from profiler.capture import git
+    from profiler.errors import ImportprofError
+
+    head = git.head_of(os.getcwd(), context=context)
+    if head is None:
+        return None
+    try:
+        return git.commit_order(head[0], context=context)
+    except ImportprofError:
+        return None
+
+
+def history(opts: HistoryOptions, context: RunContext | None = None) -> HistoryReport:
+    from profiler.analysis.history import build_history
+    from profiler.capture.machine import read_machine
+
+    context = given(context)
+    if opts.figure is not None and opts.figure not in FIGURES:
+        raise UsageError(f"unknown --figure {opts.figure!r} (known: {', '.join(FIGURES)})")
+    path = store_path(opts.store, opts.config)
+    with open_store(path, create=False) as store:
+        runs = store.runs(opts.check)
+        total = store.count()
+        if opts.check is not None and not runs:
+            known = store.checks()
+            raise BadInput(f"no run of the check {opts.check!r} in {path}"
+                           + (f" (recorded: {', '.join(known)})" if known else " (it is empty)"))
+    series, changes = build_history(runs, figure=opts.figure, order=_order(context))
+    changes = _with_gaps(changes, context)
+    return HistoryReport(machine=read_machine(0.0, context=context), store=path, check=opts.check, figure=opts.figure,
+                         runs=total, series=series, change_points=changes)
+
+
+def _with_gaps(changes, context: RunContext | None):
+    """Each change point with the number of commits between it and the last recorded commit
+    before it (what `history bisect` would narrow), where the repository is at hand."""
+    from dataclasses import replace
+
+    from profiler.capture import git
+    from profiler.errors import ImportprofError
+
+    head = git.head_of(os.getcwd(), context=context)
+    if head is None:
+        return changes
+    out = []
+    for c in changes:
+        gap = None
+        if c.commit and c.previous:
+            try:
+                gap = max(0, len(git.first_parent_commits(head[0], c.previous, c.commit, context=context)) - 1)
+            except ImportprofError:
+                gap = None
+        out.append(replace(c, unrecorded_between=gap))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- narrowing a change point
+def bisect_history(opts: BisectHistoryOptions, progress: Callable[[int, int, str], None] | None = None,
+                   warn: Callable[[str], None] | None = None, context: RunContext | None = None) -> HistoryReport:
+    """Each change point of the check's series on this machine whose commit is not the one
+    right after the last recorded commit before it: the commits between them measured by
+    halving (each recorded), until the step sits on one commit. Then the history again."""
+    import math
+    import tempfile
+
+    from profiler.analysis.history import narrowing_target
+    from profiler.capture import git
+    from profiler.capture.machine import read_machine
+    from profiler.compose.check import config_path, load_checks, select
+    from profiler.workflows.targets import command_lines
+
+    context = given(context)
+    installs = command_lines("--install", opts.install)
+    config = os.path.abspath(config_path(opts.config))
+    select(load_checks(config), [opts.check], config)
+    path = store_path(opts.store, config)
+    repo = git.toplevel(os.getcwd(), context=context)
+    wanted = git.resolve_rev(repo, opts.commit, context=context) if opts.commit else None
+    before = history(HistoryOptions(check=opts.check, store=path, config=config), context=context)
+    machine = read_machine(0.0, context=context)
+    mark = fingerprint(machine)
+    mine = {s.name for s in before.series if s.machine == mark}
+    todo = [c for c in before.change_points if c.series in mine and (wanted is None or c.commit == wanted)]
+    if wanted is not None and not todo:
+        raise BadInput(f"{opts.commit} is not a change point of the check {opts.check} on this machine")
+    root = tempfile.mkdtemp(prefix="importprof-history-")
+    with open_store(path, create=False) as store:
+        for cp in todo:
+            between = git.first_parent_commits(repo, cp.previous, cp.commit, context=context)[:-1]
+            if not between:
+                continue
+            facts = git.commit_facts(repo, between, context=context)
+            series = next(s for s in before.series if s.name == cp.series)
+            figure = series.figure
+            lo, hi = -1, len(between)  # between[lo] at the level before (-1: previous), between[hi] after (len: commit)
+            steps = max(1, math.ceil(math.log2(len(between) + 1)))
+            done = 0
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                commit = between[mid]
+                when, subject = facts.get(commit, (None, None))
+                if progress:
+                    progress(done, steps, f"{cp.check}: {commit[:10]} {subject or ''}".strip())
+                report, why = _measure_commit(git, repo, commit, installs, opts.check, config, root, context)
+                if report is None:
+                    store.add(error_run(opts.check, machine, series.python, why or "could not run", commit=commit,
+                                        subject=subject, commit_time=when))
+                    if warn:
+                        warn(f"{commit[:10]}: could not be measured ({why}): counted as after the step")
+                    hi = mid
+                else:
+                    run = _same_machine(stored_run(report.results[0], machine, commit=commit, subject=subject,
+                                                   commit_time=when, dirty=False), machine)
+                    store.add(run)
+                    value = run.figure(figure)
+                    if value is None or narrowing_target(cp.before, cp.after, float(value)):
+                        hi = mid
+                    else:
+                        lo = mid
+                done += 1
+        if progress:
+            progress(1, 1, "")
+    return history(HistoryOptions(check=opts.check, store=path, config=config), context=context)
+
+
+# ---------------------------------------------------------------- export / import
+def export_history(opts: HistoryOptions):
+    """The store's runs as JSON lines (a header line first), for `history import` elsewhere."""
+    path = store_path(opts.store, opts.config)
+    store = open_store(path, create=False)
+    if opts.check is not None and opts.check not in store.checks():
+        store.close()
+        raise BadInput(f"no run of the check {opts.check!r} in {path}")
+
+    def lines():
+        try:
+            yield from store.export_lines(opts.check)
+        finally:
+            store.close()
+
+    return lines()
+
+
+def import_history(opts: HistoryOptions, files: Sequence[str]) -> tuple[str, int, int]:
+    """Every export file's runs merged into the store (a run already there, by its id, is not
+    added twice): (the store, added, already there). Every file is read and checked before
+    anything is written."""
+    from profiler.history_store import read_export
+    from profiler.inputs import read_text
+
+    if not files:
+        raise UsageError("history import needs the FILEs written by `importprof history export`")
+    path = store_path(opts.store, opts.config)
+    runs = []
+    for f in files:
+        runs += list(read_export(read_text(f, "history export").splitlines(), f))
+    with open_store(path, create=True) as store:
+        added = store.add_many(runs)
+    return path, added, len(runs) - added
