@@ -53,11 +53,16 @@ if _d:
 # the interpreter's own sitecustomize, if it has one, still runs
 _here = _o.path.dirname(_o.path.abspath(__file__))
 _s.path[:] = [p for p in _s.path if _o.path.abspath(p or ".") != _here]
-del _s.modules["sitecustomize"]
+_me = _s.modules.pop("sitecustomize", None)
 try:
     import sitecustomize
-except ImportError:
-    pass
+except ImportError as _e:
+    if _e.name != "sitecustomize":
+        raise
+finally:
+    # importlib takes the module it ran out of sys.modules when the import ends: it must be there
+    if "sitecustomize" not in _s.modules and _me is not None:
+        _s.modules["sitecustomize"] = _me
 ''' % RECORD_VAR
 
 # how many of the last non-empty lines of the harness's stdout are its summary
