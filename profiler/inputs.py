@@ -767,8 +767,15 @@ def stream_imports_report(path: str, on_block, what: str = "report"):
     from profiler.model.import_tree import ImportsReport, ModuleColumnsReader
 
     reader = ModuleColumnsReader(on_block)
+
+    def record(i: int, value: dict) -> None:
+        problem = _phases_rule(i, value)
+        if problem is not None:
+            raise _bad(f"{path}: not a valid importprof.imports/1 document: {problem}")
+        reader.record(i, value)
+
     try:
-        doc = read_streamed_document(path, "imports", "modules", reader.take, reader.record, ["imports"], what)
+        doc = read_streamed_document(path, "imports", "modules", reader.take, record, ["imports"], what)
         if doc is None:
             return None
         modules = reader.finish()
@@ -822,6 +829,9 @@ def read_imports_document(path: str, what: str = "document", keep=None):
     dumps = json.dumps
 
     def record(i: int, value: dict) -> None:
+        problem = _phases_rule(i, value)
+        if problem is not None:
+            raise _bad(f"{path}: not a valid importprof.imports/1 document: {problem}")
         if exact[0]:
             exact[0] = (type(value.get("cumulative_us")) is int and type(value.get("depth")) is int and "find_us" not in value
                         and dumps(ModuleRecord.from_dict(value).to_dict(), ensure_ascii=False) == dumps(value, ensure_ascii=False))
@@ -893,6 +903,9 @@ def _imports_rules(doc: dict) -> str | None:
     for m in doc["modules"]:
         names.setdefault(m.get("process", 0), set()).add(m["name"])
     for i, m in enumerate(doc["modules"]):
+        problem = _phases_rule(i, m)
+        if problem is not None:
+            return problem
         depth = m.get("depth")
         if isinstance(depth, int) and depth > len(names.get(m.get("process", 0), ())):
             # a depth is a place in the chain of imports: never deeper than the modules there are
@@ -901,6 +914,23 @@ def _imports_rules(doc: dict) -> str | None:
         if parent is not None and parent not in names.get(m.get("process", 0), ()):
             return f"modules[{i}].parent: {parent!r} is not a module of process {m.get('process', 0)}"
     return None
+
+
+_PHASE_KEYS = ("find_us", "read_us", "unmarshal_us", "exec_us")
+
+
+def _phases_rule(i: int, m: dict) -> str | None:
+    """imports --phases writes a module's four phases together: all numbers, or all null (a
+    module its hooks did not see). A record with some of them only is not one it writes (the
+    phase columns would have a hole where a figure is drawn)."""
+    get = m.get
+    if get("find_us") is None and get("read_us") is None and get("unmarshal_us") is None and get("exec_us") is None:
+        return None
+    missing = [k for k in _PHASE_KEYS if get(k) is None]
+    if not missing:
+        return None
+    given = next(k for k in _PHASE_KEYS if get(k) is not None)
+    return f"modules[{i}].{missing[0]}: null (or missing) beside {given} {get(given)!r}: a module's phases are all numbers or all null"
 
 
 _RULES = {"imports": _imports_rules}

@@ -4,15 +4,13 @@
 //! Start-up wiring only; every decision is made by importprof's Python code, which writes
 //! `importprof-launcher.cfg` (lines `key=value`) next to a copy of this binary:
 //!
-//! * `home=DIR`       sys.prefix to use (default: the base interpreter this was built for);
-//! * `resources=FILE` packed resources (python-packed-resources format, relative to the
-//!                    binary's folder unless absolute) that an `OxidizedFinder` indexes
-//!                    (memory-mapped) and serves from `sys.meta_path[0]`, in front of the
-//!                    builtin, frozen and path importers, with its path hook first in
-//!                    `sys.path_hooks`. Without it the standard importers run;
-//! * `origin=DIR`     the finder's `relative_path_origin` (default: the binary's folder): the
-//!                    folder whose paths `get_data` (pkgutil.get_data) maps to packed package
-//!                    resources.
+//! * `home=DIR`: sys.prefix to use (default: the base interpreter this was built for);
+//! * `resources=FILE`: packed resources (python-packed-resources format, relative to the
+//!   binary's folder unless absolute) that an `OxidizedFinder` indexes (memory-mapped) and
+//!   serves from `sys.meta_path[0]`, in front of the builtin, frozen and path importers, with
+//!   its path hook first in `sys.path_hooks`. Without it the standard importers run;
+//! * `origin=DIR`: the finder's `relative_path_origin` (default: the binary's folder): the
+//!   folder whose paths `get_data` (pkgutil.get_data) maps to packed package resources.
 //!
 //! The command line is python's (`-c`, `-m`, a script, `-X`...). `site` is never imported
 //! (PyOxidizer's default). On 3.11+ the finder is installed between the "core" and "main" phases
@@ -105,14 +103,13 @@ fn main() {
     let exe_dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
     let cfg = read_config(&exe_dir);
 
-    let args: Vec<CString> = std::env::args_os()
-        .map(|a| CString::new(a.as_bytes()).expect("NUL in argument"))
-        .collect();
+    let args: Vec<CString> =
+        std::env::args_os().map(|a| CString::new(a.as_bytes()).expect("NUL in argument")).collect();
     let mut argv: Vec<*const std::os::raw::c_char> = args.iter().map(|a| a.as_ptr()).collect();
 
     unsafe {
         if ffi::PyImport_AppendInittab(
-            b"oxidized_importer\0".as_ptr() as *const _,
+            c"oxidized_importer".as_ptr() as *const _,
             Some(oxidized_importer::PyInit_oxidized_importer),
         ) != 0
         {
@@ -152,10 +149,7 @@ fn main() {
             if let Err(err) = install_finder(resources, cfg.origin.as_ref()) {
                 let py = Python::assume_gil_acquired();
                 err.print(py);
-                eprintln!(
-                    "importprof-launcher: cannot index packed resources {}",
-                    resources.display()
-                );
+                eprintln!("importprof-launcher: cannot index packed resources {}", resources.display());
                 std::process::exit(3);
             }
             if two_phase {

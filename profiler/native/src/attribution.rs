@@ -2,12 +2,12 @@
 //! profiler/analysis/attribution.py `_attribute_owners`, then the tallies) and select_calls.
 
 use pyo3::prelude::*;
-use pyo3::AsPyPointer;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::AsPyPointer;
 
 use crate::glue::*;
-use crate::tallies::*;
 use crate::store::{store_of, Call, Row};
+use crate::tallies::*;
 
 // --- the attribution ---------------------------------------------------------------------------
 
@@ -62,7 +62,7 @@ pub(crate) fn opened<'a, C: Call<'a>>(c: C) -> PyResult<Option<&'a str>> {
         Some(r) if r < 0 => return Ok(None),
         _ => {}
     }
-    if c.errno()?.map_or(false, |e| !e.is_empty()) {
+    if c.errno()?.is_some_and(|e| !e.is_empty()) {
         return Ok(None);
     }
     let p = match c.ret_path()? {
@@ -95,7 +95,7 @@ pub(crate) fn module_path(path: &str) -> String {
     if base.ends_with(".pyc") && basename(folder) == "__pycache__" {
         folder = dirname(folder);
     }
-    let stem = if base.ends_with(".py") { &base[..base.len() - 3] } else { base.split('.').next().unwrap_or("") };
+    let stem = if let Some(stem) = base.strip_suffix(".py") { stem } else { base.split('.').next().unwrap_or("") };
     if stem == "__init__" {
         folder.to_string()
     } else if folder.is_empty() || folder.ends_with('/') {
@@ -108,7 +108,9 @@ pub(crate) fn module_path(path: &str) -> String {
 pub(crate) fn is_identifier(py: Python, s: &str) -> PyResult<bool> {
     if s.is_ascii() {
         let b = s.as_bytes();
-        return Ok(!b.is_empty() && (b[0].is_ascii_alphabetic() || b[0] == b'_') && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'));
+        return Ok(!b.is_empty()
+            && (b[0].is_ascii_alphabetic() || b[0] == b'_')
+            && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'));
     }
     PyString::new(py, s).call_method0("isidentifier")?.extract()
 }
@@ -230,8 +232,15 @@ pub(crate) fn attribute_calls(
 }
 
 /// attribute_calls over `n` calls, `at(i)` the i-th (a Syscall tuple or a store's row).
-fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) -> C, prefix: &str, layout: &PyAny, mut k: Kinds) -> PyResult<PyObject> {
-    let is_marker_path = |p: Option<&str>| p.map_or(false, |p| p.starts_with(prefix));
+fn attribute_rows<'a, C: Call<'a>>(
+    py: Python<'a>,
+    n: usize,
+    at: impl Fn(usize) -> C,
+    prefix: &str,
+    layout: &PyAny,
+    mut k: Kinds,
+) -> PyResult<PyObject> {
+    let is_marker_path = |p: Option<&str>| p.is_some_and(|p| p.starts_with(prefix));
 
     // pass 1: pids, the calls of the process layout, sys.path entries, marked pids and the
     // module files opened
@@ -465,7 +474,7 @@ fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) 
         }
         if let Some(n) = &name {
             let cur_name = current.get(&pid).map(|x| x.0.as_str());
-            if f.ends_with(".py") && imported.get(&proc).map_or(false, |s| s.contains(n)) && cur_name != Some(n.as_str()) {
+            if f.ends_with(".py") && imported.get(&proc).is_some_and(|s| s.contains(n)) && cur_name != Some(n.as_str()) {
                 name = None; // the source of a module already loaded: linecache reading it for a traceback
             }
         }
@@ -500,7 +509,7 @@ fn attribute_rows<'a, C: Call<'a>>(py: Python<'a>, n: usize, at: impl Fn(usize) 
             let mine = match current.get(&pid) {
                 Some(cur) => {
                     let fd = c.fd_path()?;
-                    fd.map_or(false, |x| cur.1.contains(x)) || path.map_or(false, |x| cur.1.contains(x))
+                    fd.is_some_and(|x| cur.1.contains(x)) || path.is_some_and(|x| cur.1.contains(x))
                 }
                 None => false,
             };

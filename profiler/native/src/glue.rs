@@ -1,10 +1,10 @@
 //! The pyo3 glue every part shares: a fast hash for one log's maps, reading a str, an int or
 //! None without a copy, and making strs and tuples the caller owns.
 
-use pyo3::prelude::*;
-use pyo3::AsPyPointer;
 use pyo3::ffi;
+use pyo3::prelude::*;
 use pyo3::types::PyString;
+use pyo3::AsPyPointer;
 
 /// A fast hash for the maps of one log (pids, paths, names: no untrusted peer to defend
 /// against, and SipHash was a tenth of a summary's time).
@@ -54,7 +54,6 @@ impl std::hash::Hasher for Fx {
 pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<Fx>>;
 pub(crate) type HashSet<K> = std::collections::HashSet<K, std::hash::BuildHasherDefault<Fx>>;
 
-
 extern "C" {
     // in every CPython 3 (in the limited API from 3.10 only, so pyo3 reads a str through a copy
     // into a bytes object for abi3-py37; this reads the str's own cached UTF-8)
@@ -88,7 +87,12 @@ pub(crate) fn interned(py: Python, names: &mut HashMap<String, PyObject>, s: &st
 /// A new str, owned by the caller (not registered in pyo3's pool of the call's objects, which
 /// would hold every row's strings until the call returns).
 pub(crate) fn pystr(py: Python, s: &str) -> PyObject {
-    unsafe { PyObject::from_owned_ptr(py, ffi::PyUnicode_FromStringAndSize(s.as_ptr() as *const std::os::raw::c_char, s.len() as ffi::Py_ssize_t)) }
+    unsafe {
+        PyObject::from_owned_ptr(
+            py,
+            ffi::PyUnicode_FromStringAndSize(s.as_ptr() as *const std::os::raw::c_char, s.len() as ffi::Py_ssize_t),
+        )
+    }
 }
 
 /// A new tuple of `items`, owned by the caller (see pystr).

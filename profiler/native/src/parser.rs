@@ -7,14 +7,13 @@
 //! its text for the Python general path (noise, the cut last line, escaped paths, odd shapes,
 //! anything not plain ASCII where Python's `\d` or `\s` could read it otherwise).
 
-use pyo3::prelude::*;
-use pyo3::AsPyPointer;
 use pyo3::ffi;
+use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::AsPyPointer;
 use regex::Regex;
 
 use crate::glue::*;
-
 
 pub(crate) struct Res {
     pub(crate) errno: Regex,
@@ -26,11 +25,7 @@ pub(crate) struct Res {
 }
 
 pub(crate) fn res() -> Res {
-    Res {
-        errno: Regex::new(r"^\s+(E[A-Z0-9_]+)\b").unwrap(),
-        keep: None,
-        empty: None,
-    }
+    Res { errno: Regex::new(r"^\s+(E[A-Z0-9_]+)\b").unwrap(), keep: None, empty: None }
 }
 
 pub(crate) fn join(base: &str, path: &str) -> String {
@@ -138,7 +133,7 @@ pub(crate) fn quoted_in_array(b: &[u8], i: usize) -> Option<(usize, usize, usize
 
 /// The path of a call whose path comes first (kind 0) or after a dirfd (kind 1): (dirfd's -y
 /// path, path inside the quotes, cut), or None when the arguments have another shape.
-pub(crate) fn path_arg<'a>(args: &'a str, kind: i64) -> Option<(Option<&'a str>, &'a str, bool)> {
+pub(crate) fn path_arg(args: &str, kind: i64) -> Option<(Option<&str>, &str, bool)> {
     let b = args.as_bytes();
     if kind == 0 {
         let (s, e, cut) = quoted(b, 0)?;
@@ -170,7 +165,7 @@ pub(crate) fn first_fd(args: &str) -> Option<&str> {
                 }
             }
         }
-        // else one more plain argument: [^,"<>(\[{]*, 
+        // else one more plain argument: [^,"<>(\[{]*,
         let mut j = i;
         while j < b.len() && !matches!(b[j], b',' | b'"' | b'<' | b'>' | b'(' | b'[' | b'{') {
             j += 1;
@@ -276,7 +271,12 @@ pub(crate) fn head(line: &str) -> Option<(i64, Option<f64>, usize)> {
                     return None;
                 }
             }
-            if at(b, d + 1).is_ascii_digit() && at(b, d + 2).is_ascii_digit() && at(b, d + 3) == b':' && at(b, d + 4).is_ascii_digit() && at(b, d + 5).is_ascii_digit() {
+            if at(b, d + 1).is_ascii_digit()
+                && at(b, d + 2).is_ascii_digit()
+                && at(b, d + 3) == b':'
+                && at(b, d + 4).is_ascii_digit()
+                && at(b, d + 5).is_ascii_digit()
+            {
                 let mut s1 = d + 6;
                 if at(b, s1) == b'.' {
                     let f = digits_sure(b, s1 + 1)?;
@@ -402,7 +402,7 @@ pub(crate) fn call_of(body: &str) -> Option<Line<'_>> {
     };
     let dur = Some(&body[k2..close]);
     let suffix = k2 - 2; // where " <dur>" begins: extra ends here
-    // greedy (.*)\) *= : the last ')' after which ` *= ` and a return value follow
+                         // greedy (.*)\) *= : the last ')' after which ` *= ` and a return value follow
     let mut p = suffix;
     while p > a0 {
         p -= 1;
@@ -467,7 +467,7 @@ pub(crate) fn fast<'p>(
     kinds: &HashMap<String, i64>,
     names: &mut HashMap<String, PyObject>,
     pid_objs: &mut HashMap<i64, PyObject>, // one int per pid, shared by its rows
-    numbers: &mut Numbers,                  // one float per duration, one int per small return value
+    numbers: &mut Numbers,                 // one float per duration, one int per small return value
     pid: i64,
     t: Option<f64>,
     body: &str,
@@ -844,7 +844,15 @@ pub(crate) fn parse_lines(
     let mut held: HashSet<i64> = HashSet::default();
     if let Some(before) = held_before {
         for pid in before.iter()? {
-            held.insert(int_of(pid?)?);
+            // a pid past 64 bits (a log's 45-digit number) is no row of this parser (head() reads
+            // no such pid: its lines go to the general path whole), so it has nothing to hold
+            match int_of(pid?) {
+                Ok(pid) => {
+                    held.insert(pid);
+                }
+                Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(py) => {}
+                Err(e) => return Err(e),
+            }
         }
     }
     let mut events: Vec<PyObject> = Vec::new();
@@ -871,7 +879,12 @@ pub(crate) fn parse_lines(
             *last = Some(t);
         }
     };
-    let as_text = |out: &mut Vec<Option<PyObject>>, general: &mut Vec<usize>, glines: &mut Vec<usize>, slot: Option<usize>, line: &str, lineno: usize| {
+    let as_text = |out: &mut Vec<Option<PyObject>>,
+                   general: &mut Vec<usize>,
+                   glines: &mut Vec<usize>,
+                   slot: Option<usize>,
+                   line: &str,
+                   lineno: usize| {
         let s: PyObject = pystr(py, line);
         match slot {
             Some(i) => {
@@ -987,7 +1000,7 @@ pub(crate) fn parse_lines(
         as_text(&mut out, &mut general, &mut glines, Some(p.slot), &whole, p.lineno);
     }
     // the text items in the order of their places
-    let mut order: Vec<(usize, usize)> = general.into_iter().zip(glines.into_iter()).collect();
+    let mut order: Vec<(usize, usize)> = general.into_iter().zip(glines).collect();
     order.sort_unstable();
     let rows: PyObject = unsafe {
         let l = PyObject::from_owned_ptr(py, ffi::PyList_New(out.len() as ffi::Py_ssize_t));

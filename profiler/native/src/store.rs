@@ -45,7 +45,7 @@ pub(crate) struct Rec {
 
 pub(crate) struct StoreData {
     recs: Vec<Rec>,
-    objs: Vec<PyObject>, // objs[0] is None
+    objs: Vec<PyObject>,    // objs[0] is None
     texts: Vec<(u32, u32)>, // (start, length) in `arena` of the kept arguments' texts
     arena: String,
     by_ptr: HashMap<usize, u32>,
@@ -86,7 +86,21 @@ impl StoreData {
     }
 
     fn hole(&self) -> Rec {
-        Rec { pid: 0, time: 0.0, ret: 0, dur: 0, line: 0, name: 0, args: 0, errno: 0, ret_path: 0, path: 0, fd_path: 0, argv: 0, flags: HOLE }
+        Rec {
+            pid: 0,
+            time: 0.0,
+            ret: 0,
+            dur: 0,
+            line: 0,
+            name: 0,
+            args: 0,
+            errno: 0,
+            ret_path: 0,
+            path: 0,
+            fd_path: 0,
+            argv: 0,
+            flags: HOLE,
+        }
     }
 
     fn row(&mut self, c: &PyTuple) -> PyResult<Rec> {
@@ -190,13 +204,15 @@ impl StoreData {
             return self.objs[r.args as usize].clone_ref(py);
         }
         let o = |k: u32| -> PyObject { self.objs[k as usize].clone_ref(py) };
-        let f = |v: f64, none: u8| -> PyObject { if r.flags & none != 0 { py.None() } else { v.into_py(py) } };
-        let b = |bit: u8| -> PyObject { (r.flags & bit != 0).into_py(py) };
-        let ret = if r.flags & RET_NONE != 0 {
-            py.None()
-        } else {
-            r.ret.into_py(py)
+        let f = |v: f64, none: u8| -> PyObject {
+            if r.flags & none != 0 {
+                py.None()
+            } else {
+                v.into_py(py)
+            }
         };
+        let b = |bit: u8| -> PyObject { (r.flags & bit != 0).into_py(py) };
+        let ret = if r.flags & RET_NONE != 0 { py.None() } else { r.ret.into_py(py) };
         let items = vec![
             (r.pid as i64).into_py(py),
             f(r.time, TIME_NONE),
@@ -527,7 +543,14 @@ impl Calls {
     #[new]
     fn new(py: Python, record: Option<&PyType>) -> Self {
         Calls {
-            data: StoreData { recs: Vec::new(), objs: vec![py.None()], texts: Vec::new(), arena: String::new(), by_ptr: HashMap::default(), record: record.map(|r| r.into()) },
+            data: StoreData {
+                recs: Vec::new(),
+                objs: vec![py.None()],
+                texts: Vec::new(),
+                arena: String::new(),
+                by_ptr: HashMap::default(),
+                record: record.map(|r| r.into()),
+            },
         }
     }
 
@@ -597,12 +620,32 @@ impl Calls {
 
     /// Every call's name (the shared str), in order.
     fn names(&self, py: Python) -> Vec<PyObject> {
-        (0..self.data.recs.len()).map(|i| { let r = &self.data.recs[i]; if r.flags & WHOLE != 0 { self.data.record(py, i).as_ref(py).getattr("name").map(|o| o.into_py(py)).unwrap_or_else(|_| py.None()) } else { self.data.objs[r.name as usize].clone_ref(py) } }).collect()
+        (0..self.data.recs.len())
+            .map(|i| {
+                let r = &self.data.recs[i];
+                if r.flags & WHOLE != 0 {
+                    self.data.record(py, i).as_ref(py).getattr("name").map(|o| o.into_py(py)).unwrap_or_else(|_| py.None())
+                } else {
+                    self.data.objs[r.name as usize].clone_ref(py)
+                }
+            })
+            .collect()
     }
 
     /// Every call's time (None where it has none), in order.
     fn times(&self, py: Python) -> Vec<PyObject> {
-        (0..self.data.recs.len()).map(|i| { let r = &self.data.recs[i]; if r.flags & WHOLE != 0 { self.data.record(py, i).as_ref(py).getattr("time_s").map(|o| o.into_py(py)).unwrap_or_else(|_| py.None()) } else if r.flags & TIME_NONE != 0 { py.None() } else { r.time.into_py(py) } }).collect()
+        (0..self.data.recs.len())
+            .map(|i| {
+                let r = &self.data.recs[i];
+                if r.flags & WHOLE != 0 {
+                    self.data.record(py, i).as_ref(py).getattr("time_s").map(|o| o.into_py(py)).unwrap_or_else(|_| py.None())
+                } else if r.flags & TIME_NONE != 0 {
+                    py.None()
+                } else {
+                    r.time.into_py(py)
+                }
+            })
+            .collect()
     }
 
     /// import_boundaries._own_lookups_before's search: the earliest of the calls in
@@ -636,11 +679,13 @@ impl Calls {
 
     /// How many calls are `<unfinished ...>` never resumed.
     fn unfinished(&self, py: Python) -> usize {
-        (0..self.data.recs.len()).filter(|&i| match self.data.recs[i].flags {
-            f if f & HOLE != 0 => false,
-            f if f & WHOLE != 0 => self.data.record(py, i).as_ref(py).getattr("unfinished").and_then(|u| u.is_true()).unwrap_or(false),
-            f => f & UNFINISHED != 0,
-        }).count()
+        (0..self.data.recs.len())
+            .filter(|&i| match self.data.recs[i].flags {
+                f if f & HOLE != 0 => false,
+                f if f & WHOLE != 0 => self.data.record(py, i).as_ref(py).getattr("unfinished").and_then(|u| u.is_true()).unwrap_or(false),
+                f => f & UNFINISHED != 0,
+            })
+            .count()
     }
 
     /// (the address of the rows, the layout tag): for the summary's native pass.

@@ -2,8 +2,8 @@
 //! profiler/analysis/syscalls.py `tally_calls`) and the kinds of call each part reads.
 
 use pyo3::prelude::*;
-use pyo3::AsPyPointer;
 use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::AsPyPointer;
 
 use crate::glue::*;
 use crate::store::Call;
@@ -74,14 +74,29 @@ pub(crate) struct Kinds {
 }
 
 impl Kinds {
-    pub(crate) fn new(kinds: &PyDict, markers: Option<&PyAny>, module_opens: Option<&PyAny>, listings: Option<&PyAny>, layout: Option<&PyAny>) -> PyResult<Self> {
+    pub(crate) fn new(
+        kinds: &PyDict,
+        markers: Option<&PyAny>,
+        module_opens: Option<&PyAny>,
+        listings: Option<&PyAny>,
+        layout: Option<&PyAny>,
+    ) -> PyResult<Self> {
         let markers = names_of(markers)?;
         let module_opens = names_of(module_opens)?;
         let listings = names_of(listings)?;
         let layout = names_of(layout)?;
         let mut table: HashMap<String, Kind> = HashMap::default();
         let mut nfam = 0usize;
-        let none = Kind { family: -1, path_arg: false, open: false, read: false, marker: false, module_open: false, listing: false, layout: false };
+        let none = Kind {
+            family: -1,
+            path_arg: false,
+            open: false,
+            read: false,
+            marker: false,
+            module_open: false,
+            listing: false,
+            layout: false,
+        };
         for (key, value) in kinds.iter() {
             let (family, path_arg, open, read): (i64, bool, bool, bool) = value.extract()?;
             if family >= 0 {
@@ -111,7 +126,16 @@ impl Kinds {
             return Ok(v);
         }
         let s: &str = str_of(name_obj)?;
-        let none = Kind { family: -1, path_arg: false, open: false, read: false, marker: false, module_open: false, listing: false, layout: false };
+        let none = Kind {
+            family: -1,
+            path_arg: false,
+            open: false,
+            read: false,
+            marker: false,
+            module_open: false,
+            listing: false,
+            layout: false,
+        };
         let kind = *self.table.get(s).unwrap_or(&none);
         let slot = match self.name_at.get(s) {
             Some(&j) => j,
@@ -164,7 +188,7 @@ impl Tally {
     pub(crate) fn add<'a, C: Call<'a>>(&mut self, kind: Kind, slot: usize, pos: usize, c: C, pid: i64, owner: i64) -> PyResult<()> {
         let ret: Option<i64> = c.ret()?;
         let errno = c.errno()?;
-        let failed_call = errno.map_or(false, |e| !e.is_empty());
+        let failed_call = errno.is_some_and(|e| !e.is_empty());
         let dur: f64 = c.dur()?.unwrap_or(0.0);
         // the three _tally counters (per name, per pid, per family)
         if self.names.len() <= slot {
