@@ -11,7 +11,8 @@ program's stdout, stderr, exit code and the file it writes are the same as when 
 - under every command that runs a target (startup, imports, why, trace, doctor, lazy, report),
   which must run it successfully (exit 0: a program broken by an instrument is exit 3) and
   leave the file the program writes exactly as the bare run wrote it (lazy: its output found
-  identical; its lazy runs change what the program sees on purpose). Variants that change the
+  identical; its lazy runs change what the program sees on purpose, and so do doctor's and
+  report's, whose lazy finding is lazy's timed saving). Variants that change the
   program on purpose (-S, -X frozen_modules=off) are left out: `--variant default`.
 
 The venv is made once (tests/_realprograms.py caches it), the editable package's source lives
@@ -249,6 +250,11 @@ def test_every_command_runs_the_program_as_it_runs_bare(venv, command, cli, tmp_
             doc = json.loads(res.stdout)
             if not doc["identical_output"]:
                 failures.append(f"{name} under lazy: output not identical: {doc.get('warnings')}")
+            continue
+        if command in ("doctor", "report"):
+            # their lazy finding is lazy's timed saving (issue 41): their last runs of the program
+            # are lazy ones, which change what the program sees on purpose; their other
+            # instruments are held to the bare run above (exit 0) and by the hook-level test
             continue
         got_file = written.read_text() if written.exists() else None
         if got_file != bare_file:

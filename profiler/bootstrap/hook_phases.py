@@ -111,57 +111,146 @@ def _disguised(wrapper, orig):
     return wrapper
 
 
+def _begin(name, caller, phase):
+    """An import of `name` starts (`caller`: the frame that asked for it): its record, on top of
+    the import stack from now on. None when it is not recorded (already imported, stopped, another
+    thread)."""
+    if name in sys.modules or _STOPPED[0] or _thread.get_ident() != _MAIN:
+        return None
+    site = _import_site(caller) if _SITES[0] else None
+    now = _now()
+    if _STACK:
+        _charge(now)
+        parent = _STACK[-1]["i"]
+    else:
+        parent = -1
+    rec = {
+        "i": len(_RECORDS),
+        "name": name,
+        "parent": parent,
+        "depth": len(_STACK),
+        "start_us": now,
+        "cumulative_us": 0,
+        "phase": phase,
+        "find": 0,
+        "read": 0,
+        "unmarshal": 0,
+        "exec": 0,
+        "compiled": False,
+        "failed": False,
+        "site": site,
+        "context": CONTEXT[-1],
+        # imported by the launcher itself (runpy to run the target), not by the program
+        "launcher": caller is not None and caller.f_code.co_filename == _LAUNCH[0],
+    }
+    _RECORDS.append(rec)
+    _STACK.append(rec)
+    _LAST[0] = now
+    return rec
+
+
+def _end(rec):
+    """The import `rec` records returned (or raised: rec["failed"] set before)."""
+    now = _now()
+    _charge(now)
+    _STACK.pop()
+    rec["cumulative_us"] = now - rec["start_us"]
+    if rec["name"] == "site" and _OPTIONS.get("site") and not rec["failed"] and not _SITE_MAIN[0]:
+        _charge_site_main(rec)
+    for cb in ON_DONE:
+        cb(rec)
+
+
 def _wrap_find_and_load(orig):
     # every argument forwarded as given: 3.15 added `lazy_submodule=` (PEP 810), and the next
     # interpreter may add more (tests/test_replaced_signatures.py holds each version's signature)
     def _find_and_load(name, *args, **kwargs):
-        if name in sys.modules or _STOPPED[0] or _thread.get_ident() != _MAIN:
+        rec = _begin(name, sys._getframe(1), "find")
+        if rec is None:
             return orig(name, *args, **kwargs)
-        caller = sys._getframe(1)
-        site = _import_site(caller) if _SITES[0] else None
-        now = _now()
-        if _STACK:
-            _charge(now)
-            parent = _STACK[-1]["i"]
-        else:
-            parent = -1
-        rec = {
-            "i": len(_RECORDS),
-            "name": name,
-            "parent": parent,
-            "depth": len(_STACK),
-            "start_us": now,
-            "cumulative_us": 0,
-            "phase": "find",
-            "find": 0,
-            "read": 0,
-            "unmarshal": 0,
-            "exec": 0,
-            "compiled": False,
-            "failed": False,
-            "site": site,
-            "context": CONTEXT[-1],
-            # imported by the launcher itself (runpy to run the target), not by the program
-            "launcher": caller.f_code.co_filename == _LAUNCH[0],
-        }
-        _RECORDS.append(rec)
-        _STACK.append(rec)
-        _LAST[0] = now
         try:
             return orig(name, *args, **kwargs)
         except BaseException:
             rec["failed"] = True
             raise
         finally:
-            now = _now()
-            _charge(now)
-            _STACK.pop()
-            rec["cumulative_us"] = now - rec["start_us"]
-            if name == "site" and _OPTIONS.get("site") and not rec["failed"] and not _SITE_MAIN[0]:
-                _charge_site_main(rec)
-            for cb in ON_DONE:
-                cb(rec)
+            _end(rec)
     return _disguised(_find_and_load, orig)
+
+
+# ------------------------------------------------------------------ 3.12+: nothing replaced
+# Where the phase split is not asked (import boundaries, failures and sites: `imports`' outcome
+# run, `why`, `lazy`'s profile, `--lazy-candidates`), 3.12+ records each import from
+# sys.monitoring's events on importlib's own `_find_and_load` code object (PY_START, PY_RETURN,
+# and PY_UNWIND, which is only global: filtered by code object), under a tool id of its own:
+# no function of the interpreter's is replaced, whatever its signature becomes.
+
+_MONITOR = {"tool": None, "code": None}
+_MON_STACK = []  # one entry per running _find_and_load frame of the main thread: its record, or None
+
+
+def _on_start(code, offset):
+    if _thread.get_ident() != _MAIN:
+        return
+    frame = sys._getframe(1)
+    try:
+        name = frame.f_locals["name"]
+    except Exception:
+        name = None
+    _MON_STACK.append(_begin(name, frame.f_back, "exec") if type(name) is str else None)
+
+
+def _on_return(code, offset, retval):
+    if _thread.get_ident() != _MAIN or not _MON_STACK:
+        return
+    rec = _MON_STACK.pop()
+    if rec is not None:
+        _end(rec)
+
+
+def _on_unwind(code, offset, exc):
+    if code is not _MONITOR["code"] or _thread.get_ident() != _MAIN or not _MON_STACK:
+        return
+    rec = _MON_STACK.pop()
+    if rec is not None:
+        rec["failed"] = True
+        _end(rec)
+
+
+def _monitor(bootstrap):
+    """Start recording through sys.monitoring; False when it cannot (no free tool id)."""
+    mon = getattr(sys, "monitoring", None)
+    code = getattr(getattr(bootstrap, "_find_and_load", None), "__code__", None)
+    if mon is None or code is None:
+        return False
+    for tool in (4, 3):  # ids no tool claims by convention (0 debugger, 1 coverage, 2 profiler, 5 optimizer)
+        if mon.get_tool(tool) is None:
+            break
+    else:
+        return False
+    mon.use_tool_id(tool, "importprof")
+    _MONITOR["tool"], _MONITOR["code"] = tool, code
+    events = mon.events
+    mon.register_callback(tool, events.PY_START, _on_start)
+    mon.register_callback(tool, events.PY_RETURN, _on_return)
+    mon.register_callback(tool, events.PY_UNWIND, _on_unwind)
+    mon.set_events(tool, events.PY_UNWIND)
+    mon.set_local_events(tool, code, events.PY_START | events.PY_RETURN)
+    return True
+
+
+def _unmonitor():
+    tool = _MONITOR["tool"]
+    if tool is None:
+        return
+    _MONITOR["tool"] = None
+    mon = sys.monitoring
+    try:
+        mon.set_local_events(tool, _MONITOR["code"], 0)
+        mon.set_events(tool, 0)
+        mon.free_tool_id(tool)
+    except (ValueError, RuntimeError):
+        pass
 
 
 _SITE_MAIN = [False]
@@ -267,6 +356,7 @@ def stop():
     """Stop recording (at exit: the hooks' own imports to write their records are not the
     program's)."""
     _STOPPED[0] = True
+    _unmonitor()
 
 
 _IMPORTERS = []
@@ -362,13 +452,18 @@ def install(options):
     _OPTIONS.update(options)
     if options.get("phases_record") is False:
         return  # a baseline: the same launcher, no instrumentation
-    import _imp
-
     bootstrap = sys.modules["_frozen_importlib"]
     external = sys.modules["_frozen_importlib_external"]
     skip_file(__file__)
     skip_file(_LAUNCH[0])
     skip_file(getattr(sys.modules.get("importlib"), "__file__", None) or "")
+    split = options.get("phases_split", True) or options.get("importers_path")
+    if not split and sys.version_info >= (3, 12):
+        sys.modules["_importprof_launch"].at_exit(_dump)
+        if _monitor(bootstrap):  # from here on every import is recorded, nothing replaced
+            return
+    import _imp
+
     bootstrap._find_spec = _wrap_find_spec(bootstrap._find_spec)
     for cls in (external.SourceLoader, external.SourcelessFileLoader):
         cls.get_code = _wrap_phase(cls.get_code, "unmarshal", _get_code_of)
@@ -377,7 +472,8 @@ def install(options):
     external.SourceLoader.source_to_code = _wrap_source_to_code(external.SourceLoader.source_to_code)
     if hasattr(_imp, "get_frozen_object"):
         _imp.get_frozen_object = _wrap_phase(_imp.get_frozen_object, "unmarshal", _frozen_code_of)
-    sys.modules["_importprof_launch"].at_exit(_dump)
+    if split or sys.version_info < (3, 12):
+        sys.modules["_importprof_launch"].at_exit(_dump)
     if options.get("importers_path"):
         import builtins
 

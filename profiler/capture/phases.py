@@ -55,10 +55,14 @@ def run_instrumented(
     timeout: float | None = None,  # None: one run's limit (--timeout)
     ignore_failure: bool = False,
     importers: bool = False,
+    split: bool = True,
     context: RunContext | None = None,
 ) -> InstrumentedRun:
     """One run; `hooks` among HOOK_ORDER (installed in that order, phases first).
-    `importers`: the phases hook also records who imports what, cached imports included."""
+    `importers`: the phases hook also records who imports what, cached imports included.
+    `split`: the phases hook splits each import into find/read/unmarshal/exec (which wraps
+    importlib's functions); without it, on 3.12+, it records each import's boundaries, failure
+    and site from sys.monitoring's events, nothing of the interpreter's replaced."""
     unknown = [h for h in hooks if h not in HOOK_ORDER]
     if unknown:  # a misspelled hook would silently measure without it
         raise ValueError(f"unknown hook(s) {unknown}: known {HOOK_ORDER}")
@@ -75,6 +79,8 @@ def run_instrumented(
         }
         if importers:
             options["importers_path"] = paths["importers"]
+        if not split:
+            options["phases_split"] = False
         with pycache.fresh_pycache(fresh_pycache, tmp) as extra:
             argv = bootstrap_argv(python, [*flags, *extra], target, hooks, options)
             proc = run(argv, cwd=cwd, env=env, timeout=timeout, what="interpreter", context=context)

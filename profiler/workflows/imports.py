@@ -244,7 +244,7 @@ def import_outcomes(opts: ImportsOptions, interp: Interpreter | None, context: R
     from profiler.parse.phases import parse_phase_records
 
     assert interp is not None
-    run = run_instrumented(interp.path, opts.flags, opts.target, ("phases",), ignore_failure=True, context=context)
+    run = run_instrumented(interp.path, opts.flags, opts.target, ("phases",), ignore_failure=True, split=False, context=context)
     return [(m.name, m.failed) for m in sorted(parse_phase_records(run.phases), key=lambda m: m.index)]
 
 

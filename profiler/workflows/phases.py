@@ -53,7 +53,7 @@ def annotate_report(
     facts: dict[str, dict] = {}
     if phases or sites:
         hooks = ("phases", "import_sites", "site") if sites else ("phases",)  # import_sites cost a frame walk each
-        raw = [run_instrumented(interp.path, flags, target, hooks, ignore_failure=ignore_failure, context=context)
+        raw = [run_instrumented(interp.path, flags, target, hooks, ignore_failure=ignore_failure, split=phases, context=context)
                for _ in range(max(1, runs if phases else 1))]
         run = median_run([PhaseRun(tuple(parse_phase_records(r.phases))) for r in raw])
         for name, m in phases_by_name(run.modules).items():
@@ -64,7 +64,8 @@ def annotate_report(
             if m.site is not None:
                 f["site"] = m.site.label
     if lazy:
-        r = run_instrumented(interp.path, flags, target, ("phases", "import_sites", "site", "calls"), ignore_failure=ignore_failure, context=context)
+        r = run_instrumented(interp.path, flags, target, ("phases", "import_sites", "site", "calls"), ignore_failure=ignore_failure,
+                             split=False, context=context)
         mods = parse_phase_records(r.phases)
         cands = {c.name for c in lazy_candidates(mods, parse_calls(r.calls))}
         cands -= never_lazy(report, mods, interp.path, flags, context=context)
