@@ -68,7 +68,7 @@ def read_text_chunks(path: str, what: str = "file", chunk_bytes: int = _CHUNK //
     shown = f"cannot read {what} {path}"
     fd = _open_input(path, shown)
     try:
-        yield from _decoded_chunks(fd, shown, chunk_bytes, errors)
+        yield from _decoded_chunks(_fd_chunks(fd, shown, chunk_bytes), errors)
     finally:
         os.close(fd)
 
@@ -79,28 +79,53 @@ def stdin_text_chunks(what: str = "log", copy_to: str | None = None, chunk_bytes
     messages; stdin stays open). `copy_to`: every byte read is also written to that file, so a
     reader that has to start again (a log read whole after all) reads the copy, once this
     generator has been run to its end."""
-    import sys
-
     shown = f"cannot read the {what} from standard input"
-    if sys.stdin is None:
-        raise _bad(f"{shown}: it is closed")
-    try:
-        fd = sys.stdin.fileno()
-    except (AttributeError, ValueError, OSError):  # replaced by a stream without a descriptor
-        raise _bad(f"{shown}: it has no file descriptor") from None
     copy = None if copy_to is None else open(copy_to, "wb")
     try:
-        yield from _decoded_chunks(fd, shown, chunk_bytes, errors, copy)
+        yield from _decoded_chunks(_stdin_chunks(shown, chunk_bytes), errors, copy)
     finally:
         if copy is not None:
             copy.close()
 
 
-def _decoded_chunks(fd: int, shown: str, chunk_bytes: int, errors: str, copy=None) -> Iterator[str]:
+def _stdin_chunks(shown: str, chunk_bytes: int) -> Iterator[bytes]:
+    """Standard input's bytes, for both of its readers (read_stdin, stdin_text_chunks): closed
+    (`<&-`) is one line; its descriptor read as a file's is (_fd_chunks); a stream without one
+    (a library caller's io.StringIO, its text as UTF-8) read through the stream, within the same
+    input limit, an error reading it one line."""
+    import sys
+
+    stream = sys.stdin
+    if stream is None:
+        raise _bad(f"{shown}: it is closed")
+    try:
+        fd = stream.fileno()
+    except (AttributeError, ValueError, OSError):  # replaced by a stream without a descriptor
+        fd = None
+    if fd is not None:
+        yield from _fd_chunks(fd, shown, chunk_bytes)
+        return
+    limit = max_input_bytes()
+    total = 0
+    while True:
+        try:
+            piece = stream.read(chunk_bytes)
+        except (OSError, ValueError) as exc:  # closed, or not readable (pytest's captured stdin)
+            raise _bad(f"{shown}: {exc}") from None
+        if not piece:
+            return
+        chunk = piece.encode("utf-8", "surrogatepass") if isinstance(piece, str) else bytes(piece)
+        total += len(chunk)
+        if total > limit:
+            raise _bad(f"{shown}: larger than {limit >> 20} MiB, the input limit (raise it with {MAX_INPUT_ENV}=N)")
+        yield chunk
+
+
+def _decoded_chunks(chunks: Iterable[bytes], errors: str, copy=None) -> Iterator[str]:
     import codecs
 
     decoder = codecs.getincrementaldecoder("utf-8")(errors)
-    for chunk in _fd_chunks(fd, shown, chunk_bytes):
+    for chunk in chunks:
         if copy is not None:
             copy.write(chunk)
         text = decoder.decode(chunk)
@@ -140,18 +165,13 @@ def _open_input(path: str, shown: str) -> int:
 
 
 def read_stdin(what: str = "log") -> str:
-    """`-`: standard input, with read_text's bounds; closed (`<&-`) is one line."""
-    import sys
-
+    """`-`: standard input, with read_text's bounds (_stdin_chunks: closed, or a stream that
+    cannot be read, is one line)."""
     shown = f"cannot read the {what} from standard input"
-    if sys.stdin is None:
-        raise _bad(f"{shown}: it is closed")
     try:
-        fd = sys.stdin.fileno()
-    except (AttributeError, ValueError, OSError):  # replaced by a stream without a descriptor
-        data = sys.stdin.read()
-        return data if isinstance(data, str) else data.decode("utf-8", "replace")
-    return _read_fd(fd, shown).decode("utf-8", "replace")
+        return b"".join(_stdin_chunks(shown, _CHUNK)).decode("utf-8", "replace")
+    except MemoryError:
+        raise _bad(f"{shown}: too large for memory (lower {MAX_INPUT_ENV})") from None
 
 
 def _read_fd(fd: int, shown: str, whole: bool = False) -> bytes:
