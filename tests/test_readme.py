@@ -34,7 +34,7 @@ SECOND_WORKER = {"docs/commands/lazy.md", "docs/commands/lazy-apply.md", "docs/c
                  "docs/index.md"}
 # what a command line may be preceded by in the README, and the variables it may use
 SLOW = {"compare", "build", "pack"}  # they build launchers: their own tests run them
-OWN_TEST = {"bisect"}  # needs a git history: tests/test_bisect.py runs the page's line in one
+OWN_TEST = {"bisect", "history"}  # need a git history: tests/test_bisect.py and tests/test_history.py run their pages' lines in one
 FILE_OPTIONS = ("-o", "--output", "--export-json", "--export-markdown", "--keep-log")
 # the command lines the README alone ran before the Tour moved to docs/ (74): the pages together
 # must never run fewer

@@ -17,7 +17,7 @@ QUESTIONS = (
     ("What does start-up do: syscalls, files, site, .pth files?", ("trace", "site")),
     ("What should I change, and what would it save?", ("doctor", "lazy")),
     ("Would a packed or frozen build start faster?", ("compare", "build", "pack")),
-    ("Did a change make start-up slower, and which commit?", ("check", "diff", "bisect")),
+    ("Did a change make start-up slower, and which commit?", ("check", "diff", "bisect", "history")),
     ("How do I share it all on one page?", ("report",)),
     ("How do I get Tab completion in my shell?", ("completion",)),
 )

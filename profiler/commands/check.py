@@ -49,9 +49,10 @@ def check(
         raise UsageError("--history names --record's store: give --record too")
     store = None
     if record:  # where the runs go is settled before anything is measured
-        from profiler.compose.history import store_path
+        from profiler.compose.history import open_store, store_path
 
         store = store_path(history, config)
+        open_store(store, create=True).close()  # a corrupt or newer store is said now, not after the runs
     opts = CheckOptions(names=names or [], config=config, update_baseline=update_baseline, min_ms=min_ms)
     with Progress("checking") as bar:
         report = run_check(opts, progress=bar.update, warn=warn, context=run_context(ctx), note=info)

@@ -421,6 +421,8 @@ def import_history(opts: HistoryOptions, files: Sequence[str]) -> tuple[str, int
     if not files:
         raise UsageError("history import needs the FILEs written by `importprof history export`")
     path = store_path(opts.store, opts.config)
+    if os.path.exists(path):  # a corrupt or newer store is said before the files are read
+        open_store(path, create=False).close()
     runs = []
     for f in files:
         runs += list(read_export(read_text(f, "history export").splitlines(), f))

@@ -44,7 +44,7 @@ def _fig(value: float | None, figure: str) -> str:
 
 def _chart(s: HistorySeries, changes: list[ChangePoint]) -> str:
     pts = s.points
-    width, height, left, right, top, bottom = 900, 260, 90, 20, 16, 40
+    width, height, left, right, top, bottom = 900, 260, 90, 44, 16, 40
     values = [v for p in pts for v in ((p.low, p.high, p.value)) if v is not None]
     if not values:
         return '<p class="muted">No measured commit in this series.</p>'
