@@ -120,18 +120,8 @@ def subreaping() -> bool:
 
 
 def _children() -> set[int]:
-    pids: set[int] = set()
-    try:
-        tasks = os.listdir("/proc/self/task")
-    except OSError:
-        return pids
-    for tid in tasks:
-        try:
-            with open(f"/proc/self/task/{tid}/children") as fh:
-                pids.update(int(p) for p in fh.read().split())
-        except (OSError, ValueError):
-            continue
-    return pids
+    """This process's children (every thread's)."""
+    return _children_of("self")
 
 
 def _orphans() -> set[int]:
@@ -331,7 +321,9 @@ def _program_ended(proc, tracer_log: str | None) -> bool:
     return started and not _children_of(proc.pid)
 
 
-def _children_of(pid: int) -> set[int]:
+def _children_of(pid: int | str) -> set[int]:
+    """The children of every thread of `pid` (a number, or "self") from /proc; none when it
+    cannot be read."""
     pids: set[int] = set()
     try:
         tasks = os.listdir(f"/proc/{pid}/task")

@@ -280,11 +280,9 @@ def parse_target_words(text: str, option: str = "--vs"):
     hint the main target gets."""
     from profiler.model.target import Target
     from profiler.model.words import TargetKind
+    from profiler.workflows.targets import split_command_line
 
-    try:
-        words = shlex.split(text)
-    except ValueError as exc:
-        raise UsageError(f"{option} {text!r}: {exc}") from None
+    words = split_command_line(option, text)
     if not words:
         raise UsageError(f"{option} needs a target: '-c CODE', '-m MODULE', 'SCRIPT ARGS' or '-- COMMAND'")
     if words[0] == "--":

@@ -61,15 +61,21 @@ def saved_document_kind(path: str) -> str | None:
         return None
 
 
+def split_command_line(option: str, text: str) -> list[str]:
+    """A command line an option gave, split as a shell would split it (no shell runs it); one
+    that does not split (an open quote) is a usage error naming the option. May be empty."""
+    try:
+        return shlex.split(text)
+    except ValueError as exc:
+        raise UsageError(f"{option} {text!r}: {exc}") from None
+
+
 def command_lines(option: str, texts) -> list[list[str]]:
-    """Each command line an option gave, split as a shell would split it (no shell runs it);
-    one that does not split, or is empty, is a usage error naming the option."""
+    """Each command line an option gave, split_command_line's way; an empty one is a usage
+    error naming the option."""
     out = []
     for text in texts:
-        try:
-            argv = shlex.split(text)
-        except ValueError as exc:
-            raise UsageError(f"{option} {text!r}: {exc}") from None
+        argv = split_command_line(option, text)
         if not argv:
             raise UsageError(f"{option}: an empty command")
         out.append(argv)
