@@ -52,36 +52,12 @@ def _prepare_streams() -> None:
                 pass
 
 
-NATIVE_MODULES = (("parse", "_strace_native."), ("analysis", "_syscall_tally."))
-
-
-def native_parser_installed() -> bool:
-    """Whether the compiled strace parser and tallies (profiler/native, built into the wheel or
-    by `make setup`) sit beside the package: a folder listing each, no import (loading the
-    library would cost --version a millisecond)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    for package, prefix in NATIVE_MODULES:
-        try:
-            names = os.listdir(os.path.join(here, package))
-        except OSError:
-            return False
-        if not any(n.startswith(prefix) and n.endswith(".so") for n in names):
-            return False
-    return True
-
-
-def version_line() -> str:
-    """`importprof --version`: the version, and whether `trace` parses with the native parser
-    (without it, the pure-Python one: the same records, about half as fast)."""
-    from profiler import __version__
-
-    return f"importprof {__version__} (native strace parser: {'yes' if native_parser_installed() else 'no'})\n"
-
-
 def app(argv: "list[str] | None" = None) -> int:
     _prepare_streams()
     args = list(sys.argv[1:] if argv is None else argv)
     if args in (["--version"], ["-V"]):
+        from profiler.version import version_line
+
         return _answer(version_line())
     from profiler.helpcache import cache_name, cached_help, help_folder
 

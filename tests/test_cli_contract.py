@@ -281,3 +281,20 @@ def test_the_command_helpers_import_in_one_direction():
 
     for name in helpers:
         assert cycle_from(name, name, set()) is None, f"import circle: {' -> '.join(cycle_from(name, name, set()))}"
+
+
+def test_nothing_imports_the_entry_point():
+    """cli.py hands argv to profiler.commands; nothing in the package imports cli.py back (the
+    version line both answer --version with is profiler/version.py): no circle through the
+    entry. python -m profiler (__main__.py) is the one other entry."""
+    offenders = []
+    for path in PKG.rglob("*.py"):
+        if path.name == "__main__.py" and path.parent == PKG:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module in ("profiler.cli", "profiler") and (
+                    node.module == "profiler.cli" or any(a.name == "cli" for a in node.names)):
+                offenders.append(str(path.relative_to(PKG)))
+            elif isinstance(node, ast.Import) and any(a.name == "profiler.cli" for a in node.names):
+                offenders.append(str(path.relative_to(PKG)))
+    assert offenders == [], offenders

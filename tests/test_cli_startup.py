@@ -21,8 +21,8 @@ ENTRY = "import sys; from profiler.cli import app; sys.exit(app())"
 # `-c` itself loads are subtracted). Adding a module to one of these sets is a decision about
 # importprof's start: measure it (benchmarks/bench_startup.py) before changing the set.
 FAST_PATHS = {
-    ("--version",): {"profiler", "profiler.cli"},
-    ("-V",): {"profiler", "profiler.cli"},
+    ("--version",): {"profiler", "profiler.cli", "profiler.version"},
+    ("-V",): {"profiler", "profiler.cli", "profiler.version"},
     ("--help",): {"profiler", "profiler.cli", "profiler.helpcache"},
     ("startup", "--help"): {"profiler", "profiler.cli", "profiler.helpcache"},
     ("imports", "-h"): {"profiler", "profiler.cli", "profiler.helpcache"},
@@ -69,20 +69,20 @@ def test_the_console_script_imports_neither_re_nor_more_than_the_entry(tmp_path)
     names = {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:") and ln.count("|") == 2}
     bare = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, text=True, timeout=300).stderr
     bare_names = {ln.rsplit("|", 1)[1].strip() for ln in bare.splitlines() if ln.startswith("import time:") and ln.count("|") == 2}
-    assert names - bare_names == {"profiler", "profiler.cli"}, sorted(names - bare_names)
+    assert names - bare_names == {"profiler", "profiler.cli", "profiler.version"}, sorted(names - bare_names)
 
 
 def test_version_says_whether_the_native_parser_is_installed(tmp_path):
-    from profiler import cli
+    from profiler import version
 
-    line = cli.version_line()
+    line = version.version_line()
     assert line.startswith("importprof ") and line.endswith("\n")
-    assert line.endswith(f"(native strace parser: {'yes' if cli.native_parser_installed() else 'no'})\n")
+    assert line.endswith(f"(native strace parser: {'yes' if version.native_parser_installed() else 'no'})\n")
     # the answer follows the files: both modules are needed
-    here = Path(cli.__file__).parent
+    here = Path(version.__file__).parent
     have = all(any(p.name.startswith(prefix) and p.name.endswith(".so") for p in (here / pkg).iterdir())
-               for pkg, prefix in cli.NATIVE_MODULES)
-    assert cli.native_parser_installed() == have
+               for pkg, prefix in version.NATIVE_MODULES)
+    assert version.native_parser_installed() == have
 
 
 @pytest.mark.slow

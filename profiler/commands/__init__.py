@@ -120,7 +120,7 @@ def build_app():
 
     def version_callback(value: bool):
         if value:
-            from profiler.cli import version_line
+            from profiler.version import version_line
 
             sys.stdout.write(version_line())
             raise typer.Exit(0)
