@@ -7,7 +7,6 @@ interrupted backfill; the bad inputs, each one line."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import signal
 import sqlite3
@@ -229,3 +228,24 @@ def test_bad_input_is_one_line_and_the_store_is_never_overwritten(tmp_path, cli)
     assert_one_line_error(cli("history", "import", bad, "--history", store, cwd=repo), 2, "bad.jsonl:2")
     assert not store.exists()  # nothing checked, nothing made
     assert not (repo / ".importprof").exists()
+
+
+def test_history_bisect_narrows_a_change_point_between_recorded_commits(tmp_path, cli):
+    """Every fourth commit recorded: the step shows at the 9th commit, three unrecorded before
+    it; `history bisect` measures two of them and puts it on the planted commit."""
+    repo, shas = dozen_commits(tmp_path)
+    res = cli("history", "record", "--commits", "v1..HEAD", "--every", "4", "--check", "cli", cwd=repo)
+    assert res.returncode == 0 and "recorded 4 of 4 commits" in res.stdout, res
+    doc = json.loads(cli("history", "--format", "json", cwd=repo).stdout)
+    [cp] = doc["change_points"]
+    assert cp["commit"] == shas["change 7"] and cp["previous"] == shas["change 4"] and cp["unrecorded_between"] == 3, cp
+    table = cli("history", cwd=repo).stdout
+    assert "3 unrecorded commits since" in table and "history bisect" in table, table
+
+    res = cli("history", "bisect", "--check", "cli", "--format", "json", cwd=repo)
+    assert res.returncode == 0, res
+    [cp] = json.loads(res.stdout)["change_points"]
+    assert cp["commit"] == shas["regression"] and cp["previous"] == shas["change 4"] and cp["unrecorded_between"] == 0, cp
+    assert {"fractions", "decimal"} <= {m["name"] for m in cp["modules"] if m["change"] == "appeared"}
+    points = [p["commit"] for p in json.loads(res.stdout)["series"][0]["points"]]
+    assert len(points) == 6  # the four recorded, and the two bisect measured (halving three)

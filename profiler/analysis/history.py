@@ -205,22 +205,36 @@ def pick_figure(runs: Sequence[StoredRun]) -> str:
 
 
 def order_commits(runs: Sequence[StoredRun], order: Mapping[str, int] | None = None) -> list[list[StoredRun]]:
-    """The runs grouped by commit, commits oldest first (by `order` when given: the position
-    in the repository's history; else by commit time), runs of one commit by time recorded.
-    Runs without a commit each stand alone, placed by when they were recorded."""
+    """The runs grouped by commit, commits oldest first (by `order`, the position in the
+    repository's history, when it holds every commit; else by commit time), runs of one commit
+    by time recorded. Runs without a commit each stand alone."""
     groups: dict[object, list[StoredRun]] = {}
     for r in sorted(runs, key=lambda r: r.recorded_at):
         key = r.commit if r.commit is not None else ("uid", r.uid)
         groups.setdefault(key, []).append(r)
 
+    known = order is not None and all(isinstance(key, str) and key in order for key in groups)
+
     def rank(item):
         key, rs = item
         first = rs[0]
-        if order is not None and isinstance(key, str) and key in order:
-            return (0, order[key], first.recorded_at)
-        return (1, first.commit_time or 0, first.recorded_at)
+        if known:  # every commit is in the repository at hand: its order, whatever the clocks said
+            return (order[key], 0, first.recorded_at)
+        # else by commit time (runs without a commit by when they were recorded), ties in the
+        # repository's order where known
+        place = order.get(key, math.inf) if order is not None and isinstance(key, str) else math.inf
+        return (first.commit_time if first.commit_time is not None else _epoch(first.recorded_at), place, first.recorded_at)
 
     return [rs for _, rs in sorted(groups.items(), key=rank)]
+
+
+def _epoch(iso: str) -> float:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso).timestamp()
+    except ValueError:
+        return 0.0
 
 
 def build_point(runs: Sequence[StoredRun], figure: str) -> HistoryPoint:

@@ -356,6 +356,8 @@ def bisect_history(opts: BisectHistoryOptions, progress: Callable[[int, int, str
     root = tempfile.mkdtemp(prefix="importprof-history-")
     with open_store(path, create=False) as store:
         for cp in todo:
+            if cp.previous is None or cp.commit is None:  # runs recorded outside a repository: nothing to check out
+                continue
             between = git.first_parent_commits(repo, cp.previous, cp.commit, context=context)[:-1]
             if not between:
                 continue
