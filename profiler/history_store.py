@@ -90,6 +90,7 @@ def _read_varints(data: bytes) -> Iterator[int]:
 
 def pack_modules(rows: Iterable[tuple[int, int, int]]) -> bytes:
     """(name id, self µs, cumulative µs) rows → bytes: the ids sorted and written as gaps,
+    the cumulative time as what it adds to the self time (0 for a module that imports nothing),
     each number a zigzag varint, the whole zlib-compressed."""
     out = bytearray()
     prev = 0
@@ -98,7 +99,7 @@ def pack_modules(rows: Iterable[tuple[int, int, int]]) -> bytes:
     for name_id, self_us, cum_us in rows:
         _varint(name_id - prev, out)
         _varint(self_us, out)
-        _varint(cum_us, out)
+        _varint(cum_us - self_us, out)
         prev = name_id
     return zlib.compress(bytes(out), 6)
 
@@ -110,9 +111,9 @@ def unpack_modules(blob: bytes) -> list[tuple[int, int, int]]:
         raise ValueError("module rows do not add up")
     out, prev = [], 0
     for i in range(numbers[0]):
-        gap, self_us, cum_us = numbers[1 + 3 * i: 4 + 3 * i]
+        gap, self_us, below_us = numbers[1 + 3 * i: 4 + 3 * i]
         prev += gap
-        out.append((prev, self_us, cum_us))
+        out.append((prev, self_us, self_us + below_us))
     return out
 
 
@@ -160,14 +161,15 @@ class HistoryStore:
                 check = c.execute("PRAGMA quick_check").fetchone()[0]
                 if check != "ok":
                     raise self._corrupt(check)
+            if version > SCHEMA_VERSION:
+                raise BadInput(f"history store {self.path} was written by a newer importprof (store version {version}; "
+                               f"this one reads up to {SCHEMA_VERSION}): upgrade importprof to read it")
+            if existed:
                 tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
                 if version == 0 and tables:
                     raise self._corrupt(f"tables {', '.join(sorted(tables))} but no importprof schema version")
                 if version >= 1 and not {"runs", "names"} <= tables:
                     raise self._corrupt("its tables are missing")
-            if version > SCHEMA_VERSION:
-                raise BadInput(f"history store {self.path} was written by a newer importprof (store version {version}; "
-                               f"this one reads up to {SCHEMA_VERSION}): upgrade importprof to read it")
             if c.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
                 c.execute("PRAGMA journal_mode = WAL")
             while version < SCHEMA_VERSION:

@@ -4,6 +4,7 @@ step, the store's compact module rows and the export lines' checks (no process).
 from __future__ import annotations
 
 import json
+import os
 import random
 import zlib
 
@@ -99,3 +100,53 @@ def test_export_lines_are_checked_line_by_line():
         list(read_export([good[0], "{"], "x.jsonl"))
     with pytest.raises(BadInput, match="empty"):
         list(read_export([], "x.jsonl"))
+
+
+def test_the_store_stays_small_and_reads_back_what_it_was_given(tmp_path):
+    from profiler.history_store import HistoryStore
+
+    rng = random.Random(5)
+    names = [f"pkg{i // 50}.mod{i}" for i in range(500)]
+    path = str(tmp_path / "h.sqlite")
+    with HistoryStore.open(path) as store:
+        runs = []
+        for n in range(300):
+            # self times of 20 µs to 3 ms; two modules in three import nothing (cumulative = self)
+            mods = tuple(ModuleTimes(name, (s := rng.randrange(20, 3000)), s + (rng.randrange(0, 30000) if i % 3 == 0 else 0))
+                         for i, name in enumerate(names))
+            runs.append(StoredRun(**{**run_to_dict(_run(f"c{n}", 1000, n % 60)), "uid": f"r{n}", "modules": mods}))
+        assert store.add_many(runs) == 300 and store.add_many(runs[:10]) == 0  # a run is kept once
+        back = store.runs()
+    assert [r.uid for r in back] == [r.uid for r in runs] or sorted(r.uid for r in back) == sorted(r.uid for r in runs)
+    by_uid = {r.uid: r for r in back}
+    assert all(sorted(by_uid[r.uid].modules, key=lambda m: m.name) == sorted(r.modules, key=lambda m: m.name) for r in runs)
+    size = sum(os.path.getsize(path + s) for s in ("", "-wal") if os.path.exists(path + s))
+    assert size / 300 < 4096, size  # a 500-module run: under 4 KB in the store
+
+
+def test_a_newer_or_corrupt_store_is_refused_and_left_alone(tmp_path):
+    import sqlite3
+
+    from profiler.history_store import SCHEMA_VERSION, HistoryStore
+
+    newer = tmp_path / "newer.sqlite"
+    with sqlite3.connect(newer) as c:
+        c.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(BadInput, match="newer importprof"):
+        HistoryStore.open(str(newer))
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"\0garbage" * 512)
+    with pytest.raises(BadInput, match="corrupt or not an importprof store.*left as it is"):
+        HistoryStore.open(str(junk))
+    assert junk.read_bytes() == b"\0garbage" * 512
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as c:
+        c.execute("CREATE TABLE t (x)")
+    with pytest.raises(BadInput, match="no importprof schema version"):
+        HistoryStore.open(str(foreign))
+    with pytest.raises(BadInput, match="no history store"):
+        HistoryStore.open(str(tmp_path / "none.sqlite"), create=False)
+    # an empty store is made at the current version, in WAL mode
+    with HistoryStore.open(str(tmp_path / "new.sqlite")) as store:
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
