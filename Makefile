@@ -4,7 +4,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test test-fast bench clean
+.PHONY: setup demo test test-fast lint bench clean
 
 setup:            ## idempotent: apt tools, hyperfine >= 1.20, .venv, native parts
 	bash scripts/setup.sh
@@ -21,8 +21,15 @@ test: setup       ## the whole suite (real interpreters, hyperfine, strace, buil
 test-fast:        ## unit tests only (no set-up): parsers, statistics, renderers on fixtures; no process started
 	env -u PYTHONDONTWRITEBYTECODE IMPORTPROF_TEST_FAST=1 $(PY) -m pytest -q -m "not slow" -n auto
 
+# ruff and mypy (their configuration: pyproject.toml), rustfmt and clippy over the crates
+# (scripts/lint-rust.sh); installed by make setup (the test extras, scripts/setup.d/26-rust-lint.sh)
+lint:             ## static checks: ruff, mypy, cargo fmt --check, cargo clippy
+	$(VENV)/bin/ruff check --no-cache .
+	$(VENV)/bin/mypy
+	bash scripts/lint-rust.sh
+
 bench: setup      ## benchmarks print ratios measured side by side (not tests)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) build *.egg-info oxidized_builds/build
+	rm -rf $(VENV) build *.egg-info oxidized_builds/build .mypy_cache .ruff_cache

@@ -9,6 +9,10 @@ known); the code below compares members, never literals.
 from __future__ import annotations
 
 from enum import Enum
+from typing import TYPE_CHECKING, ClassVar, Iterable
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 from profiler.errors import UsageError
 
@@ -17,11 +21,16 @@ class Word(str, Enum):
     """A closed set of words; each member is its own string, in every Python (3.12 changed what
     format() gives for a str enum: here it is always the word)."""
 
-    __str__ = str.__str__
-    __format__ = str.__format__
+    _UNKNOWN: ClassVar[str]  # the usage error's words (set below, after the class)
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        return str.__format__(self, spec)
 
     @classmethod
-    def parse(cls, text: str, what: str | None = None):
+    def parse(cls, text: str, what: str | None = None) -> Self:
         """`text` as a member; an unknown word is a usage error naming the known ones
         (`unknown engine 'x' (builtin, hyperfine)`)."""
         try:
@@ -31,7 +40,7 @@ class Word(str, Enum):
             raise UsageError(cls._UNKNOWN.format(what=what or cls.__name__.lower(), text=text, known=known)) from None
 
     @classmethod
-    def parse_all(cls, texts, what: str | None = None) -> tuple:
+    def parse_all(cls, texts: Iterable[str] | None, what: str | None = None) -> tuple[Self, ...]:
         """Each word of a repeatable option as a member, in order (the first unknown one refused)."""
         return tuple(cls.parse(t, what) for t in texts or ())
 
@@ -123,7 +132,11 @@ class Said(str):
     `gist`: what the summary shows for a kind said once (its own figures: `3 statistical
     outlier(s) among 10 runs`)."""
 
-    def __new__(cls, text: str, kind: WarningKind | None = None, gist: str = "", who: str = ""):
+    kind: WarningKind | None
+    gist: str
+    who: str
+
+    def __new__(cls, text: str, kind: WarningKind | None = None, gist: str = "", who: str = "") -> Said:
         self = super().__new__(cls, text)
         self.kind, self.gist, self.who = kind, gist, who
         return self
