@@ -249,3 +249,21 @@ def test_history_bisect_narrows_a_change_point_between_recorded_commits(tmp_path
     assert {"fractions", "decimal"} <= {m["name"] for m in cp["modules"] if m["change"] == "appeared"}
     points = [p["commit"] for p in json.loads(res.stdout)["series"][0]["points"]]
     assert len(points) == 6  # the four recorded, and the two bisect measured (halving three)
+
+
+def test_a_commit_that_cannot_be_built_is_recorded_as_an_error_with_why(tmp_path, cli):
+    repo, shas = dozen_commits(tmp_path)
+    broken = f"{shlex.quote(sys.executable)} -c 'raise SystemExit(4)'"
+    res = cli("history", "record", "--commits", "HEAD~1..HEAD", "--check", "quick",
+              "--install", broken, cwd=repo)
+    assert res.returncode == 0, res
+    assert "recorded 2 of 2 commits of the check quick (2 could not be measured)" in res.stdout, res
+    assert "install step" in res.stdout and "exited 4" in res.stdout
+    doc = json.loads(cli("history", "--format", "json", cwd=repo).stdout)
+    [series] = doc["series"]
+    assert [(p["commit"], p["status"], p["value"]) for p in series["points"]] == \
+        [(shas["change 9"], "error", None), (shas["change 10"], "error", None)]
+    assert "exited 4" in series["points"][0]["error"] and doc["change_points"] == []
+    # recorded, so skipped on the next backfill as any other commit
+    again = cli("history", "record", "--commits", "HEAD~1..HEAD", "--check", "quick", cwd=repo)
+    assert "recorded 0 of 2" in again.stdout, again
