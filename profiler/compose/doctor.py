@@ -7,7 +7,8 @@ other parts made (DoctorOptions.measured) instead of measuring them again.
                       from files); both priced by re-timing their path import without a hook
   site              → pth-import (per .pth file that runs code), site (vs a bare start)
   trace             → failed-lookups (per sys.path entry; skipped without strace)
-  lazy              → lazy (timed with --lazy, else the estimate from `avoided`)
+  lazy              → lazy (eager vs lazy timed: the finding is the measured saving beyond its
+                      spread, never an estimate the measurement refutes)
   measure           → the target as is, a bare `python -S -c pass`, and `-X frozen_modules=on`
                       when frozen modules are off (frozen-off)
 """
@@ -44,7 +45,7 @@ class DoctorOptions(RunOptions):
     DEFAULTS = {"target": DEFAULT_TARGET, "runs": 3}
     NOT_TAKEN = ("warmup", "flags", "timeout")
     timing_runs: int = 10  # timed runs per command (startup figures, lazy with --lazy)
-    lazy: bool = False  # time eager vs lazy (else the untimed estimate)
+    lazy: bool = False  # (kept for callers: the lazy finding is always lazy's timed saving, issue 41)
     trace: bool = True  # failed lookups need strace
     # reports already made for this target (report's parts: "imports" with phases, "site",
     # "trace"; "startup": its default variant's mean is the start-up shown): read instead of

@@ -324,9 +324,11 @@ def find_315(interp, context: RunContext | None = None):
 
 def filter_env(directory: str) -> dict[str, str]:
     """The environment that installs the filter module as --filter-out's docs say: its folder
-    first on PYTHONPATH, where `site` imports sitecustomize from."""
+    first on PYTHONPATH, where `site` imports sitecustomize from. Bytecode goes to a folder of
+    importprof's beside it (PYTHONPYCACHEPREFIX), never into the program's tree."""
     old = os.environ.get("PYTHONPATH")
-    return {"PYTHONPATH": directory + (os.pathsep + old if old else "")}
+    return {"PYTHONPATH": directory + (os.pathsep + old if old else ""),
+            "PYTHONPYCACHEPREFIX": os.path.join(directory, "pycache")}
 
 
 def _plain_check(st: _Lazy, info: Note | None) -> None:
@@ -361,7 +363,8 @@ def _plain_check(st: _Lazy, info: Note | None) -> None:
     st.filter_dir = tempfile.mkdtemp(prefix="importprof-filter-")  # (the invocation's folder: removed at exit)
 
     def plain(lazy: bool, names) -> ProgramOutput:
-        env = None
+        # the eager side with the same bytecode folder, so that neither writes into the program's tree
+        env = {"PYTHONPYCACHEPREFIX": os.path.join(st.filter_dir, "pycache")}
         argv = [py.path, *opts.flags, *t.python_argv()]
         if lazy:
             sinks.write_atomic(os.path.join(st.filter_dir, "sitecustomize.py"),
