@@ -109,14 +109,15 @@ def test_pep810_program_on_315_under_every_hook(pep810_program, tmp_path):
 
 
 def test_pep810_program_on_315_runs_every_command(pep810_program, tmp_path):
-    """`imports` (plain, --phases, --statements), `why`, `lazy` and `trace` of a program written
+    """`imports` (plain, --phases, --statements), `why`, `lazy`, `trace` and `doctor` of a program written
     with `lazy from`: each runs it as bare runs it (3.15.2's _find_and_load takes
     lazy_submodule=: the phases hook forwarded two arguments and broke it)."""
     python = pyenv_python("3.15")
     main = str(pep810_program / "main.py")
     exe = os.path.join(os.path.dirname(sys.executable), "importprof")
     for args in (["imports"], ["imports", "--phases"], ["imports", "--statements"], ["why", "json"],
-                 ["lazy", "--runs", "2", "--warmup", "0", "--profile-runs", "1"], ["trace"]):
+                 ["lazy", "--runs", "2", "--warmup", "0", "--profile-runs", "1"], ["trace"],
+                 ["doctor", "--runs", "1", "--timing-runs", "2", "--no-trace"]):
         p = subprocess.run([exe, *args, "--python", python, main], capture_output=True, text=True, cwd=str(pep810_program),
                            timeout=600)
         assert p.returncode == 0, f"importprof {' '.join(args)}: {p.stderr[-2000:]}"
@@ -199,3 +200,19 @@ def test_zipimport_package_under_every_hook(tmp_path):
     python = pyenv_python("3.11")
     code = f"import sys; sys.path.insert(0, {str(z)!r})\nimport zpkg\nprint(zpkg.VALUE)" + MODULES_AT_END
     _check_program(python, Target(TargetKind.CODE, code), str(tmp_path), tmp_path, modules_line=True)
+
+
+def test_importprofs_own_imports_are_never_lazy_on_315(tmp_path):
+    """Under -X lazy_imports=all (3.15), the launcher's and the hooks' own imports are eager (they
+    sit in `try`, which PEP 810 never makes lazy): no lazy object of importprof's is left for the
+    program to resolve in the middle of its own imports."""
+    python = pyenv_python("3.15")
+    code = ("import sys\n"
+            "own = [m for n, m in sys.modules.items() if n.startswith('_importprof')]\n"
+            "print(sorted(k for m in own for k, v in vars(m).items() if type(v).__name__ == 'lazy_import'))")
+    for hooks, extra in (("phases", "import_sites", "site", "calls"), {}), (("lazy",), {"lazy": True}), (("statements",), {}):
+        argv = bootstrap_argv(python, ["-X", "lazy_imports=all"], Target(TargetKind.CODE, code), hooks,
+                              {"errors_path": str(tmp_path / "e.out"), **extra})
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.strip() == "[]", (hooks, p.stdout)

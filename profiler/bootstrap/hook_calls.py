@@ -14,7 +14,12 @@ The names of the used modules (one per line, as JSON strings) go to options["cal
 exit; the module list itself comes from the `phases` records.
 """
 
-import sys
+# eager, always: an import inside `try` is never lazy under PEP 810 (-X lazy_imports=all, or the
+# program's own filter), so importprof's code never leaves a lazy import for the program to resolve
+try:
+    import sys
+finally:
+    pass
 
 _WATCH = {}  # co_filename -> module name (finished importing, not used yet)
 _WATCH_C = {}  # module name -> module name (builtin functions' __module__)

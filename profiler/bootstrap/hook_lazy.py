@@ -55,8 +55,13 @@ costs). This module keeps the state, the keep-eager filter, the eager run's reco
 record written at exit.
 """
 
-import sys
-import posix
+# eager, always: an import inside `try` is never lazy under PEP 810 (-X lazy_imports=all, or the
+# program's own filter), so importprof's code never leaves a lazy import for the program to resolve
+try:
+    import sys
+    import posix
+finally:
+    pass
 
 _OPTIONS = {}
 _KEEP = set()

@@ -5,7 +5,12 @@ take it out of the prediction (see hook_lazy.py).
 Standard library only; loaded by bootstrap/hook_lazy.py (the `lazy` hook), whose state it shares
 (the same objects, bound here by name); it never imports the rest of the `profiler` package."""
 
-import sys
+# eager, always: an import inside `try` is never lazy under PEP 810 (-X lazy_imports=all, or the
+# program's own filter), so importprof's code never leaves a lazy import for the program to resolve
+try:
+    import sys
+finally:
+    pass
 
 _LAZY = sys.modules["_importprof_hook_lazy"]
 _LOADS = _LAZY._LOADS

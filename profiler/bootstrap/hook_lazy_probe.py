@@ -3,7 +3,12 @@ Python 3.15+ (PEP 810), the imports still lazy (`sys.lazy_modules`: bound but ne
 Standard library only; runs inside the measured interpreter and never imports the rest of the
 `profiler` package. Options: "lazy_probe_path" (where the JSON record goes)."""
 
-import sys
+# eager, always: an import inside `try` is never lazy under PEP 810 (-X lazy_imports=all, or the
+# program's own filter), so importprof's code never leaves a lazy import for the program to resolve
+try:
+    import sys
+finally:
+    pass
 
 _OPTIONS = {}
 

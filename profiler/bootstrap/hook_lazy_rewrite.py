@@ -6,9 +6,14 @@ returning it (see hook_lazy.py).
 Standard library only; loaded by bootstrap/hook_lazy.py (the `lazy` hook), whose state it shares
 (the same objects, bound here by name); it never imports the rest of the `profiler` package."""
 
-import sys
-import marshal
-import posix
+# eager, always: an import inside `try` is never lazy under PEP 810 (-X lazy_imports=all, or the
+# program's own filter), so importprof's code never leaves a lazy import for the program to resolve
+try:
+    import sys
+    import marshal
+    import posix
+finally:
+    pass
 
 _LAZY = sys.modules["_importprof_hook_lazy"]
 _OPTIONS = _LAZY._OPTIONS

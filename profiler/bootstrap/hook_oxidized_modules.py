@@ -9,7 +9,12 @@ It imports nothing before the target runs (json only at exit, after sys.modules 
 that what it records is what the target and `site` imported, not what the hook did.
 """
 
-import sys
+# eager, always: an import inside `try` is never lazy under PEP 810 (-X lazy_imports=all, or the
+# program's own filter), so importprof's code never leaves a lazy import for the program to resolve
+try:
+    import sys
+finally:
+    pass
 
 
 def _loader_name(loader):

@@ -26,9 +26,14 @@ of labels such as ["pth", path, lineno] stored on each record), ON_DONE callback
 enable_sites() (file:line of the import statement on each record).
 """
 
-import sys
-import _thread
-from time import perf_counter_ns as _perf_ns
+# eager, always: an import inside `try` is never lazy under PEP 810 (-X lazy_imports=all, or the
+# program's own filter), so importprof's code never leaves a lazy import for the program to resolve
+try:
+    import sys
+    import _thread
+    from time import perf_counter_ns as _perf_ns
+finally:
+    pass
 
 _MAIN = _thread.get_ident()
 _RECORDS = []

@@ -14,8 +14,13 @@ hook's CONTEXT stack (when that hook is installed), so the import records say wh
 imported them. The record (one JSON object) goes to options["site_path"] at exit.
 """
 
-import sys
-from time import perf_counter_ns as _perf_ns
+# eager, always: an import inside `try` is never lazy under PEP 810 (-X lazy_imports=all, or the
+# program's own filter), so importprof's code never leaves a lazy import for the program to resolve
+try:
+    import sys
+    from time import perf_counter_ns as _perf_ns
+finally:
+    pass
 
 _STATE = {
     "main_us": None,

@@ -20,9 +20,14 @@ Records go to options["statements_path"] at exit, one line per statement:
 `module<TAB>file<TAB>line<TAB>sampled_ns<TAB>samples`, then `#total<TAB>ns sampled`.
 """
 
-import sys
-import _thread
-from time import perf_counter_ns as _ns, sleep as _sleep
+# eager, always: an import inside `try` is never lazy under PEP 810 (-X lazy_imports=all, or the
+# program's own filter), so importprof's code never leaves a lazy import for the program to resolve
+try:
+    import sys
+    import _thread
+    from time import perf_counter_ns as _ns, sleep as _sleep
+finally:
+    pass
 
 INTERVAL_NS = 250_000
 _MAIN = _thread.get_ident()

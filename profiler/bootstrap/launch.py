@@ -31,9 +31,14 @@ printed by `sys.excepthook` with the launcher's and the hooks' frames removed (t
 python itself would print), and the exit code is 1, as python's.
 """
 
-import marshal
-import posix
-import sys
+# eager, always: an import inside `try` is never lazy under PEP 810 (-X lazy_imports=all, or the
+# program's own filter), so importprof's code never leaves a lazy import for the program to resolve
+try:
+    import marshal
+    import posix
+    import sys
+finally:
+    pass
 
 _HERE = __file__.rpartition("/")[0] or "."
 
