@@ -47,8 +47,9 @@ def _width() -> int:
     except ValueError:
         pass
     if columns <= 0:
+        stdout = sys.__stdout__  # None without a standard output at all
         try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+            columns = os.get_terminal_size(stdout.fileno()).columns if stdout is not None else 80
         except (OSError, ValueError, AttributeError):
             columns = 80
     return max(min(columns or 80, 80) - 2, 50)

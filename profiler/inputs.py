@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 import stat
-from typing import Iterable, Iterator
+from typing import AbstractSet, Generator, Iterable, Iterator
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 # document kinds importprof writes that have no published schema yet (read as objects only)
@@ -58,7 +58,7 @@ def is_regular_file(path: str) -> bool:
         return False
 
 
-def read_text_chunks(path: str, what: str = "file", chunk_bytes: int = _CHUNK // 4, errors: str = "replace") -> Iterator[str]:
+def read_text_chunks(path: str, what: str = "file", chunk_bytes: int = _CHUNK // 4, errors: str = "replace") -> Generator[str, None, None]:
     """read_text a piece at a time (pieces of about `chunk_bytes`, decoded as one text: a UTF-8
     character cut by a piece boundary is whole in the next), with read_text's bounds and
     messages (the input limit is counted as the pieces are read). Holds one piece at a time.
@@ -74,7 +74,7 @@ def read_text_chunks(path: str, what: str = "file", chunk_bytes: int = _CHUNK //
 
 
 def stdin_text_chunks(what: str = "log", copy_to: str | None = None, chunk_bytes: int = _CHUNK // 4,
-                      errors: str = "replace") -> Iterator[str]:
+                      errors: str = "replace") -> Generator[str, None, None]:
     """Standard input a piece at a time, as read_text_chunks reads a file (the same bounds and
     messages; stdin stays open). `copy_to`: every byte read is also written to that file, so a
     reader that has to start again (a log read whole after all) reads the copy, once this
@@ -432,10 +432,10 @@ def _compile(s: dict):
         return lambda x: True
     if len(checks) == 1:
         return checks[0]
-    checks = tuple(checks)
+    every = tuple(checks)
 
     def check_all(x):
-        for c in checks:
+        for c in every:
             if not c(x):
                 return False
         return True
@@ -554,7 +554,7 @@ class _NotStreamable(Exception):
     is read whole instead."""
 
 
-def _lines(path: str, what: str) -> Iterator[str]:
+def _lines(path: str, what: str) -> Generator[str, None, None]:
     """The file's lines (without their newline), read_text_chunks' pieces split as they come."""
     pending = ""
     for text in read_text_chunks(path, what, errors="surrogateescape"):
@@ -880,9 +880,10 @@ def read_imports_document(path: str, what: str = "document", keep=None):
 def _imports_rules_by_segment(segments) -> str | None:
     """_imports_rules over ModuleColumnsReader's segments (process, first index, layout or
     records): a layout's rows judged once for every process that has them alone."""
-    names: dict[int, set[str]] = {}
+    names: dict[int, AbstractSet[str]] = {}
     shared: set[int] = set()  # processes in more than one segment: their names are the union
     for process, _, rows in segments:
+        own: AbstractSet[str]
         if isinstance(rows, tuple):
             own = {m.name for m in rows}
         else:  # one set per layout, shared by its processes (a thousand sets of 500 names are 30 MB)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from profiler.model.words import Said
 
 # The busy warning says the times cannot be trusted because the runs waited for a core, and it
 # is judged on what the runs themselves got, not on the load average. Calibrated on a 2-core
@@ -33,13 +36,13 @@ def runs_cpu_share(results: Sequence) -> float | None:
     return shares[mid] if len(shares) % 2 else (shares[mid - 1] + shares[mid]) / 2
 
 
-def busy_warnings(machine: dict, results: Sequence = ()) -> list[str]:
+def busy_warnings(machine: dict, results: Sequence = ()) -> list[Said]:
     """Pure: the machine facts and the measured results → warnings. Busy (see the calibration
     above) when the runs got less than BUSY_CPU_SHARE of their wall time on a CPU while other work
     used at least BUSY_OTHERS_PCT of the machine; low free memory."""
     from profiler.model.words import Said, WarningKind
 
-    out = []
+    out: list[Said] = []
     others = machine.get("cpu_percent")
     share = runs_cpu_share(results)
     if share is not None and others is not None and share < BUSY_CPU_SHARE and others >= BUSY_OTHERS_PCT:

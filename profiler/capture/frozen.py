@@ -46,8 +46,9 @@ def launcher_source() -> str:
 
 def find_cc() -> str:
     for name in (os.environ.get("CC") or "", "gcc", "cc"):
-        if name and shutil.which(name):
-            return shutil.which(name)
+        found = shutil.which(name) if name else None
+        if found:
+            return found
     raise ToolMissing("no C compiler (gcc/cc) found: the frozen variant compiles a small launcher against libpython")
 
 
@@ -91,13 +92,14 @@ def launcher_object(interp: Interpreter, info: Callable[[str], None] | None = No
         return obj
     if not interp.include or not os.path.isfile(os.path.join(interp.include, "Python.h")):
         raise ToolFailed(f"{interp.path}: no Python.h in {interp.include or 'INCLUDEPY (unset)'}: install the interpreter's headers (python3-dev)")
+    include = interp.include  # a str from here on (make() below cannot see the check)
     cc = find_cc()
     from profiler.cachelock import cached
 
     def make(tmp: str) -> None:  # one compiler at a time per interpreter; published whole
         if info:
             info(f"compiling the frozen launcher for {interp.path} (gcc, once per interpreter)...")
-        argv = [cc, "-O2", "-std=gnu99", "-c", src, "-o", tmp, "-I", interp.include,
+        argv = [cc, "-O2", "-std=gnu99", "-c", src, "-o", tmp, "-I", include,
                 f"-DIMPORTPROF_HOME={_c_string(interp.base_prefix)}"]
         proc = run(argv, timeout=300, what="gcc", context=context)
         if proc.returncode != 0:

@@ -95,6 +95,7 @@ def resolve_python(requested: str | None = None, *, source: str | None = None,
         return cache[key]
     if source is None and is_multi_spec(requested):
         return _resolve_one_of(requested, context)
+    path: str | None
     if os.sep in requested:
         path = os.path.abspath(requested)
         if not os.path.exists(path):
@@ -258,7 +259,7 @@ def is_multi_spec(spec: str) -> bool:
 def expand_spec(spec: str) -> list[tuple[str, str | None]]:
     """One `--python` value → (path or name, source) pairs, not yet run."""
     if spec == "all":
-        pairs = []
+        pairs: list[tuple[str, str | None]] = []
         for source in SOURCES:
             pairs += [(exe, source) for exe in candidates(source)]
         default = shutil.which(DEFAULT_PYTHON)  # what a plain `--python` runs (often a shim: resolved)

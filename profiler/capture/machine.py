@@ -63,6 +63,9 @@ def read_machine(sample_s: float = 0.25, context: RunContext | None = None) -> d
 def _read(sample_s: float, window: tuple | None) -> dict:
     import psutil  # heavy-ish: only when a command measures
 
+    load1: float | None
+    load5: float | None
+    load15: float | None
     try:
         load1, load5, load15 = os.getloadavg()
     except OSError:

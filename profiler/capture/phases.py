@@ -70,7 +70,7 @@ def run_instrumented(
     with tempfile.TemporaryDirectory(prefix="importprof-hooks-") as tmp:
         paths = {name: os.path.join(tmp, f"{name}.out") for name in ("phases", "site", "calls", "importers", "statements")}
         errors = os.path.join(tmp, "errors.out")
-        options = {
+        options: dict[str, object] = {
             "errors_path": errors,
             "phases_path": paths["phases"],
             "site_path": paths["site"],

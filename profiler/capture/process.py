@@ -181,8 +181,10 @@ def _after_run(context: RunContext, group: int | None = None) -> None:
         _note_left_behind(left, context)
 
 
-def timed_out(what: str, limit: float) -> TimedOut:
+def timed_out(what: str, limit: float | None) -> TimedOut:
     stopped = "every process it started" if subreaping() else "the processes of its group (detached ones may run on)"
+    if limit is None:  # no time limit: its output stayed open 10 s after what was left of it was stopped
+        return TimedOut(f"{what} kept its output open after it ended: stopped it and {stopped}")
     return TimedOut(f"{what} did not finish within {limit:g} s (--timeout): stopped it and {stopped}")
 
 
@@ -263,7 +265,7 @@ def _communicate(proc, input, limit: float | None, tracer_log: str | None, conte
         if deadline is not None:
             step = min(step, deadline - time.monotonic())
             if step <= 0:
-                raise subprocess.TimeoutExpired(proc.args, limit)
+                raise subprocess.TimeoutExpired(proc.args, limit if limit is not None else 10.0)
         try:
             return proc.communicate(data, timeout=step)
         except subprocess.TimeoutExpired:

@@ -94,7 +94,7 @@ class _Prepared:
             env = dict(os.environ)
             env.update(dict(spec.env))
             self.env = env
-        self._request = None
+        self._request: bytes | None = None
 
     def request(self, argv: list[str]) -> bytes:
         if argv is self.argv:

@@ -88,4 +88,5 @@ def _sides(old, new) -> tuple[str, str]:
         return getattr(opts.python, "requested", None) or path(opts)
 
     differ = path(old) != path(new)
-    return tuple(f"{o.target.label()}" + (f" on {named(o)}" if differ and named(o) else "") for o in (old, new))
+    a, b = (f"{o.target.label()}" + (f" on {named(o)}" if differ and named(o) else "") for o in (old, new))
+    return a, b

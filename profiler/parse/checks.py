@@ -11,6 +11,7 @@ An unknown key or a value of the wrong type is one BadInput naming the key and t
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Mapping
 
 from profiler.errors import BadInput
@@ -38,9 +39,9 @@ _KEYS: dict[str, str] = {
 
 
 def load_toml(text: str) -> dict:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ImportError:  # Python 3.9/3.10: the same parser from PyPI
+    else:  # Python 3.9/3.10: the same parser from PyPI
         import tomli as tomllib
     return tomllib.loads(text)
 

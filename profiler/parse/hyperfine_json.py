@@ -13,6 +13,7 @@ from typing import Mapping
 
 from profiler.errors import BadInput
 from profiler.model.measurement import CommandSpec, TimingResult
+from profiler.model.words import Engine
 
 
 def parse_hyperfine_json(
@@ -41,7 +42,7 @@ def parse_hyperfine_json(
             result = replace(
                 result, command=spec.command, variant=spec.variant, python=spec.python,
                 python_version=spec.python_version, flags=spec.flags, target=spec.target,
-                key=spec.key, role=spec.role, module=spec.module, engine="hyperfine", way=spec.way,
+                key=spec.key, role=spec.role, module=spec.module, engine=Engine.HYPERFINE, way=spec.way,
             )
         out.append(result)
     return out

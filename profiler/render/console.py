@@ -19,7 +19,10 @@ from __future__ import annotations
 import io
 import unicodedata
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any, Literal, Optional
+
+Justify = Literal["left", "right", "center"]
+Overflow = Literal["fold", "crop", "ellipsis", "ignore"]
 
 _JUSTIFY = ("left", "right", "center")
 
@@ -27,7 +30,7 @@ _JUSTIFY = ("left", "right", "center")
 class Column:
     __slots__ = ("header", "justify", "no_wrap", "overflow")
 
-    def __init__(self, header: str, justify: str = "left", no_wrap: bool = False, overflow: str = "ellipsis"):
+    def __init__(self, header: str, justify: Justify = "left", no_wrap: bool = False, overflow: Overflow = "ellipsis"):
         if justify not in _JUSTIFY:
             raise ValueError(f"justify {justify!r}")
         self.header, self.justify, self.no_wrap, self.overflow = header, justify, no_wrap, overflow
@@ -44,7 +47,7 @@ class Table:
         self.columns: list[Column] = []
         self.rows: list[tuple[str, ...]] = []
 
-    def add_column(self, header: str, justify: str = "left", no_wrap: bool = False, overflow: str = "ellipsis") -> None:
+    def add_column(self, header: str, justify: Justify = "left", no_wrap: bool = False, overflow: Overflow = "ellipsis") -> None:
         self.columns.append(Column(header, justify, no_wrap, overflow))
 
     def add_row(self, *cells: Optional[str]) -> None:

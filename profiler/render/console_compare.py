@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from profiler.model.build_variant import NO_SITE, is_packing
-from profiler.render.console import new_table, render_tables
+from profiler.render.console import Table, new_table, render_tables
 from profiler.render.text import path_cell, shown_target
 from profiler.render.units import RATIO_CONVENTION, fmt_bytes, fmt_count, fmt_failed, fmt_ratio, fmt_seconds
 
@@ -74,7 +74,7 @@ def render_compare_table(report, tty: bool) -> str:
         t.add_row(*cells)
     for variant, r in failed.items():  # no timing figure at all: the error instead
         t.add_row(variant, fmt_failed(getattr(r, "error", None)), *[""] * (len(cols) - 2))
-    parts = [t]
+    parts: list[Table | str] = [t]
     if harness is not None:
         parts += _harness_parts(harness, tty)
     if report.syscalls:

@@ -94,8 +94,8 @@ def render_lazy_table(report: LazyReport, tty: bool = False, top: int = 10) -> s
         a.add_column("Module")
         a.add_column("Self", justify="right")
         a.add_column("Eager cumulative (context)", justify="right")
-        for x in report.avoided[:top]:
-            a.add_row(x.name, _ms(x.self_us), _ms(x.cumulative_us))
+        for avoided in report.avoided[:top]:
+            a.add_row(avoided.name, _ms(avoided.self_us), _ms(avoided.cumulative_us))
         parts.append(a)
     if report.stayed_eager:
         counts = Counter(_short_reason(e.reason) for e in report.stayed_eager)

@@ -65,9 +65,9 @@ def render_lazy_apply_table(report: LazyApplyReport, tty: bool = False, top: int
         parts.append(f"{n} {_plural(n, 'import')} of {m} {_plural(m, 'module')} {verb} lazy in {f} {_plural(f, 'file')}"
                      f"; the lazy measurement predicts {_ms(report.predicted_us)} less import time on 3.15"
                      + (f"; {report.bisect_runs} verification runs spent bisecting" if report.bisect_runs else ""))
-        for f in report.files:
-            if f.status not in ("edited", "would edit", "unchanged"):
-                parts.append(f"left alone: {_rel(f.path, report.directory)}: {f.status}")
+        for edit in report.files:
+            if edit.status not in ("edited", "would edit", "unchanged"):
+                parts.append(f"left alone: {_rel(edit.path, report.directory)}: {edit.status}")
     if report.checks:
         c = new_table(tty, title="Verification: before vs after")
         c.add_column("Command")
@@ -101,8 +101,8 @@ def render_lazy_apply_table(report: LazyApplyReport, tty: bool = False, top: int
         parts.append(p)
         if any(r.overlap for r in report.proof):
             parts.append("~ the start-up ranges before and after overlap (mean ± σ): within this run's noise")
-    for n in report.notes:
-        parts.append(f"note: {n}")
+    for note in report.notes:
+        parts.append(f"note: {note}")
     return render_tables(parts, tty)
 
 

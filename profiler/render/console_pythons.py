@@ -45,7 +45,7 @@ def render_pythons_table(report: PythonsReport, tty: bool) -> str:
     parts: list = [t]
     lines = []
     for p in report.pythons:
-        by_reason: dict[str, list[str]] = {}
+        by_reason: dict[str | None, list[str]] = {}
         labelled = [(s, s.name) for s in p.commands] + [(s, f"variant {s.name}") for s in p.variants]
         for s, label in labelled:  # by position: the lazy command and the lazy variant are equal values
             if not s.supported:

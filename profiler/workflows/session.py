@@ -27,8 +27,9 @@ import signal
 import sys
 import tempfile
 import threading
+from typing import Any
 
-_STATE = {"terminated": False, "interrupted": False, "signal": None}
+_STATE: dict[str, Any] = {"terminated": False, "interrupted": False, "signal": None}
 # handled as SIGTERM: each stops the children and removes the temporaries before exiting
 TERMINATING = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
 
@@ -49,7 +50,7 @@ def _on_sigint(signum, frame):
 
 
 def terminated() -> bool:
-    return _STATE["terminated"]
+    return bool(_STATE["terminated"])
 
 
 def terminating_signal() -> int:
@@ -59,7 +60,7 @@ def terminating_signal() -> int:
 
 def interrupted() -> bool:
     """Ctrl-C or SIGTERM arrived (typer turns KeyboardInterrupt into a bare exit code 130)."""
-    return _STATE["interrupted"] or _STATE["terminated"]
+    return bool(_STATE["interrupted"] or _STATE["terminated"])
 
 
 @contextlib.contextmanager
