@@ -61,6 +61,10 @@ def render_doctor_table(report: DoctorReport, tty: bool = False) -> str:
             if report.verified and f.verify:  # how it was timed, or "not verified: why"
                 text += "\n   " + (f.verify if f.verify.startswith("not verified") else f"verified: {f.verify}")
             parts.append(text)
+    kinds = {f.kind for f in report.findings}
+    for c in report.checks:  # a lazy check that found nothing says why (measured no faster, its own machinery)
+        if c.kind == "lazy" and c.ran and c.note and "lazy" not in kinds:
+            parts.append(f"lazy: no finding: {c.note}")
     skipped = [c for c in report.checks if not c.ran]
     if skipped:
         parts.append("not checked: " + "; ".join(f"{c.kind} ({c.note})" for c in skipped))
