@@ -50,6 +50,7 @@ HARNESS = textwrap.dedent(
         last = out.stdout.strip().splitlines()[0]
     print(last)
     print("# ran %d launches in %.3fs" % (n, time.time() - t0))
+    print("harness done", file=sys.stderr)
     """
 )
 
@@ -107,7 +108,7 @@ def test_harness_times_each_variant_and_packs_what_it_imports(cli, real_python, 
     assert set(by) == {"traditional", "in-memory", "frozen"}
     for v in by.values():
         assert v["same_as_traditional"] and v["exit_codes"] == [0, 0] and v["launches"] == [4, 4], v
-        assert v["summary"] == ["prog 1", "# ran 4 launches in <time>"]
+        assert v["summary"] == ["prog 1", "# ran 4 launches in <time>", "stderr: harness done"]
     rows = {r["variant"]: r for r in doc["rows"]}
     assert all(rows[n]["cpu_s"] > 0 and rows[n]["pct_of_traditional"] is not None for n in by)
     assert not any(r.get("failed") for r in doc["results"])

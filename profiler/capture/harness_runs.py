@@ -65,7 +65,7 @@ finally:
         _s.modules["sitecustomize"] = _me
 ''' % RECORD_VAR
 
-# how many of the last non-empty lines of the harness's stdout are its summary
+# how many of the last non-empty lines of the harness's stdout (and of its stderr) are its summary
 SUMMARY_LINES = 3
 # durations in a summary line ("in 0.12s", "12.3 seconds", "wall 4 ms") differ run to run
 _DURATION = re.compile(r"\d+(?:[.,]\d+)?\s*(?:ms|µs|us|ns|s|sec|secs|seconds?|minutes?|min)\b")
@@ -113,10 +113,12 @@ def read_recorded(record_dir: str) -> tuple[int, set[str]]:
     return n, names
 
 
-def summary_of(stdout: str, lines: int = SUMMARY_LINES) -> tuple[str, ...]:
-    """The last `lines` non-empty lines of what the harness printed, durations blanked."""
-    kept = [ln.rstrip() for ln in stdout.splitlines() if ln.strip()][-lines:]
-    return tuple(_DURATION.sub("<time>", ln) for ln in kept)
+def summary_of(stdout: str, stderr: str = "", lines: int = SUMMARY_LINES) -> tuple[str, ...]:
+    """The last `lines` non-empty lines the harness printed on stdout, then on stderr (a test
+    runner's "Ran N tests" may go to either), durations blanked."""
+    out = [ln.rstrip() for ln in stdout.splitlines() if ln.strip()][-lines:]
+    err = ["stderr: " + ln.rstrip() for ln in stderr.splitlines() if ln.strip()][-lines:]
+    return tuple(_DURATION.sub("<time>", ln) for ln in (*out, *err))
 
 
 def _tail_text(path: str, limit: int = 65536) -> str:
@@ -170,7 +172,8 @@ def run_harness_once(argv: Sequence[str], env: Mapping[str, str], counter: str |
         _after_run(context, pid)
         code = os.waitstatus_to_exitcode(status)
         launches = os.path.getsize(counter) if counter is not None and os.path.exists(counter) else 0
-        end = HarnessRun(code, summary_of(_tail_text(out_path)), launches, _tail_text(err_path, 4096))
+        err = _tail_text(err_path, 4096)
+        end = HarnessRun(code, summary_of(_tail_text(out_path), err), launches, err)
     return RunSample(wall_s=(t1 - t0) / 1e9, user_s=ru.ru_utime, system_s=ru.ru_stime, max_rss_bytes=None, exit_code=code), end
 
 

@@ -112,7 +112,7 @@ def record(interp, target: Target, cmd: str, shell: bool, context: RunContext | 
             from profiler.capture.harness import capture_processes
 
             cap = capture_processes(argv, importtime=False, context=context)
-            code, summary, err, processes = cap.returncode, summary_of(cap.stdout), cap.stderr, len(cap.processes)
+            code, summary, err, processes = cap.returncode, summary_of(cap.stdout, cap.stderr), cap.stderr, len(cap.processes)
         except (ToolMissing, ToolFailed):  # no strace here: the same run, its processes not counted
             _, end = run_harness_once(argv, dict(os.environ), counter, context=context, what="the harness (recording)")
             code, summary, err = end.exit_code, end.summary, end.stderr_tail
