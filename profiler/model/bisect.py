@@ -32,7 +32,7 @@ class BisectReport(Document):
     SCHEMA = BISECT_SCHEMA
     DERIVED = (derived("added_figures", key="added", after="last_good"),)
 
-    machine: dict
+    machine: dict[str, Any]
     check: str
     good: str
     bad: str
@@ -48,5 +48,5 @@ class BisectReport(Document):
         return None if a is None or b is None else b - a
 
     @property
-    def added_figures(self) -> dict:
+    def added_figures(self) -> dict[str, float | None]:
         return {k: self.added(k) for k in ("wall_ms", "import_ms", "instructions")}

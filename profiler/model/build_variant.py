@@ -86,7 +86,7 @@ def is_packing(name: str) -> bool:
     return v is not None and v.packing
 
 
-def names_where(**facts) -> tuple[str, ...]:
+def names_where(**facts: object) -> tuple[str, ...]:
     """The names of the build variants whose attributes have these values, in canonical order:
     names_where(packing=True)."""
     return tuple(n for n, v in BUILD_VARIANTS.items() if all(getattr(v, k) == want for k, want in facts.items()))

@@ -5,7 +5,7 @@ pyproject.toml, read by profiler/parse/checks.py) and what `importprof check` fo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Iterable, Mapping
 
 from profiler.model.document import Document, Record, derived, saved
 from profiler.model.words import Metric
@@ -113,7 +113,7 @@ class CheckReport(Document):
     DERIVED = (derived("passed_count", key="passed", after="config"), derived("failed_count", key="failed", after="passed"),
                derived("error_count", key="errors", after="failed"))
 
-    machine: dict = saved(missing={})
+    machine: dict[str, Any] = saved(missing={})
     config: str | None = None  # the file the checks were declared in
     updated_baselines: tuple[str, ...] = ()  # --update-baseline: the files written
     results: tuple[CheckResult, ...] = saved(default=(), key="checks")
@@ -135,7 +135,7 @@ class CheckReport(Document):
         return sum(r.status == "error" for r in self.results)
 
 
-def variation_pct(values) -> float | None:
+def variation_pct(values: Iterable[float | None]) -> float | None:
     """Run-to-run variation: (max − min) / median, in percent (None below two values)."""
     vals = sorted(v for v in values if v is not None)
     if len(vals) < 2:

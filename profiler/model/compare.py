@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from profiler.model.document import Document, Record, saved
 from profiler.model.measurement import Relative, TimingResult
@@ -104,7 +105,7 @@ class CompareReport(Document):
     harness: HarnessFacts | None = saved(default=None, omit="none")
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
-    machine: dict = field(default_factory=dict)
+    machine: dict[str, Any] = field(default_factory=dict)
 
     @property
     def reference(self) -> str:

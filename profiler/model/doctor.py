@@ -17,6 +17,7 @@ overlap (site's total includes its .pth files' imports): they are not meant to b
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from profiler.model.document import Document, Record
 
@@ -67,7 +68,7 @@ class DoctorReport(Document):
     SCHEMA = SCHEMA
 
     findings: tuple[Finding, ...]  # costliest first
-    machine: dict = field(default_factory=dict)
+    machine: dict[str, Any] = field(default_factory=dict)
     python: str | None = None
     python_version: str | None = None
     target: str = ""

@@ -21,6 +21,7 @@ modules (never a cumulative whose parts the lazy run still imports).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from profiler.model.document import Document, Record
 from profiler.model.measurement import Relative, TimingResult
@@ -59,8 +60,8 @@ class LazyRun:
     eager: tuple[EagerImport, ...]  # decided eager when found
     loads: tuple[LazyLoad, ...]  # lazy modules executed, in order
     found: tuple[tuple[str, str], ...] = ()  # (name, kind) of every module a finder found, in order
-    counts: dict = field(default_factory=dict)  # emulation events: bindings, resolutions, rewritten_loads, cache_misses
-    calibration: dict = field(default_factory=dict)  # µs per event (binding_us, resolution_us, load_us)
+    counts: dict[str, int] = field(default_factory=dict)  # emulation events: bindings, resolutions, rewritten_loads, cache_misses
+    calibration: dict[str, float] = field(default_factory=dict)  # µs per event (binding_us, resolution_us, load_us)
     own_lazy: tuple[str, ...] = ()  # the program's own lazy-import machinery seen at exit (hook_lazy._own_lazy)
 
     @property
@@ -139,8 +140,8 @@ class Prediction(Record):
     ratio: float  # lazy_mean / eager mean
     overhead_s: float
     launcher_s: float = 0.0
-    counts: dict = field(default_factory=dict)
-    calibration: dict = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    calibration: dict[str, float] = field(default_factory=dict)
     how: str = ""
 
 
@@ -176,7 +177,7 @@ class LazyReport(Document):
     modules_eager: int
     modules_lazy: int
     statements: tuple[StatementSaving, ...]
-    machine: dict = field(default_factory=dict)
+    machine: dict[str, Any] = field(default_factory=dict)
     python: str | None = None
     python_version: str | None = None
     target: str = ""

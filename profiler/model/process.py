@@ -43,6 +43,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from profiler.model.document import Record, derived, saved
 
@@ -55,7 +56,7 @@ def looks_like_python(executable: str) -> bool:
     return bool(_PYTHON_NAME.match(posixpath.basename(executable)))
 
 
-def ignores_environment(argv) -> bool:
+def ignores_environment(argv: Sequence[str]) -> bool:
     """Whether a Python argv holds -E or -I (then PYTHON* variables are ignored) before the
     program (`-c`, `-m`, a script, `-`)."""
     args = list(argv[1:])

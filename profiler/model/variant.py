@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from profiler.model.target import Target
 
 from profiler.errors import UsageError
 from profiler.model.document import Record
@@ -63,7 +66,8 @@ class Variant(Record):
         (capture/pycache.py: fresh_pycache) and put in right after the interpreter."""
         return (python, *self.flags, *target_argv)
 
-    def env(self, python: str, target, site_paths: Callable[[str, object], tuple] | None) -> tuple[tuple[str, str], ...]:
+    def env(self, python: str, target: Target,
+            site_paths: Callable[[str, Target], Iterable[tuple[str, str]] | None] | None) -> tuple[tuple[str, str], ...]:
         """The environment the variant adds for `target` on `python`: no-site gives back the
         paths site would add that the target imports from (`site_paths`: workflows/no_site.py,
         which runs the target once to see them); () for the others."""

@@ -22,6 +22,7 @@ class Word(str, Enum):
     format() gives for a str enum: here it is always the word)."""
 
     _UNKNOWN: ClassVar[str]  # the usage error's words (set below, after the class)
+    _value_: str
 
     def __str__(self) -> str:
         return str.__str__(self)
