@@ -88,7 +88,7 @@ def diff_reports(old: ImportsReport, new: ImportsReport, old_path: str | None = 
     totals = DiffTotals(old.total_us, new.total_us, delta, (100.0 * delta / old.total_us) if old.total_us else None, significant,
                         **by_modules)
     notes = []
-    if not judge and not by_modules:
+    if not judge:
         notes.append("significance needs 3 runs or more in both reports (re-run with --runs 3+)")
     if wrappers:
         notes.append(
