@@ -1,7 +1,7 @@
 """Benchmark (not a test): a 100-commit backfill of the start-up history, timed.
 
 A generated git repository of N tiny commits (default 100; every tenth adds an import to the
-package, the 50th a heavy one), a check counting instructions (`metric = "instructions"`, one
+package, the 90th a heavy one too), a check counting instructions (`metric = "instructions"`, one
 count and one timed run a commit, the cheapest exact setting), then:
 
   - `importprof history record --commits v0..HEAD --check cli`: the whole backfill, its wall
@@ -56,8 +56,8 @@ def make_repo(root: str, n: int) -> str:
     for i in range(n):
         if i and i % 10 == 0:
             imports.append(IMPORTS[(i // 10) % len(IMPORTS)])
-        if i == n // 2:
-            imports.append("asyncio")  # the heavy step
+        if i == n - 10:
+            imports.append("asyncio")  # the heavy step (late: the commits after it count twice the instructions)
         with open(os.path.join(repo, "mypkg", "__init__.py"), "w") as f:
             f.write("".join(f"import {m}\n" for m in imports))
         with open(os.path.join(repo, "mypkg", "__main__.py"), "w") as f:
