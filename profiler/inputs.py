@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 import stat
-from typing import AbstractSet, Generator, Iterable, Iterator
+from typing import AbstractSet, Callable, Generator, Iterable, Iterator
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 # document kinds importprof writes that have no published schema yet (read as objects only)
@@ -787,15 +787,8 @@ def stream_imports_report(path: str, on_block, what: str = "report"):
     from profiler.model.import_tree import ImportsReport, ModuleColumnsReader
 
     reader = ModuleColumnsReader(on_block)
-
-    def record(i: int, value: dict) -> None:
-        problem = _phases_rule(i, value)
-        if problem is not None:
-            raise _bad(f"{path}: not a valid importprof.imports/1 document: {problem}")
-        reader.record(i, value)
-
     try:
-        doc = read_streamed_document(path, "imports", "modules", reader.take, record, ["imports"], what)
+        doc = read_streamed_document(path, "imports", "modules", reader.take, reader.record, ["imports"], what)
         if doc is None:
             return None
         modules = reader.finish()
@@ -849,9 +842,6 @@ def read_imports_document(path: str, what: str = "document", keep=None):
     dumps = json.dumps
 
     def record(i: int, value: dict) -> None:
-        problem = _phases_rule(i, value)
-        if problem is not None:
-            raise _bad(f"{path}: not a valid importprof.imports/1 document: {problem}")
         if exact[0]:
             exact[0] = (type(value.get("cumulative_us")) is int and type(value.get("depth")) is int and "find_us" not in value
                         and dumps(ModuleRecord.from_dict(value).to_dict(), ensure_ascii=False) == dumps(value, ensure_ascii=False))
@@ -908,6 +898,11 @@ def _imports_rules_by_segment(segments) -> str | None:
                 continue
             entries = list(zip(rows.depths, rows.parents))
         for j, (depth, parent) in enumerate(entries):
+            if isinstance(rows, tuple):  # a record (a layout's rows have no phases)
+                m = rows[j]
+                problem = _phases_rule(start + j, lambda k, m=m: getattr(m, k))
+                if problem is not None:
+                    return problem
             if isinstance(depth, int) and depth > len(known):
                 return f"modules[{start + j}].depth: {depth} is deeper than the {len(known)} modules of its process"
             if parent is not None and parent not in known:
@@ -924,7 +919,7 @@ def _imports_rules(doc: dict) -> str | None:
     for m in doc["modules"]:
         names.setdefault(m.get("process", 0), set()).add(m["name"])
     for i, m in enumerate(doc["modules"]):
-        problem = _phases_rule(i, m)
+        problem = _phases_rule(i, m.get)
         if problem is not None:
             return problem
         depth = m.get("depth")
@@ -940,11 +935,11 @@ def _imports_rules(doc: dict) -> str | None:
 _PHASE_KEYS = ("find_us", "read_us", "unmarshal_us", "exec_us")
 
 
-def _phases_rule(i: int, m: dict) -> str | None:
+def _phases_rule(i: int, get: Callable[[str], object]) -> str | None:
     """imports --phases writes a module's four phases together: all numbers, or all null (a
     module its hooks did not see). A record with some of them only is not one it writes (the
-    phase columns would have a hole where a figure is drawn)."""
-    get = m.get
+    phase columns would have a hole where a figure is drawn). `get`: a key's value (None when
+    missing)."""
     if get("find_us") is None and get("read_us") is None and get("unmarshal_us") is None and get("exec_us") is None:
         return None
     missing = [k for k in _PHASE_KEYS if get(k) is None]

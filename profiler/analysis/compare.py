@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from profiler.analysis.statistics import mean, stddev
 from profiler.model.build_variant import NO_SITE, REFERENCE
@@ -24,7 +24,7 @@ def compare_rows(results: Sequence[TimingResult], syscalls: Sequence[SyscallCoun
     ref = by.get(reference)
     ns = by.get(no_site)
     counts = {s.variant: s.total for s in syscalls}
-    def cpu_mean(r):
+    def cpu_mean(r: TimingResult | None) -> float | None:
         c = cpu_times(r) if r is not None else None
         return mean(c) if c else None
 
@@ -41,7 +41,7 @@ def compare_rows(results: Sequence[TimingResult], syscalls: Sequence[SyscallCoun
                 cpu_stddev_s=stddev(cpus) if cpus else None,
                 delta_cpu_s=(cpu - ref_cpu) if cpu is not None and ref_cpu is not None else None,
                 pct_of_traditional=(100.0 * cpu / ref_cpu) if cpu is not None and ref_cpu else None,
-                speedup_vs_no_site=(ns.mean / r.mean) if ns is not None and r.mean else None,
+                speedup_vs_no_site=(ns.mean / r.mean) if ns is not None and ns.mean is not None and r.mean else None,
                 speedup_vs_no_site_cpu=(ns_cpu / cpu) if ns_cpu is not None and cpu else None,
                 wall_s=r.mean,
                 wall_stddev_s=r.stddev,
@@ -54,6 +54,6 @@ def compare_rows(results: Sequence[TimingResult], syscalls: Sequence[SyscallCoun
     return rows
 
 
-def syscall_count(variant: str, total: int, errors: int, filesystem: dict) -> SyscallCount:
+def syscall_count(variant: str, total: int, errors: int, filesystem: dict[str, Any] | None) -> SyscallCount:
     fams = tuple((f["name"], int(f["count"])) for f in (filesystem or {}).get("families", ()))
     return SyscallCount(variant, total, errors, fams, (filesystem or {}).get("files_opened"))

@@ -5,11 +5,11 @@ from an instrumented run's outcomes."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from profiler.model.import_tree import ModuleRecord
 
-def annotate_modules(modules: Sequence[ModuleRecord], facts: Mapping[str, Mapping]) -> tuple[ModuleRecord, ...]:
+def annotate_modules(modules: Sequence[ModuleRecord], facts: Mapping[str, Mapping[str, Any]]) -> tuple[ModuleRecord, ...]:
     """Merge per-name facts (e.g. {"kind": ..., "distribution": ...}) into each record's extra."""
     out = []
     for m in modules:
@@ -31,7 +31,7 @@ def mark_failed(modules: Sequence[ModuleRecord], outcomes: Sequence[tuple[str, b
     by_name: dict[str, list[bool]] = {}
     for name, failed in outcomes:
         by_name.setdefault(name, []).append(bool(failed))
-    seen: Counter = Counter()
+    seen: Counter[str] = Counter()
     out = []
     for m in modules:
         if m.process != process:

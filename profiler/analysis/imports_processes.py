@@ -4,7 +4,7 @@ harness's facts on it), the modules summed across processes, and a harness captu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from profiler.analysis.imports_aggregate import median_us
 from profiler.analysis.imports_views import process_segments
@@ -17,8 +17,8 @@ def sum_modules(modules: Sequence[ModuleRecord]) -> tuple[SummedModule, ...]:
     below a dotted import's wrapper row) adds its self but not its cumulative (the outer row's
     cumulative holds it). Sorted by Σ cumulative, largest first. The processes of one layout
     (a ModuleColumns') are added column by column first, their rows then once."""
-    acc: dict[str, list] = {}  # name → [processes, Σ self, Σ cumulative]
-    by_layout: dict[int, list] = {}  # id(layout) → [layout, processes, Σ self per row, Σ cumulative per row]
+    acc: dict[str, list[Any]] = {}  # name → [processes, Σ self, Σ cumulative]
+    by_layout: dict[int, list[Any]] = {}  # id(layout) → [layout, processes, Σ self per row, Σ cumulative per row]
     for _process, depths, cums, record, block in process_segments(modules):
         if block is not None:
             s = by_layout.get(id(block.layout))
@@ -38,7 +38,8 @@ def sum_modules(modules: Sequence[ModuleRecord]) -> tuple[SummedModule, ...]:
     return tuple(out)
 
 
-def _add_rows(acc: dict[str, list], names, depths, selfs, cums, processes: int) -> None:
+def _add_rows(acc: dict[str, list[Any]], names: Sequence[str], depths: Sequence[int], selfs: Sequence[int],
+              cums: Sequence[int], processes: int) -> None:
     """sum_modules' step: `processes` processes whose rows (one process's nesting) add up to
     `selfs`/`cums`."""
     # the ancestors of the current row (parent_indices' stack walk) and how often each name is among them

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:
+    from profiler.model.measurement import TimingResult
     from profiler.model.words import Said
 
 # The busy warning says the times cannot be trusted because the runs waited for a core, and it
@@ -25,10 +26,10 @@ BUSY_CPU_SHARE = 0.8
 BUSY_OTHERS_PCT = 25.0
 
 
-def runs_cpu_share(results: Sequence) -> float | None:
+def runs_cpu_share(results: Sequence[TimingResult]) -> float | None:
     """The median, over the measured results, of (user + system) / mean wall time: the share of
     their wall time the runs spent on a CPU; None when no result has the figures."""
-    shares = sorted(r.cpu / r.mean for r in results
+    shares: list[float] = sorted(r.cpu / r.mean for r in results
                     if not getattr(r, "failed", False) and r.mean and r.cpu is not None)
     if not shares:
         return None
@@ -36,7 +37,7 @@ def runs_cpu_share(results: Sequence) -> float | None:
     return shares[mid] if len(shares) % 2 else (shares[mid - 1] + shares[mid]) / 2
 
 
-def busy_warnings(machine: dict, results: Sequence = ()) -> list[Said]:
+def busy_warnings(machine: dict[str, Any], results: Sequence[TimingResult] = ()) -> list[Said]:
     """Pure: the machine facts and the measured results → warnings. Busy (see the calibration
     above) when the runs got less than BUSY_CPU_SHARE of their wall time on a CPU while other work
     used at least BUSY_OTHERS_PCT of the machine; low free memory."""

@@ -113,7 +113,7 @@ METADATA_ON_DISK = ("metadata read from its .dist-info folder by the path finder
 def plan_units(units: Sequence[Unit]) -> tuple[dict[str, PlannedModule], list[PackageData], list[Unpacked]]:
     modules: dict[str, PlannedModule] = {}
     data_files: list[tuple[str, str]] = []  # (root, rel)
-    metas: list[Unit] = []
+    metas: list[str] = []  # the units' .dist-info folders
     notes: list[Unpacked] = []
     for u in units:
         for rel in u.files:
@@ -132,7 +132,7 @@ def plan_units(units: Sequence[Unit]) -> tuple[dict[str, PlannedModule], list[Pa
             if old is None or _KIND_RANK[kind] < _KIND_RANK[old.kind]:
                 modules[name] = PlannedModule(name, kind, u.root.rstrip("/") + "/" + rel, is_package)
         if u.metadata:
-            metas.append(u)
+            metas.append(u.metadata)
     # folders of modules without __init__: namespace packages. Their modules are packed (the
     # pack finds a module by its full name), the package itself is left to the path finder,
     # which builds its __path__ from every sys.path entry (a namespace spans distributions)
@@ -148,8 +148,8 @@ def plan_units(units: Sequence[Unit]) -> tuple[dict[str, PlannedModule], list[Pa
             if pkg in packages:
                 data.append(PackageData(pkg, "/".join(parts[k:]), root.rstrip("/") + "/" + rel))
                 break
-    for u in metas:
-        notes.append(Unpacked(f"{distribution_name(u.metadata)[0]} (metadata)", METADATA_ON_DISK))
+    for metadata in metas:
+        notes.append(Unpacked(f"{distribution_name(metadata)[0]} (metadata)", METADATA_ON_DISK))
     return modules, data, notes
 
 
@@ -201,7 +201,7 @@ def startup_first(modules: Sequence[PlannedModule], imported: Sequence[str]) -> 
     (`imported`: its sys.modules order), then the rest by name. CPython's FrozenImporter finds a
     module by a linear scan of the frozen table (strcmp from the top), so the modules a start-up
     needs are found after the fewest comparisons."""
-    rank = {}
+    rank: dict[str, int] = {}
     for i, name in enumerate(imported):
         rank.setdefault(name, i)
     last = len(rank)

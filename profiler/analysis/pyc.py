@@ -60,7 +60,7 @@ def invalidation_mode(tag: str, header: bytes) -> str | None:
     return None
 
 
-def compile_order(tags: dict[str, list]) -> list[str]:
+def compile_order(tags: dict[str, list[str]]) -> list[str]:
     """The cache tags in the order their interpreters are sought (newest CPython first, then the
     others by name): the one that matters most for the proof is compiled first."""
     return sorted(tags, key=lambda t: (tag_version(t) is None, tuple(-x for x in (tag_version(t) or (0, 0))), t))

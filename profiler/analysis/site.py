@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from statistics import median
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from profiler.model.phases import ModulePhases
 from profiler.model.site import Customize, PthFile, PthLine, SiteModule, SiteReport, SiteRun, UserSite
@@ -13,7 +13,7 @@ def _s(us: float) -> float:
     return us / 1e6
 
 
-def _modules_in(mods: Sequence[ModulePhases], match) -> list[ModulePhases]:
+def _modules_in(mods: Sequence[ModulePhases], match: Callable[[tuple[Any, ...]], bool]) -> list[ModulePhases]:
     return [m for m in mods if m.context and not m.failed and match(tuple(m.context))]
 
 
@@ -25,7 +25,7 @@ def _top_level_us(mods: Sequence[ModulePhases]) -> int:
 
 def build_site_report(
     runs: Sequence[tuple[SiteRun, Sequence[ModulePhases]]],
-    machine: dict,
+    machine: dict[str, Any],
     python: str,
     python_version: str,
     warnings: Sequence[str] = (),
@@ -152,7 +152,7 @@ def site_startup_note(default_mean: float, no_site_mean: float, report: SiteRepo
         f"({no_site_mean * 1e3:.1f} ms with -S; start-up is {ratio:.1f}x slower with site)"
     )
     worst = report.costliest_pth if report else None
-    if worst is not None:
+    if report is not None and worst is not None:
         mods = f", importing {', '.join(worst.modules[:3])}" if worst.modules else ""
         more = f" and {len(worst.modules) - 3} more" if len(worst.modules) > 3 else ""
         text += f"; costliest .pth: {worst.path} ({worst.seconds * 1e3:.1f} ms{mods}{more})"

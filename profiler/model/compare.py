@@ -33,7 +33,7 @@ class VariantRow(Record):
     pct_of_traditional: float | None
     speedup_vs_no_site: float | None  # wall
     speedup_vs_no_site_cpu: float | None
-    wall_s: float
+    wall_s: float | None  # None: the variant failed
     wall_stddev_s: float | None
     peak_rss_bytes: int | None
     syscalls: int | None = None
