@@ -870,6 +870,8 @@ def read_imports_document(path: str, what: str = "document", keep=None):
 def _imports_rules_by_segment(segments) -> str | None:
     """_imports_rules over ModuleColumnsReader's segments (process, first index, layout or
     records): a layout's rows judged once for every process that has them alone."""
+    from functools import partial
+
     names: dict[int, AbstractSet[str]] = {}
     shared: set[int] = set()  # processes in more than one segment: their names are the union
     for process, _, rows in segments:
@@ -899,8 +901,7 @@ def _imports_rules_by_segment(segments) -> str | None:
             entries = list(zip(rows.depths, rows.parents))
         for j, (depth, parent) in enumerate(entries):
             if isinstance(rows, tuple):  # a record (a layout's rows have no phases)
-                m = rows[j]
-                problem = _phases_rule(start + j, lambda k, m=m: getattr(m, k))
+                problem = _phases_rule(start + j, partial(getattr, rows[j]))
                 if problem is not None:
                     return problem
             if isinstance(depth, int) and depth > len(known):
