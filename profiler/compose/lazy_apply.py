@@ -1121,12 +1121,19 @@ def _filter_out(opts, interp, report, must, warnings, notes, warning, info, cont
     from profiler.capture.lazy_apply import run_fresh, run_probe
 
     py315 = find_315(interp, context=context)
-    eager = list(must)
+    eager = list(dict.fromkeys([*opts.lazy.keep_eager, *must]))  # what --keep-eager asked stays eager in the filter too
     bisect_runs = 0
     checks: list[Check] = []
     t = opts.lazy.target
+    plain = report.plain_check
     if py315 is None:
         notes.append("no Python 3.15 here: the filter is written unverified (it takes effect with -X lazy_imports=all on 3.15+)")
+    elif (plain is not None and plain.runs and plain.python == py315.path and plain.identical
+          and set(plain.eager) == set(eager)):
+        # `lazy` checked this very set as this file installs it (bare, -X lazy_imports=all, the same
+        # module as sitecustomize.py), in plain.runs runs: the same check, not run again
+        checks.append(Check(py315.path, f"{t.label()} with -X lazy_imports=all and the filter "
+                                        f"(checked by importprof lazy in {plain.runs} runs)", True, None))
     else:
         base = [py315.path, *opts.lazy.flags, *t.python_argv()]
         ref = run_fresh(base, timeout=opts.lazy.timeout, what=t.label(), context=context)
