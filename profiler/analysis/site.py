@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from statistics import median
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from profiler.model.phases import ModulePhases
 from profiler.model.site import Customize, PthFile, PthLine, SiteModule, SiteReport, SiteRun, UserSite
@@ -13,8 +13,12 @@ def _s(us: float) -> float:
     return us / 1e6
 
 
-def _modules_in(mods: Sequence[ModulePhases], match: Callable[[tuple[Any, ...]], bool]) -> list[ModulePhases]:
-    return [m for m in mods if m.context and not m.failed and match(tuple(m.context))]
+def _modules_in(mods: Sequence[ModulePhases], context: tuple[Any, ...], whole: bool = False) -> list[ModulePhases]:
+    """The modules imported where `context` says (a .pth file, one of its lines, site): their
+    context starts with it (`whole`: is it)."""
+    n = len(context)
+    return [m for m in mods if m.context and not m.failed
+            and (tuple(m.context) == context if whole else tuple(m.context)[:n] == context)]
 
 
 def _top_level_us(mods: Sequence[ModulePhases]) -> int:
@@ -52,9 +56,9 @@ def build_site_report(
         path = p["path"]
         lines = []
         for i, ln in enumerate(p["lines"]):
-            in_line = _modules_in(first_mods, lambda c, ln=ln, path=path: c[:3] == ("pth", path, ln["lineno"]))
+            in_line = _modules_in(first_mods, ("pth", path, ln["lineno"]))
             lines.append(PthLine(ln["lineno"], ln["text"], med_pth(path, i), tuple(m.name for m in in_line)))
-        in_file = _modules_in(first_mods, lambda c, path=path: c[:2] == ("pth", path))
+        in_file = _modules_in(first_mods, ("pth", path))
         pth_files.append(
             PthFile(
                 path=path,
@@ -69,7 +73,7 @@ def build_site_report(
         if getattr(first, which) is None:
             return None
         vals = [getattr(r, which)["us"] for r, _ in runs if getattr(r, which)]
-        mods = _modules_in(first_mods, lambda c: c == (which,))
+        mods = _modules_in(first_mods, (which,), whole=True)
         return Customize(getattr(first, which).get("path"), _s(median(vals)), tuple(m.name for m in mods))
 
     user = None

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
+
+R = TypeVar("R")  # a report, as its table renderer takes it
 
 
 def error_line(message: str, detail: str | None = None) -> None:
@@ -102,11 +104,11 @@ def stdout_is_tty() -> bool:
 
 
 def deliver(
-    report,
+    report: R,
     *,
     fmt: str | None,
     output: str | None,
-    table: Callable[[object, bool], str],
+    table: Callable[[R, bool], str],
     exports: Sequence[tuple[str | None, str]] = (),
 ) -> None:
     """ARCHITECTURE.md's output rules: a table on stdout by default; `--format` picks a machine
@@ -129,7 +131,7 @@ def deliver(
 
 
 @contextmanager
-def showing_partial(table: Callable[[object, bool], str]):
+def showing_partial(table: Callable[[Any, bool], str]):  # the partial report the Interrupted error holds
     """On Ctrl-C, print what was measured so far (the Interrupted error's partial report) with
     `table`, then let the one-line error and exit 130 follow."""
     from profiler.errors import Interrupted

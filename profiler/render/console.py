@@ -21,8 +21,10 @@ import unicodedata
 from functools import lru_cache
 from typing import Any, Literal, Optional
 
-Justify = Literal["left", "right", "center"]
-Overflow = Literal["fold", "crop", "ellipsis", "ignore"]
+# a column's words as rich takes them (Column refuses another justify; rich, another overflow)
+_RICH_JUSTIFY: dict[str, Literal["left", "right", "center"]] = {"left": "left", "right": "right", "center": "center"}
+_RICH_OVERFLOW: dict[str, Literal["fold", "crop", "ellipsis", "ignore"]] = {
+    "fold": "fold", "crop": "crop", "ellipsis": "ellipsis", "ignore": "ignore"}
 
 _JUSTIFY = ("left", "right", "center")
 
@@ -30,7 +32,7 @@ _JUSTIFY = ("left", "right", "center")
 class Column:
     __slots__ = ("header", "justify", "no_wrap", "overflow")
 
-    def __init__(self, header: str, justify: Justify = "left", no_wrap: bool = False, overflow: Overflow = "ellipsis"):
+    def __init__(self, header: str, justify: str = "left", no_wrap: bool = False, overflow: str = "ellipsis"):
         if justify not in _JUSTIFY:
             raise ValueError(f"justify {justify!r}")
         self.header, self.justify, self.no_wrap, self.overflow = header, justify, no_wrap, overflow
@@ -47,7 +49,7 @@ class Table:
         self.columns: list[Column] = []
         self.rows: list[tuple[str, ...]] = []
 
-    def add_column(self, header: str, justify: Justify = "left", no_wrap: bool = False, overflow: Overflow = "ellipsis") -> None:
+    def add_column(self, header: str, justify: str = "left", no_wrap: bool = False, overflow: str = "ellipsis") -> None:
         self.columns.append(Column(header, justify, no_wrap, overflow))
 
     def add_row(self, *cells: Optional[str]) -> None:
@@ -205,7 +207,7 @@ def to_rich(t: Table, tty: bool) -> Any:
         header_style="bold" if tty else "",
     )
     for c in t.columns:
-        rt.add_column(Text(c.header), justify=c.justify, no_wrap=c.no_wrap, overflow=c.overflow)
+        rt.add_column(Text(c.header), justify=_RICH_JUSTIFY[c.justify], no_wrap=c.no_wrap, overflow=_RICH_OVERFLOW[c.overflow])
     for row in t.rows:
         rt.add_row(*(Text(cell) for cell in row))
     return rt
