@@ -267,3 +267,24 @@ def test_a_commit_that_cannot_be_built_is_recorded_as_an_error_with_why(tmp_path
     # recorded, so skipped on the next backfill as any other commit
     again = cli("history", "record", "--commits", "HEAD~1..HEAD", "--check", "quick", cwd=repo)
     assert "recorded 0 of 2" in again.stdout, again
+
+
+def test_check_record_marks_a_dirty_tree_and_records_outside_git_without_a_commit(tmp_path, cli):
+    repo, shas = dozen_commits(tmp_path)
+    (repo / "mypkg" / "notes_1.py").write_text("NOTE = 'edited'\n")
+    res = cli("check", "quick", "--record", cwd=repo)
+    assert res.returncode == 0, res
+    assert "differs from" in res.stderr and "marked dirty" in res.stderr, res
+    doc = json.loads(cli("history", "--format", "json", "--figure", "import_ms", cwd=repo).stdout)
+    [point] = doc["series"][0]["points"]
+    assert point["commit"] == shas["change 10"] and point["dirty"] is True and doc["series"][0]["figure"] == "import_ms"
+    assert "+" in cli("history", cwd=repo).stdout.split(shas["change 10"][:10], 1)[1][:1]
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "pyproject.toml").write_text('[tool.importprof]\nhistory = "runs/h.sqlite"\n' + CHECKS)
+    res = cli("check", "quick", "--record", cwd=plain)
+    assert res.returncode == 0 and "not in a git repository" in res.stderr, res
+    assert (plain / "runs" / "h.sqlite").exists()  # [tool.importprof] history, beside the pyproject.toml
+    doc = json.loads(cli("history", "--format", "json", cwd=plain).stdout)
+    assert [p["commit"] for p in doc["series"][0]["points"]] == [None]
