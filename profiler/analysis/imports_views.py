@@ -84,7 +84,7 @@ def identity_keys(modules: Sequence[ModuleRecord]) -> list[tuple[int, str, str, 
     return out
 
 
-def filter_modules(modules: Sequence[ModuleRecord], prefix: str | None, keep_ancestors: bool = True) -> tuple[ModuleRecord, ...]:
+def filter_modules(modules: Sequence[ModuleRecord], prefix: str | None, keep_ancestors: bool = True) -> Sequence[ModuleRecord]:
     """Modules whose name starts with PREFIX (and, for the tree, their ancestors)."""
     if not prefix:
         return modules if isinstance(modules, (tuple, ModuleColumns)) else tuple(modules)
@@ -388,8 +388,6 @@ def lay_out_timeline(modules: Sequence[ModuleRecord]) -> list[Span]:
 def _place(modules, root: int, start: int, kids, spans: list[Span]) -> int:
     """Lay out `root`'s subtree from `start`; returns its duration. Iterative: a chain of
     imports can be thousands deep (a recursion would exhaust the stack)."""
-    done = object()
-
     def enter(i: int, at: int) -> list:
         m = modules[i]
         spans.append(Span(m.process, m.name, at, 0, m.depth, m.self_us))
@@ -398,8 +396,8 @@ def _place(modules, root: int, start: int, kids, spans: list[Span]) -> int:
     stack = [enter(root, start)]
     while True:
         frame = stack[-1]
-        c = next(frame[4], done)
-        if c is not done:
+        c = next(frame[4], None)  # a child's index, None past the last
+        if c is not None:
             stack.append(enter(c, frame[3]))
             continue
         i, idx, at, t, _ = stack.pop()

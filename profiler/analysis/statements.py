@@ -22,7 +22,9 @@ def merge_statement_runs(runs) -> list:
 
 def is_import(statement: str | None) -> bool:
     """An import statement: its cost is the import tree's (finding and loading what it imports)."""
-    return bool(statement) and statement.startswith(("import ", "from ")) and (" import " in statement or statement.startswith("import "))
+    if not statement:
+        return False
+    return statement.startswith(("import ", "from ")) and (" import " in statement or statement.startswith("import "))
 
 
 def top_statements(rows, n: int, min_samples: int, module: str | None = None, work_only: bool = True) -> list:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shlex
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from profiler.errors import BadInput, UsageError
 from profiler.model.bisect import BisectReport, BisectStep
@@ -91,7 +91,7 @@ def bisect(
     last_good_commit = good if lo == -1 else commits[lo]
     fb_step, fb_result = tested[first_bad_commit]
     lg_step, lg_result = tested[last_good_commit]
-    appeared = ()
+    appeared: tuple[dict[str, Any], ...] = ()
     if fb_result is not None and lg_result is not None:
         from profiler.analysis.checks import appeared_modules
 

@@ -166,9 +166,9 @@ def measure(
                            detail=(failure.stderr_tail or None) if failure else None,
                            ignorable=failure is not None and not failure.crashed) from None
     m = _finish(specs, results, reference, warnings, machine)
-    for w in m.warnings[len(warnings):]:
+    for said in m.warnings[len(warnings):]:
         if warn:
-            warn(w)
+            warn(said)
     return m
 
 
