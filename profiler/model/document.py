@@ -210,7 +210,7 @@ class _Entry:
     spec: Any  # Saved or Derived
 
 
-def _entries(cls: type) -> list[_Entry]:
+def _entries(cls: type[Record]) -> list[_Entry]:
     """The keys of the class's JSON in order: its saved fields, then its derived figures (a last
     flattened field after those), each `after=` moved right after its key."""
     fields = [f for f in dataclasses.fields(cls) if f.name not in cls.NOT_SAVED]  # type: ignore[arg-type]
@@ -496,7 +496,7 @@ def indented_json_chunks(record: Record, streamed: tuple[str, ...], texts: Mappi
     for name in streamed:
         e = entries.get(name)
         item = None if e is None or e.field is None or e.spec.omit is not None or e.spec.flatten or cls.DERIVED else _item_dict(e, hints[name])
-        if item is None:
+        if item is None or e is None:
             yield json.dumps(record.to_dict(), indent=2, ensure_ascii=False) + "\n"
             return
         values = getattr(record, name)

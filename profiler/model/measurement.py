@@ -8,6 +8,7 @@ Units: seconds (float) for times, bytes (int) for memory, as hyperfine.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 from profiler.model.document import Document, Record
 from profiler.model.harness import HarnessView
@@ -144,7 +145,7 @@ class TimingResult(Record):
     _HYPERFINE_DEFAULTS = {"variant": "", "flags": (), "target": "", "engine": Engine.HYPERFINE, "role": Role.TARGET, "failed": False}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "TimingResult":
+    def from_dict(cls, d: Mapping[str, Any]) -> "TimingResult":
         def num(v):
             return None if v is None else float(v)
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 from profiler.model.document import Document, Record, saved
 
@@ -350,7 +350,7 @@ class TraceReport(Document):
         return document_json_chunks(doc, lines)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "TraceReport":
+    def from_dict(cls, d: Mapping[str, Any]) -> "TraceReport":
         if not isinstance(d, dict) or d.get("schema") != cls.SCHEMA:
             return super().from_dict(d)  # refuses another kind of document
         # a single variant's name is not written (it reads back as "")
