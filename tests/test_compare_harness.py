@@ -132,3 +132,21 @@ def test_a_variant_whose_harness_ends_otherwise_is_a_failed_row(cli, real_python
     assert "no_site 1" in by["no-site"]["difference"] and "no_site 0" in by["no-site"]["difference"]
     failed = {r["variant"]: r for r in doc["results"] if r.get("failed")}
     assert set(failed) == {"no-site"} and "summary differs" in failed["no-site"]["error"]
+
+
+def test_build_record_with_packs_what_the_command_imports(cli, real_python, harness_files, tmp_path):
+    out = tmp_path / "b"
+    res = cli("build", "--python", real_python, "--variant", "in-memory", "-o", str(out),
+              "--record-with", f"{real_python} harness.py {{program}} 2 {tmp_path / 'l.log'}", str(harness_files / "prog.py"),
+              cwd=str(harness_files))
+    assert res.returncode == 0, res
+    assert b"difflib" in (out / "in-memory" / "packed-resources").read_bytes()  # only the recorded launches import it
+    plain = tmp_path / "plain"
+    res = cli("build", "--python", real_python, "--variant", "in-memory", "-o", str(plain), str(harness_files / "prog.py"))
+    assert res.returncode == 0, res
+    assert b"difflib" not in (plain / "in-memory" / "packed-resources").read_bytes()
+    bad = cli("build", "--python", real_python, "-o", str(tmp_path / "c"), "--record-with",
+              f"{real_python} -c 'import sys; sys.exit(2)' {{program}}", str(harness_files / "prog.py"))
+    assert_one_line_error(bad, 3, "--record-with", "exit 2", "nothing built")
+    assert_one_line_error(cli("build", "--python", real_python, "--record-with", "true", str(harness_files / "prog.py")), 2,
+                          "{program}")

@@ -34,6 +34,7 @@ def build(
     pyoxidizer: bool = typer.Option(False, "--pyoxidizer", help="Use the real PyOxidizer (pyoxidizer build --system-rust, pyoxidizer.bzl)."),
     distribution: Optional[str] = typer.Option(None, "--distribution", metavar="ARCHIVE", help="Local python-build-standalone 3.8-3.10 archive (.tar.zst / .tar.gz) for --pyoxidizer."),
     fmt: format_opt("json") = None,
+    record_with: Optional[str] = typer.Option(None, "--record-with", metavar="CMD", help="Also pack the modules the program imports when CMD runs ({program} in CMD: the program, run with traditional; a test suite, a shell loop). --timeout limits that run."),
     variant: Optional[List[str]] = typer.Option(
         None, "--variant", metavar="NAME[,NAME...]",
         help="Variants to build (repeatable, comma-separated): traditional, no-site, oxidized, filesystem, in-memory, frozen. "
@@ -55,6 +56,8 @@ def build(
 
     check_output_dir(output, "-o")
     check_output_folder(output, "-o", force=force, entries=BUILD_ENTRIES)
+    if pyoxidizer and record_with:
+        raise UsageError("--record-with goes with importprof's own variants, not --pyoxidizer")
     if pyoxidizer and variant:
         raise UsageError("--variant picks importprof's own variants; --pyoxidizer builds pyoxidizer.bzl's five")
     if pyoxidizer:
@@ -71,6 +74,6 @@ def build(
     from profiler.compose.build import BuildOptions, build as run_build
 
     report = run_build(BuildOptions(target=target, python=interpreter_given(ctx, python), name=name, out_dir=output,
-                                    variants=variant or None, force=force),
+                                    variants=variant or None, force=force, record_with=record_with),
                        info=info, warn=warn, context=run_context(ctx))
     deliver(report, fmt=fmt, output=None, table=render_build_table)

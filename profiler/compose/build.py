@@ -55,6 +55,7 @@ class BuildOptions:
     out_dir: str | None = None
     variants: tuple[str, ...] | None = None  # --variant (default: every one this interpreter has)
     force: bool = False  # --force: build into a folder importprof did not make (its own files only)
+    record_with: str | None = None  # --record-with CMD: the modules the program imports while CMD runs are packed too
 
 
 def _absolute(target: Target) -> Target:
@@ -474,9 +475,18 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
     out_dir = opts.out_dir or os.path.join("oxidized_builds", name)
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"-o {out_dir}: exists and is not a directory")
+    extra: list[str] = []
+    if opts.record_with is not None:
+        from profiler.compose.compare_harness import check_recording, harness_words, record
+
+        harness_words(opts.record_with, "--record-with")
     interp = interpreter_for(opts.python, context=context)
+    if opts.record_with is not None:
+        rec = record(interp, opts.target, opts.record_with, False, context=context, info=info, option="--record-with")
+        check_recording(rec, False, what="--record-with CMD", after="nothing built")
+        extra = sorted(rec.modules)
     variants, made = build_variants(interp, opts.target, out_dir, info=info, variants=opts.variants,  # notes: in the report
-                                    force=opts.force, context=context)
+                                    force=opts.force, context=context, extra_modules=extra)
     report = BuildReport(
         name=name,
         target=_absolute(opts.target).label(),

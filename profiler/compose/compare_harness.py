@@ -122,11 +122,11 @@ def record(interp, target: Target, cmd: str, shell: bool, context: RunContext | 
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def check_recording(rec: Recording, ignore_failure: bool) -> None:
+def check_recording(rec: Recording, ignore_failure: bool, what: str = "the harness", after: str = "nothing timed") -> None:
     """A harness that fails with traditional is the harness's failure, not a figure."""
     if rec.exit_code != 0 and not ignore_failure:
         last = next((ln for ln in reversed(rec.stderr_tail.splitlines()) if ln.strip()), "") or (rec.summary[-1] if rec.summary else "")
-        raise TargetFailed(f"the harness failed with the traditional variant (exit {rec.exit_code}), nothing timed"
+        raise TargetFailed(f"{what} failed with the traditional variant (exit {rec.exit_code}), {after}"
                            + (f": {last.strip()}" if last else ""), detail=rec.stderr_tail[-2000:] or None, ignorable=True)
 
 
