@@ -68,6 +68,8 @@ def test_bad_harness_commands_are_one_line_exit_2(cli, real_python, harness_file
     assert_one_line_error(cli("compare", "--python", real_python, "--harness", "sh -c 'unclosed {program}", prog), 2,
                           "cannot split")
     assert_one_line_error(cli("compare", "--python", real_python, "--record-with", "x {program}", prog), 2, "--harness")
+    assert_one_line_error(cli("compare", "--python", real_python, "--syscalls", "on", "--harness", "x {program}", prog), 2,
+                          "--syscalls")
     assert_one_line_error(cli("compare", "--python", real_python, "--harness", "x {program}", "--workload", "hello"), 2,
                           "--harness")
 

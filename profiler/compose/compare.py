@@ -102,6 +102,8 @@ def validate(opts: CompareOptions) -> None:
         if opts.target is None:
             raise UsageError("--harness needs a target (the program the harness starts), not --workload")
         harness_words(opts.harness, "--harness")
+        if opts.syscalls == "on":
+            raise UsageError("--syscalls on: not with --harness (its recording run counts the harness's processes under strace)")
         if opts.record_with is not None:
             harness_words(opts.record_with, "--record-with")
 
