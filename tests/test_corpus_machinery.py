@@ -216,3 +216,18 @@ def test_importprofs_own_imports_are_never_lazy_on_315(tmp_path):
         p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         assert p.returncode == 0, p.stderr
         assert p.stdout.strip() == "[]", (hooks, p.stdout)
+
+
+def test_a_failure_of_importprofs_own_code_is_said_to_be_importprofs(tmp_path):
+    """importprof's exit handler failing inside the program (forced here: the program breaks the
+    launcher's writer) is reported as importprof's, with its cause: one line, exit 3, never the
+    program's traceback (the cffi Lib case once printed an AttributeError disguised as
+    `<frozen importlib._bootstrap>` and blamed the program)."""
+    exe = os.path.join(os.path.dirname(sys.executable), "importprof")
+    code = "import sys; sys.modules['_importprof_launch'].dumps = None; print('program ran')"
+    p = subprocess.run([exe, "imports", "--runs", "1", "--lazy-candidates", "--python", pyenv_python("3.11"), "-c", code],
+                       capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
+    assert p.returncode == 3, p.stderr
+    first = p.stderr.strip().splitlines()[0]
+    assert first.startswith("importprof: error: importprof's own code failed inside the program (importprof's fault"), first
+    assert "TypeError" in first and "Traceback" not in p.stderr
