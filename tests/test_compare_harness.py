@@ -44,7 +44,8 @@ HARNESS = textwrap.dedent(
         # which variant's program: the folder the program script is in (VARIANT/bin/prog.py)
         variant = os.path.basename(os.path.dirname(os.path.dirname(prog)))
         extra = ["more", log + "." + variant] if i == 0 else (["probe"] if "--probe" in sys.argv else [])
-        out = subprocess.run([prog, str(i), *extra], capture_output=True, text=True)
+        out = subprocess.run([prog, str(i), *extra], capture_output=True, text=True,
+                             cwd="/" if "--elsewhere" in sys.argv else None)
         if out.returncode or out.stderr:  # the recording run's program says nothing more than the others
             sys.exit("program failed: " + out.stderr)
         last = out.stdout.strip().splitlines()[0]
@@ -94,7 +95,8 @@ def test_harness_times_each_variant_and_packs_what_it_imports(cli, real_python, 
     out = tmp_path / "compare.json"
     res = cli("compare", "--python", real_python, "--variant", "in-memory,frozen", "--runs", "2",
               "--build-dir", str(tmp_path / "b"), "--export-json", str(out),
-              "--harness", f"{real_python} harness.py {{program}} 4 {log}", str(harness_files / "prog.py"),
+              # the script named relative to the working folder, the harness starting it from another
+              "--harness", f"{real_python} harness.py {{program}} 4 {log} --elsewhere", "prog.py",
               cwd=str(harness_files))
     assert res.returncode == 0, res
     doc = json.loads(out.read_text())

@@ -97,8 +97,11 @@ def record(interp, target: Target, cmd: str, shell: bool, context: RunContext | 
     """The harness once with the traditional program recording its modules (untimed)."""
     from profiler.capture.harness_runs import read_recorded, run_harness_once, summary_of, write_program
 
+    from profiler.compose.build import _absolute
+
     words = harness_words(cmd, option)
-    prefix = program_argv((interp.path, *target.python_argv()), target)
+    # a script named relative to here: the harness may run the program from another folder
+    prefix = program_argv((interp.path, *_absolute(target).python_argv()), target)
     tmp = tempfile.mkdtemp(prefix="importprof-harness-record-")
     try:
         rec_dir = os.path.join(tmp, "modules")
