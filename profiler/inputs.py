@@ -554,15 +554,30 @@ class _NotStreamable(Exception):
     is read whole instead."""
 
 
-def _lines(path: str, what: str) -> Generator[str, None, None]:
-    """The file's lines (without their newline), read_text_chunks' pieces split as they come."""
+def _lines(path: str, what: str, pieces: Generator[str, None, None] | None = None) -> Generator[str, None, None]:
+    """The file's lines (without their newline), read_text_chunks' pieces (or `pieces`) split as
+    they come."""
     pending = ""
-    for text in read_text_chunks(path, what, errors="surrogateescape"):
-        lines = (pending + text).split("\n") if pending else text.split("\n")
-        pending = lines.pop()
-        yield from lines
-    if pending:
-        yield pending
+    if pieces is None:
+        pieces = read_text_chunks(path, what, errors="surrogateescape")
+    try:
+        for text in pieces:
+            lines = (pending + text).split("\n") if pending else text.split("\n")
+            pending = lines.pop()
+            yield from lines
+        if pending:
+            yield pending
+    finally:
+        pieces.close()
+
+
+def _after(head: str, pieces: Generator[str, None, None]) -> Generator[str, None, None]:
+    """`head`, then the rest of `pieces` (closed with this)."""
+    try:
+        yield head
+        yield from pieces
+    finally:
+        pieces.close()
 
 
 _KEY = None
@@ -606,7 +621,15 @@ def read_streamed_document(path: str, kind: str, key: str, take, record, accept,
     []), or None when the file is not laid out so (read it whole then: read_document)."""
     if path == "-":
         raise _bad(f"reading a {what} from stdin is not supported; give a file")
-    lines = _lines(path, what)
+    pieces = read_text_chunks(path, what, errors="surrogateescape")
+    head = next(pieces, "")
+    if head.startswith("{\n"):  # importprof's layout: a line at a time
+        lines = _lines(path, what, _after(head, pieces))
+    else:
+        # another layout (compact, as `jq -c` or json.dump(separators=(",", ":")) write it, or
+        # json.dump's one line): read a value at a time as the lines importprof would have
+        # written (_relaid), never a whole line of the file at once
+        lines = _relaid(_after(head, pieces), key)
     # A document that is not JSON says so before anything else (as parse_json would), and of the
     # problems check_document finds the first of its first kind: each is held until the whole
     # file has been read (the lines after a problem are only parsed).
@@ -658,6 +681,126 @@ def read_streamed_document(path: str, kind: str, key: str, take, record, accept,
     held.check(doc, path, accept)
     held.raise_first()
     return doc
+
+
+def _relaid(pieces: Generator[str, None, None], key: str) -> Generator[str, None, None]:
+    """A JSON object in any layout, read from `pieces` a value at a time, as the lines
+    document_json writes (`{`, each key on a line of its own with its value as one line of
+    JSON, the list `key` one item a line, `}`), for read_streamed_document: what json.loads
+    reads of it, in the memory of one item (and of the largest other value) at a time. Each
+    value is read by json's own decoder with parse_json's refusals; anything else than one
+    object (a syntax error, data after it) is _NotStreamable: the whole-file reader says what
+    is wrong and where."""
+    import json
+    import re
+
+    decoder = json.JSONDecoder(parse_constant=_constant, parse_float=_float, parse_int=_int)
+    dumps = json.dumps
+    space = re.compile(r"[ \t\n\r]*").match
+    buf = ""
+    pos = 0
+    ended = False
+
+    def more() -> bool:
+        nonlocal buf, pos, ended
+        piece = next(pieces, None)
+        if piece is None:
+            ended = True
+            return False
+        buf = buf[pos:] + piece
+        pos = 0
+        return True
+
+    def peek() -> str:
+        """The next character that is not white space ("" at the end)."""
+        nonlocal pos
+        while True:
+            blank = space(buf, pos)  # always a match (maybe empty)
+            pos = blank.end() if blank else pos
+            if pos < len(buf):
+                return buf[pos]
+            if not more():
+                return ""
+
+    def value() -> object:
+        nonlocal pos
+        peek()
+        while True:
+            try:
+                got, end = decoder.raw_decode(buf, pos)
+            except RecursionError:
+                raise _NotStreamable from None
+            except ValueError:  # cut by the piece's end (or not JSON: the whole-file reader says)
+                if ended or not more():
+                    raise _NotStreamable from None
+                continue
+            if end == len(buf) and not ended and more():  # a number the piece may have cut
+                continue
+            pos = end
+            return got
+
+    def expect(c: str) -> None:
+        nonlocal pos
+        if peek() != c:
+            raise _NotStreamable
+        pos += 1
+
+    try:
+        expect("{")
+        yield "{"
+        if peek() == "}":
+            pos += 1
+            yield "}"
+        else:
+            while True:
+                if peek() != '"':
+                    raise _NotStreamable
+                name = value()
+                expect(":")
+                head = f"  {dumps(name, ensure_ascii=False)}: "
+                if name == key and peek() == "[":
+                    pos += 1
+                    yield head + "["
+                    if peek() == "]":
+                        pos += 1
+                    else:
+                        while True:
+                            item = dumps(value(), ensure_ascii=False)
+                            c = peek()
+                            pos += 1
+                            if c == ",":
+                                yield "    " + item + ","
+                            elif c == "]":
+                                yield "    " + item
+                                break
+                            else:
+                                raise _NotStreamable
+                    c = peek()
+                    pos += 1
+                    if c == ",":
+                        yield "  ],"
+                        continue
+                    if c != "}":
+                        raise _NotStreamable
+                    yield "  ]"
+                    break
+                text = head + dumps(value(), ensure_ascii=False)
+                c = peek()
+                pos += 1
+                if c == ",":
+                    yield text + ","
+                elif c == "}":
+                    yield text
+                    break
+                else:
+                    raise _NotStreamable
+            yield "}"
+        if peek() != "":
+            raise _NotStreamable  # more after the object
+    except _NotFinite:
+        raise _NotStreamable from None
+    finally:
+        pieces.close()
 
 
 class _Held:

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import pytest
 
+from _inproc import run_main
 from conftest import examples
 from export_cases import CASES, DIFFS, EXPORTS, FORMATS, digest, report_of
 
@@ -195,11 +196,27 @@ def test_line_reader_reads_what_the_whole_file_reader_reads(tmp_path_factory, ed
     """Any saved report in importprof's layout, edited (a value of any type, a key dropped or
     added, a record copied, removed or moved to another process, a header key changed): the
     line reader gives the whole-file reader's report, or its very error line."""
-    from profiler.inputs import read_document
-    from profiler.model.import_tree import ImportsReport
-    from profiler.workflows.imports import load_report
+    doc = _edited(_base_doc(tmp_path_factory), edits)
+    path = tmp_path_factory.getbasetemp() / "edited.json"
+    path.write_text(_written(doc))
+    _same_outcome(path)
 
-    doc = _base_doc(tmp_path_factory)
+
+@settings(max_examples=examples(int(os.environ.get("H6_EXAMPLES", "150"))), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from(("set", "drop", "copy", "remove", "header", "rename")), st.integers(0, 10**6),
+                          st.sampled_from(KEYS), st.sampled_from(VALUES), st.sampled_from(HEADER)), max_size=3),
+       st.sampled_from(("compact", "one line")))
+def test_a_report_in_another_layout_reads_as_the_whole_file_reader_reads_it(tmp_path_factory, edits, layout):
+    """The same edited reports written compact (`json.dump(separators=(",", ":"))`, as `jq -c`
+    writes it) or on one line (json.dump's own separators): read a value at a time
+    (inputs._relaid), they give the whole-file reader's report, or its very error line."""
+    doc = _edited(_base_doc(tmp_path_factory), edits)
+    path = tmp_path_factory.getbasetemp() / "edited.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")) if layout == "compact" else json.dumps(doc))
+    _same_outcome(path)
+
+
+def _edited(doc: dict, edits) -> dict:
     mods = doc["modules"]
     for op, at, key, value, (hkey, hvalue) in edits:
         i = at % len(mods) if mods else 0
@@ -215,8 +232,13 @@ def test_line_reader_reads_what_the_whole_file_reader_reads(tmp_path_factory, ed
             mods[i]["name"] = mods[(i * 7 + 3) % len(mods)]["name"] if key != "parent" else "nope"
         elif op == "header":
             doc[hkey] = hvalue
-    path = tmp_path_factory.getbasetemp() / "edited.json"
-    path.write_text(_written(doc))
+    return doc
+
+
+def _same_outcome(path) -> None:
+    from profiler.inputs import read_document
+    from profiler.model.import_tree import ImportsReport
+    from profiler.workflows.imports import load_report
 
     def whole(p):
         return ImportsReport.from_dict(read_document(p, ["imports"], "report"))
@@ -320,3 +342,38 @@ def test_a_reader_that_leaves_early_is_a_closed_stdout(tmp_path):
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=300) == 0, (fmt, err)
         assert "error" not in err, (fmt, err)
+
+
+@pytest.mark.parametrize("layout", ["compact", "one line"])
+@pytest.mark.parametrize("case", ["pip_10", "command_subprocesses_x5", "py314_cached_x3"])
+def test_a_saved_report_in_another_layout_is_read_a_value_at_a_time(case, layout, saved, tmp_path):
+    """A valid saved report made compact (json.dump(separators=(",", ":")), as `jq -c` writes it)
+    or put on one line (json.dump): read a value at a time into the column form (the streaming
+    reader takes it: never the whole file in memory), the same report as the indented file,
+    shown and exported byte for byte as it is; an invalid one refused with the same line."""
+    from profiler.inputs import stream_imports_report
+    from profiler.model.import_tree import ModuleColumns
+    from profiler.render import get_renderer
+    from profiler.render.console_imports import ImportsView, render_imports_table
+    from profiler.workflows.imports import load_report
+
+    doc = json.loads(saved[case].read_text())
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")) if layout == "compact" else json.dumps(doc))
+    assert "\n" not in path.read_text()
+    back = stream_imports_report(str(path), None)
+    assert back is not None and back == load_report(str(saved[case]))
+    if back.processes > 1 and case.endswith(("_x5", "pip_10")):
+        assert isinstance(back.modules, ModuleColumns)
+    assert get_renderer("json")(back) == saved[case].read_text()
+    for view in (ImportsView(), ImportsView(view="top", top=15)):
+        assert render_imports_table(back, False, view) == render_imports_table(load_report(str(saved[case])), False, view)
+    # refused as the indented file is: the first problem, one line, exit 2
+    doc["modules"][len(doc["modules"]) // 2]["self_us"] = -5
+    bad_other, bad_indented = tmp_path / "bad.json", tmp_path / "bad-indented.json"
+    bad_other.write_text(json.dumps(doc, separators=(",", ":")) if layout == "compact" else json.dumps(doc))
+    bad_indented.write_text(_written(doc))
+    for p in (bad_other, bad_indented):
+        res = run_main("show", p)
+        assert res.returncode == 2 and "Traceback" not in res.stderr, res
+    assert run_main("show", bad_other).stderr.replace("bad.json", "X") == run_main("show", bad_indented).stderr.replace("bad-indented.json", "X")
