@@ -621,15 +621,9 @@ def read_streamed_document(path: str, kind: str, key: str, take, record, accept,
     []), or None when the file is not laid out so (read it whole then: read_document)."""
     if path == "-":
         raise _bad(f"reading a {what} from stdin is not supported; give a file")
-    pieces = read_text_chunks(path, what, errors="surrogateescape")
-    head = next(pieces, "")
-    if head.startswith("{\n"):  # importprof's layout: a line at a time
-        lines = _lines(path, what, _after(head, pieces))
-    else:
-        # another layout (compact, as `jq -c` or json.dump(separators=(",", ":")) write it, or
-        # json.dump's one line): read a value at a time as the lines importprof would have
-        # written (_relaid), never a whole line of the file at once
-        lines = _relaid(_after(head, pieces), key)
+    # another layout (compact, as `jq -c` or json.dump(separators=(",", ":")) write it, or
+    # json.dump's one line) is read a value at a time as the lines importprof would have written
+    lines = _document_lines(path, what, key)
     # A document that is not JSON says so before anything else (as parse_json would), and of the
     # problems check_document finds the first of its first kind: each is held until the whole
     # file has been read (the lines after a problem are only parsed).
@@ -950,18 +944,32 @@ def stream_imports_report(path: str, on_block, what: str = "report"):
 
 
 def is_saved_imports(path: str, what: str = "document") -> bool:
-    """The file starts as importprof writes an `importprof.imports/1` report (document_json:
-    `{`, then its schema on the next line): read_imports_document may read it a line at a time.
-    Reads its first two lines only."""
+    """The file starts as an `importprof.imports/1` report (an object whose first key is its
+    schema): read_imports_document may read it a line (or, in another layout, a value) at a
+    time. Reads its first piece, and as far as its schema's value."""
     if path == "-" or not is_regular_file(path):
         return False
-    lines = _lines(path, what)
+    try:
+        lines = _document_lines(path, what, "modules")
+    except Exception:  # unreadable: the whole-file reader says why, in its one line
+        return False
     try:
         return next(lines, None) == "{" and next(lines, None) == '  "schema": "importprof.imports/1",'
-    except Exception:  # unreadable: the whole-file reader says why, in its one line
+    except Exception:  # unreadable, or not JSON: the whole-file reader says why, in its one line
         return False
     finally:
         lines.close()
+
+
+def _document_lines(path: str, what: str, key: str) -> Generator[str, None, None]:
+    """The document's lines as importprof writes them: the file's own lines when it starts as
+    importprof writes (`{` alone on its first line), else its values read one at a time and
+    laid out so (_relaid: compact, one line, ...); the whole file is never one line in memory."""
+    pieces = read_text_chunks(path, what, errors="surrogateescape")
+    head = next(pieces, "")
+    if head.startswith("{\n"):  # importprof's layout: a line at a time
+        return _lines(path, what, _after(head, pieces))
+    return _relaid(_after(head, pieces), key)
 
 
 def read_imports_document(path: str, what: str = "document", keep=None):

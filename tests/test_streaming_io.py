@@ -351,7 +351,7 @@ def test_a_saved_report_in_another_layout_is_read_a_value_at_a_time(case, layout
     or put on one line (json.dump): read a value at a time into the column form (the streaming
     reader takes it: never the whole file in memory), the same report as the indented file,
     shown and exported byte for byte as it is; an invalid one refused with the same line."""
-    from profiler.inputs import stream_imports_report
+    from profiler.inputs import is_saved_imports, read_imports_document, stream_imports_report
     from profiler.model.import_tree import ModuleColumns
     from profiler.render import get_renderer
     from profiler.render.console_imports import ImportsView, render_imports_table
@@ -363,6 +363,11 @@ def test_a_saved_report_in_another_layout_is_read_a_value_at_a_time(case, layout
     assert "\n" not in path.read_text()
     back = stream_imports_report(str(path), None)
     assert back is not None and back == load_report(str(saved[case]))
+    # report --from's reader too (its gate reads the first piece only)
+    assert is_saved_imports(str(path))
+    page, indented = read_imports_document(str(path)), read_imports_document(str(saved[case]))
+    assert page is not None and indented is not None and list(page.records) == list(indented.records)
+    assert {k: v for k, v in page.items() if k != "modules"} == {k: v for k, v in indented.items() if k != "modules"}
     if back.processes > 1 and case.endswith(("_x5", "pip_10")):
         assert isinstance(back.modules, ModuleColumns)
     assert get_renderer("json")(back) == saved[case].read_text()
