@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from profiler.model.measurement import (
     CommandSpec,
@@ -23,6 +23,9 @@ from profiler.model.measurement import (
     TimingResult,
 )
 from profiler.model.words import Engine
+
+if TYPE_CHECKING:
+    from profiler.model.words import Said
 
 OUTLIER_THRESHOLD = 1.4826 * 10.0
 WIDE_SPREAD = 0.10
@@ -82,10 +85,10 @@ def summarize(spec: CommandSpec, samples: Sequence[RunSample], engine: Engine = 
     if not samples:
         raise ValueError(f"no runs measured for {spec.key or spec.command}")
     times = tuple(s.wall_s for s in samples)
-    users = [s.user_s for s in samples]
-    systems = [s.system_s for s in samples]
-    rss = [s.max_rss_bytes for s in samples]
-    have_cpu = all(u is not None for u in users) and all(s is not None for s in systems)
+    users = [s.user_s for s in samples if s.user_s is not None]
+    systems = [s.system_s for s in samples if s.system_s is not None]
+    rss = [s.max_rss_bytes for s in samples if s.max_rss_bytes is not None]
+    have_cpu = len(users) == len(samples) and len(systems) == len(samples)
     return TimingResult(
         command=spec.command,
         mean=mean(times),
@@ -97,7 +100,7 @@ def summarize(spec: CommandSpec, samples: Sequence[RunSample], engine: Engine = 
         max=max(times),
         times=times,
         exit_codes=tuple(s.exit_code for s in samples),
-        memory_usage_byte=tuple(rss) if all(r is not None for r in rss) else None,
+        memory_usage_byte=tuple(rss) if len(rss) == len(samples) else None,
         variant=spec.variant,
         python=spec.python,
         python_version=spec.python_version,
@@ -129,8 +132,12 @@ def relative_speeds(results: Sequence[TimingResult], reference_key: str) -> list
     ref = next((r for r in results if r.key == reference_key), None)
     if ref is None:
         raise ValueError(f"reference {reference_key!r} not among the results")
+    if ref.mean is None:
+        raise ValueError(f"reference {reference_key!r} has no mean (it failed)")
     out = []
     for r in results:
+        if r.mean is None:
+            raise ValueError(f"{r.key!r} has no mean (it failed)")
         ratio, err = ratio_with_error(r.mean, r.stddev, ref.mean, ref.stddev)
         if r.key == ref.key:
             err = None  # the reference against itself is exactly 1
@@ -148,6 +155,8 @@ def difference_with_error(
 
 
 def import_cost(module: str, with_import: TimingResult, baseline: TimingResult) -> ImportCost:
+    if with_import.mean is None or baseline.mean is None:
+        raise ValueError(f"import {module}: a failed run has no mean")
     diff, err = difference_with_error(
         with_import.mean, with_import.stddev, baseline.mean, baseline.stddev
     )
@@ -160,17 +169,17 @@ def import_costs(results: Sequence[TimingResult], baseline: str) -> list[ImportC
     measured = [r for r in results if not r.failed]
     base = {(r.python, r.variant): r for r in measured if r.role == "baseline" or (r.role == "target" and r.target == baseline)}
     return [import_cost(r.module, r, base[(r.python, r.variant)]) for r in measured
-            if r.role == "import" and (r.python, r.variant) in base]
+            if r.role == "import" and r.module is not None and (r.python, r.variant) in base]
 
 
-def result_warnings(r: TimingResult) -> list[str]:
+def result_warnings(r: TimingResult) -> list[Said]:
     """Hyperfine's and pyperf's warnings for one result, as readable sentences (each with its
     kind: model/words.py Said)."""
     from profiler.model.words import Said, WarningKind as K
 
     label = r.key or r.variant or r.command
-    out = []
-    if first_run_much_slower(r.times):
+    out: list[Said] = []
+    if r.median is not None and first_run_much_slower(r.times):
         out.append(Said(
             f"{label}: the first run was much slower than the rest "
             f"({r.times[0] * 1e3:.1f} ms vs median {r.median * 1e3:.1f} ms): caches were cold; "
@@ -183,7 +192,7 @@ def result_warnings(r: TimingResult) -> list[str]:
             f"{label}: {gist} "
             "(modified Z-score > 14.8): other programs or I/O may have interfered", K.OUTLIERS, gist, label
         ))
-    if r.stddev is not None and r.mean > 0 and r.stddev > WIDE_SPREAD * r.mean:
+    if r.stddev is not None and r.mean is not None and r.mean > 0 and r.stddev > WIDE_SPREAD * r.mean:
         out.append(Said(
             f"{label}: the spread is too wide to trust (stddev {r.stddev / r.mean:.0%} of the "
             "mean, over 10%): quiet the machine or raise --runs", K.WIDE_SPREAD, K.WIDE_SPREAD.value, label
