@@ -141,16 +141,15 @@ def judge_check(
 def _against_baseline(spec, figures, report, baseline: CheckResult, min_ms) -> list[Finding]:
     out = []
     if spec.max_growth_pct is not None:
+        pair: tuple[float, float, str] | None = None  # now, then, unit
         if figures.instructions is not None and baseline.instructions:
-            now, then, unit = float(figures.instructions), float(baseline.instructions), "instructions"
+            pair = float(figures.instructions), float(baseline.instructions), "instructions"
         elif figures.wall_ms is not None and baseline.wall_ms:
-            now, then, unit = figures.wall_ms, baseline.wall_ms, "ms"
-        else:
-            now = then = None
-            unit = ""
-        if now is None:
+            pair = figures.wall_ms, baseline.wall_ms, "ms"
+        if pair is None:
             out.append(Finding("max_growth_pct", "skipped", "not checked: the baseline has no figure measured now"))
         else:
+            now, then, unit = pair
             growth = (now - then) / then * 100
             ok = growth <= spec.max_growth_pct
             shown = (f"{then:,.0f} -> {now:,.0f} instructions" if unit == "instructions"
