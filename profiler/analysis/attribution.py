@@ -290,10 +290,10 @@ def attribute_syscalls(log: StraceLog, prefix: str = MARKER_PREFIX, layout: Proc
         table = per_pid[pid]
         f = _module_file(c)
         name = roots.module_name(f) if f is not None else None
-        if name is not None and _is_main_script(lay, pid, f):
+        if name is not None and f is not None and _is_main_script(lay, pid, f):  # (a name: a file)
             name = "__main__"
         cur = current.get(pid)
-        if name is not None and f.endswith(".py") and name in imported[proc] and (cur is None or name != cur[0]):
+        if name is not None and f is not None and f.endswith(".py") and name in imported[proc] and (cur is None or name != cur[0]):
             name = None  # the source of a module already loaded: linecache reading it for a traceback
         if name is not None and cur is not None and name == cur[0]:
             cur[1].add(f)
@@ -423,10 +423,10 @@ def _attribute_owners(log: StraceLog, prefix: str, lay: ProcessLayout, pids: Seq
         owners.append(-1)
         f = _module_file(c) if c.name in module_opens else None
         name = roots.module_name(f) if f is not None else None
-        if name is not None and _is_main_script(lay, pid, f):
+        if name is not None and f is not None and _is_main_script(lay, pid, f):  # (a name: a file)
             name = "__main__"
         cur = current.get(pid)
-        if name is not None and f.endswith(".py") and name in imported[proc] and (cur is None or name != cur[0]):
+        if name is not None and f is not None and f.endswith(".py") and name in imported[proc] and (cur is None or name != cur[0]):
             name = None
         if name is not None and cur is not None and name == cur[0]:
             cur[1].add(f)
