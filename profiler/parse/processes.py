@@ -10,6 +10,7 @@ See profiler/model/process.py for the meaning of every field.
 from __future__ import annotations
 
 from profiler.model.process import IGNORES_ENV, ProcessRecord, ignores_environment, looks_like_python
+from profiler.model.syscall_trace import ProcessEvent
 from profiler.parse.strace import decode_string, parse_strace
 
 _FORKS = frozenset({"clone", "clone3", "fork", "vfork"})
@@ -57,8 +58,8 @@ def parse_processes(text: str) -> list[ProcessRecord]:
             current[pid] = idx
         return idx
 
-    for _, kind, item in items:
-        if kind == 1:  # a process event
+    for _, _kind, item in items:
+        if isinstance(item, ProcessEvent):  # (kind 1)
             pid = item.pid
             if pid in tgid:
                 continue  # a thread ended
