@@ -29,7 +29,7 @@ from __future__ import annotations
 from array import array
 from itertools import chain, islice
 from operator import itemgetter
-from typing import Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from profiler.model.import_tree import ChangeColumns, ModuleChange
 
@@ -38,6 +38,11 @@ CHUNK = 128  # rows a piece of a run on disk: the merge holds about one piece a 
 FAN = 32  # runs of a size merged into one (1,048,576 changes, 2,000 of pip's processes, before a first merge)
 BOUND = 1 << 54  # larger numbers (or floats) keep the changes in memory (ChangeColumns' own order)
 
+
+
+def _one_of(k: int) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+    """itemgetter(k) for one position, as a 1-tuple (itemgetter(k) alone gives the item)."""
+    return lambda c: (c[k],)
 
 def _bounded(columns: ChangeColumns) -> bool:
     if not columns._whole() or not isinstance(columns.process, array):
@@ -51,11 +56,11 @@ def _pieces(columns: ChangeColumns, first_k: int, chunk: int) -> Iterator[tuple]
     (names, process, old self, new self, old cumulative, new cumulative, significant, wrapper,
     position, k), each a tuple."""
     order = columns._sorted()
-    cols = (columns.names, columns.process, columns.old_self, columns.new_self, columns.old_cum, columns.new_cum,
+    cols: tuple[Sequence[Any], ...] = (columns.names, columns.process, columns.old_self, columns.new_self, columns.old_cum, columns.new_cum,
             columns.significant, columns.wrapper, columns.position, range(first_k, first_k + len(order)))
     for i in range(0, len(order), chunk):
         part = order[i:i + chunk]
-        taken = itemgetter(*part) if len(part) > 1 else (lambda c, k=part[0]: (c[k],))
+        taken: Callable[[Sequence[Any]], tuple[Any, ...]] = itemgetter(*part) if len(part) > 1 else _one_of(part[0])
         yield tuple(map(taken, cols))
 
 
@@ -133,7 +138,7 @@ class ChangeRuns(Sequence):
         self.held = False  # a run that cannot be spilled came: every change gathered in memory at the end
         self._tmp: str | None = None  # the folder, made at the first spill
         self._fds: list[int] = []  # the runs' files still open
-        self._release = None  # closes them and removes the folder: by close(), when garbage, or at exit
+        self._release: Callable[[], object] | None = None  # closes them and removes the folder: by close(), when garbage, or at exit
         self._made = 0
 
     # ---------------------------------------------------------------- gathering
@@ -193,7 +198,7 @@ class ChangeRuns(Sequence):
         self._made += 1
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
         self._fds.append(fd)
-        run = (level, fd, [])
+        run: tuple[int, int, list[Any]] = (level, fd, [])
         try:
             try:
                 os.unlink(path)
@@ -301,7 +306,7 @@ class ChangeRuns(Sequence):
             return len(other) == len(self) and tuple(self) == tuple(other)
         return NotImplemented
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # equal to a tuple of the same changes, so not hashable (the idiom typeshed's own classes use)
 
     def __repr__(self) -> str:
         return f"ChangeRuns({len(self)} changes in {len(self.runs)} runs)"
