@@ -694,7 +694,7 @@ class ProcessSummary(Record):
     python: str | None
     parent: int | None
     wall_s: float | None = saved(round=6)  # a median of clock differences: to the microsecond
-    imports_us: int
+    imports_us: int  # type: ignore[misc]  # the saved(...) above has no default: a field specifier mypy cannot see
 
 
 @dataclass(frozen=True)
@@ -1059,7 +1059,7 @@ class DiffReport(Document):
     totals: DiffTotals
     added: tuple[ModuleRecord, ...] = saved(write_as=ModuleBrief)
     removed: tuple[ModuleRecord, ...] = saved(write_as=ModuleBrief)
-    changed: tuple[ModuleChange, ...]
+    changed: tuple[ModuleChange, ...]  # type: ignore[misc]  # the saved(...) above has no default: a field specifier mypy cannot see
     notes: tuple[str, ...] = ()
 
     @property

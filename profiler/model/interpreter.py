@@ -168,8 +168,8 @@ class FoundInterpreter(Record):
     DERIVED = (derived("name", after=""), derived("is_venv", after="interpreter"))
 
     interpreter: Interpreter = saved(flatten=True)
-    commands: tuple[Support, ...]
-    variants: tuple[Support, ...]
+    commands: tuple[Support, ...]  # type: ignore[misc]  # the saved(...) above has no default: a field specifier mypy cannot see
+    variants: tuple[Support, ...]  # type: ignore[misc]  # the saved(...) above has no default: a field specifier mypy cannot see
 
     @classmethod
     def of(cls, interp: Interpreter) -> "FoundInterpreter":

@@ -121,8 +121,8 @@ class BuiltVariant(Record):
     """One folder of `importprof build`: `argv` is the exact command that runs it."""
 
     name: str = saved(key="variant")
-    path: str
-    argv: tuple[str, ...]
+    path: str  # type: ignore[misc]  # the saved(...) above has no default: a field specifier mypy cannot see
+    argv: tuple[str, ...]  # type: ignore[misc]  # the saved(...) above has no default: a field specifier mypy cannot see
     env: tuple[tuple[str, str], ...] = saved(default=(), pairs="map")
     output_sha256: str = ""
     # a variant that could not be built, or did not behave as traditional: why, and what to do
