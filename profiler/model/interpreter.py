@@ -10,6 +10,7 @@ traceback from inside the interpreter.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from profiler.errors import BadInput
 from profiler.model.document import Document, Record, derived, saved
@@ -196,4 +197,4 @@ class PythonsReport(Document):
 
     pythons: tuple[FoundInterpreter, ...]
     warnings: tuple[str, ...] = ()
-    machine: dict = saved(default_factory=dict, after="schema")
+    machine: dict[str, Any] = saved(default_factory=dict, after="schema")
