@@ -56,7 +56,7 @@ class TargetCommand(TyperCommand):
         for p in self.get_params(ctx):
             if getattr(p, "param_type_name", "") == "option":
                 for o in (*p.opts, *p.secondary_opts):
-                    own[o] = not (p.is_flag or p.count)
+                    own[o] = not (getattr(p, "is_flag", False) or getattr(p, "count", False))
         own.setdefault("--timeout", True)
         own.setdefault("--verbose", False)
         return own
@@ -290,7 +290,7 @@ def parse_target_words(text: str, option: str = "--vs"):
             raise UsageError(f"{option} '--' must be followed by the COMMAND to run")
         return Target(TargetKind.COMMAND, words[1], tuple(words[2:]))
     kind, value, used = _target_option(words[0], words[1:])
-    if kind:
+    if kind and value is not None:  # (a kind comes with its value)
         return Target(kind, value, tuple(words[1 + used:]))
     if words[0].startswith("-"):
         raise UsageError(f"{option} {text!r}: a target starts with -c, -m, -- or a SCRIPT, not {words[0]}")
