@@ -231,3 +231,35 @@ def test_a_failure_of_importprofs_own_code_is_said_to_be_importprofs(tmp_path):
     first = p.stderr.strip().splitlines()[0]
     assert first.startswith("importprof: error: importprof's own code failed inside the program (importprof's fault"), first
     assert "TypeError" in first and "Traceback" not in p.stderr
+
+
+def test_own_lazy_machinery_recognized_and_shims_not(tmp_path):
+    """`lazy`'s eager record names a program's own lazy loading (a package whose __getattr__
+    imports its submodules on access, modules pending in importlib.util.LazyLoader) and not a
+    deprecation shim's __getattr__ (click's reads its version)."""
+    import json
+
+    (tmp_path / "lzpkg").mkdir()
+    (tmp_path / "lzpkg" / "__init__.py").write_text(
+        "import importlib\n\ndef __getattr__(name):\n    return importlib.import_module(__name__ + '.' + name)\n")
+    (tmp_path / "lzpkg" / "sub.py").write_text("X = 1\n")
+    (tmp_path / "shim").mkdir()
+    (tmp_path / "shim" / "__init__.py").write_text(
+        "def __getattr__(name):\n    if name == '__version__':\n        import importlib.metadata\n"
+        "        return importlib.metadata.version('shim')\n    raise AttributeError(name)\n")
+    code = ("import importlib.util, sys, lzpkg, shim\n"
+            "spec = importlib.util.find_spec('csv')\n"
+            "loader = importlib.util.LazyLoader(spec.loader)\n"
+            "spec.loader = loader\n"
+            "mod = importlib.util.module_from_spec(spec)\n"
+            "sys.modules['csv'] = mod\n"
+            "loader.exec_module(mod)\n"
+            "print(lzpkg.sub.X)")
+    d = tmp_path / "rec"
+    d.mkdir()
+    got = _under_hooks(pyenv_python("3.11"), Target(TargetKind.CODE, code), ("lazy",), {"lazy": False}, d, str(tmp_path))
+    assert got[0] == 0 and got[1] == "1\n", got
+    own = json.loads((d / "lazy.json").read_text())["own_lazy"]
+    assert "module __getattr__ (PEP 562) in lzpkg" in own
+    assert "importlib.util.LazyLoader: 1 modules still pending at exit" in own
+    assert not any("shim" in x for x in own)

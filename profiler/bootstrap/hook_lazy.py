@@ -153,14 +153,30 @@ def _module_facts(name, mod):
 _ORIGINAL_IMPORT = [None]  # builtins.__import__ when the hook was installed
 
 
+def _imports_on_access(fn):
+    """A module __getattr__ that imports what it is asked for (importlib.import_module or
+    __import__ in its code, or in a function it defines): lazy loading (lazy_loader, SciPy's and
+    scikit-image's packages), not a deprecation shim that reads a version (click, pluggy)."""
+    try:
+        codes = [fn.__code__]
+        names = set()
+        while codes:
+            code = codes.pop()
+            names.update(code.co_names)
+            codes.extend(c for c in code.co_consts if type(c).__name__ == "code")
+    except Exception:
+        return False
+    return "import_module" in names or "__import__" in names
+
+
 def _own_lazy(modules):
     """The program's own lazy-import machinery, seen at exit without touching a module: a
     replaced builtins.__import__ (Mercurial's demandimport on Python 2, many "lazy import"
     packages), sys.meta_path finders of its own named for lazy or demand loading (Mercurial's
     demandimport on Python 3 wraps every finder in a LazyFinder whose specs carry an
     importlib.util.LazyLoader), modules still pending in a LazyLoader at exit (a
-    `_LazyModule`), and packages outside the standard library with a PEP 562 module
-    __getattr__ (the stdlib's are deprecation shims, not lazy loading)."""
+    `_LazyModule`), and packages outside the standard library whose PEP 562 module __getattr__
+    imports what it is asked for (_imports_on_access; most are deprecation shims)."""
     launch = sys.modules["_importprof_launch"]
     out = []
     current = launch.module_dict(sys.modules.get("builtins")) or {}
@@ -186,8 +202,9 @@ def _own_lazy(modules):
         if type(mod).__name__ == "_LazyModule":
             pending += 1
         top = name.partition(".")[0]
-        if (type(dict.get(d, "__getattr__")).__name__ == "function" and dict.get(d, "__path__") is not None
-                and top not in stdlib and not top.startswith("_")):
+        hook = dict.get(d, "__getattr__")
+        if (type(hook).__name__ == "function" and dict.get(d, "__path__") is not None
+                and top not in stdlib and not top.startswith("_") and _imports_on_access(hook)):
             getattr_packages.append(name)
     if pending:
         out.append("importlib.util.LazyLoader: %d modules still pending at exit" % pending)
