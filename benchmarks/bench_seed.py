@@ -47,6 +47,32 @@ TESTS = ("test-cat.t", "test-add.t")
 SEED = (("traditional", 100.0), ("oxidized", 95.1), ("filesystem", 90.2), ("in-memory", 87.6))
 SEED_CPU_S = 11287
 AIM_IN_MEMORY_PCT = 87.6
+# the instruction counts of one `hg log` per variant (callgrind, ~50x slower) are added only
+# when the harness left this much of the 10 minutes
+INSTRUCTIONS_IF_UNDER_S = 400
+INSTRUCTION_VARIANTS = ("traditional", "in-memory", "frozen")
+
+
+def instructions_per_launch(build_dir: str, names) -> dict:
+    """Instructions of one run of the target (`hg log -R REPO`) with each built variant's exact
+    command and environment (its variant.json): a figure the machine's load does not move."""
+    import json
+
+    from profiler.capture.instructions import count_instructions, pick_method
+    from profiler.model.measurement import CommandSpec
+
+    method = pick_method()
+    out = {}
+    for name in names:
+        path = os.path.join(build_dir, name, "variant.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as fh:
+            v = json.load(fh)
+        env = v.get("env") or {}
+        pairs = tuple(env.items()) if isinstance(env, dict) else tuple(tuple(p) for p in env)
+        out[name] = count_instructions(CommandSpec(argv=tuple(v["argv"]), variant=name, env=pairs or None, key=name), method)
+    return out
 
 
 def sdist_tests(python: str) -> str:
@@ -152,6 +178,18 @@ def main() -> int:
     print("the whole harness, as a user runs it (849 tests; hours per variant):\n"
           f"  cd {tests_dir} && importprof compare --python {py} --runs 1 "
           f"--harness '{py} run-tests.py --with-hg={{program}} -j2' {hg} -- log -R {repo}")
+    if time.monotonic() - t0 < INSTRUCTIONS_IF_UNDER_S:
+        try:
+            counts = instructions_per_launch(report.build_dir, INSTRUCTION_VARIANTS)
+        except ImportprofError as exc:
+            print(f"instructions per launch: not counted ({exc})")
+        else:
+            ref = counts.get("traditional")
+            print("instructions of one `hg log` launch (callgrind; the load does not move them): " + ", ".join(
+                f"{n} {c / 1e6:.1f} M" + (f" ({100 * c / ref:.1f} %)" if ref and n != "traditional" else "")
+                for n, c in counts.items()))
+    else:
+        print(f"instructions per launch: not counted (the harness took over {INSTRUCTIONS_IF_UNDER_S} s of the 10 minutes)")
     print(f"bench_seed: {time.monotonic() - t0:.0f} s")
     return 0
 
