@@ -5,7 +5,6 @@ built program; bad input refused before anything is built."""
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 
 import pytest

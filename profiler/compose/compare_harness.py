@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from profiler.errors import TargetFailed, ToolFailed, ToolMissing, UsageError
-from profiler.model.build_variant import REFERENCE
 from profiler.model.compare import HarnessFacts, HarnessVariant, NotPacked
 from profiler.model.target import Target
 from profiler.model.words import TargetKind
@@ -192,11 +191,3 @@ def facts(cmd: str, shell: bool, target: Target, rec: Recording, added: Sequence
                         modules_recorded=len(rec.modules), modules_added=len(added), not_packed=missing,
                         variants=tuple(variants))
 
-
-def reference_end(seen: dict, rec: Recording, recorded_with_harness: bool) -> tuple[int, tuple[str, ...]]:
-    """What every variant's harness must end with: the recording run's end (it ran the harness
-    with traditional), or traditional's first timed run when --record-with recorded another command."""
-    if recorded_with_harness or not seen.get(REFERENCE):
-        return rec.exit_code, rec.summary
-    first = seen[REFERENCE][0]
-    return first.exit_code, first.summary
