@@ -63,17 +63,17 @@ def build(
     if pyoxidizer:
         from profiler.workflows.pyoxidizer_build import PyOxidizerOptions, build_with_pyoxidizer
 
-        report = build_with_pyoxidizer(
+        built = build_with_pyoxidizer(
             PyOxidizerOptions(target=target, name=name, out_dir=output, distribution=distribution, force=force), info=info,
             context=run_context(ctx),
         )
-        deliver(report, fmt=fmt, output=None, table=render_pyoxidizer_build)
+        deliver(built, fmt=fmt, output=None, table=render_pyoxidizer_build)
         return
     if distribution:
         raise UsageError("--distribution goes with --pyoxidizer")
     from profiler.compose.build import BuildOptions, build as run_build
 
     report = run_build(BuildOptions(target=target, python=interpreter_given(ctx, python), name=name, out_dir=output,
-                                    variants=variant or None, force=force, record_with=record_with),
+                                    variants=tuple(variant) if variant else None, force=force, record_with=record_with),
                        info=info, warn=warn, context=run_context(ctx))
     deliver(report, fmt=fmt, output=None, table=render_build_table)

@@ -101,8 +101,8 @@ def lazy(
             return render_lazy_apply_diff(report) if diff else render_lazy_apply_table(report, tty, top=top)
 
         with Progress("applying") as bar:
-            report = lazy_apply(aopts, progress=bar.update, warn=warn, info=info, context=run_context(ctx))
-        deliver(report, fmt=fmt, output=output, table=apply_table)
+            applied = lazy_apply(aopts, progress=bar.update, warn=warn, info=info, context=run_context(ctx))
+        deliver(applied, fmt=fmt, output=output, table=apply_table)
         return
 
     def table(report, tty):

@@ -58,7 +58,7 @@ def startup(
     from profiler.model.words import Engine, Metric
 
     check_outputs(output, export_json, export_markdown)
-    engine, metric = Engine.parse(engine), Metric.parse_all(metric)  # the words, parsed here once
+    engine_word, metrics = Engine.parse(engine), Metric.parse_all(metric)  # the words, parsed here once
     target = target_of(ctx)
     versus = versus_of(ctx, vs, python_given(ctx), ctx.command_path)
     # the interpreters, resolved once, here: --python's (where a Python target runs on them) and
@@ -71,11 +71,11 @@ def startup(
         pythons=python or [None],
         variants=variant or [],
         flags=flags or [],
-        engine=engine,
+        engine=engine_word,
         runs=runs,
         warmup=warmup,
         imports=import_ or [],
-        metrics=metric,
+        metrics=metrics,
         instruction_runs=instruction_runs,
         reference=reference,
         ignore_failure=ignore_failure,
