@@ -716,20 +716,35 @@ def _relaid(pieces: Generator[str, None, None], key: str) -> Generator[str, None
             if not more():
                 return ""
 
+    def grow() -> bool:
+        """Twice what is held of the value being read (one piece at a time would copy a big
+        value again for each piece); False at the end of the file."""
+        want = 2 * (len(buf) - pos) + 1
+        if not more():
+            return False
+        while len(buf) - pos < want and more():
+            pass
+        return True
+
     def value() -> object:
         nonlocal pos
         peek()
         while True:
             try:
                 got, end = decoder.raw_decode(buf, pos)
-            except RecursionError:
+            except (RecursionError, _NotFinite):  # the whole-file reader says what is wrong
                 raise _NotStreamable from None
-            except ValueError:  # cut by the piece's end (or not JSON: the whole-file reader says)
-                if ended or not more():
+            except json.JSONDecodeError as exc:
+                # cut by the piece's end (a string not closed yet, or the error at the last
+                # characters: `tru` of a true), or not JSON (the whole-file reader says where)
+                cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(buf) - 10
+                if not cut or ended or not grow():
                     raise _NotStreamable from None
                 continue
-            if end == len(buf) and not ended and more():  # a number the piece may have cut
-                continue
+            except ValueError:  # a number past int()'s digit limit: the whole-file reader says
+                raise _NotStreamable from None
+            if end >= len(buf) - 2 and type(got) in (int, float) and not ended and grow():
+                continue  # a number the piece may have cut (`1` of 12, `1.5` of 1.5e-3)
             pos = end
             return got
 

@@ -382,3 +382,27 @@ def test_a_saved_report_in_another_layout_is_read_a_value_at_a_time(case, layout
         res = run_main("show", p)
         assert res.returncode == 2 and "Traceback" not in res.stderr, res
     assert run_main("show", bad_other).stderr.replace("bad.json", "X") == run_main("show", bad_indented).stderr.replace("bad-indented.json", "X")
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 64])
+def test_values_cut_anywhere_by_the_pieces_are_read_whole(size):
+    """_relaid reads a value a piece at a time: wherever a piece ends (inside a number, a
+    string, an escape, `true`, `null`, between a key and its colon), the lines it gives hold
+    the values json.loads reads; a syntax error or data after the object is not streamed (the
+    whole-file reader says what is wrong)."""
+    from profiler.inputs import _NotStreamable, _relaid
+
+    doc = {"schema": "importprof.imports/1", "n": -12345678, "f": 1.5e-3, "t": True, "z": None, "s": 'a"b\\c\u00e9 \U0001F600',
+           "modules": [{"name": "a", "x": [1, 2, {"y": False}], "e": []}, {}, {"name": "b\n", "self_us": 0}], "after": {"k": [None]}}
+    for text in (json.dumps(doc, separators=(",", ":")), json.dumps(doc), "{ " + json.dumps(doc, indent=1)[1:]):
+        pieces = (text[i:i + size] for i in range(0, len(text), size))
+        lines = list(_relaid((p for p in pieces), "modules"))
+        assert lines[0] == "{" and lines[-1] == "}" and lines[6] == '  "s": ' + json.dumps(doc["s"], ensure_ascii=False) + ","
+        back = json.loads("\n".join(lines))
+        assert back == doc and list(back) == list(doc)
+        assert [ln for ln in lines if ln.startswith("    ")] == ["    " + json.dumps(m, ensure_ascii=False) + ("," if i < 2 else "")
+                                                               for i, m in enumerate(doc["modules"])]
+    for bad in ('{"a": 1} x', '{"a": 1,}', '{"a" 1}', '{"a": tru}', '{"a": [1, 2}', '[1]', '{"a": NaN}', '{"a": 1e999}'):
+        pieces = (bad[i:i + size] for i in range(0, len(bad), size))
+        with pytest.raises(_NotStreamable):
+            list(_relaid((p for p in pieces), "modules"))
