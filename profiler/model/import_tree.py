@@ -330,8 +330,8 @@ class ColumnBlock(NamedTuple):
 
     layout: ProcessLayout
     process: int
-    self_us: array
-    cumulative_us: array
+    self_us: Sequence[int]  # an array (a list for a stand-in block: render/page_json.py)
+    cumulative_us: Sequence[int]
 
     def record(self, i: int) -> ModuleRecord:
         s, c = self.self_us[i], self.cumulative_us[i]
