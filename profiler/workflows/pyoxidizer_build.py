@@ -62,7 +62,9 @@ def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] |
     if opts.target.kind == TargetKind.SCRIPT:
         script = os.path.abspath(opts.target.value)
         common["script"] = script
-        common["app_root"] = opts.target.first_path(os.getcwd())
+        root = opts.target.first_path(os.getcwd())  # a script's folder (None only for a command)
+        if root is not None:
+            common["app_root"] = root
     else:
         common["module"] = opts.target.value
     built = []
