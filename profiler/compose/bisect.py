@@ -103,26 +103,39 @@ def bisect(
     )
 
 
-def _test_commit(git, repo: str, commit: str, installs, check: str, config: str, root: str, context: RunContext | None):
+def check_at_commit(git, repo: str, commit: str, installs, check: str, config: str, root: str,
+                    context: RunContext | None):
+    """The check's report at `commit`, run in a temporary worktree after its install steps:
+    (report, None), or (None, why it could not be built or run). `bisect` and `history record`
+    both measure a commit this way."""
     from profiler.inputs import read_document
     from profiler.model.check import CheckReport
 
     where = os.path.join(root, commit[:12])
     out = os.path.join(root, f"{commit[:12]}.json")
-    title = git.subject(repo, commit, context=context)
     git.add_worktree(repo, commit, where, context=context)
     try:
         for argv in installs:
             proc = git.run_install(argv, where, context=context)
             if proc.returncode != 0:
                 last = (proc.stderr.strip().splitlines() or [""])[-1]
-                return BisectStep(commit, title, "error", failing=(f"install step {shlex.join(argv)} exited {proc.returncode}: {last}",)), None
+                return None, f"install step {shlex.join(argv)} exited {proc.returncode}: {last}"
         proc = git.run_check(check, config, where, out, context=context)
         if not os.path.exists(out):
             last = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-            return BisectStep(commit, title, "error", failing=(last,)), None
-        result = CheckReport.from_dict(read_document(out, ["check"], "check result")).results[0]
+            return None, last
+        report = CheckReport.from_dict(read_document(out, ["check"], "check result"))
+        os.unlink(out)
+        return report, None
     finally:
         git.remove_worktree(repo, where, context=context)
+
+
+def _test_commit(git, repo: str, commit: str, installs, check: str, config: str, root: str, context: RunContext | None):
+    title = git.subject(repo, commit, context=context)
+    report, why = check_at_commit(git, repo, commit, installs, check, config, root, context)
+    if report is None:
+        return BisectStep(commit, title, "error", failing=(why,)), None
+    result = report.results[0]
     failing = tuple(f.message for f in result.findings if f.status == "fail") or ((result.error,) if result.error else ())
     return BisectStep(commit, title, result.status, result.wall_ms, result.import_ms, result.instructions, failing), result

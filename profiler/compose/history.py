@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shlex
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -26,6 +25,7 @@ from typing import Callable, Sequence
 from profiler.errors import BadInput, UsageError
 from profiler.model.check import CheckReport, CheckResult
 from profiler.model.history import FIGURES, HistoryReport, ModuleTimes, StoredRun
+from profiler.compose import bisect
 from profiler.runcontext import RunContext, given
 
 DEFAULT_STORE = os.path.join(".importprof", "history.sqlite")
@@ -172,31 +172,6 @@ def resolve_range(repo: str, spec: str, every: int, context: RunContext | None =
     return commits
 
 
-def _measure_commit(git, repo: str, commit: str, installs, check: str, config: str, root: str,
-                    context: RunContext | None) -> tuple[CheckReport | None, str | None]:
-    """(the check's report at `commit`, None) or (None, why it could not be built or run)."""
-    from profiler.inputs import read_document
-
-    where = os.path.join(root, commit[:12])
-    out = os.path.join(root, f"{commit[:12]}.json")
-    git.add_worktree(repo, commit, where, context=context)
-    try:
-        for argv in installs:
-            proc = git.run_install(argv, where, context=context)
-            if proc.returncode != 0:
-                last = (proc.stderr.strip().splitlines() or [""])[-1]
-                return None, f"install step {shlex.join(argv)} exited {proc.returncode}: {last}"
-        proc = git.run_check(check, config, where, out, context=context)
-        if not os.path.exists(out):
-            last = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-            return None, last
-        report = CheckReport.from_dict(read_document(out, ["check"], "check result"))
-        os.unlink(out)
-        return report, None
-    finally:
-        git.remove_worktree(repo, where, context=context)
-
-
 def _interpreter_version(spec_python: str | None, context: RunContext | None) -> str | None:
     """The check's interpreter's version, when it resolves here (a venv made by an install
     step does not: then any interpreter's run of a commit counts as recorded)."""
@@ -240,7 +215,7 @@ def record_commits(opts: RecordOptions, progress: Callable[[int, int, str], None
             when, subject = facts.get(commit, (None, None))
             if progress:
                 progress(i, len(todo), f"{commit[:10]} {subject or ''}".strip())
-            report, why = _measure_commit(git, repo, commit, installs, opts.check, config, root, context)
+            report, why = bisect.check_at_commit(git, repo, commit, installs, opts.check, config, root, context)
             if report is None:
                 run = error_run(opts.check, machine, python, why or "could not run", commit=commit, subject=subject,
                                 commit_time=when)
@@ -373,7 +348,7 @@ def bisect_history(opts: BisectHistoryOptions, progress: Callable[[int, int, str
                 when, subject = facts.get(commit, (None, None))
                 if progress:
                     progress(done, steps, f"{cp.check}: {commit[:10]} {subject or ''}".strip())
-                report, why = _measure_commit(git, repo, commit, installs, opts.check, config, root, context)
+                report, why = bisect.check_at_commit(git, repo, commit, installs, opts.check, config, root, context)
                 if report is None:
                     store.add(error_run(opts.check, machine, series.python, why or "could not run", commit=commit,
                                         subject=subject, commit_time=when))
