@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from profiler.model.import_tree import ChangeColumns, ColumnBlock, DiffReport, DiffTotals, ImportsReport, ModuleChange, ModuleRecord
+from profiler.model.import_tree import ChangeColumns, ColumnBlock, DiffReport, DiffTotals, ImportsReport, ModuleRecord
 
 MIN_RUNS_FOR_SIGNIFICANCE = 3
 SPREAD_FACTOR = 3  # a change is significant beyond this many (old + new) spreads (MAD, µs)
