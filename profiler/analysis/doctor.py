@@ -132,7 +132,7 @@ def pth_findings(site: SiteReport) -> list[Finding]:
         if p.lines:
             by_file.setdefault(posixpath.normpath(p.path), []).append(p)
     out = []
-    for path, passes in by_file.items():
+    for passes in by_file.values():
         p = passes[0]
         first = p.lines[0]
         where = p.path if first.lineno is None else f"{p.path}:{first.lineno}"
