@@ -36,11 +36,14 @@ import difflib
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import BadInput, Interrupted, UsageError
 from profiler.model.lazy_apply import Check, FileEdit, LazyApplyReport, ProofRow, Side, StatementVerdict
 from profiler.runcontext import RunContext, given
+
+if TYPE_CHECKING:
+    from profiler.model.interpreter import Interpreter
 
 Note = Callable[[str], None]
 PLACEHOLDER = "{python}"
@@ -55,7 +58,7 @@ class ApplyOptions:
     filter_out: str | None = None
     verify_with: Sequence[str] = ()  # command lines (shlex-split; {python} = each interpreter)
     min_ms: float = 1.0
-    oldest_python: str | None = None  # None: the oldest pyenv interpreter requires-python allows
+    oldest_python: Interpreter | None = None  # --oldest-python, resolved at the command's edge; None: the oldest pyenv interpreter requires-python allows
     proof_runs: int = 10
     profile_runs: int = 3
     max_bisect_runs: int = 40
