@@ -26,6 +26,12 @@ pub(crate) struct Kind {
     pub(crate) layout: bool,      // a call ProcessLayout reads (forks, execs)
 }
 
+impl Kind {
+    /// A call of no kind importprof reads.
+    const NONE: Kind =
+        Kind { family: -1, path_arg: false, open: false, read: false, marker: false, module_open: false, listing: false, layout: false };
+}
+
 /// Keys in first-seen order.
 pub(crate) struct Ordered<K: std::hash::Hash + Eq + Clone, V> {
     pub(crate) at: HashMap<K, usize>,
@@ -87,16 +93,7 @@ impl Kinds {
         let layout = names_of(layout)?;
         let mut table: HashMap<String, Kind> = HashMap::default();
         let mut nfam = 0usize;
-        let none = Kind {
-            family: -1,
-            path_arg: false,
-            open: false,
-            read: false,
-            marker: false,
-            module_open: false,
-            listing: false,
-            layout: false,
-        };
+        let none = Kind::NONE;
         for (key, value) in kinds.iter() {
             let (family, path_arg, open, read): (i64, bool, bool, bool) = value.extract()?;
             if family >= 0 {
@@ -126,16 +123,7 @@ impl Kinds {
             return Ok(v);
         }
         let s: &str = str_of(name_obj)?;
-        let none = Kind {
-            family: -1,
-            path_arg: false,
-            open: false,
-            read: false,
-            marker: false,
-            module_open: false,
-            listing: false,
-            layout: false,
-        };
+        let none = Kind::NONE;
         let kind = *self.table.get(s).unwrap_or(&none);
         let slot = match self.name_at.get(s) {
             Some(&j) => j,
