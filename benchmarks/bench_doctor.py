@@ -54,6 +54,8 @@ from profiler.model.target import Target  # noqa: E402
 TOLERANCE = 0.30  # of the measured CPU saving
 FLOOR_US = 1000  # below 1 ms apart an estimate is as good as the timings can tell
 CPU = re.compile(r"CPU time \(user \+ system\) saved: (-?[\d.]+) ms(?: ± ([\d.]+) ms)?")
+# a finding whose measured figure is its CPU time (in-memory: compare's CPU) says its wall figure beside it
+WALL = re.compile(r"wall time saved: (-?[\d.]+) ms(?: ± ([\d.]+) ms)?")
 
 
 def _targets(venv: str) -> list[tuple[str, Target]]:
@@ -180,12 +182,15 @@ def main() -> None:
             m = CPU.search(f.verify or "")
             cpu = float(m.group(1)) * 1000 if m else None
             cpu_sd = float(m.group(2)) * 1000 if m and m.group(2) else None
+            w = WALL.search(f.verify or "")
+            wall_us, wall_sd = ((float(w.group(1)) * 1000, float(w.group(2)) * 1000 if w.group(2) else None) if w
+                                else (f.measured_us, f.measured_spread_us))
             unjudged = not_a_measurement(f)
-            v = unjudged or verdict(f.cost_us, (f.measured_us, f.measured_spread_us), (cpu, cpu_sd), args.timing_runs)
+            v = unjudged or verdict(f.cost_us, (wall_us, wall_sd), (cpu, cpu_sd), args.timing_runs)
             if v != "-" and unjudged is None:
                 n_judged += 1
                 misses += v.startswith("MISSED")
-            wall = "-" if f.measured_us is None else f"{_ms(f.measured_us)} ± {_ms(f.measured_spread_us)}"
+            wall = "-" if wall_us is None else f"{_ms(wall_us)} ± {_ms(wall_sd)}"
             rows.append((name, f.kind, _ms(f.cost_us), wall,
                          "-" if cpu is None else f"{_ms(cpu)} ± {_ms(cpu_sd)}",
                          v if v != "-" else ("not verified" if f.measured_us is None else "-")))

@@ -123,3 +123,18 @@ def test_filter_out_and_the_hook_keep_the_same_imports_eager():
         assert plain["keep_lazy"](importer, name, fromlist) == hook._keep_filter(importer, name, fromlist), (name, fromlist)
     assert plain["keep_lazy"]("mercurial.util", "mercurial.thirdparty", ("attr",)) is False
     assert plain["keep_lazy"]("app", "json", None) is True
+
+
+def test_in_memory_verified_is_compares_cpu_with_the_wall_beside():
+    """--verify's in-memory figure is compare's measured CPU (user + system), the wall said beside."""
+    from profiler.analysis.doctor import in_memory_verified
+    from profiler.model.doctor import Finding
+
+    f = Finding(kind="in-memory", title="t", where="w", cost_us=15_200, fix="f", estimate=True)
+    got = in_memory_verified(f, {"oxidized": (0.380, 0.010), "in-memory": (0.3606, 0.012)},
+                             {"oxidized": (0.1200, 0.0010), "in-memory": (0.1024, 0.0012)})
+    assert got.measured_us == 17_600 and got.measured_spread_us == 1_562
+    assert "CPU time (user + system) saved: 17.6 ms ± 1.6 ms" in got.verify
+    assert "wall time saved: 19.4 ms ± 15.6 ms" in got.verify
+    wall_only = in_memory_verified(f, {"oxidized": (0.380, 0.010), "in-memory": (0.3606, 0.012)})
+    assert wall_only.measured_us == 19_400
