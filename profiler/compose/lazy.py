@@ -324,11 +324,11 @@ def find_315(interp, context: RunContext | None = None):
 
 def filter_env(directory: str) -> dict[str, str]:
     """The environment that installs the filter module as --filter-out's docs say: its folder
-    first on PYTHONPATH, where `site` imports sitecustomize from. Bytecode goes to a folder of
-    importprof's beside it (PYTHONPYCACHEPREFIX), never into the program's tree."""
+    first on PYTHONPATH, where `site` imports sitecustomize from. Nothing else: the timed lazy
+    run reads the program's bytecode where the eager one does (a bytecode folder of its own
+    would make it compile every module the eager run reads from a .pyc file)."""
     old = os.environ.get("PYTHONPATH")
-    return {"PYTHONPATH": directory + (os.pathsep + old if old else ""),
-            "PYTHONPYCACHEPREFIX": os.path.join(directory, "pycache")}
+    return {"PYTHONPATH": directory + (os.pathsep + old if old else "")}
 
 
 def _plain_check(st: _Lazy, info: Note | None) -> None:
@@ -363,13 +363,14 @@ def _plain_check(st: _Lazy, info: Note | None) -> None:
     st.filter_dir = tempfile.mkdtemp(prefix="importprof-filter-")  # (the invocation's folder: removed at exit)
 
     def plain(lazy: bool, names) -> ProgramOutput:
-        # the eager side with the same bytecode folder, so that neither writes into the program's tree
+        # the check's runs (not timed) keep their bytecode in importprof's folder, eager and lazy
+        # alike, so that neither writes into the program's tree
         env = {"PYTHONPYCACHEPREFIX": os.path.join(st.filter_dir, "pycache")}
         argv = [py.path, *opts.flags, *t.python_argv()]
         if lazy:
             sinks.write_atomic(os.path.join(st.filter_dir, "sitecustomize.py"),
                                filter_module(names, target=t.label(), python=py.version))
-            env = filter_env(st.filter_dir)
+            env.update(filter_env(st.filter_dir))
             argv = [py.path, "-X", "lazy_imports=all", *opts.flags, *t.python_argv()]
         proc = run(argv, env=env, timeout=opts.timeout, missing=TargetFailed, what="target", context=st.context)
         return masked(ProgramOutput(proc.stdout, proc.stderr, proc.returncode), st.runner.mask)
