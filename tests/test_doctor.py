@@ -179,18 +179,15 @@ def test_no_finding_exceeds_the_measured_whole_start_up():
     assert cap_findings([big], None) == [big]  # nothing measured: nothing to cap against
 
 
-def test_lazy_estimate_counts_only_modules_the_lazy_run_never_imported_at_their_own_cost():
+def test_lazy_saving_is_the_timed_difference_or_the_emulations_prediction():
     from profiler.analysis.doctor import lazy_finding, lazy_saving_us
     from profiler.model.lazy import AvoidedModule, LazyReport
     from profiler.model.measurement import TimingResult
 
-    # flake8.checker: 58.6 ms cumulative, but its dependencies are imported by others anyway
     avoided = (AvoidedModule("flake8.checker", cumulative_us=58_600, self_us=1_200), AvoidedModule("multiprocessing.pool", 9_000, 800))
     report = LazyReport(results=(), must_stay_eager=(), avoided=avoided, identical_output=True, modules_eager=10,
                         modules_lazy=8, statements=(), avoided_us=67_600)
-    f = lazy_finding(report, measured=False)
-    assert f.cost_us == 2_000 and f.estimate
-    assert lazy_saving_us(report) is None  # not timed
+    assert lazy_saving_us(report) is None and lazy_finding(report) is None  # not timed: no finding, no estimate
     timed = [TimingResult(command="x", mean=m, stddev=0.0, median=m, user=0.0, system=0.0, min=m, max=m, times=(m,), memory_usage_byte=(None,),
                           exit_codes=(0,), variant=v) for v, m in (("eager", 0.1), ("lazy", 0.0925))]
     from dataclasses import replace
@@ -202,7 +199,7 @@ def test_lazy_estimate_counts_only_modules_the_lazy_run_never_imported_at_their_
 
     predicted = replace(report, results=tuple(timed), prediction=Prediction(lazy_mean=0.0885, ratio=0.885, overhead_s=0.004))
     assert lazy_saving_us(predicted) == 11_500
-    assert lazy_finding(predicted, measured=True).cost_us == 11_500
+    assert lazy_finding(predicted).cost_us == 11_500
 
 
 def test_the_lazy_finding_never_points_at_a_statement_that_saved_nothing_alone():
@@ -219,11 +216,15 @@ def test_the_lazy_finding_never_points_at_a_statement_that_saved_nothing_alone()
     saves = StatementSaving(site="awscli/handlers.py:12", modules=("botocore.session",), cumulative_us=9_000,
                             saving_us=3_500, saving_modules=("botocore.session",))
     unmeasured = StatementSaving(site="awscli/plugin.py:3", modules=("x",), cumulative_us=500)
-    report = LazyReport(results=(), must_stay_eager=(), avoided=avoided, identical_output=True, modules_eager=10,
+    from profiler.model.measurement import TimingResult
+
+    timed = tuple(TimingResult(command="x", mean=m, stddev=0.0, median=m, user=0.0, system=0.0, min=m, max=m, times=(m,),
+                               memory_usage_byte=(None,), exit_codes=(0,), variant=v) for v, m in (("eager", 0.1), ("lazy", 0.09)))
+    report = LazyReport(results=timed, must_stay_eager=(), avoided=avoided, identical_output=True, modules_eager=10,
                         modules_lazy=8, statements=(saves, unmeasured, nothing), avoided_us=90_000, target="aws --version")
-    assert lazy_finding(report, measured=False).where == "awscli/handlers.py:12"
-    assert lazy_finding(replace(report, statements=(unmeasured, nothing)), measured=False).where == "awscli/plugin.py:3"
-    assert lazy_finding(replace(report, statements=(nothing,)), measured=False).where == "aws --version"
+    assert lazy_finding(report).where == "awscli/handlers.py:12"
+    assert lazy_finding(replace(report, statements=(unmeasured, nothing))).where == "awscli/plugin.py:3"
+    assert lazy_finding(replace(report, statements=(nothing,))).where == "aws --version"
 
 
 def test_a_verified_finding_keeps_its_estimate_beside_the_measured_saving():

@@ -73,25 +73,25 @@ def _lazy_report(eager_s, eager_sd, lazy_s, lazy_sd, identical=True):
 def test_doctor_recommends_no_lazy_import_measured_slower():
     """Mercurial's `hg status` on 3.15 (this machine): eager 531.9 ± 131.3 ms, lazy 645.0 ± 108.4 ms."""
     r = _lazy_report(0.5319, 0.1313, 0.6450, 0.1084)
-    assert lazy_finding(r, measured=True) is None
+    assert lazy_finding(r) is None
     assert "no faster" in lazy_no_gain(r)
 
 
 def test_doctor_recommends_no_lazy_import_within_the_spread():
     r = _lazy_report(0.100, 0.010, 0.095, 0.010)
-    assert lazy_finding(r, measured=True) is None
+    assert lazy_finding(r) is None
     assert "within the timings' spread" in lazy_no_gain(r)
 
 
 def test_doctor_recommends_no_lazy_import_that_changes_the_output():
     r = _lazy_report(0.100, 0.001, 0.050, 0.001, identical=False)
-    assert lazy_finding(r, measured=True) is None
+    assert lazy_finding(r) is None
     assert "change the program's output" in lazy_no_gain(r)
 
 
 def test_doctor_lazy_finding_is_the_measured_saving():
     r = _lazy_report(0.100, 0.002, 0.060, 0.002)
-    f = lazy_finding(r, measured=True)
+    f = lazy_finding(r)
     assert f is not None and f.cost_us == 40_000 and not f.estimate
     assert lazy_no_gain(r) is None
 

@@ -228,42 +228,23 @@ def _lazy_where(report: LazyReport) -> str:
     return best[0].site if best else report.target
 
 
-def lazy_finding(report: LazyReport, measured: bool) -> Finding | None:
-    """The saving `importprof lazy` measured (eager mean − lazy mean), or without timing its
-    estimate: the eager import time of the modules the lazy run never executed. Measured, a
-    saving within the timings' spread, or a lazy run no faster, is no finding: doctor never
-    recommends what the command that measures it refutes (Mercurial: 1.15x slower lazy)."""
+def lazy_finding(report: LazyReport) -> Finding | None:
+    """The saving `importprof lazy` timed (eager mean − lazy mean, the emulation's own cost taken
+    out on 3.8-3.14). A saving within the timings' spread, a lazy run no faster, or one whose
+    output differs is no finding: doctor never recommends what the command that measures it
+    refutes (Mercurial: 1.15x slower lazy, where the untimed estimate this replaces said 16.6 ms)."""
+    cost = lazy_saving_us(report)
+    if cost is None or cost <= (lazy_spread_us(report) or 0) or cost <= 0 or not report.identical_output:
+        return None
     kept = [m.name for m in report.must_stay_eager]
     keep_text = f"; keep eager: {', '.join(kept)}" if kept else ""
-    fix = ("defer imports that start-up does not use: `lazy import` (PEP 810, 3.15), importlib.util.LazyLoader, "
-           f"or imports moved into the functions that use them{keep_text}")
-    where = _lazy_where(report)
-    if measured:
-        cost = lazy_saving_us(report)
-        if cost is None or cost <= 0 or cost <= (lazy_spread_us(report) or 0):
-            return None
-        if not report.identical_output:
-            return None  # what lazy imports would break is no fix to recommend
-        return Finding(
-            kind="lazy",
-            title=f"lazy imports save {cost / 1000:.1f} ms: {len(report.avoided)} modules never used at start-up"
-                  + ("" if report.identical_output else " (output NOT identical: see importprof lazy)"),
-            where=where, cost_us=cost, fix=fix, measured_by="lazy (eager vs lazy, timed)",
-        )
-    # what the program stops doing: the modules the lazy run did not import at all, each at its
-    # own (self) cost; an eager cumulative would count parts the lazy run still imports. Timed,
-    # the lazy run saved 14-55 % more than this on bench_doctor's five programs (pip, pygmentize,
-    # http, black, pygments without .pyc; --runs 3), for a cause not yet found (not the garbage
-    # collector: no full collection runs during http's start-up); the title says "usually below"
-    saved = sum(a.self_us for a in report.avoided)
-    if not saved:
-        return None
     return Finding(
         kind="lazy",
-        title=f"estimate: {len(report.avoided)} modules imported but never used at start-up "
-              f"(their own eager import time, usually below what the lazy run saves when timed: "
-              f"`importprof doctor --verify` or `importprof lazy` times it)",
-        where=where, cost_us=saved, fix=fix, estimate=True, measured_by="lazy (avoided modules' self time, untimed)",
+        title=f"lazy imports save {cost / 1000:.1f} ms: {len(report.avoided)} modules never used at start-up",
+        where=_lazy_where(report), cost_us=cost,
+        fix=("defer imports that start-up does not use: `lazy import` (PEP 810, 3.15), importlib.util.LazyLoader, "
+             f"or imports moved into the functions that use them{keep_text}"),
+        measured_by="lazy (eager vs lazy, timed)",
     )
 
 

@@ -277,7 +277,7 @@ def _lazy(st: _Doctor) -> None:
         st.lz = lazy(LazyOptions(target=opts.target, python=st.interp, runs=opts.timing_runs, warmup=1, measure=True,
                                  profile_runs=opts.runs, ignore_failure=opts.ignore_failure, statement_runs=3),
                      progress=st.progress, warn=st.warn, info=st.info, context=st.context)
-        finding = rules.lazy_finding(st.lz, measured=True)
+        finding = rules.lazy_finding(st.lz)
         note = "" if finding is not None else (rules.lazy_no_gain(st.lz) or "")
         if st.lz.own_lazy:
             note = (note + "; " if note else "") + "the program imports lazily by itself: " + "; ".join(st.lz.own_lazy)
