@@ -126,7 +126,8 @@ def bench_parse(lines_wanted: int = 100_000) -> None:
     no number conversion) — what any pure-Python parser of these records costs at least."""
     from profiler.analysis.attribution import summarize_trace
     from profiler.model.syscall_trace import Syscall
-    from profiler.parse.strace import _LINE, parse_strace
+    from profiler.parse.strace import parse_strace
+    from profiler.parse.strace_lines import _LINE
 
     src = []
     for name in ("multiproc.log", "markers-json-csv.log"):

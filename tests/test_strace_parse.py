@@ -271,7 +271,7 @@ def test_native_joins_the_unfinished_halves(logs):
     """A multi-process log is mostly `<unfinished ...>`/`<... resumed>` halves: the native
     parser joins the usual pairs itself (the general path took every half before) and gives
     the general path's records, also when the log passes midnight between two halves."""
-    from profiler.parse.strace import _KINDS, _RECORD, _native
+    from profiler.parse.strace_rows import _KINDS, _RECORD, _native
 
     mod = _native()
     if mod is None:
@@ -539,7 +539,7 @@ def test_native_reads_every_strace_form(form_logs, name):
     -t/-tt/-ttt times or none, -T or not, -y or not): the native parser takes (nearly) every
     line itself and gives the careful line-by-line records, events and counts, as the
     pure-Python fast path does; the summaries are the careful one."""
-    from profiler.parse.strace import _KINDS, _RECORD, _native
+    from profiler.parse.strace_rows import _KINDS, _RECORD, _native
 
     text = form_logs[name]
     ref = parse_strace(text, fast=False)
@@ -568,13 +568,13 @@ def test_a_native_build_of_another_version_is_not_used(logs, monkeypatch):
     """A native module built before its sources changed (parse_lines' arguments or results
     of another version, until make setup rebuilds it) is not called: the pure-Python fast path
     gives the records."""
-    from profiler.parse import strace
+    from profiler.parse import strace_rows
 
-    mod = strace._native()
+    mod = strace_rows._native()
     if mod is None:
         pytest.skip("the native parser is not built (make setup builds it)")
-    monkeypatch.setattr(mod, "PARSE_LINES_VERSION", strace._PARSE_LINES_VERSION - 1)
-    assert strace._native() is None
+    monkeypatch.setattr(mod, "PARSE_LINES_VERSION", strace_rows._PARSE_LINES_VERSION - 1)
+    assert strace_rows._native() is None
     plain = re.sub(r"^(\d+) +\d+:\d\d:\d\d\.\d+ (.*?)(?: <\d+\.\d+>)?$", r"\1 \2", logs["parallel"], flags=re.M)
     assert parse_strace(plain) == parse_strace(plain, fast=False)
 
