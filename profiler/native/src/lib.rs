@@ -2,7 +2,8 @@
 //! behaviour is defined by their Python twins (profiler/parse/strace.py,
 //! profiler/analysis/attribution.py and syscalls.py; tests compare them on real logs).
 //!
-//! By job: `parser` (strace lines → Syscall fields), `tallies` (the summary's counters),
+//! By job: `parser` (strace lines → Syscall fields: `scan` reads a line's pieces, `record` makes a
+//! call's fields, `parser` walks the log's lines), `tallies` (the summary's counters),
 //! `attribution` (each call to its import, then the tallies), `glue` (what they share with
 //! pyo3). One library, two Python modules: profiler/parse/_strace_native (the parser) and
 //! profiler/analysis/_syscall_tally (the summary), so that analysis never imports parse.
@@ -12,6 +13,8 @@ use pyo3::prelude::*;
 mod attribution;
 mod glue;
 mod parser;
+mod record;
+mod scan;
 mod store;
 mod tallies;
 
