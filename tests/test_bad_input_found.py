@@ -40,7 +40,7 @@ def test_a_45_digit_pid_held_across_the_readers_batches_is_read_as_whole(tmp_pat
     """A pid past 64 bits is read by the general path (tests/test_strace_parse.py: the native
     pass gives way to Python); read a piece at a time, the log gives the records the careful
     parser gives the whole text, and the command its summary."""
-    from profiler.inputs import read_text_chunks
+    from profiler.inputs.bounded import read_text_chunks
     from profiler.parse.strace import parse_strace, parse_strace_pieces
 
     log = _held_across_batches(tmp_path)

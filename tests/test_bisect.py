@@ -72,7 +72,7 @@ def test_bisect_finds_the_planted_commit_and_what_it_added(cli, tmp_path):
 
     out = cli("bisect", "--good", "v1", "--bad", "HEAD", "--check", "cli", "-o", "b.json", cwd=repo)
     assert out.returncode == 0, out
-    from profiler.inputs import read_document
+    from profiler.inputs.documents import read_document
 
     doc = read_document(str(repo / "b.json"), ["bisect"])  # validated against schemas/bisect.json
     assert doc["first_bad"]["commit"] == shas["regression"]

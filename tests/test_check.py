@@ -212,7 +212,7 @@ runs = 2
 
 
 def test_json_follows_its_schema_and_junit_has_a_testcase_per_check(cli, tmp_path):
-    from profiler.inputs import read_document
+    from profiler.inputs.documents import read_document
 
     _project(tmp_path, """
 [tool.importprof.checks.ok]

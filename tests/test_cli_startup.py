@@ -263,7 +263,7 @@ def test_a_bad_shell_is_a_usage_error(cli):
 FROM_LOG_PROFILER = {
     "profiler", "profiler.analysis", "profiler.analysis.imports_aggregate", "profiler.analysis.imports_views", "profiler.capture",
     "profiler.capture.interpreter", "profiler.capture.machine", "profiler.capture.process", "profiler.cli",
-    "profiler.commands", "profiler.commands._common", "profiler.commands._imports_run", "profiler.errors", "profiler.helpcache", "profiler.inputs", "profiler.liveness",
+    "profiler.commands", "profiler.commands._common", "profiler.commands._imports_run", "profiler.errors", "profiler.helpcache", "profiler.inputs", "profiler.inputs.bounded", "profiler.liveness",
     "profiler.model", "profiler.model.build_variant", "profiler.model.document", "profiler.model.harness", "profiler.model.import_tree",
     "profiler.model.interpreter", "profiler.model.log_source", "profiler.model.measurement", "profiler.model.run_options", "profiler.model.target", "profiler.model.variant",
     "profiler.model.words", "profiler.parse", "profiler.parse.importtime", "profiler.render", "profiler.render.console",

@@ -28,7 +28,8 @@ def _fixture(fixtures, kind):
 def test_every_schema_is_a_valid_json_schema():
     from jsonschema import Draft202012Validator
 
-    from profiler.inputs import kinds, schema
+    from profiler.inputs.documents import kinds
+    from profiler.inputs.schema_compiler import schema
 
     assert {"startup", "imports", "trace", "site", "compare", "diff", "report", "why"} <= set(kinds())
     for kind in kinds():
@@ -39,14 +40,14 @@ def test_every_schema_is_a_valid_json_schema():
 
 @pytest.mark.parametrize("kind", REPORT_FIXTURES)
 def test_the_saved_fixtures_conform(fixtures, kind):
-    from profiler.inputs import first_problem
+    from profiler.inputs.schema_problems import first_problem
 
     assert first_problem(_fixture(fixtures, kind), kind) is None
 
 
 def test_documents_importprof_writes_conform(inproc, fixtures, tmp_path):
     """What the quick commands write reads back (the schemas describe the real output)."""
-    from profiler.inputs import read_document
+    from profiler.inputs.documents import read_document
 
     doc = str(fixtures / "report" / "imports.json")
     made = {
@@ -168,7 +169,7 @@ def test_deeply_nested_json_is_one_line(inproc, tmp_path):
 
 
 def test_the_readme_publishes_every_schema():
-    from profiler.inputs import kinds
+    from profiler.inputs.documents import kinds
 
     from test_readme import pages_text
 

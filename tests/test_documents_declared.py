@@ -244,7 +244,7 @@ def test_every_kind_has_a_version_history_and_readers_take_what_it_lists():
     from pathlib import Path
 
     from profiler.errors import BadInput
-    from profiler.inputs import check_document
+    from profiler.inputs.documents import check_document
     from profiler.schemas import HISTORY, readable_versions
 
     schemas = {p.stem for p in (Path(__file__).resolve().parent.parent / "profiler" / "schemas").glob("*.json")}

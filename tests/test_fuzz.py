@@ -407,7 +407,7 @@ def test_fuzz_lazy_record(text):
                  mutated_json({"schema": "importprof.imports/1", "modules": []}).map(_dump)))
 def test_fuzz_strict_json(text):
     _count("json")
-    from profiler.inputs import parse_json
+    from profiler.inputs.strict_json import parse_json
 
     survives(parse_json, text, "fuzz")
 
@@ -475,7 +475,7 @@ def test_fuzz_report_from(scratch, doc, fmt):
 def test_fuzz_documents_validate_or_refuse(doc):
     """The validator itself: any value, any kind, one BadInput line or a pass."""
     _count("validate")
-    from profiler.inputs import check_document, kinds
+    from profiler.inputs.documents import check_document, kinds
 
     for kind in random.Random(0).sample(kinds(), 3):
         d = dict(doc) if isinstance(doc, dict) else doc
@@ -489,9 +489,9 @@ def test_fuzz_documents_validate_or_refuse(doc):
 def test_fuzz_fast_check_agrees_with_jsonschema(doc, kind):
     """inputs.conforms (the compiled fast path) says yes exactly when jsonschema finds no error."""
     _count("conforms")
-    from profiler.inputs import _validator, conforms
+    from profiler.inputs.schema_compiler import conforms, validator
 
-    assert conforms(doc, kind) == (not any(True for _ in _validator(kind).iter_errors(doc)))
+    assert conforms(doc, kind) == (not any(True for _ in validator(kind).iter_errors(doc)))
 
 
 def test_enough_examples_ran():

@@ -76,7 +76,7 @@ def test_record_then_history_names_the_commit_and_the_modules_it_added(recorded,
 
     out = cli("history", "--format", "json", "-o", "history.json", cwd=repo)
     assert out.returncode == 0, out
-    from profiler.inputs import read_document
+    from profiler.inputs.documents import read_document
 
     doc = read_document(str(repo / "history.json"), ["history"])  # validated against schemas/history.json
     [series] = doc["series"]

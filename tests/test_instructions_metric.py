@@ -22,7 +22,7 @@ def _counter():
 
 
 def test_startup_counts_several_times_and_shows_the_range(cli, real_python, tmp_path):
-    from profiler.inputs import read_document
+    from profiler.inputs.documents import read_document
 
     res = cli("startup", "--python", real_python, "--variant", "no-site", "--runs", "1", "--warmup", "0",
               "--metric", "instructions", "--instruction-runs", "3", "-o", "s.json", cwd=tmp_path)
@@ -39,7 +39,7 @@ def test_startup_counts_several_times_and_shows_the_range(cli, real_python, tmp_
 
 
 def test_imports_counts_the_target_and_the_bare_interpreter(cli, real_python, tmp_path):
-    from profiler.inputs import read_document
+    from profiler.inputs.documents import read_document
     from profiler.workflows.imports import load_report
 
     res = cli("imports", "--python", real_python, "--runs", "1", "--metric", "instructions", "--instruction-runs", "2",

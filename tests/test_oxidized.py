@@ -173,7 +173,7 @@ def test_pack_command_writes_both_sets(cli, real_python, tmp_path):
     assert "in-memory" in res.stdout and "filesystem" in res.stdout
     doc = json.loads((out / "pack.json").read_text())
     assert doc["schema"] == "importprof.pack/1" and "machine" in doc
-    from profiler.inputs import first_problem
+    from profiler.inputs.schema_problems import first_problem
 
     assert first_problem(doc, "pack") is None  # profiler/schemas/pack.json describes it
     names = {m["name"] for m in doc["modules"]}

@@ -57,7 +57,7 @@ def builds(venv, cli, tmp_path_factory):
 def test_real_program_builds_in_every_variant_and_behaves_as_traditional(program, builds):
     work, res = builds(program)
     assert res.returncode == 0, res
-    from profiler.inputs import first_problem
+    from profiler.inputs.schema_problems import first_problem
 
     assert first_problem(res.json(), "build") is None  # profiler/schemas/build.json describes it
     v = {x["variant"]: x for x in res.json()["variants"]}

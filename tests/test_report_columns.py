@@ -46,7 +46,8 @@ def saved(tmp_path_factory):
 
 def _whole(paths):
     """The page as the whole-file reader made it (each document json.load-ed and checked)."""
-    from profiler.inputs import check_document, read_json
+    from profiler.inputs.documents import check_document
+    from profiler.inputs.strict_json import read_json
 
     docs = []
     for p in paths:
@@ -137,7 +138,8 @@ def test_a_bad_saved_report_is_one_line(cli, saved, tmp_path):
         assert_one_line_error(res, 2, says)
         assert not out.exists()
         from profiler.errors import BadInput
-        from profiler.inputs import check_document, read_json
+        from profiler.inputs.documents import check_document
+        from profiler.inputs.strict_json import read_json
 
         with pytest.raises(BadInput) as whole:
             check_document(read_json(str(bad), "document"), str(bad))

@@ -37,7 +37,8 @@ def _outputs(page) -> dict:
 
 
 def _whole_docs(paths):
-    from profiler.inputs import check_document, read_json
+    from profiler.inputs.documents import check_document
+    from profiler.inputs.strict_json import read_json
 
     out = []
     for p in paths:

@@ -100,7 +100,7 @@ def saved(reports, tmp_path_factory):
 def test_a_saved_report_read_back_a_line_at_a_time(case, saved):
     """Read back into the column form, a saved report is the report the whole-file reader made
     of it, shows and exports the same bytes as before, and is written again byte for byte."""
-    from profiler.inputs import read_document
+    from profiler.inputs.documents import read_document
     from profiler.model.import_tree import ImportsReport, ModuleColumns
     from profiler.render import get_renderer
     from profiler.render.console_imports import ImportsView, render_imports_table
@@ -209,7 +209,7 @@ def test_line_reader_reads_what_the_whole_file_reader_reads(tmp_path_factory, ed
 def test_a_report_in_another_layout_reads_as_the_whole_file_reader_reads_it(tmp_path_factory, edits, layout):
     """The same edited reports written compact (`json.dump(separators=(",", ":"))`, as `jq -c`
     writes it) or on one line (json.dump's own separators): read a value at a time
-    (inputs._relaid), they give the whole-file reader's report, or its very error line."""
+    (inputs.relaid), they give the whole-file reader's report, or its very error line."""
     doc = _edited(_base_doc(tmp_path_factory), edits)
     path = tmp_path_factory.getbasetemp() / "edited.json"
     path.write_text(json.dumps(doc, separators=(",", ":")) if layout == "compact" else json.dumps(doc))
@@ -236,7 +236,7 @@ def _edited(doc: dict, edits) -> dict:
 
 
 def _same_outcome(path) -> None:
-    from profiler.inputs import read_document
+    from profiler.inputs.documents import read_document
     from profiler.model.import_tree import ImportsReport
     from profiler.workflows.imports import load_report
 
@@ -351,7 +351,7 @@ def test_a_saved_report_in_another_layout_is_read_a_value_at_a_time(case, layout
     or put on one line (json.dump): read a value at a time into the column form (the streaming
     reader takes it: never the whole file in memory), the same report as the indented file,
     shown and exported byte for byte as it is; an invalid one refused with the same line."""
-    from profiler.inputs import is_saved_imports, read_imports_document, stream_imports_report
+    from profiler.inputs.saved_imports import is_saved_imports, read_imports_document, stream_imports_report
     from profiler.model.import_tree import ModuleColumns
     from profiler.render import get_renderer
     from profiler.render.console_imports import ImportsView, render_imports_table
@@ -386,17 +386,17 @@ def test_a_saved_report_in_another_layout_is_read_a_value_at_a_time(case, layout
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 64])
 def test_values_cut_anywhere_by_the_pieces_are_read_whole(size):
-    """_relaid reads a value a piece at a time: wherever a piece ends (inside a number, a
+    """relaid reads a value a piece at a time: wherever a piece ends (inside a number, a
     string, an escape, `true`, `null`, between a key and its colon), the lines it gives hold
     the values json.loads reads; a syntax error or data after the object is not streamed (the
     whole-file reader says what is wrong)."""
-    from profiler.inputs import _NotStreamable, _relaid
+    from profiler.inputs.layout import NotStreamable, relaid
 
     doc = {"schema": "importprof.imports/1", "n": -12345678, "f": 1.5e-3, "t": True, "z": None, "s": 'a"b\\c\u00e9 \U0001F600',
            "modules": [{"name": "a", "x": [1, 2, {"y": False}], "e": []}, {}, {"name": "b\n", "self_us": 0}], "after": {"k": [None]}}
     for text in (json.dumps(doc, separators=(",", ":")), json.dumps(doc), "{ " + json.dumps(doc, indent=1)[1:]):
         pieces = (text[i:i + size] for i in range(0, len(text), size))
-        lines = list(_relaid((p for p in pieces), "modules"))
+        lines = list(relaid((p for p in pieces), "modules"))
         assert lines[0] == "{" and lines[-1] == "}" and lines[6] == '  "s": ' + json.dumps(doc["s"], ensure_ascii=False) + ","
         back = json.loads("\n".join(lines))
         assert back == doc and list(back) == list(doc)
@@ -404,5 +404,5 @@ def test_values_cut_anywhere_by_the_pieces_are_read_whole(size):
                                                                for i, m in enumerate(doc["modules"])]
     for bad in ('{"a": 1} x', '{"a": 1,}', '{"a" 1}', '{"a": tru}', '{"a": [1, 2}', '[1]', '{"a": NaN}', '{"a": 1e999}'):
         pieces = (bad[i:i + size] for i in range(0, len(bad), size))
-        with pytest.raises(_NotStreamable):
-            list(_relaid((p for p in pieces), "modules"))
+        with pytest.raises(NotStreamable):
+            list(relaid((p for p in pieces), "modules"))

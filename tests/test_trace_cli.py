@@ -512,7 +512,7 @@ def test_from_log_stdin_equals_the_file(cli, tmp_path, fixtures):
 def test_stdin_pieces_and_their_copy(tmp_path, fixtures, monkeypatch):
     """stdin_text_chunks: pieces that join to stdin's text (a UTF-8 character cut by a piece
     boundary whole in the next), and the copy it makes byte for byte what was read."""
-    from profiler.inputs import stdin_text_chunks
+    from profiler.inputs.bounded import stdin_text_chunks
 
     src = tmp_path / "in.strace"
     src.write_bytes((fixtures / "strace" / "multiproc.log").read_bytes() + "é€😀\n".encode() * 3000)

@@ -218,7 +218,7 @@ def log_given(from_log: str | None, pieces: bool = False):
     a time), a path → that path (model/log_source.py)."""
     if from_log is None:
         return None
-    from profiler.inputs import read_stdin
+    from profiler.inputs.bounded import read_stdin
     from profiler.model.log_source import LogSource
 
     return LogSource.of(from_log, None if pieces else (lambda: read_stdin("log")))

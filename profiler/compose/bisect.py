@@ -108,7 +108,7 @@ def check_at_commit(git, repo: str, commit: str, installs, check: str, config: s
     """The check's report at `commit`, run in a temporary worktree after its install steps:
     (report, None), or (None, why it could not be built or run). `bisect` and `history record`
     both measure a commit this way."""
-    from profiler.inputs import read_document
+    from profiler.inputs.documents import read_document
     from profiler.model.check import CheckReport
 
     where = os.path.join(root, commit[:12])

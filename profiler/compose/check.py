@@ -40,7 +40,7 @@ def config_path(config: str | None) -> str:
 
 
 def load_checks(path: str) -> tuple[CheckSpec, ...]:
-    from profiler.inputs import read_text
+    from profiler.inputs.bounded import read_text
     from profiler.parse.checks import parse_checks
 
     return parse_checks(read_text(path, "config"), path)
@@ -67,7 +67,7 @@ def load_baseline(spec: CheckSpec) -> CheckResult | None:
     path = baseline_path(spec)
     if path is None or not os.path.exists(path):
         return None
-    from profiler.inputs import read_document
+    from profiler.inputs.documents import read_document
 
     doc = read_document(path, ["check"], "baseline")
     try:

@@ -29,7 +29,7 @@ def diff(opts: DiffOptions) -> DiffReport:
     old = load_report(opts.old)
     pairing = streaming_pairing(old, ChangeRuns)
     if pairing is not None:  # the new report paired a process at a time as it is read, never held
-        from profiler.inputs import read_imports_report
+        from profiler.inputs.saved_imports import read_imports_report
 
         try:  # its changes spilled past a run (compose.diff_spill): their folder removed unless they are the diff's
             new = read_imports_report(opts.new, "report", on_block=pairing.add_block)

@@ -80,7 +80,7 @@ def store_path(given_path: str | None, config: str | None, *, need_config: bool 
         if config is not None or need_config:
             raise BadInput(f"no such file: {path}")
         raise BadInput(f"no {DEFAULT_CONFIG} in {os.getcwd()}: give --history PATH (or run in the project's folder)")
-    from profiler.inputs import read_text
+    from profiler.inputs.bounded import read_text
     from profiler.parse.checks import parse_history_setting
 
     setting = parse_history_setting(read_text(path, "config"), path)
@@ -393,7 +393,7 @@ def import_history(opts: HistoryOptions, files: Sequence[str]) -> tuple[str, int
     added twice): (the store, added, already there). Every file is read and checked before
     anything is written."""
     from profiler.history_store import read_export
-    from profiler.inputs import read_text
+    from profiler.inputs.bounded import read_text
 
     if not files:
         raise UsageError("history import needs the FILEs written by `importprof history export`")

@@ -55,7 +55,9 @@ def load_documents(paths: Sequence[str], spill: bool = False) -> list[tuple[str,
     not JSON, no importprof schema) is one BadInput naming the file. `spill` (report --from):
     a saved imports report's columns go to a temporary file as each process is read
     (_SpilledColumns), not into the memory."""
-    from profiler.inputs import check_document, is_saved_imports, read_imports_document, read_json
+    from profiler.inputs.documents import check_document
+    from profiler.inputs.saved_imports import is_saved_imports, read_imports_document
+    from profiler.inputs.strict_json import read_json
 
     out: list[tuple[str, dict]] = []
     columns = _SpilledColumns.open() if spill else None

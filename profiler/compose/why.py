@@ -108,7 +108,7 @@ def _saved_report_chains(path: str, module: str) -> tuple[ImportsReport, tuple |
     memory of a thousand processes is about that of one); (the report read whole, None) when the
     file is not laid out as importprof writes it or a process comes in more than one place."""
     from profiler.analysis.imports_chains import ChainsByProcess
-    from profiler.inputs import stream_imports_report
+    from profiler.inputs.saved_imports import stream_imports_report
     from profiler.workflows.imports import load_report
 
     by_process = ChainsByProcess(module)

@@ -92,7 +92,7 @@ def read_log(source: LogSource) -> str:
         if source.text is None:
             raise BadInput("--from-log -: nothing on stdin")
         return source.text
-    from profiler.inputs import read_text
+    from profiler.inputs.bounded import read_text
 
     return read_text(source.path, "log")
 
@@ -274,7 +274,7 @@ def aggregate_log(source: LogSource, headers: Headers = Headers.PROCESSES) -> Ag
     a cut last line, 3.14 cached rows) is read again, the careful way. A pipe is read once,
     whole (it cannot be read again)."""
     from profiler.analysis.imports_aggregate import aggregate_process_stream, aggregate_run_stream
-    from profiler.inputs import is_regular_file, read_text_chunks
+    from profiler.inputs.bounded import is_regular_file, read_text_chunks
     from profiler.parse.importtime import NotClean, iter_clean_processes, iter_log_processes
 
     name, path = source.name, source.path
@@ -496,6 +496,6 @@ def check_budget(report: ImportsReport, budget_ms: float | None) -> None:
 def load_report(path: str) -> ImportsReport:
     """A saved `importprof.imports/1` JSON (for show, diff, why --report), validated against
     schemas/imports.json as it is read a line at a time (inputs.read_imports_report)."""
-    from profiler.inputs import read_imports_report
+    from profiler.inputs.saved_imports import read_imports_report
 
     return read_imports_report(path, "report")

@@ -44,7 +44,7 @@ IMPORTTIME_FLAGS = ("-X", "importtime")  # the import boundaries: the interprete
 
 
 def read_log(path: str) -> str:
-    from profiler.inputs import read_text
+    from profiler.inputs.bounded import read_text
 
     return read_text(path, "strace log")
 
@@ -61,7 +61,7 @@ def summarize_log_file(path: str, variant: str, source: str = "log", call_args: 
     `call_args=False`: the records keep only the arguments the summary reads (the same
     summary in less memory; result.log's other calls have () for arguments)."""
     from profiler.analysis.attribution import ARGS_READ
-    from profiler.inputs import read_text_chunks
+    from profiler.inputs.bounded import read_text_chunks
     from profiler.parse.strace import OddLineBreaks, parse_strace, parse_strace_pieces
 
     try:
@@ -80,7 +80,7 @@ def summarize_log_source(source: LogSource, call_args: bool = True) -> TraceResu
     if source.text is not None:
         return summarize_log_text(source.text, source.name, source=source.name)
     from profiler.analysis.attribution import ARGS_READ
-    from profiler.inputs import read_text, stdin_text_chunks
+    from profiler.inputs.bounded import read_text, stdin_text_chunks
     from profiler.parse.strace import OddLineBreaks, parse_strace, parse_strace_pieces
 
     with tempfile.TemporaryDirectory(prefix="importprof-stdin-") as tmp:
