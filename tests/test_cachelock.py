@@ -1,5 +1,5 @@
 """profiler/cachelock.py in one process (two real processes at once, and a builder killed by
-SIGKILL, are in tests/test_contract_battery.py): what `cached` publishes, what a failed build
+SIGKILL, are in tests/test_contract_concurrency.py): what `cached` publishes, what a failed build
 leaves (nothing), what an earlier killed builder left (removed), and the bytecode cache's sweep."""
 
 from __future__ import annotations

@@ -14,26 +14,27 @@ Cases run through `profiler.commands.main()` in this process (the real command l
 case instead of a ~300 ms interpreter start); `test_a_sample_through_the_real_entry_point` runs
 one case per command as a real subprocess, and IMPORTPROF_BATTERY_SUBPROCESS=1 runs them all
 that way. Every case has a fresh folder, so the module is parallel-safe.
+
+The contract's other tests: the OS's side of writing (test_contract_outputs.py), streams and
+progress (test_contract_streams.py), a SIGKILL and two invocations at once
+(test_contract_concurrency.py); what they share is in tests/_battery.py.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import random
-import signal
 import stat
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+from _battery import FIXTURES, GOOD_DOC, GOOD_LOG, OUTPUT_COMMANDS, REPO, call, in_process, in_subprocess, one_error
+
 SENTINEL = b'{"keep": "this output must survive a failure"}\n'
 SUBPROCESS = os.environ.get("IMPORTPROF_BATTERY_SUBPROCESS") == "1"
 
@@ -274,8 +275,6 @@ def _program_cases() -> list[Case]:
 
 
 # ------------------------------------------------------------------ numbers and outputs
-GOOD_LOG = str(FIXTURES / "importtime" / "cryptography_fernet.log")
-GOOD_DOC = str(FIXTURES / "report" / "imports.json")
 NUMBER_CASES = [
     ("imports", "--from-log", GOOD_LOG, "--min-ms", "nan"),
     ("imports", "--from-log", GOOD_LOG, "--min-ms", "-1"),
@@ -309,28 +308,6 @@ NUMBER_CASES = [
     ("startup", "--metric", "instructions", "--instruction-runs", "0"),
     ("imports", "--metric", "instructions", "--instruction-runs", "0"),
 ]
-
-OUTPUT_COMMANDS = {
-    "show": ("show", GOOD_DOC),
-    "diff": ("diff", GOOD_DOC, GOOD_DOC),
-    "why-report": ("why", "json", "--report", GOOD_DOC),
-    "imports-from-log": ("imports", "--from-log", GOOD_LOG),
-    "trace-from-log": ("trace", "--from-log", str(FIXTURES / "strace" / "multiproc.log")),
-    "report-from": ("report", "--from", GOOD_DOC),
-    # these would measure: the output is checked first, so they fail at once
-    "startup": ("startup", "--runs", "1", "--warmup", "0"),
-    "imports": ("imports", "--runs", "1", "--warmup", "0"),
-    "trace": ("trace",),
-    "why": ("why", "json", "--runs", "1"),
-    "site": ("site", "--runs", "1"),
-    "report": ("report", "--runs", "1", "--warmup", "0"),
-    "compare": ("compare", "--workload", "hello", "--runs", "1", "--warmup", "0", "--syscalls", "off"),
-    "lazy": ("lazy", "--runs", "1", "--warmup", "0"),
-    "doctor": ("doctor",),
-    "pythons": ("pythons",),
-    "check": ("check",),
-    "bisect": ("bisect", "--good", "HEAD~1", "--bad", "HEAD", "--check", "x"),
-}
 
 
 def _output_cases() -> list[Case]:
@@ -405,75 +382,6 @@ def _fill(args, values: dict) -> list[str]:
     return [a.format(**values) for a in args]
 
 
-def _stdin_for(kind: str | None, folder: Path):
-    if kind is None:
-        return open(os.devnull)
-    if kind == "closed":
-        return None  # what Python makes of a closed descriptor 0
-    if kind == "zero":
-        return open("/dev/zero")
-    big = folder / "big-stdin"
-    big.write_bytes(b"x" * ((2 << 20) + 1))
-    return open(big)
-
-
-def _in_process(args: list[str], cwd: Path, tmp: Path, env=(), stdin: str | None = None) -> tuple[int, str, str]:
-    from profiler.commands import main
-
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    err = io.StringIO()
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)}
-    old_cwd, old_tmp, old_env = os.getcwd(), tempfile.tempdir, os.environ.get("TMPDIR")
-    old_extra = {k: os.environ.get(k) for k, _ in env}
-    old_stdin = sys.stdin
-    os.chdir(cwd)
-    tempfile.tempdir = str(tmp)
-    os.environ["TMPDIR"] = str(tmp)
-    os.environ.update(dict(env))
-    sys.stdin = _stdin_for(stdin, tmp.parent)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                rc = main(args)
-            except BaseException:  # what main() let out: the traceback a user would see
-                import traceback
-
-                err.write("Traceback (most recent call last):\n" + traceback.format_exc())
-                rc = 1
-    finally:
-        if sys.stdin is not None:
-            sys.stdin.close()
-        sys.stdin = old_stdin
-        for k, v in old_extra.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        os.chdir(old_cwd)
-        tempfile.tempdir = old_tmp
-        if old_env is None:
-            os.environ.pop("TMPDIR", None)
-        else:
-            os.environ["TMPDIR"] = old_env
-        for s, h in handlers.items():
-            signal.signal(s, h)
-    out.flush()
-    return rc, out.buffer.getvalue().decode("utf-8", "replace"), err.getvalue()
-
-
-def _subprocess(args: list[str], cwd: Path, tmp: Path, env=(), stdin: str | None = None) -> tuple[int, str, str]:
-    full = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(Path(__file__).resolve().parent.parent), **dict(env)}
-    source = _stdin_for(stdin, tmp.parent)
-    try:
-        proc = subprocess.run([sys.executable, "-m", "profiler", *args], cwd=cwd, env=full, capture_output=True, text=True,
-                              stdin=source if source is not None else subprocess.DEVNULL, timeout=300,
-                              preexec_fn=(lambda: os.close(0)) if stdin == "closed" else None)
-    finally:
-        if source is not None:
-            source.close()
-    return proc.returncode, proc.stdout, proc.stderr
-
-
 def run_case(case: Case, root: Path, through_subprocess: bool = SUBPROCESS) -> None:
     inputs, cwd, tmp = root / "inputs", root / "work", root / "tmp"
     for d in (inputs, cwd, tmp):
@@ -491,7 +399,7 @@ def run_case(case: Case, root: Path, through_subprocess: bool = SUBPROCESS) -> N
     }
     before = sorted(os.listdir(cwd))
     args = _fill(case.args, values)
-    rc, stdout, stderr = (_subprocess if through_subprocess else _in_process)(args, cwd, tmp, case.env, case.stdin)
+    rc, stdout, stderr = (in_subprocess if through_subprocess else in_process)(args, cwd, tmp, case.env, case.stdin)
     shown = f"importprof {' '.join(args)}\nexit {rc}\n--stderr--\n{stderr[-3000:]}\n--stdout--\n{stdout[-1500:]}"
 
     assert "Traceback" not in stderr, shown
@@ -544,207 +452,6 @@ def test_the_battery_is_large():
     assert len(CASES) >= 250, len(CASES)
 
 
-# ------------------------------------------------------------------ the OS's side of writing
-# Never destroy what is not importprof's: a device or a pipe is written in place (never renamed
-# over), a FIFO nobody reads, a socket or a disk is refused, and an output folder importprof did
-# not make is refused unless --force, which replaces only importprof's own files.
-def _call(args: list[str], root: Path, **kw) -> tuple[int, str, str]:
-    cwd, tmp = root / "work", root / "tmp"
-    for d in (cwd, tmp):
-        d.mkdir(exist_ok=True)
-    rc, out, err = _in_process(args, cwd, tmp, **kw)
-    assert "Traceback" not in err, err
-    assert os.listdir(tmp) == [], f"left in the temporary folder: {os.listdir(tmp)}"
-    return rc, out, err
-
-
-def _error(rc: int, err: str, code: int, *needles: str) -> str:
-    lines = [ln for ln in err.splitlines() if ln.startswith("importprof: error:")]
-    assert rc == code and len(lines) == 1, f"exit {rc}\n{err}"
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    return lines[0]
-
-
-READING = {k: v for k, v in OUTPUT_COMMANDS.items() if k in ("show", "diff", "why-report", "imports-from-log", "trace-from-log", "report-from")}
-
-
-@pytest.mark.parametrize("name", list(READING))
-def test_an_output_fifo_nobody_reads_is_refused_at_once(name, tmp_path):
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
-    rc, _, err = _call([*READING[name], "-o", str(fifo)], tmp_path)
-    _error(rc, err, 2, "FIFO", "no program reads")
-    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
-
-
-@pytest.mark.parametrize("name", list(OUTPUT_COMMANDS))
-def test_an_output_socket_is_refused_before_anything_runs(name, tmp_path):
-    import socket
-
-    path = tmp_path / "sock"
-    with socket.socket(socket.AF_UNIX) as sock:
-        sock.bind(str(path))
-        rc, _, err = _call([*OUTPUT_COMMANDS[name], "-o", str(path)], tmp_path)
-    _error(rc, err, 2, "socket")
-    assert stat.S_ISSOCK(os.lstat(path).st_mode)
-
-
-def _char_device(folder: Path) -> Path:
-    """A character device of our own (the null device's numbers), as the issue's reproduction
-    makes it; renaming a file over the real /dev/null would break the machine."""
-    node = folder / "node"
-    try:
-        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
-    except PermissionError:
-        pytest.skip("mknod needs root (CAP_MKNOD): the device cases run where it is allowed")
-    return node
-
-
-@pytest.mark.parametrize("name", list(READING))
-def test_an_output_device_is_written_in_place(name, tmp_path):
-    node = _char_device(tmp_path)
-    rc, _, err = _call([*READING[name], "-o", str(node)], tmp_path)
-    assert rc == 0, err
-    assert stat.S_ISCHR(os.lstat(node).st_mode), "the device was replaced by a file"
-
-
-FOLDER_WRITERS = {
-    "build": (("build", "-o", "{dir}", "-c", "pass"), "build.json", "traditional"),
-    "pack": (("pack", "-o", "{dir}", "-c", "pass"), "pack.json", "in-memory"),
-    "compare": (("compare", "--workload", "hello", "--runs", "1", "--syscalls", "off", "--build-dir", "{dir}"), "build.json", "traditional"),
-}
-
-
-def _users_folder(root: Path, report: str, entry: str) -> tuple[Path, dict]:
-    folder = root / "mine"
-    (folder / entry).mkdir(parents=True)
-    (folder / entry / "keep.txt").write_text("x\n")
-    (folder / report).write_text("mine\n")
-    (folder / "notes.txt").write_text("other\n")
-    return folder, _snapshot(folder)
-
-
-def _snapshot(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None for p in sorted(folder.rglob("*"))}
-
-
-@pytest.mark.parametrize("name", list(FOLDER_WRITERS))
-def test_a_folder_importprof_did_not_make_is_refused(name, tmp_path):
-    args, report, entry = FOLDER_WRITERS[name]
-    folder, before = _users_folder(tmp_path, report, entry)
-    rc, _, err = _call([a.format(dir=folder) for a in args], tmp_path)
-    _error(rc, err, 2, "did not make", "--force")
-    assert _snapshot(folder) == before
-
-
-@pytest.mark.parametrize("name", list(FOLDER_WRITERS))
-def test_force_never_replaces_what_is_not_importprofs(name, tmp_path):
-    args, report, entry = FOLDER_WRITERS[name]
-    folder, before = _users_folder(tmp_path, report, entry)
-    rc, _, err = _call([args[0], "--force", *[a.format(dir=folder) for a in args[1:]]], tmp_path)
-    _error(rc, err, 2, report, entry, "not importprof's")
-    assert _snapshot(folder) == before
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", ["build", "pack"])
-def test_force_writes_beside_the_users_files(name, tmp_path):
-    """With --force in a folder of the user's, importprof's files land beside the user's, which
-    stay as they were; the marker lists what importprof wrote, and a second run needs --force again."""
-    args, report, _entry = FOLDER_WRITERS[name]
-    folder = tmp_path / "mine"
-    folder.mkdir()
-    (folder / "notes.txt").write_text("other\n")
-    (folder / "sub").mkdir()
-    (folder / "sub" / "keep.txt").write_text("x\n")
-    before = _snapshot(folder)
-    extra = ("--variant", "traditional") if name == "build" else ()
-    rc, _, err = _call([args[0], "--force", *extra, *[a.format(dir=folder) for a in args[1:]]], tmp_path)
-    assert rc == 0, err
-    after = _snapshot(folder)
-    assert {k: v for k, v in after.items() if k in before} == before
-    assert report in after and ".importprof-output" in after
-    rc, _, err = _call([a.format(dir=folder) for a in args], tmp_path)
-    _error(rc, err, 2, "--force")
-
-
-@pytest.mark.slow
-def test_keep_log_on_a_device_is_written_in_place(tmp_path):
-    node = _char_device(tmp_path)
-    rc, _, err = _call(["trace", "--keep-log", str(node), "-c", "pass"], tmp_path)
-    assert rc == 0, err
-    assert stat.S_ISCHR(os.lstat(node).st_mode), "the device was replaced by a file"
-
-
-@pytest.mark.slow
-def test_keep_log_into_a_fifo_is_copied_to_its_reader(tmp_path):
-    import threading
-
-    fifo = tmp_path / "log.fifo"
-    os.mkfifo(fifo)
-    got = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
-    reader.start()
-    try:
-        rc, _, err = _call(["trace", "--keep-log", str(fifo), "-c", "pass"], tmp_path)
-    finally:
-        if reader.is_alive():  # the command failed before opening it: let the reader go
-            with open(fifo, "wb"):
-                pass
-        reader.join()
-    assert rc == 0, err
-    assert b"execve(" in got[0]
-    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
-
-
-# ------------------------------------------------------------------ streams (the real entry point)
-# A closed stdout is silence (as a closed pipe), an ASCII locale gets '?' for what it cannot
-# carry, file names that are not UTF-8 round-trip into documents and pages.
-STREAM_COMMANDS = {**READING, "pythons": ("pythons",), "startup": ("startup", "--runs", "1", "--warmup", "0", "--variant", "default")}
-
-
-def _entry(args, cwd: Path, env=None, close=None) -> subprocess.CompletedProcess:
-    full = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "IMPORTPROF_NO_HELP_CACHE": "1", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "profiler", *args], cwd=cwd, env=full,
-                          stdout=None if close == 1 else subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=300,
-                          preexec_fn=(lambda: os.close(close)) if close is not None else None)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", list(STREAM_COMMANDS))
-def test_a_closed_stdout_is_silence(name, tmp_path):
-    proc = _entry(STREAM_COMMANDS[name], tmp_path, close=1)
-    err = proc.stderr.decode("utf-8", "replace")
-    assert proc.returncode == 0 and "Traceback" not in err and "error" not in err, err
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", list(STREAM_COMMANDS))
-def test_an_ascii_locale_gets_replacements_not_a_traceback(name, tmp_path):
-    env = {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0", "PYTHONIOENCODING": ""}
-    proc = _entry(STREAM_COMMANDS[name], tmp_path, env=env)
-    err = proc.stderr.decode("ascii", "replace")
-    assert proc.returncode == 0 and "Traceback" not in err, err
-    proc.stdout.decode("ascii")  # nothing the stream could not carry got through
-
-
-@pytest.mark.slow
-def test_file_names_that_are_not_utf8_round_trip(tmp_path):
-    bad = os.fsencode(tmp_path) + b"/bad\xff.json"
-    Path(os.fsdecode(bad)).write_bytes(Path(GOOD_DOC).read_bytes())
-    page, doc = os.fsencode(tmp_path) + b"/page\xfe.html", os.fsencode(tmp_path) + b"/out\xfe.json"
-    for args in (["report", "--from", os.fsdecode(bad), "-o", os.fsdecode(page)],
-                 ["report", "--from", os.fsdecode(bad), "--format", "json", "-o", os.fsdecode(doc)],
-                 ["diff", os.fsdecode(bad), os.fsdecode(bad)]):
-        proc = _entry(args, tmp_path)
-        assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
-    assert b"bad\xff.json" in Path(os.fsdecode(page)).read_bytes()
-    assert b"bad\xff.json" in Path(os.fsdecode(doc)).read_bytes()  # the name's own bytes, not U+FFFD
-    proc = _entry(["show", os.fsdecode(bad), "--format", "json"], tmp_path)
-    assert proc.returncode == 0, proc.stderr
-
-
 # ------------------------------------------------------------------ an interpreter that never answers
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [*PYTHON_OPTIONS, "pythons"])
@@ -755,10 +462,11 @@ def test_timeout_bounds_the_interpreter_probe(name, tmp_path):
     hang.chmod(0o755)
     spelled = PYTHON_OPTIONS.get(name, ("pythons", "--python", "{p}"))
     args = [a.format(p=hang, out=tmp_path / "work" / "out.json") for a in spelled]
-    rc, _, err = _call([args[0], "--timeout", "1", *args[1:]], tmp_path)
-    _error(rc, err, 3, "did not finish within 1 s")
+    rc, _, err = call([args[0], "--timeout", "1", *args[1:]], tmp_path)
+    one_error(rc, err, 3, "did not finish within 1 s")
 
 
+# ------------------------------------------------------------------ a SCRIPT that is a FIFO
 def test_every_command_taking_a_script_has_a_fifo_case():
     """A new command that runs a SCRIPT joins SCRIPT_FIFO (the cases above), so a FIFO given
     as its SCRIPT is held to the contract too."""
@@ -768,383 +476,6 @@ def test_every_command_taking_a_script_has_a_fifo_case():
     assert takes_script <= {k.split()[0] for k in SCRIPT_FIFO}, takes_script - set(SCRIPT_FIFO)
 
 
-# ------------------------------------------------------------------ what a SIGKILL leaves
-# SIGKILL (the OOM killer, `kill -9`, a cancelled CI job) gives importprof no chance to remove
-# its invocation folder (importprof-PID-START-*): the next invocation removes the folders of
-# importprof processes that no longer run, never a live one's.
-def _start(args, tmp: Path, **kw) -> subprocess.Popen:
-    env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
-           "IMPORTPROF_NO_HELP_CACHE": "1"}
-    return subprocess.Popen([sys.executable, "-m", "profiler", *args], env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, **kw)
-
-
-def _folder_of(proc: subprocess.Popen, tmp: Path) -> Path:
-    """The invocation folder of `proc`, once it is made (and its first run has started)."""
-    import time
-
-    for _ in range(600):
-        found = [p for p in tmp.glob(f"importprof-{proc.pid}-*") if any(p.iterdir())]
-        if found:
-            return found[0]
-        assert proc.poll() is None, proc.stderr.read().decode()
-        time.sleep(0.05)
-    raise AssertionError(f"no folder of importprof {proc.pid} in {os.listdir(tmp)}")
-
-
-SLOW_TARGET = ("-c", "import time; time.sleep(0.2)")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("command", [("startup", "--runs", "50", "--warmup", "0"), ("imports", "--runs", "50"), ("trace",)])
-def test_a_killed_runs_folder_is_removed_by_the_next_and_a_live_ones_kept(command, tmp_path):
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    live = _start(["startup", "--runs", "100", "--warmup", "0", *SLOW_TARGET], tmp)
-    killed = _start([*command, *SLOW_TARGET], tmp)
-    try:
-        left = _folder_of(killed, tmp)
-        live_folder = _folder_of(live, tmp)
-        os.killpg(killed.pid, signal.SIGKILL)  # importprof and the run it started
-        killed.wait()
-        assert left.is_dir()  # SIGKILL: nothing could remove it
-        rc, _, err = _subprocess(["show", GOOD_DOC, "--format", "json"], tmp_path, tmp)
-        assert rc == 0, err
-        assert not left.exists(), os.listdir(tmp)
-        assert live_folder.is_dir() and live.poll() is None  # a live invocation's folder is kept
-    finally:
-        for proc in (live, killed):
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait()
-    assert not live_folder.exists()  # SIGTERM: it removed its own
-
-
-def test_a_reused_pid_does_not_keep_a_dead_runs_folder(tmp_path):
-    """A folder records its process's start time beside the PID: a PID now running another
-    process (PIDs are reused) does not keep it; the same PID and start time does."""
-    from profiler.liveness import start_time as _start_time
-    from profiler.workflows.session import _remove_stale
-
-    me, started = os.getpid(), _start_time(os.getpid())
-    assert started and started > 0
-    reused = tmp_path / f"importprof-{me}-{started + 1}-abcd1234"  # this PID, another process's start
-    mine = tmp_path / f"importprof-{me}-{started}-abcd1234"  # this very process's
-    older = tmp_path / f"importprof-{me}-abcd1234"  # an older importprof's name: kept while the PID runs
-    gone = tmp_path / "importprof-999999999-5-abcd1234"  # no such PID
-    other = tmp_path / "importprof-cache"  # not an invocation's
-    for d in (reused, mine, older, gone, other):
-        (d / "sub").mkdir(parents=True)
-    link = tmp_path / "importprof-999999998-5-link0000"  # a symlink named like one: never followed
-    link.symlink_to(other)
-    _remove_stale(str(tmp_path))
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([mine.name, older.name, other.name, link.name])
-    assert (other / "sub").is_dir()
-
-
-# ------------------------------------------------------------------ progress in a log
-PROGRESS_COMMANDS = {
-    "startup": ("startup", "--runs", "4", "--warmup", "1", "--variant", "default,no-site", *SLOW_TARGET),
-    "imports": ("imports", "--runs", "6", "--warmup", "1", *SLOW_TARGET),
-    "trace": ("trace", "--variant", "default,no-site", *SLOW_TARGET),
-}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", list(PROGRESS_COMMANDS))
-def test_progress_in_a_log_is_one_line_per_phase(name, tmp_path):
-    """stderr not a terminal (a CI log): no counts, no bar, each phase's line at most once."""
-    import re
-
-    proc = _entry(PROGRESS_COMMANDS[name], tmp_path)
-    err = proc.stderr.decode()
-    assert proc.returncode == 0, err
-    lines = [ln for ln in err.splitlines() if ln.startswith("importprof: ") and not ln.startswith(("importprof: warning", "importprof: note"))]
-    progress = [ln for ln in lines if re.match(r"importprof: (measuring|importing|tracing)", ln)]
-    assert progress, err  # the command ran for more than a second: its phase was said
-    assert len(progress) == len(set(progress)), err
-    assert not re.search(r"\(\d+/\d+\)|\brun \d+\b|\r|\x1b\[", err), err  # no counts, no fragments, no bar
-
-
-@pytest.mark.slow
-def test_progress_on_a_terminal_is_a_bar(tmp_path):
-    """stderr a terminal: the bar is drawn there (and no plain phase lines)."""
-    import pty
-
-    import threading
-
-    master, slave = pty.openpty()
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "IMPORTPROF_NO_HELP_CACHE": "1",
-           "COLUMNS": "100", "TERM": "xterm"}
-    chunks: list[bytes] = []
-
-    def drain():  # read as it is drawn: a full terminal buffer would stop the writer
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # the last writer closed its side
-                return
-            if not chunk:
-                return
-            chunks.append(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
-    try:
-        proc = subprocess.run([sys.executable, "-m", "profiler", *PROGRESS_COMMANDS["startup"]], cwd=tmp_path, env=env,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, timeout=300)
-    finally:
-        os.close(slave)
-        reader.join(30)
-        os.close(master)
-    drawn = b"".join(chunks)
-    assert proc.returncode == 0
-    text = drawn.decode("utf-8", "replace")
-    assert "measuring" in text and "\x1b[" in text, text[-2000:]
-    assert "importprof: measuring" not in text, text[-2000:]
-
-
-def test_plain_progress_says_each_phase_once(monkeypatch, capsys):
-    """The plain lines, driven as the workflows drive them: an announced phase once, counts never,
-    a part's counted updates under its announced name, nothing before the first second."""
-    from profiler.commands._common import Progress
-
-    clock = [0.0]
-    monkeypatch.setattr("time.monotonic", lambda: clock[0])
-    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
-    with Progress("report") as bar:
-        bar.update(0, 0, "startup")
-        bar.update(0, 0, "startup: 2 commands, 10 runs each")
-        clock[0] = 2.0
-        for i in range(1, 21):
-            bar.update(i, 20, "startup: default" if i % 2 else "startup: no-site")
-        bar.update(0, 0, "imports")
-        for i in range(1, 6):
-            bar.update(i, 5, f"imports: run {i}")
-        bar.update(5, 5, "")
-    with Progress("checking") as bar:
-        clock[0] = 10.0
-        for name in ("cli", "cli", "api"):
-            bar.update(1, 3, f"{name}: imports")
-            bar.update(1, 3, f"{name}: wall time")
-    with Progress("quick") as bar:
-        bar.update(0, 0, "1 command")
-        bar.update(1, 1, "default")
-    err = capsys.readouterr().err.splitlines()
-    assert err == ["importprof: report: startup: 2 commands, 10 runs each", "importprof: report: imports",
-                   "importprof: checking: cli", "importprof: checking: api"], err
-
-
-# ------------------------------------------------------------------ caches two invocations share
-# Each cached artefact, started twice at once on an empty cache (moved into tmp_path by its
-# variable): both succeed, one builds while the other waits, the artefact is whole and no
-# temporary of a build is left beside it.
-REPO = Path(__file__).resolve().parent.parent
-
-
-def _together(code: str, env: dict, n: int = 2, args=()) -> list[subprocess.CompletedProcess]:
-    """`n` processes running `code` started at once (each waits for a go file, then runs)."""
-    import time
-
-    go = Path(env["GO_FILE"])
-    wait = f"import os, sys, time\nwhile not os.path.exists({str(go)!r}): time.sleep(0.01)\n"
-    full = {**os.environ, "PYTHONPATH": str(REPO), "IMPORTPROF_NO_HELP_CACHE": "", **env}
-    procs = [subprocess.Popen([sys.executable, "-c", wait + code, *args], env=full, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, cwd=REPO) for _ in range(n)]
-    time.sleep(0.3)
-    go.touch()
-    out = []
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=900)
-        out.append(subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr))
-    return out
-
-
-def _no_temporaries(folder: Path) -> None:
-    left = [p.name for p in folder.rglob("*") if p.name.endswith(".tmp") or ".building-" in p.name]
-    assert not left, left
-
-
-BUILDER = """
-from profiler.cachelock import cached
-dest, lock = sys.argv[1], sys.argv[2] or None
-def make(tmp):
-    with open(sys.argv[3], "a") as log:
-        log.write("built\\n")
-    with open(tmp, "w") as fh:  # written in two pieces, a pause between: a reader must never see one
-        fh.write("first half;")
-        fh.flush()
-        time.sleep(float(sys.argv[4]))
-        fh.write("second half\\n")
-print(cached(dest, make, lock_path=lock))
-"""
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("shared_lock", [False, True], ids=["own-lock", "one-lock-for-every-key"])
-def test_two_builders_at_once_build_once(shared_lock, tmp_path):
-    """The lock and publish every cache uses (profiler/cachelock.py), as the oxidized launcher
-    uses it (one lock for every key) and the others (a lock beside the artefact): two real
-    processes on an empty cache, one builds, the other waits and uses what was published."""
-    cache = tmp_path / "cache"
-    dest, log = cache / "key" / "artefact", tmp_path / "builds.log"
-    lock = str(cache / "build.lock") if shared_lock else ""
-    if shared_lock:
-        cache.mkdir()
-    runs = _together(BUILDER, {"GO_FILE": str(tmp_path / "go")}, args=(str(dest), lock, str(log), "0.5"))
-    assert [r.returncode for r in runs] == [0, 0], runs
-    assert {r.stdout.strip() for r in runs} == {str(dest)}
-    assert dest.read_text() == "first half;second half\n"
-    assert log.read_text() == "built\n"  # once: the second found it published
-    _no_temporaries(cache)
-
-
-@pytest.mark.slow
-def test_a_builder_killed_mid_build_leaves_nothing_used_or_kept(tmp_path):
-    """SIGKILL while building: the lock goes with the process, the half-written temporary is
-    never used, and the next builder removes it and builds."""
-    import time
-
-    dest, log = tmp_path / "cache" / "artefact", tmp_path / "builds.log"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    go = tmp_path / "go"
-    go.touch()
-    code = "import os, sys, time\n" + BUILDER
-    killed = subprocess.Popen([sys.executable, "-c", code, str(dest), "", str(log), "60"], env=env, cwd=REPO)
-    for _ in range(600):
-        if list(dest.parent.glob("artefact.*.tmp")) and log.exists():
-            break
-        time.sleep(0.05)
-    killed.kill()
-    killed.wait()
-    assert not dest.exists() and list(dest.parent.glob("artefact.*.tmp"))  # half-built, not published
-    proc = subprocess.run([sys.executable, "-c", code, str(dest), "", str(log), "0"], env=env, cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert dest.read_text() == "first half;second half\n"
-    _no_temporaries(dest.parent)
-
-
-@pytest.mark.slow
-def test_the_spawner_built_by_two_at_once(tmp_path):
-    runs = _together("from profiler.capture.spawner import spawner_path\nprint(spawner_path())",
-                     {"GO_FILE": str(tmp_path / "go"), "XDG_CACHE_HOME": str(tmp_path / "xdg")})
-    assert [r.returncode for r in runs] == [0, 0], runs
-    (path,) = {r.stdout.strip() for r in runs}
-    assert path.startswith(str(tmp_path / "xdg")) and os.access(path, os.X_OK)
-    assert Path(path).read_bytes()[:4] == b"\x7fELF"
-    proc = subprocess.run([path], capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, proc  # a whole program: it runs (with no request, it has nothing to do)
-    _no_temporaries(tmp_path / "xdg")
-
-
-@pytest.mark.slow
-def test_the_frozen_launcher_built_by_two_at_once(real_python, tmp_path):
-    code = ("from profiler.capture.frozen import launcher_object\n"
-            "from profiler.capture.interpreter import resolve_python\n"
-            "print(launcher_object(resolve_python(sys.argv[1]), info=lambda m: print(m, file=sys.stderr)))")
-    cache = tmp_path / "cache"
-    runs = _together(code, {"GO_FILE": str(tmp_path / "go"), "IMPORTPROF_CACHE": str(cache)}, args=(real_python,))
-    if any(r.returncode for r in runs) and "Python.h" in "".join(r.stderr for r in runs):
-        pytest.skip("no Python.h for this interpreter")
-    assert [r.returncode for r in runs] == [0, 0], runs
-    (obj,) = {r.stdout.strip() for r in runs}
-    assert obj.startswith(str(cache))
-    head = Path(obj).read_bytes()
-    assert head[:4] == b"\x7fELF" and int.from_bytes(head[16:18], "little") == 1  # a whole relocatable object
-    assert sum(r.stderr.count("compiling the frozen launcher") for r in runs) == 1  # one compiled, one waited
-    _no_temporaries(cache)
-
-
-@pytest.mark.slow
-def test_the_help_cache_written_by_two_at_once(tmp_path):
-    """Two `--help` at once, of the same width and of two widths (two keys: each removes the
-    other's older folder, never one being written): both print typer's help, and what the cache
-    keeps is whole."""
-    xdg = tmp_path / "xdg"
-    env = {**os.environ, "PYTHONPATH": str(REPO), "XDG_CACHE_HOME": str(xdg)}
-    expected = {}
-    for columns in ("80", "120"):
-        expected[columns] = subprocess.run([sys.executable, "-m", "profiler", "--help"], capture_output=True, text=True,
-                                           env={**env, "COLUMNS": columns, "IMPORTPROF_NO_HELP_CACHE": "1"}).stdout
-    for widths in (("80", "80"), ("80", "120")):
-        shutil_rm(xdg)
-        procs = [subprocess.Popen([sys.executable, "-m", "profiler", "--help"], env={**env, "COLUMNS": c},
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in widths]
-        for c, p in zip(widths, procs):
-            out, err = p.communicate(timeout=300)
-            assert p.returncode == 0 and out == expected[c], err
-        for c in widths:  # the cache answers now, exactly as typer would
-            again = subprocess.run([sys.executable, "-m", "profiler", "--help"], capture_output=True, text=True,
-                                   env={**env, "COLUMNS": c})
-            assert again.stdout == expected[c]
-        _no_temporaries(xdg)
-
-
-def shutil_rm(path: Path) -> None:
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)
-
-
-@pytest.mark.slow
-def test_the_real_program_venv_built_by_two_at_once(real_python, tmp_path):
-    code = ("sys.path.insert(0, 'tests')\n"
-            "from _realprograms import build_real_venv\n"
-            "print(build_real_venv(sys.argv[1], []))")
-    cache = tmp_path / "venvs"
-    runs = _together(code, {"GO_FILE": str(tmp_path / "go"), "IMPORTPROF_TEST_VENVS": str(cache)}, args=(real_python,))
-    assert [r.returncode for r in runs] == [0, 0], runs
-    (venv,) = {r.stdout.strip() for r in runs}
-    proc = subprocess.run([os.path.join(venv, "bin", "python"), "-c", "import sys; print(sys.prefix)"],
-                          capture_output=True, text=True)
-    assert proc.stdout.strip() == venv  # whole, and where it was published
-    assert sorted(p.name for p in cache.iterdir() if not p.name.endswith(".lock")) == [os.path.basename(venv)]
-    _no_temporaries(cache)
-
-
-@pytest.mark.slow
-def test_the_pack_cache_written_by_two_at_once(real_python, tmp_path):
-    """The bytecode cache the packers share (bootstrap/pack_cache.py): two packers marshalling
-    the same files at once read back what marshal makes, and leave no temporary."""
-    code = ("sys.path.insert(0, 'profiler/bootstrap')\n"
-            "import marshal, glob\n"
-            "from pack_cache import cached_marshal\n"
-            "files = sorted(glob.glob(os.path.join(os.path.dirname(os.__file__), 'json', '*.py')))\n"
-            "for f in files:\n"
-            "    data = cached_marshal(f, sys.argv[1], lambda: marshal.dumps(compile(open(f, 'rb').read(), f, 'exec')))\n"
-            "    assert marshal.loads(data).co_filename == f\n"
-            "print(len(files))")
-    cache = tmp_path / "bytecode"
-    runs = _together(code, {"GO_FILE": str(tmp_path / "go")}, n=3, args=(str(cache),))
-    assert [r.returncode for r in runs] == [0, 0, 0], runs
-    assert int(runs[0].stdout) > 3
-    _no_temporaries(cache)
-
-
-@pytest.mark.slow
-def test_compares_default_build_folder_used_by_two_at_once(tmp_path):
-    """Two `compare` of one target at once share its default build folder in the cache (and the
-    frozen launcher's object, built there from empty): the second waits for the first's build and
-    measurement instead of rebuilding the folder under it; both reports are whole."""
-    cache = tmp_path / "cache"
-    env = {**os.environ, "PYTHONPATH": str(REPO), "IMPORTPROF_CACHE": str(cache), "IMPORTPROF_VERBOSE": "1"}
-    args = ["compare", "--workload", "hello", "--variant", "traditional,frozen", "--runs", "2", "--warmup", "0",
-            "--syscalls", "off", "--format", "json", "-o"]
-    procs = [subprocess.Popen([sys.executable, "-m", "profiler", *args, str(tmp_path / f"out{i}.json")], env=env, cwd=tmp_path,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for i in (1, 2)]
-    errs = [p.communicate(timeout=900)[1] for p in procs]
-    assert [p.returncode for p in procs] == [0, 0], errs
-    for i in (1, 2):
-        doc = json.loads((tmp_path / f"out{i}.json").read_text())
-        assert {r["variant"]: r.get("failed", False) for r in doc["results"]} == {"traditional": False, "frozen": False}, doc
-    said = "".join(errs)
-    assert said.count("compiling the frozen launcher") == 1, said
-    assert said.count("another importprof compare is using") <= 1, said
-    _no_temporaries(cache)
-
-
 def test_a_checks_fifo_script_is_refused_at_once(tmp_path):
     """A check's target in pyproject.toml is a SCRIPT like any other: a FIFO is refused before
     anything waits on it (it was waited on until --timeout, 60 s)."""
@@ -1152,8 +483,8 @@ def test_a_checks_fifo_script_is_refused_at_once(tmp_path):
     work.mkdir()
     os.mkfifo(work / "app.py")
     (work / "pyproject.toml").write_text('[tool.importprof.checks.x]\ntarget = ["app.py"]\nbudget_ms = 100\n')
-    rc, _, err = _call(["check"], tmp_path)
-    _error(rc, err, 2, "check x could not run", "not a regular file")
+    rc, _, err = call(["check"], tmp_path)
+    one_error(rc, err, 2, "check x could not run", "not a regular file")
 
 
 @pytest.mark.slow
