@@ -120,6 +120,61 @@ def test_harness_times_each_variant_and_packs_what_it_imports(cli, real_python, 
     assert loaders["in-memory"] == {"OxidizedFinder"}, loaders
     assert loaders["frozen"] == {"FrozenImporter"}, loaders
     assert "harness.py" in res.stdout and "as traditional" in res.stdout
+    # the table's pack / fallback of a packing variant is its processes' in the harness: the
+    # modules they loaded from files outside the variant's own folder, as strace sees them
+    origins = {o["variant"]: o for o in h["origins"]}
+    assert set(origins) == {"traditional", "in-memory", "frozen"}
+    for name in ("in-memory", "frozen"):
+        o = origins[name]
+        assert o["processes"] == 4 and o["exit_code"] == 0 and o["packed_modules"] > 0, o
+        assert (rows[name]["packed_modules"], rows[name]["fallback_modules"]) == (o["packed_modules"], o["fallback_modules"])
+        assert all(f["reason"] for f in o["fallback"])
+        opened = _modules_read_from_files(harness_files, tmp_path / "b" / name, real_python, tmp_path / f"strace-{name}")
+        assert {f["name"] for f in o["fallback"]} == opened and o["fallback_modules"] == len(opened), (name, o, opened)
+    assert origins["frozen"]["fallback_modules"] >= 1  # its extension modules (difflib's _heapq): FrozenImporter serves bytecode only
+    assert origins["traditional"]["packed_modules"] == 0 and origins["traditional"]["fallback_modules"] > 0
+    assert "from files, not from its pack" in res.stdout
+
+
+def _modules_read_from_files(harness_files, variant_dir, python, work) -> set:
+    """The harness run under strace with the built variant's own command (its variant.json):
+    the modules its program processes opened a file of (.py, .pyc, .so) outside the variant's
+    folder, named by their path below the interpreter's sys.path."""
+    import os
+    import shlex
+    import shutil
+    import subprocess
+
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed (make setup installs it)")
+    v = json.loads((variant_dir / "variant.json").read_text())
+    bindir = work / variant_dir.name / "bin"
+    bindir.mkdir(parents=True)
+    script = bindir / "prog.py"
+    exports = "".join(f"export {k}={shlex.quote(val)}\n" for k, val in v["env"].items())
+    script.write_text(f"#!/bin/sh\n{exports}exec {shlex.join(v['argv'])} \"$@\"\n")
+    script.chmod(0o755)
+    log = work / "strace.log"
+    subprocess.run(["strace", "-f", "-qq", "-e", "trace=execve,openat", "-o", str(log), python, "harness.py", str(script), "4",
+                    str(work / "l.log"), "--elsewhere"], cwd=str(harness_files), check=True, capture_output=True, timeout=120)
+    roots = json.loads(subprocess.run([python, "-c", "import json, sys; print(json.dumps(sys.path))"], capture_output=True,
+                                      text=True, check=True, cwd="/").stdout)
+    roots = sorted({r for r in roots if r and os.path.isabs(r)}, key=len, reverse=True)
+    program, names = set(), set()
+    exe = v["argv"][0]
+    for line in log.read_text().splitlines():
+        pid, _, call = line.partition(" ")
+        if call.startswith("execve(") and call.split('"')[1] == exe and call.rstrip().endswith("= 0"):
+            program.add(pid)
+        elif pid in program and call.startswith("openat(") and "= -1" not in call:
+            path = call.split('"')[1]
+            if not path.endswith((".py", ".pyc", ".so")) or path.startswith(str(variant_dir) + "/") or path == v["argv"][-1]:
+                continue
+            root = next(r for r in roots if path.startswith(r + "/"))
+            rel = path[len(root) + 1:].replace("/__pycache__/", "/").split(".")[0]
+            names.add(rel.replace("/", ".").removesuffix(".__init__"))
+    assert program, "no process ran the variant's executable"
+    return names
 
 
 def test_a_variant_whose_harness_ends_otherwise_is_a_failed_row(cli, real_python, harness_files, tmp_path):

@@ -66,7 +66,11 @@ def _find_file_spec(name):
 
 
 def install(options):
-    out = options["oxidized_modules_out"]
+    # one file (the check run), or one file per process in a folder: `compare --harness`'s
+    # untimed run of a packing variant, where every process the harness starts records (the
+    # process id taken at exit: a forked child writes its own)
+    out = options.get("oxidized_modules_out")
+    folder = options.get("oxidized_modules_dir")
 
     def dump():
         records = []
@@ -78,7 +82,8 @@ def install(options):
             except Exception:  # a module with odd attributes: record what is certain
                 records.append({"name": name, "file": None, "origin": None, "loader": None, "is_package": False})
         sys_path = [p for p in sys.path if isinstance(p, str)]
-        with open(out, "w") as fh:  # (no `import json` at exit: see launch.dumps)
+        path = out or "%s/%d.json" % (folder, sys.modules["posix"].getpid())
+        with open(path, "w") as fh:  # (no `import json` at exit: see launch.dumps)
             fh.write(sys.modules["_importprof_launch"].dumps({"modules": records, "sys_path": sys_path}))
 
     sys.modules["_importprof_launch"].at_exit(dump)

@@ -17,7 +17,8 @@ compare with the traditional variant's.
 
 `RECORDER` is the `sitecustomize` of the recording run: the traditional variant's interpreter
 runs `site`, which imports it from the folder the program script puts first on PYTHONPATH; at
-exit it writes the names in `sys.modules` to one file per process. It takes its variable out of
+exit it writes the names in `sys.modules`, each with its loader's class name, to one file per
+process. It takes its variable out of
 the environment as it starts, so only the processes started through the program script record
 (a Python helper the program starts is not the program)."""
 
@@ -43,9 +44,15 @@ import atexit as _a, os as _o, sys as _s
 _d = _o.environ.pop("%s", None)
 def _importprof_record(d=_d):
     try:
-        names = sorted(n for n, m in list(_s.modules.items()) if m is not None)
+        lines = []
+        for n, m in sorted(list(_s.modules.items()), key=lambda i: i[0]):
+            if m is None:
+                continue
+            sp = getattr(m, "__spec__", None)  # an alias (os.path is posixpath) has no loader of its own
+            l = None if getattr(sp, "name", n) != n else getattr(sp, "loader", None) or getattr(m, "__loader__", None)
+            lines.append("%%s\\t%%s" %% (n, l.__name__ if isinstance(l, type) else type(l).__name__ if l is not None else ""))
         with open(_o.path.join(d, "%%d.txt" %% _o.getpid()), "w") as f:
-            f.write("\\n".join(names) + "\\n")
+            f.write("\\n".join(lines) + "\\n")
     except Exception:
         pass
 if _d:
@@ -101,16 +108,39 @@ def write_program(folder: str, name: str, argv: Sequence[str], env: Sequence[tup
     return script, counter
 
 
-def read_recorded(record_dir: str) -> tuple[int, set[str]]:
-    """(processes that recorded, every module name they had imported)."""
+def read_recorded(record_dir: str, loaders: dict[str, set[str]] | None = None) -> tuple[int, set[str]]:
+    """(processes that recorded, every module name they had imported); `loaders`, when given,
+    is filled with each name's loader class names (one a process, as RECORDER wrote them)."""
     names: set[str] = set()
     n = 0
     for entry in os.listdir(record_dir):
         if entry.endswith(".txt"):
             n += 1
             with open(os.path.join(record_dir, entry), encoding="utf-8", errors="replace") as fh:
-                names.update(ln.strip() for ln in fh if ln.strip())
+                for ln in fh:
+                    name, _, loader = ln.rstrip("\n").partition("\t")
+                    if name.strip():
+                        names.add(name.strip())
+                        if loaders is not None:
+                            loaders.setdefault(name.strip(), set()).add(loader)
     return n, names
+
+
+def read_origin_records(record_dir: str) -> list[list[dict]]:
+    """What each process of a packing variant's recording run wrote at exit (the
+    oxidized_modules hook with `oxidized_modules_dir`): one list of module records a process.
+    A file cut short (a process killed while it wrote) is left out."""
+    import json
+
+    out = []
+    for entry in sorted(os.listdir(record_dir)):
+        if entry.endswith(".json"):
+            try:
+                with open(os.path.join(record_dir, entry), encoding="utf-8") as fh:
+                    out.append(list(json.load(fh).get("modules", ())))
+            except ValueError:
+                continue
+    return out
 
 
 def summary_of(stdout: str, stderr: str = "", lines: int = SUMMARY_LINES) -> tuple[str, ...]:
@@ -219,4 +249,5 @@ class HarnessExecutor:
         pass
 
 
-__all__ = ["HarnessExecutor", "HarnessRun", "RECORDER", "read_recorded", "run_harness_once", "summary_of", "write_program"]
+__all__ = ["HarnessExecutor", "HarnessRun", "RECORDER", "read_origin_records", "read_recorded", "run_harness_once", "summary_of",
+           "write_program"]

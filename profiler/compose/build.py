@@ -433,6 +433,17 @@ def _difference(ref, name: str, seen, watched) -> str | None:
     return None
 
 
+def module_origin(name: str, loader: str | None, alias_of: str | None, frozen_set) -> str | None:
+    """Where a packing variant's module came from: "pack" (OxidizedFinder, or FrozenImporter for
+    a module of the variant's own frozen table), "fallback" (a file through the ordinary path
+    finder behind the pack), None (builtin, CPython's own frozen modules, an alias, importprof's)."""
+    if name in ("__main__", "__mp_main__") or name.startswith("_importprof") or alias_of:
+        return None
+    if loader == "OxidizedFinder" or (loader == "FrozenImporter" and name in frozen_set):
+        return "pack"
+    return "fallback" if loader in FILE_LOADERS else None
+
+
 def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals, context: RunContext | None = None) -> BuiltVariant:
     """The variant's run again under importprof's module recorder (bootstrap/launch.py with the
     oxidized_modules hook, site as the variant has it): where each module came from."""
@@ -453,11 +464,10 @@ def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals, contex
         restore_files(originals)
     packed, fallback = 0, []
     for r in records:
-        if r.name in ("__main__", "__mp_main__") or r.name.startswith("_importprof") or r.alias_of:
-            continue
-        if r.loader == "OxidizedFinder" or (r.loader == "FrozenImporter" and r.name in frozen_set):
+        where = module_origin(r.name, r.loader, r.alias_of, frozen_set)
+        if where == "pack":
             packed += 1
-        elif r.loader in FILE_LOADERS:
+        elif where == "fallback":
             fallback.append(r.name)
     return replace(bv, packed_modules=packed, fallback_modules=len(fallback), fallback_sample=tuple(sorted(fallback)[:8]))
 

@@ -308,7 +308,6 @@ def _compare_harness(opts: CompareOptions, progress, warn, info, plan, hold, con
         note(msg)
     failures = [TimingResult.failure(spec, (bv.exit_code,) if bv.exit_code is not None else (), f"{bv.error} (what to do: {bv.hint})")
                 for spec, bv in not_built]
-    origins = {bv.name: (bv.packed_modules, bv.fallback_modules) for bv in built}
     words = ch.harness_words(opts.harness)
     folder = tempfile.mkdtemp(prefix="importprof-harness-")
     try:
@@ -319,6 +318,31 @@ def _compare_harness(opts: CompareOptions, progress, warn, info, plan, hold, con
             failures.append(TimingResult.failure(CommandSpec(argv=bv.argv, variant=bv.name, key=bv.name), (), why))
         seen: dict = {}
         missing = ch.not_packed(rec, made.pack, made.unimportable)
+        # where the harness's own processes took their modules from: traditional's recording run,
+        # and an untimed run of the harness per packing variant (its processes under the recorder)
+        from profiler.errors import TargetFailed
+        from profiler.model.build_variant import is_packing
+
+        recorded = [ch.traditional_origins(rec)]
+        timed_keys = {s.key for s in specs}
+        for bv in built:
+            if bv.name not in timed_keys or not is_packing(bv.name):
+                continue
+            if info:
+                info(f"recording where {bv.name}'s modules come from: the harness once more, untimed")
+            try:
+                got = ch.origins_run(interp, target, bv, made, rec, opts.harness, words, opts.harness_shell, folder, context=context)
+            except TargetFailed as exc:
+                note(f"variant {bv.name}: where its modules came from in the harness not recorded: {exc}")
+                continue
+            if got is None:
+                continue
+            if got.exit_code != rec.exit_code:
+                note(f"variant {bv.name}: the harness exited {got.exit_code} in its recording run (traditional's {rec.exit_code}): "
+                     "its modules: pack / fallback are of that run")
+            recorded.append(got)
+        origins = {o.variant: (o.packed_modules, o.fallback_modules) for o in recorded}
+        origins.update({bv.name: (None, None) for bv in built if bv.name not in origins})
 
         def report_of(m, judged=()) -> CompareReport:
             bad = {j.variant: j for j in judged if not j.same_as_traditional and j.variant != REFERENCE}
@@ -330,7 +354,7 @@ def _compare_harness(opts: CompareOptions, progress, warn, info, plan, hold, con
                 workload=None, target=target.label(), python=interp.path, python_version=interp.version,
                 build_dir=build_dir, results=results, rows=tuple(compare_rows(results, (), origins=origins)),
                 relative=m.relative, launches=None,
-                harness=ch.facts(opts.harness, opts.harness_shell, target, rec, made.added, missing, judged),
+                harness=ch.facts(opts.harness, opts.harness_shell, target, rec, made.added, missing, judged, recorded),
                 warnings=(*unavailable, *m.warnings), notes=(*NOTES, HARNESS_NOTE), machine=m.machine,
             )
 

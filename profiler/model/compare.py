@@ -67,6 +67,23 @@ class NotPacked(Record):
 
 
 @dataclass(frozen=True)
+class HarnessOrigins(Record):
+    """Where one variant's modules came from over a whole run of the harness: the distinct
+    modules its program processes took from the variant's pack (OxidizedFinder, the frozen
+    table) and from files through the fallback path finder behind it, each of those with why it
+    was not packed. A packing variant's from an untimed run of the harness of its own (each
+    program process started through importprof's module recorder, written at exit);
+    traditional's from the recording run (no pack: every module file is a fallback)."""
+
+    variant: str
+    processes: int  # the variant's program processes that recorded
+    packed_modules: int
+    fallback_modules: int
+    fallback: tuple[NotPacked, ...] = ()
+    exit_code: int | None = None  # the harness's, in that run (None: the recording run's, checked already)
+
+
+@dataclass(frozen=True)
 class HarnessFacts(Record):
     """`compare --harness`: the command as given, the program name it reached each variant by,
     the recording run (the harness once with traditional, untimed: its processes counted under
@@ -83,6 +100,9 @@ class HarnessFacts(Record):
     modules_added: int  # of those, the ones a single run of the target did not import, added to the recording
     not_packed: tuple[NotPacked, ...] = ()
     variants: tuple[HarnessVariant, ...] = ()
+    # where the harness's program processes took their modules from, per variant recorded (the
+    # table's `modules: pack / fallback` in --harness); a variant not listed was not recorded
+    origins: tuple[HarnessOrigins, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -91,9 +91,14 @@ def render_compare_table(report, tty: bool) -> str:
     notes = [f"build: {path_cell(report.build_dir, tty)}"]
     if any(r.speedup_vs_no_site for r in report.rows):
         notes.append(f"vs no-site: {RATIO_CONVENTION} (here: no-site's wall time)")
-    if have_origin:
+    if have_origin and harness is not None:
+        notes.append("modules: pack / fallback: distinct modules the harness's program processes took from the variant's own "
+                     "pack (OxidizedFinder, the frozen table) / from files through the ordinary path finder behind it, "
+                     "over a whole run of the harness (a packing variant's: an untimed run of its own, each process "
+                     "recording at exit; traditional's: the recording run; n/a: not recorded)")
+    elif have_origin:
         notes.append("modules: pack / fallback: modules the variant's check run took from its own pack (OxidizedFinder, "
-                      "the frozen table) / from the filesystem through the ordinary path finder behind it")
+                     "the frozen table) / from the filesystem through the ordinary path finder behind it")
     notes += [f"warning: {w}" for w in report.warnings if "fallback path finder" in w]
     notes += list(report.notes)
     parts.append("\n".join(notes))
@@ -115,4 +120,20 @@ def _harness_parts(h, tty: bool) -> list:
     if h.not_packed:
         shown = ", ".join(f"{n.name} ({n.reason})" for n in h.not_packed[:5])
         lines.append(f"not packed ({len(h.not_packed)}): {shown}" + (" ..." if len(h.not_packed) > 5 else ""))
+    for o in getattr(h, "origins", ()):
+        if o.fallback:
+            lines.append(f"{o.variant}: {o.fallback_modules:,} module{'s' if o.fallback_modules != 1 else ''} from files, not from its pack, in the harness's "
+                         f"{o.processes:,} {h.program} processes: " + _by_reason(o.fallback))
     return [ht, "\n".join(lines)]
+
+
+def _by_reason(names, shown: int = 6) -> str:
+    """The names grouped by why they were not packed, the largest group first, a few names each."""
+    groups: dict[str, list[str]] = {}
+    for n in names:
+        groups.setdefault(n.reason, []).append(n.name)
+    parts = []
+    for reason, group in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        more = f", ... ({len(group)})" if len(group) > shown else ""
+        parts.append(f"{', '.join(group[:shown])}{more}: {reason}")
+    return "; ".join(parts)
