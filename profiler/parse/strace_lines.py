@@ -34,7 +34,7 @@ _SIGNAL = re.compile(r"--- (?:stopped by )?(\w+)")
 # The fast path: a completed call in the usual `-f -tt -T -y` (or -ttt) form, in one match.
 # Everything else (unfinished/resumed halves, signals, exits, noise, other formats, the last
 # line of a log cut short) goes through the general path below, which gives the same result
-# for these lines too (tests/test_strace_parse.py checks both paths line by line).
+# for these lines too (tests/test_strace_native.py checks both paths line by line).
 _STR = r'"([^"\\]*(?:\\.[^"\\]*)*)"'  # a quoted string's inside (unrolled: no per-character alternation)
 _DECO = r"<([^<>\\]*(?:\\.[^<>\\]*)*)>"  # a -y decoration's inside
 _FAST = re.compile(

@@ -3,7 +3,7 @@
 # profiler/parse/strace.py in Rust (pyo3 0.17, abi3), built into
 # profiler/parse/_strace_native.abi3.so. Idempotent: rebuilt only when its sources are newer.
 # Optional: without cargo, or if the build fails, one line and the pure-Python fast path runs
-# (the same records; tests/test_strace_parse.py compares them). A wheel builds the same crate
+# (the same records; tests/test_strace_native.py compares them). A wheel builds the same crate
 # through setup.py (setuptools-rust); make setup's editable install leaves it to this step
 # (IMPORTPROF_BUILD_NATIVE=0), which rebuilds it whenever the Rust sources change.
 set -euo pipefail
