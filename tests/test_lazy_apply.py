@@ -226,6 +226,39 @@ def test_filter_out_keeps_the_must_stay_eager_set(tmp_path, cli, py315):
     assert (got.stdout, got.returncode) == (plain.stdout, plain.returncode) == ("DEMO plugins: hello\ngoodbye\n", 0)
 
 
+VERSIONED = {
+    "app.py": ("import sys\nimport reg.plugin_a\nimport reg\n"
+               "print('PEP 810' if sys.version_info >= (3, 15) else 'no PEP 810', 'plugins', reg.NAMES)\n"),
+    "reg/__init__.py": "NAMES = []\n",
+    "reg/plugin_a.py": "import reg\nreg.NAMES.append('a')\n",
+}
+
+
+def test_filter_out_on_311_is_lazys_bare_check_on_the_provisioned_315(tmp_path, cli, py315):
+    """One mechanism (issue 41): on 3.11, `lazy` checks its set on the provisioned 3.15 bare
+    (this program prints its version, so against 3.15's own bare eager run, said in
+    `plain_check.reference`), and `--filter-out` writes that set with that check as its row:
+    no check of its own."""
+    py311 = pyenv_python("3.11")
+    root = write_tree(tmp_path / "demo", VERSIONED)
+    out = tmp_path / "sitecustomize.py"
+    lazy = cli("lazy", "--python", py311, *FAST[:6], "--format", "json", "app.py", cwd=root)
+    assert lazy.returncode == 0, lazy
+    plain = lazy.json()["plain_check"]
+    assert plain["runs"] == 3 and plain["identical"] is True and plain["python"] == py315
+    assert "reg.plugin_a" in plain["eager"] and "differs from 3.11" in plain["reference"]
+    res = cli("lazy", "--python", py311, "--filter-out", str(out), *FAST, "--format", "json", "app.py", cwd=root)
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert doc["filter_eager"] == sorted(plain["eager"])
+    assert len(doc["checks"]) == 1 and doc["checks"][0]["identical"] is True
+    assert "the bare check of importprof lazy, 3 runs, against the bare eager run on 3.15" in doc["checks"][0]["command"]
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    got = subprocess.run([py315, "-X", "lazy_imports=all", "app.py"], cwd=root, env=env, capture_output=True, text=True)
+    bare = subprocess.run([py315, "app.py"], cwd=root, capture_output=True, text=True)
+    assert (got.stdout, got.returncode) == (bare.stdout, bare.returncode) == ("PEP 810 plugins ['a']\n", 0)
+
+
 # ------------------------------------------------------------------ bad inputs touch nothing
 
 

@@ -38,6 +38,7 @@ from profiler.model.target import Target
 from profiler.model.words import Engine
 from profiler.runcontext import RunContext, given
 from profiler.model.words import TargetKind
+from profiler.compose.lazy_plain import filter_env, plain_check
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -194,7 +195,7 @@ def lazy(
     st = _Lazy(opts, interp, context, _Runner(opts, interp, context), warn)
     _eager_reference(st)
     _keep_eager_set(st, info)
-    _plain_check(st, info)
+    plain_check(st, info)
     _verify(st)
     report = _priced_report(st, info)
     if not opts.measure:
@@ -299,155 +300,6 @@ def _keep_eager_set(st: _Lazy, info: Note | None) -> None:
         else:
             reason = f"in the set the bisection kept eager (stopped after {opts.max_bisect_runs} runs)"
         st.must.append(MustStayEager(name, reason))
-
-
-PLAIN_RUNS = 3  # bare runs with the filter, each compared with a bare eager run
-
-
-def find_315(interp, context: RunContext | None = None):
-    """A Python 3.15+ to prove lazy imports on: the --python one when it is, else pyenv's (its
-    version as the interpreter itself reports it, not as its folder is named)."""
-    from profiler.capture.interpreter import candidates, resolve_python
-    from profiler.errors import BadInput
-
-    if interp.version_tuple[:2] >= (3, 15):
-        return interp
-    for exe in candidates("pyenv", "3.15"):
-        try:
-            found = resolve_python(exe, source="pyenv", context=context)
-        except BadInput:
-            continue
-        if found.version_tuple[:2] >= (3, 15):
-            return found
-    return None
-
-
-def filter_env(directory: str) -> dict[str, str]:
-    """The environment that installs the filter module as --filter-out's docs say: its folder
-    first on PYTHONPATH, where `site` imports sitecustomize from. Nothing else: the timed lazy
-    run reads the program's bytecode where the eager one does (a bytecode folder of its own
-    would make it compile every module the eager run reads from a .pyc file)."""
-    old = os.environ.get("PYTHONPATH")
-    return {"PYTHONPATH": directory + (os.pathsep + old if old else "")}
-
-
-def _plain_check(st: _Lazy, info: Note | None) -> None:
-    """Step 2, as a user applies it: the bare interpreter (no launcher, no hook) with
-    `-X lazy_imports=all` and exactly the keep-eager set in the filter module `--filter-out`
-    writes (sitecustomize.py on PYTHONPATH), PLAIN_RUNS runs, each compared with a bare eager run.
-    What importprof's launcher imported itself can hide a module the program needs eager (Mercurial
-    on 3.15: `re`); such modules are found here, by the same bisection, and join the set, so the
-    set reported is the set that works bare. On 3.8-3.14 the same check runs on a provisioned
-    3.15 when the program runs there as on the measured interpreter."""
-    import tempfile
-
-    from profiler import sinks
-    from profiler.analysis.lazy import bisect_candidates, comparison_for, describe_difference, masked
-    from profiler.analysis.lazy_filter import filter_module
-    from profiler.capture.process import run
-
-    opts, t = st.opts, st.opts.target
-    real = _major_minor(st.interp) >= (3, 15)
-    py = st.interp if real else find_315(st.interp, context=st.context)
-    eager = sorted({*opts.keep_eager, *st.keep})
-    how = ("the bare interpreter with -X lazy_imports=all and the keep-eager set in a sys.set_lazy_imports_filter "
-           "(the module `importprof lazy --filter-out` writes, as sitecustomize.py on PYTHONPATH)")
-    if py is None:
-        st.plain = PlainCheck(st.interp.path, st.interp.version, 0, False, tuple(eager),
-                              skipped="no Python 3.15 here to run the real PEP 810 on", how=how)
-        return
-    if st.unstable:
-        st.plain = PlainCheck(py.path, py.version, 0, False, tuple(eager), skipped="the program's output changes from run to run",
-                              how=how)
-        return
-    st.filter_dir = tempfile.mkdtemp(prefix="importprof-filter-")  # (the invocation's folder: removed at exit)
-
-    def plain(lazy: bool, names) -> ProgramOutput:
-        # the check's runs (not timed) keep their bytecode in importprof's folder, eager and lazy
-        # alike, so that neither writes into the program's tree
-        env = {"PYTHONPYCACHEPREFIX": os.path.join(st.filter_dir, "pycache")}
-        argv = [py.path, *opts.flags, *t.python_argv()]
-        if lazy:
-            sinks.write_atomic(os.path.join(st.filter_dir, "sitecustomize.py"),
-                               filter_module(names, target=t.label(), python=py.version))
-            env.update(filter_env(st.filter_dir))
-            argv = [py.path, "-X", "lazy_imports=all", *opts.flags, *t.python_argv()]
-        proc = run(argv, env=env, timeout=opts.timeout, missing=TargetFailed, what="target", context=st.context)
-        return masked(ProgramOutput(proc.stdout, proc.stderr, proc.returncode), st.runner.mask)
-
-    ref = [plain(False, ())]  # the bare eager reference (masked once its numbers prove to vary)
-
-    def judge(got: ProgramOutput) -> str | None:
-        """The difference from the bare eager run; one in numbers only ("1 passed in 0.00s"
-        against "0.01s", which the eager runs happened to print alike) is re-judged as `_only_timing`
-        does: up to 3 more bare eager runs, and when one differs from the reference the same way,
-        those numbers are the program's timing, compared masked from now on."""
-        d = describe_difference(ref[0], got)
-        if d is None or st.runner.mask is not None:
-            return d
-        try:
-            how = comparison_for([ref[0], got])
-        except ValueError:
-            return d
-        if how is None:
-            return d
-        for _ in range(3):
-            again = plain(False, ())
-            if again != ref[0] and masked(again, how) == masked(ref[0], how):
-                st.compare_masked(how)
-                ref[0] = masked(ref[0], how)
-                return describe_difference(ref[0], masked(got, how))
-        return d
-
-    def numbers_only(a: ProgramOutput, b: ProgramOutput) -> bool:
-        try:
-            return comparison_for([a, b]) is not None
-        except ValueError:
-            return False
-
-    if not real:
-        differs = describe_difference(st.reference, ref[0])
-        if differs and not numbers_only(st.reference, ref[0]):
-            st.plain = PlainCheck(py.path, py.version, 0, False, tuple(eager), how=how,
-                                  skipped=f"the program does not run on {py.version} as on {st.interp.version} ({differs})")
-            return
-    elif describe_difference(st.reference, ref[0]) and not numbers_only(st.reference, ref[0]):
-        st.warning(f"the program run bare differs from its run under importprof's launcher "
-                   f"({describe_difference(st.reference, ref[0])}): the bare run is the reference of the check")
-
-    def differs_with(names) -> str | None:
-        for _ in range(PLAIN_RUNS):
-            d = judge(plain(True, names))
-            if d:
-                return d
-        return None
-
-    difference = differs_with(eager)
-    added: list[str] = []
-    if difference and real:
-        from profiler.analysis.bisect import minimize
-
-        kept = set(eager)
-        pool = [n for n in bisect_candidates(st.eager_rec, eager)] + sorted(
-            n for n, _, _ in st.eager_rec.executed if n not in kept and n != "__main__" and n not in st.eager_rec.startup)
-        pool = list(dict.fromkeys(n for n in pool if n not in kept))
-        if info:
-            info(f"the bare interpreter with the filter differs ({difference}): bisecting over {len(pool)} modules")
-        if judge(plain(True, eager + pool)) is None:
-            res = minimize(pool, lambda sub: judge(plain(True, eager + list(sub))) is None,
-                           max_tests=opts.max_bisect_runs)
-            added = list(res.items)
-            for name in added:
-                st.must.append(MustStayEager(name, f"needed eager by the bare interpreter with the filter: without it {difference}"))
-            st.keep = [*st.keep, *added]
-            eager = sorted({*eager, *added})
-            difference = differs_with(eager)
-        else:
-            st.warning(f"the bare interpreter with -X lazy_imports=all differs even with every module eager ({difference})")
-    st.plain = PlainCheck(py.path, py.version, PLAIN_RUNS, difference is None, tuple(eager), tuple(added), difference, how=how)
-    if difference:
-        st.warning(f"with {', '.join(eager) or 'nothing'} kept eager by a plain filter, {py.path} -X lazy_imports=all differs "
-                   f"from the eager run: {difference}")
 
 
 def _rests_on(st: _Lazy) -> str:

@@ -38,6 +38,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from profiler.compose.lazy_plain import find_315
 from profiler.errors import BadInput, Interrupted, UsageError
 from profiler.model.lazy_apply import Check, FileEdit, LazyApplyReport, ProofRow, Side, StatementVerdict
 from profiler.runcontext import RunContext, given
@@ -153,13 +154,6 @@ def validate(opts: ApplyOptions) -> None:
 
 
 # ------------------------------------------------------------------ the interpreters at hand
-
-
-def find_315(interp, context: RunContext | None = None):
-    """A Python 3.15+ to prove the edit on (compose/lazy.py: find_315, which `lazy` checks its set on too)."""
-    from profiler.compose.lazy import find_315 as find
-
-    return find(interp, context=context)
 
 
 def find_oldest(directory: str, interp, given, context: RunContext | None = None):
@@ -406,17 +400,9 @@ def lazy_apply(opts: ApplyOptions, progress=None, warn: Note | None = None, info
         from profiler import sinks
 
         sinks.check_writable(opts.filter_out)
-        warnings: list[str] = []
-
-        def warning(text: str) -> None:
-            warnings.append(text)
-            if warn:
-                warn(text)
-
         report = lazy(_untimed(opts.lazy), progress=None, warn=warn, info=info, context=context)
-        warnings.extend(report.warnings)
         must = tuple(m.name for m in report.must_stay_eager)
-        return _filter_out(opts, interp, report, must, warnings, [], warning, info, context=context)
+        return _filter_out(opts, interp, report, must, list(report.warnings), [])
     state = _State(opts, interp, check_directory(opts.directory, interp), context, warn, info)
     try:
         state.files = _loaded_files(opts, interp, state.directory, context=context)
@@ -525,12 +511,18 @@ def _deepen(state: _State) -> None:
 def _merge_pass(state: _State, found) -> list[int]:
     """The candidates of a later pass merged into the known ones: a new statement is added; a
     known one left below --min-ms is priced again over the modules it loads in any pass (those
-    a chosen statement deferred may now load below it), each at its lowest self time of every
-    run so far. Returns the indices to judge (again)."""
+    a chosen statement deferred may now load below it); and every known one applied or below
+    --min-ms is priced again at the floor of every run so far (each module at its lowest self
+    time), so that each decision rests on the same, final estimate. The floor only falls as
+    runs are pooled: a statement chosen on the first profile's three runs (1.1 ms) that the
+    pooled runs price at 0.9 ms goes back below --min-ms, where a second --apply, pooling fewer
+    runs, would leave it; the pass after re-judges the edit without it. Returns the indices to
+    judge (again)."""
     from dataclasses import replace
 
     index = {(c.path, c.line): i for i, c in enumerate(state.cands)}
     judge = []
+    seen: dict[int, tuple[str, ...]] = {}
     for c in found:
         i = index.get((c.path, c.line))
         if i is None:
@@ -538,12 +530,16 @@ def _merge_pass(state: _State, found) -> list[int]:
             judge.append(len(state.cands))
             state.cands.append(c)
         elif state.verdicts.get(i) is not None and state.verdicts[i].decision == "below --min-ms":
-            old = state.cands[i]
-            modules = tuple(dict.fromkeys(old.modules + c.modules))
-            saving = sum(state.self_us.get(n, 0) for n in modules)
-            if saving != old.saving_us:
-                state.cands[i] = replace(old, modules=modules, saving_us=saving)
-                judge.append(i)
+            seen[i] = c.modules
+    for i, v in sorted(state.verdicts.items()):
+        if v.decision not in ("below --min-ms", "applied") or i in judge:
+            continue
+        old = state.cands[i]
+        modules = tuple(dict.fromkeys(old.modules + seen.get(i, ())))
+        saving = sum(state.self_us.get(n, 0) for n in modules)
+        if saving != old.saving_us or modules != old.modules:
+            state.cands[i] = replace(old, modules=modules, saving_us=saving)
+            judge.append(i)
     return judge
 
 
@@ -601,6 +597,8 @@ def _select(state: _State, indices=None) -> None:
     deferred)."""
     for i in range(len(state.cands)) if indices is None else indices:
         c = state.cands[i]
+        if indices is not None:  # judged again (priced anew): its earlier choice no longer holds
+            state.chosen = [x for x in state.chosen if (x.path, x.line) != (c.path, c.line)]
         base = dict(site=c.site, modules=c.modules, saving_us=c.saving_us)
         differs = sorted(set(state.must) & set(c.modules))
         why_eager = {m.name: m.reason for m in state.report.must_stay_eager}
@@ -1115,64 +1113,32 @@ def _proof_row(state: _State, p, figures) -> ProofRow:
 # ------------------------------------------------------------------ --filter-out
 
 
-def _filter_out(opts, interp, report, must, warnings, notes, warning, info, context: RunContext | None = None) -> LazyApplyReport:
-    import tempfile
-
+def _filter_out(opts, interp, report, must, warnings, notes) -> LazyApplyReport:
+    """The filter file with `lazy`'s must-stay-eager set, and the check `lazy` made of that very
+    set under the bare interpreter (compose/lazy_plain.py: one mechanism, so the report, its JSON
+    and this file give one set); unverified, said in a note, where no 3.15 could run it."""
     from profiler import sinks
-    from profiler.analysis.lazy import describe_difference
     from profiler.analysis.lazy_filter import filter_module
-    from profiler.capture.lazy_apply import run_fresh, run_probe
 
-    py315 = find_315(interp, context=context)
-    eager = list(dict.fromkeys([*opts.lazy.keep_eager, *must]))  # what --keep-eager asked stays eager in the filter too
-    bisect_runs = 0
+    eager = sorted({*opts.lazy.keep_eager, *must})  # what --keep-eager asked stays eager in the filter too
     checks: list[Check] = []
     t = opts.lazy.target
     plain = report.plain_check
-    if py315 is None:
-        notes.append("no Python 3.15 here: the filter is written unverified (it takes effect with -X lazy_imports=all on 3.15+)")
-    elif (plain is not None and plain.runs and plain.python == py315.path and plain.identical
-          and set(plain.eager) == set(eager)):
-        # `lazy` checked this very set as this file installs it (bare, -X lazy_imports=all, the same
-        # module as sitecustomize.py), in plain.runs runs: the same check, not run again
-        checks.append(Check(py315.path, f"{t.label()} with -X lazy_imports=all and the filter "
-                                        f"(checked by importprof lazy in {plain.runs} runs)", True, None))
+    bisect_runs = 0
+    if plain is None or not plain.runs:
+        why = plain.skipped if plain is not None and plain.skipped else "no Python 3.15 here"
+        notes.append(f"the filter is written unverified ({why}): it takes effect with -X lazy_imports=all on 3.15+")
     else:
-        base = [py315.path, *opts.lazy.flags, *t.python_argv()]
-        ref = run_fresh(base, timeout=opts.lazy.timeout, what=t.label(), context=context)
-        from profiler.model.lazy import ProgramOutput
-
-        reference = ProgramOutput(ref.stdout, ref.stderr, ref.returncode)
-        with tempfile.TemporaryDirectory(prefix="importprof-filter-") as tmp:
-            def run_with(names) -> ProgramOutput:
-                nonlocal bisect_runs
-                sinks.write_atomic(os.path.join(tmp, "sitecustomize.py"), filter_module(names))
-                env = {"PYTHONPATH": tmp + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")}
-                o = run_fresh([py315.path, "-X", "lazy_imports=all", *opts.lazy.flags, *t.python_argv()], env=env,
-                              timeout=opts.lazy.timeout, what=t.label(), context=context)
-                bisect_runs += 1
-                return ProgramOutput(o.stdout, o.stderr, o.returncode)
-
-            diff = describe_difference(reference, run_with(eager))
-            if diff:
-                _, probe = run_probe(py315.path, opts.lazy.flags, t, timeout=opts.lazy.timeout, context=context)
-                pool = [n for n, _ in (probe or {}).get("modules", ()) if n not in eager and n != "__main__"]
-                if info:
-                    info(f"with the filter the program differs on {py315.version} ({diff}): bisecting over {len(pool)} modules")
-                from profiler.analysis.bisect import minimize
-
-                if describe_difference(reference, run_with(eager + pool)) is None:
-                    res = minimize(pool, lambda sub: describe_difference(reference, run_with(eager + list(sub))) is None,
-                                   max_tests=opts.max_bisect_runs)
-                    eager += list(res.items)
-                else:
-                    warning(f"the program differs under -X lazy_imports=all even with every module eager ({diff})")
-                diff = describe_difference(reference, run_with(eager))
-            checks.append(Check(py315.path, f"{t.label()} with -X lazy_imports=all and the filter", diff is None, diff))
+        eager = sorted({*eager, *plain.eager})
+        against = f", against {plain.reference}" if plain.reference else ""
+        checks.append(Check(plain.python, f"{t.label()} with -X lazy_imports=all and the filter "
+                                          f"(the bare check of importprof lazy, {plain.runs} runs{against})",
+                            plain.identical, plain.difference))
+        bisect_runs = plain.bisect_runs
     sinks.write_atomic(opts.filter_out, filter_module(eager, target=t.label(), python=report.python_version or ""))
     return LazyApplyReport(
         action="filter-out", directory=None, style=opts.style, target=t.label(), python=interp.path,
         python_version=interp.version, min_ms=opts.min_ms, must_stay_eager=must, statements=(),
-        checks=tuple(checks), filter_path=opts.filter_out, filter_eager=tuple(sorted(set(eager))),
+        checks=tuple(checks), filter_path=opts.filter_out, filter_eager=tuple(eager),
         bisect_runs=bisect_runs, warnings=tuple(warnings), notes=tuple(notes),
     )

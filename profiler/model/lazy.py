@@ -164,6 +164,8 @@ class PlainCheck(Record):
     difference: str | None = None
     skipped: str | None = None
     how: str = ""
+    reference: str | None = None  # on 3.8-3.14: the 3.15 bare run the set was checked against, when its output differs
+    bisect_runs: int = 0  # bare runs the bisection made (what --filter-out reports as its bisect_runs)
 
 
 @dataclass(frozen=True)
