@@ -38,7 +38,7 @@ def _changes(rng, n, names, values):
 
 def _both(changes, run, chunk, fan, position=True):
     from profiler.compose.diff_spill import ChangeRuns
-    from profiler.model.import_tree import ChangeColumns
+    from profiler.model.diff_report import ChangeColumns
 
     cols, runs = ChangeColumns(), ChangeRuns(run, chunk, fan)
     for c in changes:
@@ -49,7 +49,7 @@ def _both(changes, run, chunk, fan, position=True):
 
 
 def _document(changed):
-    from profiler.model.import_tree import DiffReport, DiffTotals
+    from profiler.model.diff_report import DiffReport, DiffTotals
     from profiler.render.report_json import render_json_chunks
 
     rep = DiffReport(machine={}, old={"path": "a.json"}, new={"path": "b.json"}, totals=DiffTotals(1, 2, 1, 100.0),
@@ -94,7 +94,7 @@ def test_spilled_changes_read_and_write_as_the_columns_do(run, chunk, fan, posit
 def test_numbers_no_run_can_hold_keep_every_change_in_memory_in_the_columns_order(odd):
     """A saved 5.0, or numbers past 2**54: the runs already spilled are gathered back into
     one ChangeColumns, which orders them as it always did."""
-    from profiler.model.import_tree import ChangeColumns
+    from profiler.model.diff_report import ChangeColumns
 
     for at in (5, 205, 390):  # in the first run, in one after runs were spilled (and merged), in the last one
         changes = _changes(random.Random(at), 400, ["a", "b", "c"], [0, 1, 3, 2**53])
@@ -111,7 +111,7 @@ def test_a_process_columns_added_at_once_are_its_changes_one_by_one(odd):
     """ChangeColumns.extend (a process laid out alike in both reports) against append; a
     number that is not a machine integer turns the columns into lists either way."""
     from profiler.compose.diff_spill import ChangeRuns
-    from profiler.model.import_tree import ChangeColumns
+    from profiler.model.diff_report import ChangeColumns
 
     rng = random.Random(5)
     names = tuple(rng.choice(["a", "b", "c.d"]) for _ in range(60))
@@ -138,7 +138,7 @@ def test_no_room_to_spill_keeps_the_changes_in_memory(fail_at, monkeypatch):
     import errno
     import os
 
-    from profiler.model.import_tree import ChangeColumns
+    from profiler.model.diff_report import ChangeColumns
 
     real, calls = os.write, []
 
@@ -156,7 +156,7 @@ def test_no_room_to_spill_keeps_the_changes_in_memory(fail_at, monkeypatch):
 
 
 def test_few_changes_are_never_spilled():
-    from profiler.model.import_tree import ChangeColumns
+    from profiler.model.diff_report import ChangeColumns
 
     cols, runs = _both(_changes(random.Random(1), 100, ["a"], [1, 2]), 100, 3, 3)
     assert type(runs) is ChangeColumns and runs == cols
@@ -230,7 +230,7 @@ def test_two_runs_of_a_harness_diff_the_same_spilled_or_held(saved, tmp_path, mo
     many alike in impact): the runs forced small give the document and the table the changes
     held in memory give."""
     from profiler.compose.diff_spill import ChangeRuns
-    from profiler.model.import_tree import ChangeColumns
+    from profiler.model.diff_report import ChangeColumns
     from profiler.render import get_renderer
     from profiler.render.console_imports import render_diff_table
 

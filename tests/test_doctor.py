@@ -10,7 +10,7 @@ import pytest
 
 from profiler.analysis.doctor import failed_lookups_by_entry, no_pyc_finding, sort_findings
 from profiler.model.doctor import DoctorReport, Finding
-from profiler.model.import_tree import ModuleRecord
+from profiler.model.import_records import ModuleRecord
 from profiler.model.syscall_trace import Syscall
 from tests.conftest import assert_one_line_error, write_tree
 

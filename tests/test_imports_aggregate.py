@@ -20,7 +20,7 @@ from profiler.analysis.imports_views import (
     parent_indices,
     top_modules,
 )
-from profiler.model.import_tree import ImportsReport
+from profiler.model.imports_report import ImportsReport
 from profiler.parse.importtime import parse_importtime
 from profiler.render import get_renderer
 from profiler.workflows.imports import report_from_logs

@@ -79,7 +79,7 @@ def test_site_and_startup_modules_are_never_lazy_candidates(cli, real_python, fa
 
 
 def _rec(d):
-    from profiler.model.import_tree import ModuleRecord
+    from profiler.model.import_records import ModuleRecord
 
     return ModuleRecord.from_dict(d)
 

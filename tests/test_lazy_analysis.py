@@ -21,7 +21,7 @@ from profiler.analysis.lazy import (
     total_self_us,
     stayed_eager,
 )
-from profiler.model.import_tree import ModuleRecord
+from profiler.model.import_records import ModuleRecord
 from profiler.model.lazy import (
     AvoidedModule,
     EagerImport,

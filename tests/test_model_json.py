@@ -54,7 +54,7 @@ def test_module_extras_read_a_saved_phases_report_by_name():
     through ModuleExtras' properties: the values the JSON holds, None where not instrumented."""
     from pathlib import Path
 
-    from profiler.model.import_tree import ImportsReport
+    from profiler.model.imports_report import ImportsReport
 
     path = Path(__file__).parent / "fixtures" / "report" / "imports.json"
     raw = {m["name"]: m for m in json.loads(path.read_text())["modules"]}

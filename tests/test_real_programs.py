@@ -420,7 +420,7 @@ def test_why_statements_shows_the_work_in_the_module_asked_about(cli, real_pytho
 
 def test_doctor_module_work_finding_is_the_share_of_the_measured_self():
     from profiler.analysis.doctor import module_work_findings
-    from profiler.model.import_tree import ModuleRecord
+    from profiler.model.import_records import ModuleRecord
 
     def mod(name, self_us, body_us, statements):
         return ModuleRecord(name, self_us, self_us, None, 0, 0, 1, (self_us,), (self_us,),

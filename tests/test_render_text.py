@@ -160,7 +160,7 @@ def test_site_note_says_the_pth_figure_is_from_another_run_and_why_it_exceeds():
 
 
 def test_phase_columns_say_they_come_from_another_run_and_by_how_much():
-    from profiler.model.import_tree import ImportsReport
+    from profiler.model.imports_report import ImportsReport
     from profiler.render.console_imports import render_imports_table
 
     report = ImportsReport.from_dict(load("imports"))  # made with --phases

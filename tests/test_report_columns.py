@@ -31,7 +31,7 @@ class _Saved(dict):
 
         report = report_of(case, self.folder)
         if case == "overlap_x3":  # a module name the page must escape, in a process kept as columns
-            from profiler.model.import_tree import ModuleColumns
+            from profiler.model.import_columns import ModuleColumns
 
             assert isinstance(report.modules, ModuleColumns)
         path = self[case] = self.folder / f"{case}.json"

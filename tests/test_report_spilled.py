@@ -49,7 +49,7 @@ def _whole_docs(paths):
 
 
 def _spilled_blocks(page) -> int:
-    from profiler.model.import_tree import ModuleColumns
+    from profiler.model.import_columns import ModuleColumns
     from profiler.model.report import SavedColumns
 
     n = 0
@@ -78,7 +78,7 @@ def test_a_page_of_spilled_columns_is_the_whole_documents(case, saved):
     got = _outputs(spilled)
     assert got == _outputs(in_memory) == _outputs(whole)
     assert got["json"] == got["json_whole"]
-    from profiler.model.import_tree import ModuleColumns
+    from profiler.model.import_columns import ModuleColumns
 
     records = spilled.documents[0][1].records
     if isinstance(records, ModuleColumns):  # a report of several processes: its blocks in the file

@@ -13,7 +13,7 @@ import pytest
 from profiler.analysis.imports_aggregate import aggregate_logs_by_trees
 from profiler.analysis.imports_processes import sum_modules
 from profiler.analysis.imports_views import TreeLine, collapse_tree, parent_indices
-from profiler.model.import_tree import SummedModule
+from profiler.model.import_records import SummedModule
 from profiler.parse.importtime import parse_importtime, parse_importtime_lines
 from profiler.workflows.imports import report_from_logs
 
@@ -111,7 +111,7 @@ def test_processes_kept_as_columns_read_as_their_records(name):
     from dataclasses import replace
 
     from profiler.analysis.imports_processes import summarize_processes
-    from profiler.model.import_tree import ColumnBlock, ModuleColumns, records_with
+    from profiler.model.import_columns import ColumnBlock, ModuleColumns, records_with
 
     report = _report(_many(name))
     modules = report.modules
@@ -142,7 +142,7 @@ def test_processes_kept_as_columns_read_as_their_records(name):
 def test_processes_of_mixed_kinds_keep_their_order():
     # processes read through their trees (overlap.log's interleaved rows, 3.14 cached rows)
     # among regular ones (boto3.log): both kinds of block, in the log's order
-    from profiler.model.import_tree import ColumnBlock, ModuleColumns
+    from profiler.model.import_columns import ColumnBlock, ModuleColumns
 
     text = "".join(_text(n) for n in ("boto3.log", "overlap.log", "boto3.log", "py314_cached.log", "boto3.log"))
     modules = _report(text).modules
@@ -160,7 +160,7 @@ def test_processes_of_mixed_kinds_keep_their_order():
 def test_times_past_four_byte_integers_are_kept_whole():
     # columns hold µs as 4-byte integers up to 71 minutes, 8-byte ones past that: a real log
     # (boto3.log, twice) with one row's times raised past 2**32 µs reads the same both ways
-    from profiler.model.import_tree import ColumnBlock
+    from profiler.model.import_columns import ColumnBlock
 
     lines = _text("boto3.log").splitlines(keepends=True)
     i = next(k for k, ln in enumerate(lines) if ln.startswith("import time:") and "|" in ln and ln.split("|")[0].split(":")[1].strip().isdigit())
@@ -182,7 +182,7 @@ def test_json_of_processes_kept_as_columns_is_their_records_json(odd):
     # format character, or a template's stand-in number (then its rows go through their records)
     from dataclasses import replace
 
-    from profiler.model.import_tree import ColumnBlock, _json_templates
+    from profiler.model.import_columns import ColumnBlock, json_templates
 
     lines = _text("boto3.log").splitlines(keepends=True)
     i = next(k for k, ln in enumerate(lines) if ln.startswith("import time:") and ln.rstrip().endswith("| zipimport"))
@@ -191,6 +191,6 @@ def test_json_of_processes_kept_as_columns_is_their_records_json(odd):
     report = _report(text)
     blocks = [b for b in report.modules.blocks if isinstance(b, ColumnBlock)]
     assert blocks and any(m.name == odd for m in report.modules)
-    assert (_json_templates(blocks[0].layout) is None) == ("7000000000000001" in odd)
+    assert (json_templates(blocks[0].layout) is None) == ("7000000000000001" in odd)
     assert report.to_json() == replace(report, modules=tuple(report.modules)).to_json()
     assert any(m["name"] == odd for m in __import__("json").loads(report.to_json())["modules"])

@@ -101,7 +101,8 @@ def test_a_saved_report_read_back_a_line_at_a_time(case, saved):
     """Read back into the column form, a saved report is the report the whole-file reader made
     of it, shows and exports the same bytes as before, and is written again byte for byte."""
     from profiler.inputs.documents import read_document
-    from profiler.model.import_tree import ImportsReport, ModuleColumns
+    from profiler.model.import_columns import ModuleColumns
+    from profiler.model.imports_report import ImportsReport
     from profiler.render import get_renderer
     from profiler.render.console_imports import ImportsView, render_imports_table
     from profiler.workflows.imports import load_report
@@ -237,7 +238,7 @@ def _edited(doc: dict, edits) -> dict:
 
 def _same_outcome(path) -> None:
     from profiler.inputs.documents import read_document
-    from profiler.model.import_tree import ImportsReport
+    from profiler.model.imports_report import ImportsReport
     from profiler.workflows.imports import load_report
 
     def whole(p):
@@ -255,7 +256,7 @@ def test_why_chains_by_process_are_the_careful_ones(case, reports):
     """import_chains of a report kept as columns (a layout's rows found once) equals the walk over
     every record; for a module that is a row, one that is only a package of rows, and neither."""
     from profiler.analysis.imports_chains import import_chains
-    from profiler.model.import_tree import ModuleColumns
+    from profiler.model.import_columns import ModuleColumns
 
     report = reports[case]
     assert isinstance(report.modules, ModuleColumns)
@@ -272,7 +273,7 @@ def test_changes_kept_as_columns_read_as_the_sorted_records():
     that is not a machine integer (a saved 5.0) is kept as it is."""
     import random
 
-    from profiler.model.import_tree import ChangeColumns, ModuleChange
+    from profiler.model.diff_report import ChangeColumns, ModuleChange
 
     rng = random.Random(7)
     for odd in (False, True):
@@ -300,7 +301,8 @@ def test_a_big_diff_is_written_a_batch_of_changes_at_a_time(odd):
     through the records."""
     import random
 
-    from profiler.model.import_tree import ChangeColumns, DiffReport, DiffTotals, ModuleRecord
+    from profiler.model.diff_report import ChangeColumns, DiffReport, DiffTotals
+    from profiler.model.import_records import ModuleRecord
     from profiler.render.report_json import render_json, render_json_chunks
 
     rng = random.Random(11)
@@ -352,7 +354,7 @@ def test_a_saved_report_in_another_layout_is_read_a_value_at_a_time(case, layout
     reader takes it: never the whole file in memory), the same report as the indented file,
     shown and exported byte for byte as it is; an invalid one refused with the same line."""
     from profiler.inputs.saved_imports import is_saved_imports, read_imports_document, stream_imports_report
-    from profiler.model.import_tree import ModuleColumns
+    from profiler.model.import_columns import ModuleColumns
     from profiler.render import get_renderer
     from profiler.render.console_imports import ImportsView, render_imports_table
     from profiler.workflows.imports import load_report

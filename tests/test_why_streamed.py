@@ -28,7 +28,7 @@ def _whole(path: Path, module: str):
     """The WhyReport of the whole-document path: the file read whole, then import_chains."""
     from profiler.compose.why import why_from_report
     from profiler.inputs.documents import read_document
-    from profiler.model.import_tree import ImportsReport
+    from profiler.model.imports_report import ImportsReport
 
     return why_from_report(ImportsReport.from_dict(read_document(str(path), ["imports"], "report")), module)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from profiler.model.check import CheckResult, CheckSpec, Finding, StartupModule
-from profiler.model.import_tree import ImportsReport
+from profiler.model.imports_report import ImportsReport
 
 LAZY_IMPORTS_SINCE = (3, 15)
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from profiler.model.import_tree import ChangeColumns, ColumnBlock, DiffReport, DiffTotals, ImportsReport, ModuleRecord
+from profiler.model.diff_report import ChangeColumns, DiffReport, DiffTotals
+from profiler.model.import_columns import ColumnBlock
+from profiler.model.import_records import ModuleRecord
+from profiler.model.imports_report import ImportsReport
 
 MIN_RUNS_FOR_SIGNIFICANCE = 3
 SPREAD_FACTOR = 3  # a change is significant beyond this many (old + new) spreads (MAD, µs)

@@ -11,7 +11,7 @@ from typing import Mapping, Sequence
 
 from profiler.analysis.syscalls import call_path, is_failed_lookup
 from profiler.model.doctor import Finding
-from profiler.model.import_tree import ModuleRecord
+from profiler.model.import_records import ModuleRecord
 from profiler.model.lazy import LazyReport
 from profiler.model.site import SiteReport
 from profiler.model.syscall_trace import Syscall

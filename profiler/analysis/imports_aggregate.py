@@ -10,20 +10,10 @@ from collections import Counter
 from dataclasses import replace
 from typing import Iterable, Sequence
 
-from profiler.model.import_tree import (
-    Aggregation,
-    CachedRecord,
-    ColumnBlock,
-    ImportNode,
-    ModuleColumns,
-    ModuleRecord,
-    ParsedLog,
-    ProcessLayout,
-    ProcessLog,
-    ProcessTree,
-    RunTree,
-    Samples,
-)
+from profiler.model.import_columns import ColumnBlock, ModuleColumns, ProcessLayout
+from profiler.model.import_records import CachedRecord, ModuleRecord, Samples
+from profiler.model.import_tree import ImportNode, ParsedLog, ProcessLog, ProcessTree, RunTree
+from profiler.model.imports_report import Aggregation
 
 ROUNDING_US = 1  # values are truncated to whole µs: Σ parts may differ by ~1 µs per child
 

@@ -7,7 +7,10 @@ from dataclasses import replace
 from typing import Sequence
 
 from profiler.analysis.imports_views import parent_indices, parent_rows
-from profiler.model.import_tree import ColumnBlock, ImportsReport, ModuleColumns, WhyChain, WhyHop
+from profiler.model.import_columns import ColumnBlock, module_blocks
+from profiler.model.import_records import ModuleRecord
+from profiler.model.imports_report import ImportsReport
+from profiler.model.why_report import WhyChain, WhyHop
 
 
 def import_chains(report: ImportsReport, module: str) -> tuple[WhyChain, ...]:
@@ -15,10 +18,9 @@ def import_chains(report: ImportsReport, module: str) -> tuple[WhyChain, ...]:
     per process), or, when MODULE itself was never a row, to the first of its submodules in
     each process. Each hop carries the module record's `extra`."""
     modules = report.modules
-    if isinstance(modules, ModuleColumns):
-        chains = _chains_by_process(modules, module)
-        if chains is not None:
-            return chains
+    chains = _chains_by_process(modules, module)
+    if chains is not None:
+        return chains
     parents = parent_indices(modules)
     targets = [i for i, m in enumerate(modules) if m.name == module]
     if not targets:
@@ -30,11 +32,11 @@ def import_chains(report: ImportsReport, module: str) -> tuple[WhyChain, ...]:
     return tuple(_chain(modules[t].process, modules.__getitem__, parents, t) for t in targets)
 
 
-def _chains_by_process(modules: ModuleColumns, module: str) -> tuple[WhyChain, ...] | None:
-    """import_chains of a ModuleColumns process by process (ChainsByProcess). None when a
-    process comes in more than one place."""
+def _chains_by_process(modules: Sequence[ModuleRecord], module: str) -> tuple[WhyChain, ...] | None:
+    """import_chains block by block (model.import_columns.module_blocks), process by process
+    (ChainsByProcess). None when a process comes in more than one place."""
     by_process = ChainsByProcess(module)
-    for b in modules.blocks:
+    for b in module_blocks(modules):
         for part in ((b,) if isinstance(b, ColumnBlock) else _cut_by_process(b)):
             by_process.add(part.process if isinstance(part, ColumnBlock) else part[0].process, 0, part)
         if by_process.repeated:
@@ -42,8 +44,8 @@ def _chains_by_process(modules: ModuleColumns, module: str) -> tuple[WhyChain, .
     return by_process.chains()
 
 
-def _cut_by_process(records: tuple) -> list[tuple]:
-    out: list[tuple] = []
+def _cut_by_process(records: Sequence[ModuleRecord]) -> list[Sequence[ModuleRecord]]:
+    out: list[Sequence[ModuleRecord]] = []
     start = 0
     for i in range(1, len(records) + 1):
         if i == len(records) or records[i].process != records[start].process:
@@ -54,7 +56,7 @@ def _cut_by_process(records: tuple) -> list[tuple]:
 
 class ChainsByProcess:
     """import_chains of a report handed over a process at a time (`add(process, first index,
-    block)`: a ColumnBlock or a tuple of one process's records, as model.import_tree's
+    block)`: a ColumnBlock or a tuple of one process's records, as model.import_columns_reader's
     ModuleColumnsReader hands them to on_block), the blocks not kept: the rows of MODULE (or
     of its first submodule) and their parents found once per layout, the hops made only for the
     chains. So `why --report` of a thousand processes holds the chains and one process, not the

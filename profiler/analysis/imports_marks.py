@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
-from profiler.model.import_tree import ModuleRecord
+from profiler.model.import_records import ModuleRecord
 
 def annotate_modules(modules: Sequence[ModuleRecord], facts: Mapping[str, Mapping[str, Any]]) -> tuple[ModuleRecord, ...]:
     """Merge per-name facts (e.g. {"kind": ..., "distribution": ...}) into each record's extra."""

@@ -9,7 +9,8 @@ from typing import Any, Sequence
 from profiler.analysis.imports_aggregate import median_us
 from profiler.analysis.imports_views import process_segments
 from profiler.analysis.statistics import median
-from profiler.model.import_tree import HarnessHeadline, ModuleRecord, ProcessSummary, SummedModule
+from profiler.model.import_records import ModuleRecord, ProcessSummary, SummedModule
+from profiler.model.imports_report import HarnessHeadline
 
 def sum_modules(modules: Sequence[ModuleRecord]) -> tuple[SummedModule, ...]:
     """Per module name across processes: in how many processes it was imported, Σ self and

@@ -10,25 +10,31 @@ from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, NamedTuple, Sequence
 
-from profiler.model.import_tree import ColumnBlock, GroupRecord, ModuleColumns, ModuleRecord, ProcessLayout
+from profiler.model.import_columns import ColumnBlock, ProcessLayout, module_blocks, records_of
+from profiler.model.import_records import GroupRecord, ModuleRecord
 
 # ---------------------------------------------------------------------------- the nesting, the tree, the top N
 def parent_indices(modules: Sequence[ModuleRecord]) -> list[int | None]:
     """Index of each module's parent in the pre-order list (exact even when a name occurs
     twice in a process, e.g. a module imported again after leaving sys.modules)."""
-    if isinstance(modules, ModuleColumns):
-        segments = [depths for _, depths, _, _, _ in process_segments(modules)]
-    else:  # any records with a process and a depth (the report page reads saved documents' rows so)
-        segments, process = [], object()
-        for m in modules:
+    segments: list[Sequence[int]] = []
+    for b in module_blocks(modules):
+        if isinstance(b, ColumnBlock):
+            segments.append(b.layout.depths)
+            continue
+        # any records with a process and a depth (the report page reads saved documents' rows so)
+        process: object = object()
+        depths: list[int] = []
+        for m in b:
             if m.process != process:
-                segments.append([])
+                depths = []
+                segments.append(depths)
                 process = m.process
-            segments[-1].append(m.depth)
+            depths.append(m.depth)
     out: list[int | None] = []
-    for depths in segments:
+    for segment in segments:
         start = len(out)
-        out.extend(None if p is None else start + p for p in parent_rows(depths))
+        out.extend(None if p is None else start + p for p in parent_rows(segment))
     return out
 
 
@@ -87,7 +93,7 @@ def identity_keys(modules: Sequence[ModuleRecord]) -> list[tuple[int, str, str, 
 def filter_modules(modules: Sequence[ModuleRecord], prefix: str | None, keep_ancestors: bool = True) -> Sequence[ModuleRecord]:
     """Modules whose name starts with PREFIX (and, for the tree, their ancestors)."""
     if not prefix:
-        return modules if isinstance(modules, (tuple, ModuleColumns)) else tuple(modules)
+        return records_of(modules)
     parents = parent_indices(modules)
     keep: set[int] = set()
     for i, m in enumerate(modules):
@@ -100,9 +106,9 @@ def filter_modules(modules: Sequence[ModuleRecord], prefix: str | None, keep_anc
 
 
 def top_modules(modules: Sequence[ModuleRecord], n: int, by: str = "self_us") -> tuple[ModuleRecord, ...]:
-    """The `n` modules largest by `by`, ties by name, then in order. A ModuleColumns' rows are
-    ranked from their columns and only the `n` kept are made."""
-    if isinstance(modules, ModuleColumns) and by in ("self_us", "cumulative_us"):
+    """The `n` modules largest by `by`, ties by name, then in order. A process kept as columns
+    (model.import_columns.ColumnBlock) is ranked from its columns and only the `n` kept are made."""
+    if by in ("self_us", "cumulative_us"):
         import heapq
         from itertools import count
         from operator import neg
@@ -155,25 +161,22 @@ def collapse_tree(modules: Sequence[ModuleRecord], min_us: int) -> Sequence[Tree
 
 def process_segments(modules: Sequence[ModuleRecord]):
     """(process, depths, cumulative µs, row → its ModuleRecord, its ColumnBlock or None) per
-    process, in order: a ModuleColumns' blocks as they are, any other sequence cut where the
-    process changes."""
-    if isinstance(modules, ModuleColumns):
-        for b in modules.blocks:
-            if isinstance(b, ColumnBlock):
-                yield b.process, b.layout.depths, b.cumulative_us, b.record, b
-            else:
-                yield from process_segments(b)
-        return
-    n = len(modules)
-    start = 0
-    while start < n:
-        process = modules[start].process
-        end = start + 1
-        while end < n and modules[end].process == process:
-            end += 1
-        part = modules[start:end] if start or end < n else modules
-        yield process, [m.depth for m in part], [m.cumulative_us for m in part], part.__getitem__, None
-        start = end
+    process, in order: a block kept as columns as it is, the records of any other cut where the
+    process changes (model.import_columns.module_blocks)."""
+    for b in module_blocks(modules):
+        if isinstance(b, ColumnBlock):
+            yield b.process, b.layout.depths, b.cumulative_us, b.record, b
+            continue
+        n = len(b)
+        start = 0
+        while start < n:
+            process = b[start].process
+            end = start + 1
+            while end < n and b[end].process == process:
+                end += 1
+            part = b[start:end] if start or end < n else b
+            yield process, [m.depth for m in part], [m.cumulative_us for m in part], part.__getitem__, None
+            start = end
 
 
 def _fold_plan(depth: Sequence[int], cums: Sequence[int], min_us: int) -> tuple[list[int], dict]:

@@ -14,7 +14,7 @@ import re
 from typing import Sequence
 
 from profiler.analysis.phases import children_index, drop_launcher
-from profiler.model.import_tree import ModuleRecord
+from profiler.model.import_records import ModuleRecord
 from profiler.model.lazy import AvoidedModule, EagerImport, LazyRun, Prediction, ProgramOutput, StatementSaving
 from profiler.model.phases import LazyCandidate, ModulePhases
 

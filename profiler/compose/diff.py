@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from profiler.errors import GateFailed, UsageError
-from profiler.model.import_tree import DiffReport
+from profiler.model.diff_report import DiffReport
 from profiler.runcontext import RunContext, given
 
 

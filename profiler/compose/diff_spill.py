@@ -31,7 +31,7 @@ from itertools import chain, islice
 from operator import itemgetter
 from typing import Any, Callable, Iterator, Sequence
 
-from profiler.model.import_tree import ChangeColumns, ModuleChange
+from profiler.model.diff_report import ChangeColumns, ModuleChange
 
 RUN = 32768  # changes a run: ~2 MB of columns and ~2 MB of sort keys while it is sorted
 CHUNK = 128  # rows a piece of a run on disk: the merge holds about one piece a run

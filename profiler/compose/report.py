@@ -113,7 +113,7 @@ class _SpilledColumns:
             return None
 
     def keep(self, block):
-        from profiler.model.import_tree import ColumnBlock
+        from profiler.model.import_columns import ColumnBlock
 
         if type(block) is not ColumnBlock:
             return block
@@ -165,14 +165,14 @@ class _SpilledColumn:
         self.spill, self.at, self.n, self.typecode = spill, at, n, typecode
 
 
-_SPILLED_BLOCK: list = []  # the class, made once model.import_tree is loaded (not at import: report's --help)
+_SPILLED_BLOCK: list = []  # the class, made once model.import_columns is loaded (not at import: report's --help)
 
 
 def _spilled_block(layout, process, self_us: _SpilledColumn, cumulative_us: _SpilledColumn):
     """A ColumnBlock whose columns are in _SpilledColumns' file, read back when asked (the
     page's writers read a block's `self_us` and `cumulative_us`, and its records, as any)."""
     if not _SPILLED_BLOCK:
-        from profiler.model.import_tree import ColumnBlock
+        from profiler.model.import_columns import ColumnBlock
 
         class SpilledBlock(ColumnBlock):
             __slots__ = ()
@@ -237,11 +237,11 @@ def _column_tree(doc) -> "ColumnTree":
     tests/test_report_columns.py), from its columns: each process's segments (a run of its rows)
     with each row's parent row in the segment, worked out once per layout."""
     from profiler.analysis.imports_views import parent_rows
-    from profiler.model.import_tree import ColumnBlock, ModuleColumns
+    from profiler.model.import_columns import ColumnBlock, module_blocks
     from profiler.model.report import ColumnTree
 
     records = doc.records
-    blocks = records.blocks if isinstance(records, ModuleColumns) else (records,)
+    blocks = module_blocks(records)
     segments: list[list] = []  # [process, first row, ColumnBlock or records]
     start = 0
     for b in blocks:
@@ -284,7 +284,7 @@ def _column_tree(doc) -> "ColumnTree":
 
 
 def _records_of(rows) -> list:
-    from profiler.model.import_tree import ColumnBlock
+    from profiler.model.import_columns import ColumnBlock
 
     return [rows.record(i) for i in range(len(rows.self_us))] if isinstance(rows, ColumnBlock) else list(rows)
 

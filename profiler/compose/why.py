@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import GateFailed, UsageError
-from profiler.model.import_tree import ImportsReport, WhyReport
+from profiler.model.imports_report import ImportsReport
+from profiler.model.why_report import WhyReport
 from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.runcontext import RunContext, given
 

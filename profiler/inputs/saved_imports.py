@@ -23,7 +23,7 @@ def read_imports_report(path: str, what: str = "report", on_block=None):
     report = stream_imports_report(path, on_block, what)
     if report is not None:
         return report
-    from profiler.model.import_tree import ImportsReport
+    from profiler.model.imports_report import ImportsReport
 
     return ImportsReport.from_dict(read_document(path, ["imports"], what))
 
@@ -37,7 +37,8 @@ def stream_imports_report(path: str, on_block, what: str = "report"):
     from dataclasses import replace
 
     from profiler.errors import BadInput
-    from profiler.model.import_tree import ImportsReport, ModuleColumnsReader
+    from profiler.model.import_columns_reader import ModuleColumnsReader
+    from profiler.model.imports_report import ImportsReport
 
     reader = ModuleColumnsReader(on_block)
     try:
@@ -89,7 +90,9 @@ def read_imports_document(path: str, what: str = "document", keep=None):
     import json
 
     from profiler.errors import BadInput
-    from profiler.model.import_tree import ModuleColumns, ModuleColumnsReader, ModuleRecord
+    from profiler.model.import_columns import ModuleColumns
+    from profiler.model.import_columns_reader import ModuleColumnsReader
+    from profiler.model.import_records import ModuleRecord
     from profiler.model.report import SavedColumns
 
     kept: list = []

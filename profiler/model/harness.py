@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from profiler.model.document import Record, saved
-from profiler.model.import_tree import HarnessHeadline, ProcessSummary, SummedModule
+from profiler.model.import_records import ProcessSummary, SummedModule
+from profiler.model.imports_report import HarnessHeadline
 
 
 @dataclass(frozen=True)

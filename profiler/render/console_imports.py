@@ -56,7 +56,7 @@ def _header(report) -> str:
 def render_imports_table(report, tty: bool, view: ImportsView = ImportsView()) -> str:
     from profiler.analysis.imports_views import collapse_tree, filter_modules, top_modules
     from profiler.render.console import new_table, render_tables
-    from profiler.model.import_tree import records_with
+    from profiler.model.import_columns import records_with
 
     from profiler.render.console_phases import lazy_table, phase_cells, phase_headers, phases_note
 
@@ -376,7 +376,7 @@ def statements_table(modules, tty: bool, top: int, module: str | None = None) ->
     from profiler.render.console import new_table
     from profiler.render.text import cut_middle
 
-    from profiler.model.import_tree import records_with
+    from profiler.model.import_columns import records_with
 
     rows = [(m, s) for m in records_with(modules, "statements") for s in m.statements if module is None or m.name == module]
     if not rows:

@@ -7,7 +7,7 @@ PHASE_COLUMNS = (("find", "find_us"), ("read", "read_us"), ("unmarshal", "unmars
 
 def phase_headers(modules) -> list[str]:
     """Extra column headers when the records carry phases (`imports --phases`), else []."""
-    from profiler.model.import_tree import records_with
+    from profiler.model.import_columns import records_with
 
     if next(records_with(modules, "find_us"), None) is None:
         return []
@@ -32,7 +32,7 @@ def phases_note(modules, runs: int, worst: int = 3) -> str:
         "by total); they add up to THAT run's self, not to the self/cumulative columns (the median of "
         f"{runs} timed -X importtime run{'s' if runs != 1 else ''}); compiled = no valid .pyc"
     )
-    from profiler.model.import_tree import records_with
+    from profiler.model.import_columns import records_with
 
     gaps = []
     for m in records_with(modules, "find_us"):
@@ -57,7 +57,7 @@ def lazy_table(report, tty: bool, top: int):
     None when `--lazy-candidates` was not asked."""
     from profiler.render.console import new_table
 
-    from profiler.model.import_tree import records_with
+    from profiler.model.import_columns import records_with
 
     marked = list(records_with(report.modules, "lazy_candidate"))
     if not marked:

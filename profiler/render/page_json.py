@@ -15,7 +15,7 @@ import uuid
 from itertools import chain, repeat
 from typing import Callable, Iterator
 
-from profiler.model.import_tree import ColumnBlock
+from profiler.model.import_columns import ColumnBlock, module_blocks
 from profiler.model.report import ColumnTree, SavedColumns
 
 
@@ -105,12 +105,10 @@ def _block_template(block: ColumnBlock, indent: bool, level: int) -> str | None:
 
 def _modules(records, level: int, indent: bool) -> Iterator[str]:
     """A document's modules as the list json.dumps writes at `level` (the list's own level)."""
-    from profiler.model.import_tree import ModuleColumns
-
     if not len(records):
         yield "[]"
         return
-    blocks = records.blocks if isinstance(records, ModuleColumns) else (records,)
+    blocks = module_blocks(records)
     sep = "," + _sep(indent, level + 1)
     first = True
     yield "[" + _sep(indent, level + 1)

@@ -78,7 +78,7 @@ def change_texts(changed):
     from itertools import islice
 
     from profiler.model.document import _indented_items
-    from profiler.model.import_tree import ChangeColumns
+    from profiler.model.diff_report import ChangeColumns
 
     spilled = getattr(changed, "rows", None) if not isinstance(changed, (ChangeColumns, tuple)) else None
     if spilled is None and (not isinstance(changed, ChangeColumns) or not len(changed) or not all(

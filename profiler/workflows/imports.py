@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from profiler.errors import BadInput, GateFailed, UsageError
-from profiler.model.import_tree import Aggregation, ImportsReport, ParsedLog
+from profiler.model.import_tree import ParsedLog
+from profiler.model.imports_report import Aggregation, ImportsReport
 from profiler.model.interpreter import Interpreter
 from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.model.words import Group, Headers, TargetKind
