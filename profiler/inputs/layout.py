@@ -43,7 +43,7 @@ def _after(head: str, pieces: Generator[str, None, None]) -> Generator[str, None
         pieces.close()
 
 
-def document_lines(path: str, what: str, key: str) -> Generator[str, None, None]:
+def document_lines(path: str, what: str, key: str, memo: list | None = None) -> Generator[str, None, None]:
     """The document's lines as importprof writes them: the file's own lines when it starts as
     importprof writes (`{` alone on its first line), else its values read one at a time and
     laid out so (relaid: compact, one line, ...); the whole file is never one line in memory."""
@@ -51,17 +51,18 @@ def document_lines(path: str, what: str, key: str) -> Generator[str, None, None]
     head = next(pieces, "")
     if head.startswith("{\n"):  # importprof's layout: a line at a time
         return _lines(path, what, _after(head, pieces))
-    return relaid(_after(head, pieces), key)
+    return relaid(_after(head, pieces), key, memo)
 
 
-def relaid(pieces: Generator[str, None, None], key: str) -> Generator[str, None, None]:
+def relaid(pieces: Generator[str, None, None], key: str, memo: list | None = None) -> Generator[str, None, None]:
     """A JSON object in any layout, read from `pieces` a value at a time, as the lines
     document_json writes (`{`, each key on a line of its own with its value as one line of
     JSON, the list `key` one item a line, `}`), for read_streamed_document: what json.loads
     reads of it, in the memory of one item (and of the largest other value) at a time. Each
     value is read by json's own decoder with parse_json's refusals; anything else than one
     object (a syntax error, data after it) is NotStreamable: the whole-file reader says what
-    is wrong and where."""
+    is wrong and where. `memo`: set to [text, value] of each item of `key` as it is yielded
+    (its reader need not decode the text it was made from)."""
     import json
     import re
 
@@ -151,7 +152,10 @@ def relaid(pieces: Generator[str, None, None], key: str) -> Generator[str, None,
                         pos += 1
                     else:
                         while True:
-                            item = dumps(value(), ensure_ascii=False)
+                            got = value()
+                            item = dumps(got, ensure_ascii=False)
+                            if memo is not None:  # the item's value beside its text: not read again
+                                memo[:] = (item, got)
                             c = peek()
                             pos += 1
                             if c == ",":

@@ -13,6 +13,7 @@ from profiler.inputs.schema_problems import item_problem
 from profiler.inputs.strict_json import strict_decoder
 
 _KEY = None
+_MISSING = object()
 
 
 def _key_of(line: str) -> tuple[str, str]:
@@ -53,7 +54,8 @@ def read_streamed_document(path: str, kind: str, key: str, take, record, accept,
         raise bad(f"reading a {what} from stdin is not supported; give a file")
     # another layout (compact, as `jq -c` or json.dump(separators=(",", ":")) write it, or
     # json.dump's one line) is read a value at a time as the lines importprof would have written
-    lines = document_lines(path, what, key)
+    memo: list = []  # relaid's last item: its text and value
+    lines = document_lines(path, what, key, memo)
     # A document that is not JSON says so before anything else (as parse_json would), and of the
     # problems check_document finds the first of its first kind: each is held until the whole
     # file has been read (the lines after a problem are only parsed).
@@ -79,7 +81,7 @@ def read_streamed_document(path: str, kind: str, key: str, take, record, accept,
             if name == key and rest == "[" and not streamed:
                 doc[name] = []
                 held.check(doc, path, accept)  # the keys before the list, as one with an empty list
-                more = _stream_items(lines, path, kind, key, take, record, held)
+                more = _stream_items(lines, path, kind, key, take, record, held, memo)
                 streamed = True
             elif rest in ("{", "["):
                 parts = [rest]
@@ -137,8 +139,9 @@ class _Held:
             raise self.first[1]
 
 
-def _stream_items(lines, path: str, kind: str, key: str, take, record, held: _Held) -> bool:
-    """The items of the list `key`, one a line, up to its `  ]`; whether a key follows."""
+def _stream_items(lines, path: str, kind: str, key: str, take, record, held: _Held, memo: list) -> bool:
+    """The items of the list `key`, one a line, up to its `  ]`; whether a key follows. `memo`:
+    the last item's text and value when another layout was read (layout.relaid)."""
     check = item_check(kind, key)
     i = 0
     last = False
@@ -151,11 +154,14 @@ def _stream_items(lines, path: str, kind: str, key: str, take, record, held: _He
             raise NotStreamable
         text = line[4:-1] if line.endswith(",") else line[4:]
         last = not line.endswith(",")
+        known = memo[1] if memo and memo[0] == text else _MISSING
         if held:  # a problem met already: the rest is only parsed
-            _strict(text)
+            if known is _MISSING:
+                _strict(text)
         elif not take(i, text):
-            value = _strict(text)
-            if nesting(value) + 2 > MAX_NESTING:
+            value = _strict(text) if known is _MISSING else known
+            # a value is nested no deeper than its brackets + 1 (counted in C; the walk only when they could be too many)
+            if text.count("[") + text.count("{") + 3 > MAX_NESTING and nesting(value) + 2 > MAX_NESTING:
                 held.hold(bad(f"{path}: not an importprof document (nested deeper than {MAX_NESTING})"))
             elif not check(value):
                 held.hold(bad(f"{path}: not a valid importprof.{kind}/1 document: {item_problem(kind, key, i, value)}"))

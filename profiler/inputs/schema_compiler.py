@@ -133,14 +133,17 @@ def _object(s: dict):
     a type alone none."""
     required = tuple(s.get("required", ()))
     props = s.get("properties", {})
-    simple, other = [], []
+    simple, least, other = [], [], []
     for name, sub in props.items():
         types = _exact_types(sub)
+        names = sub.get("type") if isinstance(sub.get("type"), list) else [sub.get("type")]
         if types is not None:
             simple.append((name, types))
+        elif set(sub) - _NOTES == {"type", "minimum"} and _is_number(sub["minimum"]) and ("integer" in names or "number" in names):
+            least.append((name, sub["minimum"], _leaf(sub)))  # an int is tested inline, anything else by the leaf
         else:
             other.append((name, _compile(sub)))
-    typed, checked = tuple(simple), tuple(other)
+    typed, counted, checked = tuple(simple), tuple(least), tuple(other)
     extra = _additional(frozenset(props), s["additionalProperties"]) if "additionalProperties" in s else None
 
     def check(x):
@@ -152,6 +155,15 @@ def _object(s: dict):
         for name, types in typed:
             v = x.get(name, _MISSING)
             if v is not _MISSING and type(v) not in types:
+                return False
+        for name, low, leaf in counted:
+            v = x.get(name, _MISSING)
+            if v is _MISSING:
+                continue
+            if type(v) is int:
+                if v < low:
+                    return False
+            elif not leaf(v):
                 return False
         for name, f in checked:
             v = x.get(name, _MISSING)

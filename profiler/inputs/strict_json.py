@@ -26,6 +26,8 @@ MAX_JSON_INT = 2**53
 
 
 def _int(text: str) -> int:
+    if len(text) < 16:  # at most 15 digits: below 2**53 (json calls this for every integer)
+        return int(text)
     digits = len(text.lstrip("-"))
     if digits > 16:  # before int(): past 4300 digits it raises, and a long one costs quadratic time
         raise NotFinite(f"a number of {digits} digits is larger than any importprof document holds")

@@ -1,0 +1,101 @@
+"""A saved imports report in any layout (issue 43: every reader at json.load's pace whatever the
+document's layout): as saved, as importprof writes it, compact (json.dump(separators=(",", ":")), as `jq -c` writes it)
+and on one line (json.dump). Every command that reads one (show, its formats, why --report,
+report --from, diff) prints the same bytes for each layout, a bad one is the same one line, and
+the readers take the other layouts a value at a time (profiler/inputs/layout.py), never the
+file as one line: the streaming readers answer for them. The real command line, in this
+process; no timing here (benchmarks/ measure the pace)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from _inproc import run_main
+from conftest import FIXTURES
+
+SAVED = FIXTURES / "report" / "imports.json"
+LAYOUTS = {
+    "as saved": lambda doc: SAVED.read_text(),
+    "as importprof writes it": lambda doc: run_main("show", SAVED, "--format", "json").stdout,
+    "compact": lambda doc: json.dumps(doc, separators=(",", ":")),
+    "one line": lambda doc: json.dumps(doc),
+    "indented by 1": lambda doc: json.dumps(doc, indent=1),
+}
+
+
+def _outputs(folder, text: str) -> dict[str, str]:
+    """What each reading command prints of the report written as `text` (the same paths for
+    every layout, so the outputs compare byte for byte)."""
+    a, b = folder / "a" / "imports.json", folder / "b" / "imports.json"
+    for p in (a, b):
+        p.parent.mkdir(exist_ok=True)
+        p.write_text(text)
+    module = json.loads(SAVED.read_text())["modules"][5]["name"]
+    runs = {
+        "show": ("show", a),
+        "show top": ("show", a, "--view", "top", "--top", "7"),
+        "show json": ("show", a, "--format", "json"),
+        "show folded": ("show", a, "--format", "folded"),
+        "why": ("why", module, "--report", a),
+        "why json": ("why", module, "--report", a, "--format", "json"),
+        "diff": ("diff", a, b),
+        "diff json": ("diff", a, b, "--format", "json"),
+        "report json": ("report", "--from", a, "--format", "json"),
+    }
+    out = {}
+    for name, args in runs.items():
+        res = run_main(*args, cwd=folder)
+        assert res.returncode == 0 and "Traceback" not in res.stderr, (name, res)
+        out[name] = re.sub(r'"generated_at": "[^"]*"', '"generated_at": "(the time)"', res.stdout)  # report: when it was made
+    return out
+
+
+@pytest.mark.parametrize("layout", [k for k in LAYOUTS if k != "as saved"])
+def test_every_reader_prints_the_same_bytes_whatever_the_layout(layout, tmp_path):
+    doc = json.loads(SAVED.read_text())
+    text = LAYOUTS[layout](doc)
+    assert json.loads(text) == doc
+    if layout in ("compact", "one line"):
+        assert "\n" not in text
+    saved = _outputs(tmp_path, LAYOUTS["as saved"](doc))
+    other = _outputs(tmp_path, text)
+    assert other == saved
+    assert all(saved.values())
+
+
+@pytest.mark.parametrize("layout", ["compact", "one line"])
+def test_the_streaming_readers_take_the_other_layouts(layout, tmp_path):
+    """show, diff and why --report read through stream_imports_report: for a compact or one-line
+    file it answers (None would mean the file was read whole instead), the report the saved
+    file gives; report --from's gate takes it, and its reader answers as for the saved file
+    (this one's records hold phases, which it leaves to the whole-file reader in any layout)."""
+    from profiler.inputs.saved_imports import is_saved_imports, read_imports_document, stream_imports_report
+
+    path = tmp_path / "imports.json"
+    path.write_text(LAYOUTS[layout](json.loads(SAVED.read_text())))
+    from profiler.workflows.imports import load_report
+
+    streamed = stream_imports_report(str(path), None)
+    assert streamed is not None and streamed == load_report(str(SAVED))
+    assert is_saved_imports(str(path)) and is_saved_imports(str(SAVED))
+    page, saved_page = read_imports_document(str(path)), read_imports_document(str(SAVED))
+    assert (page is None) == (saved_page is None)
+
+
+@pytest.mark.parametrize("layout", ["compact", "one line", "indented by 1"])
+def test_a_bad_report_is_the_same_line_whatever_the_layout(layout, tmp_path):
+    doc = json.loads(SAVED.read_text())
+    doc["modules"][7]["cumulative_us"] = "12"
+    lines = set()
+    for text in (json.dumps(doc, indent=2), LAYOUTS[layout](doc)):
+        path = tmp_path / "imports.json"
+        path.write_text(text)
+        for args in (("show", path), ("why", doc["modules"][5]["name"], "--report", path), ("report", "--from", path, "--format", "json")):
+            res = run_main(*args, cwd=tmp_path)
+            assert res.returncode == 2 and "Traceback" not in res.stderr, res
+            lines.add((args[0], res.stderr))
+    assert len(lines) == 3, lines
+    assert all("modules[7].cumulative_us: expected integer (got string '12')" in err for _, err in lines), lines
