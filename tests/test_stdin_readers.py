@@ -1,5 +1,5 @@
 """Standard input's two readers (`-` read whole by `imports --from-log -`, a piece at a time by
-`trace --from-log -`) go through one check (inputs._stdin_chunks), so they agree on what stdin
+`trace --from-log -`) go through one check (inputs.bounded._stdin_chunks), so they agree on what stdin
 can be: a descriptor read as a file is, a stream without one (a library caller's io.StringIO)
 read through the stream within the same input limit, closed or unreadable one line. The real
 command line, in this process."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 # Each kind's versions (importprof.<kind>/<version>), as pyperf keeps its format history: what
 # each version is and what was added to it since. Adding a key is not a new version (readers ignore
 # keys they do not know); renaming or removing one, or changing a key's meaning or unit, is. importprof
-# reads every version listed here (profiler/inputs.py asks readable_versions).
+# reads every version listed here (profiler/inputs/documents.py asks readable_versions).
 HISTORY: dict[str, tuple[dict, ...]] = {
     'startup': (
         {"version": 1, "since": '2026-11-23', "added": (
