@@ -405,11 +405,16 @@ def lazy_apply(opts: ApplyOptions, progress=None, warn: Note | None = None, info
         return _filter_out(opts, interp, report, must, list(report.warnings), [])
     state = _State(opts, interp, check_directory(opts.directory, interp), context, warn, info)
     try:
+        from profiler.compose import lazy_apply_floor as floor
+
         state.files = _loaded_files(opts, interp, state.directory, context=context)
+        state.self_us.update(floor.load(state.directory, interp.path, interp.version, state.files))
         state.report = lazy(_untimed(opts.lazy), progress=None, warn=warn, info=info, context=context)
         state.warnings.extend(state.report.warnings)
         state.must = tuple(m.name for m in state.report.must_stay_eager)
-        return _apply(state)
+        report = _apply(state)
+        floor.save(state.directory, interp.path, interp.version, state.files, state.self_us)
+        return report
     except (KeyboardInterrupt, Interrupted) as exc:
         raise Interrupted(_interrupted_line(state), partial=None) from (None if isinstance(exc, Interrupted) else exc)
 
