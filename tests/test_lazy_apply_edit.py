@@ -204,7 +204,7 @@ def test_filter_module_keeps_exactly_the_eager_set():
 
 
 def test_requires_python_is_read_from_the_project_upwards(tmp_path):
-    from profiler.compose.lazy_apply import lower_bound, requires_python
+    from profiler.compose.lazy_apply_state import lower_bound, requires_python
     from tests.conftest import write_tree
 
     root = write_tree(tmp_path, {"pyproject.toml": '[project]\nname = "x"\nrequires-python = ">=3.10, <4"\n',
@@ -219,7 +219,8 @@ def test_requires_python_is_read_from_the_project_upwards(tmp_path):
 
 def test_outputs_that_change_between_two_runs_are_compared_as_much_as_they_allow():
     from profiler.model.lazy import ProgramOutput
-    from profiler.compose.lazy_apply import EXACT, EXIT_ONLY, MASKED, _Job, _differences, comparison_modes
+    from profiler.compose.lazy_apply_state import Job as _Job
+    from profiler.compose.lazy_apply_verify import EXACT, EXIT_ONLY, MASKED, _differences, comparison_modes
 
     same, timed, noisy = (_Job("py", n, ()) for n in ("same", "timed", "noisy"))
     first = {same: ProgramOutput("ok\n", "", 0), timed: ProgramOutput("", "Ran 5 tests in 0.12s\n", 0),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from profiler.compose.lazy_apply import NOT_A_STATEMENT
+from profiler.compose.lazy_apply_select import NOT_A_STATEMENT
 from tests._interpreters import pyenv_python
 from tests.conftest import write_tree
 
