@@ -56,7 +56,7 @@ def main() -> None:
         target = Target("code", args.code)
         load_before = os.getloadavg()
         t0 = time.monotonic()
-        timed = startup(StartupOptions(target=target, pythons=[interp.path], variants=["default"], runs=args.runs, warmup=3))
+        timed = startup(StartupOptions(target=target, pythons=[interp], variants=["default"], runs=args.runs, warmup=3))
         wall_ms = [t * 1000 for t in timed.results[0].times]
         t1 = time.monotonic()
         method = pick_method()

@@ -13,12 +13,13 @@ import pytest
 from profiler.capture.timing import RunPlan, run_interleaved
 from profiler.errors import Interrupted, TargetFailed, TimedOut, UsageError
 from profiler.model.measurement import CommandSpec, RunSample
+from profiler.model.words import TargetKind
 from profiler.workflows.measure import measure
 
 TRACEBACK = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nModuleNotFoundError: No module named 'foo'"
 
 
-def spec(key: str, variant: str | None = None, flags=(), kind: str = "code") -> CommandSpec:
+def spec(key: str, variant: str | None = None, flags=(), kind: TargetKind = TargetKind.CODE) -> CommandSpec:
     return CommandSpec(argv=("python3", *flags, "-c", "pass"), variant=variant or key, flags=tuple(flags),
                        target="-c pass", key=key, target_kind=kind)
 

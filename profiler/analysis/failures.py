@@ -8,7 +8,7 @@ from profiler.model.words import TargetKind
 _IMPORT_ERRORS = ("ModuleNotFoundError", "ImportError")
 
 
-def explain_failure(variant: Variant | None, flags: tuple[str, ...], target_kind: str, error: str) -> str | None:
+def explain_failure(variant: Variant | None, flags: tuple[str, ...], target_kind: TargetKind | None, error: str) -> str | None:
     """A sentence naming the cause of `error` in `variant` (the Variant that ran: its own hint
     first; None for a row no Variant made), or None when it is not known."""
     if not any(e in (error or "") for e in _IMPORT_ERRORS):

@@ -196,9 +196,9 @@ def interpreter_given(ctx, python: str | None, feature: str | None = None, *, fo
     """The commands' edge for a single `--python`: resolved here, once per invocation (None:
     the default python3), into the Interpreter the command hands its workflow; a missing one, or
     one without `feature`, is one line and exit 2 before anything runs."""
-    from profiler.workflows.pythons import given_interpreter
+    from profiler.capture.interpreter import interpreter_for
 
-    return given_interpreter(python, run_context(ctx), feature, for_what=for_what)
+    return interpreter_for(python, feature, for_what=for_what, context=run_context(ctx))
 
 
 def python_for(ctx, python: str | None, target, *, runs: bool = True):
@@ -228,10 +228,10 @@ def interpreters_given(ctx, pythons) -> tuple:
     """The commands' edge for a repeatable `--python` (none: the default python3): each
     resolved once, in the order given (`pyenv:*`, `all` expanded; an install of those that does
     not start is skipped with a warning)."""
-    from profiler.workflows.pythons import given_interpreters
+    from profiler.capture.interpreter import resolve_pythons
 
     context = run_context(ctx)
-    return given_interpreters(pythons, context, warn=context.warn)
+    return tuple(resolve_pythons(list(pythons or []) or [None], warn=context.warn, context=context))
 
 
 EngineOpt = Annotated[

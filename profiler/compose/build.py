@@ -50,7 +50,7 @@ BUILD_ENTRIES = (*BUILD_VARIANT_NAMES, "build.json")  # the packed sets (in-memo
 @dataclass
 class BuildOptions:
     target: Target
-    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
+    python: Interpreter | None = None  # resolved at the command's edge (profiler/api.py for a library caller); None: python3 on PATH
     name: str | None = None
     out_dir: str | None = None
     variants: tuple[str, ...] | None = None  # --variant (default: every one this interpreter has)

@@ -146,10 +146,10 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
         interp = interpreter_for(spec.python, context=context)
     if progress:
         progress("imports")
-    report = imports(ImportsOptions(target=target, python=spec.python, runs=spec.runs, warmup=1), context=context)
+    report = imports(ImportsOptions(target=target, python=interp, runs=spec.runs, warmup=1), context=context)
     if progress:
         progress("wall time")
-    timed = startup(StartupOptions(target=target, pythons=[spec.python], variants=["default"] if target.is_python else [],
+    timed = startup(StartupOptions(target=target, pythons=[interp], variants=["default"] if target.is_python else [],
                                    runs=spec.runs, warmup=1), context=context)
     result = timed.results[0]
     wall_runs = tuple(t * 1000 for t in result.times)

@@ -216,7 +216,7 @@ def _eager_reference(st: _Lazy) -> None:
 
         tail = "\n".join(st.reference.stderr.rstrip("\n").splitlines()[-10:])
         _blame_the_instrument(st, tail)
-        st.warning(check_exit(st.reference.exit_code, tail, opts.target, ignore_failure=opts.ignore_failure))
+        st.warning(check_exit(st.reference.exit_code, tail, opts.target.label(), ignore_failure=opts.ignore_failure))
     if st.eager_rec is None:
         raise TargetFailed(f"the target ended without running exit handlers (os._exit?): {opts.target.label()}; "
                            "importprof lazy needs them to see which modules ran")
@@ -505,7 +505,7 @@ def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, war
     through_launcher = emulated or (bool(kept) and lazy_env is None)
     if through_launcher:  # the launcher's own cost, timed beside python on -c pass (taken out of the prediction)
         empty = Target(TargetKind.CODE, "pass")
-        base = dict(python=interp.path, python_version=interp.version, target="-c pass", target_kind="code",
+        base = dict(python=interp.path, python_version=interp.version, target="-c pass", target_kind=TargetKind.CODE,
                     flags=tuple(opts.flags), role="baseline")
         specs += [
             CommandSpec(argv=(interp.path, *opts.flags, "-c", "pass"), variant="python -c pass", key="bare-empty", **base),

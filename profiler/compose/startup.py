@@ -24,7 +24,7 @@ class StartupOptions(RunOptions):
     # repeatable --python is `pythons`
     DEFAULTS = {"target": REQUIRED, "warmup": 3}
     NOT_TAKEN = ("python", "timeout")
-    pythons: Sequence[Interpreter | str | None] = (None,)  # the command resolves --python into Interpreters (a library caller may give paths; None: python3 on PATH)
+    pythons: Sequence[Interpreter | None] = (None,)  # resolved at the command's edge (profiler/api.py for a library caller); None: python3 on PATH
     variants: Sequence[str] = ()
     engine: Engine = Engine.BUILTIN
     min_time_s: float = 3.0
@@ -35,12 +35,6 @@ class StartupOptions(RunOptions):
     # --vs: more targets timed in the same interleaved runs, each with its own interpreter (a
     # SCRIPT's #! one) or None (the --python ones); ratios are against the main target
     versus: Sequence[tuple[Target, str | None]] = ()
-
-
-def validate(opts: StartupOptions) -> None:
-    """The words a library caller may give as strings (the command parsed them at its edge)."""
-    Metric.parse_all(opts.metrics)
-    Engine.parse(opts.engine)
 
 
 def startup(
@@ -60,7 +54,6 @@ def startup(
     from profiler.workflows.no_site import no_site_env
     from profiler.workflows.plan import plan_runs
 
-    validate(opts)
     if opts.versus:
         return _startup_versus(opts, progress, warn, context=context)
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)

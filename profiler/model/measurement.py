@@ -44,7 +44,7 @@ class CommandSpec:
     key: str = ""  # opaque unique id inside one benchmark; never parsed (identity is the fields)
     role: Role = Role.TARGET  # target | baseline (-c pass beside --import) | import (-c "import X")
     module: str | None = None  # role import: the X of `import X`
-    target_kind: TargetKind | str = ""  # the Target's kind ("" : not said)
+    target_kind: TargetKind | None = None  # the Target's kind (None: not said)
     way: Variant | None = None  # the variant itself (see above)
 
     @property

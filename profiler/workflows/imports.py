@@ -118,7 +118,7 @@ def capture_logs(
         if progress:
             progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
         cap = capture_importtime(opts.target, interp, flags=opts.flags, level=opts.level, context=context)
-        check_exit(cap.returncode, _program_stderr(cap.stderr), opts.target, ignore_failure=opts.ignore_failure)
+        check_exit(cap.returncode, _program_stderr(cap.stderr), opts.target.label(), ignore_failure=opts.ignore_failure)
         if i + 1 == max(opts.warmup, 1):  # the machine's load, read over the warm-up (no wait)
             read_machine(context=context)
         if i < opts.warmup:
@@ -174,7 +174,7 @@ def capture_harness_logs(
         if progress:
             progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
         cap = capture_processes(argv, importtime=True, context=context)
-        check_exit(cap.returncode, _program_stderr(cap.stderr), opts.target, ignore_failure=opts.ignore_failure)
+        check_exit(cap.returncode, _program_stderr(cap.stderr), opts.target.label(), ignore_failure=opts.ignore_failure)
         if i + 1 == max(opts.warmup, 1):  # the machine's load, read over the warm-up (no wait)
             read_machine(context=context)
         if i < opts.warmup:

@@ -83,7 +83,7 @@ def _finish(specs, results, reference, warnings, machine, interrupted=False) -> 
     for r in results:
         if r.failed:
             s = by_key.get(r.key)
-            hint = explain_failure(r.way, r.flags, s.target_kind if s else "", r.error or "")
+            hint = explain_failure(r.way, r.flags, s.target_kind if s else None, r.error or "")
             warns.append(Said(f"{r.key}: failed ({r.error})" + (f": {hint}" if hint else ""),
                               WarningKind.FAILED, f"{r.key} failed", r.key))
         else:
@@ -99,7 +99,7 @@ def measure(
     specs: Sequence[CommandSpec],
     plan,
     *,
-    engine: Engine | str = Engine.BUILTIN,
+    engine: Engine = Engine.BUILTIN,
     reference: str | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     warn: Callable[[str], None] | None = None,
@@ -120,7 +120,6 @@ def measure(
 
     runner = executor or ProcessExecutor
 
-    engine = Engine.parse(engine)  # a command parsed it at its edge; a library caller may give the word
     check_reference(specs, reference)
     if engine is Engine.HYPERFINE:
         from profiler.capture.hyperfine import find_hyperfine

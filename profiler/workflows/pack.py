@@ -24,7 +24,7 @@ class PackOptions:
     out_dir: str
     target: Target | None = None
     all_stdlib: bool = False
-    python: Interpreter | str | None = None  # the command's resolved interpreter (a library caller may give a path; None: python3 on PATH)
+    python: Interpreter | None = None  # resolved at the command's edge (profiler/api.py for a library caller); None: python3 on PATH
     force: bool = False  # --force: pack into a folder importprof did not make (its own files only)
 
 

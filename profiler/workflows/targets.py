@@ -156,10 +156,11 @@ def script_python(target: Target, overrides: str = "--python",
     return path, why
 
 
-def check_exit(returncode: int, stderr_tail: str, target: Target | str, *, ignore_failure: bool, how: str = "") -> str | None:
+def check_exit(returncode: int, stderr_tail: str, label: str, *, ignore_failure: bool, how: str = "") -> str | None:
     """One rule for every command that runs a target: exit 0 passes; a non-zero exit the
     program chose passes with --ignore-failure; a program that never ran its own code (a
-    SyntaxError, no such module or script, a traceback, a signal) fails even with it.
+    SyntaxError, no such module or script, a traceback, a signal) fails even with it. `label`:
+    the target as the user named it (Target.label()).
     TargetFailed says which (`ignorable` when the flag would have measured it). `how`: the
     circumstance, e.g. " under strace". Returns the note a report keeps among its warnings when
     the exit was ignored (the exit code, recorded and shown), else None."""
@@ -177,7 +178,6 @@ def check_exit(returncode: int, stderr_tail: str, target: Target | str, *, ignor
     else:  # "the target exited with code 1 (no such module)"
         what = f"killed by signal {-returncode}" if returncode < 0 else f"exited with code {returncode}"
         message = f"the target {what}{f' ({why})' if why else ''}"
-    label = target if isinstance(target, str) else target.label()
     raise TargetFailed(f"{message}: {label}", detail=stderr_tail.strip() or None,
                        ignorable=ending.ran_on_purpose)
 
