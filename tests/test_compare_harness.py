@@ -162,12 +162,23 @@ def _modules_read_from_files(harness_files, variant_dir, python, work) -> set:
     roots = sorted({r for r in roots if r and os.path.isabs(r)}, key=len, reverse=True)
     program, names = set(), set()
     exe = v["argv"][0]
+    pending: dict = {}  # pid -> (call, path) of a call strace printed <unfinished ...> (another process's came between)
     for line in log.read_text().splitlines():
         pid, _, call = line.partition(" ")
-        if call.startswith("execve(") and call.split('"')[1] == exe and call.rstrip().endswith("= 0"):
-            program.add(pid)
-        elif pid in program and call.startswith("openat(") and "= -1" not in call:
-            path = call.split('"')[1]
+        if call.startswith(("execve(", "openat(")) and "<unfinished" in call:
+            pending[pid] = (call.split("(")[0], call.split('"')[1])
+            continue
+        if call.startswith("<... ") and pid in pending:
+            name, path = pending.pop(pid)
+            call = f'{name}("{path}"{call.partition("resumed>")[2]}'  # ") = 3", ") = -1 ENOENT (...)"
+        if not call.startswith(("execve(", "openat(")) or "= -1" in call:
+            continue
+        path = call.split('"')[1]
+        if call.startswith("execve("):
+            if path == exe:
+                program.add(pid)
+            continue
+        if pid in program:
             if not path.endswith((".py", ".pyc", ".so")) or path.startswith(str(variant_dir) + "/") or path == v["argv"][-1]:
                 continue
             root = next(r for r in roots if path.startswith(r + "/"))
