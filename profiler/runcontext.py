@@ -37,10 +37,11 @@ DEFAULT_TIMEOUT_S = 60.0
 class RunContext:
     """`timeout_s`: one run's limit in seconds (None: none); `say`: where warnings go (None:
     stderr, or held when `hold`); `interpreters`: the `--python` specs resolved so far in this
-    invocation."""
+    invocation; `runner`: what runs each process (capture/runner.py: None is the real one; a
+    RecordingRunner or a ReplayRunner in the tests)."""
 
     __slots__ = ("timeout_s", "say", "warned", "hold", "held", "verbose", "interpreters",
-                 "machine_window", "machine_read", "memo")
+                 "machine_window", "machine_read", "memo", "runner")
 
     def __init__(self, timeout_s: float | None = DEFAULT_TIMEOUT_S, say: Callable[[str], None] | None = None,
                  hold: bool = False):
@@ -54,6 +55,7 @@ class RunContext:
         self.machine_window: tuple | None = None  # (system CPU times, os.times()) at start_sample()
         self.machine_read: dict = {}  # read_machine()'s facts by sample length
         self.memo: dict = {}  # (what, interpreter, ...) -> what this invocation learnt once
+        self.runner: object | None = None  # capture/runner.py's Runner; None: the real one
 
     def set_timeout(self, seconds: float | None) -> None:
         """--timeout SECONDS: None or 0 mean no limit."""

@@ -1,9 +1,11 @@
-"""The runner: the only place that starts processes (ARCHITECTURE.md).
+"""The runner: with capture/runner.py, the only place that starts processes (ARCHITECTURE.md).
 
 `spawn_measured` times one run the way hyperfine does with `-N`: no shell, stdout to /dev/null,
 wall time from a monotonic clock around spawn+wait, and user/system CPU and peak RSS from the
 kernel's accounting of that child (wait4's rusage). `run` is the plain helper for everything that
-is not being timed (asking an interpreter for facts, driving hyperfine, strace, cargo...).
+is not being timed (asking an interpreter for facts, driving hyperfine, strace, cargo...): it
+hands the run to the run context's runner (capture/runner.py: the real one starts the process;
+a recording or a replay stands in for it in the tests).
 
 Each takes the invocation's run context (`context`, profiler/runcontext.py) as an argument: the
 one run's limit (--timeout) is read from it and the runner's warnings (processes left running)
@@ -15,7 +17,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -207,6 +208,7 @@ def run(
     missing: type = ToolMissing,
     what: str | None = None,
     tracer_log: str | None = None,
+    writes: Sequence[str] = (),
     context: RunContext | None = None,
 ) -> Completed:
     """Run argv to completion (no shell), capturing stdout and stderr, in a session of its
@@ -215,112 +217,15 @@ def run(
     The run ends when the program ends: what it left running (a daemon holding the output
     pipes) is stopped instead of waited for. `tracer_log`: argv is a tracer (strace -o LOG)
     whose own child is the program; the tracer follows the program's descendants and would
-    wait for a daemon too, so once the program is gone what it left is stopped.
-    `context`: the invocation's run context (the limit, where warnings go)."""
+    wait for a daemon too, so once the program is gone what it left is stopped. `writes`:
+    other files the run writes that importprof reads back (a recording keeps them).
+    `context`: the invocation's run context (the limit, where warnings go, and its runner:
+    capture/runner.py, the real one unless a recording or a replay was set)."""
+    from profiler.capture.runner import runner_of
+
     context = given(context)
-    limit = run_timeout(context) if timeout is None else wait_limit(timeout)
-    become_subreaper()
-    try:
-        proc = subprocess.Popen(
-            list(argv),
-            env=dict(env) if env is not None else None,
-            cwd=cwd,
-            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=text,
-            errors="replace" if text else None,
-            start_new_session=True,
-        )
-    except OSError as exc:  # ENOENT, EACCES, ENOEXEC, EISDIR, a broken symlink...
-        raise missing(f"cannot run {what or argv[0]} ({argv[0]}): {exec_problem(argv[0]) or exc.strerror}") from None
-    _LIVE_GROUPS.add(proc.pid)
-    try:
-        try:
-            out, err = _communicate(proc, input, limit, tracer_log, context)
-        except subprocess.TimeoutExpired:
-            _drain(proc)
-            raise timed_out(what or argv[0], limit) from None
-        except BaseException:  # Ctrl-C, SIGTERM: the child and its children go too
-            _drain(proc)
-            raise
-    finally:
-        kill_group(proc.pid)  # what it left running in its group (a daemonized child...)
-        _LIVE_GROUPS.discard(proc.pid)
-        _after_run(context, proc.pid)  # and what left the group (setsid): it came back to us as an orphan
-    return Completed(tuple(argv), proc.returncode, out, err)
-
-
-_POLL_S = 0.1  # how often a run is looked at while its output is read
-_GRACE_S = 0.5  # how long the program may be gone while its output stays open, before what holds it is stopped
-
-
-def _communicate(proc, input, limit: float | None, tracer_log: str | None, context: RunContext):
-    """proc.communicate(), ended when the program ends (see run) or the limit passes."""
-    deadline = None if limit is None else time.monotonic() + limit
-    ended_at = None
-    data = input
-    while True:
-        step = _POLL_S
-        if deadline is not None:
-            step = min(step, deadline - time.monotonic())
-            if step <= 0:
-                raise subprocess.TimeoutExpired(proc.args, limit if limit is not None else 10.0)
-        try:
-            return proc.communicate(data, timeout=step)
-        except subprocess.TimeoutExpired:
-            data = None  # sent already: communicate() resumes where it was
-        if not _program_ended(proc, tracer_log):
-            ended_at = None
-            continue
-        ended_at = ended_at or time.monotonic()
-        if time.monotonic() - ended_at < _GRACE_S:
-            continue
-        # What is left came back to us as orphans (their parent, the program, is gone): stopped,
-        # a tracer sees its last tracee end and exits as it would have, with the program's status.
-        # Without a subreaper they are out of reach: the tracer's group is stopped instead.
-        if tracer_log is None or not subreaping():
-            kill_group(proc.pid)
-        stopped, stubborn = stop_orphans(proc.pid)
-        if stopped or stubborn:
-            _note_left_behind(stubborn, context)
-        ended_at = None
-        if deadline is None:
-            deadline = time.monotonic() + 10  # nothing of ours holds the pipes any more: EOF follows
-
-
-def _drain(proc) -> None:
-    """Stop the run and everything it started, then read its pipes to their end: a detached
-    descendant holding them comes back to us once its parent is killed, and is stopped too."""
-    for _ in range(50):
-        kill_group(proc.pid)
-        stop_orphans()
-        try:
-            proc.communicate(timeout=0.2)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-        except ValueError:  # communicate() had not started reading: nothing to drain
-            break
-    for stream in (proc.stdin, proc.stdout, proc.stderr):  # held by something out of reach
-        try:
-            if stream is not None:
-                stream.close()
-        except OSError:
-            pass
-    proc.wait()
-
-
-def _program_ended(proc, tracer_log: str | None) -> bool:
-    if tracer_log is None:
-        return proc.poll() is not None
-    if proc.poll() is not None:
-        return True
-    try:  # the tracer has started the program (its first log line) and has no child left
-        started = os.path.getsize(tracer_log) > 0
-    except OSError:
-        return False
-    return started and not _children_of(proc.pid)
+    return runner_of(context).run(argv, env=env, cwd=cwd, timeout=timeout, input=input, text=text, missing=missing,
+                                  what=what, tracer_log=tracer_log, writes=writes, context=context)
 
 
 def _children_of(pid: int | str) -> set[int]:
