@@ -207,6 +207,31 @@ def test_doctor_replayed_finds_what_it_found_for_real_but_what_the_timing_prices
     assert len(runner.used) == len(read_recording(str(folder)))
 
 
+@pytest.mark.slow
+def test_the_files_a_run_is_expected_to_write_are_recorded_and_written_back(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    out = tmp_path / "out"  # not temporary: named in writes=, a folder
+    hooks = tmp_path / "tmp" / "importprof-hooks-1"  # temporary: found in argv
+    hooks.mkdir()
+    write = ("import os, sys; os.makedirs(sys.argv[1], exist_ok=True); open(os.path.join(sys.argv[1], 'a'), 'w').write('A');"
+             " open(sys.argv[2], 'w').write('B'); print('done')")
+    argv = [PY311, "-c", write, str(out), str(hooks / "phases.out")]
+    done = _run(RecordingRunner(str(tmp_path / "rec")), argv, writes=[str(out)])
+    (recorded,) = read_recording(str(tmp_path / "rec"))
+    assert sorted(recorded["files"]) == sorted([str(out / "a"), "<T1>/phases.out"])
+    (out / "a").unlink()
+    hooks2 = tmp_path / "tmp" / "importprof-hooks-2"
+    hooks2.mkdir()
+    with monkeypatch.context() as m:
+        _no_process(m)
+        again = _run(ReplayRunner(str(tmp_path / "rec")), [*argv[:-1], str(hooks2 / "phases.out")], writes=[str(out)])
+    assert (again.returncode, again.stdout, again.stderr) == (done.returncode, done.stdout, done.stderr) == (0, "done\n", "")
+    assert (out / "a").read_text() == "A" and (hooks2 / "phases.out").read_text() == "B"
+
+
 # ------------------------------------------------------------------ replay only: no process
 def _run(runner, argv, **kw):
     from profiler.capture.process import run

@@ -273,7 +273,9 @@ class _Temps:
             rest = tail[cut:]
 
     def path(self, normalised: str) -> str:
-        """A normalised path back to this run's."""
+        """A normalised path back to this run's (one outside the temporary root is as it was)."""
+        if not normalised.startswith("<T"):
+            return normalised
         for name, entry in self.names.items():
             if normalised.startswith(name):
                 return self.root + entry + normalised[len(name):]
@@ -283,7 +285,8 @@ class _Temps:
 def normalised_argv(argv: Sequence[str], env: Mapping[str, str] | None = None, writes: Sequence[str] = (),
                     root: str | None = None) -> tuple[list[str], _Temps, list[str]]:
     """(argv with temporary paths as placeholders and the launcher's options decoded, the
-    placeholders, the temporary paths the run may write: argv's, the options', the set env's)."""
+    placeholders, the paths the run may write: `writes`, and the temporary ones argv, the
+    launcher's options and the set environment name)."""
     temps = _Temps(root)
     words: list[str] = []
     candidates: list[str] = [*writes]
@@ -299,7 +302,7 @@ def normalised_argv(argv: Sequence[str], env: Mapping[str, str] | None = None, w
     candidates += [v for v in _set_env(env).values()]
     for c in candidates:
         temps.see(c)
-    paths = []
+    paths = [*writes]  # expected wherever they are; the others when temporary
     for c in candidates:
         for part in (c, c.partition("=")[2]):
             if part.startswith(temps.root) and part not in paths:
@@ -363,7 +366,7 @@ class RecordingRunner:
         words, temps, paths = normalised_argv(argv, env, expected)
         before: dict[str, tuple[int, int] | None] = {}
         for p in paths:
-            for f in _files_under(p):
+            for f in _files_under(p) if p in expected else [p]:
                 before[f] = _stamp(f)
         record: dict[str, object] = {
             "argv": list(argv), "normalised_argv": words,
