@@ -21,7 +21,7 @@ from profiler.model.check import CheckResult
 from profiler.runcontext import RunContext, given
 
 
-@dataclass
+@dataclass(frozen=True)
 class BisectOptions:
     good: str
     bad: str

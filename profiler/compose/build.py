@@ -47,7 +47,7 @@ VARIANT_FILE = "variant.json"
 BUILD_ENTRIES = (*BUILD_VARIANT_NAMES, "build.json")  # the packed sets (in-memory, filesystem) are variants too
 
 
-@dataclass
+@dataclass(frozen=True)
 class BuildOptions:
     target: Target
     python: Interpreter | None = None  # resolved at the command's edge (profiler/api.py for a library caller); None: python3 on PATH

@@ -24,7 +24,7 @@ from profiler.runcontext import RunContext, given
 DEFAULT_CONFIG = "pyproject.toml"
 
 
-@dataclass
+@dataclass(frozen=True)
 class CheckOptions:
     names: Sequence[str] = ()
     config: str | None = None  # default: ./pyproject.toml

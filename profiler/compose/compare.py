@@ -35,7 +35,7 @@ NOTES = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class CompareOptions(RunOptions):
     # RunOptions' fields (model/run_options.py): target None with a workload; python: an
     # Interpreter (the harness workload's: the one importprof runs in, unless --python names one)

@@ -9,7 +9,7 @@ from profiler.model.diff_report import DiffReport
 from profiler.runcontext import RunContext, given
 
 
-@dataclass
+@dataclass(frozen=True)
 class DiffOptions:
     old: str
     new: str

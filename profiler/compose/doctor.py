@@ -39,7 +39,7 @@ FROZEN_ON = Variant("frozen-on", ("-X", "frozen_modules=on"), needs=("frozen_mod
                     description="-X frozen_modules=on (where frozen modules are off)")
 
 
-@dataclass
+@dataclass(frozen=True)
 class DoctorOptions(RunOptions):
     # RunOptions' fields (model/run_options.py); runs: profiled runs (imports --phases, site)
     DEFAULTS = {"target": DEFAULT_TARGET, "runs": 3}

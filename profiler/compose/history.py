@@ -31,7 +31,7 @@ from profiler.runcontext import RunContext, given
 DEFAULT_STORE = os.path.join(".importprof", "history.sqlite")
 
 
-@dataclass
+@dataclass(frozen=True)
 class HistoryOptions:
     check: str | None = None
     store: str | None = None  # --history PATH
@@ -39,7 +39,7 @@ class HistoryOptions:
     figure: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class RecordOptions:
     commits: str  # "A..B"
     check: str
@@ -49,7 +49,7 @@ class RecordOptions:
     config: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class BisectHistoryOptions:
     check: str
     commit: str | None = None  # the change point to narrow (default: every one with unrecorded commits)

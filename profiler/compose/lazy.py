@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 Note = Callable[[str], None]
 
 
-@dataclass
+@dataclass(frozen=True)
 class LazyOptions(RunOptions):
     # RunOptions' fields (model/run_options.py); runs: timing runs (None: adaptive, as startup);
     # timeout None: one run's limit (--timeout); ignore_failure: lazy must exit the same way

@@ -24,7 +24,7 @@ Note = Callable[[str], None]
 PLACEHOLDER = "{python}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ApplyOptions:
     lazy: object  # compose.lazy.LazyOptions (the measurement)
     directory: str | None = None

@@ -30,7 +30,7 @@ PARTS = ("startup", "imports", "trace", "site", "doctor")  # doctor: the finding
 OPTIONAL_PARTS = ("compare",)  # slow (builds the oxidized variants): only when asked
 
 
-@dataclass
+@dataclass(frozen=True)
 class ReportOptions(RunOptions):
     # RunOptions' fields (model/run_options.py); runs: start-up runs per variant (None: startup's adaptive default)
     DEFAULTS = {"target": REQUIRED, "warmup": 1}

@@ -18,7 +18,7 @@ from profiler.runcontext import RunContext, given
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
 
-@dataclass
+@dataclass(frozen=True)
 class StartupOptions(RunOptions):
     # RunOptions' fields (model/run_options.py); runs None: adaptive (min_time_s); python: the
     # repeatable --python is `pythons`

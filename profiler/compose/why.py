@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from profiler.model.log_source import LogSource
 
 
-@dataclass
+@dataclass(frozen=True)
 class WhyOptions(RunOptions):
     DEFAULTS = {"target": REQUIRED, "runs": 1, "warmup": 0, "module": REQUIRED}  # RunOptions' fields (model/run_options.py)
     NOT_TAKEN = ("flags", "timeout")

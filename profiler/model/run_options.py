@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 REQUIRED = object()  # a DEFAULTS value: the command cannot run without this field
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunOptions:
     target: Target | None = None  # the program run (model/target.py)
     python: Interpreter | None = None  # None: the default python3 (or none needed: a command target, a saved log)
@@ -50,7 +50,7 @@ class RunOptions:
             if getattr(self, field_name) is None:
                 if default is REQUIRED:
                     raise TypeError(f"{name} needs a {field_name}")
-                setattr(self, field_name, default)
+                object.__setattr__(self, field_name, default)  # frozen: the defaults filled once, at construction
         for field_name in self.NOT_TAKEN:
             if getattr(self, field_name) != getattr(RunOptions, field_name):
                 raise TypeError(f"{name} takes no {field_name}")

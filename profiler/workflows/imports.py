@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 GROUPS = tuple(g.value for g in Group)  # the --group words (model/words.py: Group)
 
 
-@dataclass
+@dataclass(frozen=True)
 class ImportsOptions(RunOptions):
     DEFAULTS = {"target": REQUIRED, "runs": 5, "warmup": 1}  # RunOptions' fields (model/run_options.py)
     NOT_TAKEN = ("timeout",)

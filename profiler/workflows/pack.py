@@ -19,7 +19,7 @@ SETS = ("in-memory", "filesystem")
 PACK_ENTRIES = (*SETS, "pack.json")  # every name a pack writes into its folder
 
 
-@dataclass
+@dataclass(frozen=True)
 class PackOptions:
     out_dir: str
     target: Target | None = None

@@ -20,7 +20,7 @@ from profiler.model.build_variant import BUILD_VARIANT_NAMES
 from profiler.runcontext import RunContext
 
 
-@dataclass
+@dataclass(frozen=True)
 class PyOxidizerOptions:
     target: Target
     name: str | None = None

@@ -12,7 +12,7 @@ from profiler.model.site import SiteReport
 from profiler.runcontext import RunContext, given
 
 
-@dataclass
+@dataclass(frozen=True)
 class SiteOptions(RunOptions):
     # RunOptions' fields (model/run_options.py): no target (the bare interpreter starts); flags:
     # extra interpreter flags (e.g. -I), -S makes no sense here

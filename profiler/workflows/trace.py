@@ -28,7 +28,7 @@ from profiler.model.variant import Variant
 from profiler.runcontext import RunContext, given
 
 
-@dataclass
+@dataclass(frozen=True)
 class TraceOptions(RunOptions):
     # RunOptions' fields (model/run_options.py); runs and warm-up: untraced_runs below
     DEFAULTS = {"target": DEFAULT_TARGET}
