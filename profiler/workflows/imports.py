@@ -36,7 +36,7 @@ class ImportsOptions(RunOptions):
     NOT_TAKEN = ("timeout",)
     log: LogSource | None = None  # --from-log: a saved log (a file, or stdin's text read by the command)
     headers: Headers = Headers.PROCESSES  # what each header of a --from-log log starts: processes of one run, or runs
-    group: Group | None = None  # --group (a library caller's word is checked by validate, and equal to its member)
+    group: Group | None = None  # --group (parsed at the command's edge)
     level: int = 1  # -X importtime=LEVEL (2: 3.14's cached rows)
     # the instrumented runs (profiler/workflows/phases.py) merged into the records
     phases: bool = False  # find_us/read_us/unmarshal_us/exec_us/compiled
@@ -66,19 +66,12 @@ def _counts_instructions(metrics) -> bool:
 def validate(opts: ImportsOptions) -> None:
     if opts.runs < 1:
         raise UsageError("--runs must be at least 1")
-    if opts.metrics:  # a library caller's words (the command parsed them at its edge)
-        from profiler.model.words import Metric
-
-        Metric.parse_all(opts.metrics)
     if opts.metrics and opts.log is not None:
         raise UsageError("--metric instructions runs the target: not with --from-log")
     if opts.warmup < 0:
         raise UsageError("--warmup cannot be negative")
-    Headers.parse(opts.headers, "--headers")  # a library caller's words (the command parsed them at its edge)
     if opts.headers != Headers.PROCESSES and opts.log is None:
         raise UsageError("--headers reads a saved log: it needs --from-log")
-    if opts.group is not None:
-        Group.parse(opts.group, "--group")
     if opts.log is not None and opts.group in (Group.KIND, Group.DISTRIBUTION) and not opts.python:
         raise UsageError(f"--group {opts.group} with --from-log needs --python (to know where modules come from)")
     asked = [name for name, on in (("--phases", opts.phases), ("--lazy-candidates", opts.lazy_candidates),
