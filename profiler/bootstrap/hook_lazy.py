@@ -27,8 +27,9 @@ the hook's own dict edits are not thread-safe (start-up is single-threaded in pr
 modules loaded by other loaders than SourceFileLoader (zip imports, in-memory finders, .pyc
 only) run their imports eagerly.
 
-The rewritten code is cached (marshal) under options["hook_cache"]/lazy-code/<the source path>,
-keyed by the source's mtime and size, the interpreter's magic number and this file's mtime, so
+The rewritten code is cached (marshal) under options["hook_cache"]/lazy-code/<the source path>
+.<cache tag>.<these hooks' mtime>.lazy (two importprof installations keep apart entries),
+checked against the source's mtime and size and the interpreter's magic number, so
 a timed run reads it as the import system reads a .pyc (never the program's own __pycache__).
 A cache miss compiles with `ast` imported out of sight (sys.modules restored after).
 
