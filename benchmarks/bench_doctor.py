@@ -50,6 +50,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_lazy import BUILD_ENV, PINS  # noqa: E402  (the same pins and build: one cached venv for both)
 from profiler.model.target import Target  # noqa: E402
+from profiler.session import Session
 
 TOLERANCE = 0.30  # of the measured CPU saving
 FLOOR_US = 1000  # below 1 ms apart an estimate is as good as the timings can tell
@@ -166,7 +167,7 @@ def main() -> None:
             os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
         try:
             rep = doctor(DoctorOptions(target=target, python=vpython, runs=args.runs, timing_runs=args.timing_runs, trace=False,
-                                       verify=True))
+                                       verify=True), session=Session())
         except Exception as exc:  # a program that cannot be measured is a line, the others still run
             notes.append(f"{name}: not measured: {(str(exc).splitlines() or [type(exc).__name__])[0][:160]}")
             continue

@@ -37,6 +37,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from profiler.model.target import Target  # noqa: E402
 from profiler.compose.lazy import LazyOptions, lazy  # noqa: E402
+from profiler.session import Session
 
 # black's wheels for 3.11-3.14 are compiled by mypyc (its modules are extension modules, whose
 # imports are C calls no lazy mechanism sees), 3.15 has none: black is built from its source on
@@ -95,7 +96,7 @@ def _sets(python: str, target: Target, cwd: str) -> tuple[set[str], set[str], st
                              capture_output=True, text=True, check=True).stdout.strip()
     out = []
     for lazy_run in (False, True):
-        rec = run_lazy(python, version, target, lazy=lazy_run, cwd=cwd).record
+        rec = run_lazy(python, version, target, lazy=lazy_run, cwd=cwd, session=Session()).record
         out.append(set(parse_lazy_record(rec).executed_names) if rec else set())
     return out[0], out[1], version
 
@@ -167,7 +168,7 @@ def main() -> None:
             os.chdir(tmp)
             try:
                 r = lazy(LazyOptions(target=target, python=vpython, runs=args.runs, warmup=2, profile_runs=1,
-                                     statement_runs=0, max_bisect_runs=40))
+                                     statement_runs=0, max_bisect_runs=40), session=Session())
             except Exception as exc:  # a row that cannot be measured is reported, the others still run
                 rows.setdefault(name, {})[v] = f"failed: {str(exc).splitlines()[0][:100]}"
                 continue

@@ -58,6 +58,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from _interpreters import find_pyenv_python  # noqa: E402
 from _realprograms import RealProgramUnavailable, build_real_venv, venv_bin, venv_python  # noqa: E402
+from profiler.session import Session
 
 PINS = ["pygments==2.21.0", "pyflakes==4.1.0"]  # pip: the one 3.15's venv module installs
 PEP810 = "pep810==0.1.0"
@@ -150,7 +151,7 @@ def _time(copies: dict, prog: dict, py315: str, sample: str, runs: int):
     specs = [CommandSpec(argv=tuple(_argv(prog, py315, sample)), variant=name, python=py315, key=name,
                          env=(("PYTHONPATH", src),), target=f"-m {prog['package']}", target_kind="module")
              for name, src in copies.items()]
-    m = measure(specs, RunPlan(runs=runs, warmup=2, min_time_s=0.0), reference="original")
+    m = measure(specs, RunPlan(runs=runs, warmup=2, min_time_s=0.0), reference="original", session=Session())
     return {r.key: r for r in m.results}
 
 

@@ -19,6 +19,7 @@ import os
 import statistics
 import sys
 import time
+from profiler.session import Session
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -52,16 +53,16 @@ def main() -> None:
     from profiler.compose.startup import StartupOptions, startup
 
     with invocation():
-        interp = resolve_python(args.python)
+        interp = resolve_python(args.python, session=Session())
         target = Target("code", args.code)
         load_before = os.getloadavg()
         t0 = time.monotonic()
-        timed = startup(StartupOptions(target=target, pythons=[interp], variants=["default"], runs=args.runs, warmup=3))
+        timed = startup(StartupOptions(target=target, pythons=[interp], variants=["default"], runs=args.runs, warmup=3), session=Session())
         wall_ms = [t * 1000 for t in timed.results[0].times]
         t1 = time.monotonic()
-        method = pick_method()
+        method = pick_method(session=Session())
         spec = plan_runs(target, [interp], ["default"]).specs[0]
-        counts = [count_instructions(spec, method) for _ in range(args.runs)]
+        counts = [count_instructions(spec, method, session=Session()) for _ in range(args.runs)]
         t2 = time.monotonic()
     load_after = os.getloadavg()
     print(f"bench_metric: python {interp.version} -c {args.code!r}, {args.runs} runs of each metric on this machine")

@@ -33,6 +33,7 @@ sys.path.insert(0, ROOT)
 
 from profiler.render.console_compare import render_compare_table  # noqa: E402
 from profiler.compose.compare import CompareOptions, compare  # noqa: E402
+from profiler.session import Session
 
 AIM_STDLIB_SPEEDUP = 1.25
 AIM_HARNESS_SAVED = 0.15
@@ -53,7 +54,7 @@ def _measured(what: str, opts, say):
     from profiler.errors import ImportprofError
 
     try:
-        return compare(opts, warn=say, info=say)
+        return compare(opts, session=Session(say=say, tell=say))
     except ImportprofError as exc:
         print(f"{what}: FAILED: {exc}" + (f" ({exc.detail.splitlines()[0]})" if getattr(exc, "detail", None) else ""))
         return None

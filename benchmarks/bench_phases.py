@@ -34,6 +34,7 @@ from profiler.capture.process import run  # noqa: E402
 from profiler.model.target import Target  # noqa: E402
 from profiler.parse.importtime import parse_importtime  # noqa: E402
 from profiler.parse.phases import parse_phase_records  # noqa: E402
+from profiler.session import Session
 
 RUNS = int(os.environ.get("BENCH_RUNS", "7"))
 PYTHON = os.environ.get("BENCH_PYTHON")  # default: python3 on PATH (the base interpreter here)
@@ -45,7 +46,7 @@ HOOK_SETS = {"phases": ("phases",), "all hooks": ("phases", "import_sites", "sit
 
 
 def importtime_self(python: str, target: Target) -> dict[str, int]:
-    proc = run([python, "-X", "importtime", *target.python_argv()], timeout=120)
+    proc = run([python, "-X", "importtime", *target.python_argv()], timeout=120, session=Session())
     if proc.returncode:
         raise SystemExit(f"target failed: {proc.stderr[-500:]}")
     out: dict[str, int] = {}
@@ -64,7 +65,7 @@ def launcher_importtime_self(python: str, target: Target, hooks=(), record=False
         out_path = os.path.join(tmp, "phases.out")
         opts = {"phases_path": out_path, "phases_record": record}
         argv = bootstrap_argv(python, ["-X", "importtime"], target, ["phases", *hooks], opts)
-        proc = run(argv, timeout=120)
+        proc = run(argv, timeout=120, session=Session())
         if proc.returncode:
             raise SystemExit(f"target failed: {proc.stderr[-500:]}")
         rows: dict[str, int] = {}
@@ -83,14 +84,14 @@ def launcher_importtime_self(python: str, target: Target, hooks=(), record=False
 
 def phases_self(python: str, target: Target, hooks) -> dict[str, int]:
     out: dict[str, int] = {}
-    for m in parse_phase_records(run_instrumented(python, (), target, hooks).phases):
+    for m in parse_phase_records(run_instrumented(python, (), target, hooks, session=Session()).phases):
         if not m.failed:
             out.setdefault(m.name, m.self_us)
     return out
 
 
 def main() -> None:
-    python = resolve_python(PYTHON).path
+    python = resolve_python(PYTHON, session=Session()).path
     print(f"python: {python}; {RUNS} interleaved runs per variant; medians")
     worst = 0.0
     for target in TARGETS:
@@ -144,7 +145,7 @@ def _ir(argv) -> int | None:
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         return None
-    proc = run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv], timeout=600)
+    proc = run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv], timeout=600, session=Session())
     import re
 
     m = re.search(r"Collected : (\d+)", proc.stderr)

@@ -20,6 +20,7 @@ from profiler.render.html import render_html
 from profiler.workflows.imports import ImportsOptions, imports
 from profiler.analysis.page import page_data
 from profiler.workloads import workload_target
+from profiler.session import Session
 
 
 def load_seconds(path: str) -> float:
@@ -40,7 +41,7 @@ def load_seconds(path: str) -> float:
 def main() -> None:
     if not shutil.which("chromium"):
         sys.exit("chromium is not installed (make setup)")
-    report = imports(ImportsOptions(target=workload_target("import-stdlib"), runs=3, warmup=1, phases=True))
+    report = imports(ImportsOptions(target=workload_target("import-stdlib"), runs=3, warmup=1, phases=True), session=Session())
     doc = report.to_dict()
     # as `importprof report` makes them: the documents plus what the page derives in Python
     # (the import tree, Σ phases...: analysis/page.py page_data), so the script only draws

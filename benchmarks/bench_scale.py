@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from profiler.session import Session
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -83,7 +84,7 @@ def aim(what: str, value: str, met: bool, target: str) -> None:
 def python_path() -> str:
     from profiler.capture.interpreter import resolve_python
 
-    return resolve_python(None).path
+    return resolve_python(None, session=Session()).path
 
 
 # ------------------------------------------------------------------------------------------ logs
@@ -142,7 +143,7 @@ def in_process(logs: dict) -> None:
                 for line in fh.read().splitlines():
                     line.split()
             t1 = clock()
-            get_renderer("json")(trace(TraceOptions(from_log=LogSource(path=path))))
+            get_renderer("json")(trace(TraceOptions(from_log=LogSource(path=path)), session=Session()))
             t2 = clock()
             best_floor, best = min(best_floor, t1 - t0), min(best, t2 - t1)
         rows[scale] = (lines, best, best / best_floor)

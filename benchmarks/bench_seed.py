@@ -42,6 +42,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from profiler.compose.compare import CompareOptions, compare  # noqa: E402
 from profiler.render.console_compare import render_compare_table  # noqa: E402
+from profiler.session import Session
 
 MERCURIAL = "mercurial==7.2.4"
 SDIST = "mercurial-7.2.4"
@@ -65,7 +66,7 @@ def instructions_per_launch(build_dir: str, names) -> dict:
     from profiler.capture.instructions import count_instructions, pick_method
     from profiler.model.measurement import CommandSpec
 
-    method = pick_method()
+    method = pick_method(session=Session())
     out = {}
     for name in names:
         path = os.path.join(build_dir, name, "variant.json")
@@ -75,7 +76,7 @@ def instructions_per_launch(build_dir: str, names) -> dict:
             v = json.load(fh)
         env = v.get("env") or {}
         pairs = tuple(env.items()) if isinstance(env, dict) else tuple(tuple(p) for p in env)
-        out[name] = count_instructions(CommandSpec(argv=tuple(v["argv"]), variant=name, env=pairs or None, key=name), method)
+        out[name] = count_instructions(CommandSpec(argv=tuple(v["argv"]), variant=name, env=pairs or None, key=name), method, session=Session())
     return out
 
 
@@ -367,12 +368,11 @@ def main() -> int:
     here = os.getcwd()
     os.chdir(tests_dir)  # run-tests.py runs from its folder
     from profiler.commands.compare import HARNESS_TIMEOUT_S
-    from profiler.runcontext import RunContext
 
     try:
         # the limit of one whole run of the harness, as the command gives it (the library's
         # default, one program run's, stopped the recording run under strace on a busy machine)
-        report = compare(opts, warn=say, info=say, context=RunContext(timeout_s=HARNESS_TIMEOUT_S, say=say))
+        report = compare(opts, session=Session(timeout_s=HARNESS_TIMEOUT_S, say=say, tell=say))
     except ImportprofError as exc:
         print(f"bench_seed: cannot run: {exc}" + (f" ({exc.detail.splitlines()[0]})" if getattr(exc, "detail", None) else ""))
         return 1

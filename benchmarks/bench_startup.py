@@ -31,16 +31,17 @@ from profiler.capture.hyperfine import run_hyperfine  # noqa: E402
 from profiler.capture.interpreter import resolve_python  # noqa: E402
 from profiler.capture.timing import RunPlan, run_interleaved  # noqa: E402
 from profiler.model.measurement import CommandSpec  # noqa: E402
+from profiler.session import Session
 
 
 def measure(specs, runs, engine):
     plan = RunPlan(runs=runs, warmup=3)
     t0 = time.perf_counter()
     if engine == "builtin":
-        outcomes = run_interleaved(specs, plan)
+        outcomes = run_interleaved(specs, plan, session=Session())
         results = [summarize(s, outcomes[s.key].samples) for s in specs]
     else:
-        results = run_hyperfine(specs, plan)
+        results = run_hyperfine(specs, plan, session=Session())
     elapsed = time.perf_counter() - t0
     return {r.key: r for r in results}, elapsed / (runs + 3) / len(specs)
 
@@ -61,7 +62,7 @@ def main() -> None:
 
 
 def engines(a) -> None:
-    py = resolve_python(None).path
+    py = resolve_python(None, session=Session()).path
     specs = [
         CommandSpec(argv=(py, "-S", "-c", "pass"), variant="python -S -c pass", key="python -S -c pass"),
         CommandSpec(argv=("/bin/true",), variant="/bin/true", key="/bin/true"),
@@ -125,7 +126,7 @@ def own_startup(runs: int) -> None:
               CommandSpec(argv=(venv_py, "-c", "import sys; from profiler.cli import app; sys.exit(app())", "--version"),
                           variant="entry", key="entry --version", env=env)]
         vs += [CommandSpec(argv=argv, variant=k, key=k, env=env) for k, argv in rows.items()]
-        outcomes = run_interleaved(vs, RunPlan(runs=runs, warmup=3))
+        outcomes = run_interleaved(vs, RunPlan(runs=runs, warmup=3), session=Session())
         r = {s.key: summarize(s, outcomes[s.key].samples) for s in vs}
         base = r["python -c pass"].median
         print(f"\nown start-up, {label} ({runs} interleaved runs, medians; load {os.getloadavg()[0]:.2f})")
@@ -160,7 +161,7 @@ def peers(runs: int) -> None:
 
     try:
         wheel = built_wheel()
-        venv = build_real_venv(resolve_python(None).path, [str(wheel), *PEERS])
+        venv = build_real_venv(resolve_python(None, session=Session()).path, [str(wheel), *PEERS])
     except (RuntimeError, RealProgramUnavailable) as exc:
         print(f"\n(peers not measured: {exc})")
         return
@@ -188,7 +189,7 @@ def peers(runs: int) -> None:
             ("importtime-convert", ("/bin/sh", "-c", f'exec "{py}" -m importtime_convert -o json < "{log}"'), None),
         ]
         specs = [CommandSpec(argv=tuple(argv), variant=k, key=k) for k, argv, _ in rows]
-        outcomes = run_interleaved(specs, RunPlan(runs=runs, warmup=3))
+        outcomes = run_interleaved(specs, RunPlan(runs=runs, warmup=3), session=Session())
         r = {s.key: summarize(s, outcomes[s.key].samples) for s in specs}
     finally:
         shutil.rmtree(work, ignore_errors=True)

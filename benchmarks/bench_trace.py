@@ -26,6 +26,7 @@ from profiler.capture.interpreter import resolve_python  # noqa: E402
 from profiler.capture.process import run  # noqa: E402
 from profiler.capture.strace import find_strace, strace_argv  # noqa: E402
 from profiler.model.target import Target  # noqa: E402
+from profiler.session import Session
 
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 SKIP = {"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo", "__hello__", "__phello__", "_tkinter", "pydoc_data", "lib2to3", "ensurepip", "venv", "xxlimited", "xxlimited_35", "xxsubtype", "_xxsubinterpreters", "_xxtestfuzz", "msilib", "winreg", "winsound", "_winapi", "_msi", "nt", "msvcrt", "_overlapped", "_scproxy", "_osx_support", "test", "_testcapi", "_testinternalcapi", "_testbuffer", "_testimportmultiple", "_testmultiphase", "_ctypes_test", "_testclinic", "_testsinglephase", "sqlite3", "_sqlite3", "dbm", "_dbm", "_gdbm", "crypt", "_crypt", "nis", "spwd", "ossaudiodev", "readline", "curses", "_curses", "_curses_panel"}
@@ -48,13 +49,13 @@ print(" ".join(ok))
 
 
 def stdlib_modules(python: str) -> list[str]:
-    done = run([python, "-S", "-c", PROBE % (SKIP,)])
+    done = run([python, "-S", "-c", PROBE % (SKIP,)], session=Session())
     return done.stdout.split()
 
 
 def timed(argv) -> float:
     t0 = time.perf_counter()
-    done = run(argv)
+    done = run(argv, session=Session())
     dt = time.perf_counter() - t0
     if done.returncode != 0:
         raise SystemExit(f"benchmark command failed ({done.returncode}): {argv[:6]}...\n{done.stderr[-1000:]}")
@@ -65,7 +66,7 @@ def bench_attribution() -> None:
     from profiler.model.variant import Variant
     from profiler.workflows.trace import trace_python
 
-    interp = resolve_python(None)
+    interp = resolve_python(None, session=Session())
     strace = find_strace()
     mods = stdlib_modules(interp.path)
     code = "import " + ", ".join(mods)
@@ -83,11 +84,11 @@ def bench_attribution() -> None:
             kinds["plain strace -f"].append(timed(plain))
             kinds["importprof capture"].append(timed(marked))
             t0 = time.perf_counter()
-            result = trace_python(interp.path, Variant("no-site", ("-S",)), target)
+            result = trace_python(interp.path, Variant("no-site", ("-S",)), target, session=Session())
             kinds["importprof trace_python (all)"].append(time.perf_counter() - t0)
         # the counts: plain strace -f of the same command, counted by strace itself (-c)
         counted = os.path.join(tmp, "c.txt")
-        run([strace, "-f", "-c", "-o", counted, "--", interp.path, "-S", "-c", code])
+        run([strace, "-f", "-c", "-o", counted, "--", interp.path, "-S", "-c", code], session=Session())
         plain_total = _strace_c_total(counted)
     base = statistics.median(kinds["plain strace -f"])
     print(f"attribution overhead: python {interp.version}, import of {len(mods)} stdlib modules, {RUNS} interleaved runs each (medians, wall)")
@@ -189,23 +190,23 @@ def bench_harness() -> None:
     the same command with PYTHONPROFILEIMPORTTIME=1, without strace vs under capture_processes."""
     from profiler.capture.harness import capture_processes
 
-    interp = resolve_python(None)
+    interp = resolve_python(None, session=Session())
     mods = stdlib_modules(interp.path)
     cases = {"-c pass": [interp.path, "-c", "pass"], f"import {len(mods)} stdlib modules": [interp.path, "-c", "import " + ", ".join(mods)]}
     env = dict(os.environ, PYTHONPROFILEIMPORTTIME="1")
     print(f"harness capture inflation: python {interp.version}, {RUNS} interleaved runs each (medians)")
     for label, argv in cases.items():
         plain_self, plain_wall, cap_self, cap_wall, tree_wall = [], [], [], [], []
-        run(argv, env=env)
+        run(argv, env=env, session=Session())
         for _ in range(RUNS):
             t0 = time.perf_counter()
-            done = run(argv, env=env)
+            done = run(argv, env=env, session=Session())
             plain_wall.append(time.perf_counter() - t0)
             plain_self.append(_self_us_sum(ln for ln in done.stderr.splitlines() if ln.startswith("import time:")))
-            cap = capture_processes(argv)
+            cap = capture_processes(argv, session=Session())
             cap_wall.append(cap.wall_s)
             cap_self.append(_self_us_sum(cap.python_processes[0].importtime or ()))
-            tree_wall.append(capture_processes(argv, importtime=False).wall_s)
+            tree_wall.append(capture_processes(argv, importtime=False, session=Session()).wall_s)
         ps, cs = statistics.median(plain_self), statistics.median(cap_self)
         pw, cw, tw = statistics.median(plain_wall), statistics.median(cap_wall), statistics.median(tree_wall)
         lines = len(cap.python_processes[0].importtime or ())

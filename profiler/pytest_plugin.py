@@ -34,8 +34,8 @@ class CheckItem(pytest.Item):
         from profiler.compose.check import run_check
         from profiler.workflows.session import invocation
 
-        with invocation() as context:
-            result = run_check(self.spec, context=context)
+        with invocation() as session:
+            result = run_check(self.spec, session=session)
         self.user_properties.append(("importprof_check", result.to_dict()))
         if result.status == "error":
             raise CheckFailed(f"{self.spec.name}: could not run: {result.error}")

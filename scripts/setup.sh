@@ -54,7 +54,7 @@ fi
 IMPORTPROF_NO_HELP_CACHE= .venv/bin/importprof --help >/dev/null
 
 # 4. the measuring spawner (tiny C program; see profiler/capture/spawner.c)
-.venv/bin/python -c 'from profiler.capture.spawner import spawner_path; import sys; sys.exit(0 if spawner_path() else "setup: cannot compile the spawner (no C compiler?)")'
+.venv/bin/python -c 'from profiler.capture.spawner import spawner_path; from profiler.session import Session; import sys; sys.exit(0 if spawner_path(Session()) else "setup: cannot compile the spawner (no C compiler?)")'
 
 # 5. feature set-up steps, one file each (scripts/setup.d/NN-name.sh), in order
 for f in scripts/setup.d/*.sh; do

@@ -11,6 +11,7 @@ import gzip
 import hashlib
 from dataclasses import replace
 from pathlib import Path
+from profiler.session import Session
 
 HERE = Path(__file__).resolve().parent
 LOGS = HERE / "fixtures" / "importtime"
@@ -58,7 +59,7 @@ def report_of(case: str, folder: Path):
     from profiler.workflows.imports import ImportsOptions, imports
 
     path = write_log(case, folder)
-    report = imports(ImportsOptions(target=Target("code"), log=LogSource(str(path)), headers=CASES[case][2]))
+    report = imports(ImportsOptions(target=Target("code"), log=LogSource(str(path)), headers=CASES[case][2]), session=Session())
     # the log's temporary path, in a warning, as its name alone
     return replace(report, machine={}, warnings=tuple(w.replace(str(path), path.name) for w in report.warnings))
 

@@ -13,6 +13,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from conftest import FIXTURES, assert_one_line_error, write_tree
+from profiler.session import Session
 
 ISSUE_EXAMPLE = """
 [project]
@@ -266,7 +267,7 @@ def test_a_target_that_fails_is_an_error_exit_3(cli, tmp_path):
 def _instructions_available():
     from profiler.capture.instructions import perf_counts_instructions
 
-    if shutil.which("valgrind") is None and not perf_counts_instructions():
+    if shutil.which("valgrind") is None and not perf_counts_instructions(session=Session()):
         pytest.skip("no instruction counter here: perf counters are not exposed and valgrind is not installed")
 
 

@@ -28,12 +28,12 @@ def test_help_lists_commands_and_imports_nothing_heavy():
         "import sys; from profiler.cli import app; app(['--help']); "
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('rich', 'psutil', 'jsonschema', 'hypothesis') "
         "or (m.startswith('profiler.') and not m.startswith(('profiler.cli', 'profiler.helpcache', 'profiler.commands', 'profiler.errors'))"
-        # main()'s own plumbing: the invocation's temporary folder, children and signals, its run context
+        # main()'s own plumbing: the invocation's temporary folder, children and signals, its session
         # and the render registry's format names (a dict, no renderer), and the variants that
         # write --variant's help (frozen dataclasses: dataclasses, typing and shlex are loaded already)
         # on the document base they are declared on (stdlib only; a class's reader and writer are
         # compiled on first use, not at import)
-        " and m not in ('profiler.workflows', 'profiler.workflows.session', 'profiler.liveness', 'profiler.runcontext', 'profiler.render', 'profiler.model',"
+        " and m not in ('profiler.workflows', 'profiler.workflows.session', 'profiler.liveness', 'profiler.session', 'profiler.render', 'profiler.model',"
         " 'profiler.model.variant', 'profiler.model.document'))]; "
         "sys.stderr.write('HEAVY=' + ','.join(sorted(heavy)))"
     )

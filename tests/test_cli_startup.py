@@ -268,7 +268,7 @@ FROM_LOG_PROFILER = {
     "profiler.model.import_records", "profiler.model.import_tree", "profiler.model.imports_report",
     "profiler.model.interpreter", "profiler.model.log_source", "profiler.model.measurement", "profiler.model.run_options", "profiler.model.target", "profiler.model.variant",
     "profiler.model.words", "profiler.parse", "profiler.parse.importtime", "profiler.render", "profiler.render.console",
-    "profiler.render.console_imports", "profiler.render.console_phases", "profiler.render.text", "profiler.runcontext",
+    "profiler.render.console_imports", "profiler.render.console_phases", "profiler.render.text", "profiler.session",
     "profiler.sinks", "profiler.workflows", "profiler.workflows.imports", "profiler.workflows.session",
     "profiler.workflows.targets",
 }

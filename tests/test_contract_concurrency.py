@@ -175,7 +175,7 @@ def test_a_builder_killed_mid_build_leaves_nothing_used_or_kept(tmp_path):
 
 @pytest.mark.slow
 def test_the_spawner_built_by_two_at_once(tmp_path):
-    runs = _together("from profiler.capture.spawner import spawner_path\nprint(spawner_path())",
+    runs = _together("from profiler.capture.spawner import spawner_path\nfrom profiler.session import Session\nprint(spawner_path(Session()))",
                      {"GO_FILE": str(tmp_path / "go"), "XDG_CACHE_HOME": str(tmp_path / "xdg")})
     assert [r.returncode for r in runs] == [0, 0], runs
     (path,) = {r.stdout.strip() for r in runs}
@@ -190,7 +190,9 @@ def test_the_spawner_built_by_two_at_once(tmp_path):
 def test_the_frozen_launcher_built_by_two_at_once(real_python, tmp_path):
     code = ("from profiler.capture.frozen import launcher_object\n"
             "from profiler.capture.interpreter import resolve_python\n"
-            "print(launcher_object(resolve_python(sys.argv[1]), info=lambda m: print(m, file=sys.stderr)))")
+            "from profiler.session import Session\n"
+            "session = Session()  # its notes on stderr\n"
+            "print(launcher_object(resolve_python(sys.argv[1], session=session), session=session))")
     cache = tmp_path / "cache"
     runs = _together(code, {"GO_FILE": str(tmp_path / "go"), "IMPORTPROF_CACHE": str(cache)}, args=(real_python,))
     if any(r.returncode for r in runs) and "Python.h" in "".join(r.stderr for r in runs):

@@ -120,28 +120,31 @@ def test_plain_progress_says_each_phase_once(monkeypatch, capsys):
     """The plain lines, driven as the workflows drive them: an announced phase once, counts never,
     a part's counted updates under its announced name, nothing before the first second."""
     from profiler.commands._common import Progress
+    from profiler.session import Phase, Session
 
     clock = [0.0]
     monkeypatch.setattr("time.monotonic", lambda: clock[0])
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
-    with Progress("report") as bar:
-        bar.update(0, 0, "startup")
-        bar.update(0, 0, "startup: 2 commands, 10 runs each")
+    session = Session()
+    with Progress("report", session):
+        session.progress(Phase("startup"))
+        session.progress(Phase("startup", "2 commands, 10 runs each"))
         clock[0] = 2.0
         for i in range(1, 21):
-            bar.update(i, 20, "startup: default" if i % 2 else "startup: no-site")
-        bar.update(0, 0, "imports")
+            session.progress(Phase("startup", "default" if i % 2 else "no-site", i, 20))
+        session.progress(Phase("imports"))
         for i in range(1, 6):
-            bar.update(i, 5, f"imports: run {i}")
-        bar.update(5, 5, "")
-    with Progress("checking") as bar:
+            session.progress(Phase("imports", f"run {i}", i, 5))
+        session.progress(Phase("", done=5, total=5))
+    with Progress("checking", session):
         clock[0] = 10.0
         for name in ("cli", "cli", "api"):
-            bar.update(1, 3, f"{name}: imports")
-            bar.update(1, 3, f"{name}: wall time")
-    with Progress("quick") as bar:
-        bar.update(0, 0, "1 command")
-        bar.update(1, 1, "default")
+            session.progress(Phase(name, "imports", 1, 3))
+            session.progress(Phase(name, "wall time", 1, 3))
+    with Progress("quick", session):
+        session.progress(Phase("1 command"))
+        session.progress(Phase("default", done=1, total=1))
+    session.progress(Phase("after", done=1, total=1))  # no display once the command's ended: nothing
     err = capsys.readouterr().err.splitlines()
     assert err == ["importprof: report: startup: 2 commands, 10 runs each", "importprof: report: imports",
                    "importprof: checking: cli", "importprof: checking: api"], err

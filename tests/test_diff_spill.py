@@ -14,6 +14,7 @@ from dataclasses import replace
 import pytest
 
 from export_cases import DIFFS, EXPORTS, digest, log_text, report_of
+from profiler.session import Session
 
 GOLDEN = json.loads((EXPORTS / "golden.json").read_text())
 
@@ -181,7 +182,7 @@ def saved(tmp_path_factory):
     from profiler.model.target import Target
     from profiler.workflows.imports import ImportsOptions, imports
 
-    b = imports(ImportsOptions(target=Target("code"), log=LogSource(str(folder / "pip_10_b.log")), headers="processes"))
+    b = imports(ImportsOptions(target=Target("code"), log=LogSource(str(folder / "pip_10_b.log")), headers="processes"), session=Session())
     out["pip_10_b"] = folder / "pip_10_b.json"
     out["pip_10_b"].write_text(get_renderer("json")(replace(b, machine={})))
     return out

@@ -13,6 +13,7 @@ from profiler.model.doctor import DoctorReport, Finding
 from profiler.model.import_records import ModuleRecord
 from profiler.model.syscall_trace import Syscall
 from tests.conftest import assert_one_line_error, write_tree
+from profiler.session import Session
 
 APP = {
     "app.py": "import mylib.a\nimport mylib.b\nprint(mylib.a.X + mylib.b.Y)\n",
@@ -447,7 +448,7 @@ def test_in_memory_estimate_is_the_path_importers_work_timed_without_a_hook(real
                             capture_output=True, text=True, check=True, timeout=60).stdout.strip()
     asked = ["json", "json.decoder", "mylib", "mylib.a", "mylib.b", "_json", "no_such_module_here"]
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)  # the probe itself must write no .pyc
-    cost = path_import_cost(real_python, [str(app), stdlib, os.path.join(stdlib, "lib-dynload")], asked, passes=3)
+    cost = path_import_cost(real_python, [str(app), stdlib, os.path.join(stdlib, "lib-dynload")], asked, passes=3, session=Session())
     # json, json.decoder, mylib, mylib.a and mylib.b timed, mylib.b compiled; _json an extension module (not packed)
     assert (cost["asked"], cost["located"], cost["compiled"], cost["other"], cost["missing"]) == (7, 5, 1, 1, 1), cost
     assert len(cost["passes"]) == 3 and cost["saved_us"] > 0 and 0 < cost["compile_us"] <= cost["saved_us"]

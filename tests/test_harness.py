@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import pytest
+from profiler.session import Session
 
 STRACE = "/usr/bin/strace"
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not os.path.exists(STRACE), reason="strace is not installed (make setup installs it)")]
@@ -37,7 +38,7 @@ def test_every_process_of_a_harness(real_python, tmp_path):
 
     script = tmp_path / "harness.py"
     script.write_text(HARNESS)
-    cap = capture_processes([real_python, str(script)], cwd=str(tmp_path))
+    cap = capture_processes([real_python, str(script)], cwd=str(tmp_path), session=Session())
     assert cap.returncode == 5  # returned, not raised
     procs = cap.processes
     assert [p.index for p in procs] == list(range(len(procs)))
@@ -88,7 +89,7 @@ def test_pytest_over_a_folder_that_spawns_interpreters(tmp_path):
             """
         )
     )
-    cap = capture_processes([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)], cwd=str(tmp_path))
+    cap = capture_processes([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)], cwd=str(tmp_path), session=Session())
     assert cap.returncode == 0, cap.stdout + cap.stderr
     pys = cap.python_processes
     assert pys[0].argv[1:3] == ("-m", "pytest") and "pytest" in _modules(pys[0])
@@ -106,7 +107,7 @@ def test_a_command_that_cannot_start(tmp_path):
     notes.chmod(0o755)
     for argv in ([str(notes)], ["no-such-command-here"], [str(tmp_path)]):
         with pytest.raises(TargetFailed) as info:
-            capture_processes(argv)
+            capture_processes(argv, session=Session())
         assert "\n" not in str(info.value) and "cannot run the target" in str(info.value), argv
 
 
@@ -133,7 +134,7 @@ def test_a_pyenv_shim_is_no_interpreter():
     with open(shim, "rb") as fh:
         if fh.read(2) != b"#!":
             pytest.skip("python3 on PATH is no script here")
-    cap = capture_processes(["python3", "-c", "import json"])
+    cap = capture_processes(["python3", "-c", "import json"], session=Session())
     assert cap.returncode == 0
     first = cap.processes[0]
     assert first.executable == shim and not first.is_python and first.importtime_note is None

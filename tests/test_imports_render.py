@@ -5,6 +5,7 @@ from __future__ import annotations
 from profiler.parse.importtime import parse_importtime
 from profiler.render.console_imports import NOISE_NOTE, ImportsView, render_imports_table
 from profiler.workflows.imports import add_groups, report_from_logs
+from profiler.session import Session
 
 HEADER = "import time: self [us] | cumulative | imported package\n"
 
@@ -33,7 +34,7 @@ def test_a_spread_larger_than_the_value_is_printed_as_noise():
 
 def test_top_limits_the_group_table():
     text = HEADER + "".join(row(100 * (i + 1), 100 * (i + 1), 0, f"pkg{i}") for i in range(12))
-    r = add_groups(rep(text), "package", None)
+    r = add_groups(rep(text), "package", None, session=Session())
     out = render_imports_table(r, tty=False, view=ImportsView(view="top", top=5))
     table = out[out.index("by package") :]
     shown = [ln for ln in table.splitlines() if "| pkg" in ln]

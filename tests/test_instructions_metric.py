@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from conftest import assert_one_line_error
+from profiler.session import Session
 
 pytestmark = pytest.mark.slow
 
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.slow
 def _counter():
     from profiler.capture.instructions import perf_counts_instructions
 
-    if shutil.which("valgrind") is None and not perf_counts_instructions():
+    if shutil.which("valgrind") is None and not perf_counts_instructions(session=Session()):
         pytest.skip("no instruction counter: perf counters are not exposed and valgrind is not installed")
 
 

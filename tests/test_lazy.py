@@ -10,6 +10,7 @@ from profiler.analysis.lazy import lazy_candidates
 from profiler.capture.phases import run_instrumented
 from profiler.model.target import Target
 from profiler.parse.phases import parse_calls, parse_phase_records
+from profiler.session import Session
 
 
 def _program(tmp: Path) -> Path:
@@ -29,7 +30,7 @@ def _program(tmp: Path) -> Path:
 def test_lazy_candidates_on_a_small_program(real_python, tmp_path):
     prog = _program(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    res = run_instrumented(real_python, (), Target("script", str(prog)), ("phases", "import_sites", "calls"), cwd=str(tmp_path), env=env)
+    res = run_instrumented(real_python, (), Target("script", str(prog)), ("phases", "import_sites", "calls"), cwd=str(tmp_path), env=env, session=Session())
     mods = parse_phase_records(res.phases)
     used = parse_calls(res.calls)
     assert {"used_mod", "klass_mod", "math"} <= used  # a function, a method, a C function

@@ -16,6 +16,7 @@ from profiler.parse.lazy import parse_lazy_record
 from tests._interpreters import pyenv_python
 from tests.conftest import write_tree
 from tests.test_lazy_cli import APP, HEAVY
+from profiler.session import Session
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +64,7 @@ def test_the_emulation_imports_what_315_imports(prefix, app):
 
         version = subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
                                  capture_output=True, text=True, check=True).stdout.strip()
-        out = run_lazy(python, version, Target("script", str(app / "app.py")), lazy=True, cwd=str(app), env=env)
+        out = run_lazy(python, version, Target("script", str(app / "app.py")), lazy=True, cwd=str(app), env=env, session=Session())
         assert out.returncode == 0, out.stderr
         rec = parse_lazy_record(out.record)
         seen[python] = (out.stdout, {n for n in rec.executed_names if n.startswith("mylib")},

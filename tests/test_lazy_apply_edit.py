@@ -13,6 +13,7 @@ import pytest
 from profiler.analysis.lazy_edit import SourceError, apply_lazy, import_statements, resolve_from
 from profiler.analysis.lazy_filter import filter_module
 from profiler.analysis.lazy_static import importer_reasons, module_reasons, statement_reasons
+from profiler.session import Session
 
 GOLDEN = Path(__file__).parent / "fixtures" / "lazy_edit"
 CASES = sorted(p for p in GOLDEN.glob("*.py") if ".expected." not in p.name)
@@ -120,7 +121,7 @@ def test_the_keyword_output_compiles_on_a_real_315(path):
 
     py = pyenv_python("3.15")
     for style in STYLES:
-        assert compile_with(py, str(path), _expected(path, style)) is None
+        assert compile_with(py, str(path), _expected(path, style), session=Session()) is None
 
 
 # ------------------------------------------------------------------ static reasons

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from profiler.session import Session
 from tests._interpreters import pyenv_python
 
 # ------------------------------------------------------------------ analysis/pyc.py (pure)
@@ -188,7 +189,7 @@ def test_bytecode_of_each_tag_refreshed_with_its_mode_and_level(tmp_path, monkey
     edits.add(path, src.read_bytes())
     edits.write({path: b"__lazy_modules__ = ['json']\nimport json\nX = 1\n"})
     assert _stale(py315, src) and _stale(py311, src, 2)
-    notes = edits.refresh_bytecode([path], _pythons_for(py311, py315))
+    notes = edits.refresh_bytecode([path], _pythons_for(py311, py315), session=Session())
     assert notes == []
     assert not _stale(py315, src) and not _stale(py311, src, 2)
     from profiler.analysis.pyc import invalidation_mode
@@ -218,7 +219,7 @@ def test_a_tag_with_no_interpreter_here_is_said_and_left_stale(tmp_path):
     path = os.path.realpath(src)
     edits.add(path, src.read_bytes())
     edits.write({path: b"__lazy_modules__ = ['json']\nimport json\n"})
-    notes = edits.refresh_bytecode([path], lambda tag: [py315] if tag == _tag(py315) else [py315])
+    notes = edits.refresh_bytecode([path], lambda tag: [py315] if tag == _tag(py315) else [py315], session=Session())
     assert any(n.startswith("no interpreter of cache tag cpython-399 here: 1 .pyc of edited files left stale") for n in notes)
     assert any("cpython-398" in n and "unchecked-hash .pyc removed" in n for n in notes)
     assert timestamp.read_bytes().endswith(b"old") and not unchecked.exists()
@@ -242,7 +243,7 @@ def test_a_pyc_that_is_a_link_is_left_alone(tmp_path):
     path = os.path.realpath(src)
     edits.add(path, src.read_bytes())
     edits.write({path: b"__lazy_modules__ = ['json']\nimport json\n"})
-    notes = edits.refresh_bytecode([path], _pythons_for(py315))
+    notes = edits.refresh_bytecode([path], _pythons_for(py315), session=Session())
     assert any(n.startswith(f"{cfile}: leads to") for n in notes)
     assert elsewhere.read_bytes() == was and os.path.islink(cfile)
 
@@ -271,5 +272,5 @@ def test_many_files_are_compiled_in_bounded_batches(tmp_path, monkeypatch):
         edits.add(path, src.read_bytes())
         paths.append(path)
     edits.write({p: b"__lazy_modules__ = ['json']\nimport json\n" for p in paths})
-    assert edits.refresh_bytecode(paths, _pythons_for(py315)) == []
+    assert edits.refresh_bytecode(paths, _pythons_for(py315), session=Session()) == []
     assert not any(_stale(py315, p) for p in paths)

@@ -16,6 +16,7 @@ from profiler.model.target import Target
 from profiler.parse.lazy import parse_lazy_record
 from tests._interpreters import find_pyenv_python, pyenv_python
 from tests.conftest import write_tree
+from profiler.session import Session
 
 PROG = """\
 import sys
@@ -76,7 +77,7 @@ def test_lazy_run_defers_imports_and_from_imports_until_first_use(prefix, prog):
     python = pyenv_python(prefix)
     version = _version(python)
     target = Target("script", str(prog))
-    lazy = run_lazy(python, version, target, lazy=True, cwd=str(prog.parent), env=_env())
+    lazy = run_lazy(python, version, target, lazy=True, cwd=str(prog.parent), env=_env(), session=Session())
     assert lazy.returncode == 0, lazy.stderr
     out = lazy.stdout.splitlines()
     assert out[0] == "used from star sub sub2"
@@ -107,11 +108,11 @@ def test_the_eager_reference_defers_nothing(prefix, prog):
     python = pyenv_python(prefix)
     version = _version(python)
     (prog.parent / "prog.py").write_text(PROG.replace("from mod_from import missing", "missing = ImportError('eager')"))
-    eager = run_lazy(python, version, Target("script", str(prog)), lazy=False, cwd=str(prog.parent), env=_env())
+    eager = run_lazy(python, version, Target("script", str(prog)), lazy=False, cwd=str(prog.parent), env=_env(), session=Session())
     assert eager.returncode == 1 and "No module named 'no_such_module_xyz'" in eager.stderr
     (prog.parent / "prog.py").write_text(PROG.replace("import no_such_module_xyz", "")
                                          .replace("from mod_from import missing", "missing = 0"))
-    eager = run_lazy(python, version, Target("script", str(prog)), lazy=False, cwd=str(prog.parent), env=_env())
+    eager = run_lazy(python, version, Target("script", str(prog)), lazy=False, cwd=str(prog.parent), env=_env(), session=Session())
     assert eager.returncode == 0, eager.stderr
     assert eager.stdout.splitlines()[:2] == ["unused ran", "used from star sub sub2"]
     e = parse_lazy_record(eager.record)
@@ -138,7 +139,7 @@ def test_from_import_semantics_match_an_eager_import(tmp_path, real_python):
     )
     version = _version(real_python)
     for lazy in (False, True):
-        run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=lazy, cwd=str(tmp_path), env=_env())
+        run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=lazy, cwd=str(tmp_path), env=_env(), session=Session())
         assert run.returncode == 0, run.stderr
         assert run.stdout == "True True [1] a/b True\n", (lazy, run.stdout)
 
@@ -149,13 +150,13 @@ def test_star_import_reads_the_modules_lazy_names_resolved(tmp_path, real_python
     write_tree(tmp_path, {"m.py": "from os.path import join\nimport json\n"})
     (tmp_path / "p.py").write_text("from m import *\nprint(join('a', 'b'), json.dumps(2))\n")
     version = _version(real_python)
-    run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=True, cwd=str(tmp_path), env=_env())
+    run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=True, cwd=str(tmp_path), env=_env(), session=Session())
     assert run.returncode == 0 and run.stdout == "a/b 2\n", run.stderr
 
 
 def test_keep_eager_set_runs_those_modules_at_once(prog, real_python):
     version = _version(real_python)
-    out = run_lazy(real_python, version, Target("script", str(prog)), lazy=True, keep=["mod_unused"], cwd=str(prog.parent), env=_env())
+    out = run_lazy(real_python, version, Target("script", str(prog)), lazy=True, keep=["mod_unused"], cwd=str(prog.parent), env=_env(), session=Session())
     assert out.stdout.startswith("unused ran\nused from star sub sub2\n"), out.stderr
     r = parse_lazy_record(out.record)
     assert ("mod_unused", "kept eager (keep-eager set)", f"{prog.parent / 'other.py'}:1") not in [
@@ -170,7 +171,7 @@ def test_module_target_and_failing_program_behave_as_without_the_hook(tmp_path, 
     (tmp_path / "tool").mkdir()
     (tmp_path / "tool" / "__init__.py").write_text("")
     (tmp_path / "tool" / "__main__.py").write_text("import sys, json\nprint(sys.argv[1:])\nsys.exit(4)\n")
-    out = run_lazy(real_python, version, Target("module", "tool", ("a", "--help")), cwd=str(tmp_path), env=_env())
+    out = run_lazy(real_python, version, Target("module", "tool", ("a", "--help")), cwd=str(tmp_path), env=_env(), session=Session())
     assert out.returncode == 4 and out.stdout == "['a', '--help']\n"
     r = parse_lazy_record(out.record)
     assert "json" in r.pending
@@ -190,11 +191,11 @@ def test_the_launcher_reuses_a_compiled_hook(prog, real_python, tmp_path, monkey
     cache = tmp_path / "xdg"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     version = _version(real_python)
-    first = run_lazy(real_python, version, Target("script", str(prog)), cwd=str(prog.parent), env=_env())
+    first = run_lazy(real_python, version, Target("script", str(prog)), cwd=str(prog.parent), env=_env(), session=Session())
     files = list((cache / "importprof" / "hooks").glob("hook_lazy.*.bin"))
     assert len(files) == 1
     stamp = files[0].stat().st_mtime_ns
-    second = run_lazy(real_python, version, Target("script", str(prog)), cwd=str(prog.parent), env=_env())
+    second = run_lazy(real_python, version, Target("script", str(prog)), cwd=str(prog.parent), env=_env(), session=Session())
     assert first.stdout == second.stdout and first.stdout.startswith("used from star sub sub2\n")
     assert files[0].stat().st_mtime_ns == stamp  # read, not rewritten
 
@@ -220,7 +221,7 @@ def test_a_missing_module_is_looked_for_once_per_finder(tmp_path, real_python):
     )
     version = _version(real_python)
     for lazy in (False, True):
-        run = run_lazy(real_python, version, Target("script", str(prog)), lazy=lazy, cwd=str(tmp_path), env=_env())
+        run = run_lazy(real_python, version, Target("script", str(prog)), lazy=lazy, cwd=str(tmp_path), env=_env(), session=Session())
         assert run.returncode == 0 and run.stdout == "1\n", (lazy, run.stdout, run.stderr)
 
 
@@ -235,7 +236,7 @@ def test_annotations_resolve_no_lazy_name_as_on_314_and_later(prefix, tmp_path):
         "import sys\nfrom typed_mod import T\n\ndef f(x: T) -> T:\n    return x\n\n"
         "class C:\n    field: T\n\nprint('typed_mod' in sys.modules, f.__annotations__['x'])\n"
     )
-    run = run_lazy(python, _version(python), Target("script", str(tmp_path / "p.py")), lazy=True, cwd=str(tmp_path), env=_env())
+    run = run_lazy(python, _version(python), Target("script", str(tmp_path / "p.py")), lazy=True, cwd=str(tmp_path), env=_env(), session=Session())
     assert run.returncode == 0, run.stderr
     assert run.stdout == "False T\n"
 
@@ -248,7 +249,7 @@ def test_a_submodule_imported_lazily_elsewhere_is_an_attribute_of_its_package(tm
     (tmp_path / "p.py").write_text("import a\nimport b\nb.__name__\nprint(a.get())\n")
     version = _version(real_python)
     for lazy in (False, True):
-        run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=lazy, cwd=str(tmp_path), env=_env())
+        run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=lazy, cwd=str(tmp_path), env=_env(), session=Session())
         assert run.returncode == 0 and run.stdout == "x\n", (lazy, run.stderr)
 
 
@@ -261,7 +262,7 @@ def test_a_packages_own_name_is_not_replaced_by_its_submodule_resolved_later(tmp
     (tmp_path / "p.py").write_text("import tp\nfrom tp import retry\nprint(tp.helper(), retry(), tp.retry())\n")
     version = _version(real_python)
     for lazy in (False, True):
-        run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=lazy, cwd=str(tmp_path), env=_env())
+        run = run_lazy(real_python, version, Target("script", str(tmp_path / "p.py")), lazy=lazy, cwd=str(tmp_path), env=_env(), session=Session())
         assert run.returncode == 0 and run.stdout == "h func func\n", (lazy, run.stderr)
 
 
@@ -307,9 +308,9 @@ def test_a_submodule_named_by_a_from_import_is_an_attribute_of_its_package_as_in
                               capture_output=True, text=True)
         assert (real.returncode, real.stdout) == (0, expected), real.stderr
     python = pyenv_python(prefix)
-    run = run_lazy(python, _version(python), Target("script", str(tmp_path / "p.py")), lazy=True, cwd=str(tmp_path), env=_env())
+    run = run_lazy(python, _version(python), Target("script", str(tmp_path / "p.py")), lazy=True, cwd=str(tmp_path), env=_env(), session=Session())
     assert (run.returncode, run.stdout) == (0, expected), run.stderr
-    eager = run_lazy(python, _version(python), Target("script", str(tmp_path / "p.py")), lazy=False, cwd=str(tmp_path), env=_env())
+    eager = run_lazy(python, _version(python), Target("script", str(tmp_path / "p.py")), lazy=False, cwd=str(tmp_path), env=_env(), session=Session())
     assert (eager.returncode, eager.stdout) == (0, "ssl y func True\n"), eager.stderr
 
 
@@ -328,7 +329,7 @@ def test_a_named_unicode_escape_compiled_twice_does_not_crash(prefix, tmp_path, 
         "print(b.Y)\n"
     )
     run = run_lazy(python, _version(python), Target("script", str(tmp_path / "app.py")), lazy=True,
-                   cwd=str(tmp_path), env=_env())
+                   cwd=str(tmp_path), env=_env(), session=Session())
     assert run.returncode == 0, (run.returncode, run.stderr[-500:])
     assert run.stdout == "\u2013\n\u2014\u2022\n"
     record = parse_lazy_record(run.record)
@@ -347,7 +348,7 @@ def test_a_future_import_is_bound_lazily_with_its_feature_kept(prefix, tmp_path)
         "print('__future__' in sys.modules, f.__annotations__)\n"
     )
     runs = {lazy: run_lazy(python, _version(python), Target("script", str(tmp_path / "p.py")), lazy=lazy,
-                           cwd=str(tmp_path), env=_env()) for lazy in (False, True)}
+                           cwd=str(tmp_path), env=_env(), session=Session()) for lazy in (False, True)}
     assert runs[False].stdout == "True {'x': 'Undefined', 'return': \"'int'\"}\n", runs[False].stderr
     assert runs[True].returncode == 0, runs[True].stderr
     assert runs[True].stdout == "False {'x': 'Undefined', 'return': \"'int'\"}\n"

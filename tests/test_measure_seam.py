@@ -15,6 +15,7 @@ from profiler.errors import Interrupted, TargetFailed, TimedOut, UsageError
 from profiler.model.measurement import CommandSpec, RunSample
 from profiler.model.words import TargetKind
 from profiler.workflows.measure import measure
+from profiler.session import Session
 
 TRACEBACK = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nModuleNotFoundError: No module named 'foo'"
 
@@ -38,11 +39,11 @@ class Recorded:
         self.plans: list[RunPlan] = []
         self._stderr = ""
 
-    def __call__(self, specs, plan, context):
+    def __call__(self, specs, plan, session):
         self.plans.append(plan)
         return self
 
-    def measures_rss(self, context) -> bool:
+    def measures_rss(self, session) -> bool:
         return self.rss
 
     def run(self, s: CommandSpec) -> RunSample:
@@ -67,7 +68,7 @@ def ok(*walls):
 
 
 def timed(specs, rec, plan=None, **kw):
-    return measure(specs, plan or RunPlan(runs=3, warmup=1, use_spawner=False), machine={}, executor=rec, **kw)
+    return measure(specs, plan or RunPlan(runs=3, warmup=1, use_spawner=False), machine={}, executor=rec, session=kw.pop("session", None) or Session(), **kw)
 
 
 def test_runs_are_interleaved_round_by_round_after_the_warm_up():
@@ -103,7 +104,7 @@ def test_statistics_come_from_the_measuring_runs_only():
 def test_a_failing_command_becomes_a_failed_row_with_its_hint_and_the_others_go_on():
     rec = Recorded({"A": ok(0.01), "B": [(0.01, 1, TRACEBACK)], "C": ok(0.03)})
     warned = []
-    m = timed([spec("A"), spec("B", "isolated", ("-I",)), spec("C")], rec, warn=warned.append)
+    m = timed([spec("A"), spec("B", "isolated", ("-I",)), spec("C")], rec, session=Session(say=warned.append))
     a, b, c = m.results
     assert rec.calls.count("B") == 1  # found in the warm-up round, never run again
     assert b.failed and b.times == () and b.mean is None and b.exit_codes == (1,)
@@ -201,7 +202,7 @@ def test_warnings_in_order_no_spawner_then_busy_then_per_result():
     rec = Recorded({"A": ok(0.050, 0.010, 0.010, 0.010)}, rss=False, cpu_share=0.5)
     warned = []
     busy_machine = {"cpu_percent": 60.0}
-    m = measure([spec("A")], RunPlan(runs=3, warmup=1), machine=busy_machine, executor=rec, warn=warned.append)
+    m = measure([spec("A")], RunPlan(runs=3, warmup=1), machine=busy_machine, executor=rec, session=Session(say=warned.append))
     assert m.results[0].memory_usage_byte is None
     assert m.warnings[0].startswith("the machine is busy: the runs were on a CPU for 50% of their wall time")
     assert m.warnings[1] == "no C compiler to build the measuring spawner: peak RSS is not measured (null)"
@@ -214,13 +215,13 @@ def test_progress_says_the_phase_once_then_counts_measuring_runs():
     rec = Recorded({"A": ok(0.01), "B": ok(0.01)})
     seen = []
     timed([spec("A"), spec("B")], rec, RunPlan(runs=2, warmup=1, use_spawner=False),
-          progress=lambda done, total, label: seen.append((done, total, label)))
+          session=Session(bar=lambda phase: seen.append((phase.done, phase.total, phase.label))))
     assert seen == [(0, 0, "2 commands, 2 runs each after 1 warm-up"),
                     (1, 4, "A"), (2, 4, "B"), (3, 4, "A"), (4, 4, "B")]
 
 
 def test_run_interleaved_takes_the_executor_too():
     rec = Recorded({"A": ok(0.01)})
-    outcomes = run_interleaved([spec("A")], RunPlan(runs=2, warmup=0, use_spawner=False), executor=rec)
+    outcomes = run_interleaved([spec("A")], RunPlan(runs=2, warmup=0, use_spawner=False), executor=rec, session=Session())
     assert [s.wall_s for s in outcomes["A"].samples] == [0.01, 0.01]
     assert rec.plans[0].runs == 2

@@ -18,6 +18,7 @@ from profiler.model.target import Target
 from profiler.model.words import TargetKind
 from profiler.parse.phases import parse_phase_records
 from tests._interpreters import pyenv_python
+from profiler.session import Session
 
 pytestmark = pytest.mark.slow
 
@@ -34,7 +35,7 @@ def test_monitoring_records_equal_the_wrappers(version):
     target = Target(TargetKind.CODE, PROGRAM)
     got = {}
     for split in (True, False):
-        run = run_instrumented(python, (), target, ("phases", "import_sites", "site"), split=split)
+        run = run_instrumented(python, (), target, ("phases", "import_sites", "site"), split=split, session=Session())
         got[split] = [(m.name, m.failed, m.parent, m.depth, m.site and (m.site.file, m.site.line, m.site.importer), m.launcher)
                       for m in parse_phase_records(run.phases)]
     assert got[False] == got[True]

@@ -15,6 +15,7 @@ import pytest
 
 from tests._interpreters import pyenv_python
 from tests.conftest import assert_one_line_error, write_tree
+from profiler.session import Session
 
 pytestmark = pytest.mark.slow
 
@@ -64,11 +65,11 @@ def _build(version, app, folder, *args):
     from profiler.workflows.frozen import build_frozen
     from profiler.workflows.pack import stdlib_entries
 
-    interp = resolve_python(pyenv_python(version))
+    interp = resolve_python(pyenv_python(version), session=Session())
     target = Target("script", str(app / "main.py"), ("arg1", *args))
-    records, sys_path = discover_modules(interp.path, target)
+    records, sys_path = discover_modules(interp.path, target, session=Session())
     plan = plan_pack(records, scan_units(records, sys_path, stdlib_entries(interp)))
-    return interp, target, build_frozen(interp, plan, str(folder))
+    return interp, target, build_frozen(interp, plan, str(folder), session=Session())
 
 
 @pytest.mark.parametrize("version", VERSIONS)

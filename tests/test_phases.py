@@ -13,6 +13,7 @@ from profiler.capture.phases import run_instrumented
 from profiler.errors import BadInput
 from profiler.model.target import Target
 from profiler.parse.phases import parse_calls, parse_phase_records
+from profiler.session import Session
 
 SITE_FIXTURES = Path(__file__).parent / "fixtures" / "site"
 
@@ -46,7 +47,7 @@ def _project(tmp_path: Path) -> Path:
 
 
 def _run(python, cwd, code, *, flags=(), fresh=False, hooks=("phases",)):
-    res = run_instrumented(python, flags, Target("code", code), hooks, fresh_pycache=fresh, cwd=str(cwd), env=_env())
+    res = run_instrumented(python, flags, Target("code", code), hooks, fresh_pycache=fresh, cwd=str(cwd), env=_env(), session=Session())
     return parse_phase_records(res.phases)
 
 
@@ -94,7 +95,7 @@ def test_import_sites_name_file_and_line(real_python, tmp_path):
     proj = _project(tmp_path)
     (proj / "main.py").write_text("import os\n\n\nimport pkg  # line 4\n")
     res = run_instrumented(
-        real_python, (), Target("script", str(proj / "main.py")), ("phases", "import_sites"), cwd=str(proj), env=_env()
+        real_python, (), Target("script", str(proj / "main.py")), ("phases", "import_sites"), cwd=str(proj), env=_env(), session=Session()
     )
     by = phases_by_name(parse_phase_records(res.phases))
     assert by["pkg"].site.file == str(proj / "main.py") and by["pkg"].site.line == 4

@@ -69,7 +69,7 @@ def _need_pyenv():
 
 @pytest.mark.parametrize("version", ["2.7", "3.6"])
 def test_the_identification_probe_runs_on_old_pythons(version):
-    interp = resolve_python(pyenv_python(version))
+    interp = resolve_python(pyenv_python(version), session=Session())
     assert interp.version.startswith(version + ".")
     assert interp.implementation == "cpython"
     assert interp.enable_shared is True  # pyenv builds here are --enable-shared
@@ -79,7 +79,7 @@ def test_the_identification_probe_runs_on_old_pythons(version):
 
 def test_pyenv_star_finds_every_pyenv_version_once():
     _need_pyenv()
-    found = resolve_pythons(["pyenv:*"])
+    found = resolve_pythons(["pyenv:*"], session=Session())
     assert sorted(i.version for i in found) == sorted(v for v in PYENV_VERSIONS)
     assert all(i.source == "pyenv" for i in found)
     assert [i.version_tuple for i in found] == sorted(i.version_tuple for i in found)
@@ -87,16 +87,16 @@ def test_pyenv_star_finds_every_pyenv_version_once():
 
 def test_a_version_prefix_is_matched_by_components():
     _need_pyenv()
-    [one] = resolve_pythons(["pyenv:3.12"]) if find_pyenv_python("3.12") else pytest.skip("no pyenv 3.12")
+    [one] = resolve_pythons(["pyenv:3.12"], session=Session()) if find_pyenv_python("3.12") else pytest.skip("no pyenv 3.12")
     assert one.version.startswith("3.12.")
     # 3.1 is not a prefix of 3.12 (components, not characters)
     with pytest.raises(BadInput, match=r"pyenv:3\.1: no pyenv interpreter matches 3\.1 \(installed: "):
-        resolve_pythons(["pyenv:3.1"])
+        resolve_pythons(["pyenv:3.1"], session=Session())
 
 
 def test_all_lists_pyenv_and_the_system_pythons_each_once():
     _need_pyenv()
-    found = resolve_pythons(["all"])
+    found = resolve_pythons(["all"], session=Session())
     reals = [(os.path.realpath(i.path), i.prefix) for i in found]
     assert len(reals) == len(set(reals))
     versions = {i.version for i in found}
@@ -104,12 +104,12 @@ def test_all_lists_pyenv_and_the_system_pythons_each_once():
     if os.path.exists("/usr/bin/python3.11"):
         assert "/usr/bin/python3.11" in [i.path for i in found]
     # python3 on PATH (a pyenv shim here) is one of them, not an extra row
-    shim_real = os.path.realpath(resolve_python("python3").path)
+    shim_real = os.path.realpath(resolve_python("python3", session=Session()).path)
     assert sum(os.path.realpath(i.path) == shim_real for i in found) == 1
 
 
 def test_duplicates_by_real_executable_are_measured_once(debian_python):
-    found = resolve_pythons(["/usr/bin/python3", debian_python, "/usr/bin/python3"])
+    found = resolve_pythons(["/usr/bin/python3", debian_python, "/usr/bin/python3"], session=Session())
     if os.path.realpath("/usr/bin/python3") != os.path.realpath(debian_python):
         pytest.skip("/usr/bin/python3 is not python3.11 on this machine")
     assert len(found) == 1
@@ -121,13 +121,14 @@ def test_a_venv_is_kept_beside_its_base_interpreter(tmp_path):
     base = pyenv_python("3.12")
     venv = tmp_path / "v312"
     subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
-    found = resolve_pythons([str(venv / "bin" / "python"), base])
+    found = resolve_pythons([str(venv / "bin" / "python"), base], session=Session())
     assert [i.path for i in found] == [str(venv / "bin" / "python"), base]
     assert found[0].is_venv and not found[1].is_venv
     # the active venv is found by `venv` and by `all`
     import subprocess as sp
 
-    code = "from profiler.capture.interpreter import resolve_pythons as r; print([i.path for i in r(['venv'])])"
+    code = ("from profiler.capture.interpreter import resolve_pythons as r; from profiler.session import Session; "
+            "print([i.path for i in r(['venv'], session=Session())])")
     out = sp.run([__import__("sys").executable, "-c", code], env={**os.environ, "VIRTUAL_ENV": str(venv)},
                  capture_output=True, text=True, check=True).stdout
     assert str(venv / "bin" / "python") in out
@@ -138,7 +139,7 @@ def test_a_shim_is_resolved_to_the_interpreter_it_runs(tmp_path):
     shim = tmp_path / "python"
     shim.write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
     shim.chmod(0o755)
-    [interp] = resolve_pythons([str(shim)])
+    [interp] = resolve_pythons([str(shim)], session=Session())
     assert interp.path == real and interp.requested == str(shim)
 
 
@@ -156,30 +157,30 @@ def test_a_private_pyenv_root_is_searched(tmp_path, monkeypatch):
     monkeypatch.setenv("PYENV_ROOT", str(tmp_path))
     assert candidates("pyenv", "3.11") == [str(bad / "python")]
     warnings = []
-    found = resolve_pythons(["pyenv:*"], warn=warnings.append)
+    found = resolve_pythons(["pyenv:*"], warn=warnings.append, session=Session())
     assert [i.version[:4] for i in found] == ["3.10"]
     assert len(warnings) == 1 and "3.11.99" in warnings[0]
     with pytest.raises(BadInput, match="names 1|no working"):
-        resolve_pythons(["pyenv:3.11"])  # the only match does not start: nothing left
+        resolve_pythons(["pyenv:3.11"], session=Session())  # the only match does not start: nothing left
     assert expand_spec("/x/python") == [("/x/python", None)]
 
 
 def test_one_python_where_one_is_taken():
     [v312] = [find_pyenv_python("3.12")] if find_pyenv_python("3.12") else pytest.skip("no pyenv 3.12")
-    assert resolve_python("pyenv:3.12").path == resolve_python(v312).path
+    assert resolve_python("pyenv:3.12", session=Session()).path == resolve_python(v312, session=Session()).path
     with pytest.raises(BadInput, match="names .* interpreters .*this command takes one"):
-        resolve_python("pyenv:*")
+        resolve_python("pyenv:*", session=Session())
 
 
 # --- capabilities ----------------------------------------------------------------------------
 
 def test_capabilities_follow_the_version():
-    py27 = resolve_python(pyenv_python("2.7"))
-    py36 = resolve_python(pyenv_python("3.6"))
-    py37 = resolve_python(pyenv_python("3.7"))
-    py310 = resolve_python(pyenv_python("3.10"))
-    py311 = resolve_python(pyenv_python("3.11"))
-    py313 = resolve_python(pyenv_python("3.13"))
+    py27 = resolve_python(pyenv_python("2.7"), session=Session())
+    py36 = resolve_python(pyenv_python("3.6"), session=Session())
+    py37 = resolve_python(pyenv_python("3.7"), session=Session())
+    py310 = resolve_python(pyenv_python("3.10"), session=Session())
+    py311 = resolve_python(pyenv_python("3.11"), session=Session())
+    py313 = resolve_python(pyenv_python("3.13"), session=Session())
     assert not py27.supports("importtime") and py37.supports("importtime")
     assert not py27.supports("isolated") and py36.supports("isolated")
     assert not py310.supports("frozen_modules") and py311.supports("frozen_modules")
@@ -232,6 +233,7 @@ def test_pythons_with_specs_and_a_spec_that_matches_nothing(cli):
 # --- the commands on several versions --------------------------------------------------------
 
 import shutil  # noqa: E402
+from profiler.session import Session
 
 MATRIX = ["3.8", "3.12", "3.13"]
 
@@ -335,7 +337,7 @@ def test_asdf_and_uv_installs_are_found(tmp_path, monkeypatch):
     assert candidates("asdf", "3.12") == [str(asdf / "python")]
     assert candidates("uv", "3.12") == [str(uv / "python3")]
     assert candidates("uv", "3.13") == []
-    found = resolve_pythons(["asdf:3.12", "uv:*"])
+    found = resolve_pythons(["asdf:3.12", "uv:*"], session=Session())
     assert len(found) == 1 and found[0].version.startswith("3.12.")  # one real executable, measured once
     assert found[0].source == "asdf"
 
@@ -357,11 +359,11 @@ def test_a_comma_list_given_to_python_says_to_repeat_the_option():
     option repeated, each part under the spec's source (the installed list stays)."""
     _need_pyenv()
     with pytest.raises(BadInput) as why:
-        resolve_pythons(["pyenv:3.11,3.13"])
+        resolve_pythons(["pyenv:3.11,3.13"], session=Session())
     assert str(why.value).endswith("; --python names one interpreter: repeat it (--python pyenv:3.11 --python pyenv:3.13)")
     assert "(installed: " in str(why.value)
     with pytest.raises(BadInput, match=r"repeat it \(--python pyenv:3\.11 --python pyenv:3\.13\)$"):
-        resolve_pythons(["pyenv:3.11,pyenv:3.13"])
+        resolve_pythons(["pyenv:3.11,pyenv:3.13"], session=Session())
     with pytest.raises(BadInput) as single:
-        resolve_pythons(["pyenv:9.9"])
+        resolve_pythons(["pyenv:9.9"], session=Session())
     assert "repeat it" not in str(single.value)

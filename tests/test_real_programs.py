@@ -11,6 +11,7 @@ import pytest
 from _interpreters import pyenv_python
 from _realprograms import real_venv, venv_bin, venv_python
 from profiler.model.target import Target
+from profiler.session import Session
 from profiler.workflows.targets import script_python, shebang_python
 
 FAST = ("--runs", "2", "--warmup", "0")
@@ -168,7 +169,7 @@ def test_no_site_keeps_sys_path_in_the_default_order(black_venv, tmp_path):
     script = tmp_path / "show_path.py"
     script.write_text("import sys, json, black\nprint(json.dumps(sys.path))\n")
     py = venv_python(black_venv)
-    env = dict(no_site_env(py, Target("script", str(script))))
+    env = dict(no_site_env(py, Target("script", str(script)), session=Session()))
     assert env, "black comes from site-packages: no-site must give it back"
     default = json.loads(subprocess.run([py, str(script)], capture_output=True, text=True, check=True).stdout)
     no_site = json.loads(subprocess.run([py, "-S", str(script)], capture_output=True, text=True, check=True,
@@ -283,15 +284,15 @@ def test_a_kind_said_once_keeps_its_figures(capsys, monkeypatch):
     """The summary line groups warnings by kind without their figures; a kind said once is shown
     with its own ("unavailable on 3.12", never "on N.N")."""
     from profiler.commands import _common
-    from profiler.runcontext import RunContext
+    from profiler.session import Session
 
     monkeypatch.setenv("IMPORTPROF_VERBOSE", "0")
-    context = RunContext(hold=True)  # an invocation's: its warnings held for one line
+    session = Session(hold=True)  # an invocation's: its warnings held for one line
     for w in ("default @ 3.12.1: the spread is too wide to trust (stddev 63%)", "no-site @ 3.12.1: the spread is too wide to trust (stddev 20%)",
               "variants oxidized, filesystem, in-memory unavailable on 3.12: python-oxidized-importer 0.9 works with 3.8-3.11"):
-        context.warn(w)
+        session.warn(w)
     assert capsys.readouterr().err == ""  # held until after the output
-    _common.flush_warnings(context)
+    _common.flush_warnings(session)
     line = capsys.readouterr().err.strip()
     assert line == ("importprof: warning: 3 warnings: 2 × the spread is too wide to trust; variants oxidized, filesystem, "
                     "in-memory unavailable on 3.12 (--verbose shows each)"), line

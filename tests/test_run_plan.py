@@ -15,6 +15,7 @@ from profiler.model.interpreter import VARIANT_NEEDS, Interpreter, supported_var
 from profiler.model.target import Target
 from profiler.model.variant import BUILTIN_VARIANTS, FRESH_FOLDER, Variant, insert_flags, variants_help
 from profiler.workflows.plan import plan_runs
+from profiler.session import Session
 
 
 def interp(version: str) -> Interpreter:
@@ -137,7 +138,7 @@ def test_the_variant_travels_from_the_plan_to_the_results_json_keeps_its_name():
     # a row named like a variant but made by no Variant (read from a file, a composition's own
     # row) is on no side of the site note, however slow: nothing is run for it
     slow = [replace_result(measured, variant="default", way=None, mean=0.9), replace_result(measured, mean=0.01, way=None)]
-    assert startup_site_notes(slow) == []
+    assert startup_site_notes(slow, session=Session()) == []
 
 
 def replace_result(r, **kw):

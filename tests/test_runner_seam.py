@@ -20,7 +20,7 @@ from profiler.capture.runner import NotRecorded, RecordingRunner, ReplayRunner, 
 from profiler.errors import ImportprofError, TargetFailed
 from profiler.model.target import Target
 from profiler.model.words import TargetKind
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 PY311 = "/root/.pyenv/versions/3.11.7/bin/python"
 PY315 = "/root/.pyenv/versions/3.15.2/bin/python"
@@ -30,8 +30,8 @@ FAILING = "import json\nimport nonexistent_mod_xyz\n"
 TIMING_DEPENDENT = ("machine",)
 
 
-def _context(runner) -> RunContext:
-    ctx = RunContext()
+def _context(runner) -> Session:
+    ctx = Session()
     ctx.runner = runner
     return ctx
 
@@ -51,64 +51,64 @@ def _document(report) -> str:
 
 
 def _imports(python: str, script: str):
-    def go(ctx: RunContext):
+    def go(ctx: Session):
         from profiler.capture.interpreter import interpreter_for
         from profiler.workflows.imports import ImportsOptions, imports
 
-        interp = interpreter_for(python, "imports", context=ctx)
-        return imports(ImportsOptions(target=Target(TargetKind.SCRIPT, script), python=interp, runs=2, warmup=1), context=ctx)
+        interp = interpreter_for(python, "imports", session=ctx)
+        return imports(ImportsOptions(target=Target(TargetKind.SCRIPT, script), python=interp, runs=2, warmup=1), session=ctx)
     return go
 
 
 def _trace(python: str, script: str):
-    def go(ctx: RunContext):
+    def go(ctx: Session):
         from profiler.capture.interpreter import interpreter_for
         from profiler.workflows.trace import TraceOptions, trace
 
-        interp = interpreter_for(python, "trace", context=ctx)
-        return trace(TraceOptions(target=Target(TargetKind.SCRIPT, script), python=interp, untraced_runs=0), context=ctx)
+        interp = interpreter_for(python, "trace", session=ctx)
+        return trace(TraceOptions(target=Target(TargetKind.SCRIPT, script), python=interp, untraced_runs=0), session=ctx)
     return go
 
 
 def _site(python: str, script: str):
-    def go(ctx: RunContext):
+    def go(ctx: Session):
         from profiler.capture.interpreter import interpreter_for
         from profiler.workflows.site import SiteOptions, site
 
-        interp = interpreter_for(python, "site", context=ctx)
-        return site(SiteOptions(python=interp, runs=2), context=ctx)
+        interp = interpreter_for(python, "site", session=ctx)
+        return site(SiteOptions(python=interp, runs=2), session=ctx)
     return go
 
 
 def _lazy(python: str, script: str):
-    def go(ctx: RunContext):
+    def go(ctx: Session):
         from profiler.capture.interpreter import interpreter_for
         from profiler.compose.lazy import LazyOptions, lazy
 
-        interp = interpreter_for(python, "lazy", context=ctx)
+        interp = interpreter_for(python, "lazy", session=ctx)
         # measure=False: correctness and what is avoided (the timing is measure()'s executor seam)
-        return lazy(LazyOptions(target=Target(TargetKind.SCRIPT, script), python=interp, measure=False, profile_runs=2), context=ctx)
+        return lazy(LazyOptions(target=Target(TargetKind.SCRIPT, script), python=interp, measure=False, profile_runs=2), session=ctx)
     return go
 
 
 def _doctor(python: str, script: str):
-    def go(ctx: RunContext):
+    def go(ctx: Session):
         from profiler.capture.interpreter import interpreter_for
         from profiler.compose.doctor import DoctorOptions, doctor
 
-        interp = interpreter_for(python, "doctor", context=ctx)
-        return doctor(DoctorOptions(target=Target(TargetKind.SCRIPT, script), python=interp, runs=1, timing_runs=2), context=ctx)
+        interp = interpreter_for(python, "doctor", session=ctx)
+        return doctor(DoctorOptions(target=Target(TargetKind.SCRIPT, script), python=interp, runs=1, timing_runs=2), session=ctx)
     return go
 
 
 def _pack(python: str, script: str):
-    def go(ctx: RunContext):
+    def go(ctx: Session):
         from profiler.capture.interpreter import interpreter_for
         from profiler.workflows.pack import PackOptions, pack
 
-        interp = interpreter_for(python, "pack", context=ctx)
+        interp = interpreter_for(python, "pack", session=ctx)
         out = os.path.join(os.path.dirname(script), "packed")  # the report, not the packed files (importprof never reads them back)
-        return pack(PackOptions(out_dir=out, target=Target(TargetKind.SCRIPT, script), python=interp), context=ctx)
+        return pack(PackOptions(out_dir=out, target=Target(TargetKind.SCRIPT, script), python=interp), session=ctx)
     return go
 
 
@@ -143,7 +143,7 @@ def _record(workflow: str, program: Path, folder: Path):
 def _replay(workflow: str, program: Path, folder: Path, monkeypatch, runs=None):
     make, python = WORKFLOWS[workflow]
     runner = ReplayRunner(str(folder), runs=runs)
-    with monkeypatch.context() as m:
+    with monkeypatch.session() as m:
         _no_process(m)
         return make(python, str(program))(_context(runner)), runner
 
@@ -189,7 +189,7 @@ def test_a_recording_edited_to_fail_gives_the_error_of_a_real_failing_program(wo
     program.write_text(FAILING)  # the real failing program, at the same path
     make, python = WORKFLOWS[workflow]
     with pytest.raises(ImportprofError) as real:
-        make(python, str(program))(RunContext())
+        make(python, str(program))(Session())
     assert type(replayed.value) is type(real.value) and isinstance(real.value, TargetFailed)
     assert replayed.value.message == real.value.message  # the `importprof: error:` line
     assert replayed.value.exit_code == real.value.exit_code
@@ -225,7 +225,7 @@ def test_the_files_a_run_is_expected_to_write_are_recorded_and_written_back(tmp_
     (out / "a").unlink()
     hooks2 = tmp_path / "tmp" / "importprof-hooks-2"
     hooks2.mkdir()
-    with monkeypatch.context() as m:
+    with monkeypatch.session() as m:
         _no_process(m)
         again = _run(ReplayRunner(str(tmp_path / "rec")), [*argv[:-1], str(hooks2 / "phases.out")], writes=[str(out)])
     assert (again.returncode, again.stdout, again.stderr) == (done.returncode, done.stdout, done.stderr) == (0, "done\n", "")
@@ -236,7 +236,7 @@ def test_the_files_a_run_is_expected_to_write_are_recorded_and_written_back(tmp_
 def _run(runner, argv, **kw):
     from profiler.capture.process import run
 
-    return run(argv, context=_context(runner), **kw)
+    return run(argv, session=_context(runner), **kw)
 
 
 def _recorded(argv, returncode=0, stdout="", stderr="", files=None, raised=None, tmp_root="/tmp"):

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from conftest import assert_one_line_error
+from profiler.session import Session
 
 FAST = ("--runs", "3", "--warmup", "0")
 
@@ -178,7 +179,7 @@ def test_hyperfine_missing(cli, real_python, tmp_path):
 def test_valgrind_missing(cli, real_python, tmp_path):
     from profiler.capture.instructions import perf_counts_instructions
 
-    if perf_counts_instructions():
+    if perf_counts_instructions(session=Session()):
         pytest.skip("perf counts instructions on this kernel: valgrind is not needed")
     env = {"PATH": _path_without("valgrind", tmp_path)}
     res = cli("startup", "--python", real_python, "--metric", "instructions", env=env)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import assert_one_line_error
+from profiler.session import Session
 
 
 def test_why_from_a_real_run(cli, real_python):
@@ -63,7 +64,7 @@ def test_why_all_lists_every_importer_shortest_first(real_python, tmp_path):
     from profiler.compose.why import WhyOptions, why
 
     target = Target("code", "import json\nimport re\n")
-    answer = why(WhyOptions(module="re", target=target, python=real_python, all=True))
+    answer = why(WhyOptions(module="re", target=target, python=real_python, all=True), session=Session())
     assert {"json.decoder", "json.encoder", "json.scanner", "__main__"} <= set(answer.importers)
     lengths = [len(c.hops) for c in answer.chains]
     assert lengths == sorted(lengths) and len(answer.chains) >= 4
@@ -77,7 +78,7 @@ def test_why_all_lists_every_importer_shortest_first(real_python, tmp_path):
     out = render_why_table(answer, tty=False)
     assert f"every import of re: {len(answer.chains)} chains, shortest first" in out
     assert "json → json.decoder → re" in out and "the chain that loaded re" in out
-    plain = why(WhyOptions(module="re", target=target, python=real_python))
+    plain = why(WhyOptions(module="re", target=target, python=real_python), session=Session())
     assert plain.importers is None and all(c.loaded for c in plain.chains) and len(plain.chains) == 1
 
 

@@ -15,7 +15,7 @@ from profiler.errors import UsageError
 from profiler.model.measurement import CommandSpec, RunSample, TimingResult
 from profiler.model.target import Target
 from profiler.model.words import Engine, Metric, Role, Said, TargetKind, WarningKind
-from profiler.runcontext import RunContext
+from profiler.session import Session
 from profiler.workflows.measure import pick_reference
 
 
@@ -98,7 +98,7 @@ def test_a_kind_given_at_the_source_is_what_the_text_would_have_said():
 
 def test_the_summary_line_groups_by_kind(capsys, monkeypatch):
     monkeypatch.delenv("IMPORTPROF_VERBOSE", raising=False)
-    ctx = RunContext(hold=True)
+    ctx = Session(hold=True)
     for w in ("default: 2 of 10 runs exited non-zero (ignored)", "no-site: 3 of 10 runs exited non-zero (ignored)"):
         ctx.warn(Said(w, WarningKind.NON_ZERO_EXITS, w.split(": ")[1].split(" (")[0], w.split(":")[0]))
     ctx.warn(Said("low free memory: 1.0 GiB of 16.0 GiB available", WarningKind.LOW_MEMORY,

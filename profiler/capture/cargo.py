@@ -16,7 +16,7 @@ import sys
 
 from profiler.errors import ToolFailed, ToolMissing
 from profiler.model.interpreter import Interpreter
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 LAUNCHER_NAME = "importprof-launcher"
 _SOURCES = ("Cargo.toml", "Cargo.lock", "launcher/Cargo.toml", "launcher/build.rs", "launcher/src/main.rs")
@@ -75,7 +75,7 @@ def _check_shared(interp: Interpreter) -> None:
         )
 
 
-def launcher_path(interp: Interpreter, info=None, context: RunContext | None = None) -> str:
+def launcher_path(interp: Interpreter, *, session: Session) -> str:
     """The cached launcher for this interpreter, building it first when missing."""
     src = project_dir()
     key = build_key(interp, src)
@@ -88,20 +88,19 @@ def launcher_path(interp: Interpreter, info=None, context: RunContext | None = N
     from profiler.cachelock import cached
 
     def make(tmp: str) -> None:
-        if info:
-            info(f"building the oxidized launcher for {interp.path} (cargo, once per interpreter)...")
-        _cargo_build(cargo, src, interp, context=context)
+        session.info(f"building the oxidized launcher for {interp.path} (cargo, once per interpreter)...")
+        _cargo_build(cargo, src, interp, session=session)
         shutil.copy2(os.path.join(cache_root(), "target", "release", LAUNCHER_NAME), tmp)
 
     # one lock for every key: the builds share one Cargo target folder (a second build waits,
     # then finds its launcher published whole, or builds its own)
     os.makedirs(cache_root(), exist_ok=True)
-    waiting = (lambda: info("another importprof is building an oxidized launcher: waiting for it...")) if info else None
+    waiting = (lambda: session.info("another importprof is building an oxidized launcher: waiting for it..."))
     return cached(dest, make, ready=lambda p: os.access(p, os.X_OK), lock_path=os.path.join(cache_root(), "build.lock"),
                   waiting=waiting)
 
 
-def _cargo_build(cargo: str, src: str, interp: Interpreter, context: RunContext | None = None) -> None:
+def _cargo_build(cargo: str, src: str, interp: Interpreter, session: Session) -> None:
     from profiler.capture.process import run
 
     env = dict(os.environ)
@@ -115,7 +114,7 @@ def _cargo_build(cargo: str, src: str, interp: Interpreter, context: RunContext 
     )
     env["PATH"] = os.path.dirname(cargo) + os.pathsep + env.get("PATH", "")
     argv = [cargo, "build", "--release", "--locked", "--manifest-path", os.path.join(src, "Cargo.toml")]
-    proc = run(argv, env=env, timeout=1800, what="cargo", context=context)
+    proc = run(argv, env=env, timeout=1800, what="cargo", session=session)
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
         raise ToolFailed(f"cargo build of the oxidized launcher failed (exit {proc.returncode})", detail=tail)
@@ -126,7 +125,9 @@ if __name__ == "__main__":  # used by scripts/setup.d/30-oxidized.sh
     from profiler.errors import ImportprofError
 
     try:
-        print(launcher_path(resolve_python(sys.argv[1] if len(sys.argv) > 1 else None), info=lambda m: print(m, file=sys.stderr)))
+        session = Session()
+        print(launcher_path(resolve_python(sys.argv[1] if len(sys.argv) > 1 else None, session=session),
+                            session=session))
     except ImportprofError as exc:
         print(f"importprof: error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)

@@ -11,7 +11,7 @@ from typing import Mapping, Sequence
 from profiler.capture.process import run
 from profiler.errors import BadInput
 from profiler.model.interpreter import Interpreter
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 _PROBE = r"""
 import json, os, sys
@@ -28,8 +28,8 @@ print("IMPORTPROF-DOCTOR " + json.dumps({
 """
 
 
-def probe_doctor_facts(python: str, flags: Sequence[str] = (), context: RunContext | None = None) -> dict:
-    proc = run([python, *flags, "-c", _PROBE], missing=BadInput, what="interpreter", context=context)
+def probe_doctor_facts(python: str, flags: Sequence[str] = (), *, session: Session) -> dict:
+    proc = run([python, *flags, "-c", _PROBE], missing=BadInput, what="interpreter", session=session)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORTPROF-DOCTOR ")), None)
     if proc.returncode != 0 or line is None:
         raise BadInput(f"{python} could not report its start-up facts (exit {proc.returncode})")
@@ -38,20 +38,20 @@ def probe_doctor_facts(python: str, flags: Sequence[str] = (), context: RunConte
 
 # --- doctor --verify: each fix applied in a scratch overlay, never to the user's files --------
 
-def run_output(argv: Sequence[str], env: Mapping[str, str] | None = None, context: RunContext | None = None) -> tuple[int, str, str]:
+def run_output(argv: Sequence[str], env: Mapping[str, str] | None = None, *, session: Session) -> tuple[int, str, str]:
     """One run of a command: (exit code, stdout, stderr), to tell whether a fix changes what the
     program prints."""
-    proc = run(list(argv), env=dict(env) if env is not None else None, what=argv[0], context=context)
+    proc = run(list(argv), env=dict(env) if env is not None else None, what=argv[0], session=session)
     return proc.returncode, proc.stdout, proc.stderr
 
 
-def compile_into_prefix(python: str, target_argv: Sequence[str], prefix: str, context: RunContext | None = None) -> tuple[int, str]:
+def compile_into_prefix(python: str, target_argv: Sequence[str], prefix: str, session: Session) -> tuple[int, str]:
     """Write the .pyc of every module the target imports into `prefix` (a scratch
     -X pycache_prefix folder): one run of the target with writing bytecode allowed
     (PYTHONDONTWRITEBYTECODE left out of its environment). The target's own folders get no file.
     Returns (exit code, stderr's last lines)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    proc = run([python, "-X", f"pycache_prefix={prefix}", *target_argv], env=env, what=python, context=context)
+    proc = run([python, "-X", f"pycache_prefix={prefix}", *target_argv], env=env, what=python, session=session)
     return proc.returncode, "\n".join(proc.stderr.strip().splitlines()[-5:])
 
 
@@ -222,7 +222,7 @@ print("IMPORTPROF-PATH-IMPORT " + json.dumps({
 
 
 def path_import_cost(python: str, sys_path: Sequence[str], modules: Sequence[str], passes: int = 5,
-                     context: RunContext | None = None) -> dict:
+                     *, session: Session) -> dict:
     """What packing `modules` into memory takes away, timed in the target's interpreter on its
     sys.path without any hook: for each module loaded from a file, the path importer's find (the
     finders sys.meta_path asks up to and including the path finder: builtin, frozen, a .pth's
@@ -244,7 +244,7 @@ def path_import_cost(python: str, sys_path: Sequence[str], modules: Sequence[str
     import json as _json
 
     payload = _json.dumps({"sys_path": list(sys_path), "modules": list(modules), "passes": passes})
-    proc = run([python, "-c", _PATH_IMPORT_PROBE], input=payload, missing=BadInput, what="interpreter", context=context)
+    proc = run([python, "-c", _PATH_IMPORT_PROBE], input=payload, missing=BadInput, what="interpreter", session=session)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORTPROF-PATH-IMPORT ")), None)
     if proc.returncode != 0 or line is None:
         tail = (proc.stderr or "").strip().splitlines()[-1:] or ["(no output)"]

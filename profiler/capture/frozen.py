@@ -15,13 +15,13 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
 from profiler.capture.process import run
 from profiler.errors import ToolFailed, ToolMissing
 from profiler.model.interpreter import Interpreter
 from profiler.model.packing import PlannedModule
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 PACKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bootstrap", "frozen_packer.py")
 EXE_NAME = "importprof-frozen"
@@ -83,7 +83,7 @@ def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def launcher_object(interp: Interpreter, info: Callable[[str], None] | None = None, context: RunContext | None = None) -> str:
+def launcher_object(interp: Interpreter, *, session: Session) -> str:
     """launcher.o for this interpreter (compiled once, cached)."""
     src = launcher_source()
     folder = _cache_dir(interp, src)
@@ -97,11 +97,10 @@ def launcher_object(interp: Interpreter, info: Callable[[str], None] | None = No
     from profiler.cachelock import cached
 
     def make(tmp: str) -> None:  # one compiler at a time per interpreter; published whole
-        if info:
-            info(f"compiling the frozen launcher for {interp.path} (gcc, once per interpreter)...")
+        session.info(f"compiling the frozen launcher for {interp.path} (gcc, once per interpreter)...")
         argv = [cc, "-O2", "-std=gnu99", "-c", src, "-o", tmp, "-I", include,
                 f"-DIMPORTPROF_HOME={_c_string(interp.base_prefix)}"]
-        proc = run(argv, timeout=300, what="gcc", context=context)
+        proc = run(argv, timeout=300, what="gcc", session=session)
         if proc.returncode != 0:
             tail = "\n".join(proc.stderr.strip().splitlines()[-12:])
             raise ToolFailed(f"compiling the frozen launcher failed (exit {proc.returncode})", detail=tail or None)
@@ -109,13 +108,13 @@ def launcher_object(interp: Interpreter, info: Callable[[str], None] | None = No
     return cached(obj, make)
 
 
-def pack_modules(interp: Interpreter, modules: Sequence[PlannedModule], blob: str, context: RunContext | None = None) -> Packed:
+def pack_modules(interp: Interpreter, modules: Sequence[PlannedModule], blob: str, session: Session) -> Packed:
     """Marshal the modules with the target interpreter itself into `blob`."""
     from profiler.capture.oxidized import bytecode_cache, run_packer_script
 
     d = run_packer_script(interp.path, PACKER,
                           {"out": blob, "modules": [m.to_dict() for m in modules], "cache": bytecode_cache()},
-                          "IMPORTPROF-FROZEN", "marshalling the frozen modules failed", interp.path, context=context)
+                          "IMPORTPROF-FROZEN", "marshalling the frozen modules failed", interp.path, session=session)
     return Packed(tuple(d["modules"]), tuple(d["packages"]), int(d["bytecode_bytes"]),
                   tuple((f["name"], f["reason"]) for f in d["failed"]))
 
@@ -155,7 +154,7 @@ def loader_flags(interp: Interpreter, cc: str) -> list[str]:
     return [f"-Wl,--dynamic-linker={own}", "-Wl,--allow-shlib-undefined"]
 
 
-def link(interp: Interpreter, obj: str, blob: str, exe: str, context: RunContext | None = None) -> int:
+def link(interp: Interpreter, obj: str, blob: str, exe: str, session: Session) -> int:
     """Link launcher.o + the blob (.incbin) + libpython into `exe`; returns its size in bytes."""
     lib = libpython(interp)
     libdir = os.path.dirname(lib)
@@ -176,7 +175,7 @@ def link(interp: Interpreter, obj: str, blob: str, exe: str, context: RunContext
         cc = find_cc()
         argv = [cc, "-o", exe, obj, asm, f"-L{libdir}", f"-l:{os.path.basename(lib)}", f"-Wl,-rpath,{libdir}",
                 *loader_flags(interp, cc)]
-        proc = run(argv, timeout=300, what="gcc", context=context)
+        proc = run(argv, timeout=300, what="gcc", session=session)
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-12:])
         raise ToolFailed(f"linking the frozen launcher failed (exit {proc.returncode})", detail=tail or None)

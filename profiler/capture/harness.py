@@ -49,7 +49,7 @@ from profiler.capture.process import resolve_executable, run
 from profiler.capture.strace import check_strace_run, find_strace
 from profiler.errors import TargetFailed
 from profiler.model.process import ProcessCapture, ProcessRecord
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 PROCESS_SYSCALLS = "execve,execveat,clone,clone3,fork,vfork"
 # long enough for whole argv strings of ordinary commands and for any `import time:` line
@@ -96,7 +96,7 @@ def capture_processes(
     importtime: bool = True,
     keep_log: str | None = None,
     timeout: float | None = None,
-    context: RunContext | None = None,
+    session: Session,
 ) -> ProcessCapture:
     """Run argv (no shell) under `strace -f` and return its processes (see the module doc)."""
     from profiler.parse.processes import parse_processes
@@ -112,7 +112,7 @@ def capture_processes(
         log_path = keep_log or os.path.join(tmp, "harness.strace")
         t0 = time.perf_counter()
         done = run(harness_strace_argv(strace, log_path, argv, writes=importtime), env=environ, cwd=cwd, timeout=timeout, what="strace",
-                   tracer_log=log_path, context=context)
+                   tracer_log=log_path, session=session)
         wall = time.perf_counter() - t0
         check_strace_run(done, strace, log_path)
         with open(log_path, encoding="utf-8", errors="replace") as fh:

@@ -34,7 +34,7 @@ from typing import Mapping, Sequence
 from profiler.capture.process import _after_run, _wait, become_subreaper, check_runnable, exec_problem, kill_group, run_timeout
 from profiler.errors import TargetFailed
 from profiler.model.measurement import RunSample
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 
 RECORD_VAR = "IMPORTPROF_HARNESS_RECORD"
 
@@ -172,10 +172,9 @@ class HarnessRun:
 
 
 def run_harness_once(argv: Sequence[str], env: Mapping[str, str], counter: str | None,
-                     context: RunContext | None = None, what: str = "the harness") -> tuple[RunSample, HarnessRun]:
+                     session: Session, what: str = "the harness") -> tuple[RunSample, HarnessRun]:
     """Run argv once (its own process group; stdin /dev/null; stdout, stderr to files) and
     wait for it within the run's limit: its RunSample (CPU of the process tree) and its end."""
-    context = given(context)
     exe = check_runnable(argv[0]) if os.sep not in argv[0] else argv[0]
     if counter is not None:
         open(counter, "w").close()
@@ -196,10 +195,10 @@ def run_harness_once(argv: Sequence[str], env: Mapping[str, str], counter: str |
         finally:
             for fd in (out_fd, err_fd, null):
                 os.close(fd)
-        status, ru = _wait(pid, run_timeout(context), what)
+        status, ru = _wait(pid, run_timeout(session), what)
         t1 = time.perf_counter_ns()
         kill_group(pid)
-        _after_run(context, pid)
+        _after_run(session, pid)
         code = os.waitstatus_to_exitcode(status)
         launches = os.path.getsize(counter) if counter is not None and os.path.exists(counter) else 0
         err = _tail_text(err_path, 4096)
@@ -212,8 +211,8 @@ class HarnessExecutor:
     `factory(...)`: each spec's key has its argv (the harness command line made for that
     variant), environment and launch counter; the harness runs in importprof's working folder."""
 
-    def __init__(self, specs, plan, context: RunContext | None, counters: Mapping[str, str], seen: dict):
-        self._context = context
+    def __init__(self, specs, plan, session: Session, counters: Mapping[str, str], seen: dict):
+        self._session = session
         self._counters = counters
         self._env = {}
         for s in specs:
@@ -225,19 +224,19 @@ class HarnessExecutor:
 
     @classmethod
     def factory(cls, counters: Mapping[str, str], seen: dict):
-        def make(specs, plan, context=None):
-            return cls(specs, plan, context, counters, seen)
+        def make(specs, plan, session: Session):
+            return cls(specs, plan, session, counters, seen)
 
-        make.measures_rss = lambda context=None: False  # type: ignore[attr-defined]
+        make.measures_rss = lambda session: False  # type: ignore[attr-defined]
         return make
 
     @staticmethod
-    def measures_rss(context: RunContext | None = None) -> bool:
+    def measures_rss(session: Session) -> bool:
         return False
 
     def run(self, spec) -> RunSample:
         sample, end = run_harness_once(spec.argv, self._env[spec.key], self._counters.get(spec.key),
-                                       context=self._context, what=f"the harness with {spec.variant}")
+                                       session=self._session, what=f"the harness with {spec.variant}")
         self.seen.setdefault(spec.key, []).append(end)
         self._last = end.stderr_tail
         return sample

@@ -16,7 +16,7 @@ from profiler.errors import TargetFailed, ToolFailed, ToolMissing
 from profiler.model.measurement import CommandSpec, TimingResult
 from profiler.model.variant import insert_flags, pycache_flags
 from profiler.parse.hyperfine_json import parse_hyperfine_json
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 MIN_VERSION = (1, 20)
 INSTALL_HINT = "install it with `cargo install --locked hyperfine --version 1.20.0` (or `make setup`)"
@@ -28,11 +28,11 @@ def parse_version(text: str) -> tuple[int, ...] | None:
     return tuple(int(g) for g in m.groups() if g is not None) if m else None
 
 
-def find_hyperfine(context: RunContext | None = None) -> tuple[str, tuple[int, ...]]:
+def find_hyperfine(session: Session) -> tuple[str, tuple[int, ...]]:
     exe = shutil.which("hyperfine")
     if exe is None:
         raise ToolMissing(f"hyperfine not found on PATH; {INSTALL_HINT}")
-    proc = run([exe, "--version"], timeout=30, what="hyperfine", context=context)
+    proc = run([exe, "--version"], timeout=30, what="hyperfine", session=session)
     version = parse_version(proc.stdout)
     if proc.returncode != 0 or version is None:
         raise ToolMissing(f"{exe} --version failed; {INSTALL_HINT}")
@@ -72,26 +72,26 @@ def hyperfine_argv(
     return argv
 
 
-def _hyperfine_limit(commands: int, plan: RunPlan, context: RunContext | None = None) -> float:
+def _hyperfine_limit(commands: int, plan: RunPlan, session: Session) -> float:
     """hyperfine has no limit per run: --timeout bounds the whole benchmark by the runs it
     makes at most (adaptive runs stop after min_time_s, so min_runs bounds the slow case)."""
     from profiler.capture.process import run_timeout
 
-    per_run = run_timeout(context)
+    per_run = run_timeout(session)
     if per_run is None:
         return float("inf")
     return per_run * commands * (plan.warmup + (plan.runs or plan.min_runs) + 1)
 
 
-def run_hyperfine(specs: Sequence[CommandSpec], plan: RunPlan, context: RunContext | None = None) -> list[TimingResult]:
-    exe, _ = find_hyperfine(context=context)
+def run_hyperfine(specs: Sequence[CommandSpec], plan: RunPlan, session: Session) -> list[TimingResult]:
+    exe, _ = find_hyperfine(session=session)
     tmp = tempfile.mkdtemp(prefix="importprof-hyperfine-")
     try:
         export = os.path.join(tmp, "results.json")
         pycache = {s.key: os.path.join(tmp, f"pycache-{i}") for i, s in enumerate(specs) if s.fresh_pycache}
         argv = hyperfine_argv(exe, specs, plan, export, pycache)
         try:
-            proc = run(argv, what="hyperfine", timeout=_hyperfine_limit(len(specs), plan, context=context), context=context)
+            proc = run(argv, what="hyperfine", timeout=_hyperfine_limit(len(specs), plan, session=session), session=session)
         except KeyboardInterrupt:
             from profiler.errors import Interrupted
 

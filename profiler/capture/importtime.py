@@ -18,7 +18,7 @@ from profiler.capture.process import resolve_executable, run
 from profiler.errors import BadInput
 from profiler.model.interpreter import Interpreter
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def capture_importtime(
     cwd: str | None = None,
     level: int = 1,
     timeout: float | None = None,
-    context: RunContext | None = None,
+    session: Session,
 ) -> ImportCapture:
     """One run. Python targets get `-X importtime`; a COMMAND gets PYTHONPROFILEIMPORTTIME."""
     argv = importtime_argv(target, interp, flags, level)
@@ -58,7 +58,7 @@ def capture_importtime(
     if not target.is_python:
         environ["PYTHONPROFILEIMPORTTIME"] = "1" if level == 1 else str(level)
     environ.update(env or {})
-    proc = run(argv, env=environ, cwd=cwd, timeout=timeout, missing=BadInput, what="target", context=context)
+    proc = run(argv, env=environ, cwd=cwd, timeout=timeout, missing=BadInput, what="target", session=session)
     return ImportCapture(tuple(argv), proc.returncode, proc.stderr)
 
 
@@ -134,11 +134,11 @@ print("IMPORTPROF-ORIGINS " + json.dumps(out))
 """
 
 
-def probe_module_origins(interp: Interpreter, names: Sequence[str], extra_path: str | None = None, cwd: str | None = None, context: RunContext | None = None) -> dict[str, dict]:
+def probe_module_origins(interp: Interpreter, names: Sequence[str], extra_path: str | None = None, cwd: str | None = None, *, session: Session) -> dict[str, dict]:
     """name → {"kind": builtin|frozen|stdlib|site-packages|local|not found|unknown, "distribution": ...}
     as `interp` would resolve them (without importing them)."""
     payload = json.dumps([extra_path or "", *sorted(set(names))])
-    proc = run([interp.path, "-c", _ORIGIN_PROBE], input=payload, cwd=cwd, missing=BadInput, what="interpreter", context=context)
+    proc = run([interp.path, "-c", _ORIGIN_PROBE], input=payload, cwd=cwd, missing=BadInput, what="interpreter", session=session)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORTPROF-ORIGINS ")), None)
     if proc.returncode != 0 or line is None:
         raise BadInput(f"{interp.path} could not tell where modules come from (exit {proc.returncode})")

@@ -15,14 +15,14 @@ from profiler.capture.pycache import fresh_pycache
 from profiler.errors import TargetFailed, ToolFailed, ToolMissing
 from profiler.model.measurement import CommandSpec
 from profiler.model.variant import insert_flags
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 
-def perf_counts_instructions(context: RunContext | None = None) -> bool:
+def perf_counts_instructions(session: Session) -> bool:
     perf = shutil.which("perf")
     if perf is None:
         return False
-    proc = run([perf, "stat", "-x", ",", "-e", "instructions:u", "true"], timeout=30, what="perf", context=context)
+    proc = run([perf, "stat", "-x", ",", "-e", "instructions:u", "true"], timeout=30, what="perf", session=session)
     return proc.returncode == 0 and not any(
         "not supported" in ln or "not counted" in ln for ln in proc.stderr.splitlines()
     ) and _perf_value(proc.stderr) is not None
@@ -48,7 +48,7 @@ def parse_callgrind_total(text: str) -> int | None:
     return None
 
 
-def count_instructions(spec: CommandSpec, method: str, context: RunContext | None = None) -> int:
+def count_instructions(spec: CommandSpec, method: str, session: Session) -> int:
     env = None
     if spec.env:
         env = dict(os.environ)
@@ -56,14 +56,14 @@ def count_instructions(spec: CommandSpec, method: str, context: RunContext | Non
     tmp = tempfile.mkdtemp(prefix="importprof-instr-")
     try:
         with fresh_pycache(spec.fresh_pycache, tmp) as extra:
-            return _count(insert_flags(spec.argv, extra), env, tmp, spec.key, method, context=context)
+            return _count(insert_flags(spec.argv, extra), env, tmp, spec.key, method, session=session)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _count(argv: list[str], env: dict | None, tmp: str, key: str, method: str, context: RunContext | None = None) -> int:
+def _count(argv: list[str], env: dict | None, tmp: str, key: str, method: str, session: Session) -> int:
     if method == "perf":
-        proc = run(["perf", "stat", "-x", ",", "-e", "instructions:u", *argv], env=env, what="perf", context=context)
+        proc = run(["perf", "stat", "-x", ",", "-e", "instructions:u", *argv], env=env, what="perf", session=session)
         if proc.returncode != 0:
             raise TargetFailed(f"{key}: the command failed under perf (exit {proc.returncode})")
         n = _perf_value(proc.stderr)
@@ -74,7 +74,7 @@ def _count(argv: list[str], env: dict | None, tmp: str, key: str, method: str, c
     proc = run(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--log-file=" + os.path.join(tmp, "vg.log"), *argv],
         env=env,
-        what="valgrind", context=context,
+        what="valgrind", session=session,
     )
     if proc.returncode != 0:
         raise TargetFailed(f"{key}: the command failed under valgrind (exit {proc.returncode})")
@@ -85,8 +85,8 @@ def _count(argv: list[str], env: dict | None, tmp: str, key: str, method: str, c
     return n
 
 
-def pick_method(context: RunContext | None = None) -> str:
-    if perf_counts_instructions(context=context):
+def pick_method(session: Session) -> str:
+    if perf_counts_instructions(session=session):
         return "perf"
     if shutil.which("valgrind") is None:
         raise ToolMissing(
@@ -96,12 +96,12 @@ def pick_method(context: RunContext | None = None) -> str:
     return "valgrind"
 
 
-def measure_instructions(specs: Sequence[CommandSpec], runs: int = 1, context: RunContext | None = None) -> dict[str, list[int]]:
+def measure_instructions(specs: Sequence[CommandSpec], runs: int = 1, *, session: Session) -> dict[str, list[int]]:
     """`runs` counts per spec, interleaved (spec by spec within each round): their spread is
     the metric's own run-to-run variation (hash randomization, ASLR), shown beside it."""
-    method = pick_method(context=context)
+    method = pick_method(session=session)
     out: dict[str, list[int]] = {s.key: [] for s in specs}
     for _ in range(runs):
         for s in specs:
-            out[s.key].append(count_instructions(s, method, context=context))
+            out[s.key].append(count_instructions(s, method, session=session))
     return out

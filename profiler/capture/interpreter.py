@@ -24,7 +24,7 @@ compositions below receive them and only check the capability they need (`interp
 with an Interpreter is `require`, no probe), and a composition (report, doctor, lazy) hands
 its Interpreter to the workflows it runs. `interpreter_for` still takes a spec (a path, a name,
 None for the default) for library callers that pass one. The resolved interpreters are kept in
-the invocation's run context (`RunContext.interpreters`), not in a module global: one
+the invocation's session (`Session.interpreters`), not in a module global: one
 invocation asks each interpreter for its facts once, and the next invocation asks afresh.
 """
 
@@ -40,7 +40,7 @@ from typing import Callable, Iterable, Union
 from profiler.capture.process import run
 from profiler.errors import BadInput
 from profiler.model.interpreter import Interpreter, require
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 
 # what `--python` means when it is not given
 DEFAULT_PYTHON = "python3"
@@ -83,18 +83,17 @@ print("IMPORTPROF-PROBE " + json.dumps({
 """
 
 def resolve_python(requested: str | None = None, *, source: str | None = None,
-                   context: RunContext | None = None) -> Interpreter:
+                   session: Session) -> Interpreter:
     """`--python` value (path or name; default `python3` on PATH) → the real Interpreter.
-    Specs that name several (`pyenv:3.12`, `all`): resolve_pythons. `context`: the invocation's
-    run context (the probe's time limit; what it resolved already is not probed again)."""
-    context = given(context)
-    cache = context.interpreters
+    Specs that name several (`pyenv:3.12`, `all`): resolve_pythons. `session`: the invocation's
+    session (the probe's time limit; what it resolved already is not probed again)."""
+    cache = session.interpreters
     requested = requested or DEFAULT_PYTHON
     key = (requested, source)
     if key in cache:
         return cache[key]
     if source is None and is_multi_spec(requested):
-        return _resolve_one_of(requested, context)
+        return _resolve_one_of(requested, session)
     path: str | None
     if os.sep in requested:
         path = os.path.abspath(requested)
@@ -108,7 +107,7 @@ def resolve_python(requested: str | None = None, *, source: str | None = None,
             raise BadInput(f"interpreter not found on PATH: {requested}")
     # -S: the probe must not pay for (or be broken by) site; -E: ignore PYTHON* variables.
     # sys.prefix still reflects a venv without site (getpath reads pyvenv.cfg).
-    proc = run([path, "-S", "-E", "-c", _PROBE], missing=BadInput, what="interpreter", context=context)
+    proc = run([path, "-S", "-E", "-c", _PROBE], missing=BadInput, what="interpreter", session=session)
     line = next(
         (ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORTPROF-PROBE ")), None
     )
@@ -133,9 +132,9 @@ def resolve_python(requested: str | None = None, *, source: str | None = None,
     return interp
 
 
-def _resolve_one_of(spec: str, context: RunContext) -> Interpreter:
+def _resolve_one_of(spec: str, session: Session) -> Interpreter:
     """`pyenv:3.12` where one interpreter is taken: fine when it names exactly one."""
-    found = resolve_pythons([spec], context=context)
+    found = resolve_pythons([spec], session=session)
     if len(found) > 1:
         names = ", ".join(i.version for i in found)
         raise BadInput(f"--python {spec} names {len(found)} interpreters ({names}); this command takes one: "
@@ -144,12 +143,12 @@ def _resolve_one_of(spec: str, context: RunContext) -> Interpreter:
 
 
 def interpreter_for(python: PythonSpec, feature: str | None = None, *, for_what: str | None = None,
-                    context: RunContext | None = None) -> Interpreter:
+                    session: Session) -> Interpreter:
     """The one entry of a workflow: its `--python` (the Interpreter the command's edge or a
     composing workflow resolved, used as is; a spec only from a library caller) → the
     Interpreter, refused in one line (exit 2) when it lacks `feature` (a command, capability or
     variant name: profiler.model.interpreter.require)."""
-    interp = python if isinstance(python, Interpreter) else resolve_python(python, context=context)
+    interp = python if isinstance(python, Interpreter) else resolve_python(python, session=session)
     if feature is not None:
         require(interp, feature, for_what=for_what)
     return interp
@@ -293,7 +292,7 @@ def resolve_pythons(
     specs: Iterable[PythonSpec] | None,
     *,
     warn: Callable[[str], None] | None = None,
-    context: RunContext | None = None,
+    session: Session,
 ) -> list[Interpreter]:
     """Repeatable `--python` values → the interpreters, each once, in the order given.
 
@@ -301,7 +300,6 @@ def resolve_pythons(
     `--python`. Within `all` or `pyenv:*`, an install that does not start is skipped with a
     warning (a broken leftover should not stop the others); the command fails only if nothing
     is left."""
-    context = given(context)
     specs = [s for s in (specs or []) if s] or [None]
     out: list[Interpreter] = []
     seen: set[tuple[str, str]] = set()
@@ -309,12 +307,12 @@ def resolve_pythons(
         if isinstance(spec, Interpreter):
             found = [spec]
         elif spec is None or not is_multi_spec(spec):
-            found = [resolve_python(spec, context=context)]
+            found = [resolve_python(spec, session=session)]
         else:
             found = []
             for path, source in expand_spec(spec):
                 try:
-                    found.append(resolve_python(path, source=source, context=context))
+                    found.append(resolve_python(path, source=source, session=session))
                 except BadInput as exc:
                     if warn:
                         warn(f"--python {spec}: skipped {path}: {exc}")
@@ -329,10 +327,10 @@ def resolve_pythons(
     return out
 
 
-def discover_all(warn: Callable[[str], None] | None = None, context: RunContext | None = None) -> list[Interpreter]:
+def discover_all(warn: Callable[[str], None] | None = None, *, session: Session) -> list[Interpreter]:
     """Every interpreter `all` names, sorted by implementation and version (for `pythons`);
     empty when none is found."""
     if not expand_spec("all"):
         return []
-    found = resolve_pythons(["all"], warn=warn, context=context)
+    found = resolve_pythons(["all"], warn=warn, session=session)
     return sorted(found, key=lambda i: (i.implementation != "cpython", i.version_tuple, i.is_venv, i.path))

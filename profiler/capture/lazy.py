@@ -14,7 +14,7 @@ from profiler.capture.bootstrap import bootstrap_argv, own_errors
 from profiler.capture.process import run
 from profiler.errors import TargetFailed
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def run_lazy(
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,  # None: one run's limit (--timeout)
-    context: RunContext | None = None,
+    session: Session,
 ) -> LazyRunOutput:
     """One run to completion; a non-zero exit is data here (lazy loading may break the program)."""
     with tempfile.TemporaryDirectory(prefix="importprof-lazy-") as tmp:
@@ -107,7 +107,7 @@ def run_lazy(
         errors = os.path.join(tmp, "errors.out")
         argv = lazy_argv(python, python_version, flags, target, lazy=lazy, keep=keep, record_path=path,
                          only=only, calibrate=calibrate, errors_path=errors)
-        proc = run(argv, cwd=cwd, env=env, timeout=timeout, missing=TargetFailed, what="target", context=context)
+        proc = run(argv, cwd=cwd, env=env, timeout=timeout, missing=TargetFailed, what="target", session=session)
         own_errors(errors, target)  # importprof's failure first: never blamed on the program
         try:
             with open(path, encoding="utf-8") as fh:

@@ -19,7 +19,7 @@ from profiler.capture.bootstrap import bootstrap_argv, own_errors
 from profiler.capture.process import run
 from profiler.errors import TargetFailed
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 
 @dataclass(frozen=True)
@@ -38,15 +38,15 @@ def _env(pycache: str, extra: Mapping[str, str] | None = None) -> dict:
 
 
 def run_fresh(argv: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
-              timeout: float | None = None, what: str = "target", context: RunContext | None = None) -> Outcome:
+              timeout: float | None = None, what: str = "target", session: Session) -> Outcome:
     """argv to completion with a fresh pycache folder; a non-zero exit is data."""
     with tempfile.TemporaryDirectory(prefix="importprof-apply-") as tmp:
-        proc = run(argv, cwd=cwd, env=_env(tmp, env), timeout=timeout, missing=TargetFailed, what=what, context=context)
+        proc = run(argv, cwd=cwd, env=_env(tmp, env), timeout=timeout, missing=TargetFailed, what=what, session=session)
     return Outcome(tuple(argv), proc.returncode, proc.stdout, proc.stderr)
 
 
 def run_probe(python: str, flags: Sequence[str], target: Target, *, cwd: str | None = None,
-              env: Mapping[str, str] | None = None, timeout: float | None = None, context: RunContext | None = None) -> tuple[Outcome, dict | None]:
+              env: Mapping[str, str] | None = None, timeout: float | None = None, session: Session) -> tuple[Outcome, dict | None]:
     """One run under the launcher with the `lazy_probe` hook: the outcome and its record (None
     when the program never reached its exit handlers)."""
     with tempfile.TemporaryDirectory(prefix="importprof-probe-") as tmp:
@@ -54,7 +54,7 @@ def run_probe(python: str, flags: Sequence[str], target: Target, *, cwd: str | N
         errors = os.path.join(tmp, "errors.out")
         argv = bootstrap_argv(python, flags, target, ("lazy_probe",), {"lazy_probe_path": path, "errors_path": errors})
         cache = os.path.join(tmp, "pycache")
-        proc = run(argv, cwd=cwd, env=_env(cache, env), timeout=timeout, missing=TargetFailed, what="target", context=context)
+        proc = run(argv, cwd=cwd, env=_env(cache, env), timeout=timeout, missing=TargetFailed, what="target", session=session)
         own_errors(errors, target)  # importprof's failure first: never blamed on the program
         try:
             with open(path, encoding="utf-8") as fh:
@@ -75,13 +75,13 @@ _COMPILE = (
 )
 
 
-def compile_with(python: str, path: str, source: bytes, context: RunContext | None = None) -> str | None:
+def compile_with(python: str, path: str, source: bytes, session: Session) -> str | None:
     """None when `python` compiles `source` (the new contents of `path`), else why (one line)."""
     with tempfile.TemporaryDirectory(prefix="importprof-compile-") as tmp:
         copy = os.path.join(tmp, "source.py")
         with open(copy, "wb") as fh:
             fh.write(source)
-        proc = run([python, "-I", "-c", _COMPILE, copy, path], timeout=120, missing=TargetFailed, what="the compile check", context=context)
+        proc = run([python, "-I", "-c", _COMPILE, copy, path], timeout=120, missing=TargetFailed, what="the compile check", session=session)
     if proc.returncode == 0:
         return None
     text = proc.stdout.strip() or proc.stderr.strip()
@@ -126,7 +126,7 @@ class Compiled:
 
 
 def compile_bytecode(python: str, tag: str, entries: Sequence[tuple[str, str, int, str]],
-                     context: RunContext | None = None) -> Compiled:
+                     session: Session) -> Compiled:
     """Compile each (source, temporary .pyc, optimize, mode) with `python`, which must be the
     interpreter of cache tag `tag` (checked by the interpreter itself, before anything is
     written). An argument list, `-I`: no environment variable of the caller's changes the
@@ -135,7 +135,7 @@ def compile_bytecode(python: str, tag: str, entries: Sequence[tuple[str, str, in
     for src, cfile, opt, mode in entries:
         argv += [src, cfile, str(int(opt)), mode]
     try:
-        proc = run(argv, timeout=600, missing=TargetFailed, what="the bytecode compile", context=context)
+        proc = run(argv, timeout=600, missing=TargetFailed, what="the bytecode compile", session=session)
     except TargetFailed as exc:
         return Compiled(python, False, {}, exc.message)
     if proc.returncode == 3 and proc.stdout.startswith("tag "):

@@ -7,10 +7,9 @@ warm-up gives the share of the machine other work used in between (the CPU impor
 own children used is taken out, so the warm-up run does not count as load). A command that
 times nothing (a saved log read again) asks read_machine(0.0): no CPU share (null).
 
-The sample window and the facts read belong to the invocation: they are kept in the run context
-passed as `context` (RunContext.machine_window, .machine_read), so two invocations in one
-process never share a sample; a caller that passes none gets a fresh context (a blocking
-sample, read again)."""
+The sample window and the facts read belong to the invocation: they are kept in the session
+passed as `session` (Session.machine_window, .machine_read), so two invocations in one
+process never share a sample; a fresh session has none (a blocking sample, read again)."""
 
 from __future__ import annotations
 
@@ -18,20 +17,19 @@ import os
 import platform
 import sys
 
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 
 
-def start_sample(context: RunContext | None = None) -> None:
-    """Open the CPU sample window of the invocation whose `context` is given (call it as the
+def start_sample(session: Session) -> None:
+    """Open the CPU sample window of the invocation whose `session` is given (call it as the
     warm-up begins; costs no wait). The first call of an invocation counts; read_machine()
     closes it."""
-    context = given(context)
-    if context.machine_window is not None:
+    if session.machine_window is not None:
         return
     import psutil
 
     # (system CPU times, this process's os.times()) as the window opens
-    context.machine_window = (psutil.cpu_times(), os.times())
+    session.machine_window = (psutil.cpu_times(), os.times())
 
 
 def _window_percent(window: tuple) -> float | None:
@@ -48,16 +46,15 @@ def _window_percent(window: tuple) -> float | None:
     return round(max(0.0, min(100.0, 100.0 * (total - idle - ours) / total)), 1)
 
 
-def read_machine(sample_s: float = 0.25, context: RunContext | None = None) -> dict:
-    """The machine facts, read once per importprof invocation (`context`: a report running
+def read_machine(sample_s: float = 0.25, *, session: Session) -> dict:
+    """The machine facts, read once per importprof invocation (`session`: a report running
     several parts records the state of its first measurement, and pays the CPU sample once).
     `sample_s`: 0 reads no CPU share; otherwise the share over the window start_sample()
     opened, or, when no window is open, a blocking sample of `sample_s` seconds (for callers
     that time without a warm-up)."""
-    context = given(context)
-    if sample_s not in context.machine_read:
-        context.machine_read[sample_s] = _read(sample_s, context.machine_window)
-    return dict(context.machine_read[sample_s])
+    if sample_s not in session.machine_read:
+        session.machine_read[sample_s] = _read(sample_s, session.machine_window)
+    return dict(session.machine_read[sample_s])
 
 
 def _read(sample_s: float, window: tuple | None) -> dict:

@@ -18,24 +18,24 @@ from profiler.capture.process import run
 from profiler.errors import TargetFailed, ToolFailed
 from profiler.model.packing import LoadedModule, PackPlan, Unit, distribution_name
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 PACKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bootstrap", "oxidized_packer.py")
 LAUNCHER_CONFIG = "importprof-launcher.cfg"
 
 
 def discover_modules(python: str, target: Target, timeout: float | None = None,
-                     any_exit: bool = False, context: RunContext | None = None) -> tuple[list[LoadedModule], list[str]]:
+                     any_exit: bool = False, *, session: Session) -> tuple[list[LoadedModule], list[str]]:
     """Run the target once (with site, as users run it) and return the modules it had at exit
     and its final sys.path. With `any_exit`, a non-zero exit is the program's behaviour (black
     --check exits 1), not a failure, as long as it got to the end."""
     records, sys_path, _ = loaded_modules(bootstrap_argv(python, [], target, ["oxidized_modules"], {}), None, timeout,
-                                          what=target.label(), any_exit=any_exit, context=context)
+                                          what=target.label(), any_exit=any_exit, session=session)
     return records, sys_path
 
 
 def loaded_modules(argv_with_hook: Sequence[str], env: Mapping[str, str] | None, timeout: float | None = None,
-                   what: str = "", any_exit: bool = False, context: RunContext | None = None) -> tuple[list[LoadedModule], list[str], int]:
+                   what: str = "", any_exit: bool = False, *, session: Session) -> tuple[list[LoadedModule], list[str], int]:
     """Run `argv_with_hook` (bootstrap_argv with the oxidized_modules hook, its out file filled
     in here) and read what the hook wrote: (modules at exit, sys.path at exit, exit code)."""
     import marshal
@@ -50,7 +50,7 @@ def loaded_modules(argv_with_hook: Sequence[str], env: Mapping[str, str] | None,
         opts["oxidized_modules_out"] = out
         argv[i] = marshal.dumps(opts, 4).hex()
         full = dict(os.environ, **env) if env else None
-        proc = run(argv, env=full, timeout=timeout, what=argv[0], context=context)
+        proc = run(argv, env=full, timeout=timeout, what=argv[0], session=session)
         tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
         if proc.returncode != 0 and any_exit:
             # a non-zero exit the program chose (black --check) is its behaviour; one where its
@@ -212,8 +212,8 @@ def _shadowed_stdlib(records: Sequence[LoadedModule], units: dict, stdlib: Seque
             break
 
 
-def no_site_sys_path(python: str, context: RunContext | None = None) -> list[str]:
-    proc = run([python, "-S", "-c", "import sys, json; print(json.dumps(sys.path[1:]))"], what=python, context=context)
+def no_site_sys_path(python: str, session: Session) -> list[str]:
+    proc = run([python, "-S", "-c", "import sys, json; print(json.dumps(sys.path[1:]))"], what=python, session=session)
     if proc.returncode != 0:
         raise TargetFailed(f"{python} -S failed (exit {proc.returncode})")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -246,14 +246,14 @@ def bytecode_cache() -> str:
     return folder
 
 
-def run_packer_script(argv0: str, packer: str, plan: dict, marker: str, failure: str, what: str, context: RunContext | None = None) -> dict:
+def run_packer_script(argv0: str, packer: str, plan: dict, marker: str, failure: str, what: str, session: Session) -> dict:
     """Run a bootstrap packer (`argv0 -S -E PACKER PLAN_JSON`) and return the JSON it prints after
     `marker`; a failed run or a missing line is ToolFailed(`failure`) with stderr's tail."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="importprof-plan-", delete=False) as fh:
         json.dump(plan, fh)
         plan_path = fh.name
     try:
-        proc = run([argv0, "-S", "-E", packer, plan_path], timeout=900, what=what, context=context)
+        proc = run([argv0, "-S", "-E", packer, plan_path], timeout=900, what=what, session=session)
     finally:
         os.unlink(plan_path)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(marker + " ")), None)
@@ -263,7 +263,7 @@ def run_packer_script(argv0: str, packer: str, plan: dict, marker: str, failure:
     return json.loads(line[len(marker) + 1:])
 
 
-def run_packer(launcher: str, python: str, plan: PackPlan, out_dir: str, sets: Sequence[str], context: RunContext | None = None) -> dict:
+def run_packer(launcher: str, python: str, plan: PackPlan, out_dir: str, sets: Sequence[str], session: Session) -> dict:
     """Pack with the python-oxidized-importer crate (inside the launcher). Returns per-set stats
     and `failed` ([name, reason] of the sources that do not compile)."""
     os.makedirs(out_dir, exist_ok=True)
@@ -271,7 +271,7 @@ def run_packer(launcher: str, python: str, plan: PackPlan, out_dir: str, sets: S
         launcher, PACKER,
         {"out": os.path.abspath(out_dir), "lib": "lib", "modules": [m.to_dict() for m in plan.modules],
          "data": [d.to_dict() for d in plan.data], "sets": list(sets), "cache": bytecode_cache()},
-        "IMPORTPROF-PACK", "packing resources failed", "importprof-launcher", context=context)
+        "IMPORTPROF-PACK", "packing resources failed", "importprof-launcher", session=session)
 
 
 def clear_dir(path: str) -> None:
@@ -293,12 +293,12 @@ def install_launcher(launcher: str, folder: str, config: Mapping[str, str]) -> s
     return exe
 
 
-def run_variant(argv: Sequence[str], env: Mapping[str, str] | None, cwd: str | None = None, timeout: float | None = None, context: RunContext | None = None):
+def run_variant(argv: Sequence[str], env: Mapping[str, str] | None, cwd: str | None = None, timeout: float | None = None, *, session: Session):
     full = None
     if env:
         full = dict(os.environ)
         full.update(env)
-    return run(list(argv), env=full, cwd=cwd, timeout=timeout, what=argv[0], context=context)
+    return run(list(argv), env=full, cwd=cwd, timeout=timeout, what=argv[0], session=session)
 
 
 def file_stamps(paths) -> dict[str, tuple[int, int]]:

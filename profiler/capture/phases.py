@@ -13,23 +13,22 @@ from profiler.capture.bootstrap import bootstrap_argv, own_errors
 from profiler.capture.process import run
 from profiler.errors import TargetFailed
 from profiler.model.target import Target
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 
 HOOK_ORDER = ("phases", "import_sites", "site", "calls", "statements")
 
 
-def startup_modules(python: str, flags: Sequence[str], context: RunContext | None = None) -> list[str]:
+def startup_modules(python: str, flags: Sequence[str], session: Session) -> list[str]:
     """sys.modules of a bare `python -S [flags] -c pass`: the modules imported before any Python
     code (and so any hook) runs, which no instrumented run can see being imported. Asked once per
-    invocation (kept in `context.memo`; the next invocation asks again)."""
-    context = given(context)
+    invocation (kept in `session.memo`; the next invocation asks again)."""
     key = ("startup modules", python, tuple(flags))
-    if key not in context.memo:
-        proc = run([python, "-S", *[f for f in flags if f != "-S"], "-c", "import sys; print(' '.join(sys.modules))"], what="interpreter", context=context)
+    if key not in session.memo:
+        proc = run([python, "-S", *[f for f in flags if f != "-S"], "-c", "import sys; print(' '.join(sys.modules))"], what="interpreter", session=session)
         if proc.returncode != 0:
             raise TargetFailed(f"{python} -S -c pass failed (exit {proc.returncode})", detail=proc.stderr[-2000:] or None)
-        context.memo[key] = proc.stdout.split()
-    return context.memo[key]
+        session.memo[key] = proc.stdout.split()
+    return session.memo[key]
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,7 @@ def run_instrumented(
     ignore_failure: bool = False,
     importers: bool = False,
     split: bool = True,
-    context: RunContext | None = None,
+    session: Session,
 ) -> InstrumentedRun:
     """One run; `hooks` among HOOK_ORDER (installed in that order, phases first).
     `importers`: the phases hook also records who imports what, cached imports included.
@@ -83,7 +82,7 @@ def run_instrumented(
             options["phases_split"] = False
         with pycache.fresh_pycache(fresh_pycache, tmp) as extra:
             argv = bootstrap_argv(python, [*flags, *extra], target, hooks, options)
-            proc = run(argv, cwd=cwd, env=env, timeout=timeout, what="interpreter", context=context)
+            proc = run(argv, cwd=cwd, env=env, timeout=timeout, what="interpreter", session=session)
         own_errors(errors, target)  # importprof's failure first: never blamed on the program
         if proc.returncode != 0:
             from profiler.parse.exit_status import read_ending

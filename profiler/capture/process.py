@@ -7,9 +7,9 @@ is not being timed (asking an interpreter for facts, driving hyperfine, strace, 
 hands the run to the run context's runner (capture/runner.py: the real one starts the process;
 a recording or a replay stands in for it in the tests).
 
-Each takes the invocation's run context (`context`, profiler/runcontext.py) as an argument: the
+Each takes the invocation's session (`session`, profiler/session.py) as an argument: the
 one run's limit (--timeout) is read from it and the runner's warnings (processes left running)
-are said through it. None (a library caller's) is a fresh default context.
+are said through it. A library caller makes its own (`Session()`: the defaults).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Mapping, Sequence
 
 from profiler.errors import BadInput, TargetFailed, TimedOut, ToolMissing
 from profiler.model.measurement import RunSample
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 
 # Every child runs in its own process group (its own session for `run`), so that a run that
 # passes its time limit, Ctrl-C or SIGTERM can stop it *and everything it started* (strace's
@@ -36,9 +36,9 @@ _PLATFORM_MAX_WAIT_S = min((2**31 - 1) / 1000.0, threading.TIMEOUT_MAX)
 _LIVE_GROUPS: set = set()  # process groups of children still running
 
 
-def run_timeout(context: RunContext | None) -> float | None:
-    """One run's limit (--timeout), from the invocation's run context (None: the default's)."""
-    return wait_limit(given(context).timeout_s)
+def run_timeout(session: Session) -> float | None:
+    """One run's limit (--timeout), from the invocation's session (None: the default's)."""
+    return wait_limit(session.timeout_s)
 
 
 def wait_limit(seconds: float | None) -> float | None:
@@ -57,10 +57,10 @@ def kill_group(pgid: int) -> None:
         pass
 
 
-def kill_live_groups(context: RunContext | None = None) -> None:
+def kill_live_groups(session: Session) -> None:
     """Kill every child group still registered and every descendant that detached itself
     (the invocation calls it on every exit path), then stop being the invocation's subreaper.
-    What could not be stopped is said through `context`."""
+    What could not be stopped is said through `session`."""
     for pgid in list(_LIVE_GROUPS):
         kill_group(pgid)
         _LIVE_GROUPS.discard(pgid)
@@ -69,7 +69,7 @@ def kill_live_groups(context: RunContext | None = None) -> None:
         _prctl(_PR_SET_CHILD_SUBREAPER, _REAPER["previous"])
     _REAPER.update(active=False, previous=None, before=frozenset())
     if left:
-        _warn_left_running(left, given(context))
+        _warn_left_running(left, session)
 
 
 # ------------------------------------------------------------------ detached descendants
@@ -170,16 +170,16 @@ def stop_orphans(killed_group: int | None = None) -> tuple[int, list[int]]:
     return stopped, stubborn
 
 
-def _warn_left_running(pids: list[int], context: RunContext) -> None:
-    context.warn(f"left running (could not be stopped): process{'es' if len(pids) > 1 else ''} "
+def _warn_left_running(pids: list[int], session: Session) -> None:
+    session.alert(f"left running (could not be stopped): process{'es' if len(pids) > 1 else ''} "
                    f"{', '.join(map(str, sorted(pids)))} started by the target")
 
 
-def _after_run(context: RunContext, group: int | None = None) -> None:
+def _after_run(session: Session, group: int | None = None) -> None:
     """What a run left behind outside its group is stopped now, before the next run starts."""
     stopped, left = stop_orphans(group)
     if stopped or left:
-        _note_left_behind(left, context)
+        _note_left_behind(left, session)
 
 
 def timed_out(what: str, limit: float | None) -> TimedOut:
@@ -209,7 +209,7 @@ def run(
     what: str | None = None,
     tracer_log: str | None = None,
     writes: Sequence[str] = (),
-    context: RunContext | None = None,
+    session: Session,
 ) -> Completed:
     """Run argv to completion (no shell), capturing stdout and stderr, in a session of its
     own. `timeout`: None = one run's limit (--timeout), math.inf = none. When it passes, or
@@ -223,9 +223,8 @@ def run(
     capture/runner.py, the real one unless a recording or a replay was set)."""
     from profiler.capture.runner import runner_of
 
-    context = given(context)
-    return runner_of(context).run(argv, env=env, cwd=cwd, timeout=timeout, input=input, text=text, missing=missing,
-                                  what=what, tracer_log=tracer_log, writes=writes, context=context)
+    return runner_of(session).run(argv, env=env, cwd=cwd, timeout=timeout, input=input, text=text, missing=missing,
+                                  what=what, tracer_log=tracer_log, writes=writes, session=session)
 
 
 def _children_of(pid: int | str) -> set[int]:
@@ -245,11 +244,11 @@ def _children_of(pid: int | str) -> set[int]:
     return pids
 
 
-def _note_left_behind(stubborn: list[int], context: RunContext) -> None:
+def _note_left_behind(stubborn: list[int], session: Session) -> None:
     if stubborn:
-        _warn_left_running(stubborn, context)
+        _warn_left_running(stubborn, session)
     else:  # said once per invocation
-        context.warn("the target ended but left processes running (a daemon, a background job): importprof "
+        session.alert("the target ended but left processes running (a daemon, a background job): importprof "
                        "stopped them instead of waiting for them")
 
 
@@ -332,10 +331,10 @@ def check_runnable(argv0: str) -> str:
 class SpawnServer:
     """The tiny C spawner (spawner.c) running for a whole benchmark: each command is forked
     from it, so its peak RSS is its own, and it is timed there (monotonic clock + wait4).
-    `context`: the invocation's run context (each command's limit, where warnings go)."""
+    `session`: the invocation's session (each command's limit, where warnings go)."""
 
-    def __init__(self, exe: str, stderr: StderrTail, context: RunContext | None = None):
-        self._context = given(context)
+    def __init__(self, exe: str, stderr: StderrTail, session: Session):
+        self._session = session
         become_subreaper()
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
@@ -373,7 +372,7 @@ class SpawnServer:
         view = memoryview(request)
         while view:
             view = view[os.write(self._req_w, view) :]
-        limit = run_timeout(self._context)
+        limit = run_timeout(self._session)
         deadline = None if limit is None else time.monotonic() + limit
         while b"\n" not in self._buf:
             if deadline is not None:
@@ -388,7 +387,7 @@ class SpawnServer:
                 raise BadInput(f"the measuring spawner stopped while running {what}")
             self._buf += chunk
         line, self._buf = self._buf.split(b"\n", 1)
-        _after_run(self._context)  # a detached child of the command came back to us: stopped before the next run
+        _after_run(self._session)  # a detached child of the command came back to us: stopped before the next run
         wall_ns, ut, st, rss_kib, code, exec_err = (int(f) for f in line.split())
         if exec_err:
             name = _errno.errorcode.get(exec_err, str(exec_err))
@@ -415,7 +414,7 @@ class SpawnServer:
             pass
         kill_group(self.pid)  # a command's own children left in the group
         _LIVE_GROUPS.discard(self.pid)
-        _after_run(self._context, self.pid)
+        _after_run(self._session, self.pid)
 
 
 def spawn_measured(
@@ -423,13 +422,12 @@ def spawn_measured(
     *,
     env: Mapping[str, str] | None = None,
     stderr: StderrTail | None = None,
-    context: RunContext | None = None,
+    session: Session,
 ) -> RunSample:
     """Start argv[0] (an absolute path) from this process without a shell, wait for it,
     return its RunSample. The kernel floors the child's peak RSS at this process's own size,
-    so it is reported as None: use SpawnServer for an honest one. `context`: the invocation's
-    run context (the limit, where warnings go)."""
-    context = given(context)
+    so it is reported as None: use SpawnServer for an honest one. `session`: the invocation's
+    session (the limit, where warnings go)."""
     null = _devnull()
     actions = [
         (os.POSIX_SPAWN_DUP2, null, 0),
@@ -443,10 +441,10 @@ def spawn_measured(
         pid = os.posix_spawn(argv[0], list(argv), environ, file_actions=actions, setpgroup=0)
     except OSError as exc:
         raise TargetFailed(f"cannot run {argv[0]}: {exec_problem(argv[0]) or exc.strerror}") from None
-    status, ru = _wait(pid, run_timeout(context), argv[0])
+    status, ru = _wait(pid, run_timeout(session), argv[0])
     t1 = time.perf_counter_ns()
     kill_group(pid)  # what it left running in its group (after the clock stopped)
-    _after_run(context, pid)
+    _after_run(session, pid)
     return RunSample(
         wall_s=(t1 - t0) / 1e9,
         user_s=ru.ru_utime,

@@ -8,7 +8,7 @@ import sys
 
 from profiler.capture.process import run
 from profiler.errors import ToolFailed, ToolMissing
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 DOWNLOAD_HINT = (
     "PyOxidizer 0.24 builds only with a python-build-standalone CPython 3.8-3.10 archive and cannot "
@@ -33,13 +33,13 @@ def config_path() -> str:
     raise ToolMissing("importprof's pyoxidizer.bzl not found")
 
 
-def pyoxidizer_build(exe: str, project: str, variables: dict, timeout: float = 3600, context: RunContext | None = None) -> str:
+def pyoxidizer_build(exe: str, project: str, variables: dict, timeout: float = 3600, *, session: Session) -> str:
     argv = [exe, "build", "--system-rust", "--release", "--path", project]
     for k, v in variables.items():
         argv += ["--var", k, v]
     env = dict(os.environ)
     env["PATH"] = os.path.join(os.path.expanduser("~"), ".cargo", "bin") + os.pathsep + env.get("PATH", "")
-    proc = run(argv, env=env, timeout=timeout, what="pyoxidizer", context=context)
+    proc = run(argv, env=env, timeout=timeout, what="pyoxidizer", session=session)
     if proc.returncode != 0:
         text = proc.stderr.strip()
         if "dns error" in text or "error trying to connect" in text:

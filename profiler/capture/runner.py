@@ -1,5 +1,5 @@
 """The runner seam: every process `capture/process.py: run()` starts goes through one `Runner`,
-the one of the invocation's run context (`RunContext.runner`; None: `REAL`), as the timing
+the one of the invocation's session (`Session.runner`; None: `REAL`), as the timing
 engine's runs go through its `Executor` (capture/timing.py: `measure(executor=)`).
 
 - `RealRunner` (`REAL`) starts the process: no shell, its own session, stdout and stderr
@@ -48,7 +48,7 @@ from profiler.capture.process import (
     wait_limit,
 )
 from profiler.errors import ToolMissing
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 
 class Runner(Protocol):
@@ -71,7 +71,7 @@ class Runner(Protocol):
         what: str | None,
         tracer_log: str | None,
         writes: Sequence[str],
-        context: RunContext,
+        session: Session,
     ) -> Completed: ...
 
 
@@ -91,9 +91,9 @@ class RealRunner:
         what: str | None = None,
         tracer_log: str | None = None,
         writes: Sequence[str] = (),
-        context: RunContext,
+        session: Session,
     ) -> Completed:
-        limit = run_timeout(context) if timeout is None else wait_limit(timeout)
+        limit = run_timeout(session) if timeout is None else wait_limit(timeout)
         become_subreaper()
         try:
             proc = subprocess.Popen(
@@ -112,7 +112,7 @@ class RealRunner:
         _LIVE_GROUPS.add(proc.pid)
         try:
             try:
-                out, err = _communicate(proc, input, limit, tracer_log, context)
+                out, err = _communicate(proc, input, limit, tracer_log, session)
             except subprocess.TimeoutExpired:
                 _drain(proc)
                 raise timed_out(what or argv[0], limit) from None
@@ -122,23 +122,23 @@ class RealRunner:
         finally:
             kill_group(proc.pid)  # what it left running in its group (a daemonized child...)
             _LIVE_GROUPS.discard(proc.pid)
-            _after_run(context, proc.pid)  # and what left the group (setsid): it came back to us as an orphan
+            _after_run(session, proc.pid)  # and what left the group (setsid): it came back to us as an orphan
         return Completed(tuple(argv), proc.returncode, out, err)
 
 
 REAL = RealRunner()
 
 
-def runner_of(context: RunContext) -> Runner:
+def runner_of(session: Session) -> Runner:
     """The invocation's runner: its run context's, else the real one."""
-    return cast(Runner, context.runner) if context.runner is not None else REAL
+    return cast(Runner, session.runner) if session.runner is not None else REAL
 
 
 _POLL_S = 0.1  # how often a run is looked at while its output is read
 _GRACE_S = 0.5  # how long the program may be gone while its output stays open, before what holds it is stopped
 
 
-def _communicate(proc, input, limit: float | None, tracer_log: str | None, context: RunContext):
+def _communicate(proc, input, limit: float | None, tracer_log: str | None, session: Session):
     """proc.communicate(), ended when the program ends (see run) or the limit passes."""
     deadline = None if limit is None else time.monotonic() + limit
     ended_at = None
@@ -166,7 +166,7 @@ def _communicate(proc, input, limit: float | None, tracer_log: str | None, conte
             kill_group(proc.pid)
         stopped, stubborn = stop_orphans(proc.pid)
         if stopped or stubborn:
-            _note_left_behind(stubborn, context)
+            _note_left_behind(stubborn, session)
         ended_at = None
         if deadline is None:
             deadline = time.monotonic() + 10  # nothing of ours holds the pipes any more: EOF follows
@@ -358,7 +358,7 @@ class RecordingRunner:
     def run(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None,
             timeout: float | None = None, input: str | None = None, text: bool = True, missing: type = ToolMissing,
             what: str | None = None, tracer_log: str | None = None, writes: Sequence[str] = (),
-            context: RunContext) -> Completed:
+            session: Session) -> Completed:
         with self._lock:
             self._count += 1
             number = self._count
@@ -375,7 +375,7 @@ class RecordingRunner:
         }
         try:
             done = self.inner.run(argv, env=env, cwd=cwd, timeout=timeout, input=input, text=text, missing=missing,
-                                  what=what, tracer_log=tracer_log, writes=writes, context=context)
+                                  what=what, tracer_log=tracer_log, writes=writes, session=session)
         except Exception as exc:
             record["raised"] = {"error": type(exc).__name__, "message": getattr(exc, "message", str(exc)),
                                 "detail": getattr(exc, "detail", None)}
@@ -420,7 +420,7 @@ class ReplayRunner:
     def run(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None,
             timeout: float | None = None, input: str | None = None, text: bool = True, missing: type = ToolMissing,
             what: str | None = None, tracer_log: str | None = None, writes: Sequence[str] = (),
-            context: RunContext) -> Completed:
+            session: Session) -> Completed:
         expected = [*writes, *([tracer_log] if tracer_log else [])]
         words, temps, _paths = normalised_argv(argv, env, expected)
         set_env = {k: temps.see(v) for k, v in sorted(_set_env(env).items())}

@@ -14,7 +14,7 @@ import tempfile
 from importlib import resources
 
 from profiler.capture.process import run
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 _SPAWNER: list = []  # memo: [path or None]
 
@@ -28,7 +28,7 @@ class _NoCompiler(Exception):
     """The compiler failed: no spawner (runs are timed without it)."""
 
 
-def spawner_path(context: RunContext | None = None) -> str | None:
+def spawner_path(session: Session) -> str | None:
     """Path to the compiled spawner, compiling it on first use; None when no compiler."""
     if _SPAWNER:
         return _SPAWNER[0]
@@ -48,7 +48,7 @@ def spawner_path(context: RunContext | None = None) -> str | None:
                 src = os.path.join(tmpdir, "spawner.c")
                 with open(src, "wb") as fh:
                     fh.write(source)
-                proc = run([cc, "-O2", "-o", out, src], timeout=120, what="C compiler", context=context)
+                proc = run([cc, "-O2", "-o", out, src], timeout=120, what="C compiler", session=session)
                 if proc.returncode != 0 or not os.path.isfile(out):
                     raise _NoCompiler()
             finally:

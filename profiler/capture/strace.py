@@ -9,7 +9,7 @@ import shutil
 
 from profiler.capture.process import Completed, run
 from profiler.errors import TargetFailed, ToolFailed, ToolMissing
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 STRACE_FLAGS = ("-f", "-tt", "-T", "-y")
 # long enough for import-marker paths of long module names; -s only limits printed strings
@@ -29,12 +29,12 @@ def strace_argv(strace: str, log_path: str, argv) -> list[str]:
     return [strace, *STRACE_FLAGS, "-s", str(STRING_LIMIT), "-o", log_path, "--", *argv]
 
 
-def run_strace(argv, log_path: str, *, env=None, check: bool = True, context: RunContext | None = None) -> Completed:
+def run_strace(argv, log_path: str, *, env=None, check: bool = True, session: Session) -> Completed:
     """Trace argv into log_path. Raises ToolMissing/ToolFailed (strace cannot trace) or
     TargetFailed (the command could not start; with `check`, also when it exited non-zero or
     was killed: without, that run is returned, its returncode and stderr telling how)."""
     strace = find_strace()
-    done = run(strace_argv(strace, log_path, argv), env=env, what="strace", tracer_log=log_path, context=context)
+    done = run(strace_argv(strace, log_path, argv), env=env, what="strace", tracer_log=log_path, session=session)
     check_strace_run(done, strace, log_path)
     if done.returncode != 0 and check:
         other = [ln for ln in done.stderr.splitlines() if not ln.startswith(strace + ": ")]

@@ -25,7 +25,7 @@ from profiler.capture.pycache import fresh_pycache
 from profiler.errors import Interrupted, TimedOut, UsageError
 from profiler.model.measurement import CommandSpec, RunSample
 from profiler.model.variant import insert_flags
-from profiler.runcontext import RunContext
+from profiler.session import Phase, Session
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,8 @@ class Executor(Protocol):
     adaptive counts, failures, Ctrl-C) is run_interleaved's. `ProcessExecutor` spawns the real
     process; a recorded one (tests/test_measure_seam.py, as hyperfine's mock executor) replays
     samples, so the schedule, the statistics and the failure rows are tested without a process.
-    A factory `(specs, plan, context) -> Executor` is what measure()/run_interleaved take; it
-    also answers `measures_rss(context)` (whether peak RSS is measured: the spawner was built)."""
+    A factory `(specs, plan, session) -> Executor` is what measure()/run_interleaved take; it
+    also answers `measures_rss(session)` (whether peak RSS is measured: the spawner was built)."""
 
     def run(self, spec: CommandSpec) -> RunSample: ...
 
@@ -126,21 +126,21 @@ class ProcessExecutor:
     (capture/spawner.c) or spawn_measured, a fresh pycache folder per cold-pyc run, the stderr
     tail kept for the failure line."""
 
-    def __init__(self, specs: Sequence[CommandSpec], plan: RunPlan, context: RunContext | None = None):
+    def __init__(self, specs: Sequence[CommandSpec], plan: RunPlan, session: Session):
         from profiler.capture.spawner import spawner_path
 
         self._prepared = {s.key: _Prepared(s) for s in specs}
-        spawner = spawner_path(context=context) if plan.use_spawner else None
-        self._context = context
+        spawner = spawner_path(session=session) if plan.use_spawner else None
+        self._session = session
         self._tail = StderrTail()
         self._tmp_root = tempfile.mkdtemp(prefix="importprof-run-")
-        self._server = SpawnServer(spawner, self._tail, context=context) if spawner else None
+        self._server = SpawnServer(spawner, self._tail, session=session) if spawner else None
 
     @staticmethod
-    def measures_rss(context: RunContext | None = None) -> bool:
+    def measures_rss(session: Session) -> bool:
         from profiler.capture.spawner import spawner_path
 
-        return spawner_path(context=context) is not None
+        return spawner_path(session=session) is not None
 
     def run(self, spec: CommandSpec) -> RunSample:
         p = self._prepared[spec.key]
@@ -149,7 +149,7 @@ class ProcessExecutor:
             self._tail.reset()
             if self._server is not None:
                 return self._server.measure(p.request(argv), argv[0])
-            return spawn_measured(argv, env=p.env, stderr=self._tail, context=self._context)
+            return spawn_measured(argv, env=p.env, stderr=self._tail, session=self._session)
 
     def stderr(self, lines: int) -> str:
         return self._tail.tail(lines=lines)
@@ -161,7 +161,7 @@ class ProcessExecutor:
         shutil.rmtree(self._tmp_root, ignore_errors=True)
 
 
-ExecutorFactory = Callable[[Sequence[CommandSpec], RunPlan, "RunContext | None"], Executor]
+ExecutorFactory = Callable[[Sequence[CommandSpec], RunPlan, "Session"], Executor]
 
 
 def _failure(sample: RunSample, executor: Executor, plan: RunPlan, phase: str) -> Failure | None:
@@ -182,14 +182,14 @@ def _failure(sample: RunSample, executor: Executor, plan: RunPlan, phase: str) -
 
 
 def run_interleaved(
-    specs: Sequence[CommandSpec], plan: RunPlan, progress: Progress | None = None, context: RunContext | None = None,
+    specs: Sequence[CommandSpec], plan: RunPlan, *, session: Session,
     executor: ExecutorFactory | None = None,
 ) -> dict[str, Outcome]:
     """Measure every spec; returns each one's Outcome by spec key, in measuring order.
     Ctrl-C raises Interrupted carrying the outcomes so far. `executor`: what runs one command
     once (default ProcessExecutor: the real process)."""
     prepared = list(specs)
-    runner = (executor or ProcessExecutor)(prepared, plan, context)
+    runner = (executor or ProcessExecutor)(prepared, plan, session)
     outcomes: dict[str, Outcome] = {s.key: Outcome() for s in prepared}
     interrupted = False
 
@@ -209,10 +209,9 @@ def run_interleaved(
     def alive() -> list[CommandSpec]:
         return [s for s in prepared if outcomes[s.key].failure is None]
 
-    if progress is not None:  # the phase, said once (a log gets this line, a terminal the bar)
-        n = len(prepared)
-        runs = f"{plan.runs} run{'s' if plan.runs != 1 else ''}" if plan.runs else f"at least {plan.min_runs} runs"
-        progress(0, 0, f"{n} command{'s' if n != 1 else ''}, {runs} each" + (f" after {plan.warmup} warm-up" if plan.warmup else ""))
+    n = len(prepared)
+    runs = f"{plan.runs} run{'s' if plan.runs != 1 else ''}" if plan.runs else f"at least {plan.min_runs} runs"
+    session.progress(Phase(f"{n} command{'s' if n != 1 else ''}, {runs} each" + (f" after {plan.warmup} warm-up" if plan.warmup else "")))
     try:
         # Round by round, so a command that cannot run at all is found in the first round,
         # before the others are measured for minutes.
@@ -229,8 +228,7 @@ def run_interleaved(
             for p in alive():
                 one(p, "measuring")
                 done += 1
-                if progress is not None:
-                    progress(done, target * len(prepared), p.key)
+                session.progress(Phase.of(done, target * len(prepared), p.key))
             rounds += 1
             if plan.runs is None:
                 means = [sum(x.wall_s for x in o.samples) / len(o.samples) for o in outcomes.values() if o.samples]

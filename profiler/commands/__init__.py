@@ -257,7 +257,7 @@ def fast_path(args: list[str]):
     and compares stdout, stderr and exit code). None when it does not apply."""
     if len(args) == 3 and args[0] == "imports" and args[1] == "--from-log" and args[2] and not args[2].startswith("-"):
         path = args[2]
-        return lambda context: _imports_from_log(context, path)
+        return lambda session: _imports_from_log(session, path)
     return None
 
 
@@ -266,7 +266,7 @@ IMPORTS_DEFAULTS = {"runs": 5, "warmup": 1, "headers": "processes", "view": "tre
                     "level": 1, "instruction_runs": 3}
 
 
-def _imports_from_log(context, path: str) -> None:
+def _imports_from_log(session, path: str) -> None:
     """commands/imports.py: imports() with every option at its default but --from-log FILE,
     step by step (the command's TargetCommand.invoke sets the default --timeout first)."""
     from profiler.commands._common import check_outputs
@@ -275,16 +275,16 @@ def _imports_from_log(context, path: str) -> None:
     from profiler.model.target import DEFAULT_TARGET
     from profiler.model.words import Headers, View
     from profiler.render.console_imports import ImportsView
-    from profiler.runcontext import DEFAULT_TIMEOUT_S
+    from profiler.session import DEFAULT_TIMEOUT_S
     from profiler.workflows.imports import ImportsOptions
     from profiler.workflows.targets import check_target
 
     d = IMPORTS_DEFAULTS
     # a table and no document: the machine facts a saved log gets (read_machine(0.0), no CPU
     # sample) would be written nowhere, so they are not read (psutil's import, a fifth of this
-    # path's, is not paid); the run context keeps them by sample length (RunContext.machine_read)
-    context.machine_read[0.0] = {}
-    context.set_timeout(DEFAULT_TIMEOUT_S)
+    # path's, is not paid); the session keeps them by sample length (Session.machine_read)
+    session.machine_read[0.0] = {}
+    session.set_timeout(DEFAULT_TIMEOUT_S)
     check_target(DEFAULT_TARGET, "importprof imports")
     view = ImportsView(view=View(d["view"]), min_ms=d["min_ms"], top=d["top"], filter=None)
     check_outputs(None)
@@ -293,7 +293,7 @@ def _imports_from_log(context, path: str) -> None:
         headers=Headers(d["headers"]), group=None, level=d["level"], phases=False, lazy_candidates=False,
         ignore_failure=False, statements=False, metrics=[], instruction_runs=d["instruction_runs"],
     )
-    run_imports_command(context, opts, view)
+    run_imports_command(session, opts, view)
 
 
 def main(args: list[str]) -> int:
@@ -301,43 +301,43 @@ def main(args: list[str]) -> int:
 
     from profiler.workflows.session import interrupted, invocation, terminated
 
-    context = None  # the invocation's run context: its warnings, held, are said after the output
+    session = None  # the invocation's session: its warnings, held, are said after the output
     try:
         # one temporary folder, removed on every exit; SIGTERM handled as Ctrl-C; no child left
-        with invocation(hold=True) as context:  # the run context, handed to the command as ctx.obj
+        with invocation(hold=True) as session:  # the session, handed to the command as ctx.obj
             fast = fast_path(args)
             if fast is not None:
                 try:
-                    result = fast(context)
+                    result = fast(session)
                 except EOFError:  # click turns it into Abort, which ends as Ctrl-C does
                     raise KeyboardInterrupt from None
             else:
                 app = build_app()
-                result = app.main(args=args, prog_name="importprof", standalone_mode=False, obj=context)
-        _common.flush_warnings(context)  # after the output: one line, or each with --verbose
+                result = app.main(args=args, prog_name="importprof", standalone_mode=False, obj=session)
+        _common.flush_warnings(session)  # after the output: one line, or each with --verbose
         if result == EXIT_INTERRUPTED and interrupted():  # typer returns Ctrl-C as a bare 130
             return _interrupted(terminated())
         return int(result or 0) if isinstance(result, int) else 0
     except ImportprofError as exc:
-        _common.flush_warnings(context)
+        _common.flush_warnings(session)
         if terminated() and exc.exit_code == EXIT_INTERRUPTED:
             return _interrupted(True)
         _common.error_line(exc.message, exc.detail)
         return exc.exit_code
     except KeyboardInterrupt:
-        _common.flush_warnings(context)
+        _common.flush_warnings(session)
         return _interrupted(terminated())
     except BrokenPipeError:
         return 0
     except OSError as exc:  # a file or folder the workflow met (full disk, read-only...): one line
-        _common.flush_warnings(context)
+        _common.flush_warnings(session)
         from profiler.errors import from_os_error
 
         err = from_os_error(exc)
         _common.error_line(err.message)
         return err.exit_code
     except Exception as exc:  # click/typer usage errors and exits (vendored or not)
-        _common.flush_warnings(context)
+        _common.flush_warnings(session)
         code = getattr(exc, "exit_code", None)
         fmt = getattr(exc, "format_message", None)
         if type(exc).__name__ == "Exit":

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Any, Callable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
+
+if TYPE_CHECKING:
+    from profiler.session import Phase, Session
 
 R = TypeVar("R")  # a report, as its table renderer takes it
 
@@ -19,76 +22,59 @@ def error_line(message: str, detail: str | None = None) -> None:
 
 
 def warner(ctx) -> Callable[[str], None]:
-    """The command's warn: the invocation's RunContext.warn (commands/_options.run_context).
-    Each warning is said once per invocation; with --verbose (or IMPORTPROF_VERBOSE=1) it goes
-    to stderr at once, otherwise main() holds it (the context's `held`) and sums it up in one
-    line after the output (flush_warnings)."""
-    from profiler.commands._context import run_context
+    """The command's warn: the invocation's Session.warn (commands/_context.session_of)."""
+    from profiler.commands._context import session_of
 
-    return run_context(ctx).warn
+    return session_of(ctx).warn
 
 
 def set_verbose(ctx, on: bool = True) -> None:
     """--verbose: every warning on its own line as it arises (else one line after the output)."""
-    from profiler.commands._context import run_context
+    from profiler.commands._context import session_of
 
-    run_context(ctx).verbose = on
+    session_of(ctx).verbose = on
 
 
-def flush_warnings(context) -> None:
-    """The invocation's held warnings: one alone is printed whole; several are summed up in one
-    line by kind (`3 warnings: 2 × the spread is too wide to trust; the machine is busy
-    (--verbose shows each)`)."""
-    held = context.take_held() if context is not None else []
+def flush_warnings(session) -> None:
+    """The invocation's held warnings (typed: model/warnings.py RunWarning): one alone is printed
+    whole; several are summed up in one line by kind (`3 warnings: 2 × the spread is too wide to
+    trust; the machine is busy (--verbose shows each)`)."""
+    held = session.take_held() if session is not None else []
     if not held:
         return
     if len(held) == 1:
-        sys.stderr.write(f"importprof: warning: {held[0]}\n")
+        sys.stderr.write(f"importprof: warning: {held[0].text}\n")
     else:
         from collections import Counter
 
-        kinds = Counter(warning_kind(w) for w in held)
+        kinds = Counter(w.label for w in held)
         # a kind said once is said with its own figures ("unavailable on 3.12", not "on N.N")
-        once = {warning_kind(w): warning_gist(w) for w in held}
+        once = {w.label: w.figures for w in held}
         text = "; ".join(f"{n} × {k}" if n > 1 else once[k] for k, n in kinds.most_common())
         sys.stderr.write(f"importprof: warning: {len(held)} warnings: {text} (--verbose shows each)\n")
     sys.stderr.flush()
 
 
-def warning_kind(message: str) -> str:
+def warning_kind(message) -> str:
     """What a warning says, without whose it is or its figures: `default @ 3.12.1: the spread
-    is too wide to trust (stddev 63% ...)` → `the spread is too wide to trust`. A warning given
-    its kind where it was said (model/words.py: Said) is not read again; the text of one that
-    was not is (the same words)."""
-    import re
+    is too wide to trust (stddev 63% ...)` → `the spread is too wide to trust`
+    (model/warnings.py: RunWarning.label)."""
+    from profiler.model.warnings import RunWarning
 
-    label = getattr(message, "label", None)
-    if label:
-        return label
-    return re.sub(r"\d+(\.\d+)?", "N", _gist(message)).strip() or message
+    return RunWarning.of(message).label
 
 
-def warning_gist(message: str) -> str:
-    """A warning's first clause with its own figures (what the summary shows for a kind said
-    once): the gist given where it was said, else read from its text."""
-    return getattr(message, "gist", "") or _gist(message)
+def warning_gist(message) -> str:
+    """A warning's first clause with its own figures (RunWarning.figures)."""
+    from profiler.model.warnings import RunWarning
+
+    return RunWarning.of(message).figures
 
 
 def _gist(message: str) -> str:
-    """A warning's first clause, without whose it is: `default @ 3.12.1: the spread is too wide
-    to trust (stddev 63% ...)` → `the spread is too wide to trust`."""
-    import re
+    from profiler.model.warnings import _gist as gist
 
-    head, sep, rest = message.partition(": ")
-    # `default @ 3.12.1: ...`, `isolated: ...`, `run 2: ...` name whose it is; `these documents
-    # measure different targets: ...` is the warning itself
-    who = (sep and len(head) <= 60 and "(" not in head and not head.startswith(("the ", "a ", "an "))
-           and (len(head.split()) <= 3 or " @ " in head or " · " in head))
-    text = rest if who else message
-    text = re.split(r" \(|: |; ", text)[0]
-    if who and text.startswith("failed"):
-        text = f"{head} failed"  # which one failed is the news
-    return text.strip() or message
+    return gist(message)
 
 
 def info(message: str) -> None:
@@ -171,20 +157,24 @@ def check_outputs(*paths: str | None) -> None:
 
 
 class Progress:
-    """Progress on stderr: a rich bar when stderr is a terminal; otherwise (a CI log, a file) at
-    most one plain line per phase and never a count: `importprof: measuring: 2 commands, 10 runs
-    each`. A workflow announces a phase with `update(0, 0, LABEL)` (its line); a counted update
-    (`update(3, 40, "no-site")`) prints nothing of its own, unless no phase was announced: then
-    the phase is the label's part before ": " (`imports: run 2` is the phase `imports`), or the
-    command itself, and its line is said once. Lines start only once the command has run for a
-    second (the last one held back until then), so quick commands stay silent."""
+    """Progress on stderr, the session's progress display while the command runs (`with
+    Progress("measuring", session)`): a rich bar when stderr is a terminal; otherwise (a CI log,
+    a file) at most one plain line per phase and never a count: `importprof: measuring: 2
+    commands, 10 runs each`. A workflow announces a phase with `session.progress(Phase(LABEL))`
+    (its line); a counted phase (`Phase("no-site", done=3, total=40)`) prints nothing of its
+    own, unless no phase was announced: then the phase is its name (`Phase("imports", "run 2",
+    2, 10)` is the phase `imports`), or the command itself, and its line is said once. Lines
+    start only once the command has run for a second (the last one held back until then), so
+    quick commands stay silent."""
 
     QUIET_FOR_S = 1.0
 
-    def __init__(self, description: str):
+    def __init__(self, description: str, session: Session):
         self.description = description
-        self._bar = None
-        self._task = None
+        self.session = session
+        self._outer: Callable[[Phase], None] | None = None
+        self._bar: Any = None
+        self._task: Any = None
         self._plain = False
         self._seen: set[str] = set()
         self._announced = False
@@ -215,22 +205,24 @@ class Progress:
             self._task = self._bar.add_task(self.description, total=None)
         else:
             self._plain = True
+        self._outer, self.session.bar = self.session.bar, self.update
         return self
 
-    def update(self, done: int, total: int, current: str = "") -> None:
+    def update(self, phase: Phase) -> None:
         if self._bar is not None:
-            self._bar.update(self._task, completed=done, total=total, description=f"{self.description} {current}")
+            self._bar.update(self._task, completed=phase.done, total=phase.total, description=f"{self.description} {phase.label}")
         elif self._plain:
-            self._plain_update(done, total, current.strip())
+            self._plain_update(phase)
 
-    def _plain_update(self, done: int, total: int, current: str) -> None:
+    def _plain_update(self, phase: Phase) -> None:
         """An announcement is held until the next update: one that refines it (`imports`, then
         `imports: 10 runs`) takes its place, so a phase is one line; anything else says it."""
-        if not total and not done:  # an announcement: a phase starts
+        current = phase.label.strip()
+        if phase.announces:  # a phase starts
             if not current or current in self._seen:
                 return
             self._announced = True
-            self._seen.update((current, current.split(": ", 1)[0]))
+            self._seen.update((current, phase.name.strip() if phase.detail else current))
             if self._pending is not None and not current.startswith(self._pending + ": "):
                 self._say(self._pending)
             self._pending = current
@@ -238,7 +230,7 @@ class Progress:
         if self._pending is not None and self._past_quiet():
             self._say(self._pending)
             self._pending = None
-        root = current.split(": ", 1)[0] if ": " in current else ""
+        root = phase.name.strip() if phase.detail else ""
         if (not root and self._announced) or root in self._seen:
             return
         self._seen.add(root)
@@ -263,6 +255,7 @@ class Progress:
             pass
 
     def __exit__(self, *exc):
+        self.session.bar = self._outer
         if self._bar is not None:
             self._bar.__exit__(*exc)
         elif self._pending is not None and exc[0] is None:

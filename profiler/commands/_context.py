@@ -1,11 +1,11 @@
-"""The invocation's run context as the commands reach it, and --timeout's value: a leaf the
+"""The invocation's session as the commands reach it, and --timeout's value: a leaf the
 other command helpers import (`_common`, `_options`, `_target`), so they import in one
 direction only."""
 
 from __future__ import annotations
 
 from profiler.errors import UsageError
-from profiler.runcontext import DEFAULT_TIMEOUT_S  # one default, kept by the run context
+from profiler.session import DEFAULT_TIMEOUT_S
 
 MAX_TIMEOUT_S = 1_000_000  # about 11.5 days: a longer limit is a typo, not a wish
 TIMEOUT_HELP = (f"Stop one run of the program (or an interpreter asked for its facts) that takes longer "
@@ -26,20 +26,20 @@ def timeout_seconds(value: str | None) -> float:
     return seconds
 
 
-def run_context(ctx):
-    """The invocation's run context (profiler/runcontext.py), which main() hands every command
-    as click's `ctx.obj`; a command run outside main() (a test's CliRunner) gets a fresh one."""
-    from profiler.runcontext import RunContext
+def session_of(ctx):
+    """The invocation's session (profiler/session.py), which main() hands every command as
+    click's `ctx.obj`; a command run outside main() (a test's CliRunner) gets a fresh one."""
+    from profiler.session import Session
 
     root = ctx.find_root()
-    if not isinstance(root.obj, RunContext):
-        root.obj = RunContext()
+    if not isinstance(root.obj, Session):
+        root.obj = Session()
     return root.obj
 
 
 def apply_timeout(ctx, seconds: float | None):
-    """The command's --timeout into the invocation's run context (None: the default); returns
-    the context."""
-    context = run_context(ctx)
-    context.set_timeout(DEFAULT_TIMEOUT_S if seconds is None else seconds)
-    return context
+    """The command's --timeout into the invocation's session (None: the default); returns
+    the session."""
+    session = session_of(ctx)
+    session.set_timeout(DEFAULT_TIMEOUT_S if seconds is None else seconds)
+    return session

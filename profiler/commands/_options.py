@@ -13,7 +13,7 @@ from typing import Annotated, Callable, List, Optional
 
 import typer
 
-from profiler.commands._context import TIMEOUT_HELP, apply_timeout, run_context, timeout_seconds  # noqa: F401  (re-exported: the commands import them from here)
+from profiler.commands._context import TIMEOUT_HELP, apply_timeout, session_of, timeout_seconds  # noqa: F401  (re-exported: the commands import them from here)
 
 
 _PY_HELP = ("Interpreter: a path or a name on PATH (a pyenv/asdf shim is resolved to the real "
@@ -198,7 +198,7 @@ def interpreter_given(ctx, python: str | None, feature: str | None = None, *, fo
     one without `feature`, is one line and exit 2 before anything runs."""
     from profiler.capture.interpreter import interpreter_for
 
-    return interpreter_for(python, feature, for_what=for_what, context=run_context(ctx))
+    return interpreter_for(python, feature, for_what=for_what, session=session_of(ctx))
 
 
 def python_for(ctx, python: str | None, target, *, runs: bool = True):
@@ -230,8 +230,8 @@ def interpreters_given(ctx, pythons) -> tuple:
     not start is skipped with a warning)."""
     from profiler.capture.interpreter import resolve_pythons
 
-    context = run_context(ctx)
-    return tuple(resolve_pythons(list(pythons or []) or [None], warn=context.warn, context=context))
+    session = session_of(ctx)
+    return tuple(resolve_pythons(list(pythons or []) or [None], warn=session.warn, session=session))
 
 
 EngineOpt = Annotated[

@@ -34,14 +34,13 @@ def bisect(
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, warner
-    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
-    from profiler.commands._options import run_context
+    from profiler.commands._common import Progress, check_outputs, deliver
+    from profiler.commands._options import session_of
     from profiler.render.console_bisect import render_bisect_table
     from profiler.compose.bisect import BisectOptions, bisect as run_bisect
 
     check_outputs(output)
     opts = BisectOptions(good=good, bad=bad, check=check, install=install or [], config=config)
-    with Progress("bisecting") as bar:
-        report = run_bisect(opts, progress=bar.update, warn=warn, context=run_context(ctx))
+    with Progress("bisecting", session_of(ctx)):
+        report = run_bisect(opts, session=session_of(ctx))
     deliver(report, fmt=fmt, output=output, table=render_bisect_table)

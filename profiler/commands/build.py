@@ -41,8 +41,7 @@ def build(
         "Default: every one this interpreter supports (traditional is always built).",
     ),
 ) -> None:
-    from profiler.commands._common import deliver, info, warner
-    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
+    from profiler.commands._common import deliver
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_pack import render_build_table, render_pyoxidizer_build
@@ -50,7 +49,7 @@ def build(
     if not has_target(ctx):
         raise UsageError("build needs SCRIPT or -m MODULE")
     target = target_of(ctx)
-    from profiler.commands._options import interpreter_given, run_context
+    from profiler.commands._options import interpreter_given, session_of
     from profiler.sinks import check_output_dir, check_output_folder
     from profiler.compose.build import BUILD_ENTRIES
 
@@ -64,8 +63,7 @@ def build(
         from profiler.workflows.pyoxidizer_build import PyOxidizerOptions, build_with_pyoxidizer
 
         built = build_with_pyoxidizer(
-            PyOxidizerOptions(target=target, name=name, out_dir=output, distribution=distribution, force=force), info=info,
-            context=run_context(ctx),
+            PyOxidizerOptions(target=target, name=name, out_dir=output, distribution=distribution, force=force), session=session_of(ctx),
         )
         deliver(built, fmt=fmt, output=None, table=render_pyoxidizer_build)
         return
@@ -75,5 +73,5 @@ def build(
 
     report = run_build(BuildOptions(target=target, python=interpreter_given(ctx, python), name=name, out_dir=output,
                                     variants=tuple(variant) if variant else None, force=force, record_with=record_with),
-                       info=info, warn=warn, context=run_context(ctx))
+                       session=session_of(ctx))
     deliver(report, fmt=fmt, output=None, table=render_build_table)

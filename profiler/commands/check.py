@@ -36,9 +36,8 @@ def check(
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, info, warner
-    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
-    from profiler.commands._options import run_context
+    from profiler.commands._common import Progress, check_outputs, deliver
+    from profiler.commands._options import session_of
     from profiler.render.console_check import render_check_table
     from profiler.compose.check import CheckOptions, check as run_check, exit_code, raise_for
 
@@ -54,13 +53,13 @@ def check(
         store = store_path(history, config)
         open_store(store, create=True).close()  # a corrupt or newer store is said now, not after the runs
     opts = CheckOptions(names=names or [], config=config, update_baseline=update_baseline, min_ms=min_ms)
-    with Progress("checking") as bar:
-        report = run_check(opts, progress=bar.update, warn=warn, context=run_context(ctx), note=info)
+    with Progress("checking", session_of(ctx)):
+        report = run_check(opts, session=session_of(ctx))
     if store is not None:
         import os
 
         from profiler.compose.history import record_report
 
-        record_report(report, store, os.getcwd(), context=run_context(ctx), warn=warn)
+        record_report(report, store, os.getcwd(), session=session_of(ctx))
     deliver(report, fmt=fmt, output=output, table=render_check_table)
     raise_for(report, exit_code(report))

@@ -51,8 +51,7 @@ def compare(
     export_json: ExportJsonOpt = None,
     export_markdown: ExportMarkdownOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, info, warner
-    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
+    from profiler.commands._common import Progress, check_outputs, deliver
     from profiler.commands._target import has_target, target_of
     from profiler.render.console_compare import render_compare_table
     from profiler.compose.compare import CompareOptions, compare as run_compare
@@ -64,7 +63,7 @@ def compare(
 
     check_output_dir(build_dir, "--build-dir")
     check_output_folder(build_dir, "--build-dir", force=force, entries=BUILD_ENTRIES)
-    from profiler.commands._options import interpreter_given, run_context
+    from profiler.commands._options import interpreter_given, session_of
 
     if python is not None or workload != "harness" or harness is not None:  # resolved once, here (no --python: the harness times the importprof it runs in)
         python = interpreter_given(ctx, python)
@@ -77,8 +76,8 @@ def compare(
         from profiler.commands._target import timeout_given
 
         if not timeout_given(ctx):  # a test suite runs for minutes: one harness run's limit is an hour unless --timeout says
-            run_context(ctx).set_timeout(HARNESS_TIMEOUT_S)
-    with showing_partial(render_compare_table), suggesting_ignore_failure(), Progress("measuring") as bar:
-        report = run_compare(opts, progress=bar.update, warn=warn, info=info, context=run_context(ctx))
+            session_of(ctx).set_timeout(HARNESS_TIMEOUT_S)
+    with showing_partial(render_compare_table), suggesting_ignore_failure(), Progress("measuring", session_of(ctx)):
+        report = run_compare(opts, session=session_of(ctx))
     deliver(report, fmt=fmt, output=output, table=render_compare_table,
             exports=((export_json, "json"), (export_markdown, "markdown")))

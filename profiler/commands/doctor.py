@@ -35,17 +35,16 @@ def doctor(
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, info, suggesting_ignore_failure, warner
-    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
+    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure
     from profiler.commands._target import target_of
     from profiler.render.console_doctor import render_doctor_table
     from profiler.compose.doctor import DoctorOptions, doctor as run_doctor
 
     check_outputs(output)
-    from profiler.commands._options import interpreter_given, run_context
+    from profiler.commands._options import interpreter_given, session_of
 
     opts = DoctorOptions(target=target_of(ctx), python=interpreter_given(ctx, python), runs=runs, timing_runs=timing_runs, lazy=lazy, trace=not no_trace,
                          ignore_failure=ignore_failure, verify=verify)
-    with suggesting_ignore_failure(), Progress("measuring") as bar:
-        report = run_doctor(opts, progress=bar.update, warn=warn, info=info, context=run_context(ctx))
+    with suggesting_ignore_failure(), Progress("measuring", session_of(ctx)):
+        report = run_doctor(opts, session=session_of(ctx))
     deliver(report, fmt=fmt, output=output, table=render_doctor_table)

@@ -78,41 +78,39 @@ def history(
 
 def _show(ctx, *, check, store, config, figure, fmt, output, **_) -> None:
     from profiler.commands._common import deliver
-    from profiler.commands._options import run_context
+    from profiler.commands._options import session_of
     from profiler.compose.history import HistoryOptions, history as read_history
     from profiler.render.console_history import render_history_table
 
-    report = read_history(HistoryOptions(check=check, store=store, config=config, figure=figure), context=run_context(ctx))
+    report = read_history(HistoryOptions(check=check, store=store, config=config, figure=figure), session=session_of(ctx))
     deliver(report, fmt=fmt, output=output, table=render_history_table)
 
 
 def _bisect(ctx, *, check, store, config, install, commit, fmt, output, **_) -> None:
-    from profiler.commands._common import Progress, deliver, warner
-    from profiler.commands._options import run_context
+    from profiler.commands._common import Progress, deliver
+    from profiler.commands._options import session_of
     from profiler.compose.history import BisectHistoryOptions, bisect_history
     from profiler.render.console_history import render_history_table
 
-    warn = warner(ctx)
     opts = BisectHistoryOptions(check=check, commit=commit, install=install, store=store, config=config)
-    with Progress("narrowing") as bar:
-        report = bisect_history(opts, progress=bar.update, warn=warn, context=run_context(ctx))
+    with Progress("narrowing", session_of(ctx)):
+        report = bisect_history(opts, session=session_of(ctx))
     deliver(report, fmt=fmt, output=output, table=render_history_table)
 
 
 def _record(ctx, *, check, store, config, commits, every, install, output, **_) -> None:
     from profiler import sinks
-    from profiler.commands._common import Progress, warner
-    from profiler.commands._options import run_context
+    from profiler.commands._common import Progress
+    from profiler.commands._options import session_of
     from profiler.compose.history import RecordOptions, record_commits
 
     if output is not None:
         from profiler.errors import UsageError
 
         raise UsageError("history record writes to the store; read it with `importprof history`")
-    warn = warner(ctx)
     opts = RecordOptions(commits=commits, check=check, every=every, install=install, store=store, config=config)
-    with Progress("recording") as bar:
-        summary = record_commits(opts, progress=bar.update, warn=warn, context=run_context(ctx))
+    with Progress("recording", session_of(ctx)):
+        summary = record_commits(opts, session=session_of(ctx))
     errors = sum(1 for _, status, _ in summary.recorded if status == "error")
     lines = [f"recorded {len(summary.recorded)} of {len(summary.commits)} commits of the check {summary.check}"
              + (f" ({errors} could not be measured)" if errors else "")

@@ -59,11 +59,10 @@ def imports(
         ).replace(" Ratios are against the main target.", " Two --python instead diff one target across interpreters.")),
 ) -> None:
 
-    from profiler.commands._common import check_outputs, warner
-    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
+    from profiler.commands._common import check_outputs
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
-    from profiler.commands._options import log_given, python_for, run_context
+    from profiler.commands._options import log_given, python_for, session_of
     from profiler.workflows.imports import ImportsOptions
 
     target = target_of(ctx)
@@ -81,7 +80,7 @@ def imports(
     if vs or len(pythons) > 1:  # A/B: two captures, one diff
         if from_log is not None:
             raise UsageError("--from-log reads one log: --vs and a second --python need runs (diff compares saved reports)")
-        return _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, dict(
+        return _imports_ab(ctx, target, pythons, vs, fmt, output, top, dict(
             runs=runs, warmup=warmup, ignore_failure=ignore_failure, group=group, level=level))
     python = python_for(ctx, pythons[0] if pythons else None, target, runs=from_log is None)
     from profiler.model.words import Metric
@@ -93,10 +92,10 @@ def imports(
     )
     from profiler.commands._imports_run import run_imports_command
 
-    run_imports_command(run_context(ctx), opts, v, fmt=fmt, output=output, budget=budget)
+    run_imports_command(session_of(ctx), opts, v, fmt=fmt, output=output, budget=budget)
 
 
-def _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, common) -> None:
+def _imports_ab(ctx, target, pythons, vs, fmt, output, top, common) -> None:
     """`imports --python A --python B TARGET` or `imports --vs TARGET2 TARGET`: the two captures
     diffed, shown as `importprof diff` shows two saved reports (json: the diff document)."""
     from profiler.commands._common import Progress, deliver, suggesting_ignore_failure
@@ -111,7 +110,7 @@ def _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, common) -> Non
         raise UsageError("imports compares two captures: two --python, or one --vs TARGET")
     if fmt not in (None, "json"):
         raise UsageError(f"--format {fmt} shows one capture; two captures give a diff (json)")
-    from profiler.commands._options import python_for, run_context
+    from profiler.commands._options import python_for, session_of
 
     if versus:  # each capture's interpreter, resolved once, here
         (other, other_python), = versus
@@ -120,6 +119,6 @@ def _imports_ab(ctx, target, pythons, vs, fmt, output, top, warn, common) -> Non
     else:
         a = ImportsOptions(target=target, python=python_for(ctx, pythons[0], target), **common)
         b = ImportsOptions(target=target, python=python_for(ctx, pythons[1], target), **common)
-    with suggesting_ignore_failure(), Progress("importing") as bar:
-        report = diff_live(a, b, progress=bar.update, warn=warn, context=run_context(ctx))
+    with suggesting_ignore_failure(), Progress("importing", session_of(ctx)):
+        report = diff_live(a, b, session=session_of(ctx))
     deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_diff_table(r, tty, top))

@@ -64,15 +64,14 @@ def lazy(
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, info, showing_partial, suggesting_ignore_failure, warner
-    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
+    from profiler.commands._common import Progress, check_outputs, deliver, showing_partial, suggesting_ignore_failure
     from profiler.commands._target import target_of
     from profiler.render.console_lazy import render_lazy_table
     from profiler.compose.lazy import LazyOptions, lazy as run_lazy
 
     check_outputs(output)
     keep = [k.strip() for item in keep_eager or () for k in item.split(",") if k.strip()]
-    from profiler.commands._options import interpreter_given, run_context
+    from profiler.commands._options import interpreter_given, session_of
 
     from profiler.model.words import Engine
 
@@ -100,14 +99,14 @@ def lazy(
         def apply_table(report, tty):
             return render_lazy_apply_diff(report) if diff else render_lazy_apply_table(report, tty, top=top)
 
-        with Progress("applying") as bar:
-            applied = lazy_apply(aopts, progress=bar.update, warn=warn, info=info, context=run_context(ctx))
+        with Progress("applying", session_of(ctx)):
+            applied = lazy_apply(aopts, session=session_of(ctx))
         deliver(applied, fmt=fmt, output=output, table=apply_table)
         return
 
     def table(report, tty):
         return render_lazy_table(report, tty, top=top)
 
-    with showing_partial(table), suggesting_ignore_failure(), Progress("measuring") as bar:
-        report = run_lazy(opts, progress=bar.update, warn=warn, info=info, context=run_context(ctx))
+    with showing_partial(table), suggesting_ignore_failure(), Progress("measuring", session_of(ctx)):
+        report = run_lazy(opts, session=session_of(ctx))
     deliver(report, fmt=fmt, output=output, table=table)

@@ -30,7 +30,7 @@ def pack(
     force: bool = typer.Option(False, "--force", help="Pack into a folder importprof did not make that is not empty, replacing only importprof's own files in it."),
     fmt: format_opt("json") = None,
 ) -> None:
-    from profiler.commands._common import deliver, info
+    from profiler.commands._common import deliver
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_pack import render_pack_table
@@ -44,8 +44,8 @@ def pack(
 
     check_output_dir(output, "-o")
     check_output_folder(output, "-o", force=force, entries=PACK_ENTRIES)
-    from profiler.commands._options import interpreter_given, run_context
+    from profiler.commands._options import interpreter_given, session_of
 
     report = run_pack(PackOptions(out_dir=output, target=target, all_stdlib=all_stdlib, python=interpreter_given(ctx, python), force=force),
-                      info=info, context=run_context(ctx))
+                      session=session_of(ctx))
     deliver(report, fmt=fmt, output=None, table=render_pack_table)

@@ -30,11 +30,10 @@ def pythons(
     output: OutputOpt = None,
     timeout: TimeoutOpt = None,
 ) -> None:
-    from profiler.commands._common import check_outputs, deliver, warner
-    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
+    from profiler.commands._common import check_outputs, deliver
     from profiler.render.console_pythons import render_pythons_table
     from profiler.workflows.pythons import pythons as run_pythons
     check_outputs(output)
-    context = apply_timeout(ctx, timeout)
-    report = run_pythons(python or None, warn=warn, context=context)
+    session = apply_timeout(ctx, timeout)
+    report = run_pythons(python or None, session=session)
     deliver(report, fmt=fmt, output=output, table=render_pythons_table)

@@ -47,7 +47,6 @@ def report(
     output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE", parser=path_value("-o"), help="Write the page to FILE atomically (default: stdout)."),
 ) -> None:
     from profiler.commands._common import Progress, check_outputs, deliver, info, suggesting_ignore_failure, warner
-    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
     from profiler.commands._target import files_of, has_target, target_of
     from profiler.errors import UsageError
 
@@ -58,13 +57,13 @@ def report(
         check_outputs(output)
         from profiler.compose.report import report_from_files
 
-        page = report_from_files(files, title=title, warn=warn)
+        page = report_from_files(files, title=title, warn=warner(ctx))
     else:
         target = target_of(ctx)
         check_outputs(output)
         from profiler.compose.report import ReportOptions, load_documents, report_live
 
-        from profiler.commands._options import python_for, run_context
+        from profiler.commands._options import python_for, session_of
 
         included = load_documents(include) if include else []  # a bad document refused before anything runs
 
@@ -87,8 +86,8 @@ def report(
         from profiler.render.console_startup import render_startup_table
 
         # Ctrl-C while the start-up part measures: its runs so far as startup shows them
-        with showing_partial(render_startup_table), suggesting_ignore_failure(), Progress("report") as bar:
-            page = report_live(opts, progress=bar.update, warn=warn, context=run_context(ctx))
+        with showing_partial(render_startup_table), suggesting_ignore_failure(), Progress("report", session_of(ctx)):
+            page = report_live(opts, session=session_of(ctx))
 
     from profiler.render.console_report import render_report_summary
 

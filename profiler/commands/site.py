@@ -34,7 +34,7 @@ def site(
     from profiler.workflows.site import SiteOptions, site as run_site
 
     check_outputs(output)
-    context = apply_timeout(ctx, timeout)
+    session = apply_timeout(ctx, timeout)
     extra: list[str] = []
     for text in flags or []:
         try:
@@ -42,5 +42,5 @@ def site(
         except ValueError as exc:
             raise UsageError(f"cannot parse --flags {text!r}: {exc}") from None
     # resolved once, here: the workflow checks it can serve `site`
-    report = run_site(SiteOptions(python=interpreter_given(ctx, python), runs=runs, flags=extra), context=context)
+    report = run_site(SiteOptions(python=interpreter_given(ctx, python), runs=runs, flags=extra), session=session)
     deliver(report, fmt=fmt, output=output, table=render_site_table)

@@ -47,13 +47,12 @@ def startup(
     export_json: ExportJsonOpt = None,
     export_markdown: ExportMarkdownOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, showing_partial, suggesting_ignore_failure, warner
-    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
+    from profiler.commands._common import Progress, check_outputs, deliver, showing_partial, suggesting_ignore_failure
     from profiler.commands._target import python_given, target_of, versus_of
     from profiler.render.console_startup import render_startup_table
     from profiler.compose.startup import StartupOptions, startup as run_startup
 
-    from profiler.commands._options import interpreter_given, interpreters_given, run_context
+    from profiler.commands._options import interpreter_given, interpreters_given, session_of
 
     from profiler.model.words import Engine, Metric
 
@@ -81,8 +80,8 @@ def startup(
         ignore_failure=ignore_failure,
         versus=versus,
     )
-    with showing_partial(render_startup_table), suggesting_ignore_failure(), Progress("measuring") as bar:
-        report = run_startup(opts, progress=bar.update, warn=warn, context=run_context(ctx))
+    with showing_partial(render_startup_table), suggesting_ignore_failure(), Progress("measuring", session_of(ctx)):
+        report = run_startup(opts, session=session_of(ctx))
     deliver(
         report,
         fmt=fmt,

@@ -38,10 +38,9 @@ def trace(
     fmt: format_opt(*FORMATS) = None,
     output: OutputOpt = None,
 ) -> None:
-    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warner
-    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
+    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure
     from profiler.commands._target import target_of
-    from profiler.commands._options import interpreter_given, log_given, run_context
+    from profiler.commands._options import interpreter_given, log_given, session_of
     from profiler.workflows.trace import TraceOptions, trace as run_trace
 
     target = target_of(ctx)
@@ -58,8 +57,8 @@ def trace(
         ignore_failure=ignore_failure,
         call_args=fmt == "chrome",  # only chrome shows every call's arguments
     )
-    with suggesting_ignore_failure(), Progress("tracing") as bar:
-        report = run_trace(opts, warn=warn, progress=bar.update, context=run_context(ctx))
+    with suggesting_ignore_failure(), Progress("tracing", session_of(ctx)):
+        report = run_trace(opts, session=session_of(ctx))
 
     def table(rep, tty):
         from profiler.render.console_trace import render_trace_table

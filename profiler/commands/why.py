@@ -35,12 +35,11 @@ def why(
     statements: bool = typer.Option(False, "--statements", help="Also MODULE's costliest top-level statements: the import-time work inside its body (file:line, sampled in up to 3 more runs)."),
 ) -> None:
 
-    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure, warner
-    warn = warner(ctx)  # the invocation's warnings (held for one line after the output)
+    from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure
     from profiler.commands._target import has_target, target_of
     from profiler.errors import UsageError
     from profiler.render.console_imports import why_table_pieces
-    from profiler.commands._options import log_given, python_for, run_context
+    from profiler.commands._options import log_given, python_for, session_of
     from profiler.compose.why import WhyOptions, why as run_why
 
     if sum([has_target(ctx), report is not None, from_log is not None]) > 1:
@@ -55,6 +54,6 @@ def why(
     )
     if statements and (report is not None or from_log is not None):
         raise UsageError("--statements runs the target: not with --report or --from-log")
-    with suggesting_ignore_failure(), Progress("importing") as bar:
-        answer = run_why(opts, progress=bar.update, warn=warn, context=run_context(ctx))
+    with suggesting_ignore_failure(), Progress("importing", session_of(ctx)):
+        answer = run_why(opts, session=session_of(ctx))
     deliver(answer, fmt=fmt, output=output, table=why_table_pieces)  # a chain's table at a time

@@ -5,7 +5,7 @@ the worktree is the current directory of the check's target, so `-m mypkg` and `
 mypkg"` import the worktree's own code), then `importprof check NAME` run there. The check is
 the one declared now (--config, default ./pyproject.toml), so old commits need not declare it.
 
-  bisect(opts, progress=, warn=) -> BisectReport
+  bisect(opts, session) -> BisectReport
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 import shlex
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from profiler.errors import BadInput, UsageError
 from profiler.model.bisect import BisectReport, BisectStep
 from profiler.model.check import CheckResult
-from profiler.runcontext import RunContext, given
+from profiler.session import Phase, Session
 
 
 @dataclass(frozen=True)
@@ -30,32 +30,26 @@ class BisectOptions:
     config: str | None = None
 
 
-def bisect(
-    opts: BisectOptions,
-    progress: Callable[[int, int, str], None] | None = None,
-    warn: Callable[[str], None] | None = None,
-    context: RunContext | None = None,
-) -> BisectReport:
+def bisect(opts: BisectOptions, *, session: Session) -> BisectReport:
     import math
     import tempfile
 
     from profiler.capture import git
-    context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
     from profiler.compose.check import config_path, load_checks, select
     from profiler.workflows.targets import command_lines
 
-    start_sample(context)  # the machine's load is read over the runs, not waited for after them
+    start_sample(session)  # the machine's load is read over the runs, not waited for after them
     installs = command_lines("--install", opts.install)
     config = os.path.abspath(config_path(opts.config))
     select(load_checks(config), [opts.check], config)  # the check exists and its table is valid
-    repo = git.toplevel(os.getcwd(), context=context)
-    good, bad = git.resolve_rev(repo, opts.good, context=context), git.resolve_rev(repo, opts.bad, context=context)
+    repo = git.toplevel(os.getcwd(), session=session)
+    good, bad = git.resolve_rev(repo, opts.good, session=session), git.resolve_rev(repo, opts.bad, session=session)
     if good == bad:
         raise UsageError("--good and --bad are the same commit")
-    if not git.is_ancestor(repo, good, bad, context=context):
+    if not git.is_ancestor(repo, good, bad, session=session):
         raise BadInput(f"--good {opts.good} is not an ancestor of --bad {opts.bad}")
-    commits = git.commits_between(repo, good, bad, context=context)
+    commits = git.commits_between(repo, good, bad, session=session)
     root = tempfile.mkdtemp(prefix="importprof-bisect-")
     tested: dict[str, tuple[BisectStep, CheckResult | None]] = {}
     order: list[str] = []
@@ -65,9 +59,8 @@ def bisect(
     def test(commit: str) -> BisectStep:
         if commit in tested:
             return tested[commit][0]
-        if progress:
-            progress(len(order), expected, f"testing {commit[:10]}")
-        step, result = _test_commit(git, repo, commit, installs, opts.check, config, root, context)
+        session.progress(Phase.of(len(order), expected, f"testing {commit[:10]}"))
+        step, result = _test_commit(git, repo, commit, installs, opts.check, config, root, session)
         tested[commit] = (step, result)
         order.append(commit)
         return step
@@ -85,8 +78,7 @@ def bisect(
             lo = mid
         else:
             hi = mid
-    if progress:
-        progress(expected, expected, "")
+    session.progress(Phase(done=expected, total=expected))
     first_bad_commit = commits[hi]
     last_good_commit = good if lo == -1 else commits[lo]
     fb_step, fb_result = tested[first_bad_commit]
@@ -99,12 +91,12 @@ def bisect(
     return BisectReport(
         check=opts.check, good=good, bad=bad, first_bad=fb_step, last_good=lg_step,
         steps=tuple(tested[c][0] for c in order), commits=len(commits), appeared=appeared,
-        install=tuple(tuple(a) for a in installs), machine=read_machine(context=context),
+        install=tuple(tuple(a) for a in installs), machine=read_machine(session=session),
     )
 
 
 def check_at_commit(git, repo: str, commit: str, installs, check: str, config: str, root: str,
-                    context: RunContext | None):
+                    session: Session):
     """The check's report at `commit`, run in a temporary worktree after its install steps:
     (report, None), or (None, why it could not be built or run). `bisect` and `history record`
     both measure a commit this way."""
@@ -113,14 +105,14 @@ def check_at_commit(git, repo: str, commit: str, installs, check: str, config: s
 
     where = os.path.join(root, commit[:12])
     out = os.path.join(root, f"{commit[:12]}.json")
-    git.add_worktree(repo, commit, where, context=context)
+    git.add_worktree(repo, commit, where, session=session)
     try:
         for argv in installs:
-            proc = git.run_install(argv, where, context=context)
+            proc = git.run_install(argv, where, session=session)
             if proc.returncode != 0:
                 last = (proc.stderr.strip().splitlines() or [""])[-1]
                 return None, f"install step {shlex.join(argv)} exited {proc.returncode}: {last}"
-        proc = git.run_check(check, config, where, out, context=context)
+        proc = git.run_check(check, config, where, out, session=session)
         if not os.path.exists(out):
             last = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
             return None, last
@@ -128,12 +120,12 @@ def check_at_commit(git, repo: str, commit: str, installs, check: str, config: s
         os.unlink(out)
         return report, None
     finally:
-        git.remove_worktree(repo, where, context=context)
+        git.remove_worktree(repo, where, session=session)
 
 
-def _test_commit(git, repo: str, commit: str, installs, check: str, config: str, root: str, context: RunContext | None):
-    title = git.subject(repo, commit, context=context)
-    report, why = check_at_commit(git, repo, commit, installs, check, config, root, context)
+def _test_commit(git, repo: str, commit: str, installs, check: str, config: str, root: str, session: Session):
+    title = git.subject(repo, commit, session=session)
+    report, why = check_at_commit(git, repo, commit, installs, check, config, root, session)
     if report is None:
         return BisectStep(commit, title, "error", failing=(why,)), None
     result = report.results[0]

@@ -35,7 +35,7 @@ from profiler.model.target import Target
 from profiler.analysis.packing import default_name
 from profiler.model.build_variant import BUILD_VARIANT_NAMES, BUILD_VARIANTS, REFERENCE, BuildVariant
 from profiler.workflows.targets import watched_files
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 from profiler.model.words import TargetKind
 
 if TYPE_CHECKING:
@@ -114,9 +114,8 @@ def select_variants(interp, requested: Sequence[str] | None) -> tuple[list[str],
     return chosen, skipped
 
 
-def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None,
-                   variants: Sequence[str] | None = None, warn: Callable[[str], None] | None = None,
-                   force: bool = False, option: str = "-o", context: RunContext | None = None,
+def build_variants(interp, target: Target, out_dir: str, variants: Sequence[str] | None = None, warn: Callable[[str], None] | None = None,
+                   force: bool = False, option: str = "-o", *, session: Session,
                    extra_modules: Sequence[str] = ()) -> tuple[list[BuiltVariant], Built]:
     """`extra_modules`: module names the program imports in runs other than the target's own
     (compare --harness records them across the harness's processes): recorded too, so the
@@ -137,7 +136,7 @@ def build_variants(interp, target: Target, out_dir: str, info: Callable[[str], N
         clear_dir(os.path.join(out_dir, v))
     before = set(os.listdir(out_dir))
     try:
-        return _build_variants(interp, target, out_dir, chosen, skipped, info, context=context, extra_modules=extra_modules)
+        return _build_variants(interp, target, out_dir, chosen, skipped, session=session, extra_modules=extra_modules)
     except BaseException:
         # a failed build leaves nothing half-made: a folder it made is removed;
         # in an existing one, what it wrote and the previous build's report (its variants were
@@ -158,7 +157,7 @@ def _failed(name: str, folder: str, argv, env, error: str, hint: str) -> BuiltVa
 _NOT_RECORDED_AGAIN = ("__main__", "__mp_main__", "sitecustomize", "usercustomize", "antigravity", "this")
 
 
-def discover_more(interp, records, names: Sequence[str], context: RunContext | None = None) -> tuple[list, tuple[str, ...], tuple[str, ...]]:
+def discover_more(interp, records, names: Sequence[str], session: Session) -> tuple[list, tuple[str, ...], tuple[str, ...]]:
     """`records` plus the records of the modules in `names` they lack, each imported by name
     in one more recording run (one failing import does not stop the others):
     (records, names added, names that could not be imported)."""
@@ -172,13 +171,13 @@ def discover_more(interp, records, names: Sequence[str], context: RunContext | N
             f"for _n in {wanted!r}:\n"
             "    try:\n        importlib.import_module(_n)\n"
             "    except BaseException:\n        pass\n")
-    more, _ = discover(interp, Target(TargetKind.CODE, code), context=context)
+    more, _ = discover(interp, Target(TargetKind.CODE, code), session=session)
     added = [r for r in more if r.name not in have and r.name not in _NOT_RECORDED_AGAIN]
     got = {r.name for r in added}
     return [*records, *added], tuple(sorted(got)), tuple(n for n in wanted if n not in got)
 
 
-def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info, context: RunContext | None = None,
+def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, session: Session,
                     extra_modules: Sequence[str] = ()) -> tuple[list[BuiltVariant], Built]:
     from profiler.analysis.packing import plan_pack
     from profiler.capture.oxidized import no_site_sys_path, scan_units, write_json
@@ -191,21 +190,20 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info,
     watched = watched_files(target)
     originals = list(zip(watched, read_files(watched)))  # the recording run may rewrite them too
     try:
-        records, sys_path = discover(interp, target, context=context)
+        records, sys_path = discover(interp, target, session=session)
     finally:
         restore_files(originals)
     added: tuple[str, ...] = ()
     unimportable: tuple[str, ...] = ()
     if extra_modules:
-        records, added, unimportable = discover_more(interp, records, extra_modules, context=context)
-        if info:
-            info(f"recorded {len(added)} more modules that the harness's processes imported"
-                 + (f" ({len(unimportable)} could not be imported apart from it)" if unimportable else ""))
+        records, added, unimportable = discover_more(interp, records, extra_modules, session=session)
+        session.info(f"recorded {len(added)} more modules that the harness's processes imported"
+             + (f" ({len(unimportable)} could not be imported apart from it)" if unimportable else ""))
     plan = plan_pack(records, scan_units(records, sys_path, stdlib_entries(interp)))
     packed, pack_error = None, None
     if any(BUILD_VARIANTS[v].oxidized for v in chosen):
         try:
-            packed = pack_target(interp, target, out_dir, info=info, discovered=(records, sys_path), plan=plan, context=context)
+            packed = pack_target(interp, target, out_dir, discovered=(records, sys_path), plan=plan, session=session)
         except ImportprofError as exc:  # the other variants are still built and measured
             pack_error = exc
     frozen, frozen_error = None, None
@@ -213,12 +211,12 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info,
         from profiler.workflows.frozen import build_frozen
 
         try:
-            frozen = build_frozen(interp, plan, os.path.join(out_dir, "frozen"), info=info, context=context,
+            frozen = build_frozen(interp, plan, os.path.join(out_dir, "frozen"), session=session,
                                   imported=[r.name for r in records])
         except ImportprofError as exc:
             frozen_error = exc
     origins = tuple(r.origin for r in records if r.origin and os.path.isabs(r.origin))
-    extra = extra_paths(sys_path, no_site_sys_path(interp.path, context=context), target, origins, os.getcwd())
+    extra = extra_paths(sys_path, no_site_sys_path(interp.path, session=session), target, origins, os.getcwd())
     # a package found by a finder of its own (an editable install's, put there by a .pth file
     # that -S skips): its folder, so that the variants without site find it on the path
     extra += [u.root for u in plan.units if u.root not in sys_path and u.root not in extra]
@@ -245,7 +243,7 @@ def _build_variants(interp, target: Target, out_dir: str, chosen, skipped, info,
             continue
         argv = BUILDERS[spec.builder](spec, folder, made)
         built.append(BuiltVariant(v, folder, tuple(argv), () if spec.site else env))
-    built = check_behaviour(built, target, frozen_modules=frozen.modules if frozen else (), plan=plan, context=context)
+    built = check_behaviour(built, target, frozen_modules=frozen.modules if frozen else (), plan=plan, session=session)
     for bv in built:
         if os.path.isdir(bv.path):
             write_json(os.path.join(bv.path, VARIANT_FILE), {"schema": "importprof.variant/1", **bv.to_dict()})
@@ -344,7 +342,7 @@ def _first_difference(a: str, b: str) -> tuple[int, str, str]:
 
 
 def check_behaviour(variants: Sequence[BuiltVariant], target: Target, frozen_modules: Sequence[str] = (),
-                    plan=None, context: RunContext | None = None) -> list[BuiltVariant]:
+                    plan=None, *, session: Session) -> list[BuiltVariant]:
     """Run every built variant once as it is and once with importprof's module recorder: a
     variant counts when its exit code, stdout, stderr and the files the target names end as
     traditional's (the first variant); otherwise it is a failed variant showing the first
@@ -367,7 +365,7 @@ def check_behaviour(variants: Sequence[BuiltVariant], target: Target, frozen_mod
             continue
         before = file_stamps(packed_files) if ref is None else None
         try:
-            proc = run_variant(bv.argv, dict(bv.env), context=context)
+            proc = run_variant(bv.argv, dict(bv.env), session=session)
             after = read_files(watched)
         finally:
             restore_files(originals)
@@ -387,7 +385,7 @@ def check_behaviour(variants: Sequence[BuiltVariant], target: Target, frozen_mod
                                     hint=f"run it to see: {' '.join(bv.argv)} (variant.json has its env)"))
                 continue
         done.append(_with_counts(bv, target, frozen_set if BUILD_VARIANTS[bv.name].builder == "frozen" else set(), originals,
-                                 context=context))
+                                 session=session))
     return done
 
 
@@ -444,7 +442,7 @@ def module_origin(name: str, loader: str | None, alias_of: str | None, frozen_se
     return "fallback" if loader in FILE_LOADERS else None
 
 
-def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals, context: RunContext | None = None) -> BuiltVariant:
+def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals, session: Session) -> BuiltVariant:
     """The variant's run again under importprof's module recorder (bootstrap/launch.py with the
     oxidized_modules hook, site as the variant has it): where each module came from."""
     spec = BUILD_VARIANTS[bv.name]
@@ -457,7 +455,7 @@ def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals, contex
     site = spec.site
     argv = bootstrap_argv(bv.argv[0], [] if site else ["-S"], target, ["oxidized_modules"], {})
     try:
-        records, _, _ = loaded_modules(argv, dict(bv.env) or None, what=bv.name, any_exit=True, context=context)
+        records, _, _ = loaded_modules(argv, dict(bv.env) or None, what=bv.name, any_exit=True, session=session)
     except ImportprofError:
         return bv  # the recorder could not run there: the counts stay unknown (None)
     finally:
@@ -472,9 +470,7 @@ def _with_counts(bv: BuiltVariant, target: Target, frozen_set, originals, contex
     return replace(bv, packed_modules=packed, fallback_modules=len(fallback), fallback_sample=tuple(sorted(fallback)[:8]))
 
 
-def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
-          warn: Callable[[str], None] | None = None, context: RunContext | None = None) -> BuildReport:
-    context = given(context)  # one context for the machine sample, the interpreters and the runs
+def build(opts: BuildOptions, *, session: Session) -> BuildReport:
     from profiler.capture.interpreter import interpreter_for
     from profiler.capture.machine import read_machine
     from profiler.capture.oxidized import write_json
@@ -490,13 +486,13 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
         from profiler.compose.compare_harness import check_recording, harness_words, record
 
         harness_words(opts.record_with, "--record-with")
-    interp = interpreter_for(opts.python, context=context)
+    interp = interpreter_for(opts.python, session=session)
     if opts.record_with is not None:
-        rec = record(interp, opts.target, opts.record_with, False, context=context, info=info, option="--record-with")
+        rec = record(interp, opts.target, opts.record_with, False, session=session, option="--record-with")
         check_recording(rec, False, what="--record-with CMD", after="nothing built")
         extra = sorted(rec.modules)
-    variants, made = build_variants(interp, opts.target, out_dir, info=info, variants=opts.variants,  # notes: in the report
-                                    force=opts.force, context=context, extra_modules=extra)
+    variants, made = build_variants(interp, opts.target, out_dir, variants=opts.variants,  # notes: in the report
+                                    force=opts.force, session=session, extra_modules=extra)
     report = BuildReport(
         name=name,
         target=_absolute(opts.target).label(),
@@ -508,7 +504,7 @@ def build(opts: BuildOptions, info: Callable[[str], None] | None = None,
         pack=made.pack,
         frozen=made.frozen,
         warnings=made.skipped,
-        machine=read_machine(context=context),
+        machine=read_machine(session=session),
     )
     write_json(os.path.join(out_dir, "build.json"), report.to_dict())
     failed = [v for v in variants if v.failed]

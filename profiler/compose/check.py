@@ -2,7 +2,7 @@
 (`[tool.importprof.checks.NAME]`), each measured and judged; `--update-baseline` writes the
 figures measured now as each check's baseline.
 
-  check(opts, progress=, warn=) -> CheckReport
+  check(opts, session) -> CheckReport
   load_checks(path) -> tuple[CheckSpec, ...]
   exit_code(report) -> int   (0 all pass, 1 a check failed, 2/3 a check could not run)
 
@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from profiler.errors import EXIT_FAILED, EXIT_GATE, EXIT_OK, BadInput, ImportprofError, UsageError
 from profiler.model.check import CheckReport, CheckResult, CheckSpec
-from profiler.runcontext import RunContext, given
+from profiler.session import Phase, Session
 
 DEFAULT_CONFIG = "pyproject.toml"
 
@@ -125,7 +125,7 @@ def _package_of(path: str) -> str | None:
     return ".".join(parts) or None
 
 
-def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None, context: RunContext | None = None):
+def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None, *, session: Session):
     """(Figures, ImportsReport, wall runs in ms, instruction counts, method, interpreter) of one check."""
     from profiler.analysis.checks import Figures
     from profiler.analysis.statistics import median
@@ -143,14 +143,16 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
     if target.is_python or spec.python:
         from profiler.capture.interpreter import interpreter_for
 
-        interp = interpreter_for(spec.python, context=context)
+        interp = interpreter_for(spec.python, session=session)
     if progress:
         progress("imports")
-    report = imports(ImportsOptions(target=target, python=interp, runs=spec.runs, warmup=1), context=context)
+    with session.quiet():  # the check's own steps are its progress; its findings say the rest
+        report = imports(ImportsOptions(target=target, python=interp, runs=spec.runs, warmup=1), session=session)
     if progress:
         progress("wall time")
-    timed = startup(StartupOptions(target=target, pythons=[interp], variants=["default"] if target.is_python else [],
-                                   runs=spec.runs, warmup=1), context=context)
+    with session.quiet():
+        timed = startup(StartupOptions(target=target, pythons=[interp], variants=["default"] if target.is_python else [],
+                                       runs=spec.runs, warmup=1), session=session)
     result = timed.results[0]
     wall_runs = tuple(t * 1000 for t in result.times)
     counts: tuple[int, ...] = ()
@@ -158,11 +160,11 @@ def measure_check(spec: CheckSpec, progress: Callable[[str], None] | None = None
     if spec.wants_instructions:
         from profiler.capture.instructions import measure_instructions, pick_method
 
-        method = pick_method(context=context)
+        method = pick_method(session=session)
         cmd = plan_runs(target, [interp] if interp else [], ["default"]).specs[0]
         if progress:
             progress("instructions")
-        counts = tuple(measure_instructions([cmd], spec.instruction_runs, context=context)[cmd.key])
+        counts = tuple(measure_instructions([cmd], spec.instruction_runs, session=session)[cmd.key])
     figures = Figures(
         wall_ms=median(wall_runs) if wall_runs else None,
         import_ms=report.total_us / 1000 if report is not None else None,
@@ -197,7 +199,7 @@ def with_script_python(spec: CheckSpec, note: Callable[[str], None] | None = Non
 
 
 def run_check(spec: CheckSpec, *, update_baseline: bool = False, min_ms: float | None = None,
-              progress: Callable[[str], None] | None = None, context: RunContext | None = None,
+              progress: Callable[[str], None] | None = None, session: Session,
               note: Callable[[str], None] | None = None) -> CheckResult:
     """One check, measured and judged; a check that cannot run is a result with status
     "error" (and the exit code it would have had on its own), never an exception."""
@@ -209,7 +211,7 @@ def run_check(spec: CheckSpec, *, update_baseline: bool = False, min_ms: float |
         if spec.lazy_sources:
             spec = replace(spec, stay_lazy=tuple(dict.fromkeys((*spec.stay_lazy, *declared_lazy_of(spec)))))
         baseline = None if update_baseline else load_baseline(spec)
-        figures, report, walls, counts, method, interp = measure_check(spec, progress, context=context)
+        figures, report, walls, counts, method, interp = measure_check(spec, progress, session=session)
     except ImportprofError as exc:
         if exc.exit_code == 130:
             raise
@@ -237,35 +239,26 @@ def run_check(spec: CheckSpec, *, update_baseline: bool = False, min_ms: float |
     )
 
 
-def check(
-    opts: CheckOptions,
-    progress: Callable[[int, int, str], None] | None = None,
-    warn: Callable[[str], None] | None = None,
-    context: RunContext | None = None,
-    note: Callable[[str], None] | None = None,
-) -> CheckReport:
-    context = given(context)  # one context for the machine sample and the runs
+def check(opts: CheckOptions, *, session: Session) -> CheckReport:
     from profiler.capture.machine import read_machine, start_sample
 
     path = config_path(opts.config)
     specs = select(load_checks(path), opts.names, path)
-    start_sample(context)  # the machine's load is read over the checks' runs, not waited for
+    start_sample(session)  # the machine's load is read over the checks' runs, not waited for
     if opts.min_ms is not None and opts.min_ms < 0:
         raise UsageError("--min-ms cannot be negative")
     results = []
     for i, spec in enumerate(specs):
         def step(what: str, i=i, spec=spec) -> None:
-            if progress:
-                progress(i, len(specs), f"{spec.name}: {what}")
+            session.progress(Phase(spec.name, what, i, len(specs)))
 
-        results.append(run_check(spec, update_baseline=opts.update_baseline, min_ms=opts.min_ms, progress=step, context=context,
-                                 note=note))
-    if progress:
-        progress(len(specs), len(specs), "")
+        results.append(run_check(spec, update_baseline=opts.update_baseline, min_ms=opts.min_ms, progress=step, session=session,
+                                 note=session.info))
+    session.progress(Phase(done=len(specs), total=len(specs)))
     written: list[str] = []
     if opts.update_baseline:
-        written = write_baselines(specs, results, read_machine(context=context), warn)
-    return CheckReport(results=tuple(results), machine=read_machine(context=context), config=path, updated_baselines=tuple(written))
+        written = write_baselines(specs, results, read_machine(session=session), session.warn)
+    return CheckReport(results=tuple(results), machine=read_machine(session=session), config=path, updated_baselines=tuple(written))
 
 
 def write_baselines(specs: Sequence[CheckSpec], results: Sequence[CheckResult], machine: dict,

@@ -22,7 +22,7 @@ from profiler.model.measurement import CommandSpec
 from profiler.model.run_options import RunOptions
 from profiler.model.target import Target
 from profiler.model.words import TargetKind
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 
 NOTES = (
     "oxidized/filesystem/in-memory: importprof's launcher (CPython + PyOxidizer's oxidized_importer), "
@@ -71,13 +71,13 @@ def _default_build_dir(name: str, target: Target, interp_path: str) -> str:
     return os.path.join(cache_root(), "builds", f"{name}-{key}")
 
 
-def count_syscalls(argv, env, variant, ignore_failure: bool = False, context: RunContext | None = None):
+def count_syscalls(argv, env, variant, ignore_failure: bool = False, *, session: Session):
     from profiler.analysis.compare import syscall_count
     from profiler.workflows.trace import trace_argv
 
     full = dict(os.environ)
     full.update(env or {})
-    tr = trace_argv(list(argv), variant=variant, env=full, ignore_failure=ignore_failure, context=context)
+    tr = trace_argv(list(argv), variant=variant, env=full, ignore_failure=ignore_failure, session=session)
     return syscall_count(variant, tr.total_syscalls, tr.total_errors, tr.filesystem)
 
 
@@ -108,8 +108,8 @@ def validate(opts: CompareOptions) -> None:
             harness_words(opts.record_with, "--record-with")
 
 
-def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None,
-          context: RunContext | None = None, hold: Callable | None = None, extra_modules=(), interp=None):
+def build(opts: CompareOptions, warn: Callable[[str], None] | None = None,
+          *, session: Session, hold: Callable | None = None, extra_modules=(), interp=None):
     """Build the variants; returns (interpreter, target, build_dir, specs to time, launches).
     `hold(cm)`: enters a context manager for the caller's whole use of the build (the default
     build folder, shared in the cache by every compare of the same target, is locked until the
@@ -122,7 +122,7 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
     launches = None
     # the harness's default interpreter is the one importprof runs in (its venv has importprof)
     if interp is None:
-        interp = interpreter_for(sys.executable if opts.python is None and opts.workload == "harness" else opts.python, context=context)
+        interp = interpreter_for(sys.executable if opts.python is None and opts.workload == "harness" else opts.python, session=session)
     if opts.workload == "harness":
         target = harness_cli(interp)
         launches = opts.launches
@@ -136,15 +136,13 @@ def build(opts: CompareOptions, info: Callable[[str], None] | None = None, warn:
         from profiler.cachelock import locked
 
         os.makedirs(os.path.dirname(build_dir), exist_ok=True)
-        hold(locked(build_dir + ".lock", (lambda: info(f"another importprof compare is using {build_dir}: waiting for it..."))
-                    if info else None))
+        hold(locked(build_dir + ".lock", lambda: session.info(f"another importprof compare is using {build_dir}: waiting for it...")))
     if os.path.exists(build_dir) and not os.path.isdir(build_dir):
         raise UsageError(f"--build-dir {build_dir}: exists and is not a directory")
     select_variants(interp, opts.variants)  # a variant this interpreter cannot have: refused before building
-    if info:
-        info(f"building the variants of {target.label()} in {build_dir}")
-    variants, made = build_variants(interp, target, build_dir, info=info, variants=opts.variants, warn=warn,
-                                    force=opts.force, option="--build-dir", context=context, extra_modules=extra_modules)
+    session.info(f"building the variants of {target.label()} in {build_dir}")
+    variants, made = build_variants(interp, target, build_dir, variants=opts.variants, warn=warn,
+                                    force=opts.force, option="--build-dir", session=session, extra_modules=extra_modules)
     specs = []
     failed = []  # (spec, BuiltVariant): not built, or not behaving as traditional
     for bv in variants:
@@ -174,40 +172,36 @@ def module_origin_warning(bv) -> str | None:
             "this row mostly measures the ordinary importer")
 
 
-def count_all_syscalls(opts: CompareOptions, specs, warn: Callable[[str], None] | None = None, ignore_failure: bool = False, context: RunContext | None = None):
+def count_all_syscalls(opts: CompareOptions, specs, ignore_failure: bool = False, *, session: Session):
     """One strace run per variant; ([], warning) when strace cannot run and --syscalls auto."""
     if opts.syscalls == "off":
         return [], []
     try:
-        return [count_syscalls(s.argv, dict(s.env or ()), s.variant, ignore_failure, context=context) for s in specs], []
+        return [count_syscalls(s.argv, dict(s.env or ()), s.variant, ignore_failure, session=session) for s in specs], []
     except (ToolMissing, ToolFailed) as exc:
         if opts.syscalls == "on":
             raise
         msg = f"syscall counts skipped: {exc}"
-        if warn:
-            warn(msg)
+        session.warn(msg)
         return [], [msg]
 
 
-def compare(opts: CompareOptions, progress: Callable | None = None, warn: Callable[[str], None] | None = None,
-            info: Callable[[str], None] | None = None, context: RunContext | None = None) -> CompareReport:
+def compare(opts: CompareOptions, *, session: Session) -> CompareReport:
     """Build, check and time the variants. The files the target names are as they were before
     when it returns: a program that rewrites its input (black formatting a file) rewrites it in
     the timed runs (each later run sees what the one before left), as build's check put it back."""
-    context = given(context)  # one context for the machine sample, the interpreters and the runs
     from profiler.capture.oxidized import read_files, restore_files
     from profiler.workflows.targets import watched_files
 
     watched = watched_files(opts.target) if opts.target is not None and opts.target.is_python else []
     originals = list(zip(watched, read_files(watched)))
     try:
-        return _compare(opts, progress, warn, info, context=context)
+        return _compare(opts, session=session)
     finally:
         restore_files(originals)
 
 
-def _compare(opts: CompareOptions, progress: Callable | None, warn: Callable[[str], None] | None,
-             info: Callable[[str], None] | None, context: RunContext | None = None) -> CompareReport:
+def _compare(opts: CompareOptions, session: Session) -> CompareReport:
     from profiler.capture.timing import RunPlan
 
     validate(opts)
@@ -216,32 +210,31 @@ def _compare(opts: CompareOptions, progress: Callable | None, warn: Callable[[st
 
         plan = RunPlan(runs=opts.runs or DEFAULT_RUNS, warmup=opts.warmup or 0, ignore_failure=True, use_spawner=False)
         with contextlib.ExitStack() as held:
-            return _compare_harness(opts, progress, warn, info, plan, held.enter_context, context=context)
+            return _compare_harness(opts, plan, held.enter_context, session=session)
     plan = RunPlan(runs=opts.runs, warmup=1 if opts.warmup is None else opts.warmup, min_runs=5, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     unavailable: list[str] = []  # variants this interpreter cannot have: one line each, in the report
 
     def note(msg: str) -> None:
         unavailable.append(msg)
-        if warn:
-            warn(msg)
+        session.warn(msg)
 
     with contextlib.ExitStack() as held:
-        return _compare_built(opts, progress, warn, info, plan, unavailable, note, held.enter_context, context=context)
+        return _compare_built(opts, plan, unavailable, note, held.enter_context, session=session)
 
 
-def _compare_built(opts, progress, warn, info, plan, unavailable, note, hold, context=None) -> CompareReport:
+def _compare_built(opts, plan, unavailable, note, hold, session: Session) -> CompareReport:
     from profiler.analysis.compare import compare_rows
     from profiler.workflows.measure import measure
 
-    interp, target, build_dir, specs, launches, built, not_built, _made = build(opts, info=info, warn=note, context=context, hold=hold)
+    interp, target, build_dir, specs, launches, built, not_built, _made = build(opts, warn=note, session=session, hold=hold)
     from profiler.model.measurement import TimingResult
 
     failures = tuple(TimingResult.failure(spec, (bv.exit_code,) if bv.exit_code is not None else (), f"{bv.error} (what to do: {bv.hint})")
                      for spec, bv in not_built)
     origins = {bv.name: (bv.packed_modules, bv.fallback_modules) for bv in built}
     for bv in built:
-        if bv.failed and warn:
-            warn(f"variant {bv.name} failed: {bv.error}")
+        if bv.failed:
+            session.warn(f"variant {bv.name} failed: {bv.error}")
     mostly_disk = [msg for msg in (module_origin_warning(bv) for bv in built) if msg]
     for msg in mostly_disk:
         note(msg)
@@ -266,16 +259,16 @@ def _compare_built(opts, progress, warn, info, plan, unavailable, note, hold, co
 
         raise TargetFailed("every variant but traditional failed", detail="\n".join(f"{bv.name}: {bv.error}" for _, bv in not_built))
     try:
-        m = measure(specs, plan, reference=REFERENCE, progress=progress, warn=warn, context=context)
+        m = measure(specs, plan, reference=REFERENCE, session=session)
     except Interrupted as exc:  # Ctrl-C: the table of the runs measured so far
         raise exc.showing(report_of) from None
     failed = {r.key for r in m.results if r.failed}
     ok = [s for s in specs if s.key not in failed]
-    counts, skipped = count_all_syscalls(opts, ok, warn=warn, ignore_failure=plan.ignore_failure, context=context)
+    counts, skipped = count_all_syscalls(opts, ok, ignore_failure=plan.ignore_failure, session=session)
     return report_of(m, counts, skipped)
 
 
-def _compare_harness(opts: CompareOptions, progress, warn, info, plan, hold, context=None) -> CompareReport:
+def _compare_harness(opts: CompareOptions, plan, hold, session: Session) -> CompareReport:
     """compare --harness (compose/compare_harness.py): record, build with what the harness
     imported, time the harness per variant, judge how it ended."""
     import tempfile
@@ -292,17 +285,16 @@ def _compare_harness(opts: CompareOptions, progress, warn, info, plan, hold, con
 
     def note(msg: str) -> None:
         unavailable.append(msg)
-        if warn:
-            warn(msg)
+        session.warn(msg)
 
-    interp = interpreter_for(opts.python, context=context)
-    rec = ch.record(interp, opts.target, opts.harness, opts.harness_shell, context=context, info=info)
+    interp = interpreter_for(opts.python, session=session)
+    rec = ch.record(interp, opts.target, opts.harness, opts.harness_shell, session=session)
     ch.check_recording(rec, opts.ignore_failure)
     modules = set(rec.modules)
     if opts.record_with is not None:
-        more = ch.record(interp, opts.target, opts.record_with, opts.harness_shell, context=context, info=info, option="--record-with")
+        more = ch.record(interp, opts.target, opts.record_with, opts.harness_shell, session=session, option="--record-with")
         modules |= more.modules
-    _, target, build_dir, _specs, _, built, not_built, made = build(opts, info=info, warn=note, context=context, hold=hold,
+    _, target, build_dir, _specs, _, built, not_built, made = build(opts, warn=note, session=session, hold=hold,
                                                                  extra_modules=sorted(modules), interp=interp)
     for msg in (msg for msg in (module_origin_warning(bv) for bv in built) if msg):
         note(msg)
@@ -328,10 +320,9 @@ def _compare_harness(opts: CompareOptions, progress, warn, info, plan, hold, con
         for bv in built:
             if bv.name not in timed_keys or not is_packing(bv.name):
                 continue
-            if info:
-                info(f"recording where {bv.name}'s modules come from: the harness once more, untimed")
+            session.info(f"recording where {bv.name}'s modules come from: the harness once more, untimed")
             try:
-                got = ch.origins_run(interp, target, bv, made, rec, opts.harness, words, opts.harness_shell, folder, context=context)
+                got = ch.origins_run(interp, target, bv, made, rec, opts.harness, words, opts.harness_shell, folder, session=session)
             except TargetFailed as exc:
                 note(f"variant {bv.name}: where its modules came from in the harness not recorded: {exc}")
                 continue
@@ -359,7 +350,7 @@ def _compare_harness(opts: CompareOptions, progress, warn, info, plan, hold, con
             )
 
         try:
-            m = measure(specs, plan, reference=REFERENCE, progress=progress, warn=warn, context=context,
+            m = measure(specs, plan, reference=REFERENCE, session=session,
                         executor=HarnessExecutor.factory(counters, seen))
         except Interrupted as exc:
             raise exc.showing(report_of) from None

@@ -34,13 +34,13 @@ import shlex
 import shutil
 import tempfile
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
 from profiler.errors import TargetFailed, ToolFailed, ToolMissing, UsageError
 from profiler.model.compare import HarnessFacts, HarnessOrigins, HarnessVariant, NotPacked
 from profiler.model.target import Target
 from profiler.model.words import TargetKind
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 PLACEHOLDER = "{program}"
 # a harness runs for seconds to minutes: three rounds, no warm-up, unless --runs/--warmup say
@@ -102,8 +102,8 @@ class Recording:
     file_modules: frozenset = frozenset()
 
 
-def record(interp, target: Target, cmd: str, shell: bool, context: RunContext | None = None,
-           info: Callable[[str], None] | None = None, option: str = "--harness") -> Recording:
+def record(interp, target: Target, cmd: str, shell: bool, session: Session,
+           option: str = "--harness") -> Recording:
     """The harness once with the traditional program recording its modules (untimed)."""
     from profiler.capture.harness_runs import read_recorded, run_harness_once, summary_of, write_program
 
@@ -118,16 +118,15 @@ def record(interp, target: Target, cmd: str, shell: bool, context: RunContext | 
         os.makedirs(rec_dir)
         script, counter = write_program(os.path.join(tmp, "traditional"), program_name(target), prefix, (), record_dir=rec_dir)
         argv = harness_argv(cmd, words, shell, script)
-        if info:
-            info(f"recording: {shlex.join(argv)} (the traditional program, untimed)")
+        session.info(f"recording: {shlex.join(argv)} (the traditional program, untimed)")
         processes = None
         try:
             from profiler.capture.harness import capture_processes
 
-            cap = capture_processes(argv, importtime=False, context=context)
+            cap = capture_processes(argv, importtime=False, session=session)
             code, summary, err, processes = cap.returncode, summary_of(cap.stdout, cap.stderr), cap.stderr, len(cap.processes)
         except (ToolMissing, ToolFailed):  # no strace here: the same run, its processes not counted
-            _, end = run_harness_once(argv, dict(os.environ), counter, context=context, what="the harness (recording)")
+            _, end = run_harness_once(argv, dict(os.environ), counter, session=session, what="the harness (recording)")
             code, summary, err = end.exit_code, end.summary, end.stderr_tail
         from profiler.compose.build import FILE_LOADERS
 
@@ -214,7 +213,7 @@ def fallback_reasons(variant: str, made, rec: Recording) -> dict[str, str]:
 
 
 def origins_run(interp, target: Target, bv, made, rec: Recording, cmd: str, words, shell: bool, folder: str,
-                context: RunContext | None = None) -> HarnessOrigins | None:
+                session: Session) -> HarnessOrigins | None:
     """A packing variant's untimed run of the harness, each program process started through
     importprof's module recorder (bootstrap/launch.py with the oxidized_modules hook, a file per
     process at exit): which modules its processes took from the pack and which from files
@@ -236,7 +235,7 @@ def origins_run(interp, target: Target, bv, made, rec: Recording, cmd: str, word
     os.makedirs(rec_dir)
     prefix = bootstrap_argv(bv.argv[0], [] if spec.site else ["-S"], bare, ["oxidized_modules"], {"oxidized_modules_dir": rec_dir})
     script, counter = write_program(os.path.join(folder, bv.name + "-origins"), program_name(target), prefix, tuple(bv.env))
-    _, end = run_harness_once(harness_argv(cmd, words, shell, script), dict(os.environ), counter, context=context,
+    _, end = run_harness_once(harness_argv(cmd, words, shell, script), dict(os.environ), counter, session=session,
                               what=f"the harness with {bv.name} (recording where its modules came from)")
     frozen_set = set(getattr(made.frozen, "modules", ()) or ()) if spec.builder == "frozen" else set()
     packed: set[str] = set()

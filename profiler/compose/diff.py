@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from profiler.errors import GateFailed, UsageError
 from profiler.model.diff_report import DiffReport
-from profiler.runcontext import RunContext, given
+from profiler.session import Phase, Session
 
 
 @dataclass(frozen=True)
@@ -58,22 +58,21 @@ def check_gate(report: DiffReport, opts: DiffOptions) -> None:
         raise GateFailed("; ".join(failures))
 
 
-def diff_live(old, new, progress=None, warn=None, context: RunContext | None = None) -> DiffReport:
+def diff_live(old, new, *, session: Session) -> DiffReport:
     """Two imports captures diffed without saving files by hand (`imports --python A --python B`,
     `imports --vs TARGET`): `old` and `new` are ImportsOptions, captured one after the other;
     the diff reads as `importprof diff OLD.json NEW.json` would."""
-    context = given(context)  # one context for the machine sample, the interpreters and the runs
     from profiler.analysis.diff import diff_reports
     from profiler.compose.diff_spill import ChangeRuns
     from profiler.workflows.imports import imports
 
-    def step(label: str):
-        if progress is None:
-            return None
-        return lambda done, total, current: progress(done, total, f"{label} {current}".strip())
+    def side(label: str):  # each side's progress under its letter (`A 10 runs`)
+        return session.relabelled(lambda phase: Phase.of(phase.done, phase.total, f"{label} {phase.label}".strip()))
 
-    a = imports(old, progress=step("A"), warn=warn, context=context)
-    b = imports(new, progress=step("B"), warn=warn, context=context)
+    with side("A"):
+        a = imports(old, session=session)
+    with side("B"):
+        b = imports(new, session=session)
     return diff_reports(a, b, *_sides(old, new), changes_made=ChangeRuns)
 
 

@@ -25,7 +25,7 @@ from profiler.model.run_options import RunOptions
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
 from profiler.model.words import Role, TargetKind
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -95,10 +95,7 @@ class _Doctor:
     opts: DoctorOptions
     interp: Interpreter
     facts: dict
-    progress: Callable[[int, int, str], None] | None = None
-    warn: Note | None = None
-    info: Note | None = None
-    context: RunContext | None = None
+    session: Session
     warnings: list = field(default_factory=list)
     findings: list = field(default_factory=list)
     checks: list = field(default_factory=list)
@@ -112,14 +109,12 @@ class _Doctor:
     verify_startup_s: float | None = None
 
     def step(self, text: str) -> None:
-        if self.info:
-            self.info(f"doctor: {text}")
+        self.session.info(f"doctor: {text}")
 
     def skipped(self, kinds, exc: Exception) -> None:
         msg = str(exc)
         self.warnings.append(f"{', '.join(kinds)} not checked: {msg}")
-        if self.warn:
-            self.warn(self.warnings[-1])
+        self.session.warn(self.warnings[-1])
         self.checks.extend(Check(k, False, msg) for k in kinds)
 
     def checked(self, check: Check, finding=None) -> None:
@@ -128,20 +123,13 @@ class _Doctor:
             self.findings.append(finding)
 
 
-def doctor(
-    opts: DoctorOptions,
-    progress: Callable[[int, int, str], None] | None = None,
-    warn: Note | None = None,
-    info: Note | None = None,
-    context: RunContext | None = None,
-) -> DoctorReport:
-    context = given(context)  # one context for the machine sample, the interpreters and the runs
+def doctor(opts: DoctorOptions, *, session: Session) -> DoctorReport:
     from profiler.capture.doctor import probe_doctor_facts
     from profiler.capture.interpreter import interpreter_for
 
     validate(opts)
-    interp = interpreter_for(opts.python, "doctor", context=context)
-    st = _Doctor(opts, interp, probe_doctor_facts(interp.path, context=context), progress, warn, info, context)
+    interp = interpreter_for(opts.python, "doctor", session=session)
+    st = _Doctor(opts, interp, probe_doctor_facts(interp.path, session=session), session)
     for stage in STAGES:
         stage(st)
     return _report(st)
@@ -157,9 +145,10 @@ def _phases(st: _Doctor) -> None:
 
     opts = st.opts
     st.step("profiling imports (phases)")
-    st.profile = profile = opts.measured.get("imports") or imports(
-        ImportsOptions(target=opts.target, python=st.interp, runs=opts.runs, warmup=1, phases=True,
-                       ignore_failure=opts.ignore_failure), warn=st.warn, context=st.context)
+    with st.session.quiet(warnings=False):  # its warnings said, its progress not shown
+        st.profile = profile = opts.measured.get("imports") or imports(
+            ImportsOptions(target=opts.target, python=st.interp, runs=opts.runs, warmup=1, phases=True,
+                           ignore_failure=opts.ignore_failure), session=st.session)
     # every module the program imported, as `pack`/`compare` take them: the probe keeps those the
     # path finder loads from files (what a pack holds) and counts the rest as `other`. Not only
     # the modules the phases hook saw read: a program that loads lazily by itself (Mercurial's
@@ -167,7 +156,7 @@ def _phases(st: _Doctor) -> None:
     from_files = list(dict.fromkeys(m.name for m in profile.modules if m.name != "__main__"))
     cost = None
     try:
-        cost = path_import_cost(st.interp.path, _sys_path(st.facts, opts.target), from_files, context=st.context) if from_files else None
+        cost = path_import_cost(st.interp.path, _sys_path(st.facts, opts.target), from_files, session=st.session) if from_files else None
         st.checked(Check("in-memory", True, _reused(opts, "imports")), rules.in_memory_finding(cost))
     except ImportprofError as exc:
         st.skipped(("in-memory",), exc)
@@ -184,7 +173,7 @@ def _module_work(st: _Doctor) -> None:
     st.step("sampling module bodies")
     try:
         costs = statement_costs(st.opts.target, st.interp, runs=st.opts.runs, ignore_failure=st.opts.ignore_failure,
-                                context=st.context)
+                                session=st.session)
         st.findings += rules.module_work_findings(annotate_statements(st.profile, costs).modules)
         st.checks.append(Check("module-work", True, ""))
     except ImportprofError as exc:
@@ -198,7 +187,7 @@ def _site(st: _Doctor) -> None:
 
     st.step("measuring site")
     try:
-        st.site_report = st.opts.measured.get("site") or site(SiteOptions(python=st.interp, runs=st.opts.runs), context=st.context)
+        st.site_report = st.opts.measured.get("site") or site(SiteOptions(python=st.interp, runs=st.opts.runs), session=st.session)
         st.findings += rules.pth_findings(st.site_report)
         st.checks.append(Check("pth-import", True, _reused(st.opts, "site")))
     except ImportprofError as exc:
@@ -214,11 +203,11 @@ def _timing(st: _Doctor) -> None:
 
     opts, frozen_off = st.opts, rules.frozen_off(st.facts)
     st.step("timing the target, a bare start" + (" and -X frozen_modules=on" if frozen_off else ""))
-    target_plan = plan_runs(opts.target, [st.interp], [AS_IS, FROZEN_ON] if frozen_off else [AS_IS], warn=st.warn)
-    bare_plan = plan_runs(BASELINE, [st.interp], [BARE], warn=st.warn)
+    target_plan = plan_runs(opts.target, [st.interp], [AS_IS, FROZEN_ON] if frozen_off else [AS_IS], warn=st.session.warn)
+    bare_plan = plan_runs(BASELINE, [st.interp], [BARE], warn=st.session.warn)
     key = {v: s.key for v, _, s in (*target_plan.runs, *bare_plan.runs)}
     m = measure([*target_plan.specs, *bare_plan.specs], RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure),
-                reference=key[AS_IS], progress=st.progress, warn=st.warn, context=st.context)
+                reference=key[AS_IS], session=st.session)
     st.warnings += list(m.warnings)
     st.machine = m.machine
     st.mean, st.sd, st.cpu = _figures(m, key)
@@ -255,8 +244,9 @@ def _failed_lookups(st: _Doctor) -> None:
 
     t = st.opts.target
     try:
-        tr = st.opts.measured.get("trace") or trace(TraceOptions(target=t, python=st.interp, ignore_failure=st.opts.ignore_failure,
-                                                                 untraced_runs=0), context=st.context)  # counts only
+        with st.session.quiet():  # counts only: its warnings and progress are not doctor's
+            tr = st.opts.measured.get("trace") or trace(TraceOptions(target=t, python=st.interp, ignore_failure=st.opts.ignore_failure,
+                                                                     untraced_runs=0), session=st.session)
         calls = tr.results[0].log.syscalls if tr.results and tr.results[0].log else ()
         st.findings += rules.failed_lookup_findings(calls, _sys_path(st.facts, t))
         st.checks.append(Check("failed-lookups", True, _reused(st.opts, "trace")))
@@ -276,7 +266,7 @@ def _lazy(st: _Doctor) -> None:
     try:
         st.lz = lazy(LazyOptions(target=opts.target, python=st.interp, runs=opts.timing_runs, warmup=1, measure=True,
                                  profile_runs=opts.runs, ignore_failure=opts.ignore_failure, statement_runs=3),
-                     progress=st.progress, warn=st.warn, info=st.info, context=st.context)
+                     session=st.session)
         finding = rules.lazy_finding(st.lz)
         note = "" if finding is not None else (rules.lazy_no_gain(st.lz) or "")
         if st.lz.own_lazy:
@@ -303,8 +293,7 @@ def _cap_and_verify(st: _Doctor) -> None:
         st.step("verifying each fix in a scratch overlay, timed beside the program as is")
         frozen_spread = rules.spread_us(st.sd.get(AS_IS), st.sd.get(FROZEN_ON))
         frozen_how = rules.with_cpu("as is vs -X frozen_modules=on, timed", st.cpu.get(AS_IS), st.cpu.get(FROZEN_ON))
-        st.findings, st.verify_startup_s = _verify(st.opts, st.interp, st.findings, st.lz, st.progress, st.warn, st.info,
-                                                   frozen_spread, frozen_how, context=st.context)
+        st.findings, st.verify_startup_s = _verify(st.opts, st.interp, st.findings, st.lz, frozen_spread, frozen_how, session=st.session)
 
 
 STAGES = (_phases, _module_work, _site, _timing, _failed_lookups, _lazy, _cap_and_verify)
@@ -343,10 +332,10 @@ class _Fixes:
     interp: Interpreter
     scratch: str
     out: list
+    session: Session
     timed: list = field(default_factory=list)
     pairs: dict = field(default_factory=dict)
     as_is_output: object = None
-    context: RunContext | None = None
 
     def add(self, flags: tuple, name: str, python: str | None = None) -> Variant:
         """A run of the target to time (on `python`, a scratch venv's, else the interpreter's),
@@ -361,9 +350,8 @@ class _Fixes:
         return variant
 
 
-def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Note | None, info: Note | None,
-            frozen_spread: int | None = None, frozen_how: str = "as is vs -X frozen_modules=on, timed",
-            context: RunContext | None = None) -> tuple[list, float | None]:
+def _verify(opts: DoctorOptions, interp, findings: list, lz, frozen_spread: int | None = None, frozen_how: str = "as is vs -X frozen_modules=on, timed",
+            *, session: Session) -> tuple[list, float | None]:
     """--verify: each finding's fix applied in a scratch folder (never to the user's files) and
     the start-up timed with and without it, all side by side in one measurement:
 
@@ -380,8 +368,8 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
 
     from profiler.analysis import doctor as rules
 
-    fx = _Fixes(opts, interp, tempfile.mkdtemp(prefix="importprof-doctor-verify-"), list(findings), [(interp, AS_IS)],
-                context=context)
+    fx = _Fixes(opts, interp, tempfile.mkdtemp(prefix="importprof-doctor-verify-"), list(findings), session,
+                [(interp, AS_IS)])
     try:
         for i, f in enumerate(findings):
             if f.kind in _SCRATCH_FIXES:
@@ -391,10 +379,10 @@ def _verify(opts: DoctorOptions, interp, findings: list, lz, progress, warn: Not
             elif f.kind == "frozen-off":
                 fx.out[i] = rules.verified(f, f.cost_us, frozen_how, frozen_spread)
             elif f.kind == "in-memory":
-                fx.out[i] = _verify_in_memory(opts, interp, f, progress, warn, info, context=context)
+                fx.out[i] = _verify_in_memory(opts, interp, f, session=session)
             else:
                 fx.out[i] = rules.verified(f, None, "not verified: no scratch fix for this kind (it depends on where modules are installed)")
-        as_is_s = _time_fixes(fx, progress, warn) if len(fx.timed) > 1 else None
+        as_is_s = _time_fixes(fx) if len(fx.timed) > 1 else None
     finally:
         shutil.rmtree(fx.scratch, ignore_errors=True)
     return fx.out, as_is_s
@@ -405,7 +393,7 @@ def _fix_no_pyc(fx: _Fixes, i: int, f) -> None:
     from profiler.capture.doctor import compile_into_prefix
 
     prefix = os.path.join(fx.scratch, "pycache")
-    rc, tail = compile_into_prefix(fx.interp.path, fx.opts.target.python_argv(), prefix, context=fx.context)
+    rc, tail = compile_into_prefix(fx.interp.path, fx.opts.target.python_argv(), prefix, session=fx.session)
     if rc != 0 and not fx.opts.ignore_failure:
         fx.out[i] = rules.verified(f, None, f"not verified: compiling the .pyc (one run of the target) exited {rc}: {tail}")
         return
@@ -434,8 +422,8 @@ def _fix_site(fx: _Fixes, i: int, f) -> None:
 
     argv = fx.opts.target.python_argv()
     if fx.as_is_output is None:
-        fx.as_is_output = run_output((fx.interp.path, *argv), context=fx.context)
-    flag = next((fl for fl in ("-S", "-I") if run_output((fx.interp.path, fl, *argv), context=fx.context) == fx.as_is_output), None)
+        fx.as_is_output = run_output((fx.interp.path, *argv), session=fx.session)
+    flag = next((fl for fl in ("-S", "-I") if run_output((fx.interp.path, fl, *argv), session=fx.session) == fx.as_is_output), None)
     if flag is None:
         fx.out[i] = rules.verified(f, None, "not verified: with -S and with -I the program's output differs")
         return
@@ -460,7 +448,7 @@ def _lazy_verified(f, lz):
     return rules.verified(f, saved, how, rules.lazy_spread_us(lz) if lz is not None else None)
 
 
-def _time_fixes(fx: _Fixes, progress, warn: Note | None) -> float | None:
+def _time_fixes(fx: _Fixes) -> float | None:
     """Every run with and without a fix in one interleaved measurement; each pair's saving set
     on its finding. Returns the program as is in this run (what the savings are differences from)."""
     from profiler.analysis import doctor as rules
@@ -469,10 +457,10 @@ def _time_fixes(fx: _Fixes, progress, warn: Note | None) -> float | None:
     from profiler.workflows.plan import plan_runs
 
     opts = fx.opts
-    runs = [run for python, v in fx.timed for run in plan_runs(opts.target, [python], [v], warn=warn).runs]
+    runs = [run for python, v in fx.timed for run in plan_runs(opts.target, [python], [v], warn=fx.session.warn).runs]
     key = {v: s.key for v, _, s in runs}
     m = measure([s for _, _, s in runs], RunPlan(runs=opts.timing_runs, warmup=1, ignore_failure=opts.ignore_failure),
-                reference=key[AS_IS], progress=progress, warn=warn, context=fx.context)
+                reference=key[AS_IS], session=fx.session)
     mean, sd, cpu = _figures(m, key)
     for i, (without_fix, with_fix, how) in fx.pairs.items():
         saved = rules.saving_us(mean.get(without_fix), mean.get(with_fix))
@@ -482,7 +470,7 @@ def _time_fixes(fx: _Fixes, progress, warn: Note | None) -> float | None:
     return mean.get(AS_IS)
 
 
-def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | None, info: Note | None, context: RunContext | None = None):
+def _verify_in_memory(opts: DoctorOptions, interp, f, session: Session):
     """The in-memory build (PyOxidizer's importer) timed beside the same launcher with the
     standard path importer (`oxidized`): neither runs site, so the difference is the finding's."""
     from profiler.analysis import doctor as rules
@@ -496,7 +484,7 @@ def _verify_in_memory(opts: DoctorOptions, interp, f, progress, warn: Note | Non
         rep = compare(CompareOptions(target=opts.target, python=interp, runs=opts.timing_runs, min_time_s=0.0,
                                      syscalls="off", variants=("traditional", "oxidized", "in-memory"),
                                      ignore_failure=opts.ignore_failure),
-                      progress=progress, warn=warn, info=info, context=context)
+                      session=session)
     except ImportprofError as exc:
         return rules.verified(f, None, f"not verified: the in-memory build failed: {exc}")
     return rules.in_memory_verified(f, {r.variant: (r.mean, r.stddev) for r in rep.results if not r.failed},

@@ -5,10 +5,10 @@ so both commands say the same thing about the same command."""
 from __future__ import annotations
 
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 
-def harness_view(target: Target, context: RunContext | None = None):
+def harness_view(target: Target, session: Session):
     """(HarnessView or None, warnings). None when the command started no Python process that
     wrote import times, or strace cannot run here (a warning says so: timing needs no strace)."""
     from profiler.errors import BadInput, TargetFailed, ToolFailed, ToolMissing
@@ -16,7 +16,8 @@ def harness_view(target: Target, context: RunContext | None = None):
     from profiler.workflows.imports import ImportsOptions, add_processes, capture_harness_logs, report_from_logs
 
     try:
-        logs, facts, walls, unreached = capture_harness_logs(ImportsOptions(target=target, runs=1, warmup=0), context=context)
+        with session.quiet(warnings=False, notes=False):  # one run, no progress of its own
+            logs, facts, walls, unreached = capture_harness_logs(ImportsOptions(target=target, runs=1, warmup=0), session=session)
     except (ToolMissing, ToolFailed, TargetFailed) as exc:
         return None, [f"no per-process summary: {exc.message}"]
     except BadInput:  # no Python process wrote import time lines: nothing to summarize

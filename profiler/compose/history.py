@@ -2,9 +2,9 @@
 their change points and the modules behind each step.
 
   record_report(report, store_path, cwd) -> int          `check --record`: what check measured
-  record_commits(opts, progress=, warn=) -> RecordSummary `history record --commits A..B`
+  record_commits(opts, session) -> RecordSummary `history record --commits A..B`
   history(opts) -> HistoryReport                           `history`
-  bisect_history(opts, progress=, warn=) -> HistoryReport  `history bisect`
+  bisect_history(opts, session) -> HistoryReport  `history bisect`
   export_history(store, check) -> lines / import_history(store, files) -> (added, known)
 
 Backfilling tests each commit as `bisect` does (a temporary git worktree, the --install steps,
@@ -20,13 +20,13 @@ import os
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Callable, Sequence
+from typing import Sequence
 
 from profiler.errors import BadInput, UsageError
 from profiler.model.check import CheckReport, CheckResult
 from profiler.model.history import FIGURES, HistoryReport, ModuleTimes, StoredRun
 from profiler.compose import bisect
-from profiler.runcontext import RunContext, given
+from profiler.session import Phase, Session
 
 DEFAULT_STORE = os.path.join(".importprof", "history.sqlite")
 
@@ -127,23 +127,21 @@ def error_run(check: str, machine: dict, python: str | None, error: str, *, comm
     )
 
 
-def record_report(report: CheckReport, path: str, cwd: str, context: RunContext | None = None,
-                  warn: Callable[[str], None] | None = None) -> int:
+def record_report(report: CheckReport, path: str, cwd: str, session: Session) -> int:
     """`check --record`: every result of the report added to the store, at the commit checked
     out in `cwd` (marked dirty when tracked files differ from it); the number added."""
     from profiler.capture import git
 
-    head = git.head_of(cwd, context=context)
+    head = git.head_of(cwd, session=session)
     commit = subject = when = None
     dirty = False
     if head is None:
-        if warn:
-            warn(f"{cwd} is not in a git repository: the check runs are recorded without a commit")
+        session.warn(f"{cwd} is not in a git repository: the check runs are recorded without a commit")
     else:
         top, commit, dirty = head
-        when, subject = git.commit_facts(top, [commit], context=context).get(commit, (None, None))
-        if dirty and warn:
-            warn(f"the working tree differs from {commit[:10]}: recorded as that commit, marked dirty")
+        when, subject = git.commit_facts(top, [commit], session=session).get(commit, (None, None))
+        if dirty:
+            session.warn(f"the working tree differs from {commit[:10]}: recorded as that commit, marked dirty")
     runs = [stored_run(r, report.machine, commit=commit, subject=subject, commit_time=when, dirty=dirty)
             for r in report.results]
     with open_store(path, create=True) as store:
@@ -151,7 +149,7 @@ def record_report(report: CheckReport, path: str, cwd: str, context: RunContext 
 
 
 # ---------------------------------------------------------------- backfill
-def resolve_range(repo: str, spec: str, every: int, context: RunContext | None = None) -> list[str]:
+def resolve_range(repo: str, spec: str, every: int, session: Session) -> list[str]:
     """`A..B` → A and the commits after it up to B (first parents), oldest first; with
     `every` N, every Nth of them, the first and the last always kept."""
     from profiler.capture import git
@@ -159,11 +157,11 @@ def resolve_range(repo: str, spec: str, every: int, context: RunContext | None =
     since, dots, until = spec.partition("..")
     if not dots or not since or not until or until.startswith("."):
         raise UsageError(f"--commits {spec!r}: give a range A..B (e.g. v1.0..HEAD)")
-    a = git.resolve_rev(repo, since, context=context)
-    b = git.resolve_rev(repo, until, context=context)
-    if a != b and not git.is_ancestor(repo, a, b, context=context):
+    a = git.resolve_rev(repo, since, session=session)
+    b = git.resolve_rev(repo, until, session=session)
+    if a != b and not git.is_ancestor(repo, a, b, session=session):
         raise BadInput(f"--commits {spec}: {since} is not an ancestor of {until}")
-    commits = [a, *git.first_parent_commits(repo, a, b, context=context)]
+    commits = [a, *git.first_parent_commits(repo, a, b, session=session)]
     if every > 1:
         picked = commits[::every]
         if picked[-1] != commits[-1]:
@@ -172,7 +170,7 @@ def resolve_range(repo: str, spec: str, every: int, context: RunContext | None =
     return commits
 
 
-def _interpreter_version(spec_python: str | None, context: RunContext | None) -> str | None:
+def _interpreter_version(spec_python: str | None, session: Session) -> str | None:
     """The check's interpreter's version, when it resolves here (a venv made by an install
     step does not: then any interpreter's run of a commit counts as recorded)."""
     from profiler.errors import ImportprofError
@@ -180,13 +178,12 @@ def _interpreter_version(spec_python: str | None, context: RunContext | None) ->
     try:
         from profiler.capture.interpreter import interpreter_for
 
-        return interpreter_for(spec_python, context=context).version
+        return interpreter_for(spec_python, session=session).version
     except ImportprofError:
         return None
 
 
-def record_commits(opts: RecordOptions, progress: Callable[[int, int, str], None] | None = None,
-                   warn: Callable[[str], None] | None = None, context: RunContext | None = None) -> RecordSummary:
+def record_commits(opts: RecordOptions, *, session: Session) -> RecordSummary:
     import tempfile
 
     from profiler.capture import git
@@ -194,18 +191,17 @@ def record_commits(opts: RecordOptions, progress: Callable[[int, int, str], None
     from profiler.compose.check import config_path, load_checks, select
     from profiler.workflows.targets import command_lines
 
-    context = given(context)
     installs = command_lines("--install", opts.install)
     config = os.path.abspath(config_path(opts.config))
     spec = select(load_checks(config), [opts.check], config)[0]  # the check exists and its table is valid
     path = store_path(opts.store, config)
-    repo = git.toplevel(os.getcwd(), context=context)
-    commits = resolve_range(repo, opts.commits, opts.every, context=context)
-    facts = git.commit_facts(repo, commits, context=context)
+    repo = git.toplevel(os.getcwd(), session=session)
+    commits = resolve_range(repo, opts.commits, opts.every, session=session)
+    facts = git.commit_facts(repo, commits, session=session)
     summary = RecordSummary(store=path, check=opts.check, commits=commits)
-    machine = read_machine(0.0, context=context)
+    machine = read_machine(0.0, session=session)
     mark = fingerprint(machine)
-    python = _interpreter_version(spec.python, context)
+    python = _interpreter_version(spec.python, session)
     with open_store(path, create=True) as store:
         todo = []
         for c in commits:
@@ -213,9 +209,8 @@ def record_commits(opts: RecordOptions, progress: Callable[[int, int, str], None
         root = tempfile.mkdtemp(prefix="importprof-history-")
         for i, commit in enumerate(todo):
             when, subject = facts.get(commit, (None, None))
-            if progress:
-                progress(i, len(todo), f"{commit[:10]} {subject or ''}".strip())
-            report, why = bisect.check_at_commit(git, repo, commit, installs, opts.check, config, root, context)
+            session.progress(Phase.of(i, len(todo), f"{commit[:10]} {subject or ''}".strip()))
+            report, why = bisect.check_at_commit(git, repo, commit, installs, opts.check, config, root, session)
             if report is None:
                 run = error_run(opts.check, machine, python, why or "could not run", commit=commit, subject=subject,
                                 commit_time=when)
@@ -227,10 +222,9 @@ def record_commits(opts: RecordOptions, progress: Callable[[int, int, str], None
                 run = _same_machine(run, machine)
             store.add(run)
             summary.recorded.append((commit, run.status, run.error))
-            if run.status == "error" and warn:
-                warn(f"{commit[:10]}: could not be measured: {run.error}")
-        if progress:
-            progress(len(todo), len(todo), "")
+            if run.status == "error":
+                session.warn(f"{commit[:10]}: could not be measured: {run.error}")
+        session.progress(Phase(done=len(todo), total=len(todo)))
     return summary
 
 
@@ -241,25 +235,24 @@ def _same_machine(run: StoredRun, machine: dict) -> StoredRun:
 
 
 # ---------------------------------------------------------------- reading
-def _order(context: RunContext | None) -> dict[str, int] | None:
+def _order(session: Session) -> dict[str, int] | None:
     """The repository's commit order when the current folder is in one (else: commit times)."""
     from profiler.capture import git
     from profiler.errors import ImportprofError
 
-    head = git.head_of(os.getcwd(), context=context)
+    head = git.head_of(os.getcwd(), session=session)
     if head is None:
         return None
     try:
-        return git.commit_order(head[0], context=context)
+        return git.commit_order(head[0], session=session)
     except ImportprofError:
         return None
 
 
-def history(opts: HistoryOptions, context: RunContext | None = None) -> HistoryReport:
+def history(opts: HistoryOptions, session: Session) -> HistoryReport:
     from profiler.analysis.history import build_history
     from profiler.capture.machine import read_machine
 
-    context = given(context)
     if opts.figure is not None and opts.figure not in FIGURES:
         raise UsageError(f"unknown --figure {opts.figure!r} (known: {', '.join(FIGURES)})")
     path = store_path(opts.store, opts.config)
@@ -270,13 +263,13 @@ def history(opts: HistoryOptions, context: RunContext | None = None) -> HistoryR
             known = store.checks()
             raise BadInput(f"no run of the check {opts.check!r} in {path}"
                            + (f" (recorded: {', '.join(known)})" if known else " (it is empty)"))
-    series, changes = build_history(runs, figure=opts.figure, order=_order(context))
-    changes = _with_gaps(changes, context)
-    return HistoryReport(machine=read_machine(0.0, context=context), store=path, check=opts.check, figure=opts.figure,
+    series, changes = build_history(runs, figure=opts.figure, order=_order(session))
+    changes = _with_gaps(changes, session)
+    return HistoryReport(machine=read_machine(0.0, session=session), store=path, check=opts.check, figure=opts.figure,
                          runs=total, series=series, change_points=changes)
 
 
-def _with_gaps(changes, context: RunContext | None):
+def _with_gaps(changes, session: Session):
     """Each change point with the number of commits between it and the last recorded commit
     before it (what `history bisect` would narrow), where the repository is at hand."""
     from dataclasses import replace
@@ -284,7 +277,7 @@ def _with_gaps(changes, context: RunContext | None):
     from profiler.capture import git
     from profiler.errors import ImportprofError
 
-    head = git.head_of(os.getcwd(), context=context)
+    head = git.head_of(os.getcwd(), session=session)
     if head is None:
         return changes
     out = []
@@ -292,7 +285,7 @@ def _with_gaps(changes, context: RunContext | None):
         gap = None
         if c.commit and c.previous:
             try:
-                gap = max(0, len(git.first_parent_commits(head[0], c.previous, c.commit, context=context)) - 1)
+                gap = max(0, len(git.first_parent_commits(head[0], c.previous, c.commit, session=session)) - 1)
             except ImportprofError:
                 gap = None
         out.append(replace(c, unrecorded_between=gap))
@@ -300,8 +293,7 @@ def _with_gaps(changes, context: RunContext | None):
 
 
 # ---------------------------------------------------------------- narrowing a change point
-def bisect_history(opts: BisectHistoryOptions, progress: Callable[[int, int, str], None] | None = None,
-                   warn: Callable[[str], None] | None = None, context: RunContext | None = None) -> HistoryReport:
+def bisect_history(opts: BisectHistoryOptions, *, session: Session) -> HistoryReport:
     """Each change point of the check's series on this machine whose commit is not the one
     right after the last recorded commit before it: the commits between them measured by
     halving (each recorded), until the step sits on one commit. Then the history again."""
@@ -314,15 +306,14 @@ def bisect_history(opts: BisectHistoryOptions, progress: Callable[[int, int, str
     from profiler.compose.check import config_path, load_checks, select
     from profiler.workflows.targets import command_lines
 
-    context = given(context)
     installs = command_lines("--install", opts.install)
     config = os.path.abspath(config_path(opts.config))
     select(load_checks(config), [opts.check], config)
     path = store_path(opts.store, config)
-    repo = git.toplevel(os.getcwd(), context=context)
-    wanted = git.resolve_rev(repo, opts.commit, context=context) if opts.commit else None
-    before = history(HistoryOptions(check=opts.check, store=path, config=config), context=context)
-    machine = read_machine(0.0, context=context)
+    repo = git.toplevel(os.getcwd(), session=session)
+    wanted = git.resolve_rev(repo, opts.commit, session=session) if opts.commit else None
+    before = history(HistoryOptions(check=opts.check, store=path, config=config), session=session)
+    machine = read_machine(0.0, session=session)
     mark = fingerprint(machine)
     mine = {s.name for s in before.series if s.machine == mark}
     todo = [c for c in before.change_points if c.series in mine and (wanted is None or c.commit == wanted)]
@@ -333,10 +324,10 @@ def bisect_history(opts: BisectHistoryOptions, progress: Callable[[int, int, str
         for cp in todo:
             if cp.previous is None or cp.commit is None:  # runs recorded outside a repository: nothing to check out
                 continue
-            between = git.first_parent_commits(repo, cp.previous, cp.commit, context=context)[:-1]
+            between = git.first_parent_commits(repo, cp.previous, cp.commit, session=session)[:-1]
             if not between:
                 continue
-            facts = git.commit_facts(repo, between, context=context)
+            facts = git.commit_facts(repo, between, session=session)
             series = next(s for s in before.series if s.name == cp.series)
             figure = series.figure
             lo, hi = -1, len(between)  # between[lo] at the level before (-1: previous), between[hi] after (len: commit)
@@ -346,14 +337,12 @@ def bisect_history(opts: BisectHistoryOptions, progress: Callable[[int, int, str
                 mid = (lo + hi) // 2
                 commit = between[mid]
                 when, subject = facts.get(commit, (None, None))
-                if progress:
-                    progress(done, steps, f"{cp.check}: {commit[:10]} {subject or ''}".strip())
-                report, why = bisect.check_at_commit(git, repo, commit, installs, opts.check, config, root, context)
+                session.progress(Phase.of(done, steps, f"{cp.check}: {commit[:10]} {subject or ''}".strip()))
+                report, why = bisect.check_at_commit(git, repo, commit, installs, opts.check, config, root, session)
                 if report is None:
                     store.add(error_run(opts.check, machine, series.python, why or "could not run", commit=commit,
                                         subject=subject, commit_time=when))
-                    if warn:
-                        warn(f"{commit[:10]}: could not be measured ({why}): counted as after the step")
+                    session.warn(f"{commit[:10]}: could not be measured ({why}): counted as after the step")
                     hi = mid
                 else:
                     run = _same_machine(stored_run(report.results[0], machine, commit=commit, subject=subject,
@@ -365,9 +354,8 @@ def bisect_history(opts: BisectHistoryOptions, progress: Callable[[int, int, str
                     else:
                         lo = mid
                 done += 1
-        if progress:
-            progress(1, 1, "")
-    return history(HistoryOptions(check=opts.check, store=path, config=config), context=context)
+        session.progress(Phase(done=1, total=1))
+    return history(HistoryOptions(check=opts.check, store=path, config=config), session=session)
 
 
 # ---------------------------------------------------------------- export / import

@@ -1,6 +1,6 @@
 """`importprof lazy`: what lazy imports would change for this program, measured.
 
-  lazy(opts, progress=, warn=, info=) -> LazyReport
+  lazy(opts, session) -> LazyReport
 
 1. The eager reference: the target under the bootstrap launcher with the `lazy` hook recording
    only (nothing deferred): its stdout, stderr, exit code and executed modules, after one
@@ -36,7 +36,7 @@ from profiler.model.lazy import LazyReport, LazyRun, MustStayEager, PlainCheck, 
 from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.model.target import Target
 from profiler.model.words import Engine
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 from profiler.model.words import TargetKind
 from profiler.compose.lazy_plain import filter_env, plain_check
 
@@ -94,10 +94,10 @@ def own_roots(target: Target, eager: LazyRun) -> list[str]:
 class _Runner:
     """One lazy/eager run of the program → (output, record); outputs cached by keep set."""
 
-    def __init__(self, opts: LazyOptions, interp, context: RunContext | None = None):
+    def __init__(self, opts: LazyOptions, interp, session: Session):
         self.opts = opts
         self.interp = interp
-        self.context = context  # the invocation's run context: each run's limit, where warnings go
+        self.session = session  # the invocation's session: each run's limit, where warnings go
         self.outputs: dict[frozenset[str], tuple[ProgramOutput, LazyRun | None]] = {}
         self.runs = 0
         self.mask: str | None = None  # analysis.lazy.COMPARISONS key: numbers that change from run to run
@@ -111,7 +111,7 @@ class _Runner:
         out = run_lazy(
             self.interp.path, self.interp.version, target or self.opts.target, lazy=lazy,
             keep=[*self.opts.keep_eager, *keep], only=only, calibrate=calibrate, flags=self.opts.flags,
-            timeout=self.opts.timeout, context=self.context,
+            timeout=self.opts.timeout, session=self.session,
         )
         self.runs += 1
         record = parse_lazy_record(out.record) if out.record else None
@@ -124,7 +124,7 @@ class _Runner:
         return self.outputs[key]
 
 
-def _bisect(runner: _Runner, reference: ProgramOutput, candidates: list[str], note: Note | None):
+def _bisect(runner: _Runner, reference: ProgramOutput, candidates: list[str]):
     """The smallest keep-eager set (None when even all candidates eager differ), runs used."""
     from profiler.analysis.bisect import minimize
     from profiler.analysis.lazy import describe_difference
@@ -135,8 +135,7 @@ def _bisect(runner: _Runner, reference: ProgramOutput, candidates: list[str], no
 
     if not suffices(tuple(candidates)):
         return None, False
-    if note:
-        note(f"the lazy run differs from the eager one: bisecting over {len(candidates)} modules")
+    runner.session.info(f"the lazy run differs from the eager one: bisecting over {len(candidates)} modules")
     res = minimize(candidates, suffices, max_tests=runner.opts.max_bisect_runs)
     return list(res.items), res.complete
 
@@ -147,9 +146,8 @@ class _Lazy:
 
     opts: LazyOptions
     interp: Interpreter
-    context: RunContext
+    session: Session
     runner: _Runner
-    warn: Note | None
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     reference: ProgramOutput | None = None  # the eager reference run's output (masked when it must be)
@@ -165,8 +163,7 @@ class _Lazy:
 
     def warning(self, text: str) -> None:
         self.warnings.append(text)
-        if self.warn:
-            self.warn(text)
+        self.session.warn(text)
 
     def compare_masked(self, how: str) -> None:
         """From now on every run is compared with `how` masked (analysis.lazy.COMPARISONS)."""
@@ -180,28 +177,21 @@ class _Lazy:
                           f"{COMPARISONS[how][1]}")
 
 
-def lazy(
-    opts: LazyOptions,
-    progress: Callable[[int, int, str], None] | None = None,
-    warn: Note | None = None,
-    info: Note | None = None,
-    context: RunContext | None = None,
-) -> LazyReport:
-    context = given(context)  # one context for the machine sample, the interpreters and the runs
+def lazy(opts: LazyOptions, *, session: Session) -> LazyReport:
     from profiler.capture.interpreter import interpreter_for
 
     validate(opts)
-    interp = interpreter_for(opts.python, "lazy", context=context)
-    st = _Lazy(opts, interp, context, _Runner(opts, interp, context), warn)
+    interp = interpreter_for(opts.python, "lazy", session=session)
+    st = _Lazy(opts, interp, session, _Runner(opts, interp, session))
     _eager_reference(st)
-    _keep_eager_set(st, info)
-    plain_check(st, info)
+    _keep_eager_set(st)
+    plain_check(st)
     _verify(st)
-    report = _priced_report(st, info)
+    report = _priced_report(st)
     if not opts.measure:
         return report
-    return _measured(report, opts, interp, st.keep, progress, warn, dict(st.lazy_rec.counts), _calibration(st),
-                     context=context, filter_dir=st.filter_dir)
+    return _measured(report, opts, interp, st.keep, dict(st.lazy_rec.counts), _calibration(st),
+                     session=session, filter_dir=st.filter_dir)
 
 
 def _eager_reference(st: _Lazy) -> None:
@@ -248,14 +238,14 @@ def _blame_the_instrument(st: _Lazy, tail: str) -> None:
 
     t = st.opts.target
     bare = run([st.interp.path, *st.opts.flags, *t.python_argv()], timeout=st.opts.timeout, missing=TargetFailed,
-               what="target", context=st.context)
+               what="target", session=st.session)
     if bare.returncode == 0:
         raise TargetFailed(f"importprof's instrument broke the target: it exits 0 without importprof, "
                            f"{st.reference.exit_code} under importprof lazy's launcher (its eager run, nothing deferred); "
                            f"this is importprof's fault, not the program's: {t.label()}", detail=tail.strip() or None)
 
 
-def _keep_eager_set(st: _Lazy, info: Note | None) -> None:
+def _keep_eager_set(st: _Lazy) -> None:
     """Step 2: the first lazy run; when its output differs, the smallest set of modules that
     must stay eager (delta debugging), each with the difference seen when it alone is lazy."""
     from profiler.analysis.lazy import bisect_candidates, comparison_for, describe_difference
@@ -282,7 +272,7 @@ def _keep_eager_set(st: _Lazy, info: Note | None) -> None:
                 difference = describe_difference(st.reference, first)
     if not difference:
         return
-    found, complete = _bisect(runner, st.reference, candidates, info)
+    found, complete = _bisect(runner, st.reference, candidates)
     if found is None:
         st.explained = True
         st.warning(f"the lazy run differs even with every module eager ({difference}): "
@@ -365,21 +355,22 @@ def _only_timing(st: _Lazy, final: ProgramOutput) -> str | None:
     return None
 
 
-def _priced_report(st: _Lazy, info: Note | None) -> LazyReport:
+def _priced_report(st: _Lazy) -> LazyReport:
     """Step 3: the eager -X importtime profile prices what the lazy run avoided, per module and
     per import statement of the target's own code (the costliest measured alone)."""
     from profiler.analysis.lazy import avoided_modules, stayed_eager, statement_savings, total_self_us
     from profiler.workflows.imports import ImportsOptions, imports
 
     opts, eager_rec, lazy_rec = st.opts, st.eager_rec, st.lazy_rec
-    profile = imports(
-        ImportsOptions(target=opts.target, python=opts.python, runs=opts.profile_runs, warmup=1,
-                       flags=tuple(opts.flags), sites=True, ignore_failure=opts.ignore_failure), context=st.context,
-    )
+    with st.session.quiet():  # the profile's warnings and progress are not lazy's
+        profile = imports(
+            ImportsOptions(target=opts.target, python=opts.python, runs=opts.profile_runs, warmup=1,
+                           flags=tuple(opts.flags), sites=True, ignore_failure=opts.ignore_failure), session=st.session,
+        )
     avoided, avoided_us = avoided_modules(eager_rec, lazy_rec, profile.modules)
     statements = statement_savings(avoided, profile.modules, own_roots(opts.target, eager_rec))
     bisect_runs = max(0, st.runner.runs - 5)  # beyond the three eager, the first lazy and the verification
-    statements = _measure_statements(st.runner, st.reference, eager_rec, statements, st.keep, profile.modules, info)
+    statements = _measure_statements(st.runner, st.reference, eager_rec, statements, st.keep, profile.modules)
     return LazyReport(
         results=(),
         must_stay_eager=tuple(st.must),
@@ -441,7 +432,7 @@ def _source_line(site: str) -> str | None:
     return None
 
 
-def _measure_statements(runner, reference, eager_rec, statements, keep, modules, note):
+def _measure_statements(runner, reference, eager_rec, statements, keep, modules):
     """Each of the costliest statements measured alone: a recorded run in which only that
     statement's imports are lazy (3.15's filter, or the emulation's, on (importer, module)),
     priced at the eager self time of every module that run no longer imports."""
@@ -449,9 +440,9 @@ def _measure_statements(runner, reference, eager_rec, statements, keep, modules,
 
     out = []
     limit = runner.opts.statement_runs
-    if statements and limit and note:
+    if statements and limit:
         n = min(limit, len(statements))
-        note("measuring the costliest import statement alone" if n == 1 else
+        runner.session.info("measuring the costliest import statement alone" if n == 1 else
              f"measuring the {n} costliest import statements one at a time")
     for i, st in enumerate(statements):
         importer = _importer_of(st.site, eager_rec, runner.opts.target)
@@ -474,8 +465,8 @@ def _measure_statements(runner, reference, eager_rec, statements, keep, modules,
     return tuple(measured + [s for s in out if s.saving_us is None] + nothing)
 
 
-def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, warn, counts, calibration,
-              context: RunContext | None = None, filter_dir: str | None = None) -> LazyReport:
+def _measured(report: LazyReport, opts: LazyOptions, interp, keep, counts, calibration,
+              session: Session, filter_dir: str | None = None) -> LazyReport:
     from profiler.analysis.lazy import predict_lazy
     from profiler.capture.lazy import bare_launcher_argv, lazy_argv, lazy_flags
     from profiler.capture.timing import RunPlan
@@ -514,7 +505,7 @@ def _measured(report: LazyReport, opts: LazyOptions, interp, keep, progress, war
         ]
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     try:
-        m = measure(specs, plan, engine=opts.engine, reference="eager", progress=progress, warn=warn, context=context)
+        m = measure(specs, plan, engine=opts.engine, reference="eager", session=session)
     except Interrupted as exc:
         part = exc.partial
         if part is not None:

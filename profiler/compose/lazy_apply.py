@@ -1,7 +1,7 @@
 """`importprof lazy --apply DIR` / `--filter-out FILE`: write what the lazy measurement proved,
 then prove what was written.
 
-  lazy_apply(opts, progress=, warn=, info=) -> LazyApplyReport
+  lazy_apply(opts, session) -> LazyApplyReport
 
 1. Refuse before anything runs: DIR missing, not a folder, inside site-packages or the
    interpreter's stdlib; `--style keyword` where the project's requires-python allows an
@@ -41,11 +41,11 @@ import difflib
 import os
 
 from profiler.compose.lazy_apply_select import _candidates, _compile_check, _deepen, _gather_tree, _lines_by_file, _loaded_files, _select, _untimed
-from profiler.compose.lazy_apply_state import _package_of, _under, ApplyOptions, ApplyState, lower_bound, Note, requires_python
+from profiler.compose.lazy_apply_state import _package_of, _under, ApplyOptions, ApplyState, lower_bound, requires_python
 from profiler.compose.lazy_apply_verify import _proof, _pythons_for, _verification_setup, _write_and_bisect
 from profiler.errors import BadInput, Interrupted, UsageError
 from profiler.model.lazy_apply import Check, FileEdit, LazyApplyReport, StatementVerdict
-from profiler.runcontext import given, RunContext
+from profiler.session import Session
 
 
 def check_directory(directory: str, interp) -> str:
@@ -89,28 +89,29 @@ def validate(opts: ApplyOptions) -> None:
                              "use --style lazy-modules (inert before 3.15)")
 
 
-def lazy_apply(opts: ApplyOptions, progress=None, warn: Note | None = None, info: Note | None = None, context: RunContext | None = None) -> LazyApplyReport:
-    context = given(context)  # one context for the machine sample, the interpreters and the runs
+def lazy_apply(opts: ApplyOptions, *, session: Session) -> LazyApplyReport:
     from profiler.capture.interpreter import interpreter_for
     from profiler.compose.lazy import lazy, validate as validate_lazy
 
     validate(opts)
     validate_lazy(opts.lazy)
-    interp = interpreter_for(opts.lazy.python, "lazy", context=context)
+    interp = interpreter_for(opts.lazy.python, "lazy", session=session)
     if opts.filter_out:
         from profiler import sinks
 
         sinks.check_writable(opts.filter_out)
-        report = lazy(_untimed(opts.lazy), progress=None, warn=warn, info=info, context=context)
+        with session.relabelled(None):  # the measurement's own progress is not shown
+            report = lazy(_untimed(opts.lazy), session=session)
         must = tuple(m.name for m in report.must_stay_eager)
         return _filter_out(opts, interp, report, must, list(report.warnings), [])
-    state = ApplyState(opts, interp, check_directory(opts.directory, interp), context, warn, info)
+    state = ApplyState(opts, interp, check_directory(opts.directory, interp), session)
     try:
         from profiler.compose import lazy_apply_floor as floor
 
-        state.files = _loaded_files(opts, interp, state.directory, context=context)
+        state.files = _loaded_files(opts, interp, state.directory, session=session)
         state.self_us.update(floor.load(state.directory, interp.path, interp.version, state.files))
-        state.report = lazy(_untimed(opts.lazy), progress=None, warn=warn, info=info, context=context)
+        with session.relabelled(None):  # the measurement's own progress is not shown
+            state.report = lazy(_untimed(opts.lazy), session=session)
         state.warnings.extend(state.report.warnings)
         state.must = tuple(m.name for m in state.report.must_stay_eager)
         report = _apply(state)
@@ -152,7 +153,7 @@ def _apply(state: ApplyState) -> LazyApplyReport:
         final = state.edits.edited(_lines_by_file(state.chosen, state.edits), _package_of)
         state.edits.write(final)
         changed = [p for p, data in final.items() if data != state.edits.original[p]]
-        state.notes.extend(state.edits.refresh_bytecode(changed, lambda tag: _pythons_for(state, tag), context=state.context))
+        state.notes.extend(state.edits.refresh_bytecode(changed, lambda tag: _pythons_for(state, tag), session=state.session))
         after = state.edits.snapshot()
     except BaseException:
         state.edits.restore()

@@ -44,7 +44,7 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 BATCH = 400  # files per compiling interpreter (an argument list stays far below ARG_MAX)
 HELD = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
@@ -252,7 +252,7 @@ class TreeFiles:
                     found.append(Cached(name, cfile, hit[0], hit[1], invalidation_mode(hit[0], header)))
         return found, skipped
 
-    def refresh_bytecode(self, paths, pythons_for, context: RunContext | None = None) -> list[str]:
+    def refresh_bytecode(self, paths, pythons_for, session: Session) -> list[str]:
         """Recompile the .pyc of each of `paths` (edited sources, already written) by the
         interpreter of its tag (`pythons_for(tag)`: executables to try, in order); returns the
         notes to show (one line per tag left stale or file left alone)."""
@@ -273,11 +273,11 @@ class TreeFiles:
             entries = [(c.source, os.path.join(tmp, f"{i}.pyc"), c.optimize, c.mode) for i, c in enumerate(items)]
             done = None
             for exe in pythons_for(tag):
-                got = compile_bytecode(exe, tag, entries[:BATCH], context=context)
+                got = compile_bytecode(exe, tag, entries[:BATCH], session=session)
                 if got.tag_ok:
                     done = got
                     for at in range(BATCH, len(entries), BATCH):  # argument lists of a bounded length
-                        more = compile_bytecode(exe, tag, entries[at:at + BATCH], context=context)
+                        more = compile_bytecode(exe, tag, entries[at:at + BATCH], session=session)
                         done = Compiled(exe, True, {**done.failed, **more.failed}, done.error or more.error)
                     break
             if done is None:

@@ -12,7 +12,7 @@ from profiler.compose.lazy_apply_state import _in_dir, _module_of, _package_of, 
 from profiler.compose.lazy_plain import find_315
 from profiler.errors import BadInput
 from profiler.model.lazy_apply import StatementVerdict
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 
 def companions_of(cands: Sequence[Candidate], sources: dict) -> None:
@@ -62,8 +62,7 @@ def _deepen(state: ApplyState) -> None:
     line = (f"the edited program was profiled {MAX_PASSES} times, each pass changing the edit (cap reached): "
             "a second --apply may change more")
     state.notes.append(line)
-    if state.info:
-        state.info(line)
+    state.session.info(line)
 
 
 def _merge_pass(state: ApplyState, found) -> list[int]:
@@ -132,7 +131,7 @@ def _candidates(state: ApplyState) -> None:
     from profiler.compose.lazy_apply_files import TreeFiles
 
     state.cands, _ = _statements_under(state)
-    state.py315 = find_315(state.interp, context=state.context)
+    state.py315 = find_315(state.interp, session=state.session)
     if state.opts.style == "keyword":
         state.compiler = state.py315.path if state.py315 is not None else None
         if state.compiler is None:
@@ -264,7 +263,7 @@ def _compile_check(state: ApplyState) -> None:
         except (SyntaxError, ValueError, SourceError) as exc:
             problem = str(exc)
         if problem is None and state.compiler:
-            problem = compile_with(state.compiler, path, data, context=state.context)
+            problem = compile_with(state.compiler, path, data, session=state.session)
         if problem:
             state.warning(f"{path}: the edited file does not compile ({problem}): left as it is")
             state.chosen = [c for c in state.chosen if c.path != path]
@@ -313,12 +312,12 @@ def _parsed_tree(state: ApplyState) -> tuple[dict, dict]:
     return out, refused
 
 
-def _loaded_files(opts: ApplyOptions, interp, directory: str, context: RunContext | None = None) -> dict[str, str]:
+def _loaded_files(opts: ApplyOptions, interp, directory: str, session: Session) -> dict[str, str]:
     """name -> file of the modules the target loads (one probe run); BadInput when none lies
     under DIR (before the measurement: a wrong folder costs one run, not minutes)."""
     from profiler.capture.lazy_apply import run_probe
 
-    _, probe = run_probe(interp.path, opts.lazy.flags, opts.lazy.target, timeout=opts.lazy.timeout, context=context)
+    _, probe = run_probe(interp.path, opts.lazy.flags, opts.lazy.target, timeout=opts.lazy.timeout, session=session)
     files = {n: f for n, f in (probe or {}).get("modules", ()) if f}
     if probe is not None and not any(_under(os.path.realpath(f), directory) for f in files.values()):
         raise BadInput(f"--apply {opts.directory}: the target imports nothing from this folder "
@@ -341,8 +340,9 @@ def _statements_under(state: ApplyState):
     from profiler.workflows.imports import ImportsOptions, imports
 
     opts, report, directory = state.opts, state.report, state.directory
-    profile = imports(ImportsOptions(target=opts.lazy.target, python=opts.lazy.python, runs=opts.profile_runs,
-                                     warmup=1, flags=tuple(opts.lazy.flags), sites=True), context=state.context)
+    with state.session.quiet():  # the profile's warnings and progress are not --apply's
+        profile = imports(ImportsOptions(target=opts.lazy.target, python=opts.lazy.python, runs=opts.profile_runs,
+                                         warmup=1, flags=tuple(opts.lazy.flags), sites=True), session=state.session)
     _pool_self_times(state, profile.modules)
     self_us = state.self_us
     avoided = [AvoidedModule(a.name, a.cumulative_us) for a in report.avoided]

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Literal, Sequence
 
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 if TYPE_CHECKING:
     from profiler.compose.lazy_apply_files import TreeFiles
@@ -154,9 +154,7 @@ class ApplyState:
     opts: ApplyOptions
     interp: Interpreter
     directory: str  # DIR resolved
-    context: RunContext
-    warn: Note | None = None
-    info: Note | None = None
+    session: Session
     files: dict[str, str] = field(default_factory=dict)  # module name -> file, as the target loads them
     report: LazyReport | None = None  # the lazy measurement
     must: tuple[str, ...] = ()
@@ -186,8 +184,7 @@ class ApplyState:
 
     def warning(self, text: str) -> None:
         self.warnings.append(text)
-        if self.warn:
-            self.warn(text)
+        self.session.warn(text)
 
     def leave_alone(self, path: str, why: str, shown: str | None = None) -> None:
         if self.file_status.get(path, "ok") == "ok":

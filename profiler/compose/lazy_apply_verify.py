@@ -13,15 +13,15 @@ from profiler.compose.lazy_apply_select import _lines_by_file
 from profiler.compose.lazy_apply_state import PLACEHOLDER, ApplyOptions, ApplyState, Job, _package_of, lower_bound, requires_python
 from profiler.errors import BadInput
 from profiler.model.lazy_apply import Check, ProofRow, Side, StatementVerdict
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 
-def find_oldest(directory: str, interp, given, context: RunContext | None = None):
+def find_oldest(directory: str, interp, given, session: Session):
     """`given`: --oldest-python (the Interpreter the command resolved; a spec from a library caller)."""
     from profiler.capture.interpreter import candidates, interpreter_for, resolve_python
 
     if given:
-        return interpreter_for(given, context=context)
+        return interpreter_for(given, session=session)
     spec, _ = requires_python(directory)
     low = lower_bound(spec) if spec else None
     if low is None:
@@ -31,7 +31,7 @@ def find_oldest(directory: str, interp, given, context: RunContext | None = None
     # that runs and is new enough is the oldest the project allows
     for exe in candidates("pyenv"):
         try:
-            found = resolve_python(exe, source="pyenv", context=context)
+            found = resolve_python(exe, source="pyenv", session=session)
         except BadInput:
             continue
         if found.version_tuple[:2] >= floor:
@@ -54,13 +54,13 @@ def _jobs(opts: ApplyOptions, pythons, flags: Sequence[str]) -> list[Job]:
     return jobs
 
 
-def _outputs(jobs: Sequence[Job], timeout, context: RunContext | None = None):
+def _outputs(jobs: Sequence[Job], timeout, session: Session):
     from profiler.capture.lazy_apply import run_fresh
     from profiler.model.lazy import ProgramOutput
 
     out = {}
     for job in jobs:
-        o = run_fresh(job.argv, timeout=timeout, what=job.label, context=context)
+        o = run_fresh(job.argv, timeout=timeout, what=job.label, session=session)
         out[job] = ProgramOutput(o.stdout, o.stderr, o.returncode)
     return out
 
@@ -126,14 +126,14 @@ def _differences(before, after, modes) -> dict:
 def _verification_setup(state: ApplyState) -> None:
     """The interpreters at hand (the --python one, a 3.15, the oldest the project allows), the
     jobs, their outputs before any edit (twice: how each is compared)."""
-    opts, interp, ctx = state.opts, state.interp, state.context
-    oldest = find_oldest(state.directory, interp, opts.oldest_python, context=ctx)
+    opts, interp, ctx = state.opts, state.interp, state.session
+    oldest = find_oldest(state.directory, interp, opts.oldest_python, session=ctx)
     pythons = [interp]
     for p in (state.py315, oldest):
         if p is not None and all(os.path.realpath(p.path) != os.path.realpath(q.path) for q in pythons):
             pythons.append(p)
     jobs = _jobs(opts, pythons, opts.lazy.flags)
-    before = _outputs(jobs, opts.lazy.timeout, context=ctx)
+    before = _outputs(jobs, opts.lazy.timeout, session=ctx)
     usable = []
     for job in jobs:
         if job.python and job.python != interp.path and job.label == opts.lazy.target.label() and before[job].exit_code != 0:
@@ -144,7 +144,7 @@ def _verification_setup(state: ApplyState) -> None:
     state.pythons = pythons
     state.jobs = [j for j in usable if not j.python or any(p.path == j.python for p in pythons)]
     state.before = {j: before[j] for j in state.jobs}
-    state.modes = comparison_modes(state.before, _outputs(state.jobs, opts.lazy.timeout, context=ctx))
+    state.modes = comparison_modes(state.before, _outputs(state.jobs, opts.lazy.timeout, session=ctx))
     for j in state.jobs:
         if state.modes[j] != EXACT:
             state.notes.append(f"{j.label}{' on ' + j.python if j.python else ''}: its output changes from run to run; "
@@ -154,7 +154,7 @@ def _verification_setup(state: ApplyState) -> None:
 def _run_edit(state: ApplyState, chosen) -> dict:
     """The program's outputs with `chosen` applied: differences from before, per job."""
     state.edits.write(state.edits.edited(_lines_by_file(chosen, state.edits), _package_of))
-    got = _outputs(state.jobs, state.opts.lazy.timeout, context=state.context)
+    got = _outputs(state.jobs, state.opts.lazy.timeout, session=state.session)
     return _differences(state.before, got, state.modes)
 
 
@@ -165,8 +165,7 @@ def _write_and_bisect(state: ApplyState) -> None:
     diffs = _run_edit(state, chosen)
     if any(diffs.values()) and chosen:
         bad = next(d for d in diffs.values() if d)
-        if state.info:
-            state.info(f"the edited program differs ({bad}): bisecting over {len(chosen)} statements")
+        state.session.info(f"the edited program differs ({bad}): bisecting over {len(chosen)} statements")
         from profiler.analysis.bisect import minimize
 
         def suffices(taken_back) -> bool:
@@ -257,8 +256,9 @@ def _proof(state: ApplyState, after):
             specs = [CommandSpec(argv=(p.path, *opts.lazy.flags, *t.python_argv()), variant=side, python=p.path,
                                  python_version=p.version, flags=tuple(opts.lazy.flags), target=t.label(),
                                  key=f"{side}:{p.path}", target_kind=t.kind) for p in pythons]
-            m = measure(specs, RunPlan(runs=per_round, warmup=1, min_time_s=0.0), engine=opts.lazy.engine,
-                        machine=machine or None, context=state.context)
+            with state.session.quiet():  # the proof's figures are its report
+                m = measure(specs, RunPlan(runs=per_round, warmup=1, min_time_s=0.0), engine=opts.lazy.engine,
+                            machine=machine or None, session=state.session)
             machine = machine or m.machine
             for r in m.results:
                 side_, path = r.key.split(":", 1)
@@ -279,10 +279,11 @@ def _profile_and_probe(state: ApplyState, p):
     opts, t = state.opts, state.opts.lazy.target
     profile = probe = None
     if p.version_tuple[:2] >= (3, 7):
-        profile = imports(ImportsOptions(target=t, python=p, runs=opts.profile_runs, warmup=1,
-                                         flags=tuple(opts.lazy.flags)), context=state.context)
+        with state.session.quiet():
+            profile = imports(ImportsOptions(target=t, python=p, runs=opts.profile_runs, warmup=1,
+                                             flags=tuple(opts.lazy.flags)), session=state.session)
     if p.version_tuple[:2] >= (3, 8):
-        _, probe = run_probe(p.path, opts.lazy.flags, t, timeout=opts.lazy.timeout, context=state.context)
+        _, probe = run_probe(p.path, opts.lazy.flags, t, timeout=opts.lazy.timeout, session=state.session)
     return profile, probe
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable
 
 from profiler.errors import TargetFailed
 from profiler.model.lazy import MustStayEager, PlainCheck, ProgramOutput
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 if TYPE_CHECKING:
     from profiler.compose.lazy import _Lazy
@@ -30,7 +30,7 @@ HOW = ("the bare interpreter with -X lazy_imports=all and the keep-eager set in 
        "(the module `importprof lazy --filter-out` writes, as sitecustomize.py on PYTHONPATH)")
 
 
-def find_315(interp, context: RunContext | None = None):
+def find_315(interp, session: Session):
     """A Python 3.15+ to prove lazy imports on: the --python one when it is, else pyenv's (its
     version as the interpreter itself reports it, not as its folder is named)."""
     from profiler.capture.interpreter import candidates, resolve_python
@@ -40,7 +40,7 @@ def find_315(interp, context: RunContext | None = None):
         return interp
     for exe in candidates("pyenv", "3.15"):
         try:
-            found = resolve_python(exe, source="pyenv", context=context)
+            found = resolve_python(exe, source="pyenv", session=session)
         except BadInput:
             continue
         if found.version_tuple[:2] >= (3, 15):
@@ -64,7 +64,7 @@ def _crashed(got: ProgramOutput, measured: ProgramOutput) -> bool:
     return got.exit_code != measured.exit_code or (tb in got.stderr and tb not in measured.stderr)
 
 
-def plain_check(st: _Lazy, info: Note | None) -> None:
+def plain_check(st: _Lazy) -> None:
     """`st.plain` (and st.must/st.keep grown by what the bare runs need eager): see the module."""
     import tempfile
 
@@ -76,7 +76,7 @@ def plain_check(st: _Lazy, info: Note | None) -> None:
     opts, t, measured, rec = st.opts, st.opts.target, st.reference, st.eager_rec
     assert t is not None and measured is not None and rec is not None, "plain_check runs after the eager reference"
     real = st.interp.version_tuple[:2] >= (3, 15)
-    py = st.interp if real else find_315(st.interp, context=st.context)
+    py = st.interp if real else find_315(st.interp, session=st.session)
     eager = sorted({*opts.keep_eager, *st.keep})
     if py is None:
         st.plain = PlainCheck(st.interp.path, st.interp.version, 0, False, tuple(eager),
@@ -100,7 +100,7 @@ def plain_check(st: _Lazy, info: Note | None) -> None:
             env.update(filter_env(folder))
             argv = [py.path, "-X", "lazy_imports=all", *opts.flags, *t.python_argv()]
             lazy_runs[0] += 1
-        proc = run(argv, env=env, timeout=opts.timeout, missing=TargetFailed, what="target", context=st.context)
+        proc = run(argv, env=env, timeout=opts.timeout, missing=TargetFailed, what="target", session=st.session)
         return masked(ProgramOutput(proc.stdout, proc.stderr, proc.returncode), st.runner.mask)
 
     ref = [plain(False, ())]  # the bare eager reference (masked once its numbers prove to vary)
@@ -166,11 +166,10 @@ def plain_check(st: _Lazy, info: Note | None) -> None:
         else:  # the modules the program loads on that 3.15 (one probe run under the launcher there)
             from profiler.capture.lazy_apply import run_probe
 
-            _, probe = run_probe(py.path, opts.flags, t, timeout=opts.timeout, context=st.context)
+            _, probe = run_probe(py.path, opts.flags, t, timeout=opts.timeout, session=st.session)
             pool = [n for n, _ in (probe or {}).get("modules", ()) if n != "__main__"]
         pool = list(dict.fromkeys(n for n in pool if n not in kept))
-        if info:
-            info(f"the bare interpreter with the filter differs ({difference}): bisecting over {len(pool)} modules")
+        st.session.info(f"the bare interpreter with the filter differs ({difference}): bisecting over {len(pool)} modules")
         before = lazy_runs[0]
         if judge(plain(True, eager + pool)) is None:
             res = minimize(pool, lambda sub: judge(plain(True, eager + list(sub))) is None,

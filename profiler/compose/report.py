@@ -2,7 +2,7 @@
 other workflows for it) into a page bundle, `importprof.report/1`.
 
 Two ways in:
-  report_live(opts, progress=, warn=) -> PageReport   runs startup, imports (with phases when
+  report_live(opts, session) -> PageReport   runs startup, imports (with phases when
       available), trace (when strace is usable), site and doctor (the findings the page
       shows first; Python targets) through THEIR workflow functions;
   report_from_files(paths) -> PageReport             saved JSON documents of any kind, told
@@ -21,7 +21,7 @@ from profiler.analysis.page import page_data
 from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
 from profiler.model.report import PageReport, kind_of
 from profiler.model.run_options import REQUIRED, RunOptions
-from profiler.runcontext import RunContext, given
+from profiler.session import Phase, Session
 
 if TYPE_CHECKING:
     from profiler.model.report import ColumnTree
@@ -290,7 +290,7 @@ def _records_of(rows) -> list:
 
 
 # ------------------------------------------------------------------ live capture
-def _startup_doc(opts: ReportOptions, progress, warn, made: dict, context: RunContext | None = None):
+def _startup_doc(opts: ReportOptions, made: dict, session: Session):
     from profiler.compose.startup import StartupOptions, startup
 
     sopts = StartupOptions(
@@ -303,10 +303,10 @@ def _startup_doc(opts: ReportOptions, progress, warn, made: dict, context: RunCo
         min_time_s=opts.min_time_s,
         ignore_failure=opts.ignore_failure,
     )
-    return startup(sopts, progress=progress, warn=warn, context=context)
+    return startup(sopts, session=session)
 
 
-def _imports_doc(opts: ReportOptions, progress, warn, made: dict, context: RunContext | None = None):
+def _imports_doc(opts: ReportOptions, made: dict, session: Session):
     from profiler.workflows.imports import ImportsOptions, imports
 
     # the instrumented runs (import phases and import sites): find/read/unmarshal/exec per module and the file:line of
@@ -320,23 +320,23 @@ def _imports_doc(opts: ReportOptions, progress, warn, made: dict, context: RunCo
         sites=opts.target.is_python,
         ignore_failure=opts.ignore_failure,
     )
-    return imports(iopts, progress=progress, warn=warn, context=context)
+    return imports(iopts, session=session)
 
 
-def _trace_doc(opts: ReportOptions, progress, warn, made: dict, context: RunContext | None = None):
+def _trace_doc(opts: ReportOptions, made: dict, session: Session):
     from profiler.workflows.trace import TraceOptions, trace
 
     topts = TraceOptions(target=opts.target, python=opts.python, ignore_failure=opts.ignore_failure)
-    return trace(topts, warn=warn, progress=progress, context=context)
+    return trace(topts, session=session)
 
 
-def _site_doc(opts: ReportOptions, progress, warn, made: dict, context: RunContext | None = None):
+def _site_doc(opts: ReportOptions, made: dict, session: Session):
     from profiler.workflows.site import SiteOptions, site
 
-    return site(SiteOptions(python=opts.python, runs=max(1, min(opts.import_runs, 3))), context=context)
+    return site(SiteOptions(python=opts.python, runs=max(1, min(opts.import_runs, 3))), session=session)
 
 
-def _doctor_doc(opts: ReportOptions, progress, warn, made: dict, context: RunContext | None = None):
+def _doctor_doc(opts: ReportOptions, made: dict, session: Session):
     """`importprof doctor`'s findings (importprof.doctor/1): what slows start-up, priced,
     costliest first; the page shows them at its top."""
     from profiler.compose.doctor import DoctorOptions, doctor
@@ -344,10 +344,11 @@ def _doctor_doc(opts: ReportOptions, progress, warn, made: dict, context: RunCon
     dopts = DoctorOptions(target=opts.target, python=opts.python, runs=max(1, min(opts.import_runs, 3)),
                           measured={k: made[k] for k in ("imports", "site", "trace", "startup") if k in made},
                           ignore_failure=opts.ignore_failure)
-    return doctor(dopts, progress=progress, warn=warn, context=context)
+    with session.quiet(warnings=False, progress=False):  # the page says no doctor notes
+        return doctor(dopts, session=session)
 
 
-def _compare_doc(opts: ReportOptions, progress, warn, made: dict, context: RunContext | None = None):
+def _compare_doc(opts: ReportOptions, made: dict, session: Session):
     from profiler.compose.compare import CompareOptions, compare
 
     copts = CompareOptions(
@@ -358,7 +359,8 @@ def _compare_doc(opts: ReportOptions, progress, warn, made: dict, context: RunCo
         min_time_s=opts.min_time_s,
         ignore_failure=opts.ignore_failure,
     )
-    return compare(copts, progress=progress, warn=warn, context=context)
+    with session.quiet(warnings=False, progress=False):  # nor compare's
+        return compare(copts, session=session)
 
 
 _CAPTURE = {
@@ -371,17 +373,11 @@ _CAPTURE = {
 }
 
 
-def _part_progress(progress, part: str):
+def _part_progress(session: Session, part: str):
     """The part's own progress, labelled with the part (`report: imports: run 2`); the part's
     start is said before its workflow reports anything (site and a compare build report none)."""
-    if progress is None:
-        return None
-    progress(0, 0, part)
-
-    def update(done: int, total: int, current: str = "") -> None:
-        progress(done, total, f"{part}: {current}" if current else part)
-
-    return update
+    session.progress(Phase(part))
+    return session.relabelled(lambda phase: Phase(part, phase.label, phase.done, phase.total))
 
 
 def _part_unavailable(part: str, interp) -> str | None:
@@ -394,29 +390,23 @@ def _part_unavailable(part: str, interp) -> str | None:
     return None if reason is None else f"{interp.path} ({interp.version}): {reason}"
 
 
-def report_live(
-    opts: ReportOptions,
-    progress: Callable[[int, int, str], None] | None = None,
-    warn: Callable[[str], None] | None = None,
-    context: RunContext | None = None,
-) -> PageReport:
+def report_live(opts: ReportOptions, *, session: Session) -> PageReport:
     """Run every part through its own workflow. A part whose workflow is not installed, or
     whose tool is missing or denied (strace), is skipped with the reason; a failing target
     stops everything (exit 3), as each command would."""
     from profiler.capture.interpreter import interpreter_for
-    context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
 
     unknown = [p for p in opts.skip if p not in PARTS]
     if unknown:
         raise UsageError(f"unknown part {unknown[0]!r} for --skip (choose from: {', '.join(PARTS)})")
     included = list(opts.included) if opts.included is not None else load_documents(opts.include) if opts.include else []
-    interp = interpreter_for(opts.python, context=context) if opts.target.is_python or opts.python else None
+    interp = interpreter_for(opts.python, session=session) if opts.target.is_python or opts.python else None
     if interp is not None:  # each part is handed the interpreter, not the spec: one probe for the page
         from dataclasses import replace
 
         opts = replace(opts, python=interp)
-    start_sample(context)  # the machine's load is read over the parts' runs, not waited for before them
+    start_sample(session)  # the machine's load is read over the parts' runs, not waited for before them
     docs: list[tuple[str, dict]] = []
     skipped: list[dict] = []
     made: dict = {}  # the parts' reports: doctor reads what the others measured, never again
@@ -432,24 +422,23 @@ def report_live(
         why_not = _part_unavailable(part, interp)
         if why_not:  # this interpreter cannot serve the part: the others still make the page
             skipped.append({"part": part, "reason": why_not})
-            if warn:
-                warn(f"report: {part} skipped: {why_not}")
+            session.warn(f"report: {part} skipped: {why_not}")
             continue
         try:
-            made[part] = _CAPTURE[part](opts, _part_progress(progress, part), warn, made, context=context)
+            with _part_progress(session, part):
+                made[part] = _CAPTURE[part](opts, made, session=session)
             doc = made[part].to_dict()
         except (ToolMissing, ToolFailed) as exc:
             if part == "startup":
                 raise
             skipped.append({"part": part, "reason": exc.message})
-            if warn:
-                warn(f"report: {part} skipped: {exc.message}")
+            session.warn(f"report: {part} skipped: {exc.message}")
             continue
         doc = dict(doc)
         if not doc.get("machine"):
-            doc["machine"] = read_machine(context=context)
+            doc["machine"] = read_machine(session=session)
         docs.append(("this run", doc))
-    machine = read_machine(context=context)
+    machine = read_machine(session=session)
     docs.extend(included)
     from profiler.analysis.page import interpreter_facts
 

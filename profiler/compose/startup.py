@@ -4,7 +4,7 @@ capture → analysis for this command). Timing itself goes through `workflows.me
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from profiler.errors import UsageError
 from profiler.model.measurement import CommandSpec, StartupReport, TimingResult
@@ -13,7 +13,7 @@ from profiler.model.target import Target
 from profiler.model.variant import DEFAULT_STARTUP_VARIANTS
 from profiler.model.words import Engine, Metric, Role
 from profiler.workflows.plan import BASELINE
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -39,11 +39,8 @@ class StartupOptions(RunOptions):
 
 def startup(
     opts: StartupOptions,
-    progress: Callable[[int, int, str], None] | None = None,
-    warn: Callable[[str], None] | None = None,
-    context: RunContext | None = None,
+    *, session: Session,
 ) -> StartupReport:
-    context = given(context)  # one context for the machine sample, the interpreters and the runs
     from profiler.capture.interpreter import resolve_pythons
     from profiler.capture.timing import RunPlan
     from profiler.errors import Interrupted
@@ -55,18 +52,18 @@ def startup(
     from profiler.workflows.plan import plan_runs
 
     if opts.versus:
-        return _startup_versus(opts, progress, warn, context=context)
+        return _startup_versus(opts, session=session)
     plan = RunPlan(runs=opts.runs, warmup=opts.warmup, min_time_s=opts.min_time_s, ignore_failure=opts.ignore_failure)
     # pyenv:3.12, pyenv:*, all ... each interpreter once (capture/interpreter.py)
-    interps = resolve_pythons(list(opts.pythons) or [None], warn=warn, context=context) if opts.target.is_python else []
+    interps = resolve_pythons(list(opts.pythons) or [None], warn=session.warn, session=session) if opts.target.is_python else []
     # the variants, --import and --reference checked, then no-site's paths found (runs the target)
     runs = plan_runs(opts.target, interps, opts.variants, opts.flags, default=DEFAULT_STARTUP_VARIANTS,
-                     imports=opts.imports, reference=opts.reference, site_paths=partial(no_site_env, context=context, ignore_failure=opts.ignore_failure), warn=warn)
+                     imports=opts.imports, reference=opts.reference, site_paths=partial(no_site_env, session=session, ignore_failure=opts.ignore_failure), warn=session.warn)
     specs = list(runs.specs)
     if Metric.INSTRUCTIONS in opts.metrics:
         from profiler.capture.instructions import pick_method
 
-        pick_method(context=context)  # fail before measuring for minutes
+        pick_method(session=session)  # fail before measuring for minutes
 
     def report_of(m, notes=(), harness=None) -> StartupReport:
         return StartupReport(
@@ -76,7 +73,7 @@ def startup(
         )
 
     try:
-        m = measure(specs, plan, engine=opts.engine, reference=opts.reference, progress=progress, warn=warn, context=context)
+        m = measure(specs, plan, engine=opts.engine, reference=opts.reference, session=session)
     except Interrupted as exc:
         raise exc.showing(report_of) from None
     if len(interps) > 1 and len({s.variant for s in specs}) > 1 and not opts.reference:
@@ -89,7 +86,7 @@ def startup(
         ok = [s for s in specs if s.key not in failed]
         from profiler.analysis.statistics import median
 
-        counts = measure_instructions(ok, max(1, opts.instruction_runs), context=context)
+        counts = measure_instructions(ok, max(1, opts.instruction_runs), session=session)
         m = replace(m, results=tuple(
             replace(r, instructions=int(median(counts[r.key])), instructions_runs=tuple(counts[r.key])) if counts.get(r.key) else r
             for r in results))
@@ -101,15 +98,14 @@ def startup(
     if not opts.target.is_python:
         from profiler.compose.harness import harness_view
 
-        harness, harness_warnings = harness_view(opts.target, context=context)
+        harness, harness_warnings = harness_view(opts.target, session=session)
         for w in harness_warnings:
-            if warn:
-                warn(w)
+            session.warn(w)
         m = replace(m, warnings=(*m.warnings, *harness_warnings))
-    return report_of(m, [*runs.left_out, *runs.site_path_notes, *startup_site_notes(m.results, context=context)], harness)
+    return report_of(m, [*runs.left_out, *runs.site_path_notes, *startup_site_notes(m.results, session=session)], harness)
 
 
-def _startup_versus(opts: StartupOptions, progress, warn, context: RunContext | None = None) -> StartupReport:
+def _startup_versus(opts: StartupOptions, session: Session) -> StartupReport:
     """Two or more targets (before/after a change, two venvs' console scripts) in one
     interleaved run, as `hyperfine CMD1 CMD2`: the main target's rows first (the reference),
     each --vs target's after, every row's key naming its target."""
@@ -129,10 +125,10 @@ def _startup_versus(opts: StartupOptions, progress, warn, context: RunContext | 
     unavailable: list[str] = []
     for target, python in [(opts.target, None), *opts.versus]:
         pythons = [python] if python else (list(opts.pythons) or [None])
-        interps = resolve_pythons(pythons, warn=warn, context=context) if target.is_python else []
+        interps = resolve_pythons(pythons, warn=session.warn, session=session) if target.is_python else []
         # A/B is about the targets: one variant unless asked; a `-- COMMAND` target runs as is
         asked = (opts.variants, opts.flags) if target.is_python else ((), ())
-        runs = plan_runs(target, interps, *asked, site_paths=partial(no_site_env, context=context, ignore_failure=opts.ignore_failure), warn=warn)
+        runs = plan_runs(target, interps, *asked, site_paths=partial(no_site_env, session=session, ignore_failure=opts.ignore_failure), warn=session.warn)
         unavailable += runs.left_out
         label = _short(target.label())
         specs += [replace(s, key=f"{s.key} · {label}" if s.key != "command" else label) for s in runs.specs]
@@ -145,7 +141,7 @@ def _startup_versus(opts: StartupOptions, progress, warn, context: RunContext | 
                              warnings=m.warnings, notes=tuple(unavailable), engine=opts.engine, interrupted=m.interrupted)
 
     try:
-        m = measure(specs, plan, engine=opts.engine, reference=opts.reference, progress=progress, warn=warn, context=context)
+        m = measure(specs, plan, engine=opts.engine, reference=opts.reference, session=session)
     except Interrupted as exc:
         raise exc.showing(report_of) from None
     return report_of(m)

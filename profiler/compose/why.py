@@ -1,20 +1,20 @@
 """`importprof why MODULE`: the import chain(s) from the entry point to MODULE, each hop with
 its cost, from a fresh capture or a saved report.
 
-  why(opts, progress=, warn=) -> WhyReport
+  why(opts, session) -> WhyReport
   why_from_report(report, module) -> WhyReport     (pure)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from profiler.errors import GateFailed, UsageError
 from profiler.model.imports_report import ImportsReport
 from profiler.model.why_report import WhyReport
 from profiler.model.run_options import REQUIRED, RunOptions
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 
 if TYPE_CHECKING:
     from profiler.model.log_source import LogSource
@@ -52,13 +52,7 @@ def why_from_report(report: ImportsReport, module: str, importers: Sequence[str]
     )
 
 
-def why(
-    opts: WhyOptions,
-    progress: Callable[[int, int, str], None] | None = None,
-    warn: Callable[[str], None] | None = None,
-    context: RunContext | None = None,
-) -> WhyReport:
-    context = given(context)  # one context for the machine sample, the interpreters and the runs
+def why(opts: WhyOptions, *, session: Session) -> WhyReport:
     from profiler.workflows.imports import ImportsOptions, imports
 
     if not opts.module or any(c.isspace() for c in opts.module):
@@ -80,12 +74,11 @@ def why(
                 ignore_failure=opts.ignore_failure,
                 statements=opts.statements,
             ),
-            progress=progress,
-            warn=warn, context=context,
+            session=session,
         )
     importers = None
     if opts.all:
-        importers = importers_of(opts, opts.module, context=context)
+        importers = importers_of(opts, opts.module, session=session)
     answer = why_from_report(report, opts.module, importers, chains)
     if not answer.chains:
         where = report.target or "the log"
@@ -119,14 +112,14 @@ def _saved_report_chains(path: str, module: str) -> tuple[ImportsReport, tuple |
     return report, by_process.chains()
 
 
-def importers_of(opts: WhyOptions, module: str, context: RunContext | None = None) -> list[str]:
+def importers_of(opts: WhyOptions, module: str, session: Session) -> list[str]:
     """Every module of the target with an import statement of MODULE (in the order first seen),
     from one run under the phases hook recording builtins.__import__ (cached imports too)."""
     from profiler.capture.interpreter import interpreter_for
     from profiler.capture.phases import run_instrumented
 
-    interp = interpreter_for(opts.python, "why", context=context)
-    run = run_instrumented(interp.path, (), opts.target, ("phases",), importers=True, ignore_failure=opts.ignore_failure, context=context)
+    interp = interpreter_for(opts.python, "why", session=session)
+    run = run_instrumented(interp.path, (), opts.target, ("phases",), importers=True, ignore_failure=opts.ignore_failure, session=session)
     out = []
     for line in run.importers.splitlines():
         importer, _, name = line.partition(" ")

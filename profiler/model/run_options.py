@@ -39,7 +39,7 @@ class RunOptions:
     warmup: int | None = None  # runs before them, not measured
     flags: Sequence[str] = ()  # the interpreter's own flags (-X dev, -I ...)
     ignore_failure: bool = False  # a non-zero exit is the program's own business (a red test suite, a linter)
-    timeout: float | None = None  # one run's limit in seconds (None: the run context's, --timeout)
+    timeout: float | None = None  # one run's limit in seconds (None: the session's, --timeout)
 
     DEFAULTS: ClassVar[Mapping[str, object]] = {}
     NOT_TAKEN: ClassVar[tuple[str, ...]] = ()

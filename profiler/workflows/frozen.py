@@ -13,15 +13,15 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import replace
-from typing import Callable, Sequence
+from typing import Sequence
 
 from profiler.model.interpreter import Interpreter, require
 from profiler.model.packing import FrozenReport, PackPlan, Unpacked
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 
 def build_frozen(interp: Interpreter, pack_plan: PackPlan, folder: str,
-                 info: Callable[[str], None] | None = None, context: RunContext | None = None,
+                 *, session: Session,
                  imported: Sequence[str] = ()) -> FrozenReport:
     """`imported`: the recording run's modules in the order it imported them; those come first
     in the frozen table (analysis/packing.py: startup_first)."""
@@ -33,19 +33,18 @@ def build_frozen(interp: Interpreter, pack_plan: PackPlan, folder: str,
     require(interp, "frozen", for_what="variant frozen")
     plan = plan_frozen_units(pack_plan, read_source)
     plan = replace(plan, modules=startup_first(plan.modules, imported))
-    obj = cap.launcher_object(interp, info=info, context=context)
+    obj = cap.launcher_object(interp, session=session)
     os.makedirs(folder, exist_ok=True)
     exe = os.path.join(folder, cap.EXE_NAME)
-    if info:
-        info(f"freezing {len(plan.modules)} modules")
+    session.info(f"freezing {len(plan.modules)} modules")
     with tempfile.TemporaryDirectory(prefix="importprof-frozen-") as tmp:
         blob = os.path.join(tmp, "frozen-modules.bin")
-        packed = cap.pack_modules(interp, plan.modules, blob, context=context)
+        packed = cap.pack_modules(interp, plan.modules, blob, session=session)
         if packed.failed:  # a source that does not compile here: left out (the packer did), listed
             failed = tuple(Unpacked(n, r) for n, r in packed.failed)
             plan = replace(plan, modules=tuple(m for m in plan.modules if m.name in set(packed.modules)),
                            not_frozen=tuple(sorted(plan.not_frozen + failed, key=lambda u: u.name)))
-        size = cap.link(interp, obj, blob, exe, context=context)
+        size = cap.link(interp, obj, blob, exe, session=session)
     return FrozenReport(
         executable=exe,
         modules=tuple(sorted(packed.modules)),  # by name, as reported before the table was ordered

@@ -2,8 +2,8 @@
 aggregate over runs, optionally group: the only place chaining capture → parse → analysis.
 
 Entry points (also for other features):
-  imports(opts, progress=, warn=) -> ImportsReport
-  capture_logs(opts, interp, progress=) -> list[ParsedLog]       (warm-up + runs, parsed)
+  imports(opts, session) -> ImportsReport
+  capture_logs(opts, interp, session) -> list[ParsedLog]       (warm-up + runs, parsed)
   report_from_logs(logs, machine=, python=, ...) -> ImportsReport (pure aggregation)
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from profiler.errors import BadInput, GateFailed, UsageError
 from profiler.model.import_tree import ParsedLog
@@ -21,7 +21,7 @@ from profiler.model.interpreter import Interpreter
 from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.model.words import Group, Headers, TargetKind
 from profiler.workflows.targets import check_exit
-from profiler.runcontext import RunContext, given
+from profiler.session import Phase, Session
 
 if TYPE_CHECKING:
     from profiler.model.log_source import LogSource
@@ -94,8 +94,7 @@ def read_log(source: LogSource) -> str:
 def capture_logs(
     opts: ImportsOptions,
     interp: Interpreter | None,
-    progress: Callable[[int, int, str], None] | None = None,
-    exits: list[int] | None = None, context: RunContext | None = None,
+    exits: list[int] | None = None, *, session: Session,
 ) -> list[ParsedLog]:
     """Warm-up + measured runs of the target, each parsed; a failing target raises
     TargetFailed with the program's own stderr (import rows removed) as detail."""
@@ -105,22 +104,19 @@ def capture_logs(
 
     total = opts.warmup + opts.runs
     logs: list[ParsedLog] = []
-    if progress:  # the phase, said once (a log gets this line, a terminal the bar)
-        progress(0, 0, _runs_phase(opts.runs, opts.warmup))
+    session.progress(Phase(_runs_phase(opts.runs, opts.warmup)))
     for i in range(total):
-        if progress:
-            progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
-        cap = capture_importtime(opts.target, interp, flags=opts.flags, level=opts.level, context=context)
+        session.progress(Phase("warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}", done=i, total=total))
+        cap = capture_importtime(opts.target, interp, flags=opts.flags, level=opts.level, session=session)
         check_exit(cap.returncode, _program_stderr(cap.stderr), opts.target.label(), ignore_failure=opts.ignore_failure)
         if i + 1 == max(opts.warmup, 1):  # the machine's load, read over the warm-up (no wait)
-            read_machine(context=context)
+            read_machine(session=session)
         if i < opts.warmup:
             continue
         if exits is not None:
             exits.append(cap.returncode)
         logs.append(parse_importtime(cap.stderr, source=f"run {len(logs) + 1}"))
-    if progress:
-        progress(total, total, "")
+    session.progress(Phase(done=total, total=total))
     return logs
 
 
@@ -137,8 +133,7 @@ def _python_parent(rec, number: dict, by_index: dict) -> int | None:
 
 def capture_harness_logs(
     opts: ImportsOptions,
-    progress: Callable[[int, int, str], None] | None = None,
-    exits: list[int] | None = None, context: RunContext | None = None,
+    exits: list[int] | None = None, *, session: Session,
 ) -> tuple[list[ParsedLog], list[list], list[float], list[dict]]:
     """`-- COMMAND`: warm-up + runs under the harness capture (strace -f,
     capture/harness.py), which knows every process the command started and the `import time:`
@@ -161,15 +156,13 @@ def capture_harness_logs(
     facts: list[list] = []
     walls: list[float] = []
     unreached: list[dict] = []
-    if progress:  # the phase, said once (a log gets this line, a terminal the bar)
-        progress(0, 0, _runs_phase(opts.runs, opts.warmup))
+    session.progress(Phase(_runs_phase(opts.runs, opts.warmup)))
     for i in range(total):
-        if progress:
-            progress(i, total, "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}")
-        cap = capture_processes(argv, importtime=True, context=context)
+        session.progress(Phase("warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}", done=i, total=total))
+        cap = capture_processes(argv, importtime=True, session=session)
         check_exit(cap.returncode, _program_stderr(cap.stderr), opts.target.label(), ignore_failure=opts.ignore_failure)
         if i + 1 == max(opts.warmup, 1):  # the machine's load, read over the warm-up (no wait)
-            read_machine(context=context)
+            read_machine(session=session)
         if i < opts.warmup:
             continue
         if exits is not None:
@@ -197,8 +190,7 @@ def capture_harness_logs(
         facts.append([ProcessRun(rec.argv, rec.executable, _python_parent(rec, number, by_index), rec.wall_s) for rec in kept])
         logs.append(Log(tuple(procs), (), tuple(warnings)))
         walls.append(cap.wall_s)
-    if progress:
-        progress(total, total, "")
+    session.progress(Phase(done=total, total=total))
     return logs, facts, walls, unreached
 
 
@@ -228,7 +220,7 @@ def add_processes(report: ImportsReport, facts: Sequence[Sequence] = (), walls: 
     return replace(report, per_process=per, summed=sum_modules(report.modules), harness=headline, warnings=warnings)
 
 
-def import_outcomes(opts: ImportsOptions, interp: Interpreter | None, context: RunContext | None = None) -> list[tuple[str, bool]]:
+def import_outcomes(opts: ImportsOptions, interp: Interpreter | None, session: Session) -> list[tuple[str, bool]]:
     """(name, failed) per import of one run of a Python target under the `phases` hook, in
     start order. `-X importtime` prints a failed import (`nt`, `winreg`, a module not
     installed, a module whose body raised) exactly like a loaded one, so failures are read from
@@ -238,7 +230,7 @@ def import_outcomes(opts: ImportsOptions, interp: Interpreter | None, context: R
     from profiler.parse.phases import parse_phase_records
 
     assert interp is not None
-    run = run_instrumented(interp.path, opts.flags, opts.target, ("phases",), ignore_failure=True, split=False, context=context)
+    run = run_instrumented(interp.path, opts.flags, opts.target, ("phases",), ignore_failure=True, split=False, session=session)
     return [(m.name, m.failed) for m in sorted(parse_phase_records(run.phases), key=lambda m: m.index)]
 
 
@@ -336,7 +328,7 @@ def _report(
     )
 
 
-def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cwd: str | None = None, extra_path: str | None = None, context: RunContext | None = None) -> ImportsReport:
+def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cwd: str | None = None, extra_path: str | None = None, *, session: Session) -> ImportsReport:
     from profiler.analysis.imports_marks import annotate_modules
     from profiler.analysis.imports_views import extra_of, group_modules, package_of, unless_failed
 
@@ -346,18 +338,13 @@ def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cw
         raise UsageError(f"--group {group} needs --python (to know where modules come from)")
     from profiler.capture.importtime import probe_module_origins
 
-    facts = probe_module_origins(interp, [m.name for m in report.modules], extra_path=extra_path, cwd=cwd, context=context)
+    facts = probe_module_origins(interp, [m.name for m in report.modules], extra_path=extra_path, cwd=cwd, session=session)
     modules = annotate_modules(report.modules, facts)
     return replace(report, modules=modules, group_by=group, groups=group_modules(modules, unless_failed(extra_of(group))))
 
 
-def imports(
-    opts: ImportsOptions,
-    progress: Callable[[int, int, str], None] | None = None,
-    warn: Callable[[str], None] | None = None, context: RunContext | None = None,
-) -> ImportsReport:
+def imports(opts: ImportsOptions, *, session: Session) -> ImportsReport:
     from profiler.capture.interpreter import interpreter_for
-    context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
 
     validate(opts)
@@ -369,34 +356,33 @@ def imports(
     exits: list[int] = []  # the measured runs' exit codes (non-zero only with --ignore-failure)
     if opts.log is not None:
         if opts.python:
-            interp = interpreter_for(opts.python, context=context)
+            interp = interpreter_for(opts.python, session=session)
         aggregated = aggregate_log(opts.log, opts.headers)
         source, target = "log", None
     else:
-        start_sample(context)  # the CPU share other work used, read over the warm-up
+        start_sample(session)  # the CPU share other work used, read over the warm-up
         if opts.target.is_python or opts.python:
             # one line for an interpreter without -X importtime (2.7, 3.6)
-            interp = interpreter_for(opts.python, "imports" if opts.target.is_python else None, context=context)
+            interp = interpreter_for(opts.python, "imports" if opts.target.is_python else None, session=session)
         outcomes = None
         if opts.target.is_python and opts.warmup >= 1:  # the first warm-up run tells failed imports
-            outcomes = import_outcomes(opts, interp, context=context)
-            logs = capture_logs(replace(opts, warmup=opts.warmup - 1), interp, progress, exits, context=context)
+            outcomes = import_outcomes(opts, interp, session=session)
+            logs = capture_logs(replace(opts, warmup=opts.warmup - 1), interp, exits, session=session)
         elif opts.target.is_python:
-            logs = capture_logs(opts, interp, progress, exits, context=context)
-            outcomes = import_outcomes(opts, interp, context=context)
+            logs = capture_logs(opts, interp, exits, session=session)
+            outcomes = import_outcomes(opts, interp, session=session)
         else:
             from profiler.errors import ToolFailed, ToolMissing
 
             try:
-                logs, facts, walls, unreached = capture_harness_logs(opts, progress, exits, context=context)
+                logs, facts, walls, unreached = capture_harness_logs(opts, exits, session=session)
             except (ToolMissing, ToolFailed) as exc:  # no strace, or ptrace denied: stderr only
-                if warn:
-                    warn(f"{exc}; reading the command's stderr instead (no argv, parent or wall time per process, "
-                         "and children whose stderr is captured or discarded are missed)")
+                session.warn(f"{exc}; reading the command's stderr instead (no argv, parent or wall time per process, "
+                     "and children whose stderr is captured or discarded are missed)")
                 exits.clear()
-                logs = capture_logs(opts, interp, progress, exits, context=context)
+                logs = capture_logs(opts, interp, exits, session=session)
         source, target = "capture", opts.target.label()
-    machine = read_machine(0.0, context=context) if opts.log is not None else read_machine(context=context)  # a saved log times nothing
+    machine = read_machine(0.0, session=session) if opts.log is not None else read_machine(session=session)  # a saved log times nothing
     if opts.log is None:
         from profiler.analysis.imports_aggregate import aggregate_logs
 
@@ -417,36 +403,34 @@ def imports(
         from profiler.workflows.targets import exits_note
 
         report = replace(report, warnings=(*report.warnings, exits_note(exits)))
-        if warn:  # said by every command that runs imports (why, report...), once (warn dedups)
-            warn(exits_note(exits))
+        session.warn(exits_note(exits))
     if outcomes:
         from profiler.analysis.imports_marks import mark_failed
 
         report = replace(report, modules=mark_failed(report.modules, outcomes))
     if opts.group:
         extra_path = opts.target.first_path(os.getcwd()) if opts.target.kind == TargetKind.SCRIPT else None
-        report = add_groups(report, opts.group, interp, extra_path=extra_path, context=context)
+        report = add_groups(report, opts.group, interp, extra_path=extra_path, session=session)
     if opts.metrics and _counts_instructions(opts.metrics):
-        report = replace(report, instructions=count_instructions_of(opts, interp, context=context))
+        report = replace(report, instructions=count_instructions_of(opts, interp, session=session))
     if opts.phases or opts.lazy_candidates or opts.sites:  # the instrumented runs
         from profiler.workflows.phases import annotate_report
 
         report = annotate_report(
             report, opts.target, opts.python, opts.flags, phases=opts.phases, lazy=opts.lazy_candidates,
-            sites=opts.sites, runs=min(opts.runs, 3), warn=warn, ignore_failure=opts.ignore_failure, context=context,
+            sites=opts.sites, runs=min(opts.runs, 3), ignore_failure=opts.ignore_failure, session=session,
         )
     if opts.statements:  # sampled runs: the top-level statements that cost each module's self time
         from profiler.analysis.statements import annotate_statements
         from profiler.workflows.statements import statement_costs
 
-        if progress:
-            progress(0, 0, "sampling module bodies")
-        costs = statement_costs(opts.target, opts.python, opts.flags, runs=min(opts.runs, 3), ignore_failure=opts.ignore_failure, context=context)
+        session.progress(Phase("sampling module bodies"))
+        costs = statement_costs(opts.target, opts.python, opts.flags, runs=min(opts.runs, 3), ignore_failure=opts.ignore_failure, session=session)
         report = annotate_statements(report, costs)
     return report
 
 
-def count_instructions_of(opts: ImportsOptions, interp: Interpreter | None, context: RunContext | None = None) -> dict:
+def count_instructions_of(opts: ImportsOptions, interp: Interpreter | None, session: Session) -> dict:
     """--metric instructions: the target and the bare interpreter with the same flags
     (`python [flags] -c pass`), each counted `instruction_runs` times, interleaved; the
     difference is what the program adds to a bare start (its imports first)."""
@@ -455,7 +439,7 @@ def count_instructions_of(opts: ImportsOptions, interp: Interpreter | None, cont
     from profiler.model.check import variation_pct
     from profiler.model.measurement import CommandSpec
 
-    method = pick_method(context=context)
+    method = pick_method(session=session)
     if opts.target.is_python:
         assert interp is not None
         specs = [CommandSpec(argv=(interp.path, *opts.flags, *opts.target.python_argv()), variant="default", key="target"),
@@ -464,7 +448,7 @@ def count_instructions_of(opts: ImportsOptions, interp: Interpreter | None, cont
         from profiler.capture.importtime import importtime_argv
 
         specs = [CommandSpec(argv=tuple(importtime_argv(opts.target, None)), variant="command", key="target")]
-    counts = measure_instructions(specs, max(1, opts.instruction_runs), context=context)
+    counts = measure_instructions(specs, max(1, opts.instruction_runs), session=session)
     target = int(median(counts["target"]))
     bare = int(median(counts["bare"])) if "bare" in counts else None
     return {

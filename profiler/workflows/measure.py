@@ -8,12 +8,12 @@ reference, see `model.measurement.Relative`) exist once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
 from profiler.errors import Interrupted, TargetFailed, UsageError
 from profiler.model.measurement import CommandSpec, Relative, TimingResult
 from profiler.model.words import Engine, Said, WarningKind
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 
 
 @dataclass(frozen=True)
@@ -101,10 +101,8 @@ def measure(
     *,
     engine: Engine = Engine.BUILTIN,
     reference: str | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
-    warn: Callable[[str], None] | None = None,
     machine: dict | None = None,
-    context: RunContext | None = None,
+    session: Session,
     executor=None,
 ) -> Measurement:
     """Time `specs` with `plan` (a capture.timing.RunPlan). Commands that fail become failed
@@ -114,7 +112,6 @@ def measure(
     one command once (capture.timing.ExecutorFactory; default the real process: a test gives a
     recorded one)."""
     from profiler.analysis.machine import busy_warnings
-    context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
     from profiler.capture.timing import ProcessExecutor, run_interleaved
 
@@ -124,39 +121,37 @@ def measure(
     if engine is Engine.HYPERFINE:
         from profiler.capture.hyperfine import find_hyperfine
 
-        find_hyperfine(context=context)
+        find_hyperfine(session=session)
     sampling = machine is None  # the machine's load is read over the warm-up and the runs, not waited for before them
     if sampling:
-        start_sample(context)
+        start_sample(session)
     warnings = []  # the busy warning is judged after the runs, on what they got (analysis/machine.py)
     if engine is Engine.BUILTIN and plan.use_spawner:
-        if not runner.measures_rss(context):
+        if not runner.measures_rss(session):
             warnings.append(Said("no C compiler to build the measuring spawner: peak RSS is not measured (null)",
                                  WarningKind.NO_SPAWNER, WarningKind.NO_SPAWNER.value))
     for w in warnings:
-        if warn:
-            warn(w)
+        session.warn(w)
 
     tails: dict = {}
     try:
         if engine is Engine.BUILTIN:
-            results = _results(specs, run_interleaved(specs, plan, progress, context=context, executor=runner), engine, tails)
+            results = _results(specs, run_interleaved(specs, plan, session=session, executor=runner), engine, tails)
         else:
-            results = _hyperfine(specs, plan, tails, context=context, executor=runner)
+            results = _hyperfine(specs, plan, tails, session=session, executor=runner)
     except Interrupted as exc:
         partial = _results(specs, exc.partial or {}, engine) if engine is Engine.BUILTIN else []
         if sampling:
-            machine = read_machine(context=context)
+            machine = read_machine(session=session)
         report = _finish(specs, partial, reference, busy_warnings(machine or {}, partial) + warnings, machine, interrupted=True)
         runs = sum(r.runs for r in report.results)
         raise Interrupted(f"interrupted: showing the {runs} runs measured so far", partial=report) from None
 
     if sampling:
-        machine = read_machine(context=context)
+        machine = read_machine(session=session)
     busy = busy_warnings(machine or {}, results)
     for w in busy:
-        if warn:
-            warn(w)
+        session.warn(w)
     warnings = busy + warnings
     if results and all(r.failed for r in results):
         first = results[0]
@@ -166,12 +161,11 @@ def measure(
                            ignorable=failure is not None and not failure.crashed) from None
     m = _finish(specs, results, reference, warnings, machine)
     for said in m.warnings[len(warnings):]:
-        if warn:
-            warn(said)
+        session.warn(said)
     return m
 
 
-def _hyperfine(specs: Sequence[CommandSpec], plan, tails: dict, context: RunContext | None = None,
+def _hyperfine(specs: Sequence[CommandSpec], plan, tails: dict, session: Session,
                executor=None) -> list[TimingResult]:
     """hyperfine aborts every command when one fails (and `-i` would time a crash): one check
     run of each command with the builtin runner first; hyperfine then times those that ran."""
@@ -180,8 +174,9 @@ def _hyperfine(specs: Sequence[CommandSpec], plan, tails: dict, context: RunCont
     from profiler.capture.hyperfine import run_hyperfine
     from profiler.capture.timing import run_interleaved
 
-    check = run_interleaved(specs, replace(plan, runs=1, warmup=0), context=context, executor=executor)
+    with session.quiet(warnings=False, notes=False):  # the check run shows no progress
+        check = run_interleaved(specs, replace(plan, runs=1, warmup=0), session=session, executor=executor)
     failed = {r.key: r for r in _results(specs, check, Engine.HYPERFINE, tails) if r.failed}
     ok = [s for s in specs if s.key not in failed]
-    timed = {r.key: r for r in (run_hyperfine(ok, plan, context=context) if ok else [])}
+    timed = {r.key: r for r in (run_hyperfine(ok, plan, session=session) if ok else [])}
     return [failed.get(s.key) or timed[s.key] for s in specs]

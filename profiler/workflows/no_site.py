@@ -6,7 +6,7 @@ variant (or `--flags=-S`). The entries keep site's place: after the standard lib
 (`site_order`), so no lookup of a stdlib module goes through site-packages first.
 
 What it learns once about an interpreter (its sys.path under -S, the modules site itself
-imports) is kept in the invocation's run context (`context.memo`), not in the module: one
+imports) is kept in the invocation's session (`session.memo`), not in the module: one
 invocation asks once however many runs it plans, and the next asks again (a venv whose
 site-packages changed in between is seen).
 """
@@ -18,10 +18,10 @@ import os
 from profiler.analysis.no_site import extra_paths, site_order
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.words import TargetKind
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 
 
-def no_site_env(python: str, target: Target, context: RunContext | None = None,
+def no_site_env(python: str, target: Target, session: Session,
                 ignore_failure: bool = False) -> tuple[tuple[str, str], ...]:
     """The environment `no-site` adds for `target` on `python`: () or (("PYTHONPATH", ...),).
     Runs the target once with site to see where its modules come from (modules that site
@@ -32,23 +32,22 @@ def no_site_env(python: str, target: Target, context: RunContext | None = None,
     from profiler.errors import TargetFailed
 
     try:
-        return _no_site_env(python, target, discover_modules, no_site_sys_path, context=context, any_exit=ignore_failure)
+        return _no_site_env(python, target, discover_modules, no_site_sys_path, session=session, any_exit=ignore_failure)
     except TargetFailed:  # the target fails with site too: measuring it will say how
         return ()
 
 
-def _no_site_env(python, target, discover_modules, no_site_sys_path, context: RunContext | None = None, any_exit: bool = False):
+def _no_site_env(python, target, discover_modules, no_site_sys_path, session: Session, any_exit: bool = False):
     if target == DEFAULT_TARGET:  # imports nothing: a plain -S, without running anything
         return ()
-    context = given(context)
-    memo = context.memo
+    memo = session.memo
     if ("no-site sys.path", python) not in memo:
-        memo["no-site sys.path", python] = no_site_sys_path(python, context=context)
+        memo["no-site sys.path", python] = no_site_sys_path(python, session=session)
     if ("site's own modules", python) not in memo:
         memo["site's own modules", python] = frozenset(
-            r.name for r in discover_modules(python, DEFAULT_TARGET, context=context)[0])
+            r.name for r in discover_modules(python, DEFAULT_TARGET, session=session)[0])
     no_site_path, site_own = memo["no-site sys.path", python], memo["site's own modules", python]
-    records, sys_path = discover_modules(python, target, any_exit=any_exit, context=context)
+    records, sys_path = discover_modules(python, target, any_exit=any_exit, session=session)
     origins = [r.origin for r in records if r.origin and r.name not in site_own]
     if target.kind == TargetKind.MODULE:  # -m runs it as __main__ (runpy): its own home is found as python finds it
         origins += _module_home(target.value, sys_path)

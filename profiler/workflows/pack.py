@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from profiler.errors import UsageError
 from profiler.model.packing import PackReport, ResourceSet
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -48,16 +48,15 @@ def stdlib_entries(interp) -> tuple[str, ...]:
     return (interp.stdlib, os.path.join(interp.stdlib, "lib-dynload"))
 
 
-def discover(interp, target: Target, context: RunContext | None = None) -> tuple:
+def discover(interp, target: Target, session: Session) -> tuple:
     """One recording run (with site, as users run it): (records, sys_path); a non-zero exit is
     the program's own behaviour, compared variant by variant later."""
     from profiler.capture.oxidized import discover_modules
 
-    return discover_modules(interp.path, target, any_exit=True, context=context)
+    return discover_modules(interp.path, target, any_exit=True, session=session)
 
 
-def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None] | None = None,
-                discovered: tuple | None = None, plan=None, context: RunContext | None = None) -> Packed:
+def pack_target(interp, target: Target, out_dir: str, discovered: tuple | None = None, plan=None, *, session: Session) -> Packed:
     """`discovered`: (records, sys_path) of a discovery run already made, `plan` the PackPlan
     made from it (build shares them between the oxidized and frozen variants)."""
     from profiler.analysis.packing import plan_pack, without
@@ -67,14 +66,13 @@ def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None
 
     check_target(target)
     require(interp, "oxidized", for_what="packing with python-oxidized-importer")
-    launcher = launcher_path(interp, info=info, context=context)
-    records, sys_path = discovered if discovered is not None else discover(interp, target, context=context)
+    launcher = launcher_path(interp, session=session)
+    records, sys_path = discovered if discovered is not None else discover(interp, target, session=session)
     if plan is None:
         plan = plan_pack(records, scan_units(records, sys_path, stdlib_entries(interp)))
-    if info:
-        info(f"packing {len(plan.modules)} modules of {len(plan.units)} units "
-             f"({sum(1 for u in plan.units if u.kind == 'distribution')} distributions)")
-    stats = run_packer(launcher, interp.path, plan, out_dir, SETS, context=context)
+    session.info(f"packing {len(plan.modules)} modules of {len(plan.units)} units "
+         f"({sum(1 for u in plan.units if u.kind == 'distribution')} distributions)")
+    stats = run_packer(launcher, interp.path, plan, out_dir, SETS, session=session)
     plan = without(plan, [tuple(f) for f in stats.pop("failed", ())])
     resource_sets = tuple(
         ResourceSet(name=s, path=os.path.join(os.path.abspath(out_dir), s), **stats[s]) for s in SETS
@@ -93,7 +91,7 @@ def pack_target(interp, target: Target, out_dir: str, info: Callable[[str], None
     return Packed(report, launcher)
 
 
-def pack(opts: PackOptions, info: Callable[[str], None] | None = None, context: RunContext | None = None) -> PackReport:
+def pack(opts: PackOptions, *, session: Session) -> PackReport:
     from dataclasses import replace
 
     from profiler.capture.interpreter import interpreter_for
@@ -114,7 +112,7 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None, context: 
 
         target = workload_target("import-stdlib")
     check_target(target)
-    interp = interpreter_for(opts.python, "pack", context=context)  # before any folder is cleared
+    interp = interpreter_for(opts.python, "pack", session=session)  # before any folder is cleared
     from profiler.sinks import claim_output_folder
 
     existed = claim_output_folder(opts.out_dir, "-o", force=opts.force, entries=PACK_ENTRIES)
@@ -128,10 +126,10 @@ def pack(opts: PackOptions, info: Callable[[str], None] | None = None, context: 
     originals = list(zip(watched, read_files(watched)))  # the recording run may rewrite them (black)
     try:
         try:
-            packed = pack_target(interp, target, opts.out_dir, info=info, context=context)
+            packed = pack_target(interp, target, opts.out_dir, session=session)
         finally:
             restore_files(originals)
-        report = replace(packed.report, machine=read_machine(context=context))
+        report = replace(packed.report, machine=read_machine(session=session))
         write_json(os.path.join(opts.out_dir, "pack.json"), report.to_dict())
     except BaseException:  # a failed pack leaves nothing half-made
         if not existed:

@@ -17,10 +17,10 @@ record's self_us / cumulative_us stay the uninstrumented -X importtime medians.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Sequence
+from typing import Sequence
 
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 PHASE_KEYS = ("find_us", "read_us", "unmarshal_us", "exec_us", "compiled")
 
@@ -35,9 +35,8 @@ def annotate_report(
     lazy: bool = False,
     sites: bool = False,
     runs: int = 3,
-    warn: Callable[[str], None] | None = None,
     ignore_failure: bool = False,
-    context: RunContext | None = None,
+    session: Session,
 ):
     from profiler.analysis.imports_marks import annotate_modules
     from profiler.analysis.lazy import lazy_candidates
@@ -49,11 +48,11 @@ def annotate_report(
 
     if not (phases or lazy or sites):
         return report
-    interp = interpreter_for(python, "hooks", for_what="--phases/--lazy-candidates", context=context)
+    interp = interpreter_for(python, "hooks", for_what="--phases/--lazy-candidates", session=session)
     facts: dict[str, dict] = {}
     if phases or sites:
         hooks = ("phases", "import_sites", "site") if sites else ("phases",)  # import_sites cost a frame walk each
-        raw = [run_instrumented(interp.path, flags, target, hooks, ignore_failure=ignore_failure, split=phases, context=context)
+        raw = [run_instrumented(interp.path, flags, target, hooks, ignore_failure=ignore_failure, split=phases, session=session)
                for _ in range(max(1, runs if phases else 1))]
         run = median_run([PhaseRun(tuple(parse_phase_records(r.phases))) for r in raw])
         for name, m in phases_by_name(run.modules).items():
@@ -65,10 +64,10 @@ def annotate_report(
                 f["site"] = m.site.label
     if lazy:
         r = run_instrumented(interp.path, flags, target, ("phases", "import_sites", "site", "calls"), ignore_failure=ignore_failure,
-                             split=False, context=context)
+                             split=False, session=session)
         mods = parse_phase_records(r.phases)
         cands = {c.name for c in lazy_candidates(mods, parse_calls(r.calls))}
-        cands -= never_lazy(report, mods, interp.path, flags, context=context)
+        cands -= never_lazy(report, mods, interp.path, flags, session=session)
         for name, m in phases_by_name(mods).items():
             f = facts.setdefault(name, {})
             f["lazy_candidate"] = name in cands
@@ -85,25 +84,25 @@ def annotate_report(
     for f in facts.values():
         for k, v in blank.items():
             f.setdefault(k, v)
-    if unknown and warn and (phases or lazy):
+    if unknown and (phases or lazy):
         from profiler.capture.phases import startup_modules
 
-        before_python_code = set(startup_modules(interp.path, flags, context=context))  # imported before any hook can run
+        before_python_code = set(startup_modules(interp.path, flags, session=session))  # imported before any hook can run
         unknown = [n for n in unknown if n not in before_python_code]
         if unknown:
             shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
-            warn(f"{len(unknown)} modules were not seen by the instrumented run (phases null): {shown}")
+            session.warn(f"{len(unknown)} modules were not seen by the instrumented run (phases null): {shown}")
     return replace(report, modules=annotate_modules(report.modules, facts))
 
 
-def never_lazy(report, mods, python: str, flags: Sequence[str], context: RunContext | None = None) -> set[str]:
+def never_lazy(report, mods, python: str, flags: Sequence[str], session: Session) -> set[str]:
     """Names that are never lazy-import candidates: the interpreter's own start-up (what a bare
     `python -S` has imported, `site` and everything imported while it ran: .pth files,
     sitecustomize) — the program cannot defer them — and failed imports (nothing was loaded)."""
     from profiler.analysis.imports_views import startup_names
     from profiler.capture.phases import startup_modules
 
-    out = {"site", *startup_modules(python, flags, context=context), *startup_names(report.modules)}
+    out = {"site", *startup_modules(python, flags, session=session), *startup_names(report.modules)}
     parent = {m.index: m.parent for m in mods}
     site = {m.index for m in mods if m.name == "site"}
     for m in mods:

@@ -9,7 +9,6 @@ import hashlib
 import os
 import shutil
 from dataclasses import dataclass
-from typing import Callable
 
 from profiler.errors import ToolMissing, UsageError
 from profiler.model.packing import BuiltVariant, PyOxidizerReport
@@ -17,7 +16,7 @@ from profiler.model.target import Target
 from profiler.model.words import TargetKind
 from profiler.analysis.packing import default_name
 from profiler.model.build_variant import BUILD_VARIANT_NAMES
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ def _sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] | None = None, context: RunContext | None = None) -> PyOxidizerReport:
+def build_with_pyoxidizer(opts: PyOxidizerOptions, *, session: Session) -> PyOxidizerReport:
     from profiler.capture.oxidized import write_json
     from profiler.capture.pyoxidizer import DOWNLOAD_HINT, config_path, find_pyoxidizer, pyoxidizer_build
 
@@ -69,9 +68,8 @@ def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] |
         common["module"] = opts.target.value
     built = []
     for v in opts.variants:
-        if info:
-            info(f"pyoxidizer build --var variant {v} (this compiles a Rust project)...")
-        pyoxidizer_build(exe, project, {"variant": v, **common}, context=context)
+        session.info(f"pyoxidizer build --var variant {v} (this compiles a Rust project)...")
+        pyoxidizer_build(exe, project, {"variant": v, **common}, session=session)
         found = sorted(glob.glob(os.path.join(project, "build", "*", "release", "install", name)))
         if not found:
             raise ToolMissing(f"pyoxidizer build left no executable named {name} under {project}/build")
@@ -84,4 +82,4 @@ def build_with_pyoxidizer(opts: PyOxidizerOptions, info: Callable[[str], None] |
         built.append(bv)
     from profiler.capture.machine import read_machine
 
-    return PyOxidizerReport(name, out_dir, dist, tuple(built), machine=read_machine(context=context))
+    return PyOxidizerReport(name, out_dir, dist, tuple(built), machine=read_machine(session=session))

@@ -5,25 +5,24 @@ interpreter_given, interpreters_given) and hand their workflow the Interpreter(s
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 from profiler.model.interpreter import FoundInterpreter, PythonsReport
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 
 def pythons(specs: Sequence[str] | None = None, *,
-            warn: Callable[[str], None] | None = None, context: RunContext | None = None) -> PythonsReport:
+            session: Session) -> PythonsReport:
     from profiler.capture.interpreter import discover_all, resolve_pythons
 
     warnings: list[str] = []
 
     def note(msg: str) -> None:
         warnings.append(msg)
-        if warn:
-            warn(msg)
+        session.warn(msg)
 
-    found = resolve_pythons(specs, warn=note, context=context) if specs else discover_all(warn=note, context=context)
+    found = resolve_pythons(specs, warn=note, session=session) if specs else discover_all(warn=note, session=session)
     from profiler.capture.machine import read_machine
 
-    machine = read_machine(0.0, context=context)
+    machine = read_machine(0.0, session=session)
     return PythonsReport(tuple(FoundInterpreter.of(i) for i in found), tuple(warnings), machine)

@@ -1,13 +1,13 @@
-"""One invocation of importprof: its run context, its temporary folder, its children, its signals.
+"""One invocation of importprof: its session, its temporary folder, its children, its signals.
 
 `invocation()` wraps a whole command (main() enters it):
-- it makes the invocation's run context (profiler/runcontext.py: the --timeout, the warnings,
+- it makes the invocation's session (profiler/session.py: the --timeout, the warnings,
   the interpreters resolved, the machine's sample, what was learnt once about an interpreter)
   and yields it: main() hands it to the command (click's `ctx.obj`), which passes it down
   explicitly;
 - every temporary file and folder the run makes lives under ONE folder, removed on every exit
   path: success, error, Ctrl-C, SIGTERM: `tempfile.tempdir` points there for the invocation,
-  so every temporary file, importprof's or any library's, made with or without the context,
+  so every temporary file, importprof's or any library's, made with or without the session,
   lands there;
 - SIGTERM, SIGHUP (the terminal closed) and SIGQUIT become `Terminated` (a KeyboardInterrupt),
   so the same clean-up and partial-output paths as Ctrl-C run; `terminated()` tells main() to
@@ -65,7 +65,7 @@ def interrupted() -> bool:
 
 @contextlib.contextmanager
 def invocation(warn=None, hold=False):
-    """Yields the invocation's RunContext, fresh for each (callers that run main() in-process
+    """Yields the invocation's Session, fresh for each (callers that run main() in-process
     run many: nothing one learnt or held is seen by the next). `warn`: where its warnings go
     (None: stderr, or held for the caller to say after its output when `hold`)."""
     _STATE["terminated"] = _STATE["interrupted"] = False
@@ -81,17 +81,17 @@ def invocation(warn=None, hold=False):
 
     folder = tempfile.mkdtemp(prefix=f"importprof-{os.getpid()}-{max(start_time(os.getpid()) or 0, 0)}-")
     tempfile.tempdir = folder
-    from profiler.runcontext import RunContext
+    from profiler.session import Session
 
-    context = RunContext(say=warn, hold=hold)  # the --timeout, the warnings said: this invocation's
+    session = Session(say=warn, hold=hold)  # the --timeout, the warnings said: this invocation's
     try:
-        yield context
+        yield session
     finally:
         if main_thread:  # a second signal must not cut the clean-up short
             for s in previous:
                 signal.signal(s, signal.SIG_IGN)
         try:
-            _kill_children(context)
+            _kill_children(session)
         finally:
             tempfile.tempdir = old_tempdir
             shutil.rmtree(folder, ignore_errors=True)
@@ -122,7 +122,7 @@ def _remove_stale(root: str) -> None:
     remove_dead(root, _FOLDER, folders=True)
 
 
-def _kill_children(context) -> None:
+def _kill_children(session) -> None:
     process = sys.modules.get("profiler.capture.process")  # only if anything was started
     if process is not None and hasattr(process, "kill_live_groups"):
-        process.kill_live_groups(context)
+        process.kill_live_groups(session)

@@ -9,7 +9,7 @@ from typing import Sequence
 from profiler.errors import UsageError
 from profiler.model.run_options import RunOptions
 from profiler.model.site import SiteReport
-from profiler.runcontext import RunContext, given
+from profiler.session import Session
 
 
 @dataclass(frozen=True)
@@ -20,10 +20,9 @@ class SiteOptions(RunOptions):
     NOT_TAKEN = ("target", "warmup", "ignore_failure", "timeout")
 
 
-def site(opts: SiteOptions, context: RunContext | None = None) -> SiteReport:
+def site(opts: SiteOptions, session: Session) -> SiteReport:
     from profiler.analysis.site import build_site_report
     from profiler.capture.interpreter import interpreter_for
-    context = given(context)  # one context for the machine sample and the runs
     from profiler.capture.machine import read_machine, start_sample
     from profiler.capture.site import run_site
     from profiler.parse.phases import parse_phase_records
@@ -33,15 +32,15 @@ def site(opts: SiteOptions, context: RunContext | None = None) -> SiteReport:
         raise UsageError("--runs must be at least 1")
     if "-S" in opts.flags:
         raise UsageError("-S skips site: nothing to measure")
-    interp = interpreter_for(opts.python, "site", context=context)
-    start_sample(context)  # the machine's load is read over the runs, not waited for after them
-    raw = run_site(interp.path, opts.flags, opts.runs, context=context)
+    interp = interpreter_for(opts.python, "site", session=session)
+    start_sample(session)  # the machine's load is read over the runs, not waited for after them
+    raw = run_site(interp.path, opts.flags, opts.runs, session=session)
     runs = [(parse_site_record(r.site), parse_phase_records(r.phases)) for r in raw]
-    machine = read_machine(context=context)
+    machine = read_machine(session=session)
     return build_site_report(runs, machine, interp.path, interp.version)
 
 
-def startup_site_notes(results: Sequence, context: RunContext | None = None) -> list[str]:
+def startup_site_notes(results: Sequence, session: Session) -> list[str]:
     """For each interpreter where both `default` and `no-site` were measured (same Python
     target), a note when site costs more than 2x a bare start, naming the costliest .pth
     (one instrumented run of site on that interpreter). Never fails the startup command."""
@@ -63,7 +62,7 @@ def startup_site_notes(results: Sequence, context: RunContext | None = None) -> 
         if site_startup_note(d.mean, n.mean, None) is None:
             continue
         try:
-            report = site(SiteOptions(python=python, runs=1), context=context)
+            report = site(SiteOptions(python=python, runs=1), session=session)
         except ImportprofError:
             report = None
         note = site_startup_note(d.mean, n.mean, report)

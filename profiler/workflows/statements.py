@@ -13,20 +13,20 @@ from typing import Sequence
 
 from profiler.model.statements import MIN_SAMPLES, StatementCost
 from profiler.model.target import Target
-from profiler.runcontext import RunContext
+from profiler.session import Session
 
 
 def statement_costs(target: Target, python: str | None, flags: Sequence[str] = (), runs: int = 3,
-                    ignore_failure: bool = False, context: RunContext | None = None) -> list[StatementCost]:
+                    ignore_failure: bool = False, *, session: Session) -> list[StatementCost]:
     from profiler.analysis.statements import merge_statement_runs
     from profiler.capture.interpreter import interpreter_for
     from profiler.capture.phases import run_instrumented
     from profiler.parse.statements import parse_statements
 
-    interp = interpreter_for(python, "hooks", for_what="--statements", context=context)
+    interp = interpreter_for(python, "hooks", for_what="--statements", session=session)
     sampled = []
     for _ in range(max(1, runs)):
-        run = run_instrumented(interp.path, flags, target, ("statements",), ignore_failure=ignore_failure, context=context)
+        run = run_instrumented(interp.path, flags, target, ("statements",), ignore_failure=ignore_failure, session=session)
         sampled.append(parse_statements(run.statements)[0])
     return [replace(r, statement=_source_line(r.file, r.line)) if r.samples >= MIN_SAMPLES else r
             for r in merge_statement_runs(sampled)]

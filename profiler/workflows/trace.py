@@ -25,7 +25,7 @@ from profiler.model.run_options import RunOptions
 from profiler.model.syscall_trace import TraceReport, TraceResult
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
-from profiler.runcontext import RunContext, given
+from profiler.session import Phase, Session
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def trace_argv(
     check: bool = True,
     ignore_failure: bool = False,
     label: str | None = None,
-    context: RunContext | None = None,
+    *, session: Session,
 ) -> TraceResult:
     """Trace any argv with `strace -f -tt -T -y`, parse and summarize the log. With
     check=False a target that exits non-zero is summarized all the same and marked failed
@@ -142,7 +142,7 @@ def trace_argv(
         kept = replacing(keep_log) if keep_log else contextlib.nullcontext(os.path.join(tmp, "trace.strace"))
         special = bool(keep_log) and os.path.exists(keep_log) and not os.path.isfile(keep_log)
         with kept as log_path:
-            done = run_strace(list(argv), log_path, env=env, check=False, context=context)
+            done = run_strace(list(argv), log_path, env=env, check=False, session=session)
             # strace's own lines ("/usr/bin/strace: ...") and -X importtime's are not the program's
             program = "\n".join(ln for ln in done.stderr.splitlines()
                                 if not ((ln.startswith("/") and "strace: " in ln) or ln.startswith("import time:")))
@@ -182,7 +182,7 @@ def _check_log_complete(strace_stderr: str, log_path: str, shown: str | None) ->
 
 
 def trace_python(python: str, variant: Variant, target: Target, keep_log: str | None = None, check: bool = True,
-                 ignore_failure: bool = False, env: tuple[tuple[str, str], ...] | None = None, context: RunContext | None = None,
+                 ignore_failure: bool = False, env: tuple[tuple[str, str], ...] | None = None, *, session: Session,
                  importtime: bool = True) -> TraceResult:
     """One variant of a Python target, run as it runs bare (`python [flags] TARGET`: no
     launcher, no hook, nothing of importprof's inside the program) plus `-X importtime`
@@ -199,15 +199,15 @@ def trace_python(python: str, variant: Variant, target: Target, keep_log: str | 
 
         from profiler.workflows.no_site import no_site_env
 
-        env = variant.env(python, target, partial(no_site_env, context=context, ignore_failure=ignore_failure))
+        env = variant.env(python, target, partial(no_site_env, session=session, ignore_failure=ignore_failure))
     full = {**os.environ, **dict(env)} if env else None
     with fresh_pycache(variant.fresh_pycache) as extra:
         argv = [python, *variant.flags, *extra, *(IMPORTTIME_FLAGS if importtime else ()), *target.python_argv()]
         return trace_argv(argv, variant=variant.name, keep_log=keep_log, env=full, check=check, ignore_failure=ignore_failure,
-                          label=target.label(), context=context)
+                          label=target.label(), session=session)
 
 
-def with_untraced_walls(results, specs, opts: TraceOptions, progress=None, context: RunContext | None = None,
+def with_untraced_walls(results, specs, opts: TraceOptions, *, session: Session,
                         warn: Callable[[str], None] | None = None) -> list:
     """strace stops the program at every syscall: the traced run's times are strace's. Each
     result gets the wall time of the same command run untraced (median of opts.untraced_runs,
@@ -224,11 +224,12 @@ def with_untraced_walls(results, specs, opts: TraceOptions, progress=None, conte
     wanted = [s for s, r in zip(specs, results) if not r.failed]
     if opts.untraced_runs < 1 or not wanted:
         return list(results)
-    if progress:
-        progress(0, 0, "untraced runs")
+    session.progress(Phase("untraced runs"))
     try:
-        m = measure(wanted, RunPlan(runs=opts.untraced_runs, warmup=1, ignore_failure=opts.ignore_failure, use_spawner=False),
-                    warn=warn, context=context)
+        # its warnings join the trace's (said with them); its progress is the phase above
+        with session.collecting(warn or (lambda message: None)), session.quiet(warnings=False, notes=False):
+            m = measure(wanted, RunPlan(runs=opts.untraced_runs, warmup=1, ignore_failure=opts.ignore_failure, use_spawner=False),
+                        session=session)
     except TargetFailed as exc:
         if warn:
             warn(f"the untraced runs failed ({exc}): no untraced wall time beside the traced one")
@@ -243,8 +244,7 @@ def with_untraced_walls(results, specs, opts: TraceOptions, progress=None, conte
     return out
 
 
-def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progress=None, context: RunContext | None = None) -> TraceReport:
-    context = given(context)  # one context for the machine sample and the runs
+def trace(opts: TraceOptions, *, session: Session) -> TraceReport:
     from profiler.capture.machine import read_machine, start_sample
 
     warnings: list[str] = []
@@ -262,7 +262,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
             warnings.append("the log ends with a truncated line (ignored)")
         results = [result]
     else:
-        start_sample(context)  # the CPU share other work used while tracing (no wait)
+        start_sample(session)  # the CPU share other work used while tracing (no wait)
         from profiler.capture.strace import find_strace
 
         find_strace()
@@ -271,7 +271,7 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
         if not opts.target.is_python:
             plan = plan_runs(opts.target, [], opts.variants, opts.flags)
             results = [trace_argv(opts.target.command_argv(), variant="command", keep_log=opts.keep_log,
-                                  ignore_failure=opts.ignore_failure, context=context)]
+                                  ignore_failure=opts.ignore_failure, session=session)]
             if not results[0].attributed:
                 warnings.append("the command started no Python process that imported anything: no per-module attribution")
         else:
@@ -280,42 +280,38 @@ def trace(opts: TraceOptions, warn: Callable[[str], None] | None = None, progres
 
             from profiler.workflows.no_site import no_site_env
 
-            interp = interpreter_for(opts.python, "trace", context=context)
-            plan = plan_runs(opts.target, [interp], opts.variants, opts.flags, site_paths=partial(no_site_env, context=context, ignore_failure=opts.ignore_failure), warn=warnings.append)
+            interp = interpreter_for(opts.python, "trace", session=session)
+            plan = plan_runs(opts.target, [interp], opts.variants, opts.flags, site_paths=partial(no_site_env, session=session, ignore_failure=opts.ignore_failure), warn=warnings.append)
             from profiler.analysis.failures import explain_failure
             from profiler.errors import TargetFailed
 
             n = len(plan.runs)
             several = n > 1
             results = []
-            if progress:  # the phase, said once (a log gets this line, a terminal the bar)
-                progress(0, 0, f"{n} variant{'s' if n != 1 else ''} under strace")
+            session.progress(Phase(f"{n} variant{'s' if n != 1 else ''} under strace"))
             for i, (v, _, spec) in enumerate(plan.runs):
-                if progress:
-                    progress(i, n, v.name)
+                session.progress(Phase.of(i, n, v.name))
                 keep = _log_path_for(opts.keep_log, v.name, several) if opts.keep_log else None
                 # one variant alone fails as the target does (exit 3); among several, a failing
                 # variant becomes a failed entry and the others are traced
                 r = trace_python(interp.path, v, opts.target, keep_log=keep, check=not several, ignore_failure=opts.ignore_failure,
-                                 env=spec.env or (), context=context, importtime=interp.supports("importtime"))
+                                 env=spec.env or (), session=session, importtime=interp.supports("importtime"))
                 if r.failed:
                     hint = explain_failure(v, tuple(v.flags), opts.target.kind, r.error or "")
                     warnings.append(f"{v.name}: failed ({r.error})" + (f": {hint}" if hint else ""))
                 results.append(r)
-            if progress:
-                progress(n, n, "")
+            session.progress(Phase(done=n, total=n))
             if results and all(r.failed for r in results):
                 raise TargetFailed("the target failed in every variant: " + "; ".join(f"{r.variant}: {r.error}" for r in results))
         # the same commands, untraced (without strace or -X importtime)
-        results = with_untraced_walls(results, plan.specs, opts, progress, context=context, warn=warnings.append)
+        results = with_untraced_walls(results, plan.specs, opts, session=session, warn=warnings.append)
     from profiler.workflows.targets import exits_note
 
     warnings.extend(f"{r.variant}: {exits_note(r.exit_codes)}" if len(results) > 1 else exits_note(r.exit_codes)
                     for r in results if r.exit_codes and not r.failed)
     for w in warnings:
-        if warn:
-            warn(w)
-    machine = read_machine(0.0, context=context) if opts.from_log is not None else read_machine(context=context)  # a saved log times nothing
+        session.warn(w)
+    machine = read_machine(0.0, session=session) if opts.from_log is not None else read_machine(session=session)  # a saved log times nothing
     return TraceReport(results=tuple(results), machine=machine, warnings=tuple(warnings))
 
 

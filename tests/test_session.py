@@ -13,18 +13,20 @@ from profiler.capture.interpreter import interpreter_for, resolve_python
 from profiler.capture.process import run
 from profiler.errors import BadInput, TimedOut
 from profiler.model.interpreter import Interpreter
-from profiler.runcontext import DEFAULT_TIMEOUT_S, RunContext, given
+from profiler.session import DEFAULT_TIMEOUT_S, Session
 
 
-def test_a_call_without_a_context_gets_a_fresh_default_one():
-    a, b = given(None), given(None)
-    assert a is not b and a.timeout_s == b.timeout_s == DEFAULT_TIMEOUT_S and a.say is None
-    mine = RunContext(timeout_s=5)
-    assert given(mine) is mine
+def test_a_fresh_session_has_the_defaults_and_its_own_state():
+    a, b = Session(), Session()
+    assert a.timeout_s == b.timeout_s == DEFAULT_TIMEOUT_S and a.say is None and a.bar is None
+    a.memo["x"] = 1
+    a.interpreters["python3"] = "seen"
+    assert b.memo == {} and b.interpreters == {}  # two invocations share nothing
+    assert Session(timeout_s=5).timeout_s == 5
 
 
 def test_set_timeout_zero_means_no_limit():
-    ctx = RunContext()
+    ctx = Session()
     ctx.set_timeout(0)
     assert ctx.timeout_s is None
     ctx.set_timeout(2.5)
@@ -33,7 +35,7 @@ def test_set_timeout_zero_means_no_limit():
 
 def test_warnings_go_through_the_context_once():
     said = []
-    ctx = RunContext(say=said.append)
+    ctx = Session(say=said.append)
     ctx.warn("x")
     ctx.warn("x")
     ctx.warn("y")
@@ -44,12 +46,12 @@ def test_warnings_go_through_the_context_once():
 def test_the_limit_is_the_context_passed_not_another_invocations(real_python):
     # two contexts side by side (two invocations in one process, in two threads): each run keeps
     # its own limit; nothing one sets is seen by the other
-    short, long_ = RunContext(timeout_s=0.5), RunContext(timeout_s=30)
+    short, long_ = Session(timeout_s=0.5), Session(timeout_s=30)
     out = {}
 
     def go(name, ctx):
         try:
-            run([real_python, "-c", "import time; time.sleep(2)"], what="sleeper", context=ctx)
+            run([real_python, "-c", "import time; time.sleep(2)"], what="sleeper", session=ctx)
             out[name] = "finished"
         except TimedOut as exc:
             out[name] = exc.message
@@ -65,11 +67,11 @@ def test_the_limit_is_the_context_passed_not_another_invocations(real_python):
 
 @pytest.mark.slow
 def test_one_context_probes_an_interpreter_once(real_python):
-    ctx = RunContext()
-    first = resolve_python(real_python, context=ctx)
-    assert resolve_python(real_python, context=ctx) is first  # kept in the context
-    assert resolve_python(first.path, context=ctx) is first  # the resolved path spelled again
-    other = resolve_python(real_python, context=RunContext())  # another invocation asks afresh
+    ctx = Session()
+    first = resolve_python(real_python, session=ctx)
+    assert resolve_python(real_python, session=ctx) is first  # kept in the context
+    assert resolve_python(first.path, session=ctx) is first  # the resolved path spelled again
+    other = resolve_python(real_python, session=Session())  # another invocation asks afresh
     assert other is not first and other == first
 
 
@@ -78,9 +80,9 @@ def test_a_resolved_interpreter_is_only_checked_not_probed(tmp_path):
     path = str(tmp_path / "no-such-python")
     ghost = Interpreter(path=path, requested="ghost", version="3.12.1", implementation="cpython", prefix=str(tmp_path),
                         base_prefix=str(tmp_path), stdlib=str(tmp_path), purelib=str(tmp_path))
-    assert interpreter_for(ghost, context=RunContext()) is ghost
+    assert interpreter_for(ghost, session=Session()) is ghost
     with pytest.raises(BadInput, match="interpreter not found"):
-        interpreter_for(ghost.path, context=RunContext())
+        interpreter_for(ghost.path, session=Session())
 
 
 def _probes(strace_log: str) -> list[str]:
@@ -114,16 +116,16 @@ def test_two_contexts_keep_their_own_machine_sample():
     # never read by another's report
     from profiler.capture.machine import read_machine, start_sample
 
-    a, b = RunContext(), RunContext()
+    a, b = Session(), Session()
     start_sample(a)
     assert a.machine_window is not None and b.machine_window is None
     window = a.machine_window
     start_sample(a)  # the first call of an invocation counts
     assert a.machine_window is window
-    facts = read_machine(context=a)  # over a's window: no wait
-    assert read_machine(context=a) == facts and set(a.machine_read) == {0.25}  # read once per invocation
+    facts = read_machine(session=a)  # over a's window: no wait
+    assert read_machine(session=a) == facts and set(a.machine_read) == {0.25}  # read once per invocation
     assert b.machine_read == {} and b.machine_window is None
-    assert read_machine(0.0, context=b)["cpu_percent"] is None  # b times nothing: no share
+    assert read_machine(0.0, session=b)["cpu_percent"] is None  # b times nothing: no share
     assert set(a.machine_read) == {0.25} and set(b.machine_read) == {0.0}
 
 
@@ -131,10 +133,10 @@ def test_two_contexts_keep_their_own_machine_sample():
 def test_startup_modules_are_asked_once_per_context(real_python):
     from profiler.capture.phases import startup_modules
 
-    a, b = RunContext(), RunContext()
-    first = startup_modules(real_python, [], context=a)
-    assert "sys" in first and startup_modules(real_python, [], context=a) is first  # kept in a
-    other = startup_modules(real_python, [], context=b)  # another invocation asks afresh
+    a, b = Session(), Session()
+    first = startup_modules(real_python, [], session=a)
+    assert "sys" in first and startup_modules(real_python, [], session=a) is first  # kept in a
+    other = startup_modules(real_python, [], session=b)  # another invocation asks afresh
     assert other is not first and other == first
 
 
@@ -164,15 +166,15 @@ def test_a_fresh_context_sees_a_changed_venv_while_one_context_asks_once(real_py
         return call
 
     target = Target("code", "import mine")
-    first = RunContext()
-    env = _no_site_env(py, target, counted(discover_modules), counted(no_site_sys_path), context=first)
+    first = Session()
+    env = _no_site_env(py, target, counted(discover_modules), counted(no_site_sys_path), session=first)
     assert env and purelib in env[0][1].split(":")  # -S loses site-packages: given back
     # site itself now imports `mine` (a .pth hook): -S skips it, so no-site adds nothing for it
     (Path(purelib) / "hook.pth").write_text("import mine\n")
-    again = _no_site_env(py, target, counted(discover_modules), counted(no_site_sys_path), context=first)
+    again = _no_site_env(py, target, counted(discover_modules), counted(no_site_sys_path), session=first)
     assert again == env  # the same invocation asked once: its answer stands
     assert calls.count("no_site_sys_path") == 1 and calls.count("discover_modules") == 3  # bare start once, target twice
-    fresh = _no_site_env(py, target, discover_modules, no_site_sys_path, context=RunContext())
+    fresh = _no_site_env(py, target, discover_modules, no_site_sys_path, session=Session())
     assert fresh == ()  # the next invocation sees the venv as it is now
 
 
@@ -183,13 +185,13 @@ def test_held_warnings_of_one_invocation_do_not_leak_into_the_next(monkeypatch):
 
     with invocation(hold=True) as one:
         one.warn("the machine is busy")
-        assert one.held == ["the machine is busy"]
+        assert [w.text for w in one.held] == ["the machine is busy"]
     with invocation(hold=True) as two:
         assert two is not one and two.held == [] and not two.warned
         two.warn("the machine is busy")  # said again: a new invocation warns afresh
-        assert two.held == ["the machine is busy"]
+        assert [w.text for w in two.held] == ["the machine is busy"]
     flush_warnings(two)
-    assert two.held == [] and one.held == ["the machine is busy"]
+    assert two.held == [] and [w.text for w in one.held] == ["the machine is busy"]
 
 
 def test_the_invocations_temporary_folder_is_tempfiles_and_removed_at_exit():
@@ -215,8 +217,8 @@ def test_doctor_hands_its_parts_the_resolved_interpreter_not_its_path(monkeypatc
     from profiler.compose.doctor import DoctorOptions, doctor
     from profiler.model.target import Target
 
-    ctx = RunContext()
-    interp = interpreter_for(real_python, context=ctx)
+    ctx = Session()
+    interp = interpreter_for(real_python, session=ctx)
     given_to_imports = []
 
     def imports(opts, **kw):
@@ -225,5 +227,48 @@ def test_doctor_hands_its_parts_the_resolved_interpreter_not_its_path(monkeypatc
 
     monkeypatch.setattr(imports_mod, "imports", imports)
     with pytest.raises(_Stop):
-        doctor(DoctorOptions(target=Target("code", "pass"), python=interp, trace=False), context=ctx)
+        doctor(DoctorOptions(target=Target("code", "pass"), python=interp, trace=False), session=ctx)
     assert given_to_imports == [interp] and given_to_imports[0] is interp
+
+
+def _optional_sessions(root: Path) -> list[str]:
+    """Parameters that take the session optionally: named `session` or `context` with a None
+    default, or annotated `Session | None` / `Optional[Session]` (or the old RunContext)."""
+    import ast
+
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            a = node.args
+            positional = a.posonlyargs + a.args
+            defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+            for arg, default in list(zip(positional, defaults)) + list(zip(a.kwonlyargs, a.kw_defaults)):
+                shown = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+                none_default = isinstance(default, ast.Constant) and default.value is None
+                optional_type = any(t in shown for t in ("Session", "RunContext")) and ("None" in shown or "Optional" in shown)
+                if (arg.arg in ("session", "context") and none_default and (not shown or optional_type)) or optional_type:
+                    found.append(f"{path.relative_to(root.parent)}:{arg.lineno} {getattr(node, 'name', 'lambda')}({arg.arg})")
+    return found
+
+
+def test_at_most_ten_signatures_take_the_session_optionally():
+    """Issue 43: one Session per invocation, passed down required (`fn(options, session)`); a
+    library caller builds its own. The few library entry points that may default it are
+    counted here so the number stays small."""
+    root = Path(__file__).resolve().parent.parent / "profiler"
+    optional = _optional_sessions(root)
+    assert len(optional) <= 10, "\n".join(optional)
+
+
+def test_the_count_sees_an_optional_session(tmp_path):
+    pkg = tmp_path / "profiler"
+    pkg.mkdir()
+    (pkg / "m.py").write_text("def a(x, session=None): ...\n"
+                              "def b(x, *, session: Session | None = None): ...\n"
+                              "def c(x, context: Optional[RunContext] = None): ...\n"
+                              "def d(x, session: Session): ...\n"
+                              "def e(x, context: tuple = ()): ...\n")
+    assert [s.split()[1] for s in _optional_sessions(pkg)] == ["a(session)", "b(session)", "c(context)"]

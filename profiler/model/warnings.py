@@ -1,0 +1,94 @@
+"""A warning as one value: what it says (its kind), whose it is (its subject), its words as
+stderr and the documents show them (text) and its own figures (what the summary line shows for a
+kind said once). The session (profiler/session.py) says each once and the commands sum the held
+ones up by kind after the output (commands/_common.flush_warnings).
+
+A warning given its kind where it is said (model/words.py: Said, WarningKind) is not read
+again; the text of one said as plain words is read here, once, into the same fields (`of`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from profiler.model.words import WarningKind
+
+
+@dataclass(frozen=True)
+class RunWarning:
+    """`kind`: a WarningKind (None: the kind is `label`, read from the text); `subject`: whose
+    it is (`default @ 3.12.1`, "" when the warning is about the run as a whole); `text`: the
+    whole line; `figures`: its first clause with its own figures (`3 statistical outlier(s)
+    among 10 runs`); `label`: the words the summary line counts it under (figures as N)."""
+
+    kind: WarningKind | None
+    subject: str
+    text: str
+    figures: str
+    label: str
+
+    @classmethod
+    def of(cls, message: RunWarning | str) -> RunWarning:
+        """The warning a message is: itself, a Said's fields, or a plain text read once."""
+        if isinstance(message, RunWarning):
+            return message
+        kind = getattr(message, "kind", None)
+        if kind is not None:
+            return cls.said(str.__str__(message), kind, getattr(message, "gist", "") or _gist(message),
+                            getattr(message, "who", ""))
+        text = str.__str__(message) if isinstance(message, str) else str(message)
+        gist = _gist(text)
+        figures = getattr(message, "gist", "") or gist
+        label = _as_n(gist) or text
+        subject, kind = _subject(text), _KINDS.get(label)
+        if kind is None and subject and gist == f"{subject} failed":
+            kind = WarningKind.FAILED
+        elif kind is None and gist.startswith("the reference ") and gist.endswith(" failed"):
+            kind, subject = WarningKind.REFERENCE_FAILED, gist[len("the reference "):-len(" failed")]
+        return cls(kind, subject, text, figures, label)
+
+    @classmethod
+    def said(cls, text: str, kind: WarningKind, figures: str, subject: str = "") -> RunWarning:
+        """A warning of a known kind (FAILED and REFERENCE_FAILED are counted with whose they are)."""
+        if kind is WarningKind.FAILED:
+            label = _as_n(f"{subject} failed")
+        elif kind is WarningKind.REFERENCE_FAILED:
+            label = _as_n(f"the reference {subject} failed")
+        else:
+            label = kind.value
+        return cls(kind, subject, text, figures, label)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_KINDS = {k.value: k for k in WarningKind}  # a plain text whose words are a known kind's is of that kind
+
+
+def _as_n(text: str) -> str:
+    return re.sub(r"\d+(\.\d+)?", "N", text).strip()
+
+
+def _who(message: str) -> tuple[str, str, bool]:
+    head, sep, rest = message.partition(": ")
+    # `default @ 3.12.1: ...`, `isolated: ...`, `run 2: ...` name whose it is; `these documents
+    # measure different targets: ...` is the warning itself
+    who = bool(sep and len(head) <= 60 and "(" not in head and not head.startswith(("the ", "a ", "an "))
+               and (len(head.split()) <= 3 or " @ " in head or " · " in head))
+    return head, rest, who
+
+
+def _subject(message: str) -> str:
+    head, _rest, who = _who(message)
+    return head if who else ""
+
+
+def _gist(message: str) -> str:
+    """A warning's first clause, without whose it is: `default @ 3.12.1: the spread is too wide
+    to trust (stddev 63% ...)` → `the spread is too wide to trust`."""
+    head, rest, who = _who(message)
+    text = rest if who else message
+    text = re.split(r" \(|: |; ", text)[0]
+    if who and text.startswith("failed"):
+        text = f"{head} failed"  # which one failed is the news
+    return text.strip() or message
