@@ -143,7 +143,7 @@ def _record(workflow: str, program: Path, folder: Path):
 def _replay(workflow: str, program: Path, folder: Path, monkeypatch, runs=None):
     make, python = WORKFLOWS[workflow]
     runner = ReplayRunner(str(folder), runs=runs)
-    with monkeypatch.session() as m:
+    with monkeypatch.context() as m:
         _no_process(m)
         return make(python, str(program))(_context(runner)), runner
 
@@ -225,7 +225,7 @@ def test_the_files_a_run_is_expected_to_write_are_recorded_and_written_back(tmp_
     (out / "a").unlink()
     hooks2 = tmp_path / "tmp" / "importprof-hooks-2"
     hooks2.mkdir()
-    with monkeypatch.session() as m:
+    with monkeypatch.context() as m:
         _no_process(m)
         again = _run(ReplayRunner(str(tmp_path / "rec")), [*argv[:-1], str(hooks2 / "phases.out")], writes=[str(out)])
     assert (again.returncode, again.stdout, again.stderr) == (done.returncode, done.stdout, done.stderr) == (0, "done\n", "")
