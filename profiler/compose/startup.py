@@ -37,10 +37,7 @@ class StartupOptions(RunOptions):
     versus: Sequence[tuple[Target, str | None]] = ()
 
 
-def startup(
-    opts: StartupOptions,
-    *, session: Session,
-) -> StartupReport:
+def startup(opts: StartupOptions, *, session: Session) -> StartupReport:
     from profiler.capture.interpreter import resolve_pythons
     from profiler.capture.timing import RunPlan
     from profiler.errors import Interrupted
