@@ -23,6 +23,21 @@ QUESTIONS = (
 )
 
 
+
+def _cli_errors() -> dict[str, tuple[type, ...]]:
+    """The CLI library's exception classes by kind, for isinstance: typer's own (`Exit`,
+    `Abort`) and the usage errors of the click it runs on (typer 0.28 vendors click as
+    `typer._click`; an older typer raises click's own). Read from the modules already imported
+    (the exception came from one of them), so an error imports nothing."""
+    kinds: dict[str, list[type]] = {"Exit": [], "Abort": [], "NoArgsIsHelpError": [], "UsageError": []}
+    for name in ("typer.exceptions", "typer._click.exceptions", "click.exceptions"):
+        module = sys.modules.get(name)
+        for kind, found in kinds.items():
+            cls = getattr(module, kind, None) if module is not None else None
+            if isinstance(cls, type) and issubclass(cls, BaseException):
+                found.append(cls)
+    return {kind: tuple(found) for kind, found in kinds.items()}
+
 def command_names() -> list[str]:
     """The commands, from the package's file names (a directory listing, no import)."""
     import pkgutil
@@ -340,17 +355,18 @@ def main(args: list[str]) -> int:
         _common.flush_warnings(session)
         code = getattr(exc, "exit_code", None)
         fmt = getattr(exc, "format_message", None)
-        if type(exc).__name__ == "Exit":
+        kinds = _cli_errors()
+        if isinstance(exc, kinds["Exit"]):
             return int(code or 0)
-        if type(exc).__name__ == "NoArgsIsHelpError":
+        if isinstance(exc, kinds["NoArgsIsHelpError"]):
             sys.stdout.write(fmt() + "\n" if fmt else "")
             _common.error_line("no command given (see the list above)")
             return EXIT_USAGE
-        if type(exc).__name__ == "Abort":  # click's wrapping of Ctrl-C (and SIGTERM, see session)
+        if isinstance(exc, kinds["Abort"]):  # click's wrapping of Ctrl-C (and SIGTERM, see session)
             return _interrupted(terminated())
         if code is not None and fmt is not None:
             msg = fmt()
-            if type(exc).__name__ in ("UsageError", "BadParameter", "NoSuchOption", "MissingParameter", "BadOptionUsage", "BadArgumentUsage"):
+            if isinstance(exc, kinds["UsageError"]):  # BadParameter, NoSuchOption, MissingParameter...
                 ctx = getattr(exc, "ctx", None)
                 where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
                 _common.error_line(f"{msg}{where}")
