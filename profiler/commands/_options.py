@@ -19,7 +19,6 @@ from profiler.commands._context import TIMEOUT_HELP, apply_timeout, session_of, 
 _PY_HELP = ("Interpreter: a path or a name on PATH (a pyenv/asdf shim is resolved to the real "
             "executable; a venv's interpreter stays the venv's), or a spec naming one: pyenv:3.12, "
             "asdf:3.11, uv:3.13, system:3.11, venv (`importprof pythons` lists them). Default: python3 on PATH.")
-_PY_SPECS = ("pyenv", "asdf", "uv", "system", "venv")
 
 
 def finite(min_value: float | None = None) -> Callable[[str], float]:
@@ -80,16 +79,15 @@ def path_value(option: str) -> Callable[[str], str]:
 
 def python_value(text) -> str:
     """--python: a path, a name or a spec; an empty one (or a spec with nothing after its colon,
-    `pyenv:`) is refused instead of meaning the default python3."""
-    if text is None:
-        return text
-    word = str(text)
-    if not word.strip():
-        raise typer.BadParameter("needs an interpreter (a path, a name or a spec such as pyenv:3.12), not an empty string")
-    kind, colon, rest = word.partition(":")
-    if colon and kind in _PY_SPECS and not rest.strip():
-        raise typer.BadParameter(f"{word!r} names no version after the colon (e.g. {kind}:3.12)")
-    return word
+    `pyenv:`) is refused instead of meaning the default python3 (profiler/target_grammar.py:
+    check_python_word, which the library facade calls too)."""
+    from profiler.errors import UsageError
+    from profiler.target_grammar import check_python_word
+
+    try:
+        return check_python_word(text)
+    except UsageError as exc:
+        raise typer.BadParameter(exc.message) from None
 
 
 def choice(*names: str, what: str = "--format") -> Callable[[str], str]:

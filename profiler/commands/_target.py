@@ -23,11 +23,10 @@ from typer.core import TyperCommand
 
 from profiler.errors import UsageError
 from profiler.commands._context import TIMEOUT_HELP, apply_timeout, timeout_seconds
+# the grammar's words, shared with the library facade (profiler/api.py)
+from profiler.target_grammar import TARGET_OPTS as _TARGET_OPTS, option_name as _option_name, target_option as _target_option
 
 TARGET_USAGE = "[-c CODE | -m MODULE | SCRIPT | -- COMMAND] [ARGS]..."
-# TargetKind's words (model/words.py; a Target made of them holds the member): the enum is imported
-# only where a target is parsed, so `--help` does not import it
-_TARGET_OPTS = {"-c": "code", "--code": "code", "-m": "module", "--module": "module"}
 _PROGRAM_HELP = ("-h", "--help")
 _META = "importprof.target"
 _TIMEOUT = "importprof.timeout"
@@ -194,27 +193,6 @@ def _no_such_option(ctx, name: str, own: dict[str, bool]) -> None:
     close = [bare[c] for c in difflib.get_close_matches(name.lstrip("-"), list(bare), n=3)]
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
     raise UsageError(f"no such option: {name}{hint} (see `{ctx.command_path} --help`)")
-
-
-def _option_name(token: str) -> tuple[str, bool]:
-    """`--runs=3` → ("--runs", True); `-r3` → ("-r", True); `-r` → ("-r", False)."""
-    if token.startswith("--"):
-        name, eq, _ = token.partition("=")
-        return name, bool(eq)
-    return token[:2], len(token) > 2
-
-
-def _target_option(token: str, after: list[str]) -> tuple[str | None, str | None, int]:
-    """`-c CODE` / `-cCODE` / `--code=CODE` (and -m) → (kind, value, tokens used after it)."""
-    name, glued = _option_name(token)
-    kind = _TARGET_OPTS.get(name)
-    if kind is None:
-        return None, None, 0
-    if glued:
-        return kind, token.split("=", 1)[1] if token.startswith("--") else token[2:], 0
-    if not after:
-        raise UsageError(f"{token} needs a value ({'CODE' if kind == 'code' else 'MODULE'})")
-    return kind, after[0], 1
 
 
 def _program_args(ctx, own, mine, positionals, spelled, program_args) -> list[str]:

@@ -34,7 +34,7 @@ class StartupOptions(RunOptions):
     reference: str | None = None
     # --vs: more targets timed in the same interleaved runs, each with its own interpreter (a
     # SCRIPT's #! one) or None (the --python ones); ratios are against the main target
-    versus: Sequence[tuple[Target, str | None]] = ()
+    versus: Sequence[tuple[Target, Interpreter | None]] = ()
 
 
 def startup(opts: StartupOptions, *, session: Session) -> StartupReport:
