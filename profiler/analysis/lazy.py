@@ -192,7 +192,6 @@ def run_saving(eager: LazyRun, run: LazyRun, modules: Sequence[ModuleRecord]) ->
     return names, sum(index[n].self_us for n in names if n in index)
 
 
-EVENT_COSTS = ("binding_us", "resolution_us", "load_us")  # the calibration's per-event costs (µs)
 
 
 def event_cost_us(calibration: dict, key: str) -> float:

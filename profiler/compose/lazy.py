@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from profiler.errors import Interrupted, TargetFailed, UsageError
 from profiler.model.lazy import LazyReport, LazyRun, MustStayEager, PlainCheck, ProgramOutput
@@ -42,8 +42,6 @@ from profiler.compose.lazy_plain import filter_env, plain_check
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
-
-Note = Callable[[str], None]
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Literal, Sequence
+from typing import TYPE_CHECKING, Literal, Sequence
 
 from profiler.session import Session
 
@@ -16,9 +16,6 @@ if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
     from profiler.model.lazy import LazyReport, ProgramOutput
     from profiler.model.lazy_apply import Check, ProofRow, StatementVerdict
-
-
-Note = Callable[[str], None]
 
 
 PLACEHOLDER = "{python}"

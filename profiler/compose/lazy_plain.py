@@ -14,7 +14,7 @@ the modules bisected over are then those a probe run on that 3.15 loads.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from profiler.errors import TargetFailed
 from profiler.model.lazy import MustStayEager, PlainCheck, ProgramOutput
@@ -23,7 +23,6 @@ from profiler.session import Session
 if TYPE_CHECKING:
     from profiler.compose.lazy import _Lazy
 
-Note = Callable[[str], None]
 
 PLAIN_RUNS = 3  # bare runs with the filter, each compared with a bare eager run
 HOW = ("the bare interpreter with -X lazy_imports=all and the keep-eager set in a sys.set_lazy_imports_filter "

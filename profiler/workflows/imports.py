@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from profiler.model.log_source import LogSource
     from profiler.model.words import Metric
 
-GROUPS = tuple(g.value for g in Group)  # the --group words (model/words.py: Group)
 
 
 @dataclass(frozen=True)
