@@ -57,10 +57,15 @@ def filter_env(directory: str) -> dict[str, str]:
 
 
 def _crashed(got: ProgramOutput, measured: ProgramOutput) -> bool:
-    """The program does not run on the other interpreter: another exit code, or a traceback
-    the measured run did not end in (a venv's extensions built for another version)."""
-    tb = "Traceback (most recent call last)"
-    return got.exit_code != measured.exit_code or (tb in got.stderr and tb not in measured.stderr)
+    """The program does not run on the other interpreter: another exit code, or an ending in
+    which its own code did not run where the measured run's did (a venv's extensions built for
+    another version): every command's rule, parse/exit_status.py."""
+    from profiler.parse.exit_status import read_ending
+
+    if got.exit_code != measured.exit_code:
+        return True
+    return read_ending(measured.exit_code, measured.stderr).ran_on_purpose and \
+        not read_ending(got.exit_code, got.stderr).ran_on_purpose
 
 
 def plain_check(st: _Lazy) -> None:
