@@ -1,5 +1,5 @@
 """A saved `importprof.imports/1` report read back a line at a time (line_reader) into the column
-form `imports --from-log` makes (model.import_tree.ModuleColumnsReader), for show, diff,
+form `imports --from-log` makes (model.import_columns_reader.ModuleColumnsReader), for show, diff,
 why --report and report --from; a file that cannot be read so is read whole (documents)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from profiler.inputs.line_reader import read_streamed_document
 def read_imports_report(path: str, what: str = "report", on_block=None):
     """A saved `importprof.imports/1` report as an ImportsReport (show, diff, why --report), read
     a line at a time (stream_imports_report) into the form `imports --from-log` makes
-    (model.import_tree.ModuleColumnsReader: a thousand processes of one program held as columns,
+    (model.import_columns_reader.ModuleColumnsReader: a thousand processes of one program held as columns,
     a record line of a layout read before matched as its numbers alone), so reading back what
     `-o` wrote costs about what writing it did. A file not laid out as importprof writes it is
     read whole, as before. `on_block(process, first index, block)`: each process is handed over

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 if TYPE_CHECKING:
     # a process's timed rows as columns: names, self_us, cumulative_us, depths, line numbers
@@ -150,23 +150,3 @@ class RunTree:
 
     processes: tuple[ProcessTree, ...]
 
-
-# the names this module held before its split (issue 43): each now lives in its own room; read
-# through here for code outside the package that still imports them from import_tree
-_MOVED = {
-    "profiler.model.import_records": ("Samples", "ModuleExtras", "ModuleRecord", "CachedRecord", "GroupRecord", "ProcessSummary", "SummedModule"),
-    "profiler.model.import_columns": ("ProcessLayout", "ColumnBlock", "ModuleColumns", "module_blocks", "records_of", "records_with"),
-    "profiler.model.import_columns_reader": ("ModuleColumnsReader",),
-    "profiler.model.imports_report": ("IMPORTS_SCHEMA", "HarnessHeadline", "Aggregation", "ImportsReport"),
-    "profiler.model.why_report": ("WHY_SCHEMA", "WhyHop", "WhyChain", "WhyReport"),
-    "profiler.model.diff_report": ("DIFF_SCHEMA", "ModuleChange", "ChangeColumns", "ModuleBrief", "DiffTotals", "DiffReport"),
-}
-
-
-def __getattr__(name: str) -> Any:
-    for module, names in _MOVED.items():
-        if name in names:
-            import importlib
-
-            return getattr(importlib.import_module(module), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
