@@ -51,3 +51,15 @@ def test_an_unreadable_memory_is_ignored(tmp_path, monkeypatch):
         assert floor.load(tree, "/py", "3.15.2", files) == {}
     floor.save(tree, "/py", "3.15.2", files, {"a": 800})  # and written over
     assert floor.load(tree, "/py", "3.15.2", files) == {"a": 800}
+
+
+def test_a_memory_unused_for_30_days_is_removed(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    tree, files = _tree(tmp_path)
+    floor.save(tree, "/py", "3.15.2", files, {"a": 900})
+    (old,) = [os.path.join(d, n) for d, _, ns in os.walk(tmp_path / "cache") for n in ns]
+    past = os.stat(old).st_mtime - (floor.KEPT_DAYS + 1) * 86400
+    os.utime(old, (past, past))
+    floor.save(tree, "/py", "3.14.0", files, {"a": 700})  # another memory written: the old one goes
+    assert not os.path.exists(old)
+    assert floor.load(tree, "/py", "3.14.0", files) == {"a": 700}

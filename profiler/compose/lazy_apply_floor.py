@@ -11,7 +11,8 @@ first measured, the second's floor is never above the first's: it judges each st
 first did, and an applied tree stays as it is.
 
 A module's floor is kept while its file is as it was when recorded (size and modification
-time, taken after the edit is written): a file changed since is measured afresh. The cache is
+time, taken after the edit is written): a file changed since is measured afresh. A folder's
+memory not written for 30 days is removed. The cache is
 an optimisation of judgement, never of correctness: unreadable, it is ignored; unwritable, the
 next --apply measures afresh.
 """
@@ -71,9 +72,32 @@ def save(directory: str, python: str, version: str, files: Mapping[str, str], fl
         if path and stamp is not None:
             modules[name] = [min(floor, kept.get(name, floor)), path, stamp]
     target = _path(directory, python, version)
+    _prune(os.path.dirname(target))
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         sinks.write_atomic(target, json.dumps({"version": VERSION, "directory": os.path.realpath(directory),
                                                "python": python, "modules": modules}, sort_keys=True))
     except Exception:  # noqa: BLE001 - a cache that cannot be written is measured afresh next time
         return
+
+
+KEPT_DAYS = 30
+
+
+def _prune(folder: str) -> None:
+    """The memories of folders no --apply touched for KEPT_DAYS (a removed checkout, a test's
+    temporary tree) removed, so the cache does not grow without end."""
+    import time
+
+    limit = time.time() - KEPT_DAYS * 86400
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if name.endswith(".json") and os.stat(path).st_mtime < limit:
+                os.unlink(path)
+        except OSError:
+            continue
