@@ -93,10 +93,11 @@ def cached(dest: str, make: Callable[[str], None], *, ready: Callable[[str], boo
 SWEEP_EVERY_S = 24 * 3600
 
 
-def remove_dead_temporaries(root: str) -> None:
+def remove_dead_temporaries(root: str, stale: Callable[[str], bool] | None = None) -> None:
     """In a cache of many small entries each published by its own rename (`NAME.PID.tmp` →
     NAME, no lock: the packers' bytecode cache), the temporaries of writers that no longer run
-    (a SIGKILL mid-write). A live writer's (its PID runs) is kept; nothing else is touched.
+    (a SIGKILL mid-write), and the entries `stale(path)` says no reader will use again (another
+    version's, unread for a week). A live writer's (its PID runs) is kept; nothing else is touched.
     The walk costs ~35 ms per 1,000 entries: it is made at most once a day (`.swept` holds when)."""
     import time
 
@@ -116,6 +117,10 @@ def remove_dead_temporaries(root: str) -> None:
         return
     for folder, _dirs, files in os.walk(root):
         for name in files:
+            if stale is not None and not name.endswith(".tmp") and stale(os.path.join(folder, name)):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, name))
+                continue
             if not name.endswith(".tmp"):
                 continue
             pid = name[:-len(".tmp")].rpartition(".")[2]

@@ -82,3 +82,29 @@ def test_the_sweep_removes_dead_writers_temporaries_only(tmp_path):
     (sub / "abcdef.999999998.tmp").write_bytes(b"half")
     remove_dead_temporaries(str(tmp_path))  # swept less than a day ago: not walked again
     assert (sub / "abcdef.999999998.tmp").exists()
+
+
+def test_the_hook_cache_sweep_removes_another_versions_unread_rewrites(tmp_path):
+    """The lazy emulation's rewritten code is named for its hooks' version (two installations keep
+    their own); the daily sweep removes another version's entries unread for a week, and keeps
+    this installation's and another's still read."""
+    import os
+    import time
+
+    from profiler.capture.lazy import UNREAD_S, _another_rewrite
+
+    stale = _another_rewrite()
+    assert stale is not None
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "profiler", "bootstrap")
+    mine = "%x" % max(os.stat(os.path.join(here, f"hook_lazy_{n}.py")).st_mtime_ns for n in ("bind", "rewrite"))
+    folder = tmp_path / "lazy-code" / "src"
+    folder.mkdir(parents=True)
+    names = {"mine": f"m.py.cpython-311.{mine}.lazy", "old": "m.py.cpython-311.1a2b.lazy",
+             "read": "m.py.cpython-311.3c4d.lazy", "other": "notes.txt"}
+    for n in names.values():
+        (folder / n).write_bytes(b"x")
+    week_ago = time.time() - UNREAD_S - 3600
+    for key in ("mine", "old", "other"):
+        os.utime(folder / names[key], (week_ago, week_ago))
+    remove_dead_temporaries(str(tmp_path), stale)
+    assert sorted(os.listdir(folder)) == sorted(names[k] for k in ("mine", "read", "other"))

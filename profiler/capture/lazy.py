@@ -39,8 +39,37 @@ def hook_cache_dir() -> str | None:
         return None
     from profiler.cachelock import remove_dead_temporaries
 
-    remove_dead_temporaries(path)  # what runs killed mid-write left (NAME.PID.tmp; at most once a day)
+    # what runs killed mid-write left (NAME.PID.tmp), and the emulation's rewritten code made by
+    # another version of its hooks (bootstrap/hook_lazy_rewrite.py names each entry for it): at
+    # most once a day
+    remove_dead_temporaries(path, _another_rewrite())
     return path
+
+
+UNREAD_S = 7 * 86400
+
+
+def _another_rewrite():
+    """`stale(path)` for the hook cache: a rewritten-code entry (`….<tag>.<hex>.lazy`) made by
+    another version of the rewriting hooks (its hex is not the mtime of this installation's, as
+    hook_lazy.py computes it) and not read for a week (another installation still in use keeps
+    its own). None when the hooks cannot be read (nothing is removed)."""
+    import time
+
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bootstrap")
+    try:
+        mine = "%x" % max(os.stat(os.path.join(here, f"hook_lazy_{n}.py")).st_mtime_ns for n in ("bind", "rewrite"))
+    except OSError:
+        return None
+    def stale(path: str) -> bool:
+        if not path.endswith(".lazy") or path[:-len(".lazy")].rpartition(".")[2] == mine:
+            return False
+        try:
+            return time.time() - os.stat(path).st_atime > UNREAD_S
+        except OSError:
+            return False
+
+    return stale
 
 
 def lazy_flags(python_version: str, lazy: bool) -> list[str]:
