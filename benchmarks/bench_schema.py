@@ -19,7 +19,6 @@ not gates):
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import random
@@ -31,9 +30,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
 
 from profiler.inputs.documents import kinds  # noqa: E402
 from profiler.inputs.schema_compiler import conforms, schema  # noqa: E402
+
+from _mutations import mutate  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures"
 MUTATIONS = int(os.environ.get("BENCH_SCHEMA_MUTATIONS", "150"))  # per saved document
@@ -121,33 +123,9 @@ def _small(node, keep: int = 5):
 
 
 def mutated(base: dict, rng: random.Random):
-    """`base` with 1-4 edits at random places (tests/test_fuzz.py: mutated_json)."""
-    doc = copy.deepcopy(base)
-    for _ in range(rng.randint(1, 4)):
-        parent, key, node = None, None, doc
-        while isinstance(node, (dict, list)) and node and rng.randrange(4):
-            key = rng.choice(sorted(node) if isinstance(node, dict) else range(len(node)))
-            parent, node = node, node[key]
-        action = rng.choice(["value", "delete", "add", "empty", "dup", "stringify", "negate"])
-        if parent is None:
-            if action == "value":
-                doc = _any_value(rng)
-            continue
-        if action == "value":
-            parent[key] = _any_value(rng)
-        elif action == "delete":
-            del parent[key]
-        elif action == "add" and isinstance(node, dict):
-            node[rng.choice(["x", "extra", "name", "", "\u00e9"])] = _any_value(rng)
-        elif action == "empty" and isinstance(node, (list, dict)):
-            parent[key] = type(node)()
-        elif action == "dup" and isinstance(parent, list):
-            parent.insert(key, copy.deepcopy(node))
-        elif action == "stringify" and isinstance(node, (int, float)) and not isinstance(node, bool):
-            parent[key] = str(node)
-        elif action == "negate" and isinstance(node, (int, float)) and not isinstance(node, bool):
-            parent[key] = -node - 1
-    return doc
+    """`base` with 1-4 edits at random places (tests/_mutations.py: mutate, as tests/test_fuzz.py
+    edits it), each choice the seeded `rng`'s."""
+    return mutate(base, rng.randint, rng.choice, lambda: _any_value(rng), lambda: rng.choice(["x", "extra", "name", "", "\u00e9"]))
 
 
 def verdicts(docs, checks) -> None:

@@ -27,6 +27,8 @@ from hypothesis import strategies as st
 
 from profiler.errors import ImportprofError
 
+from _mutations import mutate
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FUZZ_EXAMPLES = int(os.environ.get("IMPORTPROF_FUZZ_EXAMPLES", "2000"))
 
@@ -138,37 +140,10 @@ json_values = st.recursive(
 
 @st.composite
 def mutated_json(draw, base: object):
-    """`base` with 1-4 edits at random places: a value replaced by any JSON value (NaN and
-    huge numbers included), a key deleted or added, a list emptied or an item repeated, a
-    number turned into a string."""
-    import copy
-
-    doc = copy.deepcopy(base)
-    for _ in range(draw(st.integers(1, 4))):
-        parent, key, node = None, None, doc
-        while isinstance(node, (dict, list)) and node and draw(st.integers(0, 3)):
-            k = draw(st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node))))
-            parent, key, node = node, k, node[k]
-        action = draw(st.sampled_from(["value", "delete", "add", "empty", "dup", "stringify", "negate"]))
-        if parent is None:
-            if action == "value":
-                doc = draw(json_values)
-            continue
-        if action == "value":
-            parent[key] = draw(json_values)
-        elif action == "delete":
-            del parent[key]
-        elif action == "add" and isinstance(node, dict):
-            node[draw(st.text(max_size=8))] = draw(json_values)
-        elif action == "empty" and isinstance(node, (list, dict)):
-            parent[key] = type(node)()
-        elif action == "dup" and isinstance(parent, list):
-            parent.insert(key, copy.deepcopy(node))
-        elif action == "stringify" and isinstance(node, (int, float)) and not isinstance(node, bool):
-            parent[key] = str(node)
-        elif action == "negate" and isinstance(node, (int, float)) and not isinstance(node, bool):
-            parent[key] = -node - 1
-    return doc
+    """`base` with 1-4 edits at random places (tests/_mutations.py: mutate), each choice drawn:
+    any JSON value of json_values (NaN and huge numbers included), any short text for a key."""
+    return mutate(base, lambda lo, hi: draw(st.integers(lo, hi)), lambda items: draw(st.sampled_from(items)),
+                  lambda: draw(json_values), lambda: draw(st.text(max_size=8)))
 
 
 def _small(doc: dict, keep: int = 5) -> dict:
