@@ -219,3 +219,21 @@ def test_build_record_with_packs_what_the_command_imports(cli, real_python, harn
     assert_one_line_error(bad, 3, "--record-with", "exit 2", "nothing built")
     assert_one_line_error(cli("build", "--python", real_python, "--record-with", "true", str(harness_files / "prog.py")), 2,
                           "{program}")
+
+
+def test_a_failure_of_the_module_recorder_is_importprofs_not_the_harness(cli, real_python, harness_files, tmp_path):
+    # a program that leaves the recorder's `posix` out of sys.modules: the recorder fails at exit
+    # in each process of the packing variant's untimed run. Said as importprof's, the variant's
+    # pack / fallback not recorded; nothing on the program's stderr, which the harness checks
+    # (it exits 1 on any), so the harness ran as with traditional
+    (harness_files / "prog.py").write_text("import sys\nsys.modules.pop('posix', None)\nprint('prog', len(sys.argv))\n")
+    res = cli("compare", "--python", real_python, "--variant", "in-memory", "--runs", "1", "--format", "json",
+              "--build-dir", str(tmp_path / "b"),
+              "--harness", f"{real_python} harness.py {{program}} 2 {tmp_path / 'l.log'}", "prog.py", cwd=str(harness_files))
+    assert res.returncode == 0, res
+    doc = res.json()
+    assert [o["variant"] for o in doc["harness"]["origins"]] == ["traditional"], doc["harness"]["origins"]
+    rows = {r["variant"]: r for r in doc["rows"]}
+    assert rows["in-memory"]["packed_modules"] is None
+    said = [w for w in doc["warnings"] if "in-memory" in w and "not recorded" in w]
+    assert said and "importprof's own code failed" in said[0] and "exited" not in said[0], doc["warnings"]

@@ -312,7 +312,7 @@ def _compare_harness(opts: CompareOptions, plan, hold, session: Session) -> Comp
         missing = ch.not_packed(rec, made.pack, made.unimportable)
         # where the harness's own processes took their modules from: traditional's recording run,
         # and an untimed run of the harness per packing variant (its processes under the recorder)
-        from profiler.errors import TargetFailed
+        from profiler.errors import InstrumentFailed, TargetFailed
         from profiler.model.build_variant import is_packing
 
         recorded = [ch.traditional_origins(rec)]
@@ -323,7 +323,7 @@ def _compare_harness(opts: CompareOptions, plan, hold, session: Session) -> Comp
             session.info(f"recording where {bv.name}'s modules come from: the harness once more, untimed")
             try:
                 got = ch.origins_run(interp, target, bv, made, rec, opts.harness, words, opts.harness_shell, folder, session=session)
-            except TargetFailed as exc:
+            except (TargetFailed, InstrumentFailed) as exc:
                 note(f"variant {bv.name}: where its modules came from in the harness not recorded: {exc}")
                 continue
             if got is None:

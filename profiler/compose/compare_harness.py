@@ -218,8 +218,9 @@ def origins_run(interp, target: Target, bv, made, rec: Recording, cmd: str, word
     importprof's module recorder (bootstrap/launch.py with the oxidized_modules hook, a file per
     process at exit): which modules its processes took from the pack and which from files
     through the fallback path finder, with why. Untimed: the recorder's start-up (its launcher
-    and hook read from files) is not the variant's. None when the variant cannot be started so."""
-    from profiler.capture.bootstrap import bootstrap_argv
+    and hook read from files) is not the variant's. None when the variant cannot be started so;
+    InstrumentFailed when the recorder itself failed in a process (its counts would miss them)."""
+    from profiler.capture.bootstrap import bootstrap_argv, own_errors
     from profiler.capture.harness_runs import read_origin_records, run_harness_once, write_program
     from profiler.compose.build import module_origin
     from profiler.model.build_variant import BUILD_VARIANTS
@@ -233,10 +234,15 @@ def origins_run(interp, target: Target, bv, made, rec: Recording, cmd: str, word
     bare = _Target(target.kind, _absolute(target).value, ())
     rec_dir = os.path.join(folder, bv.name + "-origins", "modules")
     os.makedirs(rec_dir)
-    prefix = bootstrap_argv(bv.argv[0], [] if spec.site else ["-S"], bare, ["oxidized_modules"], {"oxidized_modules_dir": rec_dir})
+    # the recorder's own failure goes to this file (launch.own_error), not to the program's
+    # stderr, where the harness would see it (a .t test compares it) and fail as if the program had
+    errors = os.path.join(folder, bv.name + "-origins", "errors.txt")
+    prefix = bootstrap_argv(bv.argv[0], [] if spec.site else ["-S"], bare, ["oxidized_modules"],
+                            {"oxidized_modules_dir": rec_dir, "errors_path": errors})
     script, counter = write_program(os.path.join(folder, bv.name + "-origins"), program_name(target), prefix, tuple(bv.env))
     _, end = run_harness_once(harness_argv(cmd, words, shell, script), dict(os.environ), counter, session=session,
                               what=f"the harness with {bv.name} (recording where its modules came from)")
+    own_errors(errors, bare)
     frozen_set = set(getattr(made.frozen, "modules", ()) or ()) if spec.builder == "frozen" else set()
     packed: set[str] = set()
     fallback: set[str] = set()
