@@ -41,16 +41,7 @@ pub(crate) struct Line<'a> {
 pub(crate) fn call_of(body: &str) -> Option<Line<'_>> {
     let b = body.as_bytes();
     // ([A-Za-z_][A-Za-z0-9_]*)\(
-    if b.is_empty() || !(b[0].is_ascii_alphabetic() || b[0] == b'_') {
-        return None;
-    }
-    let mut n1 = 1;
-    while n1 < b.len() && (b[n1].is_ascii_alphanumeric() || b[n1] == b'_') {
-        n1 += 1;
-    }
-    if at(b, n1) != b'(' {
-        return None;
-    }
+    let n1 = call_name(body)?.len();
     let a0 = n1 + 1;
     let end = b.len();
     // the end: " <(\d+\.\d+)>"
