@@ -66,12 +66,19 @@ def test_every_reader_prints_the_same_bytes_whatever_the_layout(layout, tmp_path
     assert all(saved.values())
 
 
+def _saved(folder, doc: dict):
+    path = folder / "saved.json"
+    path.write_text(json.dumps(doc, indent=2))
+    return path
+
+
 @pytest.mark.parametrize("layout", ["compact", "one line"])
 def test_the_streaming_readers_take_the_other_layouts(layout, tmp_path):
     """show, diff and why --report read through stream_imports_report: for a compact or one-line
     file it answers (None would mean the file was read whole instead), the report the saved
     file gives; report --from's gate takes it, and its reader answers as for the saved file
-    (this one's records hold phases, which it leaves to the whole-file reader in any layout)."""
+    (this one's records hold phases, which it leaves to the whole-file reader in any layout; a
+    copy without them it reads in every layout, the page of the file as importprof writes it)."""
     from profiler.inputs.saved_imports import is_saved_imports, read_imports_document, stream_imports_report
 
     path = tmp_path / "imports.json"
@@ -83,6 +90,18 @@ def test_the_streaming_readers_take_the_other_layouts(layout, tmp_path):
     assert is_saved_imports(str(path)) and is_saved_imports(str(SAVED))
     page, saved_page = read_imports_document(str(path)), read_imports_document(str(SAVED))
     assert (page is None) == (saved_page is None)
+    # without its phases, report --from's reader answers for it, with the page of the file as
+    # importprof writes it
+    doc = json.loads(SAVED.read_text())
+    for m in doc["modules"]:
+        for key in ("find_us", "read_us", "unmarshal_us", "exec_us", "compiled"):
+            m.pop(key, None)
+    written, other = tmp_path / "written.json", tmp_path / "other.json"
+    written.write_text(run_main("show", _saved(tmp_path, doc), "--format", "json").stdout)
+    other.write_text(LAYOUTS[layout](json.loads(written.read_text())))
+    page, saved_page = read_imports_document(str(other)), read_imports_document(str(written))
+    assert page is not None and saved_page is not None
+    assert page.header() == saved_page.header() and list(page["modules"]) == list(saved_page["modules"])
 
 
 @pytest.mark.parametrize("layout", ["compact", "one line", "indented by 1"])
