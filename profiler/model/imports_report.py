@@ -70,6 +70,10 @@ class ImportsReport(Document):
     # a saved report needs only its modules: the figures it leaves out are taken from them
     total_us: int = saved(default=0, missing_from=lambda d: sum(m["cumulative_us"] for m in d["modules"] if m.get("parent") is None))  # median over runs of Σ roots' cumulative
     total_us_runs: tuple[int, ...] = ()
+    # a tuple as the annotation says when read whole (model.document loads a field by its
+    # annotation: a tuple of records); as made (Aggregation.modules) or read back a line at a time
+    # (inputs.saved_imports) it may be a ModuleColumns: read it as a Sequence[ModuleRecord]
+    # (import_columns.module_blocks, records_of)
     modules: tuple[ModuleRecord, ...] = ()
     cached: tuple[CachedRecord, ...] = ()
     warnings: tuple[str, ...] = ()
