@@ -237,3 +237,19 @@ def test_a_failure_of_the_module_recorder_is_importprofs_not_the_harness(cli, re
     assert rows["in-memory"]["packed_modules"] is None
     said = [w for w in doc["warnings"] if "in-memory" in w and "not recorded" in w]
     assert said and "importprof's own code failed" in said[0] and "exited" not in said[0], doc["warnings"]
+
+
+def test_the_recorder_keeps_an_earlier_process_file_of_the_same_id(real_python, tmp_path):
+    # a long harness outlives the process ids: a process given an earlier one's id must not
+    # overwrite what that one recorded (here the program writes the earlier file itself)
+    import subprocess
+
+    from profiler.capture.harness_runs import read_recorded, write_program
+
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    code = "import os, sys; open(os.path.join(sys.argv[1], '%d.txt' % os.getpid()), 'w').write('an_earlier_process\\t\\n')"
+    script, _ = write_program(str(tmp_path / "p"), "prog", [real_python, "-c", code], record_dir=str(rec))
+    subprocess.run([script, str(rec)], check=True, timeout=60)
+    n, names = read_recorded(str(rec))
+    assert n == 2 and "an_earlier_process" in names and "os" in names, (n, sorted(p.name for p in rec.iterdir()))

@@ -51,7 +51,16 @@ def _importprof_record(d=_d):
             sp = getattr(m, "__spec__", None)  # an alias (os.path is posixpath) has no loader of its own
             l = None if getattr(sp, "name", n) != n else getattr(sp, "loader", None) or getattr(m, "__loader__", None)
             lines.append("%%s\\t%%s" %% (n, l.__name__ if isinstance(l, type) else type(l).__name__ if l is not None else ""))
-        with open(_o.path.join(d, "%%d.txt" %% _o.getpid()), "w") as f:
+        # a file of its own: a long harness outlives the process ids (pid_max 32768 is tens of
+        # thousands of processes), and a later process with an earlier one's id keeps both
+        p, k = _o.path.join(d, str(_o.getpid())), 0
+        while True:
+            try:
+                f = open(p + ("-%%d" %% k if k else "") + ".txt", "x")
+                break
+            except FileExistsError:
+                k += 1
+        with f:
             f.write("\\n".join(lines) + "\\n")
     except Exception:
         pass
