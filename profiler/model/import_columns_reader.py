@@ -14,7 +14,7 @@ from profiler.model.import_records import ModuleRecord
 # cumulative and process
 RowReader = tuple[str, int, int, int]
 
-_LARGEST = 2**53  # the largest number a saved document holds (inputs.MAX_JSON_INT)
+_LARGEST = 2**53  # the largest number a saved document holds (inputs.strict_json.MAX_JSON_INT)
 
 
 def _json_readers(layout: ProcessLayout) -> list[RowReader] | None:

@@ -1,5 +1,5 @@
 //! One call's body → the fields of a Syscall (a tuple), as the general path of
-//! profiler/parse/strace.py reads it (`_parse_call`, `_fast_call`, `decoded_paths`): the pieces of
+//! profiler/parse/strace_lines.py reads it (`_parse_call`, `_fast_call`; strace_args.py `decoded_paths`): the pieces of
 //! the body (call_of), its decoded paths and argv, and the Python objects of its fields, one
 //! object per repeated name, path, pid and number (Numbers).
 
