@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from profiler.inputs.documents import kinds  # noqa: E402
+from profiler.inputs.documents import kind_of, kinds  # noqa: E402
 from profiler.inputs.schema_compiler import conforms, schema  # noqa: E402
 
 from _mutations import mutate  # noqa: E402
@@ -52,14 +52,12 @@ def saved_documents() -> list[tuple[str, str, dict]]:
             doc = json.loads(path.read_text())
         except (ValueError, UnicodeDecodeError):
             continue
-        if not isinstance(doc, dict) or not str(doc.get("schema", "")).startswith("importprof."):
-            continue
-        kind = doc["schema"][len("importprof."):].split("/")[0]
+        kind = kind_of(doc)
         if kind in published:
             out.append((str(path.relative_to(REPO)), kind, doc))
             for i, item in enumerate(doc.get("documents") or () if kind == "report" else ()):
                 inner = item.get("doc", {})
-                inner_kind = str(inner.get("schema", "")).split(".")[-1].split("/")[0]
+                inner_kind = kind_of(inner)
                 if inner_kind in published:
                     out.append((f"{path.relative_to(REPO)}: documents[{i}]", inner_kind, inner))
     return out
