@@ -86,7 +86,7 @@ def test_a_hanging_harness_obeys_timeout(cli, real_python, harness_files, tmp_pa
     res = cli("compare", "--python", real_python, "--timeout", "2", "--build-dir", str(tmp_path / "b"),
               "--harness", f"{real_python} -c 'import time; time.sleep(60)' {{program}}", str(harness_files / "prog.py"),
               timeout=120)
-    assert_one_line_error(res, 3, "--timeout")
+    assert_one_line_error(res, 3, "the harness (recording", "within 2 s (--timeout)")
 
 
 def test_harness_times_each_variant_and_packs_what_it_imports(cli, real_python, harness_files, tmp_path):

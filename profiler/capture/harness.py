@@ -96,9 +96,11 @@ def capture_processes(
     importtime: bool = True,
     keep_log: str | None = None,
     timeout: float | None = None,
+    what: str = "strace",
     session: Session,
 ) -> ProcessCapture:
-    """Run argv (no shell) under `strace -f` and return its processes (see the module doc)."""
+    """Run argv (no shell) under `strace -f` and return its processes (see the module doc).
+    `what`: the run's name in its errors (a time limit reached: "`what` did not finish ...")."""
     from profiler.parse.processes import parse_processes
 
     if not argv:
@@ -111,7 +113,7 @@ def capture_processes(
     with tempfile.TemporaryDirectory(prefix="importprof-harness-") as tmp:
         log_path = keep_log or os.path.join(tmp, "harness.strace")
         t0 = time.perf_counter()
-        done = run(harness_strace_argv(strace, log_path, argv, writes=importtime), env=environ, cwd=cwd, timeout=timeout, what="strace",
+        done = run(harness_strace_argv(strace, log_path, argv, writes=importtime), env=environ, cwd=cwd, timeout=timeout, what=what,
                    tracer_log=log_path, session=session)
         wall = time.perf_counter() - t0
         check_strace_run(done, strace, log_path)

@@ -123,7 +123,7 @@ def record(interp, target: Target, cmd: str, shell: bool, session: Session,
         try:
             from profiler.capture.harness import capture_processes
 
-            cap = capture_processes(argv, importtime=False, session=session)
+            cap = capture_processes(argv, importtime=False, what="the harness (recording, under strace)", session=session)
             code, summary, err, processes = cap.returncode, summary_of(cap.stdout, cap.stderr), cap.stderr, len(cap.processes)
         except (ToolMissing, ToolFailed):  # no strace here: the same run, its processes not counted
             _, end = run_harness_once(argv, dict(os.environ), counter, session=session, what="the harness (recording)")
