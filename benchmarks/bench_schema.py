@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO / "tests"))
 from profiler.inputs.documents import kind_of, kinds  # noqa: E402
 from profiler.inputs.schema_compiler import conforms, schema  # noqa: E402
 
-from _mutations import mutate  # noqa: E402
+from _mutations import mutate, small  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures"
 MUTATIONS = int(os.environ.get("BENCH_SCHEMA_MUTATIONS", "150"))  # per saved document
@@ -112,14 +112,6 @@ def _any_value(rng: random.Random, depth: int = 0):
     return {rng.choice(["a", "name", "schema", "", "self_us"]): _any_value(rng, depth + 1) for _ in range(rng.randrange(4))}
 
 
-def _small(node, keep: int = 5):
-    if isinstance(node, list):
-        return [_small(x, keep) for x in node[:keep]]
-    if isinstance(node, dict):
-        return {k: _small(v, keep) for k, v in node.items()}
-    return node
-
-
 def mutated(base: dict, rng: random.Random):
     """`base` with 1-4 edits at random places (tests/_mutations.py: mutate, as tests/test_fuzz.py
     edits it), each choice the seeded `rng`'s."""
@@ -137,7 +129,7 @@ def verdicts(docs, checks) -> None:
     counts = {"accepted": 0, "refused": 0}
     all_kinds = sorted({k for _, k, _ in docs})
     for file, kind, doc in docs:
-        base = _small(doc)
+        base = small(doc)
         for _ in range(MUTATIONS):
             case = mutated(base, rng)
             against = kind if rng.random() < 0.8 else rng.choice(all_kinds)  # as the fuzz test: another kind's schema too

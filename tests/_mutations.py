@@ -1,7 +1,8 @@
 """The edits the JSON fuzzing makes to a saved document, one walk for both of its users:
-tests/test_fuzz.py (hypothesis draws them: mutated_json) and benchmarks/bench_schema.py (a
-seeded random.Random: its mutated copies judged by three validators). Only where the choices
-come from differs, so the benchmark's copies stay the edits the fuzz tests make."""
+tests/test_fuzz.py (hypothesis draws them: mutated_json; tests/test_schema_compiler.py too) and
+benchmarks/bench_schema.py (a seeded random.Random: its mutated copies judged by three
+validators). Only where the choices come from differs, so the benchmark's copies stay the edits
+the fuzz tests make; `small` is the saved document they start from, its long lists cut."""
 
 from __future__ import annotations
 
@@ -45,3 +46,21 @@ def mutate(base: object, integer: Callable[[int, int], int], choice: Callable[[S
         elif action == "negate" and isinstance(node, (int, float)) and not isinstance(node, bool):
             parent[at] = -node - 1
     return doc
+
+
+def small(doc: dict, keep: int = 5) -> dict:
+    """The fixture with its long lists cut (fuzzing speed; the shape stays)."""
+    def cut(node: Any) -> Any:
+        if isinstance(node, list):
+            return [cut(x) for x in node[:keep]]
+        if isinstance(node, dict):
+            return {k: cut(v) for k, v in node.items()}
+        return node
+
+    out: dict = cut(doc)
+    if out.get("schema") == "importprof.imports/1":  # keep parents inside the cut
+        names = {m["name"] for m in out["modules"]}
+        for m in out["modules"]:
+            if m.get("parent") not in names:
+                m["parent"] = None
+    return out

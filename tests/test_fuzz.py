@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from profiler.errors import ImportprofError
 
-from _mutations import mutate
+from _mutations import mutate, small
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FUZZ_EXAMPLES = int(os.environ.get("IMPORTPROF_FUZZ_EXAMPLES", "2000"))
@@ -144,24 +144,6 @@ def mutated_json(draw, base: object):
     any JSON value of json_values (NaN and huge numbers included), any short text for a key."""
     return mutate(base, lambda lo, hi: draw(st.integers(lo, hi)), lambda items: draw(st.sampled_from(items)),
                   lambda: draw(json_values), lambda: draw(st.text(max_size=8)))
-
-
-def _small(doc: dict, keep: int = 5) -> dict:
-    """The fixture with its long lists cut (fuzzing speed; the shape stays)."""
-    def cut(node, depth=0):
-        if isinstance(node, list):
-            return [cut(x, depth + 1) for x in node[:keep]]
-        if isinstance(node, dict):
-            return {k: cut(v, depth + 1) for k, v in node.items()}
-        return node
-
-    out = cut(doc)
-    if out.get("schema") == "importprof.imports/1":  # keep parents inside the cut
-        names = {m["name"] for m in out["modules"]}
-        for m in out["modules"]:
-            if m.get("parent") not in names:
-                m["parent"] = None
-    return out
 
 
 def _dump(doc) -> str:
@@ -389,7 +371,7 @@ def test_fuzz_strict_json(text):
 
 # ================================================================== document readers (the CLI)
 def _fixture(kind: str) -> dict:
-    return _small(json.loads((FIXTURES / "report" / f"{kind}.json").read_text()))
+    return small(json.loads((FIXTURES / "report" / f"{kind}.json").read_text()))
 
 
 IMPORTS_DOC = _fixture("imports")
@@ -446,7 +428,7 @@ def test_fuzz_report_from(scratch, doc, fmt):
 
 
 @FUZZ
-@given(mutated_json(_small(json.loads((FIXTURES / "report" / "imports.json").read_text()), keep=4)))
+@given(mutated_json(small(json.loads((FIXTURES / "report" / "imports.json").read_text()), keep=4)))
 def test_fuzz_documents_validate_or_refuse(doc):
     """The validator itself: any value, any kind, one BadInput line or a pass."""
     _count("validate")

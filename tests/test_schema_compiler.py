@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES, examples
-from test_fuzz import _small, mutated_json
+from _mutations import small
+from test_fuzz import mutated_json
 
 
 def _jsonschema_says(schema: dict, value: object) -> bool:
@@ -61,7 +62,7 @@ def test_the_keywords_edge_cases_as_jsonschema_judges_them(schema):
     assert True in said.values() and False in said.values()  # each schema takes some values and refuses others
 
 
-SAVED = {p.relative_to(FIXTURES).as_posix(): _small(json.loads(p.read_text()))
+SAVED = {p.relative_to(FIXTURES).as_posix(): small(json.loads(p.read_text()))
          for folder in ("documents", "report") for p in sorted((FIXTURES / folder).glob("*.json"))}
 
 
