@@ -117,7 +117,7 @@ def mutated_text(draw, sources: list[list[str]]):
 
 
 def _as_read(text: str) -> str:
-    """What a reader hands a parser: bytes decoded as UTF-8 with errors replaced (inputs.read_text,
+    """What a reader hands a parser: bytes decoded as UTF-8 with errors replaced (inputs.bounded.read_text,
     process output), so never a lone surrogate."""
     return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
@@ -444,7 +444,7 @@ def test_fuzz_documents_validate_or_refuse(doc):
 @FUZZ
 @given(st.sampled_from(REPORT_KINDS).flatmap(lambda k: mutated_json(DOCS[k])), st.sampled_from(["startup", "imports", "trace", "site", "compare", "why", "diff", "report"]))
 def test_fuzz_fast_check_agrees_with_jsonschema(doc, kind):
-    """inputs.conforms (the compiled fast path) says yes exactly when jsonschema finds no error."""
+    """inputs.schema_compiler.conforms (the compiled fast path) says yes exactly when jsonschema finds no error."""
     _count("conforms")
     from profiler.inputs.schema_compiler import conforms, validator
 
