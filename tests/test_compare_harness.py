@@ -165,6 +165,7 @@ def _modules_read_from_files(harness_files, variant_dir, python, work) -> set:
     pending: dict = {}  # pid -> (call, path) of a call strace printed <unfinished ...> (another process's came between)
     for line in log.read_text().splitlines():
         pid, _, call = line.partition(" ")
+        call = call.lstrip()  # strace pads a pid shorter than 5 digits: "4181  execve(..."
         if call.startswith(("execve(", "openat(")) and "<unfinished" in call:
             pending[pid] = (call.split("(")[0], call.split('"')[1])
             continue
