@@ -254,3 +254,24 @@ def test_the_recorder_keeps_an_earlier_process_file_of_the_same_id(real_python, 
     subprocess.run([script, str(rec)], check=True, timeout=60)
     n, names = read_recorded(str(rec))
     assert n == 2 and "an_earlier_process" in names and "os" in names, (n, sorted(p.name for p in rec.iterdir()))
+
+
+def test_the_module_recorder_keeps_an_earlier_process_file_of_the_same_id(real_python, tmp_path):
+    # the same for a packing variant's recorder (the oxidized_modules hook with a folder)
+    import subprocess
+
+    from profiler.capture.bootstrap import bootstrap_argv
+    from profiler.capture.harness_runs import read_origin_records
+    from profiler.model.target import Target
+    from profiler.model.words import TargetKind
+
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    code = ("import os, sys; open(os.path.join(sys.argv[1], '%d.json' % os.getpid()), 'w')"
+            ".write('{\"modules\": [{\"name\": \"an_earlier_process\"}]}')")
+    argv = bootstrap_argv(real_python, [], Target(TargetKind.CODE, code, (str(rec),)), ["oxidized_modules"],
+                          {"oxidized_modules_dir": str(rec)})
+    subprocess.run(argv, check=True, timeout=60)
+    runs = read_origin_records(str(rec))
+    names = [{r["name"] for r in records} for records in runs]
+    assert len(runs) == 2 and {"an_earlier_process"} in names and any("os" in n for n in names), sorted(p.name for p in rec.iterdir())

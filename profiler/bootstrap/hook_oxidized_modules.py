@@ -1,6 +1,7 @@
 """Hook for `importprof pack` (stdlib only, runs INSIDE the target interpreter).
 
-At exit, writes JSON to the file named by `options["oxidized_modules_out"]`:
+At exit, writes JSON to the file named by `options["oxidized_modules_out"]` (or, with
+`options["oxidized_modules_dir"]`, to a file of its own in that folder: one per process):
 {"modules": [{name, file, origin, loader (class name), is_package}...], "sys_path": [...]}
 for every module in `sys.modules`. What to pack is
 decided by importprof (profiler/analysis/packing.py), not here.
@@ -82,8 +83,18 @@ def install(options):
             except Exception:  # a module with odd attributes: record what is certain
                 records.append({"name": name, "file": None, "origin": None, "loader": None, "is_package": False})
         sys_path = [p for p in sys.path if isinstance(p, str)]
-        path = out or "%s/%d.json" % (folder, sys.modules["posix"].getpid())
-        with open(path, "w") as fh:  # (no `import json` at exit: see launch.dumps)
+        if out:
+            fh = open(out, "w")
+        else:  # a file of its own: a long harness outlives the process ids, and a later process
+            # given an earlier one's id keeps both
+            base, k = "%s/%d" % (folder, sys.modules["posix"].getpid()), 0
+            while True:
+                try:
+                    fh = open(base + ("-%d" % k if k else "") + ".json", "x")
+                    break
+                except FileExistsError:
+                    k += 1
+        with fh:  # (no `import json` at exit: see launch.dumps)
             fh.write(sys.modules["_importprof_launch"].dumps({"modules": records, "sys_path": sys_path}))
 
     sys.modules["_importprof_launch"].at_exit(dump)
