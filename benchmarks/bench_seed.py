@@ -338,6 +338,8 @@ def main() -> int:
     ap.add_argument("--split", metavar="BUILD_DIR", help="only the harness's CPU split into its hg processes' and the rest, "
                     "with the variants built in BUILD_DIR")
     args = ap.parse_args()
+    if args.export_json and (args.breakdown or args.split):
+        ap.error("--export-json writes the compare report: not with --breakdown or --split, which print a table only")
     if args.breakdown:
         breakdown(args.breakdown)
         return 0
