@@ -224,7 +224,9 @@ def test_a_failure_of_importprofs_own_code_is_said_to_be_importprofs(tmp_path):
     program's traceback (the cffi Lib case once printed an AttributeError disguised as
     `<frozen importlib._bootstrap>` and blamed the program)."""
     exe = os.path.join(os.path.dirname(sys.executable), "importprof")
-    code = "import sys; sys.modules['_importprof_launch'].dumps = None; print('program ran')"
+    # the launcher's API is in no sys.modules: the program finds it among the objects gc tracks
+    code = ("import gc; [setattr(m, 'dumps', None) for m in gc.get_objects() "
+            "if type(m).__name__ == 'module' and m.__name__ == '_importprof_launch']; print('program ran')")
     p = subprocess.run([exe, "imports", "--runs", "1", "--lazy-candidates", "--python", pyenv_python("3.11"), "-c", code],
                        capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert p.returncode == 3, p.stderr
@@ -263,3 +265,26 @@ def test_own_lazy_machinery_recognized_and_shims_not(tmp_path):
     assert "module __getattr__ (PEP 562) in lzpkg" in own
     assert "importlib.util.LazyLoader: 1 modules still pending at exit" in own
     assert not any("shim" in x for x in own)
+
+
+@pytest.mark.parametrize("version", ["3.11", "3.15"])
+def test_the_program_sees_none_of_importprofs_modules(version, tmp_path):
+    """Under importprof's launcher (imports --phases/--statements, why, lazy's recorded runs) the
+    program's sys.modules holds only what it would hold bare: the launcher's API and its hooks
+    reach each other through their own globals, never through sys.modules (a program that
+    counts or walks sys.modules saw `_importprof_launch` and `_importprof_hook_*`)."""
+    python = pyenv_python(version)
+    exe = os.path.join(os.path.dirname(sys.executable), "importprof")
+    out = tmp_path / "seen.txt"
+    (tmp_path / "app.py").write_text(
+        "import os, sys, json\n"
+        "open(os.environ['SEEN'], 'a').write(repr(sorted(n for n in sys.modules if 'importprof' in n)) + '\\n')\n")
+    env = {**os.environ, "SEEN": str(out)}
+    for args in (["imports", "--runs", "1", "--phases"], ["imports", "--runs", "1", "--statements"],
+                 ["why", "json"], ["lazy", "--runs", "1", "--warmup", "0"]):
+        p = subprocess.run([exe, *args, "--python", python, "app.py"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, (args, p.stderr)
+    lines = out.read_text().splitlines()
+    assert len(lines) >= 6  # the launcher's runs and the bare ones all wrote
+    assert set(lines) == {"[]"}, lines

@@ -33,9 +33,12 @@ def _misses(python: str, launch_dir: str, script: str, record: str, env: dict) -
         return json.load(fh)["counts"]["cache_misses"]
 
 
-def test_two_installations_keep_their_own_entries(tmp_path):
+def test_two_installations_keep_their_own_entries(tmp_path, monkeypatch):
     python = pyenv_python("3.11")
     cache = tmp_path / "cache"
+    # the launcher's options name the cache (capture/lazy.py: hook_cache_dir, read here): this
+    # test's own, so that no earlier run's entry answers for the copy's hooks (their mtime is set)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     (tmp_path / "mod_a.py").write_text("import json\nX = 1\n")
     script = tmp_path / "app.py"

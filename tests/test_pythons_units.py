@@ -69,7 +69,6 @@ def test_frozen_plan_reasons():
         R("os.path", None, None, None, False, alias_of="posixpath"),
         R("collections.abc", None, "/s/collections/abc.py", "SourceFileLoader", False, alias_of="_collections_abc"),
         R("__main__", None, "/a/main.py", "SourceFileLoader", False),
-        R("_importprof_launch", None, None, None, False),
     ]
     sources = {"/a/lib/reads.py": "HERE = __file__\n"}
     plan = plan_frozen(records, lambda p: sources.get(p, "x = 1\n"))
@@ -80,4 +79,3 @@ def test_frozen_plan_reasons():
     assert "extension module" in why["app.fast"] and "reads __file__" in why["lib.reads"]
     assert "namespace package" in why["ns"] and why["__main__"].startswith("__main__")
     assert set(plan.served) == {"sys", "os.path"}
-    assert "_importprof_launch" not in why

@@ -109,25 +109,18 @@ def test_every_provisioned_interpreter_has_a_known_signature():
 
 def _hook_module(name: str):
     """A hook's source compiled as the launcher compiles it, with the launcher's API stub it
-    reads at import (only what the module body needs: its `shown` map)."""
-    import sys
+    reads at import (only what the module body needs: its `shown` map), given as the launcher
+    gives it: the hook's global `_importprof` (never sys.modules)."""
     import types
 
     here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "profiler", "bootstrap")
     api = types.ModuleType("_importprof_launch")
     api.shown = {}
-    saved = sys.modules.get("_importprof_launch")
-    sys.modules["_importprof_launch"] = api
-    try:
-        mod = types.ModuleType("_importprof_" + name)
-        mod.__file__ = os.path.join(here, name + ".py")
-        with open(mod.__file__, encoding="utf-8") as fh:
-            exec(compile(fh.read(), mod.__file__, "exec"), mod.__dict__)
-    finally:
-        if saved is None:
-            del sys.modules["_importprof_launch"]
-        else:
-            sys.modules["_importprof_launch"] = saved
+    mod = types.ModuleType("_importprof_" + name)
+    mod.__file__ = os.path.join(here, name + ".py")
+    mod._importprof = {"_importprof_launch": api}
+    with open(mod.__file__, encoding="utf-8") as fh:
+        exec(compile(fh.read(), mod.__file__, "exec"), mod.__dict__)
     return mod
 
 

@@ -22,8 +22,6 @@ from typing import Callable, Iterable
 from profiler.analysis.packing import needs_file_at_import
 from profiler.model.packing import FrozenPlan, LoadedModule, PackPlan, PlannedModule, Unpacked
 
-_SKIP_PREFIXES = ("_importprof_hook_", "_importprof_launch")
-
 
 def plan_frozen(records: Iterable[LoadedModule], read_source: Callable[[str], str | None]) -> FrozenPlan:
     frozen: dict[str, PlannedModule] = {}
@@ -31,8 +29,6 @@ def plan_frozen(records: Iterable[LoadedModule], read_source: Callable[[str], st
     served: list[str] = []
     for r in sorted(records, key=lambda r: r.name):
         name, loader, origin = r.name, r.loader or "", r.origin or ""
-        if name.startswith(_SKIP_PREFIXES):
-            continue
         if name == "__main__":
             not_frozen.append(Unpacked(name, "__main__: the target itself runs as python runs it"))
         elif loader in ("BuiltinImporter", "FrozenImporter") or origin in ("built-in", "frozen"):

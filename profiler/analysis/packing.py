@@ -30,7 +30,6 @@ from profiler.model.packing import LoadedModule, PackageData, PackPlan, PlannedM
 from profiler.model.target import Target
 from profiler.model.words import TargetKind
 
-_SKIP_PREFIXES = ("_importprof_hook_", "_importprof_launch")  # importprof's own launcher and hooks
 # the order CPython's path finder tries a folder's files in: an extension module shadows a source
 _KIND_RANK = {"extension": 0, "source": 1, "bytecode": 2}
 
@@ -167,7 +166,7 @@ def plan_pack(records: Iterable[LoadedModule], units: Sequence[Unit]) -> PackPla
             del modules[r.name]
     for r in sorted(records, key=lambda r: r.name):
         name, loader, origin = r.name, r.loader or "", r.origin or ""
-        if name.startswith(_SKIP_PREFIXES) or name in modules or name in listed:
+        if name in modules or name in listed:
             continue
         if name == "__main__":
             unpacked.append(Unpacked(name, "__main__: the target itself runs as python runs it"))

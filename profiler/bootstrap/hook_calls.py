@@ -34,7 +34,7 @@ def _done(rec):
     mod = sys.modules.get(name)
     if mod is None:
         return
-    path = sys.modules["_importprof_launch"].module_file(mod)  # read without trusting the object
+    path = _importprof["_importprof_launch"].module_file(mod)  # read without trusting the object
     if path:
         _WATCH[path] = name
     _WATCH["<frozen %s>" % name] = name
@@ -58,14 +58,14 @@ def _profile(frame, event, arg):
 
 
 def _dump():
-    phases = sys.modules.get("_importprof_hook_phases")
+    phases = _importprof.get("_importprof_hook_phases")
     if phases is not None:
         phases.stop()
     sys.setprofile(None)
     path = _OPTIONS.get("calls_path")
     if not path:
         return
-    dumps = sys.modules["_importprof_launch"].dumps  # (no `import json` at exit)
+    dumps = _importprof["_importprof_launch"].dumps  # (no `import json` at exit)
     with open(path, "w", encoding="utf-8") as fh:
         for name in _USED:
             fh.write(dumps(name) + "\n")
@@ -74,8 +74,8 @@ def _dump():
 def install(options):
     _OPTIONS.update(options)
 
-    phases = sys.modules["_importprof_launch"].load_hook("phases", options)
+    phases = _importprof["_importprof_launch"].load_hook("phases", options)
     phases.skip_file(__file__)
     phases.ON_DONE.append(_done)
-    sys.modules["_importprof_launch"].at_exit(_dump)
+    _importprof["_importprof_launch"].at_exit(_dump)
     sys.setprofile(_profile)

@@ -8,15 +8,8 @@ module's record as "site": [file, line, importer]. An import made by a `.pth` li
 attributed to the `.pth` file and its line number (the `site` hook labels those lines).
 """
 
-# eager, always: an import inside `try` is never lazy under PEP 810 (-X lazy_imports=all, or the
-# program's own filter), so importprof's code never leaves a lazy import for the program to resolve
-try:
-    import sys
-finally:
-    pass
-
 
 def install(options):
-    phases = sys.modules["_importprof_launch"].load_hook("phases", options)
+    phases = _importprof["_importprof_launch"].load_hook("phases", options)
     phases.skip_file(__file__)
     phases.enable_sites()

@@ -135,7 +135,7 @@ def _found_records(modules):
 def _module_facts(name, mod):
     """[name, kind, file] of an executed module, read without triggering anything: a cffi `Lib`
     (isinstance says module, type says not; no __dict__), a proxy or lazy object is an "object"."""
-    launch = sys.modules["_importprof_launch"]
+    launch = _importprof["_importprof_launch"]
     d = launch.module_dict(mod)
     if d is None:
         return [name, "object", None]
@@ -178,7 +178,7 @@ def _own_lazy(modules):
     importlib.util.LazyLoader), modules still pending in a LazyLoader at exit (a
     `_LazyModule`), and packages outside the standard library whose PEP 562 module __getattr__
     imports what it is asked for (_imports_on_access; most are deprecation shims)."""
-    launch = sys.modules["_importprof_launch"]
+    launch = _importprof["_importprof_launch"]
     out = []
     current = launch.module_dict(sys.modules.get("builtins")) or {}
     imp = dict.get(current, "__import__")
@@ -217,7 +217,7 @@ def _own_lazy(modules):
 
 def _dump():
     _AUDITING[0] = False
-    rewrite = sys.modules.get("_importprof_hook_lazy_rewrite")
+    rewrite = _importprof.get("_importprof_hook_lazy_rewrite")
     if rewrite is not None and rewrite._ORIGINAL_GET_CODE[0] is not None:
         _EXT.SourceFileLoader.get_code = rewrite._ORIGINAL_GET_CODE[0]
     modules = list(sys.modules.items())
@@ -246,7 +246,7 @@ def _dump():
         "own_lazy": _own_lazy(modules),
     }
     with open(path, "w", encoding="utf-8") as fh:  # (no `import json` at exit: see launch.dumps)
-        fh.write(sys.modules["_importprof_launch"].dumps(doc))
+        fh.write(_importprof["_importprof_launch"].dumps(doc))
 
 
 def _keep_filter(importer, name, fromlist=None, only=_ONLY):
@@ -267,7 +267,7 @@ def install(options):
     _KEEP.update(options.get("lazy_keep") or ())
     _ONLY.update(tuple(pair) for pair in options.get("lazy_only") or ())
     _STARTUP.extend(n for n in sys.modules if not n.startswith("_importprof"))
-    launch = sys.modules["_importprof_launch"]
+    launch = _importprof["_importprof_launch"]
     _ORIGINAL_IMPORT[0] = dict.get(launch.module_dict(sys.modules.get("builtins")) or {}, "__import__")
     if options.get("lazy_path"):
         _RECORD[0] = True

@@ -12,9 +12,9 @@ try:
 finally:
     pass
 
-_LAZY = sys.modules["_importprof_hook_lazy"]
+_LAZY = _importprof["_importprof_hook_lazy"]
 _HERE = _LAZY._HERE
-_SHOWN = sys.modules["_importprof_launch"].shown  # the script's file as the command line named it
+_SHOWN = _importprof["_importprof_launch"].shown  # the script's file as the command line named it
 _KEEP = _LAZY._KEEP
 _ONLY = _LAZY._ONLY
 _EAGER = _LAZY._EAGER

@@ -5,20 +5,13 @@ take it out of the prediction (see hook_lazy.py).
 Standard library only; loaded by bootstrap/hook_lazy.py (the `lazy` hook), whose state it shares
 (the same objects, bound here by name); it never imports the rest of the `profiler` package."""
 
-# eager, always: an import inside `try` is never lazy under PEP 810 (-X lazy_imports=all, or the
-# program's own filter), so importprof's code never leaves a lazy import for the program to resolve
-try:
-    import sys
-finally:
-    pass
-
-_LAZY = sys.modules["_importprof_hook_lazy"]
+_LAZY = _importprof["_importprof_hook_lazy"]
 _LOADS = _LAZY._LOADS
 _PENDING = _LAZY._PENDING
 _COUNTS = _LAZY._COUNTS
 _CALIBRATION = _LAZY._CALIBRATION
 _BOOT = _LAZY._BOOT
-_LAZY_REWRITE = sys.modules["_importprof_hook_lazy_rewrite"]
+_LAZY_REWRITE = _importprof["_importprof_hook_lazy_rewrite"]
 _get_code = _LAZY_REWRITE._get_code
 _code_for = _LAZY_REWRITE._code_for
 _ORIGINAL_GET_CODE = _LAZY_REWRITE._ORIGINAL_GET_CODE

@@ -14,7 +14,7 @@ _OPTIONS = {}
 
 
 def _dump():
-    launch = sys.modules["_importprof_launch"]  # (no `import json` at exit: see launch.dumps)
+    launch = _importprof["_importprof_launch"]  # (no `import json` at exit: see launch.dumps)
     modules = []
     for name, mod in list(sys.modules.items()):
         if name.startswith("_importprof"):
@@ -34,4 +34,4 @@ def _dump():
 def install(options):
     _OPTIONS.update(options)
     if options.get("lazy_probe_path"):
-        sys.modules["_importprof_launch"].at_exit(_dump)
+        _importprof["_importprof_launch"].at_exit(_dump)

@@ -15,7 +15,7 @@ try:
 finally:
     pass
 
-_LAZY = sys.modules["_importprof_hook_lazy"]
+_LAZY = _importprof["_importprof_hook_lazy"]
 _OPTIONS = _LAZY._OPTIONS
 _EAGER = _LAZY._EAGER
 _COUNTS = _LAZY._COUNTS
@@ -221,7 +221,7 @@ def compile_main(source, filename, mode):
             code, eager = _code_for_text(source, filename)
     except (OSError, ValueError, TypeError):
         code, eager = _compile_rewritten(source, filename)
-    _note_eager(eager, sys.modules["_importprof_launch"].shown.get(filename, filename))
+    _note_eager(eager, _importprof["_importprof_launch"].shown.get(filename, filename))
     return code
 
 

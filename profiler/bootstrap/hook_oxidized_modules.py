@@ -95,6 +95,6 @@ def install(options):
                 except FileExistsError:
                     k += 1
         with fh:  # (no `import json` at exit: see launch.dumps)
-            fh.write(sys.modules["_importprof_launch"].dumps({"modules": records, "sys_path": sys_path}))
+            fh.write(_importprof["_importprof_launch"].dumps({"modules": records, "sys_path": sys_path}))
 
-    sys.modules["_importprof_launch"].at_exit(dump)
+    _importprof["_importprof_launch"].at_exit(dump)

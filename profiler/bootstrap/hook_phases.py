@@ -21,7 +21,7 @@ interval between two events is charged to the phase of the module on top of the 
 So for every record: find + read + unmarshal + exec + Σ children's cumulative == cumulative.
 
 Records (one JSON object per line, in import order) go to options["phases_path"] at exit.
-Other hooks use this module through `sys.modules["_importprof_hook_phases"]`: CONTEXT (a stack
+Other hooks use this module through `_importprof["_importprof_hook_phases"]`: CONTEXT (a stack
 of labels such as ["pth", path, lineno] stored on each record), ON_DONE callbacks, and
 enable_sites() (file:line of the import statement on each record).
 """
@@ -48,7 +48,7 @@ _OPTIONS = {}
 
 _SKIP_FILES = set()
 _LAUNCH = [__file__.rsplit("/", 1)[0] + "/launch.py"]
-_LAUNCH_API = sys.modules["_importprof_launch"]
+_LAUNCH_API = _importprof["_importprof_launch"]
 _SHOWN = _LAUNCH_API.shown  # the script's file as the command line named it
 
 
@@ -464,7 +464,7 @@ def install(options):
     skip_file(getattr(sys.modules.get("importlib"), "__file__", None) or "")
     split = options.get("phases_split", True) or options.get("importers_path")
     if not split and sys.version_info >= (3, 12):
-        sys.modules["_importprof_launch"].at_exit(_dump)
+        _importprof["_importprof_launch"].at_exit(_dump)
         if _monitor(bootstrap):  # from here on every import is recorded, nothing replaced
             return
     import _imp
@@ -478,7 +478,7 @@ def install(options):
     if hasattr(_imp, "get_frozen_object"):
         _imp.get_frozen_object = _wrap_phase(_imp.get_frozen_object, "unmarshal", _frozen_code_of)
     if split or sys.version_info < (3, 12):
-        sys.modules["_importprof_launch"].at_exit(_dump)
+        _importprof["_importprof_launch"].at_exit(_dump)
     if options.get("importers_path"):
         import builtins
 

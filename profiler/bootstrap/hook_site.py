@@ -44,7 +44,7 @@ def _now():
 
 
 def _context():
-    phases = sys.modules.get("_importprof_hook_phases")
+    phases = _importprof.get("_importprof_hook_phases")
     return phases.CONTEXT if phases is not None else _LOCAL_CONTEXT
 
 
@@ -200,20 +200,20 @@ def _wrap_user_site(orig):
 
 
 def _dump():
-    phases = sys.modules.get("_importprof_hook_phases")
+    phases = _importprof.get("_importprof_hook_phases")
     if phases is not None:
         phases.stop()
     path = _OPTIONS.get("site_path")
     if not path:
         return
     with open(path, "w", encoding="utf-8") as fh:  # (no `import json` at exit: see launch.dumps)
-        fh.write(sys.modules["_importprof_launch"].dumps(_STATE) + "\n")
+        fh.write(_importprof["_importprof_launch"].dumps(_STATE) + "\n")
 
 
 def install(options):
     _OPTIONS.update(options)
 
-    phases = sys.modules.get("_importprof_hook_phases")
+    phases = _importprof.get("_importprof_hook_phases")
     if phases is not None:
         phases.skip_file(__file__)
     import site
@@ -230,4 +230,4 @@ def install(options):
         _ORIGINALS[name] = site.__dict__.get(name, _MISSING)
         _WRAPPERS[name] = wrapper
         setattr(site, name, wrapper)
-    sys.modules["_importprof_launch"].at_exit(_dump)
+    _importprof["_importprof_launch"].at_exit(_dump)

@@ -35,7 +35,7 @@ _HERE = __file__.rsplit("/", 1)[0] + "/"
 _ROWS = {}  # (name, file, line) -> [ns, samples]
 _STATE = {"run": True, "total": 0, "switch": None}
 _OPTIONS = {}
-_SHOWN = sys.modules["_importprof_launch"].shown  # the script's file as the command line named it
+_SHOWN = _importprof["_importprof_launch"].shown  # the script's file as the command line named it
 
 
 def _sample(last):
@@ -88,4 +88,4 @@ def install(options):
     _STATE["switch"] = sys.getswitchinterval()
     sys.setswitchinterval(0.0005)
     _thread.start_new_thread(_sampler, ())
-    sys.modules["_importprof_launch"].at_exit(_dump)
+    _importprof["_importprof_launch"].at_exit(_dump)

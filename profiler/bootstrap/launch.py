@@ -10,7 +10,7 @@ OPTIONS_HEX is a dict serialized by `marshal` (format 4) and hex-encoded:
    ... any per-hook options ...}
 Each hook module defines `install(options)`; it is called before `site` runs, so imports made
 by `site` and `.pth` files are seen too. Hooks reach the launcher's helpers through
-`sys.modules["_importprof_launch"]`: `load_hook(name, options)` (load and install another hook
+`_importprof["_importprof_launch"]` (each hook's global `_importprof`, never in sys.modules): `load_hook(name, options)` (load and install another hook
 once) and `at_exit(fn)`. Then the target runs as python itself would run it:
 `-c` code in `__main__` with sys.argv[0] == '-c'; `-m` through runpy (as python does) with
 sys.argv[0] the module's file; a script compiled and run in `__main__` with sys.path[0] its
@@ -47,15 +47,22 @@ def _abspath(path):
     return path if path.startswith("/") else posix.getcwd() + "/" + path
 
 
-def load_hook(name, options):
+# importprof's own modules (the launcher's API, the hooks loaded), kept out of sys.modules: the
+# program sees its own sys.modules (a program that counts or walks it notices nothing); each hook
+# finds the others through this dict, its global `_importprof`
+_OWN = {}
+
+
+def load_hook(name, options, _own=_OWN):
     """Load and install hook_<name>.py once (a hook may ask for another it builds on)."""
     key = "_importprof_hook_%s" % name
-    if key in sys.modules:
-        return sys.modules[key]
+    if key in _own:
+        return _own[key]
     path = _HERE + "/hook_%s.py" % name
     module = type(sys)(key)
     module.__file__ = path
-    sys.modules[key] = module
+    module._importprof = _own
+    _own[key] = module
     exec(_hook_code(name, path, options.get("hook_cache")), module.__dict__)
     module.install(options)
     return module
@@ -151,7 +158,7 @@ def _site_flag_restorer():
     return restore
 
 
-def own_error(where, exc, sys=sys, open=open):
+def own_error(where, exc, sys=sys, open=open, _own=_OWN):
     """importprof's own code failed inside the program: said as importprof's, with its cause,
     in the run's errors file (options["errors_path"], which the capture side reads and reports),
     never as the program's (its stderr stays the program's). Without a file: one line on stderr
@@ -166,7 +173,7 @@ def own_error(where, exc, sys=sys, open=open):
     except Exception:  # an exception whose str() fails
         text = "%s: %s%s" % (where, type(exc).__name__, at)
     text = text.replace("\n", " ")
-    path = getattr(sys.modules.get("_importprof_launch"), "errors_path", None)
+    path = getattr(_own.get("_importprof_launch"), "errors_path", None)
     try:
         if path:
             with open(path, "a", encoding="utf-8", errors="replace") as fh:
@@ -318,7 +325,7 @@ def _object_readers():
                 module_origin=module_origin, spec_attr=spec_attr, dumps=dumps)
 
 
-# What hooks may use: sys.modules["_importprof_launch"].load_hook / .at_exit / .dumps / .module_*
+# What hooks may use: _importprof["_importprof_launch"].load_hook / .at_exit / .dumps / .module_*
 _API = type(sys)("_importprof_launch")
 _API.load_hook = load_hook
 _API.at_exit = at_exit
@@ -342,7 +349,7 @@ def main(argv):
     # python put this folder in sys.path[0] (the launcher is a script): drop it.
     if sys.path and _abspath(sys.path[0] or ".").rstrip("/") == _abspath(_HERE).rstrip("/"):
         del sys.path[0]
-    sys.modules[_API.__name__] = _API
+    _OWN[_API.__name__] = _API
     _API.errors_path = options.get("errors_path")
     run_site = options.get("site", True)
     # made before the hooks: its import of _ctypes is importprof's own, never recorded
