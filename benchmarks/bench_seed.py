@@ -371,7 +371,7 @@ def main() -> int:
                           harness=harness, syscalls="off", variants=(args.variant,) if args.variant else None)
     here = os.getcwd()
     os.chdir(tests_dir)  # run-tests.py runs from its folder
-    from profiler.commands.compare import HARNESS_TIMEOUT_S
+    from profiler.compose.compare_harness import HARNESS_TIMEOUT_S
 
     try:
         # the limit of one whole run of the harness, as the command gives it (the library's

@@ -275,3 +275,25 @@ def test_the_module_recorder_keeps_an_earlier_process_file_of_the_same_id(real_p
     runs = read_origin_records(str(rec))
     names = [{r["name"] for r in records} for records in runs]
     assert len(runs) == 2 and {"an_earlier_process"} in names and any("os" in n for n in names), sorted(p.name for p in rec.iterdir())
+
+
+@pytest.mark.parametrize("argv", [["build", "--record-with", "run {program}"], ["compare", "--harness", "run {program}"]])
+def test_a_harness_run_is_limited_to_an_hour_unless_timeout_says(monkeypatch, harness_files, argv):
+    # a test suite outlives one program run's limit (60 s): build --record-with as compare --harness
+    from profiler import commands
+    from profiler.compose import build as compose_build, compare as compose_compare
+    from profiler.compose.compare_harness import HARNESS_TIMEOUT_S
+    from profiler.errors import UsageError
+
+    seen = []
+
+    def stop(opts, *, session):
+        seen.append(session.timeout_s)
+        raise UsageError("stopped here")
+
+    monkeypatch.setattr(compose_build, "build", stop)
+    monkeypatch.setattr(compose_compare, "compare", stop)
+    prog = str(harness_files / "prog.py")
+    assert commands.main([*argv, prog]) == 2
+    assert commands.main([*argv, "--timeout", "5", prog]) == 2
+    assert seen == [HARNESS_TIMEOUT_S, 5.0]

@@ -34,7 +34,7 @@ def build(
     pyoxidizer: bool = typer.Option(False, "--pyoxidizer", help="Use the real PyOxidizer (pyoxidizer build --system-rust, pyoxidizer.bzl)."),
     distribution: Optional[str] = typer.Option(None, "--distribution", metavar="ARCHIVE", help="Local python-build-standalone 3.8-3.10 archive (.tar.zst / .tar.gz) for --pyoxidizer."),
     fmt: format_opt("json") = None,
-    record_with: Optional[str] = typer.Option(None, "--record-with", metavar="CMD", help="Also pack the modules the program imports when CMD runs ({program} in CMD: the program, run with traditional; a test suite, a shell loop). --timeout limits that run."),
+    record_with: Optional[str] = typer.Option(None, "--record-with", metavar="CMD", help="Also pack the modules the program imports when CMD runs ({program} in CMD: the program, run with traditional; a test suite, a shell loop). --timeout limits that run (default 3600 s)."),
     variant: Optional[List[str]] = typer.Option(
         None, "--variant", metavar="NAME[,NAME...]",
         help="Variants to build (repeatable, comma-separated): traditional, no-site, oxidized, filesystem, in-memory, frozen. "
@@ -71,6 +71,12 @@ def build(
         raise UsageError("--distribution goes with --pyoxidizer")
     from profiler.compose.build import BuildOptions, build as run_build
 
+    if record_with is not None:
+        from profiler.commands._target import timeout_given
+        from profiler.compose.compare_harness import HARNESS_TIMEOUT_S
+
+        if not timeout_given(ctx):  # CMD is a test suite, as compare --harness's: its run's limit is an hour unless --timeout says
+            session_of(ctx).set_timeout(HARNESS_TIMEOUT_S)
     report = run_build(BuildOptions(target=target, python=interpreter_given(ctx, python), name=name, out_dir=output,
                                     variants=tuple(variant) if variant else None, force=force, record_with=record_with),
                        session=session_of(ctx))

@@ -11,7 +11,6 @@ from profiler.render import formats_for
 from profiler.commands._target import PythonTargetCommand
 
 FORMATS = formats_for("compare")  # from the render registry
-HARNESS_TIMEOUT_S = 3600.0  # --harness without --timeout: the limit of one whole run of the harness
 
 
 def register(app: typer.Typer) -> None:
@@ -74,6 +73,7 @@ def compare(
 
     if harness is not None:
         from profiler.commands._target import timeout_given
+        from profiler.compose.compare_harness import HARNESS_TIMEOUT_S
 
         if not timeout_given(ctx):  # a test suite runs for minutes: one harness run's limit is an hour unless --timeout says
             session_of(ctx).set_timeout(HARNESS_TIMEOUT_S)

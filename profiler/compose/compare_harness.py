@@ -45,6 +45,9 @@ from profiler.session import Session
 PLACEHOLDER = "{program}"
 # a harness runs for seconds to minutes: three rounds, no warm-up, unless --runs/--warmup say
 DEFAULT_RUNS = 3
+# one whole run of a harness (a test suite) without --timeout: an hour, not one program run's
+# limit; compare --harness and build --record-with (commands/) set it on their session
+HARNESS_TIMEOUT_S = 3600.0
 
 
 def harness_words(cmd: str, option: str = "--harness") -> list[str]:
