@@ -257,7 +257,7 @@ def origins_run(interp, target: Target, bv, made, rec: Recording, cmd: str, word
                 packed.add(r["name"])
             elif where == "fallback":
                 fallback.add(r["name"])
-    fallback -= packed  # loaded from the pack by every process that imported it but one: counted as packed
+    fallback -= packed  # a module one process took from the pack and another from a file: counted as packed only
     why = fallback_reasons(bv.name, made, rec)
     unknown = "not imported by the recording run's processes (traditional): imported only with this variant"
     listed = tuple(NotPacked(n, why.get(n) or (unknown if n not in rec.modules else "recorded, but not in the pack (no reason recorded)"))
