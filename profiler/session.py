@@ -126,10 +126,7 @@ class Session:
         if self.hold and not self.is_verbose():
             self.held.append(warning)
             return
-        if sys.stderr is None:
-            return
-        sys.stderr.write(f"importprof: warning: {warning.text}\n")
-        sys.stderr.flush()
+        _stderr(f"warning: {warning.text}")
 
     def info(self, text: str) -> None:
         """A note on stderr (`importprof: TEXT`), or through `tell` when given."""
@@ -138,10 +135,7 @@ class Session:
         if self.tell is not None:
             self.tell(text)
             return
-        if sys.stderr is None:
-            return
-        sys.stderr.write(f"importprof: {text}\n")
-        sys.stderr.flush()
+        _stderr(text)
 
     def progress(self, phase: Phase) -> None:
         """A phase announced or counted, drawn by the command's bar (nothing without one)."""
@@ -195,3 +189,11 @@ class Session:
         """The held warnings, emptied (said once, after the output)."""
         held, self.held = self.held, []
         return held
+
+
+def _stderr(text: str) -> None:
+    """One `importprof: TEXT` line on stderr (none when there is no stderr: pythonw)."""
+    if sys.stderr is None:
+        return
+    sys.stderr.write(f"importprof: {text}\n")
+    sys.stderr.flush()

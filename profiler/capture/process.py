@@ -219,7 +219,7 @@ def run(
     whose own child is the program; the tracer follows the program's descendants and would
     wait for a daemon too, so once the program is gone what it left is stopped. `writes`:
     other files the run writes that importprof reads back (a recording keeps them).
-    `context`: the invocation's run context (the limit, where warnings go, and its runner:
+    `session`: the invocation's session (the limit, where warnings go, and its runner:
     capture/runner.py, the real one unless a recording or a replay was set)."""
     from profiler.capture.runner import runner_of
 
