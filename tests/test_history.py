@@ -19,6 +19,7 @@ import pytest
 
 from conftest import REPO, assert_one_line_error
 from test_bisect import commit, git
+from tests._signals import start_importprof
 
 pytestmark = pytest.mark.slow
 
@@ -166,9 +167,8 @@ def test_the_history_page_lines_run(recorded, cli):
 def test_an_interrupted_backfill_keeps_what_it_recorded(tmp_path, cli):
     repo, shas = dozen_commits(tmp_path)
     store = tmp_path / "h.sqlite"
-    argv = [sys.executable, "-m", "profiler", "history", "record", "--commits", "v1..HEAD", "--check", "quick",
-            "--history", str(store)]
-    proc = subprocess.Popen(argv, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    args = ["history", "record", "--commits", "v1..HEAD", "--check", "quick", "--history", str(store)]
+    proc = start_importprof(args, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 240
     count = 0
     while time.monotonic() < deadline and proc.poll() is None:

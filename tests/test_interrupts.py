@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._signals import start_importprof
+
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
 
@@ -55,8 +57,8 @@ class Hang:
     def start(self, command: str, *extra: str) -> subprocess.Popen:
         args = [a.format(tmp=self.work) for a in COMMANDS[command]]
         env = {**os.environ, "TMPDIR": str(self.tmpdir), "PYTHONPATH": str(REPO)}
-        return subprocess.Popen(
-            [sys.executable, "-m", "profiler", *args, *extra, "-c", self.code],
+        return start_importprof(
+            [*args, *extra, "-c", self.code],
             cwd=self.work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             stdin=subprocess.DEVNULL, start_new_session=True,  # our signals reach importprof's pid only
         )
@@ -184,7 +186,7 @@ def test_ctrl_c_shows_the_runs_measured_so_far(args, heading, tmp_path):
 
     env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO)}
     extra = ["--build-dir", str(tmp_path / "builds")] if args[0] == "compare" else []
-    proc = subprocess.Popen([sys.executable, "-m", "profiler", *args[:1], *extra, *args[1:]],
+    proc = start_importprof([*args[:1], *extra, *args[1:]],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     lines: list[str] = []
@@ -237,8 +239,7 @@ def test_a_detached_descendant_is_stopped_when_the_target_ends(command, tmp_path
     hang = Hang(tmp_path)
     env = {**os.environ, "TMPDIR": str(hang.tmpdir), "PYTHONPATH": str(REPO)}
     # the sleep holds the target's stdout and stderr: waiting for their end would wait 1000+ s
-    proc = subprocess.Popen([sys.executable, "-m", "profiler", *DETACHING[command], "--timeout", "300",
-                             "-c", _detaching_code(hang.marker, "pass")],
+    proc = start_importprof([*DETACHING[command], "--timeout", "300", "-c", _detaching_code(hang.marker, "pass")],
                             cwd=hang.work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     rc, _, err = hang.finish(proc, limit=200)
@@ -250,7 +251,7 @@ def test_a_detached_descendant_is_stopped_when_the_target_ends(command, tmp_path
 def test_timeout_stops_detached_descendants_too(command, tmp_path):
     hang = Hang(tmp_path)
     env = {**os.environ, "TMPDIR": str(hang.tmpdir), "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "profiler", *DETACHING[command], "--timeout", "3",
+    proc = start_importprof([*DETACHING[command], "--timeout", "3",
                              "-c", _detaching_code(hang.marker, "import time; time.sleep(10**6)")],
                             cwd=hang.work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL, start_new_session=True)

@@ -14,13 +14,13 @@ import os
 import signal
 import stat
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests._interpreters import pyenv_python
+from tests._signals import start_importprof
 from tests.conftest import assert_one_line_error, write_tree
 
 pytestmark = pytest.mark.slow
@@ -482,8 +482,8 @@ def test_the_edited_files_bytecode_is_refreshed_and_a_second_run_changes_nothing
 
 
 def _start(root: Path, py315: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "profiler", "lazy", "--python", py315, "--apply", ".", *FAST, *VERIFY,
-                             "app.py"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return start_importprof(["lazy", "--python", py315, "--apply", ".", *FAST, *VERIFY, "app.py"],
+                            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def _error_lines(err: str) -> list[str]:

@@ -5,13 +5,13 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
 from conftest import assert_one_line_error
 from profiler.session import Session
+from tests._signals import start_importprof
 
 FAST = ("--runs", "3", "--warmup", "0")
 
@@ -187,8 +187,8 @@ def test_valgrind_missing(cli, real_python, tmp_path):
 
 
 def test_ctrl_c_prints_what_was_measured(real_python):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "profiler", "startup", "--python", real_python, "--variant", "no-site", "--runs", "100000", "--warmup", "0"],
+    proc = start_importprof(
+        ["startup", "--python", real_python, "--variant", "no-site", "--runs", "100000", "--warmup", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     time.sleep(2.5)
