@@ -122,3 +122,26 @@ def test_progress_goes_to_the_display_relabelled_inside_a_part():
     session.progress(Phase(done=2, total=2))
     assert [p.label for p in drawn] == ["startup", "report-part: 2 runs", ""]
     assert Session().progress(Phase("nobody draws it")) is None  # no display: nothing
+
+
+def test_quiet_and_collecting_keep_a_callees_warnings_from_being_said_and_alert_passes_both():
+    said, collected = [], []
+    session = Session(say=said.append, tell=said.append)
+    with session.quiet():
+        session.warn("the machine is busy")  # a measurement on the way: not said, not counted
+        session.info("a note")
+        session.alert("a process was left running")  # importprof's own running: said whatever
+    assert said == ["a process was left running"]
+    session.warn("the machine is busy")  # said when it arises again outside
+    assert said[-1] == "the machine is busy"
+    with session.collecting(collected.append):
+        session.warn("low free memory: 1.2 GiB of 15.5 GiB available")
+        session.warn("the machine is busy")  # handed to the collector as given, even when said before
+        with session.quiet(warnings=False):  # quiet but for warnings: the collector still has them
+            session.warn("run 2: the import log was cut short (12 lines)")
+            session.info("another note")
+    assert collected == ["low free memory: 1.2 GiB of 15.5 GiB available", "the machine is busy",
+                         "run 2: the import log was cut short (12 lines)"]
+    assert said == ["a process was left running", "the machine is busy"]
+    session.warn("low free memory: 1.2 GiB of 15.5 GiB available")  # the collector's, not yet said here
+    assert said[-1] == "low free memory: 1.2 GiB of 15.5 GiB available"
