@@ -227,10 +227,11 @@ def test_filter_out_keeps_the_must_stay_eager_set(tmp_path, cli, py315):
 
 
 VERSIONED = {
-    "app.py": ("import sys\nimport reg.plugin_a\nimport reg\n"
+    "app.py": ("import sys\nimport reg.plugin_a\nif sys.version_info >= (3, 15):\n    import reg.plugin_b\nimport reg\n"
                "print('PEP 810' if sys.version_info >= (3, 15) else 'no PEP 810', 'plugins', reg.NAMES)\n"),
     "reg/__init__.py": "NAMES = []\n",
     "reg/plugin_a.py": "import reg\nreg.NAMES.append('a')\n",
+    "reg/plugin_b.py": "import reg\nreg.NAMES.append('b')\n",  # imported on 3.15 only: only the bare check finds it
 }
 
 
@@ -246,7 +247,8 @@ def test_filter_out_on_311_is_lazys_bare_check_on_the_provisioned_315(tmp_path, 
     assert lazy.returncode == 0, lazy
     plain = lazy.json()["plain_check"]
     assert plain["runs"] == 3 and plain["identical"] is True and plain["python"] == py315
-    assert "reg.plugin_a" in plain["eager"] and "differs from 3.11" in plain["reference"]
+    assert {"reg.plugin_a", "reg.plugin_b"} <= set(plain["eager"]) and "differs from 3.11" in plain["reference"]
+    assert {m["name"] for m in lazy.json()["must_stay_eager"]} == set(plain["eager"])  # one set: the report's is the bare check's
     res = cli("lazy", "--python", py311, "--filter-out", str(out), *FAST, "--format", "json", "app.py", cwd=root)
     assert res.returncode == 0, res
     doc = res.json()
@@ -256,7 +258,7 @@ def test_filter_out_on_311_is_lazys_bare_check_on_the_provisioned_315(tmp_path, 
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     got = subprocess.run([py315, "-X", "lazy_imports=all", "app.py"], cwd=root, env=env, capture_output=True, text=True)
     bare = subprocess.run([py315, "app.py"], cwd=root, capture_output=True, text=True)
-    assert (got.stdout, got.returncode) == (bare.stdout, bare.returncode) == ("PEP 810 plugins ['a']\n", 0)
+    assert (got.stdout, got.returncode) == (bare.stdout, bare.returncode) == ("PEP 810 plugins ['a', 'b']\n", 0)
 
 
 # ------------------------------------------------------------------ bad inputs touch nothing
