@@ -109,13 +109,10 @@ def _python_for(python: str | None, target: Target, session: Session, *, runs: b
 
 
 def _log(from_log: str | None, *, pieces: bool = False):
-    """commands/_options.py: log_given — `-` is standard input (read now unless `pieces`)."""
-    if from_log is None:
-        return None
-    from profiler.inputs.bounded import read_stdin
+    """`--from-log`'s value as the commands take it (model/log_source.py: LogSource.of)."""
     from profiler.model.log_source import LogSource
 
-    return LogSource.of(from_log, None if pieces else (lambda: read_stdin("log")))
+    return LogSource.of(from_log, pieces)
 
 
 def _words(items: Sequence[str] | str | None) -> list[str]:

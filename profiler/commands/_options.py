@@ -211,15 +211,12 @@ def python_for(ctx, python: str | None, target, *, runs: bool = True):
 
 
 def log_given(from_log: str | None, pieces: bool = False):
-    """`--from-log`'s value as a LogSource, `-` (standard input) decided here, once: None →
+    """`--from-log`'s value as a LogSource (model/log_source.py, the library facade's too): None →
     None, `-` → stdin's text read now (`pieces`: stdin left for the workflow to read a piece at
-    a time), a path → that path (model/log_source.py)."""
-    if from_log is None:
-        return None
-    from profiler.inputs.bounded import read_stdin
+    a time), a path → that path."""
     from profiler.model.log_source import LogSource
 
-    return LogSource.of(from_log, None if pieces else (lambda: read_stdin("log")))
+    return LogSource.of(from_log, pieces)
 
 
 def interpreters_given(ctx, pythons) -> tuple:

@@ -7,7 +7,6 @@ command runs its target and captures its own log."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -17,14 +16,19 @@ class LogSource:
     stdin: bool = False  # standard input, not read yet: the workflow reads it a piece at a time
 
     @classmethod
-    def of(cls, spec: str | None, read_stdin: Callable[[], str] | None) -> LogSource | None:
-        """`--from-log`'s value: None → None, `-` → stdin's text (read now, by `read_stdin`; or,
-        with no `read_stdin`, stdin left unread for the workflow), anything else → that path."""
+    def of(cls, spec: str | None, pieces: bool = False) -> LogSource | None:
+        """`--from-log`'s value, for the commands and the library facade alike: None → None, `-`
+        → stdin's text, read now (within the input limit: inputs/bounded.py), or with `pieces`
+        left unread for the workflow to read a piece at a time; anything else → that path."""
         if spec is None:
             return None
         if spec != "-":
             return cls(path=spec)
-        return cls(stdin=True) if read_stdin is None else cls(text=read_stdin())
+        if pieces:
+            return cls(stdin=True)
+        from profiler.inputs.bounded import read_stdin
+
+        return cls(text=read_stdin("log"))
 
     @property
     def name(self) -> str:
