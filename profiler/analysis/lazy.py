@@ -339,3 +339,37 @@ def stayed_eager(run: LazyRun) -> list[EagerImport]:
             seen.add(ld.name)
             out.append(EagerImport(ld.name, reason.format(name=ld.name), ld.site))
     return out
+
+
+_LAZY_IMPORT = re.compile(r"^[ \t]*lazy[ \t]+import[ \t]+([^#\n]+)", re.M)
+_LAZY_FROM = re.compile(r"^[ \t]*lazy[ \t]+from[ \t]+(\.*)([\w.]*)[ \t]+import\b", re.M)
+_LAZY_MODULES = re.compile(r"^__lazy_modules__[ \t]*=[ \t]*[\[(]([^\])]*)[\])]", re.M)
+_QUOTED = re.compile(r"""["']([\w.]+)["']""")
+
+
+def written_lazy(importer: str, is_package: bool, source: str) -> list[tuple[str, str]]:
+    """The (importer, module) pairs a module's own source makes lazy under PEP 810: its `lazy
+    import` / `lazy from` statements and the names in its `__lazy_modules__`. On 3.15 a run with
+    `-X lazy_imports=all` and a filter consults the filter for every import, written lazy or
+    not: a filter that makes only one statement lazy must say these too, or it makes eager
+    what the bare run leaves lazy (3.15.2's stdlib writes lazy imports of its own: a one-statement
+    run of a cffi program loaded 110 modules before it, against 43 bare)."""
+    out: list[tuple[str, str]] = []
+    if "lazy" not in source:
+        return out
+    for m in _LAZY_IMPORT.finditer(source):
+        for part in m.group(1).split(","):
+            name = part.strip().split(" as ")[0].strip().strip("()\\ ")
+            if name:
+                out.append((importer, name))
+    package = importer if is_package else importer.rpartition(".")[0]
+    for m in _LAZY_FROM.finditer(source):
+        dots, name = m.group(1), m.group(2)
+        if dots:
+            base = package.split(".")[: max(0, len(package.split(".")) - len(dots) + 1)] if package else []
+            name = ".".join([*base, *([name] if name else [])])
+        if name:
+            out.append((importer, name))
+    for m in _LAZY_MODULES.finditer(source):
+        out.extend((importer, n) for n in _QUOTED.findall(m.group(1)))
+    return out

@@ -438,6 +438,7 @@ def _measure_statements(runner, reference, eager_rec, statements, keep, modules)
 
     out = []
     limit = runner.opts.statement_runs
+    written = _written_lazy(eager_rec) if statements and limit and runner.interp.version_tuple[:2] >= (3, 15) else []
     if statements and limit:
         n = min(limit, len(statements))
         runner.session.info("measuring the costliest import statement alone" if n == 1 else
@@ -447,7 +448,7 @@ def _measure_statements(runner, reference, eager_rec, statements, keep, modules)
         text = _source_line(st.site)
         st = replace(st, importer=importer, statement=text, suggestion=suggestion_for(text, importer, st.imports))
         if i < limit and importer and st.imports:
-            got, rec = runner.run(lazy=True, keep=keep, only=[(importer, n) for n in st.imports])
+            got, rec = runner.run(lazy=True, keep=keep, only=[(importer, n) for n in st.imports] + written)
             if rec is not None:
                 names, saving = run_saving(eager_rec, rec, modules)
                 same = describe_difference(reference, got) is None
@@ -461,6 +462,25 @@ def _measure_statements(runner, reference, eager_rec, statements, keep, modules)
     # candidate still to be judged: it is no recommendation, whatever its estimate
     nothing = sorted((s for s in out if saves_nothing(s)), key=lambda s: s.site)
     return tuple(measured + [s for s in out if s.saving_us is None] + nothing)
+
+
+def _written_lazy(eager_rec) -> list[tuple[str, str]]:
+    """What the executed modules' own sources write lazy (analysis/lazy.py: written_lazy), so
+    that a one-statement run on 3.15 (every import through the filter) leaves them lazy as the
+    bare run does."""
+    from profiler.analysis.lazy import written_lazy
+
+    pairs: list[tuple[str, str]] = []
+    for name, _kind, path in eager_rec.executed:
+        if not path or not path.endswith(".py"):
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                source = fh.read()
+        except OSError:
+            continue
+        pairs.extend(written_lazy(name, path.endswith("__init__.py"), source))
+    return list(dict.fromkeys(pairs))
 
 
 def _measured(report: LazyReport, opts: LazyOptions, interp, keep, counts, calibration,
