@@ -33,6 +33,12 @@ fi
 
 # 3. .venv from the real interpreter (python3 may be a pyenv shim: ask it for sys.executable)
 BASE_PY=$(python3 -c 'import sys; print(sys.executable)')
+# a venv cut off while it was made (Ctrl-C before ensurepip ended) has a python but no pip:
+# made again, not left to fail every later set-up
+if [ -x .venv/bin/python ] && ! .venv/bin/python -c 'import pip' 2>/dev/null; then
+    say "the .venv has no pip (its creation was cut off): made again"
+    rm -rf .venv
+fi
 if [ ! -x .venv/bin/python ]; then
     say "python venv from $BASE_PY"
     "$BASE_PY" -m venv .venv
