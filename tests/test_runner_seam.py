@@ -2,10 +2,11 @@
 pack) run once for real through a RecordingRunner on a small program, then again from that
 recording through a ReplayRunner, no process started (the replay refuses them): the report is
 the same, byte for byte in its JSON but for the machine's load, which is read from the machine,
-not from a run. doctor too, but for what its timed runs (measure()'s executor, real in the
-replay) price. A recording edited to a failing run (exit 1 with a traceback) gives the error a
-real failing program gives. The replay-only checks at the end start no process (make test-fast
-runs them)."""
+not from a run. doctor too, its timed runs with them (measure()'s executor, recorded in the same
+folder), byte for byte, its machine facts included (the timing's). A recording edited to a
+failing run (exit 1 with a traceback) gives the error a real failing program gives; one edited
+to other times, doctor's report of those times. The replay-only checks at the end start no
+process (make test-fast runs them)."""
 
 from __future__ import annotations
 
@@ -114,20 +115,6 @@ def _pack(python: str, script: str):
 
 WORKFLOWS = {"imports": (_imports, PY311), "trace": (_trace, PY311), "site": (_site, PY311), "lazy": (_lazy, PY315),
              "pack": (_pack, PY311)}
-# doctor's timed runs go through measure()'s executor (capture/timing.py), not the runner: they
-# run for real in the replay too, and what they price differs run to run: the start-up and its
-# warnings, the lazy finding (its measured saving) and the site finding (against a bare start)
-DOCTOR_TIMED = ("machine", "startup_s", "verify_startup_s", "warnings")
-DOCTOR_TIMED_KINDS = ("lazy", "site")
-
-
-def _doctor_document(report) -> str:
-    data = {k: v for k, v in report.to_dict().items() if k not in DOCTOR_TIMED}
-    data["findings"] = [f for f in data["findings"] if f["kind"] not in DOCTOR_TIMED_KINDS]
-    data["checks"] = [c if c["kind"] not in DOCTOR_TIMED_KINDS else dict(c, note="") for c in data["checks"]]
-    return json.dumps(data, sort_keys=True, indent=1)
-
-
 @pytest.fixture
 def program(tmp_path: Path) -> Path:
     path = tmp_path / "prog.py"
@@ -196,15 +183,58 @@ def test_a_recording_edited_to_fail_gives_the_error_of_a_real_failing_program(wo
     assert (replayed.value.detail or "").splitlines()[-1:] == (real.value.detail or "").splitlines()[-1:]
 
 
+def _record_doctor(program: Path, folder: Path):
+    from profiler.capture.spawner import spawner_path
+
+    spawner_path(session=Session())  # built before the recording (a first build would be a run the replay never asks for)
+    return _doctor(PY311, str(program))(_context(RecordingRunner(str(folder))))
+
+
+def _replay_doctor(program: Path, folder: Path, monkeypatch, runs=None):
+    runner = ReplayRunner(str(folder), runs=runs)
+    with monkeypatch.context() as m:
+        _no_process(m)
+        return _doctor(PY311, str(program))(_context(runner)), runner
+
+
+def _full_document(report) -> str:
+    return json.dumps(report.to_dict(), sort_keys=True, indent=1)
+
+
 @pytest.mark.slow
-def test_doctor_replayed_finds_what_it_found_for_real_but_what_the_timing_prices(program, tmp_path):
+def test_doctor_replayed_with_its_timed_runs_gives_the_same_report_without_a_process(program, tmp_path, monkeypatch):
     folder = tmp_path / "recording"
-    real = _doctor(PY311, str(program))(_context(RecordingRunner(str(folder))))
-    runner = ReplayRunner(str(folder))
-    replayed = _doctor(PY311, str(program))(_context(runner))
-    assert _doctor_document(replayed) == _doctor_document(real)
+    real = _record_doctor(program, folder)
+    recorded = read_recording(str(folder))
+    timed = [r["timed"] for r in recorded if "timed" in r]
+    assert len(timed) >= 2  # doctor's timing (the target as is, a bare start) and lazy's eager vs lazy
+    assert all(t["runs"] and t["measures_rss"] is not None for t in timed)
+    replayed, runner = _replay_doctor(program, folder, monkeypatch)
+    assert _full_document(replayed) == _full_document(real)
     assert [c["ran"] for c in real.to_dict()["checks"]] == [True] * len(real.to_dict()["checks"])
-    assert len(runner.used) == len(read_recording(str(folder)))
+    assert len(runner.used) == len(recorded)  # every recorded run and measurement answered one of the replay
+
+
+@pytest.mark.slow
+def test_doctor_replayed_from_a_recording_edited_to_other_times_reports_those_times(program, tmp_path, monkeypatch):
+    folder = tmp_path / "recording"
+    real = _record_doctor(program, folder)
+    runs = read_recording(str(folder))
+    # doctor's timing: the program as is beside a bare `python -S -c pass`
+    (timing,) = [r["timed"] for r in runs if "timed" in r and any(s["normalised_argv"][-3:] == ["-S", "-c", "pass"]
+                                                                  for s in r["timed"]["specs"])]
+    as_is = next(i for i, s in enumerate(timing["specs"]) if s["normalised_argv"][-1].endswith(os.sep + program.name))
+    bare = next(i for i, s in enumerate(timing["specs"]) if s["normalised_argv"][-3:] == ["-S", "-c", "pass"])
+    for run in timing["runs"]:
+        if run["spec"] == as_is:
+            run.update(wall_s=0.75, user_s=0.5, system_s=0.125)
+        elif run["spec"] == bare:
+            run.update(exit_code=1, stderr="Fatal Python error: boom")
+    edited, _ = _replay_doctor(program, folder, monkeypatch, runs=runs)
+    assert real.startup_s != 0.75
+    assert edited.startup_s == 0.75  # the mean of the edited runs
+    assert any("failed (exited with code 1: Fatal Python error: boom)" in w for w in edited.to_dict()["warnings"])
+    assert not any("boom" in w for w in real.to_dict()["warnings"])
 
 
 @pytest.mark.slow
@@ -299,3 +329,104 @@ def test_the_launchers_options_are_matched_decoded():
     assert a == b and "<T1>/phases.out" in a[3]
     assert os.path.join(root, "importprof-hooks-1", "phases.out") in paths  # a file the run may write
     assert temps.path("<T1>/phases.out") == os.path.join(root, "importprof-hooks-2", "phases.out")
+
+
+# ------------------------------------------------------------------ timed runs, replay only: no process
+def _spec(key: str, code: str):
+    from profiler.model.measurement import CommandSpec
+
+    return CommandSpec(argv=("python3", "-c", code), variant=key, target=f"-c {code}", key=key)
+
+
+class _Timed:
+    """A recorded executor factory (as tests/test_measure_seam.py's): `walls[key]`, one wall time
+    per run, the last repeated; exit 0."""
+
+    def __init__(self, walls: dict):
+        self.walls = walls
+        self.calls: list[str] = []
+
+    def __call__(self, specs, plan, session):
+        return self
+
+    def measures_rss(self, session) -> bool:
+        return True
+
+    def read_machine(self, session) -> dict:
+        return {"hostname": "recorded", "cpu_percent": 1.0}
+
+    def run(self, spec):
+        from profiler.model.measurement import RunSample
+
+        n = self.calls.count(spec.key)
+        self.calls.append(spec.key)
+        wall = self.walls[spec.key][min(n, len(self.walls[spec.key]) - 1)]
+        return RunSample(wall_s=wall, user_s=wall / 2, system_s=wall / 4, max_rss_bytes=1000 + n, exit_code=0)
+
+    def stderr(self, lines: int) -> str:
+        return ""
+
+    def close(self, kill: bool) -> None:
+        pass
+
+
+class _TimedOnly:
+    """A runner whose timed runs are `_Timed`'s (no untimed run is asked of it here)."""
+
+    def __init__(self, timed: _Timed):
+        self.timed = timed
+
+    def executor(self):
+        return self.timed
+
+    def run(self, *args, **kwargs):
+        raise AssertionError("no untimed run expected")
+
+
+def _timed(runner, specs, runs=3):
+    from profiler.capture.timing import RunPlan
+    from profiler.workflows.measure import measure
+
+    return measure(specs, RunPlan(runs=runs, warmup=1), session=_context(runner))
+
+
+def test_a_measurement_is_recorded_beside_the_runs_and_replayed_the_same(tmp_path):
+    specs = [_spec("A", "pass"), _spec("B", "import json")]
+    source = _Timed({"A": [0.05, 0.010, 0.012, 0.011], "B": [0.07, 0.020, 0.024, 0.022]})
+    real = _timed(RecordingRunner(str(tmp_path), inner=_TimedOnly(source)), specs)
+    (record,) = read_recording(str(tmp_path))
+    timed = record["timed"]
+    assert [s["normalised_argv"] for s in timed["specs"]] == [["python3", "-c", "pass"], ["python3", "-c", "import json"]]
+    assert [(r["spec"], r["wall_s"]) for r in timed["runs"]][:4] == [(0, 0.05), (1, 0.07), (0, 0.010), (1, 0.020)]
+    assert timed["measures_rss"] is True and timed["machine"] == {"hostname": "recorded", "cpu_percent": 1.0}
+    runner = ReplayRunner(str(tmp_path))
+    replayed = _timed(runner, specs)
+    assert replayed == real
+    assert replayed.machine == {"hostname": "recorded", "cpu_percent": 1.0}
+    assert [r.times for r in replayed.results] == [(0.010, 0.012, 0.011), (0.020, 0.024, 0.022)]
+    assert runner.used == [record]
+
+
+def test_an_edited_measurement_is_replayed_as_edited(tmp_path):
+    specs = [_spec("A", "pass"), _spec("B", "import json")]
+    _timed(RecordingRunner(str(tmp_path), inner=_TimedOnly(_Timed({"A": [0.01], "B": [0.02]}))), specs)
+    (record,) = read_recording(str(tmp_path))
+    for run in record["timed"]["runs"]:
+        if run["spec"] == 1:
+            run.update(exit_code=1, stderr="Traceback (most recent call last):\nImportError: boom")
+    m = _timed(ReplayRunner(runs=[record]), specs)
+    a, b = m.results
+    assert a.times == (0.01, 0.01, 0.01) and b.failed
+    assert b.error == "exited with code 1: ImportError: boom"
+
+
+def test_a_measurement_the_recording_does_not_hold_is_an_error_naming_its_commands(tmp_path):
+    _timed(RecordingRunner(str(tmp_path), inner=_TimedOnly(_Timed({"A": [0.01]}))), [_spec("A", "pass")])
+    with pytest.raises(NotRecorded, match=r"no recorded measurement of python3 -c 'import os'|no recorded measurement of python3 -c import os"):
+        _timed(ReplayRunner(str(tmp_path)), [_spec("A", "import os")])
+    with pytest.raises(NotRecorded, match=r"no recorded measurement of python3 -c pass with the plan \{'runs': 4,"):
+        _timed(ReplayRunner(str(tmp_path)), [_spec("A", "pass")], runs=4)
+    (record,) = read_recording(str(tmp_path))
+    del record["timed"]["runs"][-1]  # the third measuring run
+    with pytest.raises(NotRecorded, match="no more runs of python3 -c pass"):
+        _timed(ReplayRunner(runs=[record]), [_spec("A", "pass")])

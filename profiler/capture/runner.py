@@ -17,8 +17,18 @@ engine's runs go through its `Executor` (capture/timing.py: `measure(executor=)`
   where this run asks for them and returns the recorded `Completed` (or raises the recorded
   error). A run the recording does not hold is `NotRecorded`, naming the argv.
 
+The timed runs (`workflows/measure.py: measure()`, without its own `executor=`) take their
+executor from the same runner (`executor_of(session)`): `REAL` gives capture/timing.py's
+`ProcessExecutor`; a `RecordingRunner` wraps it and writes each measurement to the same folder,
+numbered with the other runs, as one `NNNN.json` holding `{"timed": ...}`: each command's argv
+and extra environment (normalised as above), the run plan, every run's sample (wall, user and
+system time, peak RSS, exit code) and the last lines of its stderr in the order they ran,
+whether peak RSS was measured, and the machine facts measure() read; a `ReplayRunner` answers a
+measurement from the first unused one with the same commands and plan, each command's runs in
+their recorded order, without a process (`NotRecorded` when it holds none, or fewer runs).
+
 Workflows are tested on recorded runs this way (tests/test_runner_seam.py): record once for
-real, edit the recording (a failing run), replay.
+real, edit the recording (a failing run, other times), replay.
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from typing import Mapping, Protocol, Sequence, cast
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence, cast
 
 from profiler.capture.process import (
     _LIVE_GROUPS,
@@ -49,6 +59,10 @@ from profiler.capture.process import (
 )
 from profiler.errors import ToolMissing
 from profiler.session import Session
+
+if TYPE_CHECKING:
+    from profiler.capture.timing import ExecutorFactory, RunPlan
+    from profiler.model.measurement import CommandSpec, RunSample
 
 
 class Runner(Protocol):
@@ -73,6 +87,10 @@ class Runner(Protocol):
         writes: Sequence[str],
         session: Session,
     ) -> Completed: ...
+
+    def executor(self) -> ExecutorFactory:
+        """What runs the timed runs of one measurement (measure() without `executor=`)."""
+        ...
 
 
 class RealRunner:
@@ -125,6 +143,11 @@ class RealRunner:
             _after_run(session, proc.pid)  # and what left the group (setsid): it came back to us as an orphan
         return Completed(tuple(argv), proc.returncode, out, err)
 
+    def executor(self) -> ExecutorFactory:
+        from profiler.capture.timing import ProcessExecutor
+
+        return ProcessExecutor
+
 
 REAL = RealRunner()
 
@@ -132,6 +155,23 @@ REAL = RealRunner()
 def runner_of(session: Session) -> Runner:
     """The invocation's runner: its run context's, else the real one."""
     return cast(Runner, session.runner) if session.runner is not None else REAL
+
+
+def executor_of(session: Session) -> ExecutorFactory:
+    """The executor of one measurement of the invocation (measure() without `executor=`): its
+    runner's (the real process; recorded or replayed under a RecordingRunner or ReplayRunner)."""
+    return runner_of(session).executor()
+
+
+def timed_machine(executor: object, session: Session) -> dict:
+    """The machine facts measure() reads after its runs: the executor's when it answers them (a
+    recorded measurement's, replayed), else read from the machine (capture/machine.py)."""
+    read = getattr(executor, "read_machine", None)
+    if read is not None:
+        return cast(dict, read(session))
+    from profiler.capture.machine import read_machine
+
+    return read_machine(session=session)
 
 
 _POLL_S = 0.1  # how often a run is looked at while its output is read
@@ -355,13 +395,21 @@ class RecordingRunner:
         self._count = 0
         os.makedirs(folder, exist_ok=True)
 
+    def number(self) -> int:
+        """The next run's number (runs and measurements share the count)."""
+        with self._lock:
+            self._count += 1
+            return self._count
+
+    def executor(self) -> ExecutorFactory:
+        """One measurement's executor: the inner runner's, each run written (see the module doc)."""
+        return _TimedRecorder(self, self.inner.executor())
+
     def run(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None,
             timeout: float | None = None, input: str | None = None, text: bool = True, missing: type = ToolMissing,
             what: str | None = None, tracer_log: str | None = None, writes: Sequence[str] = (),
             session: Session) -> Completed:
-        with self._lock:
-            self._count += 1
-            number = self._count
+        number = self.number()
         expected = [*writes, *([tracer_log] if tracer_log else [])]
         words, temps, paths = normalised_argv(argv, env, expected)
         before: dict[str, tuple[int, int] | None] = {}
@@ -377,8 +425,7 @@ class RecordingRunner:
             done = self.inner.run(argv, env=env, cwd=cwd, timeout=timeout, input=input, text=text, missing=missing,
                                   what=what, tracer_log=tracer_log, writes=writes, session=session)
         except Exception as exc:
-            record["raised"] = {"error": type(exc).__name__, "message": getattr(exc, "message", str(exc)),
-                                "detail": getattr(exc, "detail", None)}
+            record["raised"] = _recorded_error(exc)
             self._write(number, record, temps, paths, expected, before)
             raise
         record.update(returncode=done.returncode, stdout=_encode(done.stdout), stderr=_encode(done.stderr))
@@ -393,6 +440,9 @@ class RecordingRunner:
                     with open(f, "rb") as fh:
                         files[temps.see(f)] = base64.b64encode(fh.read()).decode("ascii")
         record["files"] = files
+        self.write(number, record)
+
+    def write(self, number: int, record: dict) -> None:
         with open(os.path.join(self.folder, f"{number:04d}.json"), "w", encoding="utf-8") as fh:
             json.dump(record, fh, indent=1, sort_keys=True)
 
@@ -409,13 +459,35 @@ def read_recording(folder: str) -> list[dict]:
 
 class ReplayRunner:
     """Answers each run from a recording (see the module doc); `runs`: the recorded runs (by
-    default read from `folder`). `used`: the recorded runs answered, in order."""
+    default read from `folder`). `used`: the recorded runs and measurements answered, in order."""
 
     def __init__(self, folder: str | None = None, runs: Sequence[dict] | None = None):
         self.runs = list(runs) if runs is not None else read_recording(cast(str, folder))
         self.used: list[dict] = []
-        self._left = list(range(len(self.runs)))
+        self._left = [i for i, r in enumerate(self.runs) if "timed" not in r]
+        self._timed_left = [i for i, r in enumerate(self.runs) if "timed" in r]
         self._lock = threading.Lock()
+
+    def executor(self) -> ExecutorFactory:
+        """One measurement's executor: answered from a recorded measurement (see the module doc)."""
+        return _TimedReplay(self)
+
+    def next_measurement(self) -> dict | None:
+        """The first recorded measurement not answered yet (in the order they were recorded)."""
+        with self._lock:
+            return self.runs[self._timed_left[0]]["timed"] if self._timed_left else None
+
+    def measurement(self, specs: list[dict], plan: dict) -> dict:
+        """The first unused recorded measurement of these commands (`_timed_spec`) with this plan."""
+        with self._lock:
+            i = next((i for i in self._timed_left
+                      if _same_commands(self.runs[i]["timed"]["specs"], specs) and self.runs[i]["timed"]["plan"] == plan), None)
+            if i is None:
+                raise NotRecorded("no recorded measurement of " + "; ".join(" ".join(s["normalised_argv"]) for s in specs)
+                                  + f" with the plan {plan}")
+            self._timed_left.remove(i)
+            self.used.append(self.runs[i])
+        return cast(dict, self.runs[i]["timed"])
 
     def run(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None,
             timeout: float | None = None, input: str | None = None, text: bool = True, missing: type = ToolMissing,
@@ -440,17 +512,163 @@ class ReplayRunner:
                 fh.write(base64.b64decode(data))
         raised = rec.get("raised")
         if raised is not None:
-            from profiler import errors
-
-            cls = getattr(errors, raised["error"], None)
-            if not (isinstance(cls, type) and issubclass(cls, errors.ImportprofError)):
-                raise NotRecorded(f"the recorded run of {' '.join(words)} raised {raised['error']}: {raised['message']}")
-            raise cls(raised["message"], detail=raised.get("detail"))
+            _raise_recorded(raised, words)
         out, err = _decode(rec["stdout"]), _decode(rec["stderr"])
         if text != isinstance(out, str):
             raise NotRecorded(f"the recorded run of {' '.join(words)} was read as {'text' if rec['text'] else 'bytes'}")
         return Completed(tuple(argv), int(rec["returncode"]), out, err)  # type: ignore[arg-type]
 
 
-__all__ = ["REAL", "NotRecorded", "RealRunner", "RecordingRunner", "ReplayRunner", "Runner", "normalised_argv",
-           "read_recording", "runner_of"]
+def _raise_recorded(raised: dict, words: Sequence[str]) -> None:
+    """A recorded error raised again (importprof's own errors only)."""
+    from profiler import errors
+
+    cls = getattr(errors, raised["error"], None)
+    if not (isinstance(cls, type) and issubclass(cls, errors.ImportprofError)):
+        raise NotRecorded(f"the recorded run of {' '.join(words)} raised {raised['error']}: {raised['message']}")
+    raise cls(raised["message"], detail=raised.get("detail"))
+
+
+def _recorded_error(exc: Exception) -> dict:
+    return {"error": type(exc).__name__, "message": getattr(exc, "message", str(exc)), "detail": getattr(exc, "detail", None)}
+
+
+# ------------------------------------------------------------------ timed runs: measure()'s executor
+_TAIL_LINES = 20  # a timed run's stderr kept: the lines a failed run's error is read from (capture/timing.py: _failure)
+_SAMPLE = ("wall_s", "user_s", "system_s", "max_rss_bytes", "exit_code")
+
+
+def _timed_spec(spec: CommandSpec) -> dict:
+    """A timed command as recorded and matched: its argv and extra environment, normalised."""
+    words, temps, _ = normalised_argv(spec.argv, dict(spec.env or ()))
+    return {"key": spec.key, "normalised_argv": words, "env": {k: temps.see(v) for k, v in sorted(spec.env or ())}}
+
+
+def _same_commands(recorded: list[dict], specs: list[dict]) -> bool:
+    return [(r["normalised_argv"], r["env"]) for r in recorded] == [(s["normalised_argv"], s["env"]) for s in specs]
+
+
+def _plan(plan: RunPlan) -> dict:
+    from dataclasses import asdict
+
+    return asdict(plan)
+
+
+class _TimedRecorder:
+    """measure()'s executor factory under a RecordingRunner: each executor made (one per
+    measurement; hyperfine's check run is one too) is the inner one, its runs written as one
+    `{"timed": ...}` record of the runner's folder when it closes (again when measure() reads
+    the machine facts through it)."""
+
+    def __init__(self, recorder: RecordingRunner, inner: ExecutorFactory):
+        self.recorder = recorder
+        self.inner: Any = inner  # a factory that also answers measures_rss (capture/timing.py: Executor)
+        self.rss: bool | None = None
+        self.machine: dict | None = None
+        self.records: list[tuple[int, dict]] = []
+
+    def measures_rss(self, session: Session) -> bool:
+        self.rss = bool(self.inner.measures_rss(session))
+        self._write()
+        return self.rss
+
+    def read_machine(self, session: Session) -> dict:
+        self.machine = timed_machine(self.inner, session)
+        self._write()
+        return self.machine
+
+    def __call__(self, specs: Sequence[CommandSpec], plan: RunPlan, session: Session) -> _RecordingExecutor:
+        executor = self.inner(specs, plan, session)
+        timed = {"specs": [_timed_spec(s) for s in specs], "plan": _plan(plan), "runs": []}
+        self.records.append((self.recorder.number(), timed))
+        return _RecordingExecutor(self, executor, {s.key: i for i, s in enumerate(specs)}, timed)
+
+    def _write(self) -> None:
+        for number, timed in self.records:
+            timed.update(measures_rss=self.rss, machine=self.machine)
+            self.recorder.write(number, {"timed": timed})
+
+
+class _RecordingExecutor:
+    def __init__(self, factory: _TimedRecorder, inner, index: dict[str, int], timed: dict):
+        self.factory, self.inner, self.index, self.timed = factory, inner, index, timed
+
+    def run(self, spec: CommandSpec) -> RunSample:
+        try:
+            sample = self.inner.run(spec)
+        except Exception as exc:  # a timeout: raised again in the replay
+            self.timed["runs"].append({"spec": self.index[spec.key], "raised": _recorded_error(exc)})
+            raise
+        run: dict[str, object] = {"spec": self.index[spec.key], **{k: getattr(sample, k) for k in _SAMPLE}}
+        run["stderr"] = self.inner.stderr(_TAIL_LINES)
+        self.timed["runs"].append(run)
+        return sample
+
+    def stderr(self, lines: int) -> str:
+        return cast(str, self.inner.stderr(lines))
+
+    def close(self, kill: bool) -> None:
+        try:
+            self.inner.close(kill)
+        finally:
+            self.factory._write()
+
+
+class _TimedReplay:
+    """measure()'s executor factory under a ReplayRunner: the measurement answered from the
+    first unused recorded one of the same commands and plan."""
+
+    def __init__(self, replay: ReplayRunner):
+        self.replay = replay
+        self.timed: dict | None = None
+
+    def measures_rss(self, session: Session) -> bool:
+        # asked before the commands are known: the next recorded measurement's answer (one
+        # invocation's measurements all have the same spawner)
+        nxt = self.replay.next_measurement()
+        if nxt is None or nxt.get("measures_rss") is None:
+            raise NotRecorded("no recorded measurement says whether peak RSS was measured")
+        return bool(nxt["measures_rss"])
+
+    def read_machine(self, session: Session) -> dict:
+        if self.timed is None or self.timed.get("machine") is None:
+            raise NotRecorded("no machine facts recorded for this measurement")
+        return dict(self.timed["machine"])
+
+    def __call__(self, specs: Sequence[CommandSpec], plan: RunPlan, session: Session) -> _ReplayExecutor:
+        wanted = [_timed_spec(s) for s in specs]
+        self.timed = self.replay.measurement(wanted, _plan(plan))
+        return _ReplayExecutor(self.timed, wanted, {s.key: i for i, s in enumerate(specs)})
+
+
+class _ReplayExecutor:
+    def __init__(self, timed: dict, specs: list[dict], index: dict[str, int]):
+        self.specs = specs
+        self.index = index
+        self.left: dict[int, list[dict]] = {i: [] for i in range(len(specs))}
+        for run in timed["runs"]:
+            self.left[int(run["spec"])].append(run)
+        self._stderr = ""
+
+    def run(self, spec: CommandSpec) -> RunSample:
+        from profiler.model.measurement import RunSample
+
+        i = self.index[spec.key]
+        words = self.specs[i]["normalised_argv"]
+        if not self.left[i]:
+            raise NotRecorded(f"the recorded measurement holds no more runs of {' '.join(words)}")
+        run = self.left[i].pop(0)
+        if run.get("raised") is not None:
+            _raise_recorded(run["raised"], words)
+        self._stderr = run.get("stderr") or ""
+        return RunSample(**{k: run[k] for k in _SAMPLE})
+
+    def stderr(self, lines: int) -> str:
+        return "\n".join(self._stderr.splitlines()[-lines:])
+
+    def close(self, kill: bool) -> None:
+        pass
+
+
+__all__ = ["REAL", "NotRecorded", "RealRunner", "RecordingRunner", "ReplayRunner", "Runner", "executor_of",
+           "normalised_argv", "read_recording", "runner_of", "timed_machine"]

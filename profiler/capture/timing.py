@@ -110,7 +110,10 @@ class Executor(Protocol):
     process; a recorded one (tests/test_measure_seam.py, as hyperfine's mock executor) replays
     samples, so the schedule, the statistics and the failure rows are tested without a process.
     A factory `(specs, plan, session) -> Executor` is what measure()/run_interleaved take; it
-    also answers `measures_rss(session)` (whether peak RSS is measured: the spawner was built)."""
+    also answers `measures_rss(session)` (whether peak RSS is measured: the spawner was built)
+    and may answer `read_machine(session)` (the machine facts measure() reports; a recorded
+    measurement's, capture/runner.py). Without one, measure() takes the session's runner's
+    (capture/runner.py: executor_of: this ProcessExecutor, recorded or replayed)."""
 
     def run(self, spec: CommandSpec) -> RunSample: ...
 

@@ -8,7 +8,7 @@ reference, see `model.measurement.Relative`) exist once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 from profiler.errors import Interrupted, TargetFailed, UsageError
 from profiler.model.measurement import CommandSpec, Relative, TimingResult
@@ -109,13 +109,15 @@ def measure(
     results beside the measured ones; when every command failed, TargetFailed (exit 3) with
     the first failure's stderr tail. Warnings are returned and, as they arise, passed to
     `warn`. `machine`: facts already read by the caller (else read here). `executor`: what runs
-    one command once (capture.timing.ExecutorFactory; default the real process: a test gives a
-    recorded one)."""
+    one command once (capture.timing.ExecutorFactory; default the session's runner's
+    (capture/runner.py: executor_of): the real process, or recorded, or replayed from a
+    recording, the machine facts with it; a test gives its own)."""
     from profiler.analysis.machine import busy_warnings
-    from profiler.capture.machine import read_machine, start_sample
-    from profiler.capture.timing import ProcessExecutor, run_interleaved
+    from profiler.capture.machine import start_sample
+    from profiler.capture.runner import executor_of, timed_machine
+    from profiler.capture.timing import run_interleaved
 
-    runner = executor or ProcessExecutor
+    runner: Any = executor or executor_of(session)  # a factory that also answers measures_rss
 
     check_reference(specs, reference)
     if engine is Engine.HYPERFINE:
@@ -142,13 +144,13 @@ def measure(
     except Interrupted as exc:
         partial = _results(specs, exc.partial or {}, engine) if engine is Engine.BUILTIN else []
         if sampling:
-            machine = read_machine(session=session)
+            machine = timed_machine(runner, session)
         report = _finish(specs, partial, reference, busy_warnings(machine or {}, partial) + warnings, machine, interrupted=True)
         runs = sum(r.runs for r in report.results)
         raise Interrupted(f"interrupted: showing the {runs} runs measured so far", partial=report) from None
 
     if sampling:
-        machine = read_machine(session=session)
+        machine = timed_machine(runner, session)
     busy = busy_warnings(machine or {}, results)
     for w in busy:
         session.warn(w)
