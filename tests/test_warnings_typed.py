@@ -1,0 +1,183 @@
+"""Every warning importprof says is typed where it is said (issue 43 item 2): its kind, whose it
+is and its own figures are given by the code that says it, never read back from its words.
+
+CASES holds one warning of each place that says one, with the fields the text heuristics
+(model/warnings.py before the change; kept in tests/_warnings_before.py) read from its words:
+the summary line after the output shows a label and a kind said once shows its figures, so those
+are what a user sees, byte for byte."""
+
+from __future__ import annotations
+
+import pytest
+
+from profiler.commands._common import flush_warnings
+from profiler.model.warnings import RunWarning
+from profiler.model.words import WarningKind as K
+from profiler.session import Session
+
+from _warnings_before import read_as_before
+
+# (where it is said, its text, kind, subject, figures, label): as the text heuristics read them
+CASES = [
+    ('check: no baseline', "smoke: no 'baseline' file declared, nothing to update",
+     None, 'smoke', "no 'baseline' file declared, nothing to update", "no 'baseline' file declared, nothing to update"),
+    ('check: could not run', 'smoke: could not run, its baseline is left as it was',
+     None, 'smoke', 'could not run, its baseline is left as it was', 'could not run, its baseline is left as it was'),
+    ('check: script python', "smoke: python from the script's #! line /usr/bin/python3.11",
+     None, 'smoke', "python from the script's #! line /usr/bin/python3.11", "python from the script's #! line /usr/bin/pythonN"),
+    ('report: part skipped', 'report: lazy skipped: lazy imports need Python 3.8 or later (this is 3.7.17)',
+     None, 'report', 'lazy skipped', 'lazy skipped'),
+    ('report: mixed documents', 'these documents measure different targets: -c pass (a.json); -m json (b.json); compare their figures with care',
+     None, '', 'these documents measure different targets', 'these documents measure different targets'),
+    ('history: no git', '/tmp/work/project is not in a git repository: the check runs are recorded without a commit',
+     None, '', '/tmp/work/project is not in a git repository', '/tmp/work/project is not in a git repository'),
+    ('history: dirty', 'the working tree differs from 0123456789: recorded as that commit, marked dirty',
+     None, '', 'the working tree differs from 0123456789', 'the working tree differs from N'),
+    ('history: not measured', '0123456789: could not be measured: the target exited with code 1',
+     None, '0123456789', 'could not be measured', 'could not be measured'),
+    ('history: bisect not measured', '0123456789: could not be measured (pip install failed): counted as after the step',
+     None, '0123456789', 'could not be measured', 'could not be measured'),
+    ('compare: syscalls skipped', 'syscall counts skipped: strace not found (apt install strace)',
+     None, 'syscall counts skipped', 'strace not found', 'strace not found'),
+    ('compare: variant failed', "variant filesystem failed: the program's output differs from traditional's",
+     None, 'variant filesystem failed', "the program's output differs from traditional's", "the program's output differs from traditional's"),
+    ('compare: mostly disk', 'variant in-memory: 30 of 40 modules came from the filesystem through the fallback path finder, not from its pack (e.g. a, b): this row mostly measures the ordinary importer',
+     None, 'variant in-memory', '30 of 40 modules came from the filesystem through the fallback path finder, not from its pack', 'N of N modules came from the filesystem through the fallback path finder, not from its pack'),
+    ('compare: origins not recorded', 'variant filesystem: where its modules came from in the harness not recorded: no record written',
+     None, 'variant filesystem', 'where its modules came from in the harness not recorded', 'where its modules came from in the harness not recorded'),
+    ('compare: harness exit', "variant filesystem: the harness exited 1 in its recording run (traditional's 0): its row is not comparable",
+     None, 'variant filesystem', 'the harness exited 1 in its recording run', 'the harness exited N in its recording run'),
+    ('build: variant unavailable', 'variants oxidized, filesystem, in-memory unavailable on 3.12: python-oxidized-importer 0.9 works with 3.8-3.11',
+     None, '', 'variants oxidized, filesystem, in-memory unavailable on 3.12', 'variants oxidized, filesystem, in-memory unavailable on N'),
+    ('startup: harness no summary', 'no per-process summary: strace not found (apt install strace)',
+     None, 'no per-process summary', 'strace not found', 'strace not found'),
+    ('lazy: exit ignored', 'the target exited with code 3 (measured anyway: --ignore-failure)',
+     None, '', 'the target exited with code 3', 'the target exited with code N'),
+    ('lazy: unstable', "the program's output changes from run to run (stdout): lazy vs eager cannot be judged; make it deterministic",
+     None, '', "the program's output changes from run to run", "the program's output changes from run to run"),
+    ('lazy: eager runs differ', 'two eager runs executed different modules (40 vs 41): the program is not deterministic',
+     None, '', 'two eager runs executed different modules', 'two eager runs executed different modules'),
+    ('lazy: differs all eager', "the lazy run differs even with every module eager (stdout): the difference is not an import's",
+     None, '', 'the lazy run differs even with every module eager', 'the lazy run differs even with every module eager'),
+    ('lazy: bisection stopped', 'bisection stopped after 40 runs: the keep-eager set (3 modules) may be larger than needed',
+     None, '', 'bisection stopped after 40 runs', 'bisection stopped after N runs'),
+    ('lazy: verification differs', 'the verification lazy run differs from the eager run: stdout',
+     None, '', 'the verification lazy run differs from the eager run', 'the verification lazy run differs from the eager run'),
+    ('lazy: no exit handlers', "the lazy run ended without running exit handlers: its module counts are the eager run's",
+     None, '', 'the lazy run ended without running exit handlers', 'the lazy run ended without running exit handlers'),
+    ('lazy plain: bare differs', "the program run bare differs from its run under importprof's launcher (stdout): the launcher changes it",
+     None, '', "the program run bare differs from its run under importprof's launcher", "the program run bare differs from its run under importprof's launcher"),
+    ('lazy plain: bare all eager', 'the bare interpreter with -X lazy_imports=all differs even with every module eager (stdout)',
+     None, '', 'the bare interpreter with -X lazy_imports=all differs even with every module eager', 'the bare interpreter with -X lazy_imports=all differs even with every module eager'),
+    ('lazy plain: filter differs', 'with a, b kept eager by a plain filter, /usr/bin/python3.15 -X lazy_imports=all differs (stdout)',
+     None, '', 'with a, b kept eager by a plain filter, /usr/bin/python3.15 -X lazy_imports=all differs', 'with a, b kept eager by a plain filter, /usr/bin/pythonN -X lazy_imports=all differs'),
+    ('apply: bisection stopped', 'bisection stopped after 40 runs: more statements than needed may have been taken back',
+     None, '', 'bisection stopped after 40 runs', 'bisection stopped after N runs'),
+    ('apply: differs unedited', 'the program differs even with no statement made lazy (stdout): nothing applied',
+     None, '', 'the program differs even with no statement made lazy', 'the program differs even with no statement made lazy'),
+    ('apply: still differs', '-m app on 3.15.0 still differs after the edit: stdout',
+     None, '', '-m app on 3.15.0 still differs after the edit', '-m app on N.N still differs after the edit'),
+    ('apply: ranges overlap', 'Python 3.15.0: the start-up ranges before and after overlap (mean ± stddev): 30.1 ± 2.0 ms vs 29.0 ± 1.5 ms',
+     None, 'Python 3.15.0', 'the start-up ranges before and after overlap', 'the start-up ranges before and after overlap'),
+    ('apply: no 3.15', 'no Python 3.15 here to compile `lazy import`: the edited files are checked by parsing only',
+     None, '', 'no Python 3.15 here to compile `lazy import`', 'no Python N here to compile `lazy import`'),
+    ('apply: does not compile', 'app/main.py: the edited file does not compile (line 3): left as it is',
+     None, 'app/main.py', 'the edited file does not compile', 'the edited file does not compile'),
+    ('apply: left alone', 'app/main.py: a star import: left as it is',
+     None, 'app/main.py', 'a star import', 'a star import'),
+    ('doctor: not checked', 'pth-import, site not checked: no -X importtime (3.6)',
+     None, '', 'pth-import, site not checked', 'pth-import, site not checked'),
+    ('trace: no python process', 'the log shows no Python process importing modules: no per-module attribution',
+     None, '', 'the log shows no Python process importing modules', 'the log shows no Python process importing modules'),
+    ('trace: truncated log', 'the log ends with a truncated line (ignored)',
+     None, '', 'the log ends with a truncated line', 'the log ends with a truncated line'),
+    ('trace: command no python', 'the command started no Python process that imported anything: no per-module attribution',
+     None, '', 'the command started no Python process that imported anything', 'the command started no Python process that imported anything'),
+    ('trace: variant failed', 'isolated: failed (exited with code 1): ModuleNotFoundError',
+     K.FAILED, 'isolated', 'isolated failed', 'isolated failed'),
+    ('trace: untraced failed', 'the untraced runs failed (the target exited with code 1): no untraced wall time beside the traced one',
+     None, '', 'the untraced runs failed', 'the untraced runs failed'),
+    ('exits: one run', 'the target exited with code 3 (measured anyway: --ignore-failure)',
+     None, '', 'the target exited with code 3', 'the target exited with code N'),
+    ('exits: runs', '3 of 10 runs exited with code 1, 2 (measured anyway: --ignore-failure)',
+     None, '', '3 of 10 runs exited with code 1, 2', 'N of N runs exited with code N, N'),
+    ('exits: variant', 'default: 3 of 10 runs exited with code 1 (measured anyway: --ignore-failure)',
+     None, 'default', '3 of 10 runs exited with code 1', 'N of N runs exited with code N'),
+    ('pythons: skipped', '--python all: skipped /usr/bin/python3.9: /usr/bin/python3.9 does not start (exit code 1)',
+     None, '--python all', 'skipped /usr/bin/python3.9', 'skipped /usr/bin/pythonN'),
+    ('plan: left out', 'variant isolated left out for /usr/bin/python2.7 (2.7.18): -I needs Python 3.4 or later',
+     None, '', 'variant isolated left out for /usr/bin/python2.7', 'variant isolated left out for /usr/bin/pythonN'),
+    ('phases: not seen', '3 modules were not seen by the instrumented run (phases null): a, b, c',
+     None, '', '3 modules were not seen by the instrumented run', 'N modules were not seen by the instrumented run'),
+    ('imports: no strace', "strace not found (apt install strace); reading the command's stderr instead (no argv, parent or wall time per process, and children whose stderr is captured or discarded are missed)",
+     None, '', 'strace not found', 'strace not found'),
+    ('parse: truncated', 'run 2: importtime.log: line 12 is truncated (no newline at the end); ignored it',
+     None, 'run 2', 'importtime.log', 'importtime.log'),
+    ('parse: no newline', 'importtime.log: line 12 has no newline at the end (truncated log?)',
+     None, 'importtime.log', 'line 12 has no newline at the end', 'line N has no newline at the end'),
+    ('parse: rows before header', 'importtime.log: import rows before the first header (log cut at the start?)',
+     None, 'importtime.log', 'import rows before the first header', 'import rows before the first header'),
+    ('aggregate: overlap', "run 2: process 1: processes overlap: line 4: json's cumulative is less than its self + children (+2 more)",
+     None, 'run 2', 'process 1', 'process N'),
+    ('aggregate: cut', 'process 0: the log is cut: json never finished',
+     None, 'process 0', 'the log is cut', 'the log is cut'),
+    ('aggregate: processes differ', 'runs started different numbers of Python processes: {1: 2, 2: 1}',
+     None, '', 'runs started different numbers of Python processes', 'runs started different numbers of Python processes'),
+    ('process: left running', 'left running (could not be stopped): processes 12, 13 started by the target',
+     None, '', 'left running', 'left running'),
+    ('process: orphans', 'the target ended but left processes running (a daemon, a background job): importprof stopped them instead of waiting for them',
+     None, '', 'the target ended but left processes running', 'the target ended but left processes running'),
+]
+
+# the line the summary printed for every case held in one invocation (the two identical texts:
+# said once)
+SUMMARY = ('importprof: warning: 53 warnings: 3 × strace not found; 2 × could not be measured; 2 × bisection '
+           "stopped after N runs; no 'baseline' file declared, nothing to update; could not run, its baseline is"
+           " left as it was; python from the script's #! line /usr/bin/python3.11; lazy skipped; these documents"
+           ' measure different targets; /tmp/work/project is not in a git repository; the working tree differs '
+           "from 0123456789; the program's output differs from traditional's; 30 of 40 modules came from the "
+           'filesystem through the fallback path finder, not from its pack; where its modules came from in the '
+           'harness not recorded; the harness exited 1 in its recording run; variants oxidized, filesystem, in-'
+           "memory unavailable on 3.12; the target exited with code 3; the program's output changes from run to "
+           'run; two eager runs executed different modules; the lazy run differs even with every module eager; '
+           'the verification lazy run differs from the eager run; the lazy run ended without running exit '
+           "handlers; the program run bare differs from its run under importprof's launcher; the bare "
+           'interpreter with -X lazy_imports=all differs even with every module eager; with a, b kept eager by a'
+           ' plain filter, /usr/bin/python3.15 -X lazy_imports=all differs; the program differs even with no '
+           'statement made lazy; -m app on 3.15.0 still differs after the edit; the start-up ranges before and '
+           'after overlap; no Python 3.15 here to compile `lazy import`; the edited file does not compile; a '
+           'star import; pth-import, site not checked; the log shows no Python process importing modules; the '
+           'log ends with a truncated line; the command started no Python process that imported anything; '
+           'isolated failed; the untraced runs failed; 3 of 10 runs exited with code 1, 2; 3 of 10 runs exited '
+           'with code 1; skipped /usr/bin/python3.9; variant isolated left out for /usr/bin/python2.7; 3 modules'
+           ' were not seen by the instrumented run; importtime.log; line 12 has no newline at the end; import '
+           'rows before the first header; process 1; the log is cut; runs started different numbers of Python '
+           'processes; left running; the target ended but left processes running (--verbose shows each)\n')
+
+
+def test_the_captured_fields_are_what_the_words_read_as():
+    for _where, text, kind, subject, figures, label in CASES:
+        assert read_as_before(text) == (kind, subject, figures, label), text
+
+
+def typed(where: str, text: str) -> RunWarning:
+    """The warning as the place `where` says it."""
+    return RunWarning.of(text)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_each_place_says_its_warning_with_the_fields_its_words_gave(case):
+    where, text, kind, subject, figures, label = case
+    w = typed(where, text)
+    assert (w.text, w.subject, w.figures, w.label) == (text, subject, figures, label)
+    if kind is not None:
+        assert w.kind is kind
+
+
+def test_the_summary_line_of_every_case_is_unchanged(capsys, monkeypatch):
+    monkeypatch.delenv("IMPORTPROF_VERBOSE", raising=False)
+    session = Session(hold=True)
+    for where, text, *_ in CASES:
+        session.warn(typed(where, text))
+    flush_warnings(session)
+    assert capsys.readouterr().err == SUMMARY
