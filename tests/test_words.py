@@ -53,6 +53,7 @@ def test_options_default_to_members_and_the_cli_spells_the_same_words():
 
     from profiler.commands._options import ViewOpt
     from profiler.compose.lazy import LazyOptions
+    from profiler.model.log_source import LogSource
     from profiler.model.words import Group, Headers, View
     from profiler.workflows.imports import ImportsOptions
 
@@ -61,7 +62,9 @@ def test_options_default_to_members_and_the_cli_spells_the_same_words():
     assert imp.headers is Headers.PROCESSES and imp.group is None and lz.engine is Engine.BUILTIN
     assert TimingResult.failure(CommandSpec(argv=("py",), variant="v", key="v"), (1,), "x").engine is Engine.BUILTIN
     # a library caller's plain word still compares equal to the member the command would give
-    assert ImportsOptions(target=t, headers="runs", group="kind") == ImportsOptions(target=t, headers=Headers.RUNS, group=Group.KIND)
+    log = LogSource("saved.log")  # (--headers reads a saved log: the options refuse it without one)
+    assert (ImportsOptions(target=t, headers="runs", group="package", log=log)
+            == ImportsOptions(target=t, headers=Headers.RUNS, group=Group.PACKAGE, log=log))
     # --view's parser spells View's words (commands/_options.py cannot import model/ for --help)
     assert typing.get_args(ViewOpt)[1].parser.choices == tuple(v.value for v in View)
 

@@ -52,6 +52,35 @@ class CompareOptions(RunOptions):
     harness_shell: bool = False  # --harness-shell: CMD run by /bin/sh -c (else split as a shell would, no shell)
     record_with: str | None = None  # --record-with CMD: another command whose program processes' modules are packed too
 
+    def __post_init__(self) -> None:
+        """A CompareOptions that exists is valid (the command's and the library's alike): each
+        check is one usage error, in this order."""
+        super().__post_init__()
+        from profiler.workloads import WORKLOADS
+
+        if (self.target is None) == (self.workload is None):
+            raise UsageError("compare needs a target (SCRIPT, -m MODULE, -c CODE) or --workload NAME, not both")
+        if self.workload is not None and self.workload not in WORKLOADS:
+            raise UsageError(f"unknown workload {self.workload!r} (known: {', '.join(WORKLOADS)})")
+        if self.target is not None and not self.target.is_python:
+            raise UsageError("compare needs a Python target, not `-- COMMAND`")
+        if self.launches < 1:
+            raise UsageError("--launches must be at least 1")
+        if self.syscalls not in ("auto", "on", "off"):
+            raise UsageError("--syscalls: auto, on or off")
+        if self.harness is None and (self.record_with is not None or self.harness_shell):
+            raise UsageError("--record-with and --harness-shell go with --harness CMD")
+        if self.harness is not None:
+            from profiler.compose.compare_harness import harness_words
+
+            if self.target is None:
+                raise UsageError("--harness needs a target (the program the harness starts), not --workload")
+            harness_words(self.harness, "--harness")
+            if self.syscalls == "on":
+                raise UsageError("--syscalls on: not with --harness (its recording run counts the harness's processes under strace)")
+            if self.record_with is not None:
+                harness_words(self.record_with, "--record-with")
+
 
 def harness_cli(interp) -> Target:
     """`importprof --help` of the venv the harness's interpreter (an Interpreter) belongs to:
@@ -79,33 +108,6 @@ def count_syscalls(argv, env, variant, ignore_failure: bool = False, *, session:
     full.update(env or {})
     tr = trace_argv(list(argv), variant=variant, env=full, ignore_failure=ignore_failure, session=session)
     return syscall_count(variant, tr.total_syscalls, tr.total_errors, tr.filesystem)
-
-
-def validate(opts: CompareOptions) -> None:
-    from profiler.workloads import WORKLOADS
-
-    if (opts.target is None) == (opts.workload is None):
-        raise UsageError("compare needs a target (SCRIPT, -m MODULE, -c CODE) or --workload NAME, not both")
-    if opts.workload is not None and opts.workload not in WORKLOADS:
-        raise UsageError(f"unknown workload {opts.workload!r} (known: {', '.join(WORKLOADS)})")
-    if opts.target is not None and not opts.target.is_python:
-        raise UsageError("compare needs a Python target, not `-- COMMAND`")
-    if opts.launches < 1:
-        raise UsageError("--launches must be at least 1")
-    if opts.syscalls not in ("auto", "on", "off"):
-        raise UsageError("--syscalls: auto, on or off")
-    if opts.harness is None and (opts.record_with is not None or opts.harness_shell):
-        raise UsageError("--record-with and --harness-shell go with --harness CMD")
-    if opts.harness is not None:
-        from profiler.compose.compare_harness import harness_words
-
-        if opts.target is None:
-            raise UsageError("--harness needs a target (the program the harness starts), not --workload")
-        harness_words(opts.harness, "--harness")
-        if opts.syscalls == "on":
-            raise UsageError("--syscalls on: not with --harness (its recording run counts the harness's processes under strace)")
-        if opts.record_with is not None:
-            harness_words(opts.record_with, "--record-with")
 
 
 def build(opts: CompareOptions, warn: Callable[[str], None] | None = None,
@@ -204,7 +206,6 @@ def compare(opts: CompareOptions, *, session: Session) -> CompareReport:
 def _compare(opts: CompareOptions, session: Session) -> CompareReport:
     from profiler.capture.timing import RunPlan
 
-    validate(opts)
     if opts.harness is not None:  # a harness runs for seconds to minutes: a few rounds, no warm-up unless asked
         from profiler.compose.compare_harness import DEFAULT_RUNS
 

@@ -53,6 +53,14 @@ class DoctorOptions(RunOptions):
     measured: dict = field(default_factory=dict)
     verify: bool = False  # apply each finding's fix in a scratch overlay and time it beside the program as is
 
+    def __post_init__(self) -> None:
+        """A DoctorOptions that exists is valid (the command's and the library's alike)."""
+        super().__post_init__()
+        if not self.target.is_python:
+            raise UsageError("doctor runs a Python target (-c CODE, -m MODULE or SCRIPT), not `-- COMMAND`")
+        if self.runs < 1 or self.timing_runs < 1:
+            raise UsageError("--runs must be at least 1")
+
 
 def _reused(opts: DoctorOptions, part: str) -> str:
     return f"from the report's {part} part" if part in opts.measured else ""
@@ -65,13 +73,6 @@ def _startup_as_measured(report, python: str) -> float | None:
         if r.variant == "default" and r.role == Role.TARGET and not r.failed and r.mean is not None and r.python == python:
             return r.mean
     return None
-
-
-def validate(opts: DoctorOptions) -> None:
-    if not opts.target.is_python:
-        raise UsageError("doctor runs a Python target (-c CODE, -m MODULE or SCRIPT), not `-- COMMAND`")
-    if opts.runs < 1 or opts.timing_runs < 1:
-        raise UsageError("--runs must be at least 1")
 
 
 def _sys_path(facts: dict, target: Target) -> list[str]:
@@ -127,7 +128,6 @@ def doctor(opts: DoctorOptions, *, session: Session) -> DoctorReport:
     from profiler.capture.doctor import probe_doctor_facts
     from profiler.capture.interpreter import interpreter_for
 
-    validate(opts)
     interp = interpreter_for(opts.python, "doctor", session=session)
     st = _Doctor(opts, interp, probe_doctor_facts(interp.path, session=session), session)
     for stage in STAGES:

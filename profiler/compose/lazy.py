@@ -57,16 +57,17 @@ class LazyOptions(RunOptions):
     engine: Engine = Engine.BUILTIN  # the command parsed --engine at its edge (measure parses a library caller's word)
     measure: bool = True  # False: correctness and avoided only (doctor's estimate)
 
-
-def validate(opts: LazyOptions) -> None:
-    if not opts.target.is_python:
-        raise UsageError("lazy runs a Python target (-c CODE, -m MODULE or SCRIPT), not `-- COMMAND`")
-    if opts.runs is not None and opts.runs < 1:
-        raise UsageError("--runs must be at least 1")
-    if opts.warmup < 0:
-        raise UsageError("--warmup cannot be negative")
-    if opts.profile_runs < 1:
-        raise UsageError("the profile needs at least 1 run")
+    def __post_init__(self) -> None:
+        """A LazyOptions that exists is valid (the command's and the library's alike)."""
+        super().__post_init__()
+        if not self.target.is_python:
+            raise UsageError("lazy runs a Python target (-c CODE, -m MODULE or SCRIPT), not `-- COMMAND`")
+        if self.runs is not None and self.runs < 1:
+            raise UsageError("--runs must be at least 1")
+        if self.warmup < 0:
+            raise UsageError("--warmup cannot be negative")
+        if self.profile_runs < 1:
+            raise UsageError("the profile needs at least 1 run")
 
 
 def own_roots(target: Target, eager: LazyRun) -> list[str]:
@@ -178,7 +179,6 @@ class _Lazy:
 def lazy(opts: LazyOptions, *, session: Session) -> LazyReport:
     from profiler.capture.interpreter import interpreter_for
 
-    validate(opts)
     interp = interpreter_for(opts.python, "lazy", session=session)
     st = _Lazy(opts, interp, session, _Runner(opts, interp, session))
     _eager_reference(st)

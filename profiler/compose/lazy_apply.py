@@ -65,21 +65,11 @@ def check_directory(directory: str, interp) -> str:
     return real
 
 
-def validate(opts: ApplyOptions) -> None:
-    from profiler.analysis.lazy_edit import STYLES
-    from profiler.workflows.targets import command_lines
-
-    if opts.directory is None and opts.filter_out is None:
-        raise UsageError("nothing to do: give --apply DIR or --filter-out FILE")
-    if opts.directory is not None and opts.filter_out is not None:
-        raise UsageError("--apply and --filter-out are two ways to adopt the result: give one")
-    if opts.diff and opts.directory is None:
-        raise UsageError("--diff shows what --apply DIR would write: give --apply DIR")
-    if opts.style not in STYLES:
-        raise UsageError(f"--style {opts.style}: one of {', '.join(STYLES)}")
-    if opts.min_ms < 0:
-        raise UsageError("--min-ms cannot be negative")
-    command_lines("--verify-with", opts.verify_with)
+def check_style(opts: ApplyOptions) -> None:
+    """`--style keyword` writes `lazy import`: refused, before anything runs, where the
+    project's requires-python (read from DIR upwards) allows an interpreter without PEP 810's
+    syntax. The one check of the options that reads files: run once, here, at the entry (the
+    others are ApplyOptions' own, at construction)."""
     if opts.style == "keyword" and opts.directory is not None:
         spec, where = requires_python(opts.directory)
         low = lower_bound(spec) if spec else None
@@ -91,10 +81,9 @@ def validate(opts: ApplyOptions) -> None:
 
 def lazy_apply(opts: ApplyOptions, *, session: Session) -> LazyApplyReport:
     from profiler.capture.interpreter import interpreter_for
-    from profiler.compose.lazy import lazy, validate as validate_lazy
+    from profiler.compose.lazy import lazy
 
-    validate(opts)
-    validate_lazy(opts.lazy)
+    check_style(opts)
     interp = interpreter_for(opts.lazy.python, "lazy", session=session)
     if opts.filter_out:
         from profiler import sinks

@@ -36,6 +36,26 @@ class ApplyOptions:
     max_bisect_runs: int = 40
     extra: dict = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        """An ApplyOptions that exists is valid (the command's and the library's alike): each
+        check is one usage error, in this order. `--style keyword` against the project's
+        requires-python reads files: compose/lazy_apply.py: check_style, once, at the entry."""
+        from profiler.analysis.lazy_edit import STYLES
+        from profiler.errors import UsageError
+        from profiler.workflows.targets import command_lines
+
+        if self.directory is None and self.filter_out is None:
+            raise UsageError("nothing to do: give --apply DIR or --filter-out FILE")
+        if self.directory is not None and self.filter_out is not None:
+            raise UsageError("--apply and --filter-out are two ways to adopt the result: give one")
+        if self.diff and self.directory is None:
+            raise UsageError("--diff shows what --apply DIR would write: give --apply DIR")
+        if self.style not in STYLES:
+            raise UsageError(f"--style {self.style}: one of {', '.join(STYLES)}")
+        if self.min_ms < 0:
+            raise UsageError("--min-ms cannot be negative")
+        command_lines("--verify-with", self.verify_with)
+
 
 def lower_bound(spec: str) -> tuple[int, int] | None:
     """The oldest (major, minor) a requires-python specifier allows (None: no lower bound)."""

@@ -45,6 +45,24 @@ class ImportsOptions(RunOptions):
     metrics: Sequence[Metric] = ()  # instructions: also count instructions retired (target and bare interpreter)
     instruction_runs: int = 3
 
+    def __post_init__(self) -> None:
+        """An ImportsOptions that exists is valid (the command's and the library's alike): each check is one usage error, in this order."""
+        super().__post_init__()
+        if self.runs < 1:
+            raise UsageError("--runs must be at least 1")
+        if self.metrics and self.log is not None:
+            raise UsageError("--metric instructions runs the target: not with --from-log")
+        if self.warmup < 0:
+            raise UsageError("--warmup cannot be negative")
+        if self.headers != Headers.PROCESSES and self.log is None:
+            raise UsageError("--headers reads a saved log: it needs --from-log")
+        if self.log is not None and self.group in (Group.KIND, Group.DISTRIBUTION) and not self.python:
+            raise UsageError(f"--group {self.group} with --from-log needs --python (to know where modules come from)")
+        asked = [name for name, on in (("--phases", self.phases), ("--lazy-candidates", self.lazy_candidates),
+                                       ("--statements", self.statements)) if on] or (["import sites"] if self.sites else [])
+        if asked and (self.log is not None or not self.target.is_python):
+            raise UsageError(f"{' / '.join(asked)} run{'s' if len(asked) == 1 else ''} a Python target (not --from-log, not `-- COMMAND`)")
+
 
 # what each header line of a --from-log log starts (model/words.py: Headers): a process of the
 # one run the log is (a harness's log: its processes may be different programs), or a run of one
@@ -60,23 +78,6 @@ def _counts_instructions(metrics) -> bool:
     from profiler.model.words import Metric
 
     return Metric.INSTRUCTIONS in metrics
-
-
-def validate(opts: ImportsOptions) -> None:
-    if opts.runs < 1:
-        raise UsageError("--runs must be at least 1")
-    if opts.metrics and opts.log is not None:
-        raise UsageError("--metric instructions runs the target: not with --from-log")
-    if opts.warmup < 0:
-        raise UsageError("--warmup cannot be negative")
-    if opts.headers != Headers.PROCESSES and opts.log is None:
-        raise UsageError("--headers reads a saved log: it needs --from-log")
-    if opts.log is not None and opts.group in (Group.KIND, Group.DISTRIBUTION) and not opts.python:
-        raise UsageError(f"--group {opts.group} with --from-log needs --python (to know where modules come from)")
-    asked = [name for name, on in (("--phases", opts.phases), ("--lazy-candidates", opts.lazy_candidates),
-                                   ("--statements", opts.statements)) if on] or (["import sites"] if opts.sites else [])
-    if asked and (opts.log is not None or not opts.target.is_python):
-        raise UsageError(f"{' / '.join(asked)} run{'s' if len(asked) == 1 else ''} a Python target (not --from-log, not `-- COMMAND`)")
 
 
 def read_log(source: LogSource) -> str:
@@ -346,7 +347,6 @@ def imports(opts: ImportsOptions, *, session: Session) -> ImportsReport:
     from profiler.capture.interpreter import interpreter_for
     from profiler.capture.machine import read_machine, start_sample
 
-    validate(opts)
     interp: Interpreter | None = None
     outcomes: list[tuple[str, bool]] | None = None
     facts: list[list] = []
