@@ -109,3 +109,27 @@ def test_the_summary_line_groups_by_kind(capsys, monkeypatch):
     flush_warnings(ctx)
     assert capsys.readouterr().err == ("importprof: warning: 3 warnings: 2 × N of N runs exited non-zero; "
                                        "1.0 GiB of 16.0 GiB available (--verbose shows each)\n")
+
+
+def test_syscalls_and_the_lazy_style_are_words_made_members_where_the_options_are_made():
+    """compare's --syscalls and lazy --apply's --style are closed sets (model/words.py): the
+    options hold the member whoever built them (a library caller's plain word too), the member
+    is still the word (the documents and the tables unchanged), and the CLI spells the same words."""
+
+    from profiler.analysis.lazy_edit import STYLES
+    from profiler.commands import load_command
+    from profiler.compose.compare import CompareOptions
+    from profiler.compose.lazy import LazyOptions
+    from profiler.compose.lazy_apply_state import ApplyOptions
+    from profiler.model.words import LazyStyle, Syscalls
+
+    t = Target(TargetKind.CODE, "pass")
+    assert CompareOptions(target=t).syscalls is Syscalls.AUTO
+    assert CompareOptions(target=t, syscalls="off").syscalls is Syscalls.OFF
+    applied = ApplyOptions(lazy=LazyOptions(target=t), directory="d", style="keyword")
+    assert applied.style is LazyStyle.KEYWORD and ApplyOptions(lazy=LazyOptions(target=t), directory="d").style is LazyStyle.LAZY_MODULES
+    assert json.dumps({"style": applied.style, "syscalls": Syscalls.ON}) == '{"style": "keyword", "syscalls": "on"}'
+    assert f"({applied.style}; at least" == "(keyword; at least"  # the lazy --apply table's title
+    assert STYLES == ("lazy-modules", "keyword")
+    style = next(p for p in load_command("lazy").params if p.name == "style")
+    assert style.type.func.choices == tuple(s.value for s in LazyStyle)

@@ -35,7 +35,9 @@ import tokenize
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-STYLES = ("lazy-modules", "keyword")
+from profiler.model.words import LazyStyle
+
+STYLES = tuple(s.value for s in LazyStyle)  # ("lazy-modules", "keyword")
 LAZY_MODULES = "__lazy_modules__"
 
 
@@ -326,7 +328,7 @@ def apply_lazy(
     source: bytes,
     lines: Iterable[int],
     *,
-    style: str = "lazy-modules",
+    style: LazyStyle = LazyStyle.LAZY_MODULES,
     package: str | None = None,
     filename: str = "<source>",
 ) -> LazyEdit:
@@ -366,7 +368,7 @@ def apply_lazy(
     if not todo:
         return LazyEdit(source, (), tuple(already), tuple(sorted(skipped)))
     edits: list[tuple[int, bytes]] = []
-    if style == "keyword":
+    if style == LazyStyle.KEYWORD:
         for s in todo:
             edits.append((starts[s.line - 1] + s.col, b"lazy "))
             applied.append((s.line, s.modules))

@@ -21,7 +21,7 @@ from profiler.model.compare import CompareReport
 from profiler.model.measurement import CommandSpec
 from profiler.model.run_options import RunOptions
 from profiler.model.target import Target
-from profiler.model.words import TargetKind
+from profiler.model.words import Syscalls, TargetKind
 from profiler.session import Session
 
 NOTES = (
@@ -45,7 +45,7 @@ class CompareOptions(RunOptions):
     min_time_s: float = 2.0
     launches: int = 10
     build_dir: str | None = None
-    syscalls: str = "auto"  # auto | on | off
+    syscalls: Syscalls | str = Syscalls.AUTO  # --syscalls: the word or its member (a member once made: __post_init__)
     variants: tuple[str, ...] | None = None  # --variant (default: every one the interpreter has)
     force: bool = False  # --force: build into a --build-dir importprof did not make (its own files only)
     harness: str | None = None  # --harness CMD: a command line with {program}, timed once per variant per round
@@ -66,8 +66,10 @@ class CompareOptions(RunOptions):
             raise UsageError("compare needs a Python target, not `-- COMMAND`")
         if self.launches < 1:
             raise UsageError("--launches must be at least 1")
-        if self.syscalls not in ("auto", "on", "off"):
-            raise UsageError("--syscalls: auto, on or off")
+        try:  # frozen: the word made its member once, at construction
+            object.__setattr__(self, "syscalls", Syscalls(self.syscalls))
+        except ValueError:
+            raise UsageError("--syscalls: auto, on or off") from None
         if self.harness is None and (self.record_with is not None or self.harness_shell):
             raise UsageError("--record-with and --harness-shell go with --harness CMD")
         if self.harness is not None:
@@ -76,7 +78,7 @@ class CompareOptions(RunOptions):
             if self.target is None:
                 raise UsageError("--harness needs a target (the program the harness starts), not --workload")
             harness_words(self.harness, "--harness")
-            if self.syscalls == "on":
+            if self.syscalls == Syscalls.ON:
                 raise UsageError("--syscalls on: not with --harness (its recording run counts the harness's processes under strace)")
             if self.record_with is not None:
                 harness_words(self.record_with, "--record-with")
@@ -176,12 +178,12 @@ def module_origin_warning(bv) -> str | None:
 
 def count_all_syscalls(opts: CompareOptions, specs, ignore_failure: bool = False, *, session: Session):
     """One strace run per variant; ([], warning) when strace cannot run and --syscalls auto."""
-    if opts.syscalls == "off":
+    if opts.syscalls == Syscalls.OFF:
         return [], []
     try:
         return [count_syscalls(s.argv, dict(s.env or ()), s.variant, ignore_failure, session=session) for s in specs], []
     except (ToolMissing, ToolFailed) as exc:
-        if opts.syscalls == "on":
+        if opts.syscalls == Syscalls.ON:
             raise
         msg = f"syscall counts skipped: {exc}"
         session.warn(msg)

@@ -24,7 +24,7 @@ from profiler.model.doctor import Check, DoctorReport
 from profiler.model.run_options import RunOptions
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
-from profiler.model.words import Role, TargetKind
+from profiler.model.words import Role, Syscalls, TargetKind
 from profiler.session import Session
 
 if TYPE_CHECKING:
@@ -482,7 +482,7 @@ def _verify_in_memory(opts: DoctorOptions, interp, f, session: Session):
         return rules.verified(f, None, f"not verified: no in-memory build here: {reason}")
     try:
         rep = compare(CompareOptions(target=opts.target, python=interp, runs=opts.timing_runs, min_time_s=0.0,
-                                     syscalls="off", variants=("traditional", "oxidized", "in-memory"),
+                                     syscalls=Syscalls.OFF, variants=("traditional", "oxidized", "in-memory"),
                                      ignore_failure=opts.ignore_failure),
                       session=session)
     except ImportprofError as exc:

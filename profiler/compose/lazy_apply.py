@@ -45,6 +45,7 @@ from profiler.compose.lazy_apply_state import _package_of, _under, ApplyOptions,
 from profiler.compose.lazy_apply_verify import _proof, _pythons_for, _verification_setup, _write_and_bisect
 from profiler.errors import BadInput, Interrupted, UsageError
 from profiler.model.lazy_apply import Check, FileEdit, LazyApplyReport, StatementVerdict
+from profiler.model.words import LazyStyle
 from profiler.session import Session
 
 
@@ -70,7 +71,7 @@ def check_style(opts: ApplyOptions) -> None:
     project's requires-python (read from DIR upwards) allows an interpreter without PEP 810's
     syntax. The one check of the options that reads files: run once, here, at the entry (the
     others are ApplyOptions' own, at construction)."""
-    if opts.style == "keyword" and opts.directory is not None:
+    if opts.style == LazyStyle.KEYWORD and opts.directory is not None:
         spec, where = requires_python(opts.directory)
         low = lower_bound(spec) if spec else None
         if low is None or low < (3, 15):

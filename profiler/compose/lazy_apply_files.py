@@ -44,6 +44,7 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 
+from profiler.model.words import LazyStyle
 from profiler.session import Session
 
 BATCH = 400  # files per compiling interpreter (an argument list stays far below ARG_MAX)
@@ -115,7 +116,7 @@ class TreeFiles:
     """The files under edit: their original bytes (and times), the edit of any subset of
     statements, the writes, the bytecode refresh, and putting a snapshot back."""
 
-    def __init__(self, directory: str, style: str):
+    def __init__(self, directory: str, style: LazyStyle):
         self.directory = directory
         self.style = style
         self.original: dict[str, bytes] = {}

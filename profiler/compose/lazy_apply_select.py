@@ -12,6 +12,7 @@ from profiler.compose.lazy_apply_state import _in_dir, _module_of, _package_of, 
 from profiler.compose.lazy_plain import find_315
 from profiler.errors import BadInput
 from profiler.model.lazy_apply import StatementVerdict
+from profiler.model.words import LazyStyle
 from profiler.session import Session
 
 
@@ -132,7 +133,7 @@ def _candidates(state: ApplyState) -> None:
 
     state.cands, _ = _statements_under(state)
     state.py315 = find_315(state.interp, session=state.session)
-    if state.opts.style == "keyword":
+    if state.opts.style == LazyStyle.KEYWORD:
         state.compiler = state.py315.path if state.py315 is not None else None
         if state.compiler is None:
             state.warning("no Python 3.15 here to compile `lazy import`: the edited files are checked by parsing only")
@@ -259,7 +260,7 @@ def _compile_check(state: ApplyState) -> None:
             continue
         problem = None
         try:
-            compile(data, path, "exec", dont_inherit=True) if state.opts.style != "keyword" else parse_source(data, path)
+            compile(data, path, "exec", dont_inherit=True) if state.opts.style != LazyStyle.KEYWORD else parse_source(data, path)
         except (SyntaxError, ValueError, SourceError) as exc:
             problem = str(exc)
         if problem is None and state.compiler:

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Sequence
 
+from profiler.model.words import LazyStyle
 from profiler.session import Session
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ PLACEHOLDER = "{python}"
 class ApplyOptions:
     lazy: object  # compose.lazy.LazyOptions (the measurement)
     directory: str | None = None
-    style: str = "lazy-modules"
+    style: LazyStyle | str = LazyStyle.LAZY_MODULES  # --style: the word or its member (a member once made: __post_init__)
     diff: bool = False
     filter_out: str | None = None
     verify_with: Sequence[str] = ()  # command lines (shlex-split; {python} = each interpreter)
@@ -50,8 +51,10 @@ class ApplyOptions:
             raise UsageError("--apply and --filter-out are two ways to adopt the result: give one")
         if self.diff and self.directory is None:
             raise UsageError("--diff shows what --apply DIR would write: give --apply DIR")
-        if self.style not in STYLES:
-            raise UsageError(f"--style {self.style}: one of {', '.join(STYLES)}")
+        try:  # frozen: the word made its member once, at construction
+            object.__setattr__(self, "style", LazyStyle(self.style))
+        except ValueError:
+            raise UsageError(f"--style {self.style}: one of {', '.join(STYLES)}") from None
         if self.min_ms < 0:
             raise UsageError("--min-ms cannot be negative")
         command_lines("--verify-with", self.verify_with)

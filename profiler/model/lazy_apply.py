@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from profiler.model.document import Document, Record
+from profiler.model.words import LazyStyle
 
 SCHEMA = "importprof.lazy_apply/1"
 
@@ -95,7 +96,7 @@ class LazyApplyReport(Document):
 
     action: str  # "apply" | "diff" | "filter-out"
     directory: str | None
-    style: str
+    style: LazyStyle  # written as its word
     target: str
     python: str
     python_version: str

@@ -1,5 +1,5 @@
 """The closed sets of words the commands take and the documents write (engine, role, target
-kind, metric, headers, group, view, warning kind), one enum each. A member IS its string (`class Engine(Word)` is a
+kind, metric, headers, group, view, syscalls, lazy style, warning kind), one enum each. A member IS its string (`class Engine(Word)` is a
 `str`): it compares equal to the word, is written as the word by json and f-strings, and a
 document read back with the plain word stays equal to it, so the JSON does not change. A
 command parses the word at its edge (`Engine.parse(text)`: one usage error naming the words
@@ -109,6 +109,23 @@ class View(Word):
 
 
 Headers._UNKNOWN = Group._UNKNOWN = View._UNKNOWN = "unknown {what} {text!r} (choose from: {known})"
+
+
+class Syscalls(Word):
+    """When `compare` counts each variant's syscalls with strace (`--syscalls`): when strace
+    works, always (strace failing fails the run), never."""
+
+    AUTO = "auto"
+    ON = "on"
+    OFF = "off"
+
+
+class LazyStyle(Word):
+    """How `lazy --apply` writes an import lazy (`--style`), PEP 810's two spellings: the module
+    named in a `__lazy_modules__` list (inert before 3.15) or the `lazy` keyword (3.15+ syntax)."""
+
+    LAZY_MODULES = "lazy-modules"
+    KEYWORD = "keyword"
 
 
 class WarningKind(Word):
