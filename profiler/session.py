@@ -104,6 +104,7 @@ class Session:
         IMPORTPROF_VERBOSE=1); else one `importprof: warning:` line on stderr at once."""
         from profiler.model.warnings import RunWarning
 
+        _typed_if_ours(message)
         if self._warn_to is not None:  # collected, said (or not) by whoever collects
             self._warn_to(message)
             return
@@ -114,6 +115,7 @@ class Session:
         said as `warn` says one whatever a caller collects or quiets."""
         from profiler.model.warnings import RunWarning
 
+        _typed_if_ours(message)
         self._say(RunWarning.of(message), message)
 
     def _say(self, warning: RunWarning, message: RunWarning | str) -> None:
@@ -189,6 +191,23 @@ class Session:
         """The held warnings, emptied (said once, after the output)."""
         held, self.held = self.held, []
         return held
+
+
+def _typed_if_ours(message: object) -> None:
+    """With IMPORTPROF_TYPED_WARNINGS set (the tests set it), a plain string said from inside
+    profiler/ is a TypeError: every warning importprof says is typed where it is said (a Said or a
+    RunWarning, model/warnings.py). The variable's value, after `except:`, lists the modules
+    (comma-separated) still allowed to say plain words. A library caller's plain string is
+    never refused."""
+    check = os.environ.get("IMPORTPROF_TYPED_WARNINGS", "")
+    if not check or getattr(message, "kind", None) is not None:
+        return
+    caller = sys._getframe(2).f_globals.get("__name__", "")
+    if not caller.startswith("profiler."):
+        return
+    if caller in check.partition("except:")[2].split(","):
+        return
+    raise TypeError(f"a plain-string warning said by {caller}: {message!r} (say it with its kind: model/words.py Said)")
 
 
 def _stderr(text: str) -> None:

@@ -16,6 +16,12 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # tests read each warning on its own line (the default sums them up in one line after the
 # output: tests/test_real_programs.py checks that with IMPORTPROF_VERBOSE=0)
 os.environ.setdefault("IMPORTPROF_VERBOSE", "1")
+# every warning importprof says is typed where it is said (session.py: _typed_if_ours): a plain
+# string from inside profiler/ fails the test; the modules after `except:` still say plain words
+# (issue 43 item 2, tests/test_warnings_typed.py: STILL_PLAIN)
+STILL_PLAIN = ("profiler.workflows.imports", "profiler.workflows.pythons", "profiler.capture.interpreter",
+               "profiler.commands._imports_run", "profiler.compose.startup")
+os.environ.setdefault("IMPORTPROF_TYPED_WARNINGS", "except:" + ",".join(STILL_PLAIN))
 
 
 def _real(python: str) -> str:
@@ -157,3 +163,23 @@ def write_tree(root: Path, files: dict) -> Path:
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
     return Path(root)
+
+
+@pytest.fixture(autouse=True)
+def _typed_warnings_read_as_their_words_did(monkeypatch):
+    """Each typed warning importprof says in a test's process is counted under the label, and
+    said once with the figures, that its words gave when they were read back (the summary line
+    byte for byte: tests/_warnings_before.py), whatever place said it."""
+    from profiler.session import Session
+
+    from _warnings_before import read_as_before
+
+    said = Session._say
+
+    def checked(self, warning, message):
+        if warning.kind is not None:
+            _kind, _subject, figures, label = read_as_before(warning.text)
+            assert (warning.figures, warning.label) == (figures, label), warning.text
+        return said(self, warning, message)
+
+    monkeypatch.setattr(Session, "_say", checked)

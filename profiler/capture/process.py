@@ -25,6 +25,7 @@ from typing import Mapping, Sequence
 
 from profiler.errors import BadInput, TargetFailed, TimedOut, ToolMissing
 from profiler.model.measurement import RunSample
+from profiler.model.words import Said, WarningKind
 from profiler.session import Session
 
 # Every child runs in its own process group (its own session for `run`), so that a run that
@@ -171,8 +172,9 @@ def stop_orphans(killed_group: int | None = None) -> tuple[int, list[int]]:
 
 
 def _warn_left_running(pids: list[int], session: Session) -> None:
-    session.alert(f"left running (could not be stopped): process{'es' if len(pids) > 1 else ''} "
-                   f"{', '.join(map(str, sorted(pids)))} started by the target")
+    session.alert(Said(f"left running (could not be stopped): process{'es' if len(pids) > 1 else ''} "
+                       f"{', '.join(map(str, sorted(pids)))} started by the target", WarningKind.LEFT_RUNNING,
+                       WarningKind.LEFT_RUNNING.value))
 
 
 def _after_run(session: Session, group: int | None = None) -> None:
@@ -248,8 +250,9 @@ def _note_left_behind(stubborn: list[int], session: Session) -> None:
     if stubborn:
         _warn_left_running(stubborn, session)
     else:  # said once per invocation
-        session.alert("the target ended but left processes running (a daemon, a background job): importprof "
-                       "stopped them instead of waiting for them")
+        session.alert(Said("the target ended but left processes running (a daemon, a background job): importprof "
+                           "stopped them instead of waiting for them", WarningKind.ORPHANS_STOPPED,
+                           WarningKind.ORPHANS_STOPPED.value))
 
 
 class StderrTail:

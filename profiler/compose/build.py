@@ -36,7 +36,7 @@ from profiler.analysis.packing import default_name
 from profiler.model.build_variant import BUILD_VARIANT_NAMES, BUILD_VARIANTS, REFERENCE, BuildVariant
 from profiler.workflows.targets import watched_files
 from profiler.session import Session
-from profiler.model.words import TargetKind
+from profiler.model.words import Said, TargetKind, WarningKind
 
 if TYPE_CHECKING:
     from profiler.model.interpreter import Interpreter
@@ -94,6 +94,7 @@ def select_variants(interp, requested: Sequence[str] | None) -> tuple[list[str],
             raise UsageError(f"unknown variant {n!r} for build/compare (known: {', '.join(BUILD_VARIANT_NAMES)})")
     require(interp, REFERENCE, for_what="build/compare")
     skipped: list[str] = []
+    off: list[tuple[str, str]] = []  # (variant or variants, why not) this interpreter cannot have
     if names:
         for n in names:
             require(interp, n)
@@ -107,10 +108,12 @@ def select_variants(interp, requested: Sequence[str] | None) -> tuple[list[str],
             if reason is None:
                 chosen.append(v)
             else:
-                skipped.append(f"variant {v} unavailable on {interp.version} ({interp.path}): {reason}")
-        if len(skipped) > 1 and all(s.split(": ", 1)[1] == skipped[0].split(": ", 1)[1] for s in skipped):
-            names_off = ", ".join(s.split()[1] for s in skipped)
-            skipped = [f"variants {names_off} unavailable on {interp.version} ({interp.path}): {skipped[0].split(': ', 1)[1]}"]
+                off.append((v, reason))
+        if len(off) > 1 and all(reason == off[0][1] for _, reason in off):
+            off = [(", ".join(v for v, _ in off), off[0][1])]
+        for names_off, reason in off:
+            gist = f"variant{'s' if ', ' in names_off else ''} {names_off} unavailable on {interp.version}"
+            skipped.append(Said(f"{gist} ({interp.path}): {reason}", WarningKind.VARIANTS_UNAVAILABLE, gist))
     return chosen, skipped
 
 

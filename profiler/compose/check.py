@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 
 from profiler.errors import EXIT_FAILED, EXIT_GATE, EXIT_OK, BadInput, ImportprofError, UsageError
 from profiler.model.check import CheckReport, CheckResult, CheckSpec
+from profiler.model.words import Said, WarningKind
 from profiler.session import Phase, Session
 
 DEFAULT_CONFIG = "pyproject.toml"
@@ -273,11 +274,13 @@ def write_baselines(specs: Sequence[CheckSpec], results: Sequence[CheckResult], 
         path = baseline_path(spec)
         if path is None:
             if warn:
-                warn(f"{spec.name}: no 'baseline' file declared, nothing to update")
+                warn(Said(f"{spec.name}: no 'baseline' file declared, nothing to update", WarningKind.NO_BASELINE_FILE,
+                          WarningKind.NO_BASELINE_FILE.value, spec.name))
             continue
         if result.status == "error":
             if warn:
-                warn(f"{spec.name}: could not run, its baseline is left as it was")
+                warn(Said(f"{spec.name}: could not run, its baseline is left as it was", WarningKind.BASELINE_NOT_RUN,
+                          WarningKind.BASELINE_NOT_RUN.value, spec.name))
             continue
         os.makedirs(os.path.dirname(path), exist_ok=True)
         doc = CheckReport(results=(result,), machine=machine, config=spec.source).to_dict()

@@ -21,7 +21,8 @@ from profiler.model.compare import CompareReport
 from profiler.model.measurement import CommandSpec
 from profiler.model.run_options import RunOptions
 from profiler.model.target import Target
-from profiler.model.words import Syscalls, TargetKind
+from profiler.model.warnings import first_clause
+from profiler.model.words import Said, Syscalls, TargetKind, WarningKind
 from profiler.session import Session
 
 NOTES = (
@@ -162,7 +163,7 @@ def build(opts: CompareOptions, warn: Callable[[str], None] | None = None,
     return interp, target, build_dir, specs, launches, variants, failed, made
 
 
-def module_origin_warning(bv) -> str | None:
+def module_origin_warning(bv) -> Said | None:
     """A packing variant that loaded most of its modules through the path finder behind its
     pack does not measure what its name says: one line that says so."""
     from profiler.model.build_variant import is_packing
@@ -171,9 +172,10 @@ def module_origin_warning(bv) -> str | None:
         return None
     if bv.fallback_modules <= bv.packed_modules:
         return None
-    return (f"variant {bv.name}: {bv.fallback_modules} of {bv.packed_modules + bv.fallback_modules} modules came from the "
-            f"filesystem through the fallback path finder, not from its pack (e.g. {', '.join(bv.fallback_sample[:4])}): "
-            "this row mostly measures the ordinary importer")
+    gist = (f"{bv.fallback_modules} of {bv.packed_modules + bv.fallback_modules} modules came from the filesystem through "
+            "the fallback path finder, not from its pack")
+    return Said(f"variant {bv.name}: {gist} (e.g. {', '.join(bv.fallback_sample[:4])}): this row mostly measures the "
+                "ordinary importer", WarningKind.MOSTLY_FALLBACK, gist, f"variant {bv.name}")
 
 
 def count_all_syscalls(opts: CompareOptions, specs, ignore_failure: bool = False, *, session: Session):
@@ -185,7 +187,7 @@ def count_all_syscalls(opts: CompareOptions, specs, ignore_failure: bool = False
     except (ToolMissing, ToolFailed) as exc:
         if opts.syscalls == Syscalls.ON:
             raise
-        msg = f"syscall counts skipped: {exc}"
+        msg = Said(f"syscall counts skipped: {exc}", WarningKind.SYSCALLS_SKIPPED, first_clause(str(exc)), "syscall counts skipped")
         session.warn(msg)
         return [], [msg]
 
@@ -237,7 +239,8 @@ def _compare_built(opts, plan, unavailable, note, hold, session: Session) -> Com
     origins = {bv.name: (bv.packed_modules, bv.fallback_modules) for bv in built}
     for bv in built:
         if bv.failed:
-            session.warn(f"variant {bv.name} failed: {bv.error}")
+            session.warn(Said(f"variant {bv.name} failed: {bv.error}", WarningKind.VARIANT_FAILED, first_clause(bv.error or ""),
+                              f"variant {bv.name} failed"))
     mostly_disk = [msg for msg in (module_origin_warning(bv) for bv in built) if msg]
     for msg in mostly_disk:
         note(msg)
@@ -327,13 +330,15 @@ def _compare_harness(opts: CompareOptions, plan, hold, session: Session) -> Comp
             try:
                 got = ch.origins_run(interp, target, bv, made, rec, opts.harness, words, opts.harness_shell, folder, session=session)
             except (TargetFailed, InstrumentFailed) as exc:
-                note(f"variant {bv.name}: where its modules came from in the harness not recorded: {exc}")
+                note(Said(f"variant {bv.name}: where its modules came from in the harness not recorded: {exc}",
+                          WarningKind.ORIGINS_NOT_RECORDED, WarningKind.ORIGINS_NOT_RECORDED.value, f"variant {bv.name}"))
                 continue
             if got is None:
                 continue
             if got.exit_code != rec.exit_code:
-                note(f"variant {bv.name}: the harness exited {got.exit_code} in its recording run (traditional's {rec.exit_code}): "
-                     "its modules: pack / fallback are of that run")
+                gist = f"the harness exited {got.exit_code} in its recording run"
+                note(Said(f"variant {bv.name}: {gist} (traditional's {rec.exit_code}): its modules: pack / fallback are of that run",
+                          WarningKind.HARNESS_EXIT, gist, f"variant {bv.name}"))
             recorded.append(got)
         origins = {o.variant: (o.packed_modules, o.fallback_modules) for o in recorded}
         origins.update({bv.name: (None, None) for bv in built if bv.name not in origins})

@@ -24,7 +24,8 @@ from profiler.model.doctor import Check, DoctorReport
 from profiler.model.run_options import RunOptions
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
-from profiler.model.words import Role, Syscalls, TargetKind
+from profiler.model.warnings import first_clause
+from profiler.model.words import Role, Said, Syscalls, TargetKind, WarningKind
 from profiler.session import Session
 
 if TYPE_CHECKING:
@@ -114,7 +115,10 @@ class _Doctor:
 
     def skipped(self, kinds, exc: Exception) -> None:
         msg = str(exc)
-        self.warnings.append(f"{', '.join(kinds)} not checked: {msg}")
+        checks = f"{', '.join(kinds)} not checked"
+        # one check is summed up by why (the words the summary has always shown for it), several by which
+        self.warnings.append(Said(f"{checks}: {msg}", WarningKind.NOT_CHECKED,
+                                  first_clause(msg) if len(kinds) == 1 else checks, checks if len(kinds) == 1 else ""))
         self.session.warn(self.warnings[-1])
         self.checks.extend(Check(k, False, msg) for k in kinds)
 

@@ -5,6 +5,8 @@ so both commands say the same thing about the same command."""
 from __future__ import annotations
 
 from profiler.model.target import Target
+from profiler.model.warnings import first_clause
+from profiler.model.words import Said, WarningKind
 from profiler.session import Session
 
 
@@ -19,7 +21,8 @@ def harness_view(target: Target, session: Session):
         with session.quiet(warnings=False, notes=False):  # one run, no progress of its own
             logs, facts, walls, unreached = capture_harness_logs(ImportsOptions(target=target, runs=1, warmup=0), session=session)
     except (ToolMissing, ToolFailed, TargetFailed) as exc:
-        return None, [f"no per-process summary: {exc.message}"]
+        return None, [Said(f"no per-process summary: {exc.message}", WarningKind.NO_PROCESS_SUMMARY,
+                           first_clause(exc.message), "no per-process summary")]
     except BadInput:  # no Python process wrote import time lines: nothing to summarize
         return None, []
     report = add_processes(report_from_logs(logs, machine={}, python=None, python_version=None,

@@ -26,6 +26,7 @@ from profiler.errors import BadInput, UsageError
 from profiler.model.check import CheckReport, CheckResult
 from profiler.model.history import FIGURES, HistoryReport, ModuleTimes, StoredRun
 from profiler.compose import bisect
+from profiler.model.words import Said, WarningKind
 from profiler.session import Phase, Session
 
 DEFAULT_STORE = os.path.join(".importprof", "history.sqlite")
@@ -136,12 +137,14 @@ def record_report(report: CheckReport, path: str, cwd: str, session: Session) ->
     commit = subject = when = None
     dirty = False
     if head is None:
-        session.warn(f"{cwd} is not in a git repository: the check runs are recorded without a commit")
+        session.warn(Said(f"{cwd} is not in a git repository: the check runs are recorded without a commit",
+                          WarningKind.NOT_IN_GIT, f"{cwd} is not in a git repository"))
     else:
         top, commit, dirty = head
         when, subject = git.commit_facts(top, [commit], session=session).get(commit, (None, None))
         if dirty:
-            session.warn(f"the working tree differs from {commit[:10]}: recorded as that commit, marked dirty")
+            session.warn(Said(f"the working tree differs from {commit[:10]}: recorded as that commit, marked dirty",
+                              WarningKind.DIRTY_TREE, f"the working tree differs from {commit[:10]}"))
     runs = [stored_run(r, report.machine, commit=commit, subject=subject, commit_time=when, dirty=dirty)
             for r in report.results]
     with open_store(path, create=True) as store:
@@ -223,7 +226,8 @@ def record_commits(opts: RecordOptions, *, session: Session) -> RecordSummary:
             store.add(run)
             summary.recorded.append((commit, run.status, run.error))
             if run.status == "error":
-                session.warn(f"{commit[:10]}: could not be measured: {run.error}")
+                session.warn(Said(f"{commit[:10]}: could not be measured: {run.error}", WarningKind.NOT_MEASURED,
+                                  WarningKind.NOT_MEASURED.value, commit[:10]))
         session.progress(Phase(done=len(todo), total=len(todo)))
     return summary
 
@@ -342,7 +346,8 @@ def bisect_history(opts: BisectHistoryOptions, *, session: Session) -> HistoryRe
                 if report is None:
                     store.add(error_run(opts.check, machine, series.python, why or "could not run", commit=commit,
                                         subject=subject, commit_time=when))
-                    session.warn(f"{commit[:10]}: could not be measured ({why}): counted as after the step")
+                    session.warn(Said(f"{commit[:10]}: could not be measured ({why}): counted as after the step",
+                                      WarningKind.NOT_MEASURED, WarningKind.NOT_MEASURED.value, commit[:10]))
                     hi = mid
                 else:
                     run = _same_machine(stored_run(report.results[0], machine, commit=commit, subject=subject,

@@ -35,7 +35,7 @@ from profiler.errors import Interrupted, TargetFailed, UsageError
 from profiler.model.lazy import LazyReport, LazyRun, MustStayEager, PlainCheck, ProgramOutput
 from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.model.target import Target
-from profiler.model.words import Engine
+from profiler.model.words import Engine, Said, WarningKind
 from profiler.session import Session
 from profiler.model.words import TargetKind
 from profiler.compose.lazy_plain import filter_env, plain_check
@@ -160,9 +160,9 @@ class _Lazy:
     plain: PlainCheck | None = None  # the set checked under the bare interpreter (_plain_check)
     filter_dir: str | None = None  # sitecustomize.py with the filter, as --filter-out writes it (3.15's timing)
 
-    def warning(self, text: str) -> None:
-        self.warnings.append(text)
-        self.session.warn(text)
+    def warning(self, said: Said) -> None:
+        self.warnings.append(said)
+        self.session.warn(said)
 
     def compare_masked(self, how: str) -> None:
         """From now on every run is compared with `how` masked (analysis.lazy.COMPARISONS)."""
@@ -204,7 +204,9 @@ def _eager_reference(st: _Lazy) -> None:
 
         tail = "\n".join(st.reference.stderr.rstrip("\n").splitlines()[-10:])
         _blame_the_instrument(st, tail)
-        st.warning(check_exit(st.reference.exit_code, tail, opts.target.label(), ignore_failure=opts.ignore_failure))
+        ignored = check_exit(st.reference.exit_code, tail, opts.target.label(), ignore_failure=opts.ignore_failure)
+        if ignored is not None:
+            st.warning(ignored)
     if st.eager_rec is None:
         raise TargetFailed(f"the target ended without running exit handlers (os._exit?): {opts.target.label()}; "
                            "importprof lazy needs them to see which modules ran")
@@ -222,11 +224,12 @@ def _eager_reference(st: _Lazy) -> None:
     if how is not None:
         st.compare_masked(how)
     if st.unstable:
-        st.warning(f"the program's output changes from run to run ({st.unstable}): lazy vs eager cannot be judged; "
-                   "no bisection")
+        st.warning(Said(f"the program's output changes from run to run ({st.unstable}): lazy vs eager cannot be judged; "
+                        "no bisection", WarningKind.OUTPUT_UNSTABLE, WarningKind.OUTPUT_UNSTABLE.value))
     if again_rec is not None and again_rec.executed_names != st.eager_rec.executed_names:
-        st.warning(f"two eager runs executed different modules ({len(st.eager_rec.executed)} vs {len(again_rec.executed)}): "
-                   "the program's start-up changes from run to run (a cache of its own?); counts are the first run's")
+        st.warning(Said(f"two eager runs executed different modules ({len(st.eager_rec.executed)} vs {len(again_rec.executed)}): "
+                        "the program's start-up changes from run to run (a cache of its own?); counts are the first run's",
+                        WarningKind.EAGER_RUNS_DIFFER, WarningKind.EAGER_RUNS_DIFFER.value))
 
 
 def _blame_the_instrument(st: _Lazy, tail: str) -> None:
@@ -273,13 +276,15 @@ def _keep_eager_set(st: _Lazy) -> None:
     found, complete = _bisect(runner, st.reference, candidates)
     if found is None:
         st.explained = True
-        st.warning(f"the lazy run differs even with every module eager ({difference}): "
-                   "the difference does not come from one import being lazy")
+        st.warning(Said(f"the lazy run differs even with every module eager ({difference}): "
+                        "the difference does not come from one import being lazy", WarningKind.DIFFERS_ALL_EAGER,
+                        WarningKind.DIFFERS_ALL_EAGER.value))
         return
     st.keep = found
     if not complete:
-        st.warning(f"bisection stopped after {opts.max_bisect_runs} runs: the keep-eager set ({len(found)} modules) "
-                   "may not be minimal (raise --max-bisect-runs)")
+        st.warning(Said(f"bisection stopped after {opts.max_bisect_runs} runs: the keep-eager set ({len(found)} modules) "
+                        "may not be minimal (raise --max-bisect-runs)", WarningKind.BISECTION_STOPPED,
+                        f"bisection stopped after {opts.max_bisect_runs} runs"))
     for name in found:
         others = [k for k in found if k != name]
         if complete or frozenset(others) in runner.outputs:  # complete: ddmin has run each of these
@@ -324,10 +329,12 @@ def _verify(st: _Lazy) -> None:
     st.identical = final_difference is None and not st.unstable and not plain_failed
     if final_difference and not st.explained:
         kept = f" with {', '.join(st.keep)} kept eager" if st.keep else ""
-        st.warning(f"the verification lazy run{kept} differs from the eager run: {final_difference}")
+        gist = f"the verification lazy run{kept} differs from the eager run"
+        st.warning(Said(f"{gist}: {final_difference}", WarningKind.VERIFICATION_DIFFERS, gist))
     if st.lazy_rec is None:
         st.lazy_rec = st.eager_rec
-        st.warning("the lazy run ended without running exit handlers: its module counts are the eager run's")
+        st.warning(Said("the lazy run ended without running exit handlers: its module counts are the eager run's",
+                        WarningKind.NO_EXIT_HANDLERS, WarningKind.NO_EXIT_HANDLERS.value))
     if st.opts.keep_eager:
         st.notes.append(f"kept eager as asked (--keep-eager): {', '.join(st.opts.keep_eager)}")
 

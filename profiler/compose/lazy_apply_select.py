@@ -12,7 +12,7 @@ from profiler.compose.lazy_apply_state import _in_dir, _module_of, _package_of, 
 from profiler.compose.lazy_plain import find_315
 from profiler.errors import BadInput
 from profiler.model.lazy_apply import StatementVerdict
-from profiler.model.words import LazyStyle
+from profiler.model.words import LazyStyle, Said, WarningKind
 from profiler.session import Session
 
 
@@ -136,7 +136,8 @@ def _candidates(state: ApplyState) -> None:
     if state.opts.style == LazyStyle.KEYWORD:
         state.compiler = state.py315.path if state.py315 is not None else None
         if state.compiler is None:
-            state.warning("no Python 3.15 here to compile `lazy import`: the edited files are checked by parsing only")
+            state.warning(Said("no Python 3.15 here to compile `lazy import`: the edited files are checked by parsing only",
+                               WarningKind.NO_COMPILER_315, "no Python 3.15 here to compile `lazy import`"))
     state.edits = TreeFiles(state.directory, state.opts.style)
 
 
@@ -266,7 +267,8 @@ def _compile_check(state: ApplyState) -> None:
         if problem is None and state.compiler:
             problem = compile_with(state.compiler, path, data, session=state.session)
         if problem:
-            state.warning(f"{path}: the edited file does not compile ({problem}): left as it is")
+            state.warning(Said(f"{path}: the edited file does not compile ({problem}): left as it is",
+                               WarningKind.EDIT_DOES_NOT_COMPILE, WarningKind.EDIT_DOES_NOT_COMPILE.value, path))
             state.chosen = [c for c in state.chosen if c.path != path]
             for i, v in state.verdicts.items():
                 if state.cands[i].path == path and v.decision == "applied":

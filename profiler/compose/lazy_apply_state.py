@@ -9,7 +9,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Sequence
 
-from profiler.model.words import LazyStyle
+from profiler.model.warnings import first_clause
+from profiler.model.words import LazyStyle, Said, WarningKind
 from profiler.session import Session
 
 if TYPE_CHECKING:
@@ -202,14 +203,14 @@ class ApplyState:
     self_us: dict[str, int] = field(default_factory=dict)  # module -> its self time: the lowest of every profile run so far
     passes: int = 1  # profiles of the program the selection took (the edited one after the first)
 
-    def warning(self, text: str) -> None:
-        self.warnings.append(text)
-        self.session.warn(text)
+    def warning(self, said: Said) -> None:
+        self.warnings.append(said)
+        self.session.warn(said)
 
     def leave_alone(self, path: str, why: str, shown: str | None = None) -> None:
         if self.file_status.get(path, "ok") == "ok":
             self.file_status[path] = why
-            self.warning(f"{shown or path}: {why}: left as it is")
+            self.warning(Said(f"{shown or path}: {why}: left as it is", WarningKind.LEFT_ALONE, first_clause(why), shown or path))
 
 
 def _in_dir(state: ApplyState, path: str) -> bool:

@@ -13,6 +13,7 @@ from profiler.compose.lazy_apply_select import _lines_by_file
 from profiler.compose.lazy_apply_state import PLACEHOLDER, ApplyOptions, ApplyState, Job, _package_of, lower_bound, requires_python
 from profiler.errors import BadInput
 from profiler.model.lazy_apply import Check, ProofRow, Side, StatementVerdict
+from profiler.model.words import Said, WarningKind
 from profiler.session import Session
 
 
@@ -177,10 +178,12 @@ def _write_and_bisect(state: ApplyState) -> None:
             res = minimize(keys, lambda sub: suffices([chosen[k] for k in sub]), max_tests=state.opts.max_bisect_runs)
             back = [chosen[k] for k in res.items]
             if not res.complete:
-                state.warning(f"bisection stopped after {state.opts.max_bisect_runs} runs: more statements than needed may have been taken back")
+                state.warning(Said(f"bisection stopped after {state.opts.max_bisect_runs} runs: more statements than needed may have "
+                                   "been taken back", WarningKind.BISECTION_STOPPED, f"bisection stopped after {state.opts.max_bisect_runs} runs"))
         else:
             back = list(chosen)
-            state.warning(f"the program differs even with no statement made lazy ({bad}): nothing applied")
+            state.warning(Said(f"the program differs even with no statement made lazy ({bad}): nothing applied",
+                               WarningKind.DIFFERS_UNEDITED, WarningKind.DIFFERS_UNEDITED.value))
         for i, v in state.verdicts.items():
             if any(state.cands[i] is c for c in back):
                 state.verdicts[i] = StatementVerdict(**{**v.__dict__, "measured": "differs in verification",
@@ -191,7 +194,8 @@ def _write_and_bisect(state: ApplyState) -> None:
     state.checks = tuple(Check(j.python or "(as written)", j.label, diffs[j] is None, diffs[j], state.modes[j]) for j in state.jobs)
     for c in state.checks:
         if not c.identical:
-            state.warning(f"{c.command} on {c.python} still differs after the edit: {c.difference}")
+            gist = f"{c.command} on {c.python} still differs after the edit"
+            state.warning(Said(f"{gist}: {c.difference}", WarningKind.STILL_DIFFERS, gist))
 
 
 def _pythons_for(state: ApplyState, tag: str):
@@ -294,6 +298,7 @@ def _proof_row(state: ApplyState, p, figures) -> ProofRow:
         overlap = (b.mean_s - b.stddev_s) <= (a.mean_s + a.stddev_s) and (a.mean_s - a.stddev_s) <= (b.mean_s + b.stddev_s)
     identical = all(state.diffs[j] is None for j in state.jobs if j.python == p.path)
     if overlap and p.version_tuple[:2] >= (3, 15):
-        state.warning(f"Python {p.version}: the start-up ranges before and after overlap (mean ± stddev): "
-                      "the difference is within the noise of this run")
+        state.warning(Said(f"Python {p.version}: the start-up ranges before and after overlap (mean ± stddev): "
+                           "the difference is within the noise of this run", WarningKind.RANGES_OVERLAP,
+                           WarningKind.RANGES_OVERLAP.value, f"Python {p.version}"))
     return ProofRow(p.path, p.version, p.version_tuple[:2] >= (3, 15), b, a, identical, overlap)

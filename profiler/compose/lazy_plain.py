@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from profiler.errors import TargetFailed
 from profiler.model.lazy import MustStayEager, PlainCheck, ProgramOutput
+from profiler.model.words import Said, WarningKind
 from profiler.session import Session
 
 if TYPE_CHECKING:
@@ -147,8 +148,8 @@ def plain_check(st: _Lazy) -> None:
         if not real:  # it runs there, printing otherwise (a version line): the set is checked against 3.15's own run
             reference = f"the bare eager run on {py.version}, whose output differs from {st.interp.version}'s ({differs})"
         else:
-            st.warning(f"the program run bare differs from its run under importprof's launcher ({differs}): "
-                       "the bare run is the reference of the check")
+            st.warning(Said(f"the program run bare differs from its run under importprof's launcher ({differs}): "
+                            "the bare run is the reference of the check", WarningKind.BARE_DIFFERS, WarningKind.BARE_DIFFERS.value))
 
     def differs_with(names) -> str | None:
         for _ in range(PLAIN_RUNS):
@@ -187,9 +188,10 @@ def plain_check(st: _Lazy) -> None:
             difference = differs_with(eager)
         else:
             bisected = lazy_runs[0] - before
-            st.warning(f"the bare interpreter with -X lazy_imports=all differs even with every module eager ({difference})")
+            st.warning(Said(f"the bare interpreter with -X lazy_imports=all differs even with every module eager ({difference})",
+                            WarningKind.BARE_DIFFERS_ALL_EAGER, WarningKind.BARE_DIFFERS_ALL_EAGER.value))
     st.plain = PlainCheck(py.path, py.version, PLAIN_RUNS, difference is None, tuple(eager), tuple(added), difference, how=HOW,
                           reference=reference, bisect_runs=bisected)
     if difference:
-        st.warning(f"with {', '.join(eager) or 'nothing'} kept eager by a plain filter, {py.path} -X lazy_imports=all differs "
-                   f"from the eager run: {difference}")
+        gist = f"with {', '.join(eager) or 'nothing'} kept eager by a plain filter, {py.path} -X lazy_imports=all differs from the eager run"
+        st.warning(Said(f"{gist}: {difference}", WarningKind.FILTER_DIFFERS, gist))

@@ -21,6 +21,7 @@ from profiler.analysis.page import page_data
 from profiler.errors import BadInput, ToolFailed, ToolMissing, UsageError
 from profiler.model.report import PageReport, kind_of
 from profiler.model.run_options import REQUIRED, RunOptions
+from profiler.model.words import Said, WarningKind
 from profiler.session import Phase, Session
 
 if TYPE_CHECKING:
@@ -216,6 +217,11 @@ def report_from_files(paths: Sequence[str], title: str | None = None,
     for w in page.warnings() if warn else ():
         warn(w)
     return page
+
+
+def _part_skipped(part: str, why: str) -> Said:
+    """The warning of a part of the page this run could not make."""
+    return Said(f"report: {part} skipped: {why}", WarningKind.PART_SKIPPED, f"{part} skipped", "report")
 
 
 def _page_data(docs: Sequence[tuple[str, dict]], machine: dict) -> dict:
@@ -422,7 +428,7 @@ def report_live(opts: ReportOptions, *, session: Session) -> PageReport:
         why_not = _part_unavailable(part, interp)
         if why_not:  # this interpreter cannot serve the part: the others still make the page
             skipped.append({"part": part, "reason": why_not})
-            session.warn(f"report: {part} skipped: {why_not}")
+            session.warn(_part_skipped(part, why_not))
             continue
         try:
             with _part_progress(session, part):
@@ -432,7 +438,7 @@ def report_live(opts: ReportOptions, *, session: Session) -> PageReport:
             if part == "startup":
                 raise
             skipped.append({"part": part, "reason": exc.message})
-            session.warn(f"report: {part} skipped: {exc.message}")
+            session.warn(_part_skipped(part, exc.message))
             continue
         doc = dict(doc)
         if not doc.get("machine"):

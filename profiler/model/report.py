@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any, Iterator
 
 from profiler.model.document import Document, saved
+from profiler.model.words import Said, WarningKind
 
 
 def kind_of(doc: dict) -> str:
@@ -38,13 +39,14 @@ class PageReport(Document):
     def kinds(self) -> list[str]:
         return [kind_of(doc) for _, doc in self.documents]
 
-    def warnings(self) -> list[str]:
+    def warnings(self) -> list[Said]:
         """The page's own warnings in words (documents that mix targets or interpreters)."""
         out = []
         for mix in self.derived.get("mixed", ()):
             noun = "targets" if mix["what"] == "target" else "Python versions"
             listing = "; ".join(f"{v['value']} ({', '.join(v['sources'])})" for v in mix["values"])
-            out.append(f"these documents measure different {noun}: {listing}; compare their figures with care")
+            out.append(Said(f"these documents measure different {noun}: {listing}; compare their figures with care",
+                            WarningKind.MIXED_DOCUMENTS, f"these documents measure different {noun}"))
         return out
 
 

@@ -131,10 +131,13 @@ class LazyStyle(Word):
 class WarningKind(Word):
     """What a warning says, whoever it is about: the summary line after the output counts
     warnings by kind (`2 × the spread is too wide to trust`). The value is the words that line
-    shows (figures as N); `FAILED` and `REFERENCE_FAILED` are shown with whose they are."""
+    shows (figures as N); a value with a `{...}` is a kind whose line names which one (`no-site
+    failed`, `lazy skipped`, `skipped /usr/bin/python3.9`): the line shows the warning's own
+    figures, numbers as N (`label_of`)."""
 
-    FAILED = "failed"
-    REFERENCE_FAILED = "the reference failed"
+    # a measurement (workflows/measure.py, analysis/statistics.py, analysis/machine.py)
+    FAILED = "{who} failed"
+    REFERENCE_FAILED = "the reference {who} failed"
     FIRST_RUN_SLOWER = "the first run was much slower than the rest"
     OUTLIERS = "N statistical outlier(s) among N runs"
     WIDE_SPREAD = "the spread is too wide to trust"
@@ -142,33 +145,88 @@ class WarningKind(Word):
     BUSY = "the machine is busy"
     LOW_MEMORY = "N GiB of N GiB available"
     NO_SPAWNER = "no C compiler to build the measuring spawner"
+    EXITS_IGNORED = "{who} exited with code {codes}"  # --ignore-failure (workflows/targets.py: exits_note)
+    # the runs' processes (capture/process.py)
+    LEFT_RUNNING = "left running"
+    ORPHANS_STOPPED = "the target ended but left processes running"
+    # interpreters and variants (capture/interpreter.py, workflows/plan.py, compose/build.py)
+    PYTHON_SKIPPED = "skipped {path}"
+    VARIANT_LEFT_OUT = "variant {name} left out for {python}"
+    VARIANTS_UNAVAILABLE = "variants {names} unavailable on {version}"
+    # check and history (compose/check.py, compose/history.py)
+    NO_BASELINE_FILE = "no 'baseline' file declared, nothing to update"
+    BASELINE_NOT_RUN = "could not run, its baseline is left as it was"
+    CHECK_PYTHON = "{how the check's python was found}"
+    NOT_IN_GIT = "{folder} is not in a git repository"
+    DIRTY_TREE = "the working tree differs from {commit}"
+    NOT_MEASURED = "could not be measured"
+    # report (compose/report.py, model/report.py)
+    PART_SKIPPED = "{part} skipped"
+    MIXED_DOCUMENTS = "these documents measure different {what}"
+    # compare and startup's harness (compose/compare.py, compose/harness.py)
+    SYSCALLS_SKIPPED = "{why strace could not run}"
+    VARIANT_FAILED = "{the variant's error}"
+    MOSTLY_FALLBACK = "N of N modules came from the filesystem through the fallback path finder, not from its pack"
+    ORIGINS_NOT_RECORDED = "where its modules came from in the harness not recorded"
+    HARNESS_EXIT = "the harness exited {code} in its recording run"
+    NO_PROCESS_SUMMARY = "{why strace could not run}"
+    # trace and imports (workflows/trace.py, workflows/imports.py, workflows/phases.py)
+    NO_PYTHON_IN_LOG = "the log shows no Python process importing modules"
+    LOG_LAST_LINE_CUT = "the log ends with a truncated line"
+    COMMAND_NO_PYTHON = "the command started no Python process that imported anything"
+    UNTRACED_FAILED = "the untraced runs failed"
+    STDERR_INSTEAD = "{why strace could not run}"
+    PHASES_UNSEEN = "N modules were not seen by the instrumented run"
+    # lazy and lazy --apply (compose/lazy*.py)
+    OUTPUT_UNSTABLE = "the program's output changes from run to run"
+    EAGER_RUNS_DIFFER = "two eager runs executed different modules"
+    DIFFERS_ALL_EAGER = "the lazy run differs even with every module eager"
+    BISECTION_STOPPED = "bisection stopped after N runs"
+    VERIFICATION_DIFFERS = "the verification lazy run{ with the set kept eager} differs from the eager run"
+    NO_EXIT_HANDLERS = "the lazy run ended without running exit handlers"
+    BARE_DIFFERS = "the program run bare differs from its run under importprof's launcher"
+    BARE_DIFFERS_ALL_EAGER = "the bare interpreter with -X lazy_imports=all differs even with every module eager"
+    FILTER_DIFFERS = "with {modules} kept eager by a plain filter, {python} -X lazy_imports=all differs"
+    DIFFERS_UNEDITED = "the program differs even with no statement made lazy"
+    STILL_DIFFERS = "{command} on {python} still differs after the edit"
+    RANGES_OVERLAP = "the start-up ranges before and after overlap"
+    NO_COMPILER_315 = "no Python N here to compile `lazy import`"
+    EDIT_DOES_NOT_COMPILE = "the edited file does not compile"
+    LEFT_ALONE = "{why a file is left as it is}"
+    # doctor (compose/doctor.py)
+    NOT_CHECKED = "{checks} not checked"
+
+    @property
+    def names_which(self) -> bool:
+        """Whether the summary line shows the warning's own words (figures as N), not the kind's."""
+        return "{" in self.value
+
+    def label_of(self, figures: str) -> str:
+        """The words the summary line counts a warning of this kind under: the kind's, or, for
+        a kind that names which one, the warning's figures with numbers as N."""
+        return _figures_as_n(figures) if self.names_which else self.value
 
 
 class Said(str):
     """A warning's text (what documents keep and stderr shows, unchanged) with its kind and whose
     it is, given where it is said, so the summary line groups it without reading the text again.
     `gist`: what the summary shows for a kind said once (its own figures: `3 statistical
-    outlier(s) among 10 runs`)."""
+    outlier(s) among 10 runs`); `who`: whose it is (`default @ 3.12.1`; "" for the run as a
+    whole)."""
 
-    kind: WarningKind | None
+    kind: WarningKind
     gist: str
     who: str
 
-    def __new__(cls, text: str, kind: WarningKind | None = None, gist: str = "", who: str = "") -> Said:
+    def __new__(cls, text: str, kind: WarningKind, gist: str, who: str = "") -> Said:
         self = super().__new__(cls, text)
         self.kind, self.gist, self.who = kind, gist, who
         return self
 
     @property
     def label(self) -> str:
-        """The words the summary line counts it under ("" without a kind: read from the text)."""
-        if self.kind is None:
-            return ""
-        if self.kind is WarningKind.FAILED:
-            return _figures_as_n(f"{self.who} failed")
-        if self.kind is WarningKind.REFERENCE_FAILED:
-            return _figures_as_n(f"the reference {self.who} failed")
-        return self.kind.value
+        """The words the summary line counts it under."""
+        return self.kind.label_of(self.gist)
 
 
 def _figures_as_n(text: str) -> str:

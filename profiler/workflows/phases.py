@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from profiler.model.target import Target
+from profiler.model.words import Said, WarningKind
 from profiler.session import Session
 
 PHASE_KEYS = ("find_us", "read_us", "unmarshal_us", "exec_us", "compiled")
@@ -91,7 +92,8 @@ def annotate_report(
         unknown = [n for n in unknown if n not in before_python_code]
         if unknown:
             shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
-            session.warn(f"{len(unknown)} modules were not seen by the instrumented run (phases null): {shown}")
+            gist = f"{len(unknown)} modules were not seen by the instrumented run"
+            session.warn(Said(f"{gist} (phases null): {shown}", WarningKind.PHASES_UNSEEN, gist))
     return replace(report, modules=annotate_modules(report.modules, facts))
 
 

@@ -15,7 +15,7 @@ from profiler.model.interpreter import Interpreter
 from profiler.model.measurement import CommandSpec
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant, parse_variants
-from profiler.model.words import Role, TargetKind
+from profiler.model.words import Role, Said, TargetKind, WarningKind
 
 BASELINE = DEFAULT_TARGET  # the bare start timed beside --import: the default target itself, one value
 SitePaths = Callable[[str, Target], tuple]
@@ -165,7 +165,8 @@ def _drop_unavailable(commands, interps: Sequence[Interpreter], warn: Callable[[
         if reason is None:
             kept.append((v, t, s))
             continue
-        line = f"variant {v.name} left out for {interp.path} ({interp.version}): {reason}"
+        gist = f"variant {v.name} left out for {interp.path}"
+        line = Said(f"{gist} ({interp.version}): {reason}", WarningKind.VARIANT_LEFT_OUT, gist)
         if line not in lines:
             lines.append(line)
             if warn:

@@ -9,7 +9,7 @@ import shlex
 
 from profiler.errors import TargetFailed, UsageError
 from profiler.model.target import Target
-from profiler.model.words import TargetKind
+from profiler.model.words import Said, TargetKind, WarningKind
 
 
 def check_target(target: Target, command_path: str = "importprof") -> None:
@@ -156,7 +156,7 @@ def script_python(target: Target, overrides: str = "--python",
     return path, why
 
 
-def check_exit(returncode: int, stderr_tail: str, label: str, *, ignore_failure: bool, how: str = "") -> str | None:
+def check_exit(returncode: int, stderr_tail: str, label: str, *, ignore_failure: bool, how: str = "") -> Said | None:
     """One rule for every command that runs a target: exit 0 passes; a non-zero exit the
     program chose passes with --ignore-failure; a program that never ran its own code (a
     SyntaxError, no such module or script, a traceback, a signal) fails even with it. `label`:
@@ -182,13 +182,15 @@ def check_exit(returncode: int, stderr_tail: str, label: str, *, ignore_failure:
                        ignorable=ending.ran_on_purpose)
 
 
-def exits_note(codes) -> str:
+def exits_note(codes, who: str = "") -> Said:
     """The warning a report keeps when --ignore-failure measured non-zero exits: which codes,
-    in how many of the runs (the exit codes, recorded and shown)."""
+    in how many of the runs (the exit codes, recorded and shown); `who`: the variant, among
+    several."""
     failed = [c for c in codes if c]
     shown = ", ".join(str(c) for c in sorted(set(failed)))
     where = "the target" if len(codes) == 1 else f"{len(failed)} of {len(codes)} runs"
-    return f"{where} exited with code {shown} (measured anyway: --ignore-failure)"
+    gist = f"{where} exited with code {shown}"
+    return Said(f"{who + ': ' if who else ''}{gist} (measured anyway: --ignore-failure)", WarningKind.EXITS_IGNORED, gist, who)
 
 
 def watched_files(target: Target) -> list[str]:

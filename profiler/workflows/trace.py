@@ -25,6 +25,7 @@ from profiler.model.run_options import RunOptions
 from profiler.model.syscall_trace import TraceReport, TraceResult
 from profiler.model.target import DEFAULT_TARGET, Target
 from profiler.model.variant import Variant
+from profiler.model.words import Said, WarningKind
 from profiler.session import Phase, Session
 
 
@@ -232,7 +233,8 @@ def with_untraced_walls(results, specs, opts: TraceOptions, *, session: Session,
                         session=session)
     except TargetFailed as exc:
         if warn:
-            warn(f"the untraced runs failed ({exc}): no untraced wall time beside the traced one")
+            warn(Said(f"the untraced runs failed ({exc}): no untraced wall time beside the traced one",
+                      WarningKind.UNTRACED_FAILED, WarningKind.UNTRACED_FAILED.value))
         return list(results)
     timed = {r.key: r for r in m.results if not r.failed and r.times}
     out = []
@@ -247,7 +249,7 @@ def with_untraced_walls(results, specs, opts: TraceOptions, *, session: Session,
 def trace(opts: TraceOptions, *, session: Session) -> TraceReport:
     from profiler.capture.machine import read_machine, start_sample
 
-    warnings: list[str] = []
+    warnings: list[Said] = []
     if opts.from_log is not None:
         if opts.variants or opts.flags or opts.python:
             raise UsageError("--from-log reads a saved log: --variant/--flags/--python do not apply")
@@ -257,9 +259,11 @@ def trace(opts: TraceOptions, *, session: Session) -> TraceReport:
             raise UsageError("--from-log reads a saved log: give no target")
         result = summarize_log_source(opts.from_log, call_args=opts.call_args)
         if not result.attributed:
-            warnings.append("the log shows no Python process importing modules: no per-module attribution")
+            warnings.append(Said("the log shows no Python process importing modules: no per-module attribution",
+                                 WarningKind.NO_PYTHON_IN_LOG, WarningKind.NO_PYTHON_IN_LOG.value))
         if result.log.truncated_last_line:
-            warnings.append("the log ends with a truncated line (ignored)")
+            warnings.append(Said("the log ends with a truncated line (ignored)", WarningKind.LOG_LAST_LINE_CUT,
+                                 WarningKind.LOG_LAST_LINE_CUT.value))
         results = [result]
     else:
         start_sample(session)  # the CPU share other work used while tracing (no wait)
@@ -273,7 +277,8 @@ def trace(opts: TraceOptions, *, session: Session) -> TraceReport:
             results = [trace_argv(opts.target.command_argv(), variant="command", keep_log=opts.keep_log,
                                   ignore_failure=opts.ignore_failure, session=session)]
             if not results[0].attributed:
-                warnings.append("the command started no Python process that imported anything: no per-module attribution")
+                warnings.append(Said("the command started no Python process that imported anything: no per-module attribution",
+                                     WarningKind.COMMAND_NO_PYTHON, WarningKind.COMMAND_NO_PYTHON.value))
         else:
             from profiler.capture.interpreter import interpreter_for
             from functools import partial
@@ -298,7 +303,8 @@ def trace(opts: TraceOptions, *, session: Session) -> TraceReport:
                                  env=spec.env or (), session=session, importtime=interp.supports("importtime"))
                 if r.failed:
                     hint = explain_failure(v, tuple(v.flags), opts.target.kind, r.error or "")
-                    warnings.append(f"{v.name}: failed ({r.error})" + (f": {hint}" if hint else ""))
+                    warnings.append(Said(f"{v.name}: failed ({r.error})" + (f": {hint}" if hint else ""), WarningKind.FAILED,
+                                         f"{v.name} failed", v.name))
                 results.append(r)
             session.progress(Phase(done=n, total=n))
             if results and all(r.failed for r in results):
@@ -307,7 +313,7 @@ def trace(opts: TraceOptions, *, session: Session) -> TraceReport:
         results = with_untraced_walls(results, plan.specs, opts, session=session, warn=warnings.append)
     from profiler.workflows.targets import exits_note
 
-    warnings.extend(f"{r.variant}: {exits_note(r.exit_codes)}" if len(results) > 1 else exits_note(r.exit_codes)
+    warnings.extend(exits_note(r.exit_codes, r.variant if len(results) > 1 else "")
                     for r in results if r.exit_codes and not r.failed)
     for w in warnings:
         session.warn(w)
