@@ -4,8 +4,10 @@ importprof's options before the target, the program's after it, exactly as pytho
 from __future__ import annotations
 
 import pytest
+import typer
 
 from profiler.commands import parse
+from profiler.commands._options import PythonOpt, PythonsOpt
 from profiler.errors import UsageError
 from profiler.model.target import Target
 
@@ -116,3 +118,75 @@ def test_first_path_is_what_python_puts_first(tmp_path):
         assert os.path.realpath(got) == os.path.realpath(target.first_path(cwd)), (target, got)
     assert Target("code", "pass").first_path("/x") == "/x"
     assert Target("command", "ls").first_path("/x") is None
+
+
+def _probe_command(monkeypatch, multiple: bool):
+    """A command declared as the real ones are (TargetCommand, --python), whose body records what
+    it is handed: its own `python` parameter, the parsed line, and what each of --python's
+    resolvers would resolve (the resolver below them replaced: nothing is started)."""
+    from profiler.capture import interpreter
+    from profiler.commands._options import interpreter_given, interpreters_given, python_for
+    from profiler.commands._target import TargetCommand, parsed_line, target_of
+
+    monkeypatch.setattr(interpreter, "interpreter_for", lambda python, *a, **k: ("resolved", python))
+    monkeypatch.setattr(interpreter, "resolve_pythons", lambda pythons, **k: [("resolved", p) for p in pythons])
+    seen: dict = {}
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        pass
+
+    def record(ctx, python):
+        line = parsed_line(ctx)
+        seen.update(python=python, line=line, keys=sorted(k for k in ctx.meta if k.startswith("importprof.")),
+                    resolved=(interpreter_given(ctx, None if multiple else python),
+                              python_for(ctx, (python or [None])[0] if multiple else python, target_of(ctx, check=False)),
+                              interpreters_given(ctx, python if multiple else None)))
+
+    if multiple:
+        @app.command("probe", cls=TargetCommand)
+        def probe_many(ctx: typer.Context, python: PythonsOpt = None) -> None:
+            record(ctx, python)
+    else:
+        @app.command("probe", cls=TargetCommand)
+        def probe_one(ctx: typer.Context, python: PythonOpt = None) -> None:
+            record(ctx, python)
+
+    def run(*args):
+        seen.clear()
+        typer.main.get_command(app).main(["probe", *map(str, args)], prog_name="importprof", standalone_mode=False)
+        return dict(seen)
+
+    return run
+
+
+@pytest.mark.parametrize("multiple", [False, True])
+def test_the_parsed_line_is_one_value_and_the_shebang_reaches_the_resolvers(tmp_path, monkeypatch, capsys, multiple):
+    """TargetCommand leaves what it read in one ParsedLine under one key of ctx.meta; a SCRIPT's
+    #! interpreter reaches --python's resolvers (commands/_options.py) with the note on stderr,
+    while the command's own `python` parameter stays what the command line said (it was
+    rewritten in ctx.params before: a command could not tell the two apart)."""
+    import sys
+
+    from profiler.commands._target import ParsedLine
+
+    script = tmp_path / "tool"
+    script.write_text(f"#!{sys.executable}\nprint('hi')\n")
+    script.chmod(0o755)
+    run = _probe_command(monkeypatch, multiple)
+    got = run("--timeout", "5", script, "a")
+    assert got["python"] in (None, [], ())
+    assert got["line"] == ParsedLine(Target("script", str(script), ("a",)), 5.0, (), sys.executable)
+    assert got["keys"] == ["importprof.line"]
+    assert got["resolved"] == (("resolved", sys.executable), ("resolved", sys.executable), (("resolved", sys.executable),))
+    assert f"running {script} on {sys.executable}, the interpreter its #! line names (--python overrides)" in capsys.readouterr().err
+    # --python given: it wins, nothing is said, the line has no #! interpreter
+    got = run("--python", "/opt/py/bin/python3", script)
+    assert got["line"] == ParsedLine(Target("script", str(script), ()), None, (), None)
+    assert got["resolved"] == (("resolved", None if multiple else "/opt/py/bin/python3"), ("resolved", "/opt/py/bin/python3"),
+                               (("resolved", "/opt/py/bin/python3" if multiple else None),))
+    assert "#! line" not in capsys.readouterr().err
+    # no target: an empty line (target_of's default), nothing resolved from a #! line
+    got = run()
+    assert got["line"] == ParsedLine() and got["resolved"][2] == (("resolved", None),)

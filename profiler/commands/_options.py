@@ -192,11 +192,13 @@ TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", metavar="SECON
 
 def interpreter_given(ctx, python: str | None, feature: str | None = None, *, for_what: str | None = None):
     """The commands' edge for a single `--python`: resolved here, once per invocation (None:
-    the default python3), into the Interpreter the command hands its workflow; a missing one, or
-    one without `feature`, is one line and exit 2 before anything runs."""
+    the SCRIPT's #! interpreter, else the default python3), into the Interpreter the command
+    hands its workflow; a missing one, or one without `feature`, is one line and exit 2 before
+    anything runs."""
     from profiler.capture.interpreter import interpreter_for
+    from profiler.commands._target import python_as_given
 
-    return interpreter_for(python, feature, for_what=for_what, session=session_of(ctx))
+    return interpreter_for(python_as_given(ctx, python), feature, for_what=for_what, session=session_of(ctx))
 
 
 def python_for(ctx, python: str | None, target, *, runs: bool = True):
@@ -204,7 +206,11 @@ def python_for(ctx, python: str | None, target, *, runs: bool = True):
     Interpreter a run of a Python target needs (the one given, or the default python3), or the
     one given for a `-- COMMAND` target or a saved log (its processes' interpreter: `--group
     kind` reads where modules come from); None when none was given and nothing needs one (a
-    command target, a saved log: `runs=False`)."""
+    command target, a saved log: `runs=False`). No --python with a SCRIPT whose #! line names an
+    interpreter: that one (commands/_target.py: python_as_given)."""
+    from profiler.commands._target import python_as_given
+
+    python = python_as_given(ctx, python)
     if python or (runs and target.is_python):
         return interpreter_given(ctx, python)
     return None
@@ -222,11 +228,12 @@ def log_given(from_log: str | None, pieces: bool = False):
 def interpreters_given(ctx, pythons) -> tuple:
     """The commands' edge for a repeatable `--python` (none: the default python3): each
     resolved once, in the order given (`pyenv:*`, `all` expanded; an install of those that does
-    not start is skipped with a warning)."""
+    not start is skipped with a warning); none given, a SCRIPT's #! interpreter (python_as_given)."""
     from profiler.capture.interpreter import resolve_pythons
+    from profiler.commands._target import python_as_given
 
     session = session_of(ctx)
-    return tuple(resolve_pythons(list(pythons or []) or [None], warn=session.warn, session=session))
+    return tuple(resolve_pythons(list(pythons or []) or [python_as_given(ctx, None)], warn=session.warn, session=session))
 
 
 EngineOpt = Annotated[

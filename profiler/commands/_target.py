@@ -11,13 +11,17 @@ program's, with `--` right after the target (`app.py -- --runs 10`). `-h`/`--hel
 target is the program's (`startup -m json.tool --help` times json.tool's help).
 
 `TargetCommand` splits argv before click sees it: click parses only importprof's options (and
-the command's own leading positionals, such as `why MODULE`); the Target is left in
-`ctx.meta` for `target_of(ctx)`.
+the command's own leading positionals, such as `why MODULE`); what it read besides them is one
+`ParsedLine` (the Target, --timeout, the files after `--from`, the SCRIPT's #! interpreter),
+left under one key of click's `ctx.meta` and read through `parsed_line(ctx)` (`target_of`,
+`has_target`, `files_of`, `timeout_given`, and commands/_options.py's resolvers of --python).
 """
 
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from typer.core import TyperCommand
 
@@ -26,19 +30,37 @@ from profiler.commands._context import TIMEOUT_HELP, apply_timeout, timeout_seco
 # the grammar's words, shared with the library facade (profiler/api.py)
 from profiler.target_grammar import TARGET_OPTS as _TARGET_OPTS, option_name as _option_name, target_option as _target_option
 
+if TYPE_CHECKING:
+    from profiler.model.target import Target
+
 TARGET_USAGE = "[-c CODE | -m MODULE | SCRIPT | -- COMMAND] [ARGS]..."
 _PROGRAM_HELP = ("-h", "--help")
-_META = "importprof.target"
-_TIMEOUT = "importprof.timeout"
+_LINE = "importprof.line"  # the one key of ctx.meta (click shares it with the group's context)
+
+
+@dataclass(frozen=True)
+class ParsedLine:
+    """What TargetCommand read from the command line besides the options click parses: the
+    program (None: none given, `target_of` gives the default), --timeout (None: not given), the
+    plain words after `files_option` (`report --from A B`), and the interpreter the SCRIPT's
+    `#!` line names when no --python was given (found when the command is invoked, said on
+    stderr then; --python's resolvers in commands/_options.py take it where --python is empty)."""
+
+    target: Target | None = None
+    timeout: float | None = None
+    files: tuple[str, ...] = ()
+    shebang_python: str | None = None
+
+
+def parsed_line(ctx) -> ParsedLine:
+    """The command line as TargetCommand parsed it (an empty one for a command without a target)."""
+    line = ctx.meta.get(_LINE)
+    return line if isinstance(line, ParsedLine) else ParsedLine()
 
 
 def timeout_given(ctx) -> bool:
     """Whether the command line gave --timeout (a command whose runs are long sets its own default)."""
-    return _TIMEOUT in ctx.meta
-
-
-_FILES = "importprof.files"
-_SHEBANG = "importprof.python_from_shebang"
+    return parsed_line(ctx).timeout is not None
 
 
 class TargetCommand(TyperCommand):
@@ -67,6 +89,7 @@ class TargetCommand(TyperCommand):
         positionals: list[str] = []
         files: list[str] = []
         target = None
+        timeout = None
         files_mode = False
         i = 0
         args = list(args)
@@ -89,7 +112,7 @@ class TargetCommand(TyperCommand):
             if a == "--timeout" or a.startswith("--timeout="):
                 # every command that runs a program takes it (parsed here: no command declares it)
                 value = a.partition("=")[2] if "=" in a else (args[i + 1] if i + 1 < len(args) else None)
-                ctx.meta[_TIMEOUT] = timeout_seconds(value)
+                timeout = timeout_seconds(value)
                 i += 1 if "=" in a else 2
                 continue
             kind, value, used = _target_option(a, args[i + 1 :])
@@ -116,19 +139,21 @@ class TargetCommand(TyperCommand):
                 target = ("script", a, args[i + 1 :], [a])
                 break
             i += 1
-        ctx.meta[_FILES] = files
+        parsed = None
         if target is not None:
             kind, value, program_args, spelled = target
             if kind != "command":  # TargetKind.COMMAND (not imported before the Target is made)
                 program_args = _program_args(ctx, own, mine, positionals, spelled, program_args)
             from profiler.model.target import Target
 
-            ctx.meta[_META] = Target(kind, value, tuple(program_args))
+            parsed = Target(kind, value, tuple(program_args))
+        ctx.meta[_LINE] = ParsedLine(parsed, timeout, tuple(files))
         return super().parse_args(ctx, [*mine, *positionals])
 
     def invoke(self, ctx):
-        apply_timeout(ctx, ctx.meta.get(_TIMEOUT))  # before anything runs: the probes have the limit too
-        _python_from_shebang(ctx)
+        line = parsed_line(ctx)
+        apply_timeout(ctx, line.timeout)  # before anything runs: the probes have the limit too
+        ctx.meta[_LINE] = _python_from_shebang(ctx, line)
         return super().invoke(ctx)
 
     # -- help ------------------------------------------------------------------------------
@@ -159,27 +184,26 @@ class TargetCommand(TyperCommand):
                                               "after the output; IMPORTPROF_VERBOSE=1 does the same).")])
 
 
-def _python_from_shebang(ctx) -> None:
+def _python_from_shebang(ctx, line: ParsedLine) -> ParsedLine:
     """A SCRIPT with no --python runs where its `#!` line says (a venv's console script on the
-    venv's python, as the shell would run it), and a note on stderr says which and why."""
+    venv's python, as the shell would run it), and a note on stderr says which and why: the line
+    with `shebang_python` set (--python's resolvers take it where --python is empty; the command's
+    own `python` parameter stays what the command line said)."""
     from profiler.model.words import TargetKind
 
-    target = ctx.meta.get(_META)
-    if target is None or target.kind != TargetKind.SCRIPT or "python" not in ctx.params or ctx.params["python"]:
-        return
+    target = line.target
+    if target is None or target.kind != TargetKind.SCRIPT or "python" not in ctx.params or ctx.params.get("python"):
+        return line
     from profiler.workflows.targets import script_python
 
     found = script_python(target)
     if found is None:
-        return
+        return line
     path, why = found
     from profiler.commands._common import info
 
     info(why)
-    if path is not None:
-        ctx.meta[_SHEBANG] = True
-        several = any(p.name == "python" and getattr(p, "multiple", False) for p in ctx.command.get_params(ctx))
-        ctx.params["python"] = [path] if several else path
+    return line if path is None else replace(line, shebang_python=path)
 
 
 def _no_such_option(ctx, name: str, own: dict[str, bool]) -> None:
@@ -238,7 +262,7 @@ def target_of(ctx, default=None, *, check: bool = True):
     that cannot be executed are one line before anything runs, the same in every command."""
     from profiler.model.target import DEFAULT_TARGET
 
-    target = ctx.meta.get(_META) or (DEFAULT_TARGET if default is None else default)
+    target = parsed_line(ctx).target or (DEFAULT_TARGET if default is None else default)
     if check:
         from profiler.workflows.targets import check_target
 
@@ -296,18 +320,20 @@ def versus_of(ctx, texts, python_given: bool, command_path: str) -> list:
     return out
 
 
-def python_given(ctx) -> bool:
-    """--python was given on the command line (not taken from the SCRIPT's #! line)."""
-    return bool(ctx.params.get("python")) and not ctx.meta.get(_SHEBANG)
+def python_as_given(ctx, python):
+    """--python as the command line gave it, else the interpreter the SCRIPT's #! line names
+    (None where neither): what a command hands on unresolved (commands/_options.py's resolvers
+    start from it)."""
+    return python or parsed_line(ctx).shebang_python
 
 
 def has_target(ctx) -> bool:
-    return ctx.meta.get(_META) is not None
+    return parsed_line(ctx).target is not None
 
 
 def files_of(ctx) -> list[str]:
     """Plain words after `files_option` (report --from A.json B.json)."""
-    return list(ctx.meta.get(_FILES) or ())
+    return list(parsed_line(ctx).files)
 
 
 class PythonTargetCommand(TargetCommand):

@@ -63,7 +63,9 @@ def compare(
     check_output_dir(build_dir, "--build-dir")
     check_output_folder(build_dir, "--build-dir", force=force, entries=BUILD_ENTRIES)
     from profiler.commands._options import interpreter_given, session_of
+    from profiler.commands._target import python_as_given
 
+    python = python_as_given(ctx, python)  # a SCRIPT's #! interpreter where no --python was given
     if python is not None or workload != "harness" or harness is not None:  # resolved once, here (no --python: the harness times the importprof it runs in)
         python = interpreter_given(ctx, python)
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,

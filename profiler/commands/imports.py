@@ -99,13 +99,13 @@ def _imports_ab(ctx, target, pythons, vs, fmt, output, top, common) -> None:
     """`imports --python A --python B TARGET` or `imports --vs TARGET2 TARGET`: the two captures
     diffed, shown as `importprof diff` shows two saved reports (json: the diff document)."""
     from profiler.commands._common import Progress, deliver, suggesting_ignore_failure
-    from profiler.commands._target import python_given, versus_of
+    from profiler.commands._target import versus_of
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_diff_table
     from profiler.compose.diff import diff_live
     from profiler.workflows.imports import ImportsOptions
 
-    versus = versus_of(ctx, vs, python_given(ctx), ctx.command_path)
+    versus = versus_of(ctx, vs, bool(pythons), ctx.command_path)  # (a #! interpreter is not a given --python)
     if len(pythons) + len(versus) > 2 + (1 if versus else 0) or len(versus) > 1 or (versus and len(pythons) > 1):
         raise UsageError("imports compares two captures: two --python, or one --vs TARGET")
     if fmt not in (None, "json"):

@@ -48,7 +48,7 @@ def startup(
     export_markdown: ExportMarkdownOpt = None,
 ) -> None:
     from profiler.commands._common import Progress, check_outputs, deliver, showing_partial, suggesting_ignore_failure
-    from profiler.commands._target import python_given, target_of, versus_of
+    from profiler.commands._target import target_of, versus_of
     from profiler.render.console_startup import render_startup_table
     from profiler.compose.startup import StartupOptions, startup as run_startup
 
@@ -59,7 +59,7 @@ def startup(
     check_outputs(output, export_json, export_markdown)
     engine_word, metrics = Engine.parse(engine), Metric.parse_all(metric)  # the words, parsed here once
     target = target_of(ctx)
-    versus = versus_of(ctx, vs, python_given(ctx), ctx.command_path)
+    versus = versus_of(ctx, vs, bool(python), ctx.command_path)  # (a #! interpreter is not a given --python)
     # the interpreters, resolved once, here: --python's (where a Python target runs on them) and
     # each --vs SCRIPT's own #! interpreter
     if target.is_python or any(t.is_python and not p for t, p in versus):

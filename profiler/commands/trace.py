@@ -39,7 +39,7 @@ def trace(
     output: OutputOpt = None,
 ) -> None:
     from profiler.commands._common import Progress, check_outputs, deliver, suggesting_ignore_failure
-    from profiler.commands._target import target_of
+    from profiler.commands._target import python_as_given, target_of
     from profiler.commands._options import interpreter_given, log_given, session_of
     from profiler.workflows.trace import TraceOptions, trace as run_trace
 
@@ -47,6 +47,8 @@ def trace(
     check_outputs(output, keep_log)
     if from_log is None and target.is_python:  # resolved once, here (a saved log needs none)
         python = interpreter_given(ctx, python)
+    else:  # handed on as given (a SCRIPT's #! interpreter too): trace refuses one with a saved log
+        python = python_as_given(ctx, python)
     opts = TraceOptions(
         target=target,
         python=python,
