@@ -259,14 +259,14 @@ def test_a_bad_shell_is_a_usage_error(cli):
 
 
 # ------------------------------------------------------------------ imports --from-log FILE
-# the one command line answered without typer (commands/__init__.py: fast_path): what it loads
+# the command lines answered without typer (commands/__init__.py: fast_path): what they load
 FROM_LOG_PROFILER = {
     "profiler", "profiler.analysis", "profiler.analysis.imports_aggregate", "profiler.analysis.imports_views", "profiler.capture",
-    "profiler.capture.interpreter", "profiler.capture.machine", "profiler.capture.process", "profiler.cli",
+    "profiler.capture.interpreter", "profiler.capture.machine", "profiler.cli",
     "profiler.commands", "profiler.commands._common", "profiler.commands._imports_run", "profiler.errors", "profiler.helpcache", "profiler.inputs", "profiler.inputs.bounded", "profiler.liveness",
-    "profiler.model", "profiler.model.build_variant", "profiler.model.document", "profiler.model.harness", "profiler.model.import_columns",
+    "profiler.model", "profiler.model.document", "profiler.model.import_columns",
     "profiler.model.import_records", "profiler.model.import_tree", "profiler.model.imports_report",
-    "profiler.model.interpreter", "profiler.model.log_source", "profiler.model.measurement", "profiler.model.run_options", "profiler.model.target", "profiler.model.variant",
+    "profiler.model.interpreter", "profiler.model.log_source", "profiler.model.run_options", "profiler.model.target",
     "profiler.model.words", "profiler.parse", "profiler.parse.importtime", "profiler.render", "profiler.render.console",
     "profiler.render.console_imports", "profiler.render.console_phases", "profiler.render.text", "profiler.session",
     "profiler.sinks", "profiler.workflows", "profiler.workflows.imports", "profiler.workflows.session",
@@ -274,13 +274,32 @@ FROM_LOG_PROFILER = {
 }
 # the standard library's top-level packages it may load (a new one here is a decision: measure it)
 FROM_LOG_STDLIB = {
-    "__future__", "_ast", "_bisect", "_bz2", "_compression", "_json", "_locale", "_lzma", "_opcode",
-    "_posixsubprocess", "_random", "_sha512", "_sre", "_typing", "_weakrefset", "array", "ast", "bisect", "bz2",
-    "collections", "copy", "copyreg", "dataclasses", "dis", "enum", "errno", "fcntl", "fnmatch", "gc", "glob",
-    "importlib", "inspect", "json", "linecache", "locale", "lzma", "math", "opcode", "platform", "random", "re",
-    "select", "selectors", "shlex", "shutil", "signal", "subprocess", "tempfile", "threading", "token", "tokenize",
-    "typing", "unicodedata", "warnings", "weakref", "zlib",
+    "__future__", "_ast", "_bisect", "_bz2", "_compression", "_lzma", "_opcode", "_random", "_sha512",
+    "_sre", "_typing", "_weakrefset", "array", "ast", "bisect", "bz2", "collections", "copy", "copyreg", "dataclasses",
+    "dis", "enum", "errno", "fnmatch", "gc", "importlib", "inspect", "linecache", "lzma", "math",
+    "opcode", "random", "re", "shlex", "shutil", "signal", "tempfile", "threading", "token", "tokenize", "typing",
+    "unicodedata", "warnings", "weakref", "zlib",
 }
+# each --format: its renderer instead of the table's (console, console_phases; the folds of
+# imports_views stay where the format draws the tree), and the standard modules it adds (json to
+# write json). Only json writes the machine facts, read with psutil (and the standard modules
+# psutil and platform load): the only other package any of these paths may import (typer,
+# click, rich, jsonschema... fail the test)
+FROM_LOG_TABLE = {"profiler.render.console", "profiler.render.console_phases"}
+WRITES_JSON = {"json", "_json"}
+MACHINE_STDLIB = {"_datetime", "_locale", "_posixsubprocess", "_socket", "_struct", "base64", "binascii", "datetime",
+                  "fcntl", "glob", "locale", "platform", "pwd", "resource", "select", "selectors", "socket", "struct",
+                  "subprocess"}
+FROM_LOG_FORMATS = {  # --format: (importprof's modules added, left out; packages; standard modules added)
+    None: (set(), set(), set(), set()),
+    "json": ({"profiler.render.report_json"}, FROM_LOG_TABLE | {"profiler.analysis.imports_views"}, {"psutil"},
+             WRITES_JSON | MACHINE_STDLIB),
+    "chrome": ({"profiler.render.chrome_imports"}, FROM_LOG_TABLE, set(), WRITES_JSON),
+    "speedscope": ({"profiler.render.speedscope"}, FROM_LOG_TABLE, set(), WRITES_JSON),
+    "folded": ({"profiler.render.folded"}, FROM_LOG_TABLE, set(), set()),
+}
+
+
 LOGS = REPO / "tests" / "fixtures" / "importtime"
 
 
@@ -295,13 +314,19 @@ def pip_log(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
-def test_imports_from_log_loads_no_typer_no_psutil_and_its_frozen_set(pip_log):
-    got = _modules_of(["imports", "--from-log", str(pip_log)], dict(os.environ))
-    assert {m for m in got if m.startswith("profiler")} == FROM_LOG_PROFILER, sorted(
-        {m for m in got if m.startswith("profiler")} ^ FROM_LOG_PROFILER)
+@pytest.mark.parametrize("fmt", list(FROM_LOG_FORMATS))
+def test_imports_from_log_loads_no_typer_no_psutil_and_its_frozen_set(pip_log, fmt):
+    """`imports --from-log FILE` (the table) and each `--format FMT` of it: the frozen set of
+    importprof's modules, standard modules only (psutil for json's machine facts)."""
+    added, left, packages, stdlib_added = FROM_LOG_FORMATS[fmt]
+    got = _modules_of(["imports", "--from-log", str(pip_log), *(["--format", fmt] if fmt else [])], dict(os.environ))
+    expected = (FROM_LOG_PROFILER - left) | added
+    own = {m for m in got if m.startswith("profiler")}
+    assert own == expected, (fmt, sorted(own ^ expected))
     others = {m.split(".")[0] for m in got if not m.startswith("profiler")}
-    assert not others - set(sys.stdlib_module_names), sorted(others - set(sys.stdlib_module_names))  # typer, psutil...
-    assert others <= FROM_LOG_STDLIB, sorted(others - FROM_LOG_STDLIB)
+    assert not others - set(sys.stdlib_module_names) - packages, sorted(others - set(sys.stdlib_module_names))  # typer, psutil...
+    stdlib = FROM_LOG_STDLIB | stdlib_added
+    assert others - packages <= stdlib, (fmt, sorted(others - packages - stdlib))
 
 
 def _both(args_fast, args_typer, cwd, stdin=None):
@@ -334,13 +359,59 @@ def test_imports_from_log_answers_as_typer_would(pip_log, tmp_path):
     assert {0, 2} <= exits  # tables and one-line errors were both compared
 
 
+# what a json document's machine facts say of the moment it was read (each run's own)
+VOLATILE_MACHINE = ("load_average", "cpu_percent", "cpu_frequency", "memory_available_bytes")
+
+
+def _same_document(fast: str, typer_path: str) -> bool:
+    """Two json documents equal but for the machine facts that change from read to read (their
+    keys, in order, and every other byte of the text alike)."""
+    import json
+    import re
+
+    docs = [json.loads(text) for text in (fast, typer_path)]
+    for doc in docs:
+        for key in VOLATILE_MACHINE:
+            doc["machine"][key] = None
+    masked = [re.sub(r'\n  "machine": \{.*?\n  \}', "", text, flags=re.S) for text in (fast, typer_path)]
+    return docs[0] == docs[1] and list(docs[0]["machine"]) == list(docs[1]["machine"]) and masked[0] == masked[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["json", "chrome", "speedscope", "folded"])
+def test_imports_from_log_in_each_format_answers_as_typer_would(pip_log, tmp_path, fmt):
+    """`imports --from-log FILE --format FMT` and `--format FMT --from-log FILE` (the fast path)
+    against `--from-log=FILE --format=FMT` (typer's path): the same stdout (json: but the machine's
+    load and free memory of the moment), stderr and exit code on a real log, a broken one and a
+    missing file."""
+    bad = tmp_path / "bad.log"
+    bad.write_text("import time: self [us] | cumulative | imported package\nimport time:  12x | 40 | json\n")
+    for path in (pip_log, LOGS / sorted(p.name for p in LOGS.glob("*.log"))[0], bad, tmp_path / "missing.log"):
+        typer_args = ["imports", f"--from-log={path}", f"--format={fmt}"]
+        for fast_args in (["imports", "--from-log", path, "--format", fmt], ["imports", "--format", fmt, "--from-log", path]):
+            fast, typer_path = _both(fast_args, typer_args, tmp_path)
+            assert fast[0] == typer_path[0] and fast[2] == typer_path[2], (path, fast_args, fast, typer_path)
+            if fmt == "json" and fast[0] == 0:
+                assert _same_document(fast[1], typer_path[1]), path
+            else:
+                assert fast[1] == typer_path[1], (path, fast_args)
+            assert "Traceback" not in fast[2]
+
+
 def test_the_fast_path_takes_only_its_exact_spelling():
     from profiler.commands import fast_path
 
     assert fast_path(["imports", "--from-log", "x.log"]) is not None
+    for fmt in ("json", "chrome", "speedscope", "folded"):
+        assert fast_path(["imports", "--from-log", "x.log", "--format", fmt]) is not None
+        assert fast_path(["imports", "--format", fmt, "--from-log", "x.log"]) is not None
     for args in (["imports", "--from-log", "-"], ["imports", "--from-log=x.log"], ["imports", "--from-log", ""],
                  ["imports", "--from-log", "x.log", "--view", "top"], ["imports", "--from-log", "--help"],
-                 ["imports", "x.log"], ["trace", "--from-log", "x.log"], ["imports"], []):
+                 ["imports", "x.log"], ["trace", "--from-log", "x.log"], ["imports"], [],
+                 ["imports", "--from-log", "x.log", "--format", "html"], ["imports", "--from-log", "x.log", "--format=json"],
+                 ["imports", "--from-log", "x.log", "--format", "-"], ["imports", "--from-log", "x.log", "--from-log", "y.log"],
+                 ["imports", "--format", "json", "--format", "json"], ["imports", "--from-log", "x.log", "-o", "out.json"],
+                 ["imports", "--from-log", "x.log", "--format"]):
         assert fast_path(args) is None, args
 
 

@@ -30,14 +30,11 @@ invocation asks each interpreter for its facts once, and the next invocation ask
 
 from __future__ import annotations
 
-import glob
-import json
 import os
 import re
 import shutil
 from typing import Callable, Iterable, Union
 
-from profiler.capture.process import run
 from profiler.errors import BadInput
 from profiler.model.interpreter import Interpreter, require
 from profiler.session import Session
@@ -107,6 +104,10 @@ def resolve_python(requested: str | None = None, *, source: str | None = None,
             raise BadInput(f"interpreter not found on PATH: {requested}")
     # -S: the probe must not pay for (or be broken by) site; -E: ignore PYTHON* variables.
     # sys.prefix still reflects a venv without site (getpath reads pyvenv.cfg).
+    import json
+
+    from profiler.capture.process import run  # its runner (and the RunSample model) only when one is probed
+
     proc = run([path, "-S", "-E", "-c", _PROBE], missing=BadInput, what="interpreter", session=session)
     line = next(
         (ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORTPROF-PROBE ")), None
@@ -192,6 +193,8 @@ def _exe_in(folder: str) -> str | None:
         if os.path.isfile(exe) and os.access(exe, os.X_OK):
             return exe
     # an install with only python3.X (uv's layout, some builds)
+    import glob
+
     found = sorted(glob.glob(os.path.join(folder, "bin", "python[0-9]*")))
     found = [f for f in found if re.search(r"python\d(\.\d+)?$", f) and os.access(f, os.X_OK)]
     return found[0] if found else None
@@ -315,7 +318,10 @@ def resolve_pythons(
                     found.append(resolve_python(path, source=source, session=session))
                 except BadInput as exc:
                     if warn:
-                        warn(f"--python {spec}: skipped {path}: {exc}")
+                        from profiler.model.words import Said, WarningKind
+
+                        warn(Said(f"--python {spec}: skipped {path}: {exc}", WarningKind.PYTHON_SKIPPED, f"skipped {path}",
+                                  f"--python {spec}"))
         for interp in found:
             ident = _identity(interp)
             if ident in seen:

@@ -14,7 +14,6 @@ process never share a sample; a fresh session has none (a blocking sample, read 
 from __future__ import annotations
 
 import os
-import platform
 import sys
 
 from profiler.session import Session
@@ -59,6 +58,7 @@ def read_machine(sample_s: float = 0.25, *, session: Session) -> dict:
 
 def _read(sample_s: float, window: tuple | None) -> dict:
     import psutil  # heavy-ish: only when a command measures
+    import platform  # its import (2 ms) only where the facts are read (a table of a saved log reads none)
 
     load1: float | None
     load5: float | None

@@ -264,16 +264,27 @@ def _interrupted(by_sigterm: bool) -> int:
 
 
 def fast_path(args: list[str]):
-    """The one command line answered without typer and click (about 30 ms of imports): `imports
-    --from-log FILE` and nothing else, the common way to read a saved -X importtime log, which
-    its peers (tuna, importtime-convert) answer in a blink. Exactly these three words, FILE a
-    path (not `-`, not an option): any other spelling, `--from-log=FILE` included, goes through
+    """The command lines answered without typer and click (about 30 ms of imports): `imports
+    --from-log FILE`, alone or with `--format FMT` (before or after it; FMT one of the command's
+    formats), the common ways to read a saved -X importtime log, which its peers (tuna,
+    importtime-convert) answer in a blink. Exactly these words, FILE a path (not `-`, not an
+    option): any other spelling, `--from-log=FILE` or `--format=FMT` included, goes through
     typer, whose behaviour this mirrors (tests/test_cli_startup.py runs both on the same logs
     and compares stdout, stderr and exit code). None when it does not apply."""
-    if len(args) == 3 and args[0] == "imports" and args[1] == "--from-log" and args[2] and not args[2].startswith("-"):
-        path = args[2]
-        return lambda session: _imports_from_log(session, path)
-    return None
+    if not args or args[0] != "imports" or len(args) not in (3, 5):
+        return None
+    given = dict(zip(args[1::2], args[2::2]))
+    if len(given) != len(args) // 2 or set(given) - {"--from-log", "--format"} or "--from-log" not in given:
+        return None
+    path, fmt = given["--from-log"], given.get("--format")
+    if not path or path.startswith("-"):
+        return None
+    if fmt is not None:
+        from profiler.render import formats_for
+
+        if fmt not in formats_for("imports"):  # typer says which are known
+            return None
+    return lambda session: _imports_from_log(session, path, fmt)
 
 
 # `imports`' defaults as commands/imports.py declares them (a test holds them equal to click's)
@@ -281,9 +292,10 @@ IMPORTS_DEFAULTS = {"runs": 5, "warmup": 1, "headers": "processes", "view": "tre
                     "level": 1, "instruction_runs": 3}
 
 
-def _imports_from_log(session, path: str) -> None:
-    """commands/imports.py: imports() with every option at its default but --from-log FILE,
-    step by step (the command's TargetCommand.invoke sets the default --timeout first)."""
+def _imports_from_log(session, path: str, fmt: str | None = None) -> None:
+    """commands/imports.py: imports() with every option at its default but --from-log FILE
+    (and --format FMT), step by step (the command's TargetCommand.invoke sets the default
+    --timeout first)."""
     from profiler.commands._common import check_outputs
     from profiler.commands._imports_run import run_imports_command
     from profiler.model.log_source import LogSource
@@ -295,10 +307,12 @@ def _imports_from_log(session, path: str) -> None:
     from profiler.workflows.targets import check_target
 
     d = IMPORTS_DEFAULTS
-    # a table and no document: the machine facts a saved log gets (read_machine(0.0), no CPU
-    # sample) would be written nowhere, so they are not read (psutil's import, a fifth of this
-    # path's, is not paid); the session keeps them by sample length (Session.machine_read)
-    session.machine_read[0.0] = {}
+    if fmt != "json":
+        # a table, a chrome / speedscope profile or folded stacks: the machine facts a saved log
+        # gets (read_machine(0.0), no CPU sample) are written only into the json document, so
+        # they are not read (psutil's import, a fifth of this path's, is not paid); the session
+        # keeps them by sample length (Session.machine_read)
+        session.machine_read[0.0] = {}
     session.set_timeout(DEFAULT_TIMEOUT_S)
     check_target(DEFAULT_TARGET, "importprof imports")
     view = ImportsView(view=View(d["view"]), min_ms=d["min_ms"], top=d["top"], filter=None)
@@ -308,7 +322,7 @@ def _imports_from_log(session, path: str) -> None:
         headers=Headers(d["headers"]), group=None, level=d["level"], phases=False, lazy_candidates=False,
         ignore_failure=False, statements=False, metrics=[], instruction_runs=d["instruction_runs"],
     )
-    run_imports_command(session, opts, view)
+    run_imports_command(session, opts, view, fmt=fmt)
 
 
 def main(args: list[str]) -> int:

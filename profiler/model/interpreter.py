@@ -14,8 +14,6 @@ from typing import Any
 
 from profiler.errors import BadInput
 from profiler.model.document import Document, Record, derived, saved
-from profiler.model.build_variant import BUILD_VARIANTS
-from profiler.model.variant import BUILTIN_VARIANTS
 
 
 @dataclass(frozen=True)
@@ -85,12 +83,28 @@ COMMAND_NEEDS: dict[str, tuple[str, ...]] = {
     "compare": ("hooks",),
 }
 
-# what a variant needs: the interpreter variants declare it themselves (model/variant.py), and
-# so do compare/build's (model/build_variant.py; `no-site`, a name of both, is the interpreter's)
-VARIANT_NEEDS: dict[str, tuple[str, ...]] = {
-    **{name: v.needs for name, v in BUILTIN_VARIANTS.items()},
-    **{name: v.needs for name, v in BUILD_VARIANTS.items() if name not in BUILTIN_VARIANTS},
-}
+_VARIANT_NEEDS: dict[str, tuple[str, ...]] = {}
+
+
+def variant_needs() -> dict[str, tuple[str, ...]]:
+    """What a variant needs (VARIANT_NEEDS): the interpreter variants declare it themselves
+    (model/variant.py), and so do compare/build's (model/build_variant.py; `no-site`, a name of
+    both, is the interpreter's). Read on first use: a command that names no variant (`imports
+    --from-log`) does not import the two registries."""
+    if not _VARIANT_NEEDS:
+        from profiler.model.build_variant import BUILD_VARIANTS
+        from profiler.model.variant import BUILTIN_VARIANTS
+
+        _VARIANT_NEEDS.update({name: v.needs for name, v in BUILTIN_VARIANTS.items()})
+        _VARIANT_NEEDS.update({name: v.needs for name, v in BUILD_VARIANTS.items() if name not in BUILTIN_VARIANTS})
+    return _VARIANT_NEEDS
+
+
+def __getattr__(name: str) -> Any:
+    """VARIANT_NEEDS, made when first asked for (variant_needs)."""
+    if name == "VARIANT_NEEDS":
+        return variant_needs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _v(t: tuple[int, int]) -> str:
@@ -127,7 +141,7 @@ def supported_commands(interp: Interpreter) -> dict[str, str | None]:
 
 
 def supported_variants(interp: Interpreter) -> dict[str, str | None]:
-    return {name: why_not_needs(interp, needs) for name, needs in VARIANT_NEEDS.items()}
+    return {name: why_not_needs(interp, needs) for name, needs in variant_needs().items()}
 
 
 def require(interp: Interpreter, feature: str, *, for_what: str | None = None) -> None:
@@ -138,8 +152,8 @@ def require(interp: Interpreter, feature: str, *, for_what: str | None = None) -
     elif feature in COMMAND_NEEDS:
         reason = why_not_needs(interp, COMMAND_NEEDS[feature])
         for_what = for_what or f"`{feature}`"
-    elif feature in VARIANT_NEEDS:
-        reason = why_not_needs(interp, VARIANT_NEEDS[feature])
+    elif feature in variant_needs():
+        reason = why_not_needs(interp, variant_needs()[feature])
         for_what = for_what or f"variant {feature}"
     else:
         raise KeyError(feature)
