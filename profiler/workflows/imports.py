@@ -376,8 +376,12 @@ def imports(opts: ImportsOptions, *, session: Session) -> ImportsReport:
             try:
                 logs, facts, walls, unreached = capture_harness_logs(opts, exits, session=session)
             except (ToolMissing, ToolFailed) as exc:  # no strace, or ptrace denied: stderr only
-                session.warn(f"{exc}; reading the command's stderr instead (no argv, parent or wall time per process, "
-                     "and children whose stderr is captured or discarded are missed)")
+                from profiler.model.warnings import first_clause
+                from profiler.model.words import Said, WarningKind
+
+                session.warn(Said(f"{exc}; reading the command's stderr instead (no argv, parent or wall time per process, "
+                                  "and children whose stderr is captured or discarded are missed)", WarningKind.STDERR_INSTEAD,
+                                  first_clause(str(exc))))
                 exits.clear()
                 logs = capture_logs(opts, interp, exits, session=session)
         source, target = "capture", opts.target.label()
