@@ -118,3 +118,52 @@ def test_a_bad_report_is_the_same_line_whatever_the_layout(layout, tmp_path):
             lines.add((args[0], res.stderr))
     assert len(lines) == 3, lines
     assert all("modules[7].cumulative_us: expected integer (got string '12')" in err for _, err in lines), lines
+
+
+@pytest.mark.parametrize("layout", ["compact", "one line", "indented by 1"])
+@pytest.mark.parametrize("edit", ["2**60", "-1", "5.5", "[1, true]"])
+def test_a_record_the_fast_decoding_lets_through_is_the_same_line_whatever_the_layout(layout, edit, tmp_path):
+    """Records are decoded with their integers read by json's C parser (inputs.strict_json.fast_decoder)
+    and judged by their shape (schema_compiler.item_shape_check); an integer past 2**53, a
+    negative one, a float or a boolean where an integer goes is the line the strict reader says,
+    as saved and in the other layout."""
+    doc = json.loads(SAVED.read_text())
+    field, value = ("self_us_runs", [1, True]) if edit == "[1, true]" else ("self_us", {"2**60": 2**60, "-1": -1, "5.5": 5.5}[edit])
+    doc["modules"][9][field] = value
+    # as importprof writes it (a record a line): the good report's lines, the record's line replaced
+    written = run_main("show", SAVED, "--format", "json").stdout.split("\n")
+    at = written.index('  "modules": [') + 1 + 9
+    written[at] = "    " + json.dumps(doc["modules"][9]) + ","
+    lines = set()
+    for text in ("\n".join(written), LAYOUTS[layout](doc)):
+        path = tmp_path / "imports.json"
+        path.write_text(text)
+        for args in (("show", path), ("why", doc["modules"][5]["name"], "--report", path), ("report", "--from", path, "--format", "json")):
+            res = run_main(*args, cwd=tmp_path)
+            assert res.returncode == 2 and "Traceback" not in res.stderr, res
+            lines.add((args[0], res.stderr))
+    assert len(lines) == 3, lines
+
+
+@pytest.mark.parametrize("layout", ["compact", "one line"])
+def test_a_one_run_report_in_another_layout_is_read_as_columns(layout, tmp_path):
+    """A one-run report of several processes (what `imports --from-log` of a harness's log
+    writes) read back from a compact or one-line file is kept as columns, each process matched
+    by its layout's template in that layout (model.import_columns_reader), as the file as
+    importprof writes it is; the report is the same."""
+    from profiler.inputs.saved_imports import stream_imports_report
+    from profiler.model.import_columns import ColumnBlock
+
+    doc = json.loads(SAVED.read_text())
+    plain = [{k: v for k, v in m.items() if k not in ("find_us", "read_us", "unmarshal_us", "exec_us", "compiled", "phase_cumulative_us")}
+             for m in doc["modules"]]
+    doc["modules"] = [{**m, "process": p, "runs_seen": 1, "self_us_runs": [m["self_us"]], "cumulative_us_runs": [m["cumulative_us"]],
+                       "self_us_spread": 0, "cumulative_us_spread": 0} for p in range(3) for m in plain]
+    doc.update(processes=3, runs=1, total_us_runs=[doc["total_us"]])
+    written = tmp_path / "written.json"
+    written.write_text(run_main("show", _saved(tmp_path, doc), "--format", "json").stdout)
+    other = tmp_path / "other.json"
+    other.write_text(LAYOUTS[layout](json.loads(written.read_text())))
+    a, b = stream_imports_report(str(written), None), stream_imports_report(str(other), None)
+    assert a is not None and b is not None and a == b
+    assert [type(x) for x in b.modules.blocks] == [ColumnBlock] * 3 == [type(x) for x in a.modules.blocks]

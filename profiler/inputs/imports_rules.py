@@ -49,8 +49,6 @@ RULES = {"imports": imports_rules}
 def imports_rules_by_segment(segments) -> str | None:
     """imports_rules over ModuleColumnsReader's segments (process, first index, layout or
     records): a layout's rows judged once for every process that has them alone."""
-    from functools import partial
-
     names: dict[int, AbstractSet[str]] = {}
     shared: set[int] = set()  # processes in more than one segment: their names are the union
     for process, _, rows in segments:
@@ -79,10 +77,12 @@ def imports_rules_by_segment(segments) -> str | None:
                 continue
             entries = list(zip(rows.depths, rows.parents))
         for j, (depth, parent) in enumerate(entries):
-            if isinstance(rows, tuple):  # a record (a layout's rows have no phases)
-                problem = _phases_rule(start + j, partial(getattr, rows[j]))
-                if problem is not None:
-                    return problem
+            if isinstance(rows, tuple):  # a record (a layout's rows have no phases): its phases are its extra's keys
+                get = rows[j].extra.get
+                if not (get("find_us") is None and get("read_us") is None and get("unmarshal_us") is None and get("exec_us") is None):
+                    problem = _phases_rule(start + j, get)
+                    if problem is not None:
+                        return problem
             if isinstance(depth, int) and depth > len(known):
                 return f"modules[{start + j}].depth: {depth} is deeper than the {len(known)} modules of its process"
             if parent is not None and parent not in known:

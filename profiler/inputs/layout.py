@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Generator
 
 from profiler.inputs.bounded import read_text_chunks
-from profiler.inputs.strict_json import NotFinite, strict_decoder
+from profiler.inputs.strict_json import NotFinite, fast_decoder, strict_decoder
 
 
 class NotStreamable(Exception):
@@ -57,20 +57,23 @@ def document_lines(path: str, what: str, key: str, memo: list | None = None) -> 
 def relaid(pieces: Generator[str, None, None], key: str, memo: list | None = None) -> Generator[str, None, None]:
     """A JSON object in any layout, read from `pieces` a value at a time, as the lines
     document_json writes (`{`, each key on a line of its own with its value as one line of
-    JSON, the list `key` one item a line, `}`), for read_streamed_document: what json.loads
+    JSON, the list `key` one item a line — the item's text as the file has it, compact or
+    spread over lines —, `}`), for read_streamed_document: what json.loads
     reads of it, in the memory of one item (and of the largest other value) at a time. Each
     value is read by json's own decoder with parse_json's refusals; anything else than one
     object (a syntax error, data after it) is NotStreamable: the whole-file reader says what
     is wrong and where. `memo`: set to [text, value] of each item of `key` as it is yielded
-    (its reader need not decode the text it was made from)."""
+    (its reader need not decode the text it was made from): an item is decoded as
+    strict_json.fast_decoder decodes it (its integers unbounded: line_reader bounds them), the
+    other values strictly."""
     import json
     import re
 
-    decoder = strict_decoder()
+    strict, fast = strict_decoder().raw_decode, fast_decoder().raw_decode
     dumps = json.dumps
     space = re.compile(r"[ \t\n\r]*").match
     buf = ""
-    pos = 0
+    pos = start = 0
     ended = False
 
     def more() -> bool:
@@ -104,12 +107,13 @@ def relaid(pieces: Generator[str, None, None], key: str, memo: list | None = Non
             pass
         return True
 
-    def value() -> object:
-        nonlocal pos
+    def value(decode=strict) -> object:
+        """The next value; `start`: where its text begins in `buf` (it ends at `pos`)."""
+        nonlocal pos, start
         peek()
         while True:
             try:
-                got, end = decoder.raw_decode(buf, pos)
+                got, end = decode(buf, pos)
             except (RecursionError, NotFinite):  # the whole-file reader says what is wrong
                 raise NotStreamable from None
             except json.JSONDecodeError as exc:
@@ -123,7 +127,7 @@ def relaid(pieces: Generator[str, None, None], key: str, memo: list | None = Non
                 raise NotStreamable from None
             if end >= len(buf) - 2 and type(got) in (int, float) and not ended and grow():
                 continue  # a number the piece may have cut (`1` of 12, `1.5` of 1.5e-3)
-            pos = end
+            start, pos = pos, end
             return got
 
     def expect(c: str) -> None:
@@ -152,8 +156,8 @@ def relaid(pieces: Generator[str, None, None], key: str, memo: list | None = Non
                         pos += 1
                     else:
                         while True:
-                            got = value()
-                            item = dumps(got, ensure_ascii=False)
+                            got = value(fast)
+                            item = buf[start:pos]  # its text as the file has it (json.dumps'ing it back cost a fifth of the read)
                             if memo is not None:  # the item's value beside its text: not read again
                                 memo[:] = (item, got)
                             c = peek()

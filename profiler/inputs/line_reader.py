@@ -8,12 +8,11 @@ from __future__ import annotations
 from profiler.inputs.bounded import bad
 from profiler.inputs.documents import MAX_NESTING, check_document, nesting
 from profiler.inputs.layout import NotStreamable, document_lines
-from profiler.inputs.schema_compiler import item_check
+from profiler.inputs.schema_compiler import item_check, item_shape_check
 from profiler.inputs.schema_problems import item_problem
-from profiler.inputs.strict_json import strict_decoder
+from profiler.inputs.strict_json import fast_decoder, strict_decoder
 
 _KEY = None
-_MISSING = object()
 
 
 def _key_of(line: str) -> tuple[str, str]:
@@ -141,8 +140,13 @@ class _Held:
 
 def _stream_items(lines, path: str, kind: str, key: str, take, record, held: _Held, memo: list) -> bool:
     """The items of the list `key`, one a line, up to its `  ]`; whether a key follows. `memo`:
-    the last item's text and value when another layout was read (layout.relaid)."""
+    the last item's text and value when another layout was read (layout.relaid, which decodes
+    items as fast_decoder does). An item is decoded by fast_decoder (its integers by json's C
+    parser) and judged by its shape (item_shape_check); one that shape does not vouch for is
+    decoded again strictly and judged by item_check, so a refusal is the one it was."""
     check = item_check(kind, key)
+    shaped = item_shape_check(kind, key)
+    decode = fast_decoder().decode
     i = 0
     last = False
     for line in lines:
@@ -154,18 +158,30 @@ def _stream_items(lines, path: str, kind: str, key: str, take, record, held: _He
             raise NotStreamable
         text = line[4:-1] if line.endswith(",") else line[4:]
         last = not line.endswith(",")
-        known = memo[1] if memo and memo[0] == text else _MISSING
-        if held:  # a problem met already: the rest is only parsed
-            if known is _MISSING:
+        if held:  # a problem met already: the rest is only parsed (strictly: not JSON is said first)
+            if not memo or memo[0] != text:
+                _strict(text)
+            elif not shaped(memo[1]):  # relaid decoded it as fast_decoder does: its integers unbounded
                 _strict(text)
         elif not take(i, text):
-            value = _strict(text) if known is _MISSING else known
-            # a value is nested no deeper than its brackets + 1 (counted in C; the walk only when they could be too many)
-            if text.count("[") + text.count("{") + 3 > MAX_NESTING and nesting(value) + 2 > MAX_NESTING:
-                held.hold(bad(f"{path}: not an importprof document (nested deeper than {MAX_NESTING})"))
-            elif not check(value):
-                held.hold(bad(f"{path}: not a valid importprof.{kind}/1 document: {item_problem(kind, key, i, value)}"))
+            if memo and memo[0] == text:
+                value = memo[1]
             else:
+                try:
+                    value = decode(text)
+                except (ValueError, RecursionError):
+                    raise NotStreamable from None
+            # a value is nested no deeper than its brackets + 1 (counted in C; the walk only when they could be too many)
+            deep = text.count("[") + text.count("{") + 3 > MAX_NESTING and nesting(value) + 2 > MAX_NESTING
+            if not deep and shaped(value):
                 record(i, value)
+            else:
+                value = _strict(text)
+                if deep:
+                    held.hold(bad(f"{path}: not an importprof document (nested deeper than {MAX_NESTING})"))
+                elif not check(value):
+                    held.hold(bad(f"{path}: not a valid importprof.{kind}/1 document: {item_problem(kind, key, i, value)}"))
+                else:
+                    record(i, value)
         i += 1
     raise NotStreamable  # the file ended inside the list

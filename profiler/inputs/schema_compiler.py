@@ -251,3 +251,128 @@ def item_validator(kind: str, key: str):
 
         _VALIDATORS[name] = Draft202012Validator(schema(kind)["properties"][key].get("items", {}))
     return _VALIDATORS[name]
+
+
+# the bound fast_decoder leaves to its caller (inputs.strict_json.MAX_JSON_INT)
+_MAX_INT = 2**53
+_SHAPES_KEPT = 64  # distinct shapes judged per list; past that, items take item_check and the strict decoder
+
+
+def item_shape_check(kind: str, key: str):
+    """A yes/no of one item of the list `key` decoded by strict_json.fast_decoder (its integers
+    unbounded): True only when item_check would say yes and every integer of it is within
+    2**53, False when the caller is to decode its text again strictly and judge it by
+    item_check (a refusal then said as before). An item's keys in their order are judged once:
+    each value is then tested inline by one compiled expression (its type, an integer's minimum
+    and the 2**53 bound, a list's items by min and max in C), no loop over the schema's
+    properties; keys this cannot judge so (an object, an unknown key, a schema beyond type,
+    minimum and an array of such) say False for every item that has them."""
+    sub = schema(kind)["properties"][key].get("items", {})
+    shapes: dict = {}
+
+    def check(value) -> bool:
+        if type(value) is not dict:
+            return False
+        keys = tuple(value)
+        judge = shapes.get(keys)
+        if judge is None:
+            if len(shapes) >= _SHAPES_KEPT:
+                return False
+            judge = shapes[keys] = _shape_judge(sub, keys)
+        return judge(value)
+
+    return check
+
+
+def _never(value) -> bool:
+    return False
+
+
+def _leaf_terms(s: object) -> tuple[frozenset, object] | None:
+    """A schema of only type (and minimum) as (the Python types it may take, its minimum or
+    None); None for any other schema."""
+    if not isinstance(s, dict) or set(s) - _NOTES - {"minimum"} != {"type"}:
+        return None
+    names = s["type"] if isinstance(s["type"], list) else [s["type"]]
+    low = s.get("minimum")
+    if not all(n in _TYPES for n in names) or (low is not None and not _is_number(low)):
+        return None
+    taken = {t for n in names for t in _TYPES[n]}
+    if "integer" in names:
+        taken.add(float)  # 5.0 is an integer: a float is judged by the leaf
+    return frozenset(taken), low
+
+
+def _value_test(n: int, s: dict, env: dict) -> str | None:
+    """The inline test of value `v{n}` against a leaf schema `s` (item_check's verdict, every
+    integer within 2**53), its constants put in `env`; None for a schema beyond a leaf."""
+    terms = _leaf_terms(s)
+    if terms is None:
+        return None
+    taken, low = terms
+    v = f"v{n}"
+    out = []
+    if type(None) in taken:
+        out.append(f"{v} is None")
+    if int in taken:
+        env[f"L{n}"] = -_MAX_INT if low is None else low
+        out.append(f"(type({v}) is int and L{n} <= {v} <= M)")
+    for t, name in ((str, "str"), (bool, "bool"), (list, "list"), (dict, "dict")):
+        if t in taken:
+            out.append(f"type({v}) is {name}")
+    if float in taken:
+        env[f"F{n}"] = _leaf(s)
+        out.append(f"(type({v}) is float and F{n}({v}))")
+    return "(" + " or ".join(out or ["False"]) + ")"
+
+
+def _shape_judge(sub: dict, keys: tuple):
+    """The check of every item with these keys in this order: item_check's verdict, and every
+    integer within 2**53."""
+    if sub.get("type") != "object" or set(sub) - _NOTES - {"type", "required", "properties", "additionalProperties"}:
+        return _never
+    props = sub.get("properties", {})
+    if not set(sub.get("required", ())) <= set(keys):
+        return _never  # item_check refuses it: said by the strict path
+    env: dict = {"M": _MAX_INT, "INTS": frozenset({int})}
+    tests = []
+    for n, k in enumerate(keys):
+        prop = props.get(k)
+        if not isinstance(prop, dict):
+            return _never  # an unknown key: the strict path
+        test = _value_test(n, prop, env)
+        if test is None and prop.get("type") == "array" and set(prop) - _NOTES == {"type", "items"}:
+            item = _leaf_terms(prop["items"])
+            if item is None or not item[0] <= {int, float, type(None)}:
+                return _never
+            floor = -_MAX_INT if item[1] is None else item[1]
+            env[f"L{n}"], env[f"S{n}"] = floor, _int_list(prop["items"], *item)
+            v = f"v{n}"
+            # a list of integers (the usual one) by min and max in C; any other by its items
+            fast = f"{{*map(type, {v})}} <= INTS and min({v}, default=0) >= L{n} and max({v}, default=0) <= M" \
+                if int in item[0] else "False"
+            test = f"(type({v}) is list and (({fast}) or S{n}({v})))"
+        if test is None:
+            return _never  # an object, a schema beyond these: the strict path
+        tests.append(test)
+    names = "".join(f"v{n}, " for n in range(len(keys)))
+    lines = ["def judge(x):", f"    ({names}) = x.values()", f"    return {' and '.join(tests) or 'True'}"]
+    exec(compile("\n".join(lines) + "\n", "<item_shape_check>", "exec"), env)
+    return env["judge"]
+
+
+def _int_list(items: dict, taken: frozenset, low):
+    """A list whose items' schema is a leaf taking integers, floats or null: each item taken,
+    an integer from the minimum (if any) to 2**53, a float judged by the leaf."""
+    floor = -_MAX_INT if low is None else low
+    leaf = _leaf(items)
+
+    def check(xs) -> bool:
+        if not set(map(type, xs)) <= taken:
+            return False
+        ints = [x for x in xs if type(x) is int]
+        if ints and (min(ints) < floor or max(ints) > _MAX_INT):
+            return False
+        return all(map(leaf, (x for x in xs if type(x) is float)))
+
+    return check

@@ -58,6 +58,23 @@ def strict_decoder() -> JSONDecoder:
     return _DECODER
 
 
+_FAST: JSONDecoder | None = None
+
+
+def fast_decoder() -> JSONDecoder:
+    """strict_decoder's refusals but for its integers, which json's C parser reads as it reads
+    them for json.load (strict_decoder's hook costs a Python call for each: half of the decoding
+    of a saved report's records). For a caller that bounds every integer of the value itself
+    (schema_compiler.item_shape_check) and decodes the text again with strict_decoder when it
+    cannot: an integer past 2**53 comes through here."""
+    global _FAST
+    if _FAST is None:
+        import json
+
+        _FAST = json.JSONDecoder(parse_constant=_constant, parse_float=_float)
+    return _FAST
+
+
 def parse_json(text: str, source: str) -> object:
     """Strict JSON: NaN, Infinity and numbers beyond a float's range are refused."""
     import json

@@ -156,13 +156,16 @@ class ModuleColumns(Sequence[ModuleRecord]):
 _STAND_INS = ("-7000000000000001", "-7000000000000002", "-7000000000000003")
 
 
-def json_templates(layout: ProcessLayout) -> tuple[str, ...] | None:
+def json_templates(layout: ProcessLayout, compact: bool = False) -> tuple[str, ...] | None:
     """%-templates of a layout's rows' JSON (ModuleColumns.json_lines), in which self,
     cumulative and process go as (self, cumulative, process, self, cumulative) — the order
     to_dict() writes them; None when a row's text does not have them so (a name holding a
-    stand-in's digits), and the rows are written from their records."""
-    if "json" in layout.memo:
-        known: tuple[str, ...] | None = layout.memo["json"]
+    stand-in's digits), and the rows are written from their records. `compact`: the rows as
+    json.dumps(separators=(",", ":")) writes them (a compact report read back:
+    model.import_columns_reader)."""
+    memo_key = "json_compact" if compact else "json"
+    if memo_key in layout.memo:
+        known: tuple[str, ...] | None = layout.memo[memo_key]
         return known
     import json
     import re
@@ -173,12 +176,12 @@ def json_templates(layout: ProcessLayout) -> tuple[str, ...] | None:
     split = re.compile("(" + "|".join(_STAND_INS) + ")").split
     out: list[str] = []
     for i in range(n):
-        parts = split(json.dumps(stand_in.record(i).to_dict(), ensure_ascii=False))
+        parts = split(json.dumps(stand_in.record(i).to_dict(), ensure_ascii=False, separators=(",", ":") if compact else None))
         if parts[1::2] != [_STAND_INS[k] for k in (0, 1, 2, 0, 1)]:
             break
         out.append("%d".join(x.replace("%", "%%") for x in parts[0::2]))
     templates = tuple(out) if len(out) == n else None
-    layout.memo["json"] = templates
+    layout.memo[memo_key] = templates
     return templates
 
 

@@ -17,14 +17,16 @@ RowReader = tuple[str, int, int, int]
 _LARGEST = 2**53  # the largest number a saved document holds (inputs.strict_json.MAX_JSON_INT)
 
 
-def _json_readers(layout: ProcessLayout) -> list[RowReader] | None:
+def _json_readers(layout: ProcessLayout, compact: bool = False) -> list[RowReader] | None:
     """Each row's (template, length of the text before its self, of the text between self and
     cumulative, of the text between cumulative and process) for reading back the line
-    ModuleColumns.json_lines writes for it; None when the layout has no templates."""
-    if "read" in layout.memo:
-        known: list[RowReader] | None = layout.memo["read"]
+    ModuleColumns.json_lines writes for it (`compact`: the row as json.dumps(separators=(",",
+    ":")) writes it); None when the layout has no templates."""
+    memo_key = "read_compact" if compact else "read"
+    if memo_key in layout.memo:
+        known: list[RowReader] | None = layout.memo[memo_key]
         return known
-    templates = json_templates(layout)
+    templates = json_templates(layout, compact)
     out: list[RowReader] | None = None
     if templates is not None:
         rows: list[RowReader] = []
@@ -36,7 +38,7 @@ def _json_readers(layout: ProcessLayout) -> list[RowReader] | None:
             rows.append((t, a, b, c))
         else:
             out = rows
-    layout.memo["read"] = out
+    layout.memo[memo_key] = out
     return out
 
 
@@ -64,7 +66,7 @@ class ModuleColumnsReader:
     `imports --from-log` makes (ModuleColumns: each process as columns on a layout shared by the
     processes laid out alike; a process whose records do not all have one run's shape as its
     records). `take(i, text)` reads a line written from a layout's template
-    (ModuleColumns.json_lines) as its numbers alone — the process being read continues the
+    (ModuleColumns.json_lines, or its compact form) as its numbers alone — the process being read continues the
     layout of a process read before — and returns False for any other line, whose value, once
     validated, comes to `record(i, value)`. `finish()` gives the modules: a tuple of records for
     one process, else a ModuleColumns. `segments` lists (process, first index, layout or records)
@@ -85,6 +87,7 @@ class ModuleColumnsReader:
         # the process being read: [process, first index, layout, matchers, rows matched, selfs, cumulatives] on a layout,
         # or [process, first index, None, None, 0, records] when read record by record
         self.cur: list[Any] | None = None
+        self.makers: dict[tuple[str, ...], Callable[[dict[str, Any]], ModuleRecord]] = {}  # record() by a value's keys
 
     def take(self, i: int, text: str) -> bool:
         cur = self.cur
@@ -107,8 +110,11 @@ class ModuleColumnsReader:
                 cur[4] += 1
                 return True
             # another process, whose row is this layout's row too: matched below from its own first row
+        compact = text.startswith('{"name":"')  # a compact document's record (layout.relaid hands it as written)
         for layout in self.recent:
-            readers = layout.memo["read"]
+            readers = _json_readers(layout, True) if compact else layout.memo["read"]
+            if readers is None:
+                continue
             got = _numbers(readers[0], text)
             if got is not None:
                 s, c, process = got
@@ -120,7 +126,11 @@ class ModuleColumnsReader:
         return False
 
     def record(self, i: int, value: dict[str, Any]) -> None:
-        m = ModuleRecord.from_dict(value)
+        keys = tuple(value)
+        make = self.makers.get(keys)
+        if make is None:
+            make = self.makers[keys] = _record_maker(keys) if len(self.makers) < 64 else ModuleRecord.from_dict
+        m = make(value)
         cur = self.cur
         if cur is None or m.process != cur[0]:
             self._finish_process()
@@ -202,3 +212,36 @@ def _one_run(m: ModuleRecord) -> bool:
             and type(m.self_us_runs[0]) is int and m.self_us_runs[0] == s and type(m.cumulative_us_runs[0]) is int and m.cumulative_us_runs[0] == c
             and type(m.self_us_spread) is int and m.self_us_spread == 0 and type(m.cumulative_us_spread) is int and m.cumulative_us_spread == 0
             and not m.extra)
+
+
+# ModuleRecord's fields as its from_dict reads them (model.document: a list made a tuple, the keys it
+# does not know its `extra`); a record maker is compiled only while they are these
+_FIELDS = ("name", "self_us", "cumulative_us", "parent", "depth", "process", "runs_seen", "self_us_runs",
+           "cumulative_us_runs", "self_us_spread", "cumulative_us_spread", "extra")
+_TUPLES = ("self_us_runs", "cumulative_us_runs")
+
+
+def _record_maker(keys: tuple[str, ...]) -> Callable[[dict[str, Any]], ModuleRecord]:
+    """ModuleRecord.from_dict for a value with these keys in this order, compiled once for them:
+    the values taken in order and set as the fields at once (from_dict's is a lookup a field and
+    the frozen dataclass's __init__, a third of a saved report's read). The same record
+    (tests/test_item_shape_check.py); from_dict itself when a field is missing (its defaults), a
+    key said twice, more than 64 keys, or ModuleRecord's fields are not the ones this knows."""
+    from dataclasses import fields
+
+    from profiler.model.import_records import _NO_EXTRA
+
+    if tuple(f.name for f in fields(ModuleRecord)) != _FIELDS or hasattr(ModuleRecord, "__post_init__") or \
+            not set(_FIELDS[:-1]) <= set(keys) or len(set(keys)) != len(keys) or len(keys) > 64:
+        return ModuleRecord.from_dict
+    known = set(ModuleRecord.saved_fields())
+    at = {k: f"v{n}" for n, k in enumerate(keys)}
+    items = [f"{k!r}: (None if {at[k]} is None else tuple({at[k]}))" if k in _TUPLES else f"{k!r}: {at[k]}" for k in _FIELDS[:-1]]
+    extra = [f"{k!r}: {at[k]}" for k in keys if k not in known]
+    items.append(f"'extra': {{{', '.join(extra)}}}" if extra else "'extra': NO_EXTRA")
+    lines = ["def make(d):", f"    ({''.join(v + ', ' for v in at.values())}) = d.values()", "    m = new(MR)",
+             f"    put(m, '__dict__', {{{', '.join(items)}}})", "    return m"]
+    env: dict[str, Any] = {"new": object.__new__, "put": object.__setattr__, "MR": ModuleRecord, "NO_EXTRA": _NO_EXTRA}
+    exec(compile("\n".join(lines) + "\n", "<record_maker>", "exec"), env)
+    maker: Callable[[dict[str, Any]], ModuleRecord] = env["make"]
+    return maker
