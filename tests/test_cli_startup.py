@@ -262,11 +262,11 @@ def test_a_bad_shell_is_a_usage_error(cli):
 # the command lines answered without typer (commands/__init__.py: fast_path): what they load
 FROM_LOG_PROFILER = {
     "profiler", "profiler.analysis", "profiler.analysis.imports_aggregate", "profiler.analysis.imports_views", "profiler.capture",
-    "profiler.capture.interpreter", "profiler.capture.machine", "profiler.cli",
+    "profiler.capture.machine", "profiler.cli",
     "profiler.commands", "profiler.commands._common", "profiler.commands._imports_run", "profiler.errors", "profiler.helpcache", "profiler.inputs", "profiler.inputs.bounded", "profiler.liveness",
     "profiler.model", "profiler.model.document", "profiler.model.import_columns",
     "profiler.model.import_records", "profiler.model.import_tree", "profiler.model.imports_report",
-    "profiler.model.interpreter", "profiler.model.log_source", "profiler.model.run_options", "profiler.model.target",
+    "profiler.model.log_source", "profiler.model.run_options", "profiler.model.target",
     "profiler.model.words", "profiler.parse", "profiler.parse.importtime", "profiler.render", "profiler.render.console",
     "profiler.render.console_imports", "profiler.render.console_phases", "profiler.render.text", "profiler.session",
     "profiler.sinks", "profiler.workflows", "profiler.workflows.imports", "profiler.workflows.session",

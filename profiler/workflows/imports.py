@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Sequence
 from profiler.errors import BadInput, GateFailed, UsageError
 from profiler.model.import_tree import ParsedLog
 from profiler.model.imports_report import Aggregation, ImportsReport
-from profiler.model.interpreter import Interpreter
 from profiler.model.run_options import REQUIRED, RunOptions
 from profiler.model.words import Group, Headers, TargetKind
 from profiler.workflows.targets import check_exit
 from profiler.session import Phase, Session
 
 if TYPE_CHECKING:
+    from profiler.model.interpreter import Interpreter
     from profiler.model.log_source import LogSource
     from profiler.model.words import Metric
 
@@ -344,9 +344,10 @@ def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cw
 
 
 def imports(opts: ImportsOptions, *, session: Session) -> ImportsReport:
-    from profiler.capture.interpreter import interpreter_for
     from profiler.capture.machine import read_machine, start_sample
 
+    if opts.python or opts.log is None:  # a saved log read alone resolves no interpreter (nor imports the resolver)
+        from profiler.capture.interpreter import interpreter_for
     interp: Interpreter | None = None
     outcomes: list[tuple[str, bool]] | None = None
     facts: list[list] = []
