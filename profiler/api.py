@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from profiler.compose.compare import CompareReport
     from profiler.compose.doctor import DoctorReport
     from profiler.compose.lazy import LazyReport
+    from profiler.model.diff_report import DiffReport
+    from profiler.model.lazy_apply import LazyApplyReport
     from profiler.compose.startup import StartupReport
     from profiler.compose.why import WhyReport
     from profiler.model.interpreter import Interpreter
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
 
 TargetWords = Union[str, Sequence[str], None]
 
-__all__ = ["startup", "imports", "trace", "lazy", "doctor", "site", "why", "compare"]
+__all__ = ["startup", "imports", "imports_diff", "trace", "lazy", "lazy_apply", "doctor", "site", "why", "compare"]
 
 
 # -- the edge, as the commands have it ------------------------------------------------------
@@ -165,8 +167,8 @@ def imports(target: TargetWords = None, *, python: str | None = None, runs: int 
             from_log: str | None = None, headers: str = "processes", group: str | None = None, phases: bool = False,
             lazy_candidates: bool = False, metrics: Sequence[str] | None = None, instruction_runs: int = 3,
             statements: bool = False, ignore_failure: bool = False, session: Session | None = None) -> ImportsReport:
-    """`importprof imports` (one capture, or one saved log with `from_log`); the report's
-    `warnings` are the ones the command prints after its output."""
+    """`importprof imports` (one capture, or one saved log with `from_log`; two captures:
+    imports_diff); the report's `warnings` are the ones the command prints after its output."""
     from profiler.errors import UsageError
     from profiler.model.words import Group, Headers, Metric
     from profiler.workflows.imports import ImportsOptions, imports as run_imports
@@ -186,6 +188,36 @@ def imports(target: TargetWords = None, *, python: str | None = None, runs: int 
         instruction_runs=instruction_runs,
     )
     return run_imports(opts, session=s)
+
+
+def imports_diff(target: TargetWords = None, *, python: str | Sequence[str] | None = None, versus: TargetWords = None,
+                 runs: int = 5, warmup: int = 1, group: str | None = None, ignore_failure: bool = False,
+                 session: Session | None = None) -> DiffReport:
+    """`importprof imports` with two captures, diffed as `importprof diff` diffs two saved
+    reports (the command's `--format json` is the diff document): the target on two
+    interpreters (`python=[A, B]`, `--python` twice), or the target and `versus` (`--vs
+    TARGET`, on `python` or on its own #! interpreter when none is given)."""
+    from profiler.compose.diff import diff_live
+    from profiler.compose.options_edge import two_captures
+    from profiler.model.words import Group
+    from profiler.workflows.targets import check_target
+
+    s = _session_or_new(session)
+    main = _target(target, "imports")
+    group_word = Group.parse(group, "--group") if group is not None else None
+    pythons: list[str | None] = [_python_word(p) for p in _words(python)]
+    given = bool(pythons)
+    if not pythons:
+        shebang = _shebang(main, None, s)
+        pythons = [shebang] if shebang else []
+    others = []
+    if versus is not None:
+        other = _target(versus, "imports", check=False)
+        check_target(other, "importprof imports")
+        others.append((other, None if given else _shebang(other, None, s)))
+    a, b = two_captures(main, pythons, others, lambda p, t: _python_for(p, t, s), runs=runs, warmup=warmup,
+                        ignore_failure=ignore_failure, group=group_word)
+    return diff_live(a, b, session=s)
 
 
 def trace(target: TargetWords = None, *, python: str | None = None, variants: Sequence[str] | None = None,
@@ -211,18 +243,45 @@ def trace(target: TargetWords = None, *, python: str | None = None, variants: Se
 def lazy(target: TargetWords = None, *, python: str | None = None, keep_eager: Sequence[str] | None = None,
          runs: int | None = None, warmup: int = 3, profile_runs: int = 3, max_bisect_runs: int = 60,
          engine: str = "builtin", ignore_failure: bool = False, session: Session | None = None) -> LazyReport:
-    """`importprof lazy` (the measurement; `--apply`/`--filter-out`/`--diff` are not here)."""
-    from profiler.compose.lazy import LazyOptions, lazy as run_lazy
-    from profiler.model.words import Engine
+    """`importprof lazy` (the measurement; `--apply`/`--filter-out`/`--diff`: lazy_apply)."""
+    from profiler.compose.lazy import lazy as run_lazy
 
     s = _session_or_new(session)
-    main = _target(target, "lazy", command_targets=False)
-    keep = [k.strip() for item in _words(keep_eager) for k in item.split(",") if k.strip()]
-    python = _shebang(main, _python_word(python), s)
-    opts = LazyOptions(target=main, python=_interpreter(python, s), keep_eager=keep, runs=runs, warmup=warmup,
-                       profile_runs=profile_runs, max_bisect_runs=max_bisect_runs, engine=Engine.parse(engine),
-                       ignore_failure=ignore_failure)
+    opts = _lazy_options(target, python, keep_eager, runs, warmup, profile_runs, max_bisect_runs, engine, ignore_failure, s)
     return run_lazy(opts, session=s)
+
+
+def _lazy_options(target, python, keep_eager, runs, warmup, profile_runs, max_bisect_runs, engine, ignore_failure, s):
+    from profiler.compose.lazy import LazyOptions
+    from profiler.compose.options_edge import keep_eager_words
+    from profiler.model.words import Engine
+
+    main = _target(target, "lazy", command_targets=False)
+    python = _shebang(main, _python_word(python), s)
+    return LazyOptions(target=main, python=_interpreter(python, s), keep_eager=keep_eager_words(_words(keep_eager)),
+                       runs=runs, warmup=warmup, profile_runs=profile_runs, max_bisect_runs=max_bisect_runs,
+                       engine=Engine.parse(engine), ignore_failure=ignore_failure)
+
+
+def lazy_apply(target: TargetWords = None, *, python: str | None = None, apply: str | None = None,
+               filter_out: str | None = None, style: str = "lazy-modules", diff: bool = False,
+               verify_with: Sequence[str] | None = None, min_ms: float = 1.0, oldest_python: str | None = None,
+               keep_eager: Sequence[str] | None = None, runs: int | None = None, warmup: int = 3, profile_runs: int = 3,
+               max_bisect_runs: int = 60, engine: str = "builtin", ignore_failure: bool = False,
+               session: Session | None = None) -> LazyApplyReport:
+    """`importprof lazy --apply DIR` (`apply`: write the lazy imports the measurement justifies
+    into the files under DIR, verified; with `diff=True` only the diff, nothing written) or
+    `--filter-out FILE` (`filter_out`: write a sys.set_lazy_imports_filter module instead);
+    `verify_with` the `--verify-with` command lines, `oldest_python` as `--oldest-python`."""
+    from profiler.compose.lazy_apply import lazy_apply as run_lazy_apply
+    from profiler.compose.options_edge import apply_options
+
+    s = _session_or_new(session)
+    opts = _lazy_options(target, python, keep_eager, runs, warmup, profile_runs, max_bisect_runs, engine, ignore_failure, s)
+    aopts = apply_options(opts, apply=apply, style=style, diff=diff, filter_out=filter_out, verify_with=_words(verify_with),
+                          min_ms=min_ms, oldest_python=_interpreter(_python_word(oldest_python), s) if oldest_python else None,
+                          runs=runs, profile_runs=profile_runs, max_bisect_runs=max_bisect_runs)
+    return run_lazy_apply(aopts, session=s)
 
 
 def doctor(target: TargetWords = None, *, python: str | None = None, runs: int = 3, timing_runs: int = 10,
@@ -282,10 +341,17 @@ def why(module: str, target: TargetWords = None, *, python: str | None = None, r
 def compare(target: TargetWords = None, *, workload: str | None = None, python: str | None = None,
             runs: int | None = None, warmup: int | None = None, launches: int = 10, build_dir: str | None = None,
             force: bool = False, syscalls: str = "auto", variants: Sequence[str] | None = None,
+            harness: str | None = None, harness_shell: bool = False, record_with: str | None = None,
             ignore_failure: bool = False, session: Session | None = None) -> CompareReport:
-    """`importprof compare` (a target, or `workload`; `--harness` is not here)."""
+    """`importprof compare` (a target, or `workload`); `harness` is `--harness CMD` (with
+    `{program}`: each variant's program), `harness_shell` `--harness-shell`, `record_with`
+    `--record-with CMD`. With `harness`, one run of CMD may take an hour (`HARNESS_TIMEOUT_S`)
+    unless the session's limit is not the default (as `--timeout` on the command line); the
+    session's limit is as it was after the call."""
     from profiler.compose.build import BUILD_ENTRIES
     from profiler.compose.compare import CompareOptions, compare as run_compare
+    from profiler.compose.options_edge import compare_python, harness_limit
+    from profiler.session import DEFAULT_TIMEOUT_S
     from profiler.sinks import check_output_dir, check_output_folder
 
     s = _session_or_new(session)
@@ -295,8 +361,14 @@ def compare(target: TargetWords = None, *, workload: str | None = None, python: 
     python = _python_word(python)
     if main is not None:
         python = _shebang(main, python, s)
-    interp = _interpreter(python, s) if python is not None or workload != "harness" else None
+    interp = _interpreter(python, s) if compare_python(python, workload, harness) else None
     opts = CompareOptions(target=main, workload=workload, python=interp, runs=runs, warmup=warmup, launches=launches,
                           build_dir=build_dir, syscalls=syscalls, variants=tuple(_words(variants)) or None, force=force,
-                          ignore_failure=ignore_failure)
-    return run_compare(opts, session=s)
+                          ignore_failure=ignore_failure, harness=harness, harness_shell=harness_shell,
+                          record_with=record_with)
+    limit = s.timeout_s
+    harness_limit(s, harness, given=limit != DEFAULT_TIMEOUT_S)
+    try:
+        return run_compare(opts, session=s)
+    finally:
+        s.timeout_s = limit

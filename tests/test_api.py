@@ -107,6 +107,68 @@ def test_the_report_is_the_commands(name, tmp_path, monkeypatch):
     assert len(a) > 3  # something of substance was compared
 
 
+PY315 = "/root/.pyenv/versions/3.15.2/bin/python"
+needs_py315 = pytest.mark.skipif(not os.path.exists(PY315), reason=f"{PY315} is not installed")
+# the forms that build more than one options object (compose/options_edge.py), run in a folder
+# holding a small project (proj/app.py), a program (prog.py) and a harness starting it twice
+APP = "import json\nimport email.parser\n\n\ndef main():\n    return json.dumps({'a': 1})\n\n\nprint(main())\n"
+HARNESS = "import subprocess, sys\nfor i in range(2):\n    subprocess.run([sys.argv[1], str(i)], check=True)\n"
+# a diff's figures are timings, and so is which modules it lists as changed (a row whose times
+# moved: a module imported on both sides may be listed or not): the sides, the modules added
+# and removed, their counts and the notes are compared
+DIFF_FIGURES = IMPORT_US | {"/changed", "delta_self_us", "delta_cumulative_us", "delta_us", "delta_pct", "old_us", "new_us", "old_self_us",
+                            "new_self_us", "old_cumulative_us", "new_cumulative_us", "significant"}
+FORMS = {
+    "imports two --python": (["imports", "--python", PY, "--python", PY315, "--runs", "2", "--warmup", "0", "-c", "import json"],
+                             lambda: api.imports_diff(["-c", "import json"], python=[PY, PY315], runs=2, warmup=0),
+                             MACHINE | DIFF_FIGURES),
+    "imports --vs": (["imports", "--python", PY, "--vs", "-c 'import csv'", "--runs", "2", "--warmup", "0", "-c", "import json"],
+                     lambda: api.imports_diff("-c 'import json'", python=PY, versus="-c 'import csv'", runs=2, warmup=0),
+                     MACHINE | DIFF_FIGURES),
+    # the statements chosen and the edit's diff are compared; their measured savings are timings
+    "lazy --apply --diff": (["lazy", "--python", PY, "--apply", "proj", "--diff", "--runs", "2", "--warmup", "0",
+                             "--profile-runs", "1", "proj/app.py"],
+                            lambda: api.lazy_apply("proj/app.py", python=PY, apply="proj", diff=True, runs=2, warmup=0,
+                                                   profile_runs=1),
+                            MACHINE | {"predicted_us", "saving_us", "warnings"}),
+    "lazy --filter-out": (["lazy", "--python", PY315, "--filter-out", "filter.py", "--runs", "2", "--warmup", "0",
+                           "--profile-runs", "1", "proj/app.py"],
+                          lambda: api.lazy_apply("proj/app.py", python=PY315, filter_out="filter.py", runs=2, warmup=0,
+                                                 profile_runs=1),
+                          MACHINE | {"predicted_us", "saving_us", "warnings"}),
+    # the variants' commands name the build's temporary folder (the command's is inside its invocation's)
+    "compare --harness": (["compare", "--python", PY, "--variant", "traditional,no-site", "--runs", "2",
+                           "--harness", f"{PY} harness.py {{program}}", "prog.py"],
+                          lambda: api.compare("prog.py", python=PY, variants=["traditional,no-site"], runs=2,
+                                              harness=f"{PY} harness.py {{program}}"),
+                          CASES["compare"][2] | {"command", "record_command"}),
+}
+
+
+@needs_py
+@needs_py315
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(FORMS))
+def test_the_two_options_forms_report_is_the_commands(name, tmp_path, monkeypatch):
+    argv, call, ignore = FORMS[name]
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "app.py").write_text(APP)
+    (tmp_path / "prog.py").write_text("import sys\nprint(sys.argv[1:])\n")
+    (tmp_path / "harness.py").write_text(HARNESS)
+    monkeypatch.chdir(tmp_path)
+    proc = _command(argv, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    from_command = json.loads(proc.stdout)
+    written = {p: p.read_bytes() for p in tmp_path.rglob("*.py")}  # what the command wrote (--filter-out's module)
+    from_api = call().to_dict()
+    assert from_api["schema"] == from_command["schema"]
+    assert set(from_api) == set(from_command)
+    a, b = _substance(from_api, ignore), _substance(from_command, ignore)
+    assert a == b, (sorted((a - b).items())[:20], sorted((b - a).items())[:20])
+    assert len(a) > 10  # something of substance was compared
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*.py")} == written  # the library wrote what the command wrote
+
+
 def _command_error(argv, cwd) -> str:
     proc = subprocess.run([sys.executable, "-m", "profiler", *argv], capture_output=True, text=True, cwd=cwd, timeout=300)
     assert proc.returncode == 2, proc.stderr
@@ -146,6 +208,18 @@ BAD = [
     (["compare", "--python", PY, "--", "true"], lambda: api.compare(["--", "true"], python=PY), UsageError),
     (["startup", "--python", PY, "-c"], lambda: api.startup(["-c"], python=PY), UsageError),
     (["startup", "--python", PY, "no_such_script.py"], lambda: api.startup("no_such_script.py", python=PY), ImportprofError),
+    # the forms of two options objects: three captures, --diff without --apply, --record-with alone
+    (["imports", "--python", PY, "--python", PY, "--python", PY, "-c", "pass"],
+     lambda: api.imports_diff("-c pass", python=[PY, PY, PY]), UsageError),
+    (["imports", "--python", PY, "--vs", "-c 'import os'", "--vs", "-c 'import csv'", "-c", "pass"],
+     lambda: api.imports_diff("-c pass", python=[PY, PY], versus="-c 'import os'"), UsageError),
+    (["lazy", "--python", PY, "--diff", "-c", "pass"], lambda: api.lazy_apply("-c pass", python=PY, diff=True), UsageError),
+    (["lazy", "--python", PY, "--apply", "no_such_folder", "-c", "pass"],
+     lambda: api.lazy_apply("-c pass", python=PY, apply="no_such_folder"), BadInput),
+    (["compare", "--python", PY, "--record-with", "x {program}", "-c", "pass"],
+     lambda: api.compare("-c pass", python=PY, record_with="x {program}"), UsageError),
+    (["compare", "--python", PY, "--harness", "echo hello", "-c", "pass"],
+     lambda: api.compare("-c pass", python=PY, harness="echo hello"), UsageError),
 ]
 
 
@@ -196,3 +270,30 @@ def test_importing_the_facade_loads_nothing_heavy():
     loaded = set(out.split())
     assert {m for m in loaded if m.split(".")[0] == "profiler"} == {"profiler", "profiler.api"}
     assert not {m.split(".")[0] for m in loaded} & {"typer", "click", "rich"}
+
+
+@needs_py
+@pytest.mark.slow
+def test_a_harness_run_through_the_facade_is_limited_to_an_hour_unless_the_session_says(monkeypatch, tmp_path):
+    # as `compare --harness` without and with --timeout (test_compare_harness.py); the caller's
+    # session keeps its own limit after the call
+    from profiler.compose import compare as compose_compare
+    from profiler.compose.compare_harness import HARNESS_TIMEOUT_S
+    from profiler.session import DEFAULT_TIMEOUT_S, Session
+
+    seen = []
+
+    def stop(opts, *, session):
+        seen.append((opts.harness, session.timeout_s))
+        raise UsageError("stopped here")
+
+    monkeypatch.setattr(compose_compare, "compare", stop)
+    (tmp_path / "prog.py").write_text("pass\n")
+    sessions = [Session(), Session(timeout_s=5)]
+    for session in sessions:
+        with pytest.raises(UsageError, match="stopped here"):
+            api.compare(str(tmp_path / "prog.py"), python=PY, harness="run {program}", session=session)
+    with pytest.raises(UsageError, match="stopped here"):
+        api.compare(str(tmp_path / "prog.py"), python=PY, session=sessions[0])  # no harness: one program run's limit
+    assert seen == [("run {program}", HARNESS_TIMEOUT_S), ("run {program}", 5), (None, DEFAULT_TIMEOUT_S)]
+    assert [s.timeout_s for s in sessions] == [DEFAULT_TIMEOUT_S, 5]

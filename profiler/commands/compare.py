@@ -63,22 +63,21 @@ def compare(
     check_output_dir(build_dir, "--build-dir")
     check_output_folder(build_dir, "--build-dir", force=force, entries=BUILD_ENTRIES)
     from profiler.commands._options import interpreter_given, session_of
+
+    from profiler.compose.options_edge import compare_python, harness_limit
     from profiler.commands._target import python_as_given
 
     python = python_as_given(ctx, python)  # a SCRIPT's #! interpreter where no --python was given
-    if python is not None or workload != "harness" or harness is not None:  # resolved once, here (no --python: the harness times the importprof it runs in)
+    if compare_python(python, workload, harness):  # resolved once, here (no --python: the harness times the importprof it runs in)
         python = interpreter_given(ctx, python)
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,
                           launches=launches, build_dir=build_dir, syscalls=syscalls, variants=variant or None, force=force,
                           ignore_failure=ignore_failure, harness=harness, harness_shell=harness_shell, record_with=record_with)
     from profiler.commands._common import showing_partial, suggesting_ignore_failure
 
-    if harness is not None:
-        from profiler.commands._target import timeout_given
-        from profiler.compose.compare_harness import HARNESS_TIMEOUT_S
+    from profiler.commands._target import timeout_given
 
-        if not timeout_given(ctx):  # a test suite runs for minutes: one harness run's limit is an hour unless --timeout says
-            session_of(ctx).set_timeout(HARNESS_TIMEOUT_S)
+    harness_limit(session_of(ctx), harness, timeout_given(ctx))  # a test suite runs for minutes: an hour unless --timeout says
     with showing_partial(render_compare_table), suggesting_ignore_failure(), Progress("measuring", session_of(ctx)):
         report = run_compare(opts, session=session_of(ctx))
     deliver(report, fmt=fmt, output=output, table=render_compare_table,

@@ -103,22 +103,16 @@ def _imports_ab(ctx, target, pythons, vs, fmt, output, top, common) -> None:
     from profiler.errors import UsageError
     from profiler.render.console_imports import render_diff_table
     from profiler.compose.diff import diff_live
-    from profiler.workflows.imports import ImportsOptions
+    from profiler.compose.options_edge import check_two_captures, two_captures
 
     versus = versus_of(ctx, vs, bool(pythons), ctx.command_path)  # (a #! interpreter is not a given --python)
-    if len(pythons) + len(versus) > 2 + (1 if versus else 0) or len(versus) > 1 or (versus and len(pythons) > 1):
-        raise UsageError("imports compares two captures: two --python, or one --vs TARGET")
+    check_two_captures(pythons, versus)
     if fmt not in (None, "json"):
         raise UsageError(f"--format {fmt} shows one capture; two captures give a diff (json)")
     from profiler.commands._options import python_for, session_of
 
-    if versus:  # each capture's interpreter, resolved once, here
-        (other, other_python), = versus
-        a = ImportsOptions(target=target, python=python_for(ctx, pythons[0] if pythons else None, target), **common)
-        b = ImportsOptions(target=other, python=python_for(ctx, other_python or (pythons[0] if pythons else None), other), **common)
-    else:
-        a = ImportsOptions(target=target, python=python_for(ctx, pythons[0], target), **common)
-        b = ImportsOptions(target=target, python=python_for(ctx, pythons[1], target), **common)
+    # each capture's interpreter, resolved once, here
+    a, b = two_captures(target, pythons, versus, lambda python, t: python_for(ctx, python, t), **common)
     with suggesting_ignore_failure(), Progress("importing", session_of(ctx)):
         report = diff_live(a, b, session=session_of(ctx))
     deliver(report, fmt=fmt, output=output, table=lambda r, tty: render_diff_table(r, tty, top))

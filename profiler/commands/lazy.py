@@ -69,8 +69,10 @@ def lazy(
     from profiler.render.console_lazy import render_lazy_table
     from profiler.compose.lazy import LazyOptions, lazy as run_lazy
 
+    from profiler.compose.options_edge import apply_options, applying, keep_eager_words
+
     check_outputs(output)
-    keep = [k.strip() for item in keep_eager or () for k in item.split(",") if k.strip()]
+    keep = keep_eager_words(keep_eager)
     from profiler.commands._options import interpreter_given, session_of
 
     from profiler.model.words import Engine
@@ -87,14 +89,13 @@ def lazy(
         ignore_failure=ignore_failure,
     )
 
-    if apply is not None or filter_out is not None or diff:
+    if applying(apply, filter_out, diff):
         from profiler.render.console_lazy_apply import render_lazy_apply_diff, render_lazy_apply_table
-        from profiler.compose.lazy_apply import ApplyOptions, lazy_apply
+        from profiler.compose.lazy_apply import lazy_apply
 
-        aopts = ApplyOptions(lazy=opts, directory=apply, style=style, diff=diff, filter_out=filter_out,
-                             verify_with=tuple(verify_with or ()), min_ms=min_ms,
-                             oldest_python=interpreter_given(ctx, oldest_python) if oldest_python else None,
-                             proof_runs=runs or 10, profile_runs=profile_runs, max_bisect_runs=max_bisect_runs)
+        aopts = apply_options(opts, apply=apply, style=style, diff=diff, filter_out=filter_out, verify_with=verify_with,
+                              min_ms=min_ms, oldest_python=interpreter_given(ctx, oldest_python) if oldest_python else None,
+                              runs=runs, profile_runs=profile_runs, max_bisect_runs=max_bisect_runs)
 
         def apply_table(report, tty):
             return render_lazy_apply_diff(report) if diff else render_lazy_apply_table(report, tty, top=top)

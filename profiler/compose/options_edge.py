@@ -1,0 +1,90 @@
+"""Between a caller's words and a composition's options: the steps the command line
+(commands/) and the library facade (profiler/api.py) both take for the forms that build more
+than one options object, so the two cannot drift apart. The values are checked by the
+options themselves (their `__post_init__`); what is here is the rule that turns the words into
+them.
+
+  keep_eager_words   `lazy --keep-eager` (repeatable, comma-separated) → module names
+  applying           whether `lazy` adopts its result (`--apply`, `--filter-out`, `--diff`)
+  apply_options      `lazy --apply/--filter-out` → ApplyOptions around the LazyOptions
+  check_two_captures `imports --vs TARGET` / two `--python`: how many captures were asked for
+  two_captures       → the two ImportsOptions `compose/diff.py: diff_live` captures and diffs
+  compare_python     whether `compare` resolves an interpreter (none: the harness workload's own)
+  harness_limit      `compare --harness`: one run's limit is an hour unless one was given
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from profiler.errors import UsageError
+
+if TYPE_CHECKING:
+    from profiler.compose.lazy_apply_state import ApplyOptions
+    from profiler.model.target import Target
+    from profiler.session import Session
+    from profiler.workflows.imports import ImportsOptions
+
+
+def keep_eager_words(items: Sequence[str] | None) -> list[str]:
+    """`--keep-eager a,b --keep-eager c` → ["a", "b", "c"] (blanks dropped)."""
+    return [k.strip() for item in items or () for k in item.split(",") if k.strip()]
+
+
+def applying(apply: str | None, filter_out: str | None, diff: bool) -> bool:
+    """`lazy` adopts what it measured (lazy_apply) rather than only measuring it (lazy)."""
+    return apply is not None or filter_out is not None or diff
+
+
+def apply_options(lazy: Any, *, apply: str | None, style: Any, diff: bool, filter_out: str | None,
+                  verify_with: Sequence[str] | None, min_ms: float, oldest_python: Any, runs: int | None,
+                  profile_runs: int, max_bisect_runs: int) -> ApplyOptions:
+    """The ApplyOptions of `lazy --apply DIR` / `--filter-out FILE` around `lazy` (its
+    LazyOptions): `runs` (lazy's timing runs, None adaptive) are the proof's runs, 10 when
+    adaptive; `oldest_python` resolved by the caller (None: requires-python's oldest)."""
+    from profiler.compose.lazy_apply_state import ApplyOptions
+
+    return ApplyOptions(lazy=lazy, directory=apply, style=style, diff=diff, filter_out=filter_out,
+                        verify_with=tuple(verify_with or ()), min_ms=min_ms, oldest_python=oldest_python,
+                        proof_runs=runs or 10, profile_runs=profile_runs, max_bisect_runs=max_bisect_runs)
+
+
+def check_two_captures(pythons: Sequence[object], versus: Sequence[object]) -> None:
+    """Two captures are two `--python` or one `--vs TARGET` (with at most one `--python`)."""
+    if len(pythons) + len(versus) > 2 + (1 if versus else 0) or len(versus) > 1 or (versus and len(pythons) > 1):
+        raise UsageError("imports compares two captures: two --python, or one --vs TARGET")
+
+
+def two_captures(target: Target, pythons: Sequence[str | None], versus: Sequence[tuple[Target, str | None]],
+                 python_for: Callable[[str | None, Target], Any], **common: Any) -> tuple[ImportsOptions, ImportsOptions]:
+    """A's and B's ImportsOptions: the target on each `--python`, or the target and its `--vs`
+    (on its own #! interpreter when it has one and no --python was given, else A's). Each
+    interpreter resolved by `python_for(word, target)`, A's first; `common`: the options both
+    share (runs, warmup, ignore_failure, group, level)."""
+    from profiler.workflows.imports import ImportsOptions
+
+    check_two_captures(pythons, versus)
+    first = pythons[0] if pythons else None
+    if versus:
+        (other, other_python), = versus
+        a = ImportsOptions(target=target, python=python_for(first, target), **common)
+        b = ImportsOptions(target=other, python=python_for(other_python or first, other), **common)
+    else:
+        a = ImportsOptions(target=target, python=python_for(pythons[0], target), **common)
+        b = ImportsOptions(target=target, python=python_for(pythons[1], target), **common)
+    return a, b
+
+
+def compare_python(python: str | None, workload: str | None, harness: str | None) -> bool:
+    """`compare` resolves `--python` (none: the default python3) except for `--workload harness`
+    without one, which times the importprof it runs in."""
+    return python is not None or workload != "harness" or harness is not None
+
+
+def harness_limit(session: Session, harness: str | None, given: bool) -> None:
+    """`compare --harness`: one run of CMD (a test suite) may take an hour, unless a limit was
+    `given` (--timeout)."""
+    if harness is not None and not given:
+        from profiler.compose.compare_harness import HARNESS_TIMEOUT_S
+
+        session.set_timeout(HARNESS_TIMEOUT_S)
