@@ -52,10 +52,11 @@ __all__ = ["startup", "imports", "imports_diff", "trace", "lazy", "lazy_apply", 
 
 # -- the edge, as the commands have it ------------------------------------------------------
 
-def _session_or_new(session: Session | None) -> Session:
+def _fresh_session() -> Session:
+    """A fresh Session for a call given none (the functions below default theirs to None)."""
     from profiler.session import Session
 
-    return session if session is not None else Session()
+    return Session()
 
 
 def _target(words: TargetWords, command: str, *, command_targets: bool = True, check: bool = True) -> Target:
@@ -138,7 +139,7 @@ def startup(target: TargetWords = None, *, python: str | Sequence[str] | None = 
     from profiler.model.words import Engine, Metric
     from profiler.workflows.targets import check_target
 
-    s = _session_or_new(session)
+    s = session if session is not None else _fresh_session()
     engine_word, metric_words = Engine.parse(engine), Metric.parse_all(_words(metrics))
     pythons = [_python_word(p) for p in _words(python)]
     main = _target(target, "startup")
@@ -173,7 +174,7 @@ def imports(target: TargetWords = None, *, python: str | None = None, runs: int 
     from profiler.model.words import Group, Headers, Metric
     from profiler.workflows.imports import ImportsOptions, imports as run_imports
 
-    s = _session_or_new(session)
+    s = session if session is not None else _fresh_session()
     if from_log is not None and target is not None:
         raise UsageError("give either a target or --from-log, not both")
     main = _target(target, "imports")
@@ -202,7 +203,7 @@ def imports_diff(target: TargetWords = None, *, python: str | Sequence[str] | No
     from profiler.model.words import Group
     from profiler.workflows.targets import check_target
 
-    s = _session_or_new(session)
+    s = session if session is not None else _fresh_session()
     main = _target(target, "imports")
     group_word = Group.parse(group, "--group") if group is not None else None
     pythons: list[str | None] = [_python_word(p) for p in _words(python)]
@@ -228,7 +229,7 @@ def trace(target: TargetWords = None, *, python: str | None = None, variants: Se
     from profiler import sinks
     from profiler.workflows.trace import TraceOptions, trace as run_trace
 
-    s = _session_or_new(session)
+    s = session if session is not None else _fresh_session()
     main = _target(target, "trace")
     sinks.check_writable(keep_log)
     python = _shebang(main, _python_word(python), s)
@@ -246,7 +247,7 @@ def lazy(target: TargetWords = None, *, python: str | None = None, keep_eager: S
     """`importprof lazy` (the measurement; `--apply`/`--filter-out`/`--diff`: lazy_apply)."""
     from profiler.compose.lazy import lazy as run_lazy
 
-    s = _session_or_new(session)
+    s = session if session is not None else _fresh_session()
     opts = _lazy_options(target, python, keep_eager, runs, warmup, profile_runs, max_bisect_runs, engine, ignore_failure, s)
     return run_lazy(opts, session=s)
 
@@ -276,7 +277,7 @@ def lazy_apply(target: TargetWords = None, *, python: str | None = None, apply: 
     from profiler.compose.lazy_apply import lazy_apply as run_lazy_apply
     from profiler.compose.options_edge import apply_options
 
-    s = _session_or_new(session)
+    s = session if session is not None else _fresh_session()
     opts = _lazy_options(target, python, keep_eager, runs, warmup, profile_runs, max_bisect_runs, engine, ignore_failure, s)
     aopts = apply_options(opts, apply=apply, style=style, diff=diff, filter_out=filter_out, verify_with=_words(verify_with),
                           min_ms=min_ms, oldest_python=_interpreter(_python_word(oldest_python), s) if oldest_python else None,
@@ -290,7 +291,7 @@ def doctor(target: TargetWords = None, *, python: str | None = None, runs: int =
     """`importprof doctor`; `trace=False` is `--no-trace`."""
     from profiler.compose.doctor import DoctorOptions, doctor as run_doctor
 
-    s = _session_or_new(session)
+    s = session if session is not None else _fresh_session()
     main = _target(target, "doctor", command_targets=False)
     python = _shebang(main, _python_word(python), s)
     opts = DoctorOptions(target=main, python=_interpreter(python, s), runs=runs, timing_runs=timing_runs, trace=trace,
@@ -306,7 +307,7 @@ def site(*, python: str | None = None, runs: int = 3, flags: Sequence[str] | Non
     from profiler.errors import UsageError
     from profiler.workflows.site import SiteOptions, site as run_site
 
-    s = _session_or_new(session)
+    s = session if session is not None else _fresh_session()
     extra: list[str] = []
     for text in _words(flags):
         try:
@@ -324,7 +325,7 @@ def why(module: str, target: TargetWords = None, *, python: str | None = None, r
     from profiler.compose.why import WhyOptions, why as run_why
     from profiler.errors import UsageError
 
-    s = _session_or_new(session)
+    s = session if session is not None else _fresh_session()
     if sum([target is not None, report is not None, from_log is not None]) > 1:
         raise UsageError("give one of: a target, --report FILE, --from-log FILE")
     log = _log(from_log)
@@ -354,7 +355,7 @@ def compare(target: TargetWords = None, *, workload: str | None = None, python: 
     from profiler.session import DEFAULT_TIMEOUT_S
     from profiler.sinks import check_output_dir, check_output_folder
 
-    s = _session_or_new(session)
+    s = session if session is not None else _fresh_session()
     main = _target(target, "compare", command_targets=False) if target is not None else None
     check_output_dir(build_dir, "--build-dir")
     check_output_folder(build_dir, "--build-dir", force=force, entries=BUILD_ENTRIES)
