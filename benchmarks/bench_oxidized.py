@@ -33,6 +33,7 @@ sys.path.insert(0, ROOT)
 
 from profiler.render.console_compare import render_compare_table  # noqa: E402
 from profiler.compose.compare import CompareOptions, compare  # noqa: E402
+from profiler.model.words import Syscalls  # noqa: E402
 from profiler.session import Session
 
 AIM_STDLIB_SPEEDUP = 1.25
@@ -142,7 +143,7 @@ def real(args, say) -> None:
             try:
                 report = _measured(name, CompareOptions(target=Target("script", argv[0], tuple(argv[1:])),
                                                         python=str(venv / "bin" / "python"), runs=args.real_runs, warmup=1,
-                                                        syscalls="off", build_dir=os.path.join(tmp, f"b{i}")), say)
+                                                        syscalls=Syscalls.OFF, build_dir=os.path.join(tmp, f"b{i}")), say)
             finally:
                 os.chdir(here)
             if report is None:
@@ -178,7 +179,7 @@ def frozen(args, say) -> None:
             lines.append(f"{version}: skipped (no pyenv CPython {version}.x under {root}/versions)")
             continue
         report = _measured(f"import-stdlib on {found[0]}", CompareOptions(workload="import-stdlib", python=found[0], runs=args.runs,
-                                                                          warmup=2, syscalls="off"), say)
+                                                                          warmup=2, syscalls=Syscalls.OFF), say)
         if report is None:
             lines.append(f"{version}: FAILED (above): MISSED")
             continue
@@ -229,7 +230,7 @@ def instructions(build_dir: str) -> None:
 
 def oxidized(args, say) -> None:
     stdlib = _measured("import-stdlib", CompareOptions(workload="import-stdlib", python=args.python, runs=args.runs, warmup=2,
-                                                        syscalls="off"), say)
+                                                        syscalls=Syscalls.OFF), say)
     if stdlib is not None:
         print(render_compare_table(stdlib, tty=False))
         mem = _row(stdlib, "in-memory")
@@ -240,7 +241,7 @@ def oxidized(args, say) -> None:
             instructions(stdlib.build_dir)
 
     harness = _measured("harness", CompareOptions(workload="harness", runs=args.harness_runs, warmup=1, launches=args.launches,
-                                                  syscalls="off"), say)
+                                                  syscalls=Syscalls.OFF), say)
     if harness is None:
         return
     print(render_compare_table(harness, tty=False))

@@ -41,6 +41,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from profiler.compose.compare import CompareOptions, compare  # noqa: E402
+from profiler.model.words import Syscalls  # noqa: E402
 from profiler.render.console_compare import render_compare_table  # noqa: E402
 from profiler.session import Session
 
@@ -368,7 +369,7 @@ def main() -> int:
             os.chdir(here)
         return 0
     opts = CompareOptions(target=Target("script", hg, ("log", "-R", repo)), python=py, runs=args.runs, warmup=0,
-                          harness=harness, syscalls="off", variants=(args.variant,) if args.variant else None)
+                          harness=harness, syscalls=Syscalls.OFF, variants=(args.variant,) if args.variant else None)
     here = os.getcwd()
     os.chdir(tests_dir)  # run-tests.py runs from its folder
     from profiler.compose.compare_harness import HARNESS_TIMEOUT_S

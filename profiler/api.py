@@ -351,7 +351,7 @@ def compare(target: TargetWords = None, *, workload: str | None = None, python: 
     session's limit is as it was after the call."""
     from profiler.compose.build import BUILD_ENTRIES
     from profiler.compose.compare import CompareOptions, compare as run_compare
-    from profiler.compose.options_edge import compare_python, harness_limit
+    from profiler.compose.options_edge import compare_python, harness_limit, syscalls_word
     from profiler.session import DEFAULT_TIMEOUT_S
     from profiler.sinks import check_output_dir, check_output_folder
 
@@ -364,7 +364,7 @@ def compare(target: TargetWords = None, *, workload: str | None = None, python: 
         python = _shebang(main, python, s)
     interp = _interpreter(python, s) if compare_python(python, workload, harness) else None
     opts = CompareOptions(target=main, workload=workload, python=interp, runs=runs, warmup=warmup, launches=launches,
-                          build_dir=build_dir, syscalls=syscalls, variants=tuple(_words(variants)) or None, force=force,
+                          build_dir=build_dir, syscalls=syscalls_word(syscalls), variants=tuple(_words(variants)) or None, force=force,
                           ignore_failure=ignore_failure, harness=harness, harness_shell=harness_shell,
                           record_with=record_with)
     limit = s.timeout_s

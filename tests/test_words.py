@@ -111,10 +111,15 @@ def test_the_summary_line_groups_by_kind(capsys, monkeypatch):
                                        "1.0 GiB of 16.0 GiB available (--verbose shows each)\n")
 
 
-def test_syscalls_and_the_lazy_style_are_words_made_members_where_the_options_are_made():
-    """compare's --syscalls and lazy --apply's --style are closed sets (model/words.py): the
-    options hold the member whoever built them (a library caller's plain word too), the member
-    is still the word (the documents and the tables unchanged), and the CLI spells the same words."""
+def test_syscalls_and_the_lazy_style_are_words_made_members_at_the_edge():
+    """compare's --syscalls and lazy --apply's --style are closed sets (model/words.py): the edge
+    the command and the library share (compose/options_edge.py) makes the word its member or
+    refuses it, the options hold members only, the member is still the word (the documents and
+    the tables unchanged), and the CLI spells the same words."""
+    import pytest
+
+    from profiler.compose.options_edge import apply_options, style_word, syscalls_word
+    from profiler.errors import UsageError
 
     from profiler.analysis.lazy_edit import STYLES
     from profiler.commands import load_command
@@ -125,8 +130,14 @@ def test_syscalls_and_the_lazy_style_are_words_made_members_where_the_options_ar
 
     t = Target(TargetKind.CODE, "pass")
     assert CompareOptions(target=t).syscalls is Syscalls.AUTO
-    assert CompareOptions(target=t, syscalls="off").syscalls is Syscalls.OFF
-    applied = ApplyOptions(lazy=LazyOptions(target=t), directory="d", style="keyword")
+    assert CompareOptions(target=t, syscalls=syscalls_word("off")).syscalls is Syscalls.OFF
+    with pytest.raises(UsageError, match="^--syscalls: auto, on or off$"):
+        syscalls_word("sometimes")
+    with pytest.raises(UsageError, match="^--style bogus: one of lazy-modules, keyword$"):
+        style_word("bogus")
+    applied = apply_options(LazyOptions(target=t), apply="d", style="keyword", diff=False, filter_out=None,
+                            verify_with=None, min_ms=0.0, oldest_python=None, runs=None, profile_runs=1,
+                            max_bisect_runs=1)
     assert applied.style is LazyStyle.KEYWORD and ApplyOptions(lazy=LazyOptions(target=t), directory="d").style is LazyStyle.LAZY_MODULES
     assert json.dumps({"style": applied.style, "syscalls": Syscalls.ON}) == '{"style": "keyword", "syscalls": "on"}'
     assert f"({applied.style}; at least" == "(keyword; at least"  # the lazy --apply table's title

@@ -64,14 +64,14 @@ def compare(
     check_output_folder(build_dir, "--build-dir", force=force, entries=BUILD_ENTRIES)
     from profiler.commands._options import interpreter_given, session_of
 
-    from profiler.compose.options_edge import compare_python, harness_limit
+    from profiler.compose.options_edge import compare_python, harness_limit, syscalls_word
     from profiler.commands._target import python_as_given
 
     python = python_as_given(ctx, python)  # a SCRIPT's #! interpreter where no --python was given
     if compare_python(python, workload, harness):  # resolved once, here (no --python: the harness times the importprof it runs in)
         python = interpreter_given(ctx, python)
     opts = CompareOptions(target=target, workload=workload, python=python, runs=runs, warmup=warmup,
-                          launches=launches, build_dir=build_dir, syscalls=syscalls, variants=variant or None, force=force,
+                          launches=launches, build_dir=build_dir, syscalls=syscalls_word(syscalls), variants=variant or None, force=force,
                           ignore_failure=ignore_failure, harness=harness, harness_shell=harness_shell, record_with=record_with)
     from profiler.commands._common import showing_partial, suggesting_ignore_failure
 

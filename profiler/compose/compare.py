@@ -46,7 +46,7 @@ class CompareOptions(RunOptions):
     min_time_s: float = 2.0
     launches: int = 10
     build_dir: str | None = None
-    syscalls: Syscalls | str = Syscalls.AUTO  # --syscalls: the word or its member (a member once made: __post_init__)
+    syscalls: Syscalls = Syscalls.AUTO  # --syscalls (its word made the member at the edge: options_edge.syscalls_word)
     variants: tuple[str, ...] | None = None  # --variant (default: every one the interpreter has)
     force: bool = False  # --force: build into a --build-dir importprof did not make (its own files only)
     harness: str | None = None  # --harness CMD: a command line with {program}, timed once per variant per round
@@ -67,10 +67,6 @@ class CompareOptions(RunOptions):
             raise UsageError("compare needs a Python target, not `-- COMMAND`")
         if self.launches < 1:
             raise UsageError("--launches must be at least 1")
-        try:  # frozen: the word made its member once, at construction
-            object.__setattr__(self, "syscalls", Syscalls(self.syscalls))
-        except ValueError:
-            raise UsageError("--syscalls: auto, on or off") from None
         if self.harness is None and (self.record_with is not None or self.harness_shell):
             raise UsageError("--record-with and --harness-shell go with --harness CMD")
         if self.harness is not None:

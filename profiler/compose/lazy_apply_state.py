@@ -27,7 +27,7 @@ PLACEHOLDER = "{python}"
 class ApplyOptions:
     lazy: object  # compose.lazy.LazyOptions (the measurement)
     directory: str | None = None
-    style: LazyStyle | str = LazyStyle.LAZY_MODULES  # --style: the word or its member (a member once made: __post_init__)
+    style: LazyStyle = LazyStyle.LAZY_MODULES  # --style (its word made the member at the edge: options_edge.style_word)
     diff: bool = False
     filter_out: str | None = None
     verify_with: Sequence[str] = ()  # command lines (shlex-split; {python} = each interpreter)
@@ -42,7 +42,6 @@ class ApplyOptions:
         """An ApplyOptions that exists is valid (the command's and the library's alike): each
         check is one usage error, in this order. `--style keyword` against the project's
         requires-python reads files: compose/lazy_apply.py: check_style, once, at the entry."""
-        from profiler.analysis.lazy_edit import STYLES
         from profiler.errors import UsageError
         from profiler.workflows.targets import command_lines
 
@@ -52,10 +51,6 @@ class ApplyOptions:
             raise UsageError("--apply and --filter-out are two ways to adopt the result: give one")
         if self.diff and self.directory is None:
             raise UsageError("--diff shows what --apply DIR would write: give --apply DIR")
-        try:  # frozen: the word made its member once, at construction
-            object.__setattr__(self, "style", LazyStyle(self.style))
-        except ValueError:
-            raise UsageError(f"--style {self.style}: one of {', '.join(STYLES)}") from None
         if self.min_ms < 0:
             raise UsageError("--min-ms cannot be negative")
         command_lines("--verify-with", self.verify_with)

@@ -11,6 +11,8 @@ them.
   two_captures       → the two ImportsOptions `compose/diff.py: diff_live` captures and diffs
   compare_python     whether `compare` resolves an interpreter (none: the harness workload's own)
   harness_limit      `compare --harness`: one run's limit is an hour unless one was given
+  syscalls_word      `compare --syscalls WHEN` → its Syscalls member
+  style_word         `lazy --apply --style STYLE` → its LazyStyle member
 """
 
 from __future__ import annotations
@@ -22,8 +24,29 @@ from profiler.errors import UsageError
 if TYPE_CHECKING:
     from profiler.compose.lazy_apply_state import ApplyOptions
     from profiler.model.target import Target
+    from profiler.model.words import LazyStyle, Syscalls
     from profiler.session import Session
     from profiler.workflows.imports import ImportsOptions
+
+
+def syscalls_word(word: str) -> Syscalls:
+    """`--syscalls auto|on|off` → its member (the options hold only members)."""
+    from profiler.model.words import Syscalls
+
+    try:
+        return Syscalls(word)
+    except ValueError:
+        raise UsageError("--syscalls: auto, on or off") from None
+
+
+def style_word(word: str) -> LazyStyle:
+    """`--style lazy-modules|keyword` → its member (the options hold only members)."""
+    from profiler.model.words import LazyStyle
+
+    try:
+        return LazyStyle(word)
+    except ValueError:
+        raise UsageError(f"--style {word}: one of {', '.join(s.value for s in LazyStyle)}") from None
 
 
 def keep_eager_words(items: Sequence[str] | None) -> list[str]:
@@ -36,7 +59,7 @@ def applying(apply: str | None, filter_out: str | None, diff: bool) -> bool:
     return apply is not None or filter_out is not None or diff
 
 
-def apply_options(lazy: Any, *, apply: str | None, style: Any, diff: bool, filter_out: str | None,
+def apply_options(lazy: Any, *, apply: str | None, style: str, diff: bool, filter_out: str | None,
                   verify_with: Sequence[str] | None, min_ms: float, oldest_python: Any, runs: int | None,
                   profile_runs: int, max_bisect_runs: int) -> ApplyOptions:
     """The ApplyOptions of `lazy --apply DIR` / `--filter-out FILE` around `lazy` (its
@@ -44,7 +67,7 @@ def apply_options(lazy: Any, *, apply: str | None, style: Any, diff: bool, filte
     adaptive; `oldest_python` resolved by the caller (None: requires-python's oldest)."""
     from profiler.compose.lazy_apply_state import ApplyOptions
 
-    return ApplyOptions(lazy=lazy, directory=apply, style=style, diff=diff, filter_out=filter_out,
+    return ApplyOptions(lazy=lazy, directory=apply, style=style_word(style), diff=diff, filter_out=filter_out,
                         verify_with=tuple(verify_with or ()), min_ms=min_ms, oldest_python=oldest_python,
                         proof_runs=runs or 10, profile_runs=profile_runs, max_bisect_runs=max_bisect_runs)
 
