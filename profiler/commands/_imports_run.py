@@ -1,7 +1,7 @@
 """The steps every spelling of `importprof imports` (one capture or one log) ends in: measured,
 its warnings said, delivered, the budget judged. Typer's callback (commands/imports.py) and the
-fast path for `imports --from-log FILE` (commands/__init__.py: fast_path, which imports no
-typer) both call it, so the two cannot drift apart."""
+fast path for `imports --from-log FILE [--format FMT]` (commands/__init__.py: fast_path, which
+imports no typer) both call it, so the two cannot drift apart."""
 
 from __future__ import annotations
 

@@ -29,9 +29,10 @@ def register(app: typer.Typer) -> None:
     )(imports)
 
 
-# `imports --from-log FILE` alone is answered without typer by commands/__init__.py:
-# _imports_from_log, which mirrors this body with every option at its default: a step added
-# here goes there too (tests/test_cli_startup.py compares both paths' output on real logs)
+# `imports --from-log FILE`, alone or with `--format FMT`, is answered without typer by
+# commands/__init__.py: _imports_from_log, which mirrors this body with every other option at its
+# default: a step added here goes there too (tests/test_cli_startup.py compares both paths'
+# output on real logs, in every format)
 def imports(
     ctx: typer.Context,
     python: PythonsOpt = None,
