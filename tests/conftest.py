@@ -19,8 +19,7 @@ os.environ.setdefault("IMPORTPROF_VERBOSE", "1")
 # every warning importprof says is typed where it is said (session.py: _typed_if_ours): a plain
 # string from inside profiler/ fails the test; the modules after `except:` still say plain words
 # (issue 43 item 2, tests/test_warnings_typed.py: STILL_PLAIN)
-STILL_PLAIN = ("profiler.workflows.pythons", "profiler.capture.interpreter", "profiler.commands._imports_run",
-               "profiler.compose.startup")
+STILL_PLAIN = ("profiler.commands._imports_run", "profiler.compose.startup")
 os.environ.setdefault("IMPORTPROF_TYPED_WARNINGS", "except:" + ",".join(STILL_PLAIN))
 
 
