@@ -234,6 +234,28 @@ def test_a_bad_value_is_the_command_lines_error(argv, call, kind, tmp_path, monk
     assert raised.value.message == said
 
 
+@pytest.mark.parametrize("option, path", [("--apply", ""), ("--filter-out", ""), ("--filter-out", " ")])
+def test_an_empty_apply_path_is_a_usage_error_at_the_shared_edge(option, path):
+    # the command line's parser refuses it first ("needs a path"); a library caller's
+    # filter_out="" was taken for no --filter-out and ended in a TypeError
+    from profiler.compose.lazy import LazyOptions
+    from profiler.compose.options_edge import apply_options
+
+    given = {"apply": path if option == "--apply" else None, "filter_out": path if option == "--filter-out" else None}
+    with pytest.raises(UsageError, match=f"^{option} needs a path, not an empty string$"):
+        apply_options(LazyOptions(target=Target(TargetKind.CODE, "pass")), style="lazy-modules", diff=False,
+                      verify_with=None, min_ms=1.0, oldest_python=None, runs=None, profile_runs=1, max_bisect_runs=1,
+                      **given)
+
+
+@needs_py
+@pytest.mark.slow
+def test_an_empty_filter_out_through_the_facade_is_that_usage_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match="^--filter-out needs a path"):
+        api.lazy_apply("-c pass", python=PY, filter_out="")
+
+
 @pytest.mark.parametrize("words, target", [
     ("-m json.tool --help", Target(TargetKind.MODULE, "json.tool", ("--help",))),
     (["-c", "import json"], Target(TargetKind.CODE, "import json")),

@@ -64,9 +64,14 @@ def apply_options(lazy: Any, *, apply: str | None, style: str, diff: bool, filte
                   profile_runs: int, max_bisect_runs: int) -> ApplyOptions:
     """The ApplyOptions of `lazy --apply DIR` / `--filter-out FILE` around `lazy` (its
     LazyOptions): `runs` (lazy's timing runs, None adaptive) are the proof's runs, 10 when
-    adaptive; `oldest_python` resolved by the caller (None: requires-python's oldest)."""
+    adaptive; `oldest_python` resolved by the caller (None: requires-python's oldest). An
+    empty DIR or FILE is refused (the command line's parser refuses it before: a library
+    caller's `filter_out=""` went on as no --filter-out, to a TypeError)."""
     from profiler.compose.lazy_apply_state import ApplyOptions
 
+    for option, path in (("--apply", apply), ("--filter-out", filter_out)):
+        if path is not None and not path.strip():
+            raise UsageError(f"{option} needs a path, not an empty string")
     return ApplyOptions(lazy=lazy, directory=apply, style=style_word(style), diff=diff, filter_out=filter_out,
                         verify_with=tuple(verify_with or ()), min_ms=min_ms, oldest_python=oldest_python,
                         proof_runs=runs or 10, profile_runs=profile_runs, max_bisect_runs=max_bisect_runs)
