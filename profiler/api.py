@@ -367,9 +367,5 @@ def compare(target: TargetWords = None, *, workload: str | None = None, python: 
                           build_dir=build_dir, syscalls=syscalls_word(syscalls), variants=tuple(_words(variants)) or None, force=force,
                           ignore_failure=ignore_failure, harness=harness, harness_shell=harness_shell,
                           record_with=record_with)
-    limit = s.timeout_s
-    harness_limit(s, harness, given=limit != DEFAULT_TIMEOUT_S)
-    try:
+    with harness_limit(s, harness, given=s.timeout_s != DEFAULT_TIMEOUT_S):
         return run_compare(opts, session=s)
-    finally:
-        s.timeout_s = limit

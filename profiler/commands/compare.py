@@ -77,8 +77,8 @@ def compare(
 
     from profiler.commands._target import timeout_given
 
-    harness_limit(session_of(ctx), harness, timeout_given(ctx))  # a test suite runs for minutes: an hour unless --timeout says
-    with showing_partial(render_compare_table), suggesting_ignore_failure(), Progress("measuring", session_of(ctx)):
+    limit = harness_limit(session_of(ctx), harness, timeout_given(ctx))  # a test suite runs for minutes: an hour unless --timeout says
+    with limit, showing_partial(render_compare_table), suggesting_ignore_failure(), Progress("measuring", session_of(ctx)):
         report = run_compare(opts, session=session_of(ctx))
     deliver(report, fmt=fmt, output=output, table=render_compare_table,
             exports=((export_json, "json"), (export_markdown, "markdown")))

@@ -10,14 +10,15 @@ them.
   check_two_captures `imports --vs TARGET` / two `--python`: how many captures were asked for
   two_captures       → the two ImportsOptions `compose/diff.py: diff_live` captures and diffs
   compare_python     whether `compare` resolves an interpreter (none: the harness workload's own)
-  harness_limit      `compare --harness`: one run's limit is an hour unless one was given
+  harness_limit      `compare --harness`: one run's limit is an hour unless one was given (a with block)
   syscalls_word      `compare --syscalls WHEN` → its Syscalls member
   style_word         `lazy --apply --style STYLE` → its LazyStyle member
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from profiler.errors import UsageError
 
@@ -109,10 +110,19 @@ def compare_python(python: str | None, workload: str | None, harness: str | None
     return python is not None or workload != "harness" or harness is not None
 
 
-def harness_limit(session: Session, harness: str | None, given: bool) -> None:
-    """`compare --harness`: one run of CMD (a test suite) may take an hour, unless a limit was
-    `given` (--timeout)."""
-    if harness is not None and not given:
-        from profiler.compose.compare_harness import HARNESS_TIMEOUT_S
+@contextmanager
+def harness_limit(session: Session, harness: str | None, given: bool) -> Iterator[None]:
+    """`compare --harness`: within it, one run of CMD (a test suite) may take an hour, unless a
+    limit was `given` (--timeout); the session's limit is as it was after (a library caller's
+    session outlives the call)."""
+    if harness is None or given:
+        yield
+        return
+    from profiler.compose.compare_harness import HARNESS_TIMEOUT_S
 
-        session.set_timeout(HARNESS_TIMEOUT_S)
+    limit = session.timeout_s
+    session.set_timeout(HARNESS_TIMEOUT_S)
+    try:
+        yield
+    finally:
+        session.timeout_s = limit
