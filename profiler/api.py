@@ -59,7 +59,7 @@ def _fresh_session() -> Session:
     return Session()
 
 
-def _target(words: TargetWords, command: str, *, command_targets: bool = True, check: bool = True) -> Target:
+def _target(words: TargetWords, command: str, *, command_targets: bool = True) -> Target:
     """The command line's target grammar (profiler/target_grammar.py), None → `-c pass`, then the
     check every command makes before it runs one (commands/_target.py: target_of)."""
     from profiler.model.target import DEFAULT_TARGET
@@ -67,8 +67,7 @@ def _target(words: TargetWords, command: str, *, command_targets: bool = True, c
     from profiler.workflows.targets import check_target
 
     target = target_from_words(words, f"importprof {command}", command_targets=command_targets) or DEFAULT_TARGET
-    if check:
-        check_target(target, f"importprof {command}")
+    check_target(target, f"importprof {command}")
     return target
 
 
@@ -137,7 +136,6 @@ def startup(target: TargetWords = None, *, python: str | Sequence[str] | None = 
     from profiler.capture.interpreter import resolve_pythons
     from profiler.compose.startup import StartupOptions, startup as run_startup
     from profiler.model.words import Engine, Metric
-    from profiler.workflows.targets import check_target
 
     s = session if session is not None else _fresh_session()
     engine_word, metric_words = Engine.parse(engine), Metric.parse_all(_words(metrics))
@@ -149,8 +147,7 @@ def startup(target: TargetWords = None, *, python: str | Sequence[str] | None = 
     given = bool(_words(python))
     others = []
     for words in versus or ():
-        t = _target(words, "startup", check=False)
-        check_target(t, "importprof startup")
+        t = _target(words, "startup")  # checked as the main target is (commands/_target.py: versus_of)
         others.append((t, None if given else _shebang(t, None, s)))
     resolved: Sequence[Interpreter | None] = [None]
     if main.is_python or any(t.is_python and not p for t, p in others):
@@ -201,7 +198,6 @@ def imports_diff(target: TargetWords = None, *, python: str | Sequence[str] | No
     from profiler.compose.diff import diff_live
     from profiler.compose.options_edge import two_captures
     from profiler.model.words import Group
-    from profiler.workflows.targets import check_target
 
     s = session if session is not None else _fresh_session()
     main = _target(target, "imports")
@@ -213,8 +209,7 @@ def imports_diff(target: TargetWords = None, *, python: str | Sequence[str] | No
         pythons = [shebang] if shebang else []
     others = []
     if versus is not None:
-        other = _target(versus, "imports", check=False)
-        check_target(other, "importprof imports")
+        other = _target(versus, "imports")  # checked as the main target is (commands/_target.py: versus_of)
         others.append((other, None if given else _shebang(other, None, s)))
     a, b = two_captures(main, pythons, others, lambda p, t: _python_for(p, t, s), runs=runs, warmup=warmup,
                         ignore_failure=ignore_failure, group=group_word)

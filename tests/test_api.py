@@ -220,6 +220,11 @@ BAD = [
      lambda: api.compare("-c pass", python=PY, record_with="x {program}"), UsageError),
     (["compare", "--python", PY, "--harness", "echo hello", "-c", "pass"],
      lambda: api.compare("-c pass", python=PY, harness="echo hello"), UsageError),
+    # a --vs target is checked as the main one is
+    (["startup", "--python", PY, "--vs", "no_such_script.py", "-c", "pass"],
+     lambda: api.startup("-c pass", python=PY, versus=["no_such_script.py"]), ImportprofError),
+    (["imports", "--python", PY, "--vs", "no_such_script.py", "-c", "pass"],
+     lambda: api.imports_diff("-c pass", python=PY, versus="no_such_script.py"), ImportprofError),
 ]
 
 
