@@ -69,7 +69,7 @@ def lazy(
     from profiler.render.console_lazy import render_lazy_table
     from profiler.compose.lazy import LazyOptions, lazy as run_lazy
 
-    from profiler.compose.options_edge import apply_options, applying, keep_eager_words
+    from profiler.compose.options_edge import apply_options, keep_eager_words
 
     check_outputs(output)
     keep = keep_eager_words(keep_eager)
@@ -89,7 +89,7 @@ def lazy(
         ignore_failure=ignore_failure,
     )
 
-    if applying(apply, filter_out, diff):
+    if apply is not None or filter_out is not None or diff:  # adopting what it measured (lazy_apply)
         from profiler.render.console_lazy_apply import render_lazy_apply_diff, render_lazy_apply_table
         from profiler.compose.lazy_apply import lazy_apply
 

@@ -5,7 +5,6 @@ options themselves (their `__post_init__`); what is here is the rule that turns 
 them.
 
   keep_eager_words   `lazy --keep-eager` (repeatable, comma-separated) → module names
-  applying           whether `lazy` adopts its result (`--apply`, `--filter-out`, `--diff`)
   apply_options      `lazy --apply/--filter-out` → ApplyOptions around the LazyOptions
   check_two_captures `imports --vs TARGET` / two `--python`: how many captures were asked for
   two_captures       → the two ImportsOptions `compose/diff.py: diff_live` captures and diffs
@@ -53,11 +52,6 @@ def style_word(word: str) -> LazyStyle:
 def keep_eager_words(items: Sequence[str] | None) -> list[str]:
     """`--keep-eager a,b --keep-eager c` → ["a", "b", "c"] (blanks dropped)."""
     return [k.strip() for item in items or () for k in item.split(",") if k.strip()]
-
-
-def applying(apply: str | None, filter_out: str | None, diff: bool) -> bool:
-    """`lazy` adopts what it measured (lazy_apply) rather than only measuring it (lazy)."""
-    return apply is not None or filter_out is not None or diff
 
 
 def apply_options(lazy: Any, *, apply: str | None, style: str, diff: bool, filter_out: str | None,
