@@ -11,7 +11,7 @@ import pytest
 
 from profiler.analysis.failures import explain_failure
 from profiler.errors import BadInput, UsageError
-from profiler.model.interpreter import VARIANT_NEEDS, Interpreter, supported_variants
+from profiler.model.interpreter import Interpreter, supported_variants, variant_needs
 from profiler.model.target import Target
 from profiler.model.variant import BUILTIN_VARIANTS, FRESH_FOLDER, Variant, insert_flags, variants_help
 from profiler.workflows.plan import plan_runs
@@ -69,7 +69,7 @@ def test_only_no_site_asks_for_site_paths():
 
 def test_needs_are_declared_once_and_reach_pythons():
     for name, v in BUILTIN_VARIANTS.items():
-        assert VARIANT_NEEDS[name] == v.needs
+        assert variant_needs()[name] == v.needs
     support = supported_variants(PY37)
     assert support["cold-pyc"] and "-X pycache_prefix" in support["cold-pyc"]
     assert support["no-frozen"] and support["isolated"] is None and support["default"] is None

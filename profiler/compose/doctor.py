@@ -478,10 +478,10 @@ def _verify_in_memory(opts: DoctorOptions, interp, f, session: Session):
     """The in-memory build (PyOxidizer's importer) timed beside the same launcher with the
     standard path importer (`oxidized`): neither runs site, so the difference is the finding's."""
     from profiler.analysis import doctor as rules
-    from profiler.model.interpreter import VARIANT_NEEDS, why_not_needs
+    from profiler.model.interpreter import variant_needs, why_not_needs
     from profiler.compose.compare import CompareOptions, compare
 
-    reason = why_not_needs(interp, VARIANT_NEEDS["in-memory"])
+    reason = why_not_needs(interp, variant_needs()["in-memory"])
     if reason is not None:
         return rules.verified(f, None, f"not verified: no in-memory build here: {reason}")
     try:

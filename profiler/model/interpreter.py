@@ -87,7 +87,7 @@ _VARIANT_NEEDS: dict[str, tuple[str, ...]] = {}
 
 
 def variant_needs() -> dict[str, tuple[str, ...]]:
-    """What a variant needs (VARIANT_NEEDS): the interpreter variants declare it themselves
+    """What a variant needs, by name: the interpreter variants declare it themselves
     (model/variant.py), and so do compare/build's (model/build_variant.py; `no-site`, a name of
     both, is the interpreter's). Read on first use: a command that names no variant (`imports
     --from-log`) does not import the two registries."""
@@ -98,13 +98,6 @@ def variant_needs() -> dict[str, tuple[str, ...]]:
         _VARIANT_NEEDS.update({name: v.needs for name, v in BUILTIN_VARIANTS.items()})
         _VARIANT_NEEDS.update({name: v.needs for name, v in BUILD_VARIANTS.items() if name not in BUILTIN_VARIANTS})
     return _VARIANT_NEEDS
-
-
-def __getattr__(name: str) -> Any:
-    """VARIANT_NEEDS, made when first asked for (variant_needs)."""
-    if name == "VARIANT_NEEDS":
-        return variant_needs()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _v(t: tuple[int, int]) -> str:
@@ -146,7 +139,7 @@ def supported_variants(interp: Interpreter) -> dict[str, str | None]:
 
 def require(interp: Interpreter, feature: str, *, for_what: str | None = None) -> None:
     """Refuse, with one line (BadInput, exit 2), an interpreter that lacks `feature`: a capability
-    name, a command name (COMMAND_NEEDS) or a variant name (VARIANT_NEEDS)."""
+    name, a command name (COMMAND_NEEDS) or a variant name (variant_needs())."""
     if feature in CAPABILITIES:
         reason = why_not(interp, feature)
     elif feature in COMMAND_NEEDS:
