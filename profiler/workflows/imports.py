@@ -346,8 +346,6 @@ def add_groups(report: ImportsReport, group: str, interp: Interpreter | None, cw
 def imports(opts: ImportsOptions, *, session: Session) -> ImportsReport:
     from profiler.capture.machine import read_machine, start_sample
 
-    if opts.python or opts.log is None:  # a saved log read alone resolves no interpreter (nor imports the resolver)
-        from profiler.capture.interpreter import interpreter_for
     interp: Interpreter | None = None
     outcomes: list[tuple[str, bool]] | None = None
     facts: list[list] = []
@@ -355,13 +353,17 @@ def imports(opts: ImportsOptions, *, session: Session) -> ImportsReport:
     unreached: list[dict] = []
     exits: list[int] = []  # the measured runs' exit codes (non-zero only with --ignore-failure)
     if opts.log is not None:
-        if opts.python:
+        if opts.python:  # (a saved log read alone resolves no interpreter, nor imports the resolver)
+            from profiler.capture.interpreter import interpreter_for
+
             interp = interpreter_for(opts.python, session=session)
         aggregated = aggregate_log(opts.log, opts.headers)
         source, target = "log", None
     else:
         start_sample(session)  # the CPU share other work used, read over the warm-up
         if opts.target.is_python or opts.python:
+            from profiler.capture.interpreter import interpreter_for
+
             # one line for an interpreter without -X importtime (2.7, 3.6)
             interp = interpreter_for(opts.python, "imports" if opts.target.is_python else None, session=session)
         outcomes = None
