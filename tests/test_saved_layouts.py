@@ -104,18 +104,26 @@ def test_the_streaming_readers_take_the_other_layouts(layout, tmp_path):
     assert page.header() == saved_page.header() and list(page["modules"]) == list(saved_page["modules"])
 
 
+def _refusals(folder, texts, module: str) -> set[tuple[str, str]]:
+    """What show, why --report and report --from say of each of `texts` saved as the report
+    (each refuses it: exit 2, no traceback): one (command, stderr) per command when every text
+    is refused alike."""
+    lines = set()
+    for text in texts:
+        path = folder / "imports.json"
+        path.write_text(text)
+        for args in (("show", path), ("why", module, "--report", path), ("report", "--from", path, "--format", "json")):
+            res = run_main(*args, cwd=folder)
+            assert res.returncode == 2 and "Traceback" not in res.stderr, res
+            lines.add((args[0], res.stderr))
+    return lines
+
+
 @pytest.mark.parametrize("layout", ["compact", "one line", "indented by 1"])
 def test_a_bad_report_is_the_same_line_whatever_the_layout(layout, tmp_path):
     doc = json.loads(SAVED.read_text())
     doc["modules"][7]["cumulative_us"] = "12"
-    lines = set()
-    for text in (json.dumps(doc, indent=2), LAYOUTS[layout](doc)):
-        path = tmp_path / "imports.json"
-        path.write_text(text)
-        for args in (("show", path), ("why", doc["modules"][5]["name"], "--report", path), ("report", "--from", path, "--format", "json")):
-            res = run_main(*args, cwd=tmp_path)
-            assert res.returncode == 2 and "Traceback" not in res.stderr, res
-            lines.add((args[0], res.stderr))
+    lines = _refusals(tmp_path, (json.dumps(doc, indent=2), LAYOUTS[layout](doc)), doc["modules"][5]["name"])
     assert len(lines) == 3, lines
     assert all("modules[7].cumulative_us: expected integer (got string '12')" in err for _, err in lines), lines
 
@@ -134,14 +142,7 @@ def test_a_record_the_fast_decoding_lets_through_is_the_same_line_whatever_the_l
     written = run_main("show", SAVED, "--format", "json").stdout.split("\n")
     at = written.index('  "modules": [') + 1 + 9
     written[at] = "    " + json.dumps(doc["modules"][9]) + ","
-    lines = set()
-    for text in ("\n".join(written), LAYOUTS[layout](doc)):
-        path = tmp_path / "imports.json"
-        path.write_text(text)
-        for args in (("show", path), ("why", doc["modules"][5]["name"], "--report", path), ("report", "--from", path, "--format", "json")):
-            res = run_main(*args, cwd=tmp_path)
-            assert res.returncode == 2 and "Traceback" not in res.stderr, res
-            lines.add((args[0], res.stderr))
+    lines = _refusals(tmp_path, ("\n".join(written), LAYOUTS[layout](doc)), doc["modules"][5]["name"])
     assert len(lines) == 3, lines
 
 
