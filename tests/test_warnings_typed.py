@@ -191,6 +191,12 @@ def test_the_captured_fields_are_what_the_words_read_as():
         assert read_as_before(text) == (kind, subject, figures, label), text
 
 
+def test_each_kind_is_its_own_member():
+    """Two kinds spelled alike would be one member, the second an alias of the first (`is` holds
+    between them, so no other test tells them apart)."""
+    assert len(K) == len(K.__members__), [n for n, k in K.__members__.items() if k.name != n]
+
+
 def _interpreter(version: str):
     from profiler.model.interpreter import Interpreter
 

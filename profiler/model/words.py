@@ -133,7 +133,8 @@ class WarningKind(Word):
     warnings by kind (`2 × the spread is too wide to trust`). The value is the words that line
     shows (figures as N); a value with a `{...}` is a kind whose line names which one (`no-site
     failed`, `lazy skipped`, `skipped /usr/bin/python3.9`): the line shows the warning's own
-    figures, numbers as N (`label_of`)."""
+    figures, numbers as N (`label_of`). Each value is its own: two spelled alike would be one
+    member."""
 
     # a measurement (workflows/measure.py, analysis/statistics.py, analysis/machine.py)
     FAILED = "{who} failed"
@@ -156,7 +157,6 @@ class WarningKind(Word):
     # check and history (compose/check.py, compose/history.py)
     NO_BASELINE_FILE = "no 'baseline' file declared, nothing to update"
     BASELINE_NOT_RUN = "could not run, its baseline is left as it was"
-    CHECK_PYTHON = "{how the check's python was found}"
     NOT_IN_GIT = "{folder} is not in a git repository"
     DIRTY_TREE = "the working tree differs from {commit}"
     NOT_MEASURED = "could not be measured"
@@ -164,18 +164,18 @@ class WarningKind(Word):
     PART_SKIPPED = "{part} skipped"
     MIXED_DOCUMENTS = "these documents measure different {what}"
     # compare and startup's harness (compose/compare.py, compose/harness.py)
-    SYSCALLS_SKIPPED = "{why strace could not run}"
+    SYSCALLS_SKIPPED = "syscall counts skipped: {why strace could not run}"
     VARIANT_FAILED = "{the variant's error}"
     MOSTLY_FALLBACK = "N of N modules came from the filesystem through the fallback path finder, not from its pack"
     ORIGINS_NOT_RECORDED = "where its modules came from in the harness not recorded"
     HARNESS_EXIT = "the harness exited {code} in its recording run"
-    NO_PROCESS_SUMMARY = "{why strace could not run}"
+    NO_PROCESS_SUMMARY = "no per-process summary: {why strace could not run}"
     # trace and imports (workflows/trace.py, workflows/imports.py, workflows/phases.py)
     NO_PYTHON_IN_LOG = "the log shows no Python process importing modules"
     LOG_LAST_LINE_CUT = "the log ends with a truncated line"
     COMMAND_NO_PYTHON = "the command started no Python process that imported anything"
     UNTRACED_FAILED = "the untraced runs failed"
-    STDERR_INSTEAD = "{why strace could not run}"
+    STDERR_INSTEAD = "{why strace could not run}; the command's stderr read instead"
     PHASES_UNSEEN = "N modules were not seen by the instrumented run"
     # lazy and lazy --apply (compose/lazy*.py)
     OUTPUT_UNSTABLE = "the program's output changes from run to run"
