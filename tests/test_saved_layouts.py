@@ -129,21 +129,31 @@ def test_a_bad_report_is_the_same_line_whatever_the_layout(layout, tmp_path):
 
 
 @pytest.mark.parametrize("layout", ["compact", "one line", "indented by 1"])
-@pytest.mark.parametrize("edit", ["2**60", "-1", "5.5", "[1, true]"])
+@pytest.mark.parametrize("edit", ["2**60", "-1", "5.5", "[1, true]", "2**60 then 1"])
 def test_a_record_the_fast_decoding_lets_through_is_the_same_line_whatever_the_layout(layout, edit, tmp_path):
     """Records are decoded with their integers read by json's C parser (inputs.strict_json.fast_decoder)
     and judged by their shape (schema_compiler.item_shape_check); an integer past 2**53, a
-    negative one, a float or a boolean where an integer goes is the line the strict reader says,
-    as saved and in the other layout."""
+    negative one, a float or a boolean where an integer goes, or an integer past 2**53 under a
+    key the record says again (json keeps the later 1: in no value to bound) is the line the
+    strict reader says, as saved and in the other layout."""
     doc = json.loads(SAVED.read_text())
-    field, value = ("self_us_runs", [1, True]) if edit == "[1, true]" else ("self_us", {"2**60": 2**60, "-1": -1, "5.5": 5.5}[edit])
-    doc["modules"][9][field] = value
+    said = {"2**60": "not valid JSON (a number of 19 digits is larger than any importprof document holds)",
+            "-1": "modules[9].self_us: expected >= 0 (got -1)", "5.5": "modules[9].self_us: expected integer (got number 5.5)",
+            "[1, true]": "modules[9].self_us_runs[1]: expected integer or null (got boolean True)"}
+    said["2**60 then 1"] = said["2**60"]
+    if edit == "2**60 then 1":  # the key said twice: written in by hand (a dict has each key once)
+        doc["modules"][9] = {"DUP": 0, **{k: v for k, v in doc["modules"][9].items() if k != "self_us"}, "self_us": 1}
+    else:
+        field, value = ("self_us_runs", [1, True]) if edit == "[1, true]" else ("self_us", {"2**60": 2**60, "-1": -1, "5.5": 5.5}[edit])
+        doc["modules"][9][field] = value
     # as importprof writes it (a record a line): the good report's lines, the record's line replaced
     written = run_main("show", SAVED, "--format", "json").stdout.split("\n")
     at = written.index('  "modules": [') + 1 + 9
     written[at] = "    " + json.dumps(doc["modules"][9]) + ","
-    lines = _refusals(tmp_path, ("\n".join(written), LAYOUTS[layout](doc)), doc["modules"][5]["name"])
+    texts = [re.sub(r'"DUP":( ?)0', rf'"self_us":\g<1>{2**60}', text) for text in ("\n".join(written), LAYOUTS[layout](doc))]
+    lines = _refusals(tmp_path, texts, doc["modules"][5]["name"])
     assert len(lines) == 3, lines
+    assert all(said[edit] in err for _, err in lines), lines
 
 
 @pytest.mark.parametrize("layout", ["compact", "one line"])

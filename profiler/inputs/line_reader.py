@@ -143,9 +143,16 @@ def _stream_items(lines, path: str, kind: str, key: str, take, record, held: _He
     the last item's text and value when another layout was read (layout.relaid, which decodes
     items as fast_decoder does). An item is decoded by fast_decoder (its integers by json's C
     parser) and judged by its shape (item_shape_check); one that shape does not vouch for is
-    decoded again strictly and judged by item_check, so a refusal is the one it was."""
+    decoded again strictly and judged by item_check, so a refusal is the one it was. Nor does it
+    vouch for an item whose text holds a key twice (json keeps the last value: an integer past
+    2**53 before it is in no value to bound); an item it vouches for holds no object, so each of
+    its keys is one of its text's colons, and a colon inside a string only sends it the strict way."""
     check = item_check(kind, key)
-    shaped = item_shape_check(kind, key)
+    shape = item_shape_check(kind, key)
+
+    def shaped(value, text: str) -> bool:
+        return shape(value) and text.count(":") == len(value)
+
     decode = fast_decoder().decode
     i = 0
     last = False
@@ -161,7 +168,7 @@ def _stream_items(lines, path: str, kind: str, key: str, take, record, held: _He
         if held:  # a problem met already: the rest is only parsed (strictly: not JSON is said first)
             if not memo or memo[0] != text:
                 _strict(text)
-            elif not shaped(memo[1]):  # relaid decoded it as fast_decoder does: its integers unbounded
+            elif not shaped(memo[1], text):  # relaid decoded it as fast_decoder does: its integers unbounded
                 _strict(text)
         elif not take(i, text):
             if memo and memo[0] == text:
@@ -173,7 +180,7 @@ def _stream_items(lines, path: str, kind: str, key: str, take, record, held: _He
                     raise NotStreamable from None
             # a value is nested no deeper than its brackets + 1 (counted in C; the walk only when they could be too many)
             deep = text.count("[") + text.count("{") + 3 > MAX_NESTING and nesting(value) + 2 > MAX_NESTING
-            if not deep and shaped(value):
+            if not deep and shaped(value, text):
                 record(i, value)
             else:
                 value = _strict(text)
