@@ -5,8 +5,9 @@ ones up by kind after the output (commands/_common.flush_warnings).
 
 Each warning importprof says is given its kind, whose it is and its figures where it is said
 (model/words.py: Said, WarningKind; `RunWarning.said`): nothing here reads them back from its
-words. A plain string (a library caller's own `session.warn("...")`) is a warning of no kind,
-counted under its whole text (`of`)."""
+words. A plain string (the imports log's notes, tests/conftest.py STILL_PLAIN, or a library
+caller's own `session.warn("...")`) is read from its words once, as every warning was before
+(`of`)."""
 
 from __future__ import annotations
 
@@ -42,9 +43,9 @@ class RunWarning:
 
     @classmethod
     def said(cls, text: str, kind: WarningKind, figures: str, subject: str = "") -> RunWarning:
-        """A warning of a known kind: counted under the kind's words, or its own figures (numbers
-        as N) for a kind that names which one (WarningKind.label_of)."""
-        return cls(kind, subject, text, figures, kind.label_of(figures))
+        """A warning of a known kind, counted under its figures with their numbers as N (a kind
+        said once is shown with its figures as they are: commands/_common.flush_warnings)."""
+        return cls(kind, subject, text, figures, _as_n(figures) or text)
 
     def __str__(self) -> str:
         return self.text
@@ -60,8 +61,9 @@ def first_clause(message: str) -> str:
 
 def _read_untyped(cls: type[RunWarning], text: str) -> RunWarning:
     """A plain string read as the text heuristics read one before every warning was typed: kept
-    only while the places listed in tests/test_warnings_typed.py UNTYPED still say plain words
-    (issue 43 item 2); a library caller's string reads the same way meanwhile."""
+    while the modules in tests/conftest.py STILL_PLAIN say plain words (issue 43 item 2); a
+    library caller's string reads the same way. tests/test_warnings_typed.py CASES hold what it
+    reads from each place's words."""
     gist = _gist(text)
     label = _as_n(gist) or text
     subject, kind = _subject(text), _KINDS.get(label)
@@ -72,7 +74,7 @@ def _read_untyped(cls: type[RunWarning], text: str) -> RunWarning:
     return cls(kind, subject, text, gist, label)
 
 
-_KINDS = {k.value: k for k in WarningKind if not k.names_which}  # (_read_untyped) words of a kind
+_KINDS = {k.value: k for k in WarningKind if "{" not in k.value}  # (_read_untyped) words of a kind
 
 
 def _as_n(text: str) -> str:

@@ -130,10 +130,10 @@ class LazyStyle(Word):
 
 class WarningKind(Word):
     """What a warning says, whoever it is about: the summary line after the output counts
-    warnings by kind (`2 × the spread is too wide to trust`). The value is the words that line
-    shows (figures as N); a value with a `{...}` is a kind whose line names which one (`no-site
-    failed`, `lazy skipped`, `skipped /usr/bin/python3.9`): the line shows the warning's own
-    figures, numbers as N (`label_of`). Each value is its own: two spelled alike would be one
+    warnings by kind (`2 × the spread is too wide to trust`) under the figures the place that
+    says one gives (Said.gist) with their numbers as N, which for most kinds are the value itself;
+    a `{...}` in a value stands for the words that name which one (`no-site failed`, `lazy
+    skipped`, `skipped /usr/bin/python3.9`). Each value is its own: two spelled alike would be one
     member."""
 
     # a measurement (workflows/measure.py, analysis/statistics.py, analysis/machine.py)
@@ -196,16 +196,6 @@ class WarningKind(Word):
     # doctor (compose/doctor.py)
     NOT_CHECKED = "{checks} not checked"
 
-    @property
-    def names_which(self) -> bool:
-        """Whether the summary line shows the warning's own words (figures as N), not the kind's."""
-        return "{" in self.value
-
-    def label_of(self, figures: str) -> str:
-        """The words the summary line counts a warning of this kind under: the kind's, or, for
-        a kind that names which one, the warning's figures with numbers as N."""
-        return _figures_as_n(figures) if self.names_which else self.value
-
 
 class Said(str):
     """A warning's text (what documents keep and stderr shows, unchanged) with its kind and whose
@@ -222,14 +212,3 @@ class Said(str):
         self = super().__new__(cls, text)
         self.kind, self.gist, self.who = kind, gist, who
         return self
-
-    @property
-    def label(self) -> str:
-        """The words the summary line counts it under."""
-        return self.kind.label_of(self.gist)
-
-
-def _figures_as_n(text: str) -> str:
-    import re
-
-    return re.sub(r"\d+(\.\d+)?", "N", text).strip()
