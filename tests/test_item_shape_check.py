@@ -71,3 +71,20 @@ def test_the_record_maker_makes_the_record_from_dict_makes(record):
     made, read = _record_maker(tuple(record))(record), ModuleRecord.from_dict(record)
     assert made == read and list(vars(made)) == list(vars(read)) and list(made.extra.items()) == list(read.extra.items())
     assert type(made.self_us_runs) is type(read.self_us_runs) and type(made.extra) is type(read.extra)
+
+
+def test_the_record_makers_kept_are_bounded():
+    """A document of many key orders (a hostile one may hold one per record) keeps a compiled
+    maker for its first 64 only; the others are made by from_dict, the same record, and no key
+    order of theirs is held."""
+    from itertools import islice, permutations
+
+    from profiler.model.import_columns_reader import ModuleColumnsReader
+    from profiler.model.import_records import ModuleRecord
+
+    reader = ModuleColumnsReader(None)
+    values = [{k: RECORDS[0][k] for k in keys} for keys in islice(permutations(RECORDS[0]), 200)]
+    for i, value in enumerate(values):
+        reader.record(i, value)
+    assert len(reader.makers) == 64
+    assert list(reader.finish()) == [ModuleRecord.from_dict(v) for v in values]

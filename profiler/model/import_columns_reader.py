@@ -129,7 +129,10 @@ class ModuleColumnsReader:
         keys = tuple(value)
         make = self.makers.get(keys)
         if make is None:
-            make = self.makers[keys] = _record_maker(keys) if len(self.makers) < 64 else ModuleRecord.from_dict
+            if len(self.makers) < 64:
+                make = self.makers[keys] = _record_maker(keys)
+            else:  # a document of many key orders: none kept past the 64th (each would hold its record's keys)
+                make = ModuleRecord.from_dict
         m = make(value)
         cur = self.cur
         if cur is None or m.process != cur[0]:
