@@ -166,19 +166,20 @@ def write_tree(root: Path, files: dict) -> Path:
 
 @pytest.fixture(autouse=True)
 def _typed_warnings_read_as_their_words_did(monkeypatch):
-    """Each typed warning importprof says in a test's process is counted under the label, and
-    said once with the figures, that its words gave when they were read back (the summary line
-    byte for byte: tests/_warnings_before.py), whatever place said it."""
+    """Each typed warning importprof says in a test's own process is counted under the label,
+    and said once with the figures, that its words give when read as plain words (model/warnings.py
+    _read_untyped, as every warning was read before it was typed): the summary line byte for
+    byte. Warnings said in a CLI test's child process are not seen here (tests/test_warnings_typed.py
+    holds each place's fields)."""
+    from profiler.model.warnings import RunWarning
     from profiler.session import Session
-
-    from _warnings_before import read_as_before
 
     said = Session._say
 
     def checked(self, warning, message):
         if warning.kind is not None:
-            _kind, _subject, figures, label = read_as_before(warning.text)
-            assert (warning.figures, warning.label) == (figures, label), warning.text
+            read = RunWarning.of(warning.text)
+            assert (warning.figures, warning.label) == (read.figures, read.label), warning.text
         return said(self, warning, message)
 
     monkeypatch.setattr(Session, "_say", checked)
