@@ -268,7 +268,10 @@ def test_imports_across_two_interpreters_is_a_diff(cli):
 # tables read well
 
 def test_warnings_are_summed_up_by_kind():
-    from profiler.commands._common import warning_kind
+    from profiler.model.warnings import RunWarning
+
+    def warning_kind(text: str) -> str:
+        return RunWarning.of(text).label
 
     assert warning_kind("default @ 3.12.1: the spread is too wide to trust (stddev 63% of the mean, over 10%): "
                         "quiet the machine or raise --runs") == "the spread is too wide to trust"

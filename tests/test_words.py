@@ -10,10 +10,11 @@ import pytest
 
 from profiler.analysis.machine import busy_warnings
 from profiler.analysis.statistics import result_warnings, summarize
-from profiler.commands._common import _gist, flush_warnings, warning_gist, warning_kind
+from profiler.commands._common import flush_warnings
 from profiler.errors import UsageError
 from profiler.model.measurement import CommandSpec, RunSample, TimingResult
 from profiler.model.target import Target
+from profiler.model.warnings import RunWarning
 from profiler.model.words import Engine, Metric, Role, Said, TargetKind, WarningKind
 from profiler.session import Session
 from profiler.workflows.measure import pick_reference
@@ -95,8 +96,8 @@ def test_a_kind_given_at_the_source_is_what_the_text_would_have_said():
             WarningKind.REFERENCE_FAILED, WarningKind.BUSY, WarningKind.LOW_MEMORY} <= kinds
     for w in said:
         plain = str.__str__(w)  # the text alone, as a saved document gives it back
-        assert warning_kind(w) == warning_kind(plain), w
-        assert warning_gist(w) == _gist(plain), w
+        typed, read = RunWarning.of(w), RunWarning.of(plain)
+        assert (typed.label, typed.figures) == (read.label, read.figures), w
 
 
 def test_the_summary_line_groups_by_kind(capsys, monkeypatch):

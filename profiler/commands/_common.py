@@ -55,28 +55,6 @@ def flush_warnings(session) -> None:
     sys.stderr.flush()
 
 
-def warning_kind(message) -> str:
-    """What a warning says, without whose it is or its figures: `default @ 3.12.1: the spread
-    is too wide to trust (stddev 63% ...)` → `the spread is too wide to trust`
-    (model/warnings.py: RunWarning.label)."""
-    from profiler.model.warnings import RunWarning
-
-    return RunWarning.of(message).label
-
-
-def warning_gist(message) -> str:
-    """A warning's first clause with its own figures (RunWarning.figures)."""
-    from profiler.model.warnings import RunWarning
-
-    return RunWarning.of(message).figures
-
-
-def _gist(message: str) -> str:
-    from profiler.model.warnings import _gist as gist
-
-    return gist(message)
-
-
 def info(message: str) -> None:
     sys.stderr.write(f"importprof: {message}\n")
     sys.stderr.flush()
