@@ -215,8 +215,9 @@ def _interpreter(version: str):
 
 
 def _said_by_the_places_that_are_functions() -> dict[str, object]:
-    """The warning each place that is a function says, said by it (the places that say theirs
-    inline in a workflow are checked where they are said: tests/conftest.py)."""
+    """The warning each place that is a function says, said by it (a place that says its own
+    inline in a workflow is checked by tests/conftest.py only when a test says it in its own
+    process: most are said in a CLI test's child process, where their figures go unchecked)."""
     from profiler.compose.build import select_variants
     from profiler.compose.report import _part_skipped
     from profiler.model.report import PageReport
