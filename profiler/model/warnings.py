@@ -51,12 +51,15 @@ class RunWarning:
         return self.text
 
 
+_CLAUSE_END = re.compile(r" \(|: |; ")  # where a warning's first clause ends (first_clause, _gist)
+
+
 def first_clause(message: str) -> str:
     """The figures of a warning that quotes an error's message (`no per-process summary: strace
     not found (apt install strace)`): the message up to its first parenthesis, colon or
     semicolon (`strace not found`). Given by the place that says the warning, for the error it
     quotes; never applied to a warning's own words."""
-    return re.split(r" \(|: |; ", message)[0].strip() or message
+    return _CLAUSE_END.split(message)[0].strip() or message
 
 
 def _read_untyped(cls: type[RunWarning], text: str) -> RunWarning:
@@ -100,7 +103,7 @@ def _gist(message: str) -> str:
     to trust (stddev 63% ...)` → `the spread is too wide to trust`."""
     head, rest, who = _who(message)
     text = rest if who else message
-    text = re.split(r" \(|: |; ", text)[0]
+    text = _CLAUSE_END.split(text)[0]
     if who and text.startswith("failed"):
         text = f"{head} failed"  # which one failed is the news
     return text.strip() or message
