@@ -148,11 +148,7 @@ def _stream_items(lines, path: str, kind: str, key: str, take, record, held: _He
     2**53 before it is in no value to bound); an item it vouches for holds no object, so each of
     its keys is one of its text's colons, and a colon inside a string only sends it the strict way."""
     check = item_check(kind, key)
-    shape = item_shape_check(kind, key)
-
-    def shaped(value, text: str) -> bool:
-        return shape(value) and text.count(":") == len(value)
-
+    shaped = item_shape_check(kind, key)  # and, inline, as many colons in its text as keys
     decode = fast_decoder().decode
     i = 0
     last = False
@@ -168,7 +164,7 @@ def _stream_items(lines, path: str, kind: str, key: str, take, record, held: _He
         if held:  # a problem met already: the rest is only parsed (strictly: not JSON is said first)
             if not memo or memo[0] != text:
                 _strict(text)
-            elif not shaped(memo[1], text):  # relaid decoded it as fast_decoder does: its integers unbounded
+            elif not (shaped(memo[1]) and text.count(":") == len(memo[1])):  # relaid decoded it as fast_decoder does: its integers unbounded
                 _strict(text)
         elif not take(i, text):
             if memo and memo[0] == text:
@@ -180,7 +176,7 @@ def _stream_items(lines, path: str, kind: str, key: str, take, record, held: _He
                     raise NotStreamable from None
             # a value is nested no deeper than its brackets + 1 (counted in C; the walk only when they could be too many)
             deep = text.count("[") + text.count("{") + 3 > MAX_NESTING and nesting(value) + 2 > MAX_NESTING
-            if not deep and shaped(value, text):
+            if not deep and shaped(value) and text.count(":") == len(value):
                 record(i, value)
             else:
                 value = _strict(text)
