@@ -78,11 +78,9 @@ def imports_rules_by_segment(segments) -> str | None:
             entries = list(zip(rows.depths, rows.parents))
         for j, (depth, parent) in enumerate(entries):
             if isinstance(rows, tuple):  # a record (a layout's rows have no phases): its phases are its extra's keys
-                get = rows[j].extra.get
-                if not (get("find_us") is None and get("read_us") is None and get("unmarshal_us") is None and get("exec_us") is None):
-                    problem = _phases_rule(start + j, get)
-                    if problem is not None:
-                        return problem
+                problem = _phases_rule(start + j, rows[j].extra.get)
+                if problem is not None:
+                    return problem
             if isinstance(depth, int) and depth > len(known):
                 return f"modules[{start + j}].depth: {depth} is deeper than the {len(known)} modules of its process"
             if parent is not None and parent not in known:
