@@ -33,20 +33,14 @@ def syscalls_word(word: str) -> Syscalls:
     """`--syscalls auto|on|off` → its member (the options hold only members)."""
     from profiler.model.words import Syscalls
 
-    try:
-        return Syscalls(word)
-    except ValueError:
-        raise UsageError("--syscalls: auto, on or off") from None
+    return Syscalls.parse(word, "--syscalls")
 
 
 def style_word(word: str) -> LazyStyle:
     """`--style lazy-modules|keyword` → its member (the options hold only members)."""
     from profiler.model.words import LazyStyle
 
-    try:
-        return LazyStyle(word)
-    except ValueError:
-        raise UsageError(f"--style {word}: one of {', '.join(s.value for s in LazyStyle)}") from None
+    return LazyStyle.parse(word, "--style")
 
 
 def keep_eager_words(items: Sequence[str] | None) -> list[str]:

@@ -33,12 +33,15 @@ class Word(str, Enum):
     @classmethod
     def parse(cls, text: str, what: str | None = None) -> Self:
         """`text` as a member; an unknown word is a usage error naming the known ones
-        (`unknown engine 'x' (builtin, hyperfine)`)."""
+        (`unknown engine 'x' (builtin, hyperfine)`), as the class's _UNKNOWN words it
+        (`--syscalls: auto, on or off`)."""
         try:
             return cls(text)
         except ValueError:
-            known = ", ".join(m.value for m in cls)
-            raise UsageError(cls._UNKNOWN.format(what=what or cls.__name__.lower(), text=text, known=known)) from None
+            words = [m.value for m in cls]
+            either = f"{', '.join(words[:-1])} or {words[-1]}" if len(words) > 1 else words[0]  # "auto, on or off"
+            raise UsageError(cls._UNKNOWN.format(what=what or cls.__name__.lower(), text=text, known=", ".join(words),
+                                                 either=either)) from None
 
     @classmethod
     def parse_all(cls, texts: Iterable[str] | None, what: str | None = None) -> tuple[Self, ...]:
@@ -126,6 +129,10 @@ class LazyStyle(Word):
 
     LAZY_MODULES = "lazy-modules"
     KEYWORD = "keyword"
+
+
+Syscalls._UNKNOWN = "{what}: {either}"
+LazyStyle._UNKNOWN = "{what} {text}: one of {known}"
 
 
 class WarningKind(Word):
