@@ -129,27 +129,30 @@ def test_a_bad_report_is_the_same_line_whatever_the_layout(layout, tmp_path):
 
 
 @pytest.mark.parametrize("layout", ["compact", "one line", "indented by 1"])
-@pytest.mark.parametrize("edit", ["2**60", "-1", "5.5", "[1, true]", "2**60 then 1"])
+@pytest.mark.parametrize("edit", ["2**60", "-1", "5.5", "[1, true]", "2**60 then 1", "a bad record, then 2**60 then 1"])
 def test_a_record_the_fast_decoding_lets_through_is_the_same_line_whatever_the_layout(layout, edit, tmp_path):
     """Records are decoded with their integers read by json's C parser (inputs.strict_json.fast_decoder)
     and judged by their shape (schema_compiler.item_shape_check); an integer past 2**53, a
     negative one, a float or a boolean where an integer goes, or an integer past 2**53 under a
-    key the record says again (json keeps the later 1: in no value to bound) is the line the
-    strict reader says, as saved and in the other layout."""
+    key the record says again (json keeps the later 1: in no value to bound; also after a record
+    refused by the schema, when the rest is only parsed) is the line the strict reader says, as
+    saved and in the other layout."""
     doc = json.loads(SAVED.read_text())
     said = {"2**60": "not valid JSON (a number of 19 digits is larger than any importprof document holds)",
             "-1": "modules[9].self_us: expected >= 0 (got -1)", "5.5": "modules[9].self_us: expected integer (got number 5.5)",
             "[1, true]": "modules[9].self_us_runs[1]: expected integer or null (got boolean True)"}
-    said["2**60 then 1"] = said["2**60"]
-    if edit == "2**60 then 1":  # the key said twice: written in by hand (a dict has each key once)
+    said["2**60 then 1"] = said["a bad record, then 2**60 then 1"] = said["2**60"]
+    if edit.startswith("a bad record"):  # not JSON is said before the schema's problem
+        doc["modules"][7]["cumulative_us"] = "12"
+    if edit.endswith("2**60 then 1"):  # the key said twice: written in by hand (a dict has each key once)
         doc["modules"][9] = {"DUP": 0, **{k: v for k, v in doc["modules"][9].items() if k != "self_us"}, "self_us": 1}
     else:
         field, value = ("self_us_runs", [1, True]) if edit == "[1, true]" else ("self_us", {"2**60": 2**60, "-1": -1, "5.5": 5.5}[edit])
         doc["modules"][9][field] = value
     # as importprof writes it (a record a line): the good report's lines, the record's line replaced
     written = run_main("show", SAVED, "--format", "json").stdout.split("\n")
-    at = written.index('  "modules": [') + 1 + 9
-    written[at] = "    " + json.dumps(doc["modules"][9]) + ","
+    at = written.index('  "modules": [') + 1
+    written[at + 7], written[at + 9] = ("    " + json.dumps(doc["modules"][k]) + "," for k in (7, 9))
     texts = [re.sub(r'"DUP":( ?)0', rf'"self_us":\g<1>{2**60}', text) for text in ("\n".join(written), LAYOUTS[layout](doc))]
     lines = _refusals(tmp_path, texts, doc["modules"][5]["name"])
     assert len(lines) == 3, lines
