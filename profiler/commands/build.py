@@ -71,13 +71,12 @@ def build(
         raise UsageError("--distribution goes with --pyoxidizer")
     from profiler.compose.build import BuildOptions, build as run_build
 
-    if record_with is not None:
-        from profiler.commands._target import timeout_given
-        from profiler.compose.compare_harness import HARNESS_TIMEOUT_S
+    from profiler.commands._target import timeout_given
+    from profiler.compose.options_edge import harness_limit
 
-        if not timeout_given(ctx):  # CMD is a test suite, as compare --harness's: its run's limit is an hour unless --timeout says
-            session_of(ctx).set_timeout(HARNESS_TIMEOUT_S)
-    report = run_build(BuildOptions(target=target, python=interpreter_given(ctx, python), name=name, out_dir=output,
-                                    variants=tuple(variant) if variant else None, force=force, record_with=record_with),
-                       session=session_of(ctx))
+    opts = BuildOptions(target=target, python=interpreter_given(ctx, python), name=name, out_dir=output,
+                        variants=tuple(variant) if variant else None, force=force, record_with=record_with)
+    # CMD is a test suite, as compare --harness's: its run's limit is an hour unless --timeout says
+    with harness_limit(session_of(ctx), record_with, timeout_given(ctx)):
+        report = run_build(opts, session=session_of(ctx))
     deliver(report, fmt=fmt, output=None, table=render_build_table)
