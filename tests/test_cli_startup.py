@@ -263,7 +263,7 @@ def test_a_bad_shell_is_a_usage_error(cli):
 FROM_LOG_PROFILER = {
     "profiler", "profiler.analysis", "profiler.analysis.imports_aggregate", "profiler.analysis.imports_views", "profiler.capture",
     "profiler.capture.machine", "profiler.cli",
-    "profiler.commands", "profiler.commands._common", "profiler.commands._imports_run", "profiler.errors", "profiler.helpcache", "profiler.inputs", "profiler.inputs.bounded", "profiler.liveness",
+    "profiler.commands", "profiler.commands._common", "profiler.commands._imports_run", "profiler.errors", "profiler.helpcache", "profiler.inputs", "profiler.inputs.bounded",
     "profiler.model", "profiler.model.document", "profiler.model.import_columns",
     "profiler.model.import_records", "profiler.model.import_tree", "profiler.model.imports_report",
     "profiler.model.log_source", "profiler.model.run_options", "profiler.model.target",
@@ -273,12 +273,14 @@ FROM_LOG_PROFILER = {
     "profiler.workflows.targets",
 }
 # the standard library's top-level packages it may load (a new one here is a decision: measure it)
+# (not tempfile and shutil, nor random, bz2, lzma and zlib that they load: the invocation makes no
+# temporary folder for a command that starts nothing and writes only stdout, and sinks imports them
+# where a file is written)
 FROM_LOG_STDLIB = {
-    "__future__", "_ast", "_bisect", "_bz2", "_compression", "_lzma", "_opcode", "_random", "_sha512",
-    "_sre", "_typing", "_weakrefset", "array", "ast", "bisect", "bz2", "collections", "copy", "copyreg", "dataclasses",
-    "dis", "enum", "errno", "fnmatch", "gc", "importlib", "inspect", "linecache", "lzma", "math",
-    "opcode", "random", "re", "shlex", "shutil", "signal", "tempfile", "threading", "token", "tokenize", "typing",
-    "unicodedata", "warnings", "weakref", "zlib",
+    "__future__", "_ast", "_bisect", "_opcode", "_sre", "_typing", "_weakrefset", "array", "ast", "bisect",
+    "collections", "copy", "copyreg", "dataclasses", "dis", "enum", "errno", "gc", "importlib", "inspect",
+    "linecache", "opcode", "re", "shlex", "signal", "threading", "token", "tokenize", "typing",
+    "unicodedata", "warnings", "weakref",
 }
 # each --format: its renderer instead of the table's (console, console_phases; the folds of
 # imports_views stay where the format draws the tree), and the standard modules it adds (json to
@@ -288,7 +290,7 @@ FROM_LOG_STDLIB = {
 FROM_LOG_TABLE = {"profiler.render.console", "profiler.render.console_phases"}
 WRITES_JSON = {"json", "_json"}
 MACHINE_STDLIB = {"_datetime", "_locale", "_posixsubprocess", "_socket", "_struct", "base64", "binascii", "datetime",
-                  "fcntl", "glob", "locale", "platform", "pwd", "resource", "select", "selectors", "socket", "struct",
+                  "fcntl", "fnmatch", "glob", "locale", "math", "platform", "pwd", "resource", "select", "selectors", "socket", "struct",
                   "subprocess"}
 FROM_LOG_FORMATS = {  # --format: (importprof's modules added, left out; packages; standard modules added)
     None: (set(), set(), set(), set()),

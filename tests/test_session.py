@@ -206,6 +206,19 @@ def test_the_invocations_temporary_folder_is_tempfiles_and_removed_at_exit():
     assert not os.path.exists(folder)
 
 
+def test_an_invocation_without_temporaries_makes_no_folder_and_leaves_tempdir_alone():
+    # the typer-free `imports --from-log FILE` enters invocation(temporary=False): no folder is
+    # made (nor TMPDIR listed for stale ones), tempfile.tempdir stays as it was
+    import tempfile
+
+    from profiler.workflows.session import invocation
+
+    before = tempfile.tempdir
+    with invocation(temporary=False) as session:
+        assert tempfile.tempdir == before and session is not None
+    assert tempfile.tempdir == before
+
+
 class _Stop(Exception):
     pass
 

@@ -333,8 +333,8 @@ def main(args: list[str]) -> int:
     session = None  # the invocation's session: its warnings, held, are said after the output
     try:
         # one temporary folder, removed on every exit; SIGTERM handled as Ctrl-C; no child left
-        with invocation(hold=True) as session:  # the session, handed to the command as ctx.obj
-            fast = fast_path(args)
+        fast = fast_path(args)  # reads one file, writes stdout: no temporary folder
+        with invocation(hold=True, temporary=fast is None) as session:  # the session, handed to the command as ctx.obj
             if fast is not None:
                 try:
                     result = fast(session)

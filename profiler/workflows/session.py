@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 from typing import Any
 
@@ -64,10 +62,14 @@ def interrupted() -> bool:
 
 
 @contextlib.contextmanager
-def invocation(warn=None, hold=False):
+def invocation(warn=None, hold=False, temporary=True):
     """Yields the invocation's Session, fresh for each (callers that run main() in-process
     run many: nothing one learnt or held is seen by the next). `warn`: where its warnings go
-    (None: stderr, or held for the caller to say after its output when `hold`)."""
+    (None: stderr, or held for the caller to say after its output when `hold`). `temporary`:
+    False for a command known to start no process and make no temporary file (the typer-free
+    `imports --from-log FILE [--format FMT]`, which reads one file and writes to stdout): no
+    folder is made (nor tempfile, shutil and the stale folders' listdir imported or read: a
+    tenth of that command's time), the signals and the children's clean-up as for any other."""
     _STATE["terminated"] = _STATE["interrupted"] = False
     _STATE["signal"] = None
     main_thread = threading.current_thread() is threading.main_thread()
@@ -75,12 +77,7 @@ def invocation(warn=None, hold=False):
     previous_int = signal.getsignal(signal.SIGINT) if main_thread else None
     if previous_int is signal.default_int_handler:  # not when started with SIGINT ignored
         signal.signal(signal.SIGINT, _on_sigint)
-    old_tempdir = tempfile.tempdir
-    _remove_stale(tempfile.gettempdir())
-    from profiler.liveness import start_time
-
-    folder = tempfile.mkdtemp(prefix=f"importprof-{os.getpid()}-{max(start_time(os.getpid()) or 0, 0)}-")
-    tempfile.tempdir = folder
+    folder = _temporary_folder() if temporary else None
     from profiler.session import Session
 
     session = Session(say=warn, hold=hold)  # the --timeout, the warnings said: this invocation's
@@ -93,13 +90,35 @@ def invocation(warn=None, hold=False):
         try:
             _kill_children(session)
         finally:
-            tempfile.tempdir = old_tempdir
-            shutil.rmtree(folder, ignore_errors=True)
+            if folder is not None:
+                _remove_folder(*folder)
             if main_thread:
                 for s, handler in previous.items():
                     signal.signal(s, handler if handler is not None else signal.SIG_DFL)
                 if previous_int is signal.default_int_handler:
                     signal.signal(signal.SIGINT, previous_int)
+
+
+def _temporary_folder() -> tuple[str, str | None]:
+    """The invocation's folder, made and set as tempfile.tempdir after the stale folders of
+    dead invocations are removed: (the folder, the tempdir it replaced)."""
+    import tempfile
+
+    from profiler.liveness import start_time
+
+    old_tempdir = tempfile.tempdir
+    _remove_stale(tempfile.gettempdir())
+    folder = tempfile.mkdtemp(prefix=f"importprof-{os.getpid()}-{max(start_time(os.getpid()) or 0, 0)}-")
+    tempfile.tempdir = folder
+    return folder, old_tempdir
+
+
+def _remove_folder(folder: str, old_tempdir: str | None) -> None:
+    import shutil
+    import tempfile
+
+    tempfile.tempdir = old_tempdir
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 # importprof-PID-START-XXXXXXXX: START is the process's start time (clock ticks after boot,
