@@ -99,27 +99,15 @@ def assert_one_line_error(res: CLIResult, code: int, *needles: str) -> str:
 SPAWNING_FIXTURES = {"cli", "real_python", "debian_python"}
 
 
-# the files that take longest under `make test` (--durations, 2026-12-03: each 100-230 s of one
-# worker), run first: --dist loadfile hands out whole files in collection order, and one of them
-# started last (the alphabet put test_transparency there) ran alone for minutes at the end
-LONGEST_FIRST = ("test_transparency.py", "test_transparency_315.py", "test_history.py", "test_lazy_apply.py",
-                 "test_wheel.py", "test_readme.py", "test_docs_commands.py", "test_check.py", "test_oxidized_real.py",
-                 "test_doctor.py", "test_fuzz.py")
-
-
 def pytest_collection_modifyitems(config, items):
-    """A test that uses a fixture that runs interpreters is slow, marked or not. The longest
-    files first (LONGEST_FIRST), each file's tests in their order, the others as collected."""
+    """A test that uses a fixture that runs interpreters is slow, marked or not."""
     for item in items:
         if SPAWNING_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
 
 
 # --- `make test` runs the suite on one worker per core (pytest-xdist, `--dist loadfile`: a test
 # module's tests run on one worker, in order, so a module's fixtures run once as in one process;
-# the longest files are collected first: pytest_collection_modifyitems above;
 # not `--dist loadgroup`: with pytest 9.2, xdist 3.8 cannot tag a node id with its group, and
 # every test would be scheduled alone)
 @pytest.hookimpl(optionalhook=True)

@@ -7,8 +7,7 @@ program's stdout, stderr, exit code and the file it writes are the same as when 
 
 - under each in-process instrument the commands start (the launcher alone, and with the hooks
   of imports --phases/--sites/--lazy-candidates/--statements, why's importers, lazy's eager
-  reference run, and trace's), compared byte for byte with the bare run, on 3.11 and 3.15
-  (3.15 in tests/test_transparency_315.py, which collects these tests again with its venv);
+  reference run, and trace's), compared byte for byte with the bare run, on 3.11 and 3.15;
 - under every command that runs a target (startup, imports, why, trace, doctor, lazy, report),
   which must run it successfully (exit 0: a program broken by an instrument is exit 3) and
   leave the file the program writes exactly as the bare run wrote it (lazy: its output found
@@ -37,9 +36,7 @@ from _realprograms import CACHE, real_venv, venv_bin, venv_python
 pytestmark = pytest.mark.slow
 
 REQUIREMENTS = ("awscli==1.46.3", "six==1.17.0", "pytest==9.2.0", "setuptools")
-# 3.15: tests/test_transparency_315.py (the same tests in a file of their own, so make test's two
-# workers, which take whole files, run the two halves at once)
-PYTHONS = ("3.11",)
+PYTHONS = ("3.11", "3.15")
 
 EDITABLE_FILES = {
     "pyproject.toml": (
@@ -67,17 +64,12 @@ def _editable_source() -> Path:
     return root
 
 
-def programs_venv(version: str) -> Path:
-    """The real programs' venv on CPython `version` (skips when the machine has none)."""
-    base = find_pyenv_python(version)
-    if base is None:
-        pytest.skip(f"no CPython {version} on this machine (make setup provides it)")
-    return real_venv(base, [*REQUIREMENTS, "-e", str(_editable_source())])
-
-
 @pytest.fixture(scope="session", params=PYTHONS)
 def venv(request) -> Path:
-    return programs_venv(request.param)
+    base = find_pyenv_python(request.param)
+    if base is None:
+        pytest.skip(f"no CPython {request.param} on this machine (make setup provides it)")
+    return real_venv(base, [*REQUIREMENTS, "-e", str(_editable_source())])
 
 
 def _record(out: Path) -> str:
