@@ -9,6 +9,7 @@ from profiler.analysis.lazy import (
     bisect_candidates,
     comparison_for,
     describe_difference,
+    only_durations_differ,
     is_own_file,
     masked,
     emulation_overhead_s,
@@ -141,6 +142,22 @@ def test_report_round_trips_through_json():
     d = report.to_dict()
     assert d["schema"] == "importprof.lazy/1"
     assert LazyReport.from_dict(d) == report
+
+
+def test_durations_the_program_prints_are_never_a_difference():
+    # pytest -q on 3.15 (CI, 2026-12-03): "0.01s" in every eager run, "0.00s" in every lazy one
+    eager, lazy = ProgramOutput(".\n1 passed in 0.01s\n", "", 0), ProgramOutput(".\n1 passed in 0.00s\n", "", 0)
+    assert describe_difference(eager, lazy) is None and only_durations_differ(eager, lazy)
+    assert not only_durations_differ(eager, eager)
+    for x, y in [("Ran 5 tests in 0.120s", "Ran 5 tests in 0.031s"), ("took 103 ms", "took 97 ms"),
+                 ("1 passed in 65.43s (0:01:05)", "1 passed in 61.02s (0:01:01)"), ("done in 2 seconds", "done in 1 seconds")]:
+        assert describe_difference(ProgramOutput(x + "\n", "", 0), ProgramOutput("", y + "\n", 0)) is not None  # other stream
+        assert describe_difference(ProgramOutput(x + "\n", "", 0), ProgramOutput(y + "\n", "", 0)) is None, (x, y)
+    # a count, a number that is not a duration, a missing line, an exit code: still differences
+    for x, y in [("3 passed in 0.10s", "2 passed in 0.10s"), ("value 0.5", "value 0.6"), ("v1.2s", "v1.3s"), ("x3s", "x4s")]:
+        assert describe_difference(ProgramOutput(x, "", 0), ProgramOutput(y, "", 0)) is not None, (x, y)
+    assert describe_difference(eager, ProgramOutput(".\n", "", 0)) == "stdout line 2: (no line) instead of '1 passed in 0.01s'"
+    assert describe_difference(eager, ProgramOutput(lazy.stdout, "", 1)) == "exit code 1 instead of 0"
 
 
 def test_output_that_changes_only_in_its_numbers_is_compared_with_them_masked():

@@ -175,10 +175,35 @@ def test_output_with_a_timing_is_compared_with_it_masked_and_bisected(cli, real_
     assert not any("changes from run to run" in w for w in d["warnings"]), d["warnings"]
 
 
+def test_a_duration_only_the_lazy_runs_print_otherwise_is_no_difference(cli, real_python, tmp_path):
+    # pytest -q on 3.15 (CI, 2026-12-03) printed "1 passed in 0.01s" in every eager run and "0.00s"
+    # in every lazy one (faster, as lazy runs are): never a difference, said in a note. Here the
+    # lazy runs never load `heavy` (imported, never used) and print another duration for it.
+    app = write_tree(tmp_path, {
+        **TIMED_APP,
+        "heavy.py": "",
+        "timed.py": """\
+import sys
+import heavy
+import plug
+import registry
+print("plugins:", registry.names())
+print(f"1 check in {0.01 if 'heavy' in sys.modules else 0.00:.2f}s")
+""",
+    })
+    res = cli("lazy", "--python", real_python, "--runs", "1", "--warmup", "0", "--format", "json", "timed.py", cwd=app)
+    assert res.returncode == 0, res
+    d = res.json()
+    assert [m["name"] for m in d["must_stay_eager"]] == ["plug"] and d["identical_output"] is True, d["warnings"]
+    assert any("prints durations" in n for n in d["notes"]), d["notes"]
+    assert "heavy" in [m["name"] for m in d["avoided"]], d["avoided"]
+
+
 def test_a_timing_the_eager_runs_printed_alike_is_masked_once_the_all_eager_run_shows_it(cli, real_python, tmp_path):
     # pytest -q on an idle machine printed "in 0.05s" in the three eager runs, then the lazy runs
     # another figure: the bisection's all-eager run "differed" and nothing was kept eager (the
-    # lazy run failed: fnmatch). Here the figure changes from the 4th run on, deterministically.
+    # lazy run failed: fnmatch). A duration is never a difference now (the test above); a figure
+    # that is not one ("load 0.10") still is, and here it changes from the 4th run on, deterministically.
     app = write_tree(tmp_path, {
         **TIMED_APP,
         "timed.py": """\
@@ -188,7 +213,7 @@ import registry
 n = int(open("count").read()) if os.path.exists("count") else 0
 open("count", "w").write(str(n + 1))
 print("plugins:", registry.names())
-print(f"1 check in {0.10 if n < 3 else 0.11:.2f}s")
+print(f"1 check, load {0.10 if n < 3 else 0.11:.2f}")
 """,
     })
     res = cli("lazy", "--python", real_python, "--runs", "1", "--warmup", "0", "--format", "json", "timed.py", cwd=app)

@@ -6,7 +6,6 @@ changes them), then start-up, import time and memory timed before and after
 from __future__ import annotations
 
 import os
-import re
 from typing import Sequence
 
 from profiler.compose.lazy_apply_select import _lines_by_file
@@ -78,45 +77,36 @@ MASKED_ALL = "output with every number masked (they change from run to run)"
 EXIT_ONLY = "exit code only (its output changes from run to run)"
 
 
-_DECIMAL = re.compile(r"\d+\.\d+")
-
-
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-
-
-def _masked(o, pattern=_DECIMAL):
-    from profiler.model.lazy import ProgramOutput
-
-    return ProgramOutput(pattern.sub("#", o.stdout), pattern.sub("#", o.stderr), o.exit_code)
+# analysis.lazy.COMPARISONS key -> the mode's words in the document
+_MODES = {"decimals masked": MASKED, "numbers masked": MASKED_ALL}
 
 
 def comparison_modes(first: dict, second: dict) -> dict:
     """How each job is compared, from two runs before any edit: exactly; with decimal numbers
     masked (a test runner's timings; counts still compared); with every number masked; or by
     exit code alone (output that changes otherwise)."""
+    from profiler.analysis.lazy import comparison_for
+
     modes = {}
     for job, a in first.items():
-        b = second[job]
-        if a == b:
-            modes[job] = EXACT
-        elif _masked(a) == _masked(b):
-            modes[job] = MASKED
-        elif _masked(a, _NUMBER) == _masked(b, _NUMBER):
-            modes[job] = MASKED_ALL
-        else:
+        try:
+            how = comparison_for([a, second[job]])
+        except ValueError:
             modes[job] = EXIT_ONLY
+            continue
+        modes[job] = EXACT if how is None else _MODES[how]
     return modes
 
 
 def _differences(before, after, modes) -> dict:
-    from profiler.analysis.lazy import describe_difference
+    from profiler.analysis.lazy import describe_difference, masked
 
     out = {}
     for job, b in before.items():
         a, mode = after[job], modes.get(job, EXACT)
         if mode in (MASKED, MASKED_ALL):
-            pattern = _DECIMAL if mode == MASKED else _NUMBER
-            b, a = _masked(b, pattern), _masked(a, pattern)
+            how = next(k for k, v in _MODES.items() if v == mode)
+            b, a = masked(b, how), masked(a, how)
         if mode == EXIT_ONLY:
             out[job] = None if a.exit_code == b.exit_code else f"exit code {a.exit_code} instead of {b.exit_code}"
         else:
