@@ -222,9 +222,9 @@ COMMANDS = {
     "imports --statements": ["imports", "--runs", "1", "--warmup", "0", "--statements"],
     "why": ["why", "--runs", "1", "os"],
     "trace": ["trace"],
-    "doctor": ["doctor", "--runs", "1"],
+    "doctor": ["doctor", "--runs", "1", "--timing-runs", "1"],
     "lazy": ["lazy", "--runs", "1", "--warmup", "0", "--profile-runs", "1", "--format", "json"],
-    "report": ["report", "--variant", "default", "--runs", "1", "--warmup", "0", "-o", "{tmp}/page.html"],
+    "report": ["report", "--variant", "default", "--runs", "1", "--warmup", "0", "--import-runs", "1", "-o", "{tmp}/page.html"],
 }
 
 

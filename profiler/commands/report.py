@@ -34,7 +34,7 @@ def report(
     python: PythonOpt = None,
     variant: variant_opt(f"Default: {','.join(DEFAULT_STARTUP_VARIANTS)}.") = None,
     flags: FlagsOpt = None,
-    runs: runs_opt("Start-up runs per variant. Default: adaptive (at least 10, about 1 s per variant).") = None,
+    runs: runs_opt("Start-up runs per variant, and the doctor part's timed runs per command. Default: adaptive (at least 10, about 1 s per variant; the doctor's 10).") = None,
     import_runs: int = typer.Option(5, "--import-runs", metavar="N", parser=integer("--import-runs", 1), help="Runs of the import capture (medians)."),
     warmup: warmup_opt(1) = 1,
     skip: Optional[List[str]] = typer.Option(None, "--skip", metavar="PART[,PART...]", help="Parts not to run, comma-separated: startup, imports, trace, site, doctor."),

@@ -347,7 +347,10 @@ def _doctor_doc(opts: ReportOptions, made: dict, session: Session):
     costliest first; the page shows them at its top."""
     from profiler.compose.doctor import DoctorOptions, doctor
 
-    dopts = DoctorOptions(target=opts.target, python=opts.python, runs=max(1, min(opts.import_runs, 3)),
+    # --runs N (start-up runs per variant) is also the doctor's timed runs per command (its start-up
+    # figures, eager vs lazy): a page asked for in one run is not 10 runs per finding
+    extra = {} if opts.runs is None else {"timing_runs": opts.runs}
+    dopts = DoctorOptions(target=opts.target, python=opts.python, runs=max(1, min(opts.import_runs, 3)), **extra,
                           measured={k: made[k] for k in ("imports", "site", "trace", "startup") if k in made},
                           ignore_failure=opts.ignore_failure)
     with session.quiet(warnings=False, progress=False):  # the page says no doctor notes
