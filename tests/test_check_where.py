@@ -15,6 +15,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
+from _wheel import build_env
 from conftest import REPO, write_tree
 
 pytestmark = pytest.mark.slow
@@ -72,7 +73,9 @@ def test_the_readme_pre_commit_config_runs_the_hook_with_the_real_pre_commit(tmp
     _git(tmp_path, "init", "-q")
     _git(tmp_path, "add", "-A")
     home = Path.home() / ".cache" / "importprof" / "pre-commit"  # pre-commit's store: one install per revision
-    env = dict(os.environ, PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never")
+    # its install of the hook builds importprof's native parser: cargo's target folder is the
+    # wheel tests' (build_env), so a new revision compiles importprof's crate, not its dependencies
+    env = dict(build_env(), PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never")
 
     def run():
         return subprocess.run([pre_commit, "run", "importprof-check", "--all-files"], cwd=tmp_path, env=env,

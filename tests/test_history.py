@@ -28,7 +28,7 @@ CHECKS = """
 target = ["-m", "mypkg"]
 metric = "instructions"
 runs = 1
-instruction_runs = 2
+instruction_runs = 1
 
 [tool.importprof.checks.quick]
 target = ["-c", "pass"]
