@@ -116,3 +116,44 @@ def test_a_write_stamped_late_keeps_the_module_its_own_lookups():
     text = NESTED.replace(_line(600, 600, 1, "b"), _line(100, 100, 1, "b"))
     r = summarize_trace(parse_strace(text))
     assert _rows(r) == {"a": (3, 4), "b": (1, 1), OUTSIDE: (1, 1)}
+
+
+_STAT_DIR = '100 10:00:00.{t} newfstatat(AT_FDCWD</w>, "{p}", {{st_mode=S_IFDIR|0755, st_size=4096, ...}}, 0) = 0 <0.000010>'
+
+
+def test_a_failed_import_whose_write_strace_stamped_late_is_still_failed():
+    """From a real log (`trace --keep-log`, CPython 3.11.7, `-c "import json"`: 1 run in 40 on a
+    busy 2-core machine, 2026-12-03), its calls and times, paths shortened: `nt`'s three stats of the sys.path folders, then its write
+    stamped 0.000417 s after the last of them, with a cumulative time of 312 µs: the computed start
+    falls after its own stats, and nt was counted a found import (3 failed imports instead of 4).
+    Nothing of its pid between the computed start and the write, and the finder's stats just
+    before it, after the site's .pth read: they are nt's, and it failed."""
+    text = "\n".join([
+        _write("00.398036", _line(180, 180, 0, "_winapi")),
+        '100 10:00:00.398100 read(3</lib/site-packages/distutils-precedence.pth>, "", 8192) = 0 <0.000009>',
+        _STAT_DIR.format(t="398598", p="/lib/python3.11"),
+        _STAT_DIR.format(t="398647", p="/lib/python3.11/lib-dynload"),
+        _STAT_DIR.format(t="398689", p="/lib/python3.11/site-packages"),
+        _write("00.399106", _line(312, 312, 0, "nt")),
+    ]) + "\n"
+    mods = {m.name: m for m in summarize_trace(parse_strace(text)).modules}
+    assert mods["nt"].failed_import and mods["nt"].syscalls == 3, mods["nt"]
+
+
+def test_a_builtin_after_a_check_of_a_path_or_of_stdin_is_no_failed_import():
+    """The same shape with what is not the finder's look at the sys.path folders: the
+    interpreter's fstat of stdin (an empty path) before `_abc`, one check of a path before
+    `_signal`, a folder statted twice before `_io`: builtins, found without a call."""
+    text = "\n".join([
+        _write("00.100000", _line(180, 180, 0, "first")),
+        '100 10:00:00.100100 newfstatat(0</dev/null>, "", {st_mode=S_IFCHR|0666, st_rdev=makedev(0x1, 0x3), ...}, AT_EMPTY_PATH) = 0 <0.000012>',
+        '100 10:00:00.100110 newfstatat(0</dev/null>, "", {st_mode=S_IFCHR|0666, st_rdev=makedev(0x1, 0x3), ...}, AT_EMPTY_PATH) = 0 <0.000012>',
+        _write("00.100500", _line(44, 44, 0, "_abc")),
+        _STAT_DIR.format(t="100600", p="/etc"),
+        _write("00.101000", _line(44, 44, 0, "_signal")),
+        _STAT_DIR.format(t="101100", p="/lib"),
+        _STAT_DIR.format(t="101200", p="/lib"),
+        _write("00.101600", _line(44, 44, 0, "_io")),
+    ]) + "\n"
+    mods = {m.name: m for m in summarize_trace(parse_strace(text)).modules}
+    assert not any(mods[n].failed_import for n in ("_abc", "_signal", "_io")), mods

@@ -143,13 +143,22 @@ def with_import_boundaries(log: StraceLog, prefix: str = MARKER_PREFIX) -> tuple
             start = ln.time_s - ln.cumulative_us / 1e6
             pos = bisect.bisect_left(times, start, lo + 1, hi) if lo + 1 < hi else hi
             pos = _own_lookups_before(calls, lo, pos, ln)
+            failed = first_child is None and _not_found(calls, pos, ln)
+            if first_child is None and not failed and _none_of(calls, pos, ln):
+                # strace stamped the write late (a busy machine: `nt` began after its own stats of
+                # the sys.path folders 1 run in 40): nothing of this pid between the computed start
+                # and the write, and just before it the finder's stats finding nothing: its own
+                lookups = _finder_stats_before(calls, lo, pos, ln)
+                if lookups is not None and _not_found(calls, lookups, ln):
+                    pos, failed = lookups, True
             t_begin = start
             if lo >= 0 and times[lo] is not None and t_begin < times[lo]:
                 t_begin = times[lo]
+            if pos < len(calls) and times[pos] is not None and t_begin > times[pos]:
+                t_begin = times[pos]
             lineno = calls[pos].line if pos < len(calls) else calls[ln.index].line
             inserts.append((pos, ln.depth, _marker(prefix, "b", ln, t_begin, 0.0, lineno)))
             c = calls[ln.index]
-            failed = first_child is None and _not_found(calls, pos, ln)
             ends[ln.index] = _marker(prefix, "f" if failed else "e", ln, c.time_s, c.duration_s, c.line)
             done.append((ln, pos, subtree_first))
     inserts.sort(key=lambda x: (x[0], x[1]))
@@ -254,6 +263,29 @@ def _not_found(calls, pos: int, ln: ImportLine) -> bool:
         if path and not c.errno and path.rstrip("/").rpartition("/")[2].startswith(last):
             return False
     return stats > 0
+
+
+def _finder_stats_before(calls, lo: int, pos: int, ln: ImportLine) -> int | None:
+    """Where the run of the line's pid's stats of absolute paths just before `pos` (after `lo`)
+    begins, when it is two folders at least, each once: the path finder's look at each sys.path
+    folder in turn (not an fstat of stdin, not a program's one check of a path before a builtin
+    import). A summary's columns keep no stat's result, so a folder is told by its path alone."""
+    first, paths = pos, []
+    i = pos - 1
+    while i > lo:
+        c = calls[i]
+        if c.pid == ln.pid:
+            if c.name not in _STATS or not c.path or not c.path.startswith("/"):
+                break
+            first = i
+            paths.append(c.path)
+        i -= 1
+    return first if len(paths) >= 2 and len(set(paths)) == len(paths) else None
+
+
+def _none_of(calls, pos: int, ln: ImportLine) -> bool:
+    """No call of the line's pid between `pos` and its write."""
+    return all(calls[i].pid != ln.pid for i in range(pos, ln.index))
 
 
 def _previous_write(mine: list[ImportLine], ln: ImportLine, subtree_first: int) -> int:
