@@ -175,26 +175,23 @@ def test_output_with_a_timing_is_compared_with_it_masked_and_bisected(cli, real_
     assert not any("changes from run to run" in w for w in d["warnings"]), d["warnings"]
 
 
+def _plug_kept_eager(cli, python: str, app) -> dict:
+    """`lazy` of TIMED_APP's timed.py in `app`: exactly the plugin kept eager, the output identical."""
+    res = cli("lazy", "--python", python, "--runs", "1", "--warmup", "0", "--format", "json", "timed.py", cwd=app)
+    assert res.returncode == 0, res
+    d = res.json()
+    assert [m["name"] for m in d["must_stay_eager"]] == ["plug"] and d["identical_output"] is True, d["warnings"]
+    return d
+
+
 def test_a_duration_only_the_lazy_runs_print_otherwise_is_no_difference(cli, real_python, tmp_path):
     # pytest -q on 3.15 (CI, 2026-12-03) printed "1 passed in 0.01s" in every eager run and "0.00s"
     # in every lazy one (faster, as lazy runs are): never a difference, said in a note. Here the
     # lazy runs never load `heavy` (imported, never used) and print another duration for it.
-    app = write_tree(tmp_path, {
-        **TIMED_APP,
-        "heavy.py": "",
-        "timed.py": """\
-import sys
-import heavy
-import plug
-import registry
-print("plugins:", registry.names())
-print(f"1 check in {0.01 if 'heavy' in sys.modules else 0.00:.2f}s")
-""",
-    })
-    res = cli("lazy", "--python", real_python, "--runs", "1", "--warmup", "0", "--format", "json", "timed.py", cwd=app)
-    assert res.returncode == 0, res
-    d = res.json()
-    assert [m["name"] for m in d["must_stay_eager"]] == ["plug"] and d["identical_output"] is True, d["warnings"]
+    app = write_tree(tmp_path, {**TIMED_APP, "heavy.py": "", "timed.py": (
+        "import sys\nimport heavy\nimport plug\nimport registry\nprint('plugins:', registry.names())\n"
+        "print(f\"1 check in {0.01 if 'heavy' in sys.modules else 0.00:.2f}s\")\n")})
+    d = _plug_kept_eager(cli, real_python, app)
     assert any("prints durations" in n for n in d["notes"]), d["notes"]
     assert "heavy" in [m["name"] for m in d["avoided"]], d["avoided"]
 
@@ -216,10 +213,7 @@ print("plugins:", registry.names())
 print(f"1 check, load {0.10 if n < 3 else 0.11:.2f}")
 """,
     })
-    res = cli("lazy", "--python", real_python, "--runs", "1", "--warmup", "0", "--format", "json", "timed.py", cwd=app)
-    assert res.returncode == 0, res
-    d = res.json()
-    assert [m["name"] for m in d["must_stay_eager"]] == ["plug"] and d["identical_output"] is True, d["warnings"]
+    d = _plug_kept_eager(cli, real_python, app)
     assert any("compared with decimal numbers masked" in n for n in d["notes"]), d["notes"]
 
 
