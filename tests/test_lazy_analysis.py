@@ -161,24 +161,27 @@ def test_durations_the_program_prints_are_never_a_difference():
 
 
 def test_output_that_changes_only_in_its_numbers_is_compared_with_them_masked():
-    # pytest -q's last line, two runs: the counts stay, the timing changes
-    a = ProgramOutput("...\n3 passed in 0.10s\n", "", 0)
-    b = ProgramOutput("...\n3 passed in 0.12s\n", "", 0)
+    # pytest -q's last line, two runs: the counts stay, the timing changes: a duration, never a difference
+    t1, t2 = ProgramOutput("...\n3 passed in 0.10s\n", "", 0), ProgramOutput("...\n3 passed in 0.12s\n", "", 0)
+    assert comparison_for([t1, t2]) is None
+    # a figure that is no duration (a load, a score) and changes: decimals masked, counts still compared
+    a = ProgramOutput("...\n3 checks, load 0.10\n", "", 0)
+    b = ProgramOutput("...\n3 checks, load 0.12\n", "", 0)
     assert comparison_for([a, a]) is None
     assert comparison_for([a, b]) == "decimals masked"
-    assert masked(a, "decimals masked") == masked(b, "decimals masked") == ProgramOutput("...\n3 passed in #s\n", "", 0)
+    assert masked(a, "decimals masked") == masked(b, "decimals masked") == ProgramOutput("...\n3 checks, load #\n", "", 0)
     # a count that changed is still a difference once the decimals are masked
-    assert describe_difference(masked(a, "decimals masked"), masked(ProgramOutput("...\n2 passed in 0.11s\n", "", 0),
-                                                                     "decimals masked")) == "stdout line 2: '2 passed in #s' instead of '3 passed in #s'"
-    # whole numbers that change (an elapsed time in ms) need every number masked
-    c, d = ProgramOutput("took 103 ms\n", "", 0), ProgramOutput("took 97 ms\n", "", 0)
+    assert describe_difference(masked(a, "decimals masked"), masked(ProgramOutput("...\n2 checks, load 0.11\n", "", 0),
+                                                                     "decimals masked")) == "stdout line 2: '2 checks, load #' instead of '3 checks, load #'"
+    # whole numbers that change (a seed, a free-memory figure) need every number masked
+    c, d = ProgramOutput("took 103 of 200\n", "", 0), ProgramOutput("took 97 of 200\n", "", 0)
     assert comparison_for([c, d]) == "numbers masked"
     assert masked(c, None) is c
     # output that differs otherwise cannot be compared: the first difference says why
     try:
-        comparison_for([c, ProgramOutput("took 97 s\n", "", 0)])
+        comparison_for([c, ProgramOutput("took 97 in all\n", "", 0)])
     except ValueError as exc:
-        assert str(exc) == "stdout line 1: 'took 97 s' instead of 'took 103 ms'"
+        assert str(exc) == "stdout line 1: 'took 97 in all' instead of 'took 103 of 200'"
     else:
         raise AssertionError("no ValueError")
 

@@ -223,20 +223,24 @@ def test_outputs_that_change_between_two_runs_are_compared_as_much_as_they_allow
     from profiler.compose.lazy_apply_state import Job as _Job
     from profiler.compose.lazy_apply_verify import EXACT, EXIT_ONLY, MASKED, _differences, comparison_modes
 
-    same, timed, noisy = (_Job("py", n, ()) for n in ("same", "timed", "noisy"))
+    same, timed, scored, noisy = (_Job("py", n, ()) for n in ("same", "timed", "scored", "noisy"))
     first = {same: ProgramOutput("ok\n", "", 0), timed: ProgramOutput("", "Ran 5 tests in 0.12s\n", 0),
-             noisy: ProgramOutput("seed a\n", "", 0)}
+             scored: ProgramOutput("", "5 checks, load 0.12\n", 0), noisy: ProgramOutput("seed a\n", "", 0)}
     second = {same: ProgramOutput("ok\n", "", 0), timed: ProgramOutput("", "Ran 5 tests in 0.31s\n", 0),
-              noisy: ProgramOutput("seed b\n", "", 0)}
+              scored: ProgramOutput("", "5 checks, load 0.31\n", 0), noisy: ProgramOutput("seed b\n", "", 0)}
     modes = comparison_modes(first, second)
-    assert modes == {same: EXACT, timed: MASKED, noisy: EXIT_ONLY}
+    # a duration is never a difference (analysis.lazy.DURATION): the test runner's output stays exact
+    assert modes == {same: EXACT, timed: EXACT, scored: MASKED, noisy: EXIT_ONLY}
     after = {same: ProgramOutput("ok\n", "", 0), timed: ProgramOutput("", "Ran 4 tests in 0.2s\n", 0),
-             noisy: ProgramOutput("seed c\n", "", 1)}
+             scored: ProgramOutput("", "4 checks, load 0.2\n", 0), noisy: ProgramOutput("seed c\n", "", 1)}
     diffs = _differences(first, after, modes)
     assert diffs[same] is None
-    assert diffs[timed] == "stderr line 1: 'Ran 4 tests in #s' instead of 'Ran 5 tests in #s'"  # counts still count
+    assert diffs[timed] == "stderr line 1: 'Ran 4 tests in 0.2s' instead of 'Ran 5 tests in 0.12s'"  # counts still count
+    assert diffs[scored] == "stderr line 1: '4 checks, load #' instead of '5 checks, load #'"
     assert diffs[noisy] == "exit code 1 instead of 0"
-    assert _differences(first, {**after, timed: ProgramOutput("", "Ran 5 tests in 9.9s\n", 0)}, modes)[timed] is None
+    assert _differences(first, {**after, timed: ProgramOutput("", "Ran 5 tests in 9.9s\n", 0),
+                                scored: ProgramOutput("", "5 checks, load 9.9\n", 0)}, modes) == {
+        same: None, timed: None, scored: None, noisy: "exit code 1 instead of 0"}
 
 
 def test_code_that_never_runs_on_import_is_no_reason():

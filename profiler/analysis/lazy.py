@@ -121,9 +121,9 @@ def describe_difference(expected: ProgramOutput, got: ProgramOutput) -> str | No
     return _first_difference("stdout", expected.stdout, got.stdout) or _first_difference("stderr", expected.stderr, got.stderr)
 
 
-# How a program's output is compared between runs when it changes from run to run only in its
-# numbers (a test runner's "3 passed in 0.10s", a build's elapsed time): decimals masked first
-# (counts still compared), else every number masked.
+# How a program's output is compared between runs when it changes from run to run in numbers
+# that are not durations (DURATION never counts: a score, a count, a figure without a unit):
+# decimals masked first (counts still compared), else every number masked.
 _DECIMAL = re.compile(r"\d+\.\d+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 COMPARISONS = {
@@ -142,13 +142,14 @@ def masked(output: ProgramOutput, how: str | None) -> ProgramOutput:
 
 def comparison_for(runs: Sequence[ProgramOutput]) -> str | None:
     """How the eager runs' outputs can be compared with each other (and so with the lazy runs'):
-    None when they are identical, else the first COMPARISONS key under which they all are;
-    raises ValueError (the first difference) when no masking makes them identical."""
+    None when they are identical but for the durations they print (describe_difference), else
+    the first COMPARISONS key under which they all are; raises ValueError (the first difference)
+    when no masking makes them identical."""
     first = runs[0]
-    if all(r == first for r in runs[1:]):
+    if all(describe_difference(first, r) is None for r in runs[1:]):
         return None
     for how in COMPARISONS:
-        if all(masked(r, how) == masked(first, how) for r in runs[1:]):
+        if all(describe_difference(masked(first, how), masked(r, how)) is None for r in runs[1:]):
             return how
     other = next(r for r in runs[1:] if masked(r, "numbers masked") != masked(first, "numbers masked"))
     raise ValueError(describe_difference(first, other) or "the output differs")

@@ -343,8 +343,8 @@ def _verify(st: _Lazy) -> None:
 
 
 def _only_timing(st: _Lazy, final: ProgramOutput) -> str | None:
-    """The verification differs from the reference in numbers only (pytest's "1 passed in 0.02s"
-    against "0.01s", which the eager runs happened to print alike): up to 3 more eager runs; when
+    """The verification differs from the reference in numbers only, not durations (a score "0.11"
+    against "0.10", which the eager runs happened to print alike): up to 3 more eager runs; when
     one of them differs from the reference the same way, those numbers are the program's timing,
     compared masked from now on. The verification's difference then ("": none; None: not timing)."""
     from profiler.analysis.lazy import comparison_for, describe_difference, masked

@@ -65,7 +65,7 @@ def _outputs(jobs: Sequence[Job], timeout, session: Session):
     return out
 
 
-EXACT = "output and exit code"
+EXACT = "output and exit code"  # (the durations the program prints aside: analysis.lazy.DURATION)
 
 
 MASKED = "output with decimal numbers masked (timings change from run to run)"
@@ -77,8 +77,9 @@ MASKED_ALL = "output with every number masked (they change from run to run)"
 EXIT_ONLY = "exit code only (its output changes from run to run)"
 
 
-# analysis.lazy.COMPARISONS key -> the mode's words in the document
+# analysis.lazy.COMPARISONS key -> the mode's words in the document, and back
 _MODES = {"decimals masked": MASKED, "numbers masked": MASKED_ALL}
+_HOW = {words: how for how, words in _MODES.items()}
 
 
 def comparison_modes(first: dict, second: dict) -> dict:
@@ -105,8 +106,7 @@ def _differences(before, after, modes) -> dict:
     for job, b in before.items():
         a, mode = after[job], modes.get(job, EXACT)
         if mode in (MASKED, MASKED_ALL):
-            how = next(k for k, v in _MODES.items() if v == mode)
-            b, a = masked(b, how), masked(a, how)
+            b, a = masked(b, _HOW[mode]), masked(a, _HOW[mode])
         if mode == EXIT_ONLY:
             out[job] = None if a.exit_code == b.exit_code else f"exit code {a.exit_code} instead of {b.exit_code}"
         else:

@@ -111,8 +111,8 @@ def plain_check(st: _Lazy) -> None:
     ref = [plain(False, ())]  # the bare eager reference (masked once its numbers prove to vary)
 
     def judge(got: ProgramOutput) -> str | None:
-        """The difference from the bare eager run; one in numbers only ("1 passed in 0.00s"
-        against "0.01s", which the eager runs happened to print alike) is re-judged as `_only_timing`
+        """The difference from the bare eager run; one in numbers only, not durations ("load 0.11"
+        against "0.10", which the eager runs happened to print alike) is re-judged as `_only_timing`
         does: up to 3 more bare eager runs, and when one differs from the reference the same way,
         those numbers are the program's timing, compared masked from now on."""
         d = describe_difference(ref[0], got)
