@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 
 import pytest
@@ -91,6 +92,17 @@ def _command(argv, cwd):
                           capture_output=True, text=True, cwd=cwd, timeout=600)
 
 
+def _library_call(call, tmp_path, monkeypatch) -> dict:
+    """The api call's document; the call leaves no temporary behind (a library call has no
+    invocation folder to remove them: what it makes, it removes)."""
+    scratch = tmp_path.parent / f"{tmp_path.name}-tempdir"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    document = call().to_dict()
+    assert not list(scratch.iterdir()), f"the library call left temporaries: {sorted(p.name for p in scratch.iterdir())}"
+    return document
+
+
 @needs_py
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
@@ -100,7 +112,7 @@ def test_the_report_is_the_commands(name, tmp_path, monkeypatch):
     proc = _command(argv, tmp_path)
     assert proc.returncode == 0, proc.stderr
     from_command = json.loads(proc.stdout)
-    from_api = call().to_dict()
+    from_api = _library_call(call, tmp_path, monkeypatch)
     assert set(from_api) == set(from_command)
     a, b = _substance(from_api, ignore), _substance(from_command, ignore)
     assert a == b, (sorted((a - b).items())[:20], sorted((b - a).items())[:20])
@@ -160,7 +172,7 @@ def test_the_two_options_forms_report_is_the_commands(name, tmp_path, monkeypatc
     assert proc.returncode == 0, proc.stderr
     from_command = json.loads(proc.stdout)
     written = {p: p.read_bytes() for p in tmp_path.rglob("*.py")}  # what the command wrote (--filter-out's module)
-    from_api = call().to_dict()
+    from_api = _library_call(call, tmp_path, monkeypatch)
     assert from_api["schema"] == from_command["schema"]
     assert set(from_api) == set(from_command)
     a, b = _substance(from_api, ignore), _substance(from_command, ignore)

@@ -181,15 +181,21 @@ def lazy(opts: LazyOptions, *, session: Session) -> LazyReport:
 
     interp = interpreter_for(opts.python, "lazy", session=session)
     st = _Lazy(opts, interp, session, _Runner(opts, interp, session))
-    _eager_reference(st)
-    _keep_eager_set(st)
-    plain_check(st)
-    _verify(st)
-    report = _priced_report(st)
-    if not opts.measure:
-        return report
-    return _measured(report, opts, interp, st.keep, dict(st.lazy_rec.counts), _calibration(st),
-                     session=session, filter_dir=st.filter_dir)
+    try:
+        _eager_reference(st)
+        _keep_eager_set(st)
+        plain_check(st)
+        _verify(st)
+        report = _priced_report(st)
+        if not opts.measure:
+            return report
+        return _measured(report, opts, interp, st.keep, dict(st.lazy_rec.counts), _calibration(st),
+                         session=session, filter_dir=st.filter_dir)
+    finally:  # the filter's folder (lazy_plain.py): a library call has no invocation folder to remove it
+        if st.filter_dir is not None:
+            import shutil
+
+            shutil.rmtree(st.filter_dir, ignore_errors=True)
 
 
 def _eager_reference(st: _Lazy) -> None:

@@ -269,34 +269,34 @@ class TreeFiles:
                 notes.append(f"{c.path}: a header importprof cannot read: left as it was")
                 continue
             by_tag.setdefault(c.tag, []).append(c)
-        tmp = tempfile.mkdtemp(prefix="pyc-")  # under the invocation's folder: nothing left in the tree
-        for tag, items in sorted(by_tag.items()):
-            entries = [(c.source, os.path.join(tmp, f"{i}.pyc"), c.optimize, c.mode) for i, c in enumerate(items)]
-            done = None
-            for exe in pythons_for(tag):
-                got = compile_bytecode(exe, tag, entries[:BATCH], session=session)
-                if got.tag_ok:
-                    done = got
-                    for at in range(BATCH, len(entries), BATCH):  # argument lists of a bounded length
-                        more = compile_bytecode(exe, tag, entries[at:at + BATCH], session=session)
-                        done = Compiled(exe, True, {**done.failed, **more.failed}, done.error or more.error)
-                    break
-            if done is None:
-                notes.append(_stale_note(tag, items, tag_version(tag)))
-                for c in items:
-                    if c.mode == "unchecked-hash":
-                        os.unlink(c.path)
-                        self.written = True
-                continue
-            for c, (_, cfile, _, _) in zip(items, entries):
-                if cfile in done.failed or not os.path.exists(cfile):
-                    notes.append(f"{c.path}: {tag} could not compile the edited file "
-                                 f"({done.failed.get(cfile) or done.error or 'no output'}): left as it was")
+        with tempfile.TemporaryDirectory(prefix="pyc-") as tmp:  # importprof's own folder: nothing left in the tree
+            for tag, items in sorted(by_tag.items()):
+                entries = [(c.source, os.path.join(tmp, f"{i}.pyc"), c.optimize, c.mode) for i, c in enumerate(items)]
+                done = None
+                for exe in pythons_for(tag):
+                    got = compile_bytecode(exe, tag, entries[:BATCH], session=session)
+                    if got.tag_ok:
+                        done = got
+                        for at in range(BATCH, len(entries), BATCH):  # argument lists of a bounded length
+                            more = compile_bytecode(exe, tag, entries[at:at + BATCH], session=session)
+                            done = Compiled(exe, True, {**done.failed, **more.failed}, done.error or more.error)
+                        break
+                if done is None:
+                    notes.append(_stale_note(tag, items, tag_version(tag)))
+                    for c in items:
+                        if c.mode == "unchecked-hash":
+                            os.unlink(c.path)
+                            self.written = True
                     continue
-                with open(cfile, "rb") as fh:
-                    fresh = fh.read()
-                self.written = True  # pyc_original holds the old bytes: restore() puts them back
-                sinks.write_atomic(c.path, fresh, within=self.directory)
+                for c, (_, cfile, _, _) in zip(items, entries):
+                    if cfile in done.failed or not os.path.exists(cfile):
+                        notes.append(f"{c.path}: {tag} could not compile the edited file "
+                                     f"({done.failed.get(cfile) or done.error or 'no output'}): left as it was")
+                        continue
+                    with open(cfile, "rb") as fh:
+                        fresh = fh.read()
+                    self.written = True  # pyc_original holds the old bytes: restore() puts them back
+                    sinks.write_atomic(c.path, fresh, within=self.directory)
         return notes
 
 

@@ -91,7 +91,7 @@ def plain_check(st: _Lazy) -> None:
         st.plain = PlainCheck(py.path, py.version, 0, False, tuple(eager), skipped="the program's output changes from run to run",
                               how=HOW)
         return
-    folder = st.filter_dir = tempfile.mkdtemp(prefix="importprof-filter-")  # (the invocation's folder: removed at exit)
+    folder = st.filter_dir = tempfile.mkdtemp(prefix="importprof-filter-")  # removed by lazy() when it ends
     lazy_runs = [0]
 
     def plain(lazy: bool, names) -> ProgramOutput:
