@@ -115,10 +115,16 @@ def py315():
 
 @pytest.fixture(scope="module")
 def applied(tmp_path_factory, cli, py315):
+    """PROJECT applied once; the tree had its 3.15 .pyc (PYTHONDONTWRITEBYTECODE=1, as in many
+    containers: compiled ahead, as a wheel install compiles)."""
     root = write_tree(tmp_path_factory.mktemp("lazyapply") / "demo", PROJECT)
     original = {p: (root / p).read_bytes() for p in PROJECT}
+    subprocess.run([py315, "-m", "compileall", "-q", str(root)], check=True,
+                   env={k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"})
+    assert all(_pyc_valid(py315, root).values())
     before = [(r.stdout, r.stderr, r.returncode) for r in _outputs(py315, root)]
-    res = cli("lazy", "--python", py315, "--apply", ".", *FAST, *VERIFY, "-o", "apply.json", "app.py", cwd=root)
+    res = cli("lazy", "--python", py315, "--apply", ".", *FAST, *VERIFY, "-o", "apply.json", "app.py", cwd=root,
+              env={"PYTHONDONTWRITEBYTECODE": "1"})
     assert res.returncode == 0, res
     doc = json.loads((root / "apply.json").read_text())
     (root / "apply.json").unlink()
@@ -188,12 +194,15 @@ def test_the_proof_shows_both_interpreters_before_and_after(applied, py315):
 
 
 def test_a_second_run_changes_nothing(applied, cli, py315):
+    """A second --apply changes no byte (the refreshed .pyc included) and no time."""
     root, _, _, _, _ = applied
-    was = _digest(root)
-    res = cli("lazy", "--python", py315, "--apply", ".", *FAST, *VERIFY, "--format", "json", "app.py", cwd=root)
+    was = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()}
+    res = cli("lazy", "--python", py315, "--apply", ".", *FAST, *VERIFY, "--format", "json", "app.py", cwd=root,
+              env={"PYTHONDONTWRITEBYTECODE": "1"})
     assert res.returncode == 0, res
-    assert _digest(root) == was
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()} == was
     assert {f["status"] for f in res.json()["files"]} <= {"unchanged"}
+    assert res.json()["edited_files"] == 0
 
 
 def test_diff_prints_a_unified_diff_and_writes_nothing(tmp_path, cli, py315):
@@ -453,18 +462,10 @@ def _pyc_valid(py: str, root: Path) -> dict:
                                      check=True).stdout)
 
 
-def test_the_edited_files_bytecode_is_refreshed_and_a_second_run_changes_nothing(tmp_path, cli, py315):
-    """The tree had its 3.15 .pyc (PYTHONDONTWRITEBYTECODE=1, as in many containers): as left,
-    every one of them is valid for the edited source; the summary counts what was written; a
-    second --apply changes no byte and no time."""
-    root = write_tree(tmp_path / "demo", PROJECT)
-    subprocess.run([py315, "-m", "compileall", "-q", str(root)], check=True,
-                   env={k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"})
-    assert all(_pyc_valid(py315, root).values())
-    res = cli("lazy", "--python", py315, "--apply", ".", *FAST, *VERIFY, "-o", str(tmp_path / "a.json"), "app.py",
-              cwd=root, env={"PYTHONDONTWRITEBYTECODE": "1"})
-    assert res.returncode == 0, res
-    doc = json.loads((tmp_path / "a.json").read_text())
+def test_the_edited_files_bytecode_is_refreshed(applied, py315):
+    """As left, every .pyc of the tree is valid for the edited source; the summary counts what
+    was written (the second run: test_a_second_run_changes_nothing)."""
+    root, _, _, doc, res = applied
     valid = _pyc_valid(py315, root)
     edited = [os.path.relpath(f["path"], root) for f in doc["files"] if f["status"] == "edited"]
     assert edited and all(valid[p] for p in edited), valid
@@ -472,12 +473,6 @@ def test_the_edited_files_bytecode_is_refreshed_and_a_second_run_changes_nothing
     assert doc["edited_files"] == len(edited) and doc["lazy_imports"] >= doc["edited_files"] and doc["lazy_modules"] >= 1
     n, m, f = doc["lazy_imports"], doc["lazy_modules"], doc["edited_files"]
     assert f"{n} import{'s' if n != 1 else ''} of {m} module{'s' if m != 1 else ''} made lazy in {f} file" in res.stdout
-    was = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()}
-    again = cli("lazy", "--python", py315, "--apply", ".", *FAST, *VERIFY, "--format", "json", "app.py", cwd=root,
-                env={"PYTHONDONTWRITEBYTECODE": "1"})
-    assert again.returncode == 0, again
-    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()} == was
-    assert again.json()["edited_files"] == 0
 
 
 # ------------------------------------------------------------------ Ctrl-C (issue 36)
