@@ -163,6 +163,21 @@ def _bare(python: str, argv: list[str], written: Path, cwd: Path):
     return got, written.read_text() if written.exists() else None
 
 
+@pytest.fixture(scope="session")
+def programs(venv, tmp_path_factory):
+    """The corpus in one folder per interpreter, each program run bare once (its runs are
+    deterministic: every row compares against the same bare run): (the folder, name -> (argv,
+    the file it writes, the bare run, the file's text))."""
+    python = venv_python(venv)
+    work = tmp_path_factory.mktemp("work")
+    out = {}
+    for name, (argv, written) in corpus(venv, work).items():
+        bare, bare_file = _bare(python, argv, written, work)
+        assert bare[0] == 0, (name, bare)
+        out[name] = (argv, written, bare, bare_file)
+    return work, out
+
+
 def _target(argv: list[str]):
     from profiler.model.target import Target
 
@@ -194,17 +209,15 @@ INSTRUMENTS = tuple(instruments(Path("/")).keys())
 
 
 @pytest.mark.parametrize("instrument", INSTRUMENTS)
-def test_an_instrument_leaves_the_program_as_it_runs_bare(venv, instrument, tmp_path):
+def test_an_instrument_leaves_the_program_as_it_runs_bare(venv, programs, instrument, tmp_path):
     """stdout, stderr, exit code and the written file: byte for byte the bare run's."""
     from profiler.capture.bootstrap import bootstrap_argv
 
     python = venv_python(venv)
     hooks, options = instruments(tmp_path)[instrument]
-    work = tmp_path / "work"
+    work, corpus_run = programs
     failures = []
-    for name, (argv, written) in corpus(venv, work).items():
-        bare, bare_file = _bare(python, argv, written, work)
-        assert bare[0] == 0, (name, bare)
+    for name, (argv, written, bare, bare_file) in corpus_run.items():
         written.unlink(missing_ok=True)
         launched = bootstrap_argv(python, [], _target(argv), hooks, options)
         got = _run(launched, work)
@@ -234,14 +247,13 @@ COMMANDS = {
 
 
 @pytest.mark.parametrize("command", tuple(COMMANDS))
-def test_every_command_runs_the_program_as_it_runs_bare(venv, command, cli, tmp_path):
+def test_every_command_runs_the_program_as_it_runs_bare(venv, programs, command, cli, tmp_path):
     """Each command runs each program to completion (exit 0) and the file the program writes
     holds what the bare run wrote; lazy finds its output identical (kept-eager modules aside)."""
     python = venv_python(venv)
-    work = tmp_path / "work"
+    work, corpus_run = programs
     failures = []
-    for name, (argv, written) in corpus(venv, work).items():
-        bare, bare_file = _bare(python, argv, written, work)
+    for name, (argv, written, _ran, bare_file) in corpus_run.items():
         written.unlink(missing_ok=True)
         args = [a.replace("{tmp}", str(tmp_path)) for a in COMMANDS[command]]
         script = argv[0].startswith("/")
