@@ -13,7 +13,7 @@ demo: setup       ## the main job: start-up time of this machine's python3 in ea
 	$(VENV)/bin/importprof startup
 
 test: setup       ## the whole suite (real interpreters, hyperfine, strace, builds), one worker per core
-	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
+	$(PY) -m pytest -q -n auto --dist loadfile
 
 # the quick lane starts no process (conftest refuses one), so it may let pytest keep its rewritten
 # test modules: under PYTHONDONTWRITEBYTECODE=1 (this machine's, many containers') each worker

@@ -99,23 +99,11 @@ def assert_one_line_error(res: CLIResult, code: int, *needles: str) -> str:
 SPAWNING_FIXTURES = {"cli", "real_python", "debian_python"}
 
 
-# The modules that take longest under `make test` (their summed --durations, 2026-12-03:
-# 290, 120, 118, 95, 86, 79, 68, 66, 52, 49 s; the suite's whole is 1,744 s), scheduled first
-# (the Makefile passes --no-loadscope-reorder: xdist would order the modules by their number of
-# tests, which put test_transparency, 31 tests and the longest, near the end, one worker running
-# it alone while the other waited): the longest first, the short ones fill the gaps
-LONGEST_FIRST = ("test_transparency.py", "test_lazy_apply.py", "test_fuzz.py", "test_history.py", "test_interrupts.py",
-                 "test_wheel.py", "test_docs_commands.py", "test_readme.py", "test_doctor.py", "test_oxidized_real.py")
-
-
 def pytest_collection_modifyitems(config, items):
-    """A test that uses a fixture that runs interpreters is slow, marked or not; the longest
-    modules come first (a stable sort: each module's tests keep their order)."""
+    """A test that uses a fixture that runs interpreters is slow, marked or not."""
     for item in items:
         if SPAWNING_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
 # --- `make test` runs the suite on one worker per core (pytest-xdist, `--dist loadfile`: a test
