@@ -107,3 +107,27 @@ def test_written_lazy_reads_what_a_source_writes_lazy():
                                                     ("p.q.mod", "p.q.x"), ("p.q.mod", "pkg.other"), ("p.q.mod", "json")]
     assert written_lazy("p.q", True, "lazy from . import y\n") == [("p.q", "p.q")]
     assert written_lazy("m", False, "import os\n") == []
+
+
+@pytest.mark.parametrize("prefix", ["3.11", "3.15"])
+def test_the_plain_check_runs_the_program_in_the_users_environment(prefix, tmp_path):
+    """The bare runs of the check on the real 3.15 (the cross-check from 3.11, the reference on
+    3.15) get the environment every other run gets: a program reading a variable the user set
+    ran there with only importprof's two variables, raised KeyError and was called "does not run
+    on 3.15" (from 3.11) or different from its launcher run (on 3.15)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "app.py").write_text('import os\nimport json, decimal\nprint("seen", os.environ["IMPORTPROF_SEEN"])\n')
+    env = {**os.environ, "IMPORTPROF_SEEN": "7"}
+    exe = os.path.join(os.path.dirname(sys.executable), "importprof")
+    p = subprocess.run([exe, "lazy", "--python", pyenv_python(prefix), "--runs", "1", "--warmup", "0", "--format", "json",
+                        "app.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    import json
+
+    d = json.loads(p.stdout)
+    plain = d["plain_check"]
+    assert plain["python_version"].startswith("3.15") and plain["skipped"] is None, plain
+    assert plain["identical"] is True and plain["reference"] is None, plain
+    assert not any("differs" in w for w in d["warnings"]), d["warnings"]
