@@ -188,6 +188,18 @@ def test_ctrl_c_gives_the_runs_measured_so_far_as_a_partial_report():
     assert rec.closed == [True]  # the runner is told to kill what still runs
 
 
+def test_ctrl_c_before_any_run_says_so():
+    """Ctrl-C during the warm-up: no run measured, which the line says (not "showing the 0 runs")."""
+    def interrupted_at_once(n):
+        raise KeyboardInterrupt
+
+    rec = Recorded({"A": interrupted_at_once})
+    with pytest.raises(Interrupted) as exc:
+        timed([spec("A")], rec)
+    assert exc.value.message == "interrupted: before any run was measured"
+    assert exc.value.partial.interrupted and exc.value.partial.results == ()
+
+
 def test_a_timeout_names_the_phase_the_run_and_the_command():
     def slow(n):
         raise TimedOut("did not finish within 1 s")

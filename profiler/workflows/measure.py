@@ -147,7 +147,8 @@ def measure(
             machine = timed_machine(runner, session)
         report = _finish(specs, partial, reference, busy_warnings(machine or {}, partial) + warnings, machine, interrupted=True)
         runs = sum(r.runs for r in report.results)
-        raise Interrupted(f"interrupted: showing the {runs} runs measured so far", partial=report) from None
+        said = f"showing the {runs} run{'' if runs == 1 else 's'} measured so far" if runs else "before any run was measured"
+        raise Interrupted(f"interrupted: {said}", partial=report) from None
 
     if sampling:
         machine = timed_machine(runner, session)
