@@ -56,6 +56,16 @@ def test_describe_difference_names_the_first_differing_line_or_the_exception():
     assert describe_difference(ok, ProgramOutput("a\nb\n", "warn\n", 0)) == "stderr line 1: 'warn' instead of (no line)"
 
 
+def test_two_long_lines_are_shown_where_they_differ():
+    """Clipped at the same 80 characters, two long lines that differ past them looked alike in
+    the message (a transparency test's own failure); they are shown from a little before their
+    first differing character."""
+    line = "('hello from tinyedit', 'resource text', '0.1', 'SourceFileLoader', ['DistutilsMetaFinder'], {}, True)"
+    said = describe_difference(ProgramOutput(line.format("None") + "\n", "", 0),
+                               ProgramOutput(line.format("'set'") + "\n", "", 0))
+    assert said == "stdout line 1: …\"tutilsMetaFinder'], 'set', True)\" instead of …\"tutilsMetaFinder'], None, True)\""
+
+
 def test_bisect_candidates_skip_startup_main_and_kept_modules_in_import_order():
     # an extension module's import statement is deferred too (3.15 binds the name, looks nothing up)
     eager = run([("sys", "builtin"), ("encodings", "source"), ("b", "source"), ("_json", "extension"), ("a", "bytecode"),

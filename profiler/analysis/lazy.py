@@ -91,14 +91,22 @@ def _same_but_durations(x: str, y: str) -> bool:
     return x == y or DURATION.sub("#", x) == DURATION.sub("#", y)
 
 
+def _shown_line(line: str | None, start: int) -> str:
+    """A line of output in a difference: from `start` (…), clipped to 80 characters, quoted."""
+    return "(no line)" if line is None else ("…" if start else "") + repr(_clip(line[start:], 80))
+
+
 def _first_difference(what: str, expected: str, got: str) -> str | None:
     a, b = expected.splitlines(), got.splitlines()
     for i in range(max(len(a), len(b))):
         x = a[i] if i < len(a) else None
         y = b[i] if i < len(b) else None
         if x is None or y is None or not _same_but_durations(x, y):
-            shown = lambda s: "(no line)" if s is None else repr(_clip(s, 80))  # noqa: E731
-            return f"{what} line {i + 1}: {shown(y)} instead of {shown(x)}"
+            # two long lines are shown from a little before their first differing character, so
+            # the parts shown differ (clipped at the same 80 characters they looked alike)
+            at = next((j for j, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y))) if x and y else 0
+            start = at - 20 if at > 60 else 0
+            return f"{what} line {i + 1}: {_shown_line(y, start)} instead of {_shown_line(x, start)}"
     if not _same_but_durations(expected, got):
         return f"{what} differs in line endings or a final newline"
     return None
