@@ -38,7 +38,7 @@ pytestmark = pytest.mark.slow
 
 REQUIREMENTS = ("awscli==1.46.3", "six==1.17.0", "pytest==9.2.0", "setuptools")
 PYTHONS = ("3.11", "3.15")
-MARK = "IMPORTPROF_TRANSPARENCY_MARK"  # a variable of the user's, which the program prints
+MARK, USERS_VALUE = "IMPORTPROF_TRANSPARENCY_MARK", "set by the user"  # a variable of the user's, which the program prints
 
 EDITABLE_FILES = {
     "pyproject.toml": (
@@ -154,7 +154,7 @@ def _scrub(text: str) -> str:
 def _run(argv: list[str], cwd: Path) -> tuple[int, str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    env[MARK] = "set by the user"
+    env[MARK] = USERS_VALUE
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=env, timeout=600)
     return proc.returncode, _scrub(proc.stdout), _scrub(proc.stderr)
 
@@ -261,7 +261,7 @@ def test_every_command_runs_the_program_as_it_runs_bare(venv, programs, command,
         written.unlink(missing_ok=True)
         args = [a.replace("{tmp}", str(tmp_path)) for a in COMMANDS[command]]
         script = argv[0].startswith("/")
-        res = cli(*args, *([] if script else ["--python", python]), *argv, cwd=work)
+        res = cli(*args, *([] if script else ["--python", python]), *argv, cwd=work, env={MARK: USERS_VALUE})
         if res.returncode != 0:
             failures.append(f"{name} under `importprof {command}`: exit {res.returncode}: {res.stderr[-1500:]}")
             continue
