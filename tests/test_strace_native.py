@@ -44,6 +44,31 @@ def test_fast_path_equals_general_path(logs, name):
     assert any(c.time_s > 86400 for c in parse_strace(midnight).syscalls) or "04:38:5" not in text
 
 
+# a line break inside a -y decoration or a quoted string (a mutated log: test_fuzz found the
+# first, a CRLF inside `= 3<...>`): the whole-text regular expression took the next line into
+# the decoration, one record of two lines, where the line-by-line parse has a record and noise
+BROKEN_INSIDE = {
+    "decoration of the result": ('1 04:38:56.903004 openat(AT_FDCWD</t>, "/x/a.pyc", O_RDONLY) = 3<{br}/x/a.pyc> <0.000082>\n'
+                                 '1 04:38:56.903173 close(3</x/a.pyc>) = 0 <0.000074>\n'),
+    "decoration of an argument": ('1 04:38:56.903173 close(3</x/a{br}.pyc>) = 0 <0.000074>\n'
+                                  '1 04:38:56.903200 close(3</x/a.pyc>) = 0 <0.000074>\n'),
+    "quoted string": ('1 04:38:56.903004 openat(AT_FDCWD</t>, "/x/a{br}.pyc", O_RDONLY) = 3</x/a.pyc> <0.000082>\n'
+                      '1 04:38:56.903173 close(3</x/a.pyc>) = 0 <0.000074>\n'),
+}
+
+
+@pytest.mark.parametrize("br", ["\n", "\r\n"], ids=["LF", "CRLF"])
+@pytest.mark.parametrize("where", sorted(BROKEN_INSIDE))
+def test_a_line_break_inside_a_record_splits_it_in_every_path(where, br):
+    text = BROKEN_INSIDE[where].format(br=br)
+    ref = parse_strace(text, fast=False)
+    assert ref.lines == 3 and ref.noise >= 1, ref  # the broken record: noise (one half or both)
+    for native in (False, True):  # the pure-Python fast path, then the native one (where built)
+        got = parse_strace(text, native=native)
+        assert (got, got.noise, got.lines) == (ref, ref.noise, ref.lines)
+        assert [(c.line, c.path, c.fd_path) for c in got.syscalls] == [(c.line, c.path, c.fd_path) for c in ref.syscalls]
+
+
 def test_the_native_parser_is_built_where_cargo_is():
     import shutil
 

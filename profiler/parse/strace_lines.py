@@ -35,8 +35,10 @@ _SIGNAL = re.compile(r"--- (?:stopped by )?(\w+)")
 # Everything else (unfinished/resumed halves, signals, exits, noise, other formats, the last
 # line of a log cut short) goes through the general path below, which gives the same result
 # for these lines too (tests/test_strace_native.py checks both paths line by line).
-_STR = r'"([^"\\]*(?:\\.[^"\\]*)*)"'  # a quoted string's inside (unrolled: no per-character alternation)
-_DECO = r"<([^<>\\]*(?:\\.[^<>\\]*)*)>"  # a -y decoration's inside
+# (neither crosses a line break: _LINE matches them over the whole text, where a decoration
+# holding one, `= 3<` then `/x.pyc> <0.000082>` on the next line, took the next line for its own)
+_STR = r'"([^"\\\n]*(?:\\.[^"\\\n]*)*)"'  # a quoted string's inside (unrolled: no per-character alternation)
+_DECO = r"<([^<>\\\n]*(?:\\.[^<>\\\n]*)*)>"  # a -y decoration's inside
 _FAST = re.compile(
     r"(\d+) +(?:(\d+):(\d\d):(\d\d\.\d+)|(\d+\.\d+)) ([A-Za-z_][A-Za-z0-9_]*)\((.*)\) *= "
     r"(-?\d+|0x[0-9a-fA-F]+|\?)(?:" + _DECO + r")?(.*?) <(\d+\.\d+)>\r?$"
