@@ -49,10 +49,7 @@ def parse_callgrind_total(text: str) -> int | None:
 
 
 def count_instructions(spec: CommandSpec, method: str, session: Session) -> int:
-    env = None
-    if spec.env:
-        env = dict(os.environ)
-        env.update(dict(spec.env))
+    env = dict(spec.env) if spec.env else None
     tmp = tempfile.mkdtemp(prefix="importprof-instr-")
     try:
         with fresh_pycache(spec.fresh_pycache, tmp) as extra:

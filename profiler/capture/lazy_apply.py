@@ -31,10 +31,7 @@ class Outcome:
 
 
 def _env(pycache: str, extra: Mapping[str, str] | None = None) -> dict:
-    env = dict(os.environ)
-    env["PYTHONPYCACHEPREFIX"] = pycache
-    env.update(extra or {})
-    return env
+    return {"PYTHONPYCACHEPREFIX": pycache, **(extra or {})}
 
 
 def run_fresh(argv: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
