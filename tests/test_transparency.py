@@ -33,6 +33,7 @@ import pytest
 
 from _interpreters import find_pyenv_python
 from _realprograms import CACHE, real_venv, venv_bin, venv_python
+from profiler.model.words import WarningKind
 
 pytestmark = pytest.mark.slow
 
@@ -272,7 +273,7 @@ def test_every_command_runs_the_program_as_it_runs_bare(venv, programs, command,
             if not doc["identical_output"]:
                 failures.append(f"{name} under lazy: output not identical: {doc.get('warnings')}")
             # its check on the real 3.15 runs the program bare, in the user's environment too
-            if any(w.startswith("the program run bare differs") for w in doc.get("warnings") or ()):
+            if any(w.startswith(WarningKind.BARE_DIFFERS.value) for w in doc.get("warnings") or ()):
                 failures.append(f"{name} under lazy: the bare run of its 3.15 check differs: {doc.get('warnings')}")
             continue
         if command == "doctor":

@@ -32,8 +32,7 @@ def _what(kind: str, doc: dict) -> str:
     if kind == "site":  # `pth` holds each pass of site over a file (a venv's site-packages is read twice)
         passes = [p.get("path") for p in doc.get("pth") or []]
         files = len(set(passes))
-        return n(files, ".pth file") + (f", processed {len(passes)} times" if files == 1 and len(passes) > 1 else
-                                        f" in {len(passes)} passes" if len(passes) > files else "")
+        return n(files, ".pth file") + (f" ({len(passes)} passes)" if len(passes) > files else "")
     if kind == "doctor":
         return n(len(doc.get("findings") or []), "finding")
     if kind == "lazy":
