@@ -430,18 +430,3 @@ def test_a_measurement_the_recording_does_not_hold_is_an_error_naming_its_comman
     del record["timed"]["runs"][-1]  # the third measuring run
     with pytest.raises(NotRecorded, match="no more runs of python3 -c pass"):
         _timed(ReplayRunner(runs=[record]), [_spec("A", "pass")])
-
-
-def test_a_run_gets_the_users_environment_with_its_changes(monkeypatch):
-    """`run(env=)` is a change to the user's environment, never the whole of it (lazy's 3.15
-    check once passed its one variable and the program lost HOME, PATH and the user's own): a
-    value sets a variable, None removes one, the rest is the user's."""
-    from profiler.capture.process import run
-
-    monkeypatch.setenv("IMPORTPROF_USERS_OWN", "kept")
-    monkeypatch.setenv("IMPORTPROF_REMOVED", "there")
-    code = "import os; print([os.environ.get(k) for k in ('IMPORTPROF_USERS_OWN', 'IMPORTPROF_SET', 'IMPORTPROF_REMOVED')])"
-    done = run([PY311, "-c", code], env={"IMPORTPROF_SET": "set", "IMPORTPROF_REMOVED": None}, session=Session())
-    assert done.stdout.strip() == "['kept', 'set', None]", done
-    done = run([PY311, "-c", code], session=Session())
-    assert done.stdout.strip() == "['kept', None, 'there']", done

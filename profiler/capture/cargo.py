@@ -103,13 +103,16 @@ def launcher_path(interp: Interpreter, *, session: Session) -> str:
 def _cargo_build(cargo: str, src: str, interp: Interpreter, session: Session) -> None:
     from profiler.capture.process import run
 
-    env = {
-        "PYO3_PYTHON": interp.path,
-        "IMPORTPROF_PYTHON_LIBDIR": interp.libdir or "",
-        "IMPORTPROF_PYTHON_HOME": interp.base_prefix,
-        "CARGO_TARGET_DIR": os.path.join(cache_root(), "target"),
-        "PATH": os.path.dirname(cargo) + os.pathsep + os.environ.get("PATH", ""),
-    }
+    env = dict(os.environ)
+    env.update(
+        {
+            "PYO3_PYTHON": interp.path,
+            "IMPORTPROF_PYTHON_LIBDIR": interp.libdir or "",
+            "IMPORTPROF_PYTHON_HOME": interp.base_prefix,
+            "CARGO_TARGET_DIR": os.path.join(cache_root(), "target"),
+        }
+    )
+    env["PATH"] = os.path.dirname(cargo) + os.pathsep + env.get("PATH", "")
     argv = [cargo, "build", "--release", "--locked", "--manifest-path", os.path.join(src, "Cargo.toml")]
     proc = run(argv, env=env, timeout=1800, what="cargo", session=session)
     if proc.returncode != 0:

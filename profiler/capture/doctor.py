@@ -41,7 +41,7 @@ def probe_doctor_facts(python: str, flags: Sequence[str] = (), *, session: Sessi
 def run_output(argv: Sequence[str], env: Mapping[str, str] | None = None, *, session: Session) -> tuple[int, str, str]:
     """One run of a command: (exit code, stdout, stderr), to tell whether a fix changes what the
     program prints."""
-    proc = run(list(argv), env=env, what=argv[0], session=session)
+    proc = run(list(argv), env=dict(env) if env is not None else None, what=argv[0], session=session)
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -50,8 +50,8 @@ def compile_into_prefix(python: str, target_argv: Sequence[str], prefix: str, se
     -X pycache_prefix folder): one run of the target with writing bytecode allowed
     (PYTHONDONTWRITEBYTECODE left out of its environment). The target's own folders get no file.
     Returns (exit code, stderr's last lines)."""
-    proc = run([python, "-X", f"pycache_prefix={prefix}", *target_argv], env={"PYTHONDONTWRITEBYTECODE": None},
-               what=python, session=session)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    proc = run([python, "-X", f"pycache_prefix={prefix}", *target_argv], env=env, what=python, session=session)
     return proc.returncode, "\n".join(proc.stderr.strip().splitlines()[-5:])
 
 

@@ -66,9 +66,16 @@ def harness_strace_argv(strace: str, log_path: str, argv: Sequence[str], writes:
 
 
 def _environment(env: Mapping[str, str | None] | None, importtime: bool) -> dict[str, str]:
-    from profiler.capture.process import environ_with
-
-    return environ_with({"PYTHONPROFILEIMPORTTIME": "1" if importtime else None, **(env or {})})
+    environ = dict(os.environ)
+    environ.pop("PYTHONPROFILEIMPORTTIME", None)
+    if importtime:
+        environ["PYTHONPROFILEIMPORTTIME"] = "1"
+    for k, v in (env or {}).items():
+        if v is None:
+            environ.pop(k, None)
+        else:
+            environ[k] = v
+    return environ
 
 
 def _is_script(path: str, cwd: str | None) -> bool:

@@ -31,8 +31,7 @@ import tempfile
 import time
 from typing import Mapping, Sequence
 
-from profiler.capture.process import (_after_run, _wait, become_subreaper, check_runnable, environ_with, exec_problem, kill_group,
-                                      run_timeout)
+from profiler.capture.process import _after_run, _wait, become_subreaper, check_runnable, exec_problem, kill_group, run_timeout
 from profiler.errors import TargetFailed
 from profiler.model.measurement import RunSample
 from profiler.session import Session
@@ -224,7 +223,11 @@ class HarnessExecutor:
     def __init__(self, specs, plan, session: Session, counters: Mapping[str, str], seen: dict):
         self._session = session
         self._counters = counters
-        self._env = {s.key: environ_with(dict(s.env or ())) for s in specs}
+        self._env = {}
+        for s in specs:
+            env = dict(os.environ)
+            env.update(dict(s.env or ()))
+            self._env[s.key] = env
         self.seen = seen
         self._last = ""
 

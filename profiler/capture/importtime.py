@@ -10,6 +10,7 @@ more variables).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -52,9 +53,12 @@ def capture_importtime(
 ) -> ImportCapture:
     """One run. Python targets get `-X importtime`; a COMMAND gets PYTHONPROFILEIMPORTTIME."""
     argv = importtime_argv(target, interp, flags, level)
-    changes: dict[str, str | None] = {
-        "PYTHONPROFILEIMPORTTIME": None if target.is_python else "1" if level == 1 else str(level), **(env or {})}
-    proc = run(argv, env=changes, cwd=cwd, timeout=timeout, missing=BadInput, what="target", session=session)
+    environ = dict(os.environ)
+    environ.pop("PYTHONPROFILEIMPORTTIME", None)
+    if not target.is_python:
+        environ["PYTHONPROFILEIMPORTTIME"] = "1" if level == 1 else str(level)
+    environ.update(env or {})
+    proc = run(argv, env=environ, cwd=cwd, timeout=timeout, missing=BadInput, what="target", session=session)
     return ImportCapture(tuple(argv), proc.returncode, proc.stderr)
 
 

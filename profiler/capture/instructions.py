@@ -49,7 +49,10 @@ def parse_callgrind_total(text: str) -> int | None:
 
 
 def count_instructions(spec: CommandSpec, method: str, session: Session) -> int:
-    env = dict(spec.env) if spec.env else None
+    env = None
+    if spec.env:
+        env = dict(os.environ)
+        env.update(dict(spec.env))
     tmp = tempfile.mkdtemp(prefix="importprof-instr-")
     try:
         with fresh_pycache(spec.fresh_pycache, tmp) as extra:

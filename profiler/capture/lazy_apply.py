@@ -31,7 +31,10 @@ class Outcome:
 
 
 def _env(pycache: str, extra: Mapping[str, str] | None = None) -> dict:
-    return {"PYTHONPYCACHEPREFIX": pycache, **(extra or {})}
+    env = dict(os.environ)
+    env["PYTHONPYCACHEPREFIX"] = pycache
+    env.update(extra or {})
+    return env
 
 
 def run_fresh(argv: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,

@@ -49,7 +49,8 @@ def loaded_modules(argv_with_hook: Sequence[str], env: Mapping[str, str] | None,
         opts = marshal.loads(bytes.fromhex(argv[i]))
         opts["oxidized_modules_out"] = out
         argv[i] = marshal.dumps(opts, 4).hex()
-        proc = run(argv, env=env, timeout=timeout, what=argv[0], session=session)
+        full = dict(os.environ, **env) if env else None
+        proc = run(argv, env=full, timeout=timeout, what=argv[0], session=session)
         tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
         if proc.returncode != 0 and any_exit:
             # a non-zero exit the program chose (black --check) is its behaviour; one where its
@@ -293,7 +294,11 @@ def install_launcher(launcher: str, folder: str, config: Mapping[str, str]) -> s
 
 
 def run_variant(argv: Sequence[str], env: Mapping[str, str] | None, cwd: str | None = None, timeout: float | None = None, *, session: Session):
-    return run(list(argv), env=env, cwd=cwd, timeout=timeout, what=argv[0], session=session)
+    full = None
+    if env:
+        full = dict(os.environ)
+        full.update(env)
+    return run(list(argv), env=full, cwd=cwd, timeout=timeout, what=argv[0], session=session)
 
 
 def file_stamps(paths) -> dict[str, tuple[int, int]]:

@@ -199,22 +199,10 @@ class Completed:
     stderr: str
 
 
-def environ_with(changes: Mapping[str, str | None] | None) -> dict[str, str]:
-    """importprof's own environment (the user's) with `changes`: a value sets its variable, None
-    removes it."""
-    environ = dict(os.environ)
-    for k, v in (changes or {}).items():
-        if v is None:
-            environ.pop(k, None)
-        else:
-            environ[k] = v
-    return environ
-
-
 def run(
     argv: Sequence[str],
     *,
-    env: Mapping[str, str | None] | None = None,
+    env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     timeout: float | None = None,
     input: str | None = None,
@@ -232,14 +220,12 @@ def run(
     pipes) is stopped instead of waited for. `tracer_log`: argv is a tracer (strace -o LOG)
     whose own child is the program; the tracer follows the program's descendants and would
     wait for a daemon too, so once the program is gone what it left is stopped. `writes`:
-    other files the run writes that importprof reads back (a recording keeps them). `env`: the
-    changes to the user's environment for this run (environ_with: None removes a variable); the
-    rest of it is the user's, in every run.
+    other files the run writes that importprof reads back (a recording keeps them).
     `session`: the invocation's session (the limit, where warnings go, and its runner:
     capture/runner.py, the real one unless a recording or a replay was set)."""
     from profiler.capture.runner import runner_of
 
-    return runner_of(session).run(argv, env=environ_with(env) if env else None, cwd=cwd, timeout=timeout, input=input, text=text, missing=missing,
+    return runner_of(session).run(argv, env=env, cwd=cwd, timeout=timeout, input=input, text=text, missing=missing,
                                   what=what, tracer_log=tracer_log, writes=writes, session=session)
 
 

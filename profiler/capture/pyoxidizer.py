@@ -37,7 +37,8 @@ def pyoxidizer_build(exe: str, project: str, variables: dict, timeout: float = 3
     argv = [exe, "build", "--system-rust", "--release", "--path", project]
     for k, v in variables.items():
         argv += ["--var", k, v]
-    env = {"PATH": os.path.join(os.path.expanduser("~"), ".cargo", "bin") + os.pathsep + os.environ.get("PATH", "")}
+    env = dict(os.environ)
+    env["PATH"] = os.path.join(os.path.expanduser("~"), ".cargo", "bin") + os.pathsep + env.get("PATH", "")
     proc = run(argv, env=env, timeout=timeout, what="pyoxidizer", session=session)
     if proc.returncode != 0:
         text = proc.stderr.strip()

@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
 
-from profiler.capture.process import SpawnServer, StderrTail, check_runnable, environ_with, spawn_measured
+from profiler.capture.process import SpawnServer, StderrTail, check_runnable, spawn_measured
 from profiler.capture.pycache import fresh_pycache
 from profiler.errors import Interrupted, TimedOut, UsageError
 from profiler.model.measurement import CommandSpec, RunSample
@@ -89,7 +89,11 @@ class _Prepared:
     def __init__(self, spec: CommandSpec):
         self.spec = spec
         self.argv = [check_runnable(spec.argv[0]), *spec.argv[1:]]
-        self.env = environ_with(dict(spec.env)) if spec.env else None
+        self.env = None
+        if spec.env:
+            env = dict(os.environ)
+            env.update(dict(spec.env))
+            self.env = env
         self._request: bytes | None = None
 
     def request(self, argv: list[str]) -> bytes:

@@ -103,7 +103,9 @@ def count_syscalls(argv, env, variant, ignore_failure: bool = False, *, session:
     from profiler.analysis.compare import syscall_count
     from profiler.workflows.trace import trace_argv
 
-    tr = trace_argv(list(argv), variant=variant, env=env, ignore_failure=ignore_failure, session=session)
+    full = dict(os.environ)
+    full.update(env or {})
+    tr = trace_argv(list(argv), variant=variant, env=full, ignore_failure=ignore_failure, session=session)
     return syscall_count(variant, tr.total_syscalls, tr.total_errors, tr.filesystem)
 
 

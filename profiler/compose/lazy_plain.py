@@ -96,9 +96,9 @@ def plain_check(st: _Lazy) -> None:
 
     def plain(lazy: bool, names) -> ProgramOutput:
         # the check's runs (not timed) keep their bytecode in importprof's folder, eager and lazy
-        # alike, so that neither writes into the program's tree (run() keeps the rest of the user's
-        # environment: it once took this for the whole of it)
-        env = {"PYTHONPYCACHEPREFIX": os.path.join(folder, "pycache")}
+        # alike, so that neither writes into the program's tree; the rest of the environment is
+        # the user's, as in every other run (run() is given the whole environment)
+        env = {**os.environ, "PYTHONPYCACHEPREFIX": os.path.join(folder, "pycache")}
         argv = [py.path, *opts.flags, *t.python_argv()]
         if lazy:
             sinks.write_atomic(os.path.join(folder, "sitecustomize.py"),

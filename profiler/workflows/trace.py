@@ -201,9 +201,10 @@ def trace_python(python: str, variant: Variant, target: Target, keep_log: str | 
         from profiler.workflows.no_site import no_site_env
 
         env = variant.env(python, target, partial(no_site_env, session=session, ignore_failure=ignore_failure))
+    full = {**os.environ, **dict(env)} if env else None
     with fresh_pycache(variant.fresh_pycache) as extra:
         argv = [python, *variant.flags, *extra, *(IMPORTTIME_FLAGS if importtime else ()), *target.python_argv()]
-        return trace_argv(argv, variant=variant.name, keep_log=keep_log, env=dict(env) if env else None, check=check, ignore_failure=ignore_failure,
+        return trace_argv(argv, variant=variant.name, keep_log=keep_log, env=full, check=check, ignore_failure=ignore_failure,
                           label=target.label(), session=session)
 
 
