@@ -220,7 +220,10 @@ def run(
     pipes) is stopped instead of waited for. `tracer_log`: argv is a tracer (strace -o LOG)
     whose own child is the program; the tracer follows the program's descendants and would
     wait for a daemon too, so once the program is gone what it left is stopped. `writes`:
-    other files the run writes that importprof reads back (a recording keeps them).
+    other files the run writes that importprof reads back (a recording keeps them). `env`: the
+    run's whole environment, as subprocess takes it (None: importprof's own): build it from
+    os.environ, or the program loses the user's variables (lazy's 3.15 check once passed only its
+    own; callers remove a variable by leaving it out, so this is not a set of changes).
     `session`: the invocation's session (the limit, where warnings go, and its runner:
     capture/runner.py, the real one unless a recording or a replay was set)."""
     from profiler.capture.runner import runner_of
